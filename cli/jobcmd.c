@@ -1,0 +1,50 @@
+/* jobcmd.c - see jobcmd.h */
+#include <config.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/jobcmd.h"
+#include "common/client.h"
+
+/* PBS exit codes: error number modulo 256. */
+static int pbs_exit (int errnum)
+{
+    switch (errnum) {
+    case ENOENT: return 153;    /* PBSE_UNKJOBID */
+    case EPERM: return 159;     /* PBSE_PERM */
+    case EINVAL:
+    case EBUSY: return 168;     /* PBSE_BADSTATE */
+    default: return 1;
+    }
+}
+
+int jobcmd_run (const char *prog, const char *type, int argc, char **argv,
+                int first, const char *extra_key, const char *extra_value)
+{
+    struct hpcq_error err;
+    struct client *c;
+    int rc = 0;
+
+    if (first >= argc) {
+        fprintf (stderr, "usage: %s job_identifier...\n", prog);
+        return 2;
+    }
+    if (!(c = client_connect (NULL, &err))) {
+        fprintf (stderr, "%s: %s\n", prog, err.text);
+        return 1;
+    }
+    for (int i = first; i < argc; i++) {
+        json_t *body = json_pack ("{s:s}", "id", argv[i]);
+        if (extra_key)
+            json_object_set_new (body, extra_key, json_string (extra_value));
+        if (client_rpc (c, type, body, NULL, &err) < 0) {
+            fprintf (stderr, "%s: %s\n", prog, err.text);
+            rc = pbs_exit (errno);
+            if (errno != ENOENT && errno != EPERM && errno != EINVAL && errno != EBUSY)
+                break;  /* the connection itself failed */
+        }
+    }
+    client_destroy (c);
+    return rc;
+}

@@ -1,0 +1,351 @@
+/* qstat - show jobs, queues and the server (PBS Pro conventions).
+ *
+ * The scheduler returns each job as its PBS attribute set (the shape of
+ * `qstat -f -F json`); this program only chooses and prints: the default
+ * table, the "Job Id:" / "attribute = value" form, or JSON.  Workflow
+ * tools parse all three, so spacing and wording follow PBS Pro.
+ */
+#include <config.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/client.h"
+#include "common/util.h"
+
+/* PBS exit codes (PBS error number modulo 256). */
+#define EXIT_UNKJOBID 153   /* PBSE_UNKJOBID 15001 */
+#define EXIT_HISTJOBID 35   /* PBSE_HISTJOBID 15139 */
+
+static const char *usage_text =
+    "Usage: qstat [-f [-1]] [-F json|dsv] [-x] [-w] [-u user] [-t] [job_id|@server ...]\n"
+    "       qstat -Q [-f] [queue ...]\n"
+    "       qstat -B [-f]\n"
+    "Shows jobs (finished ones too with -x), queues (-Q) or the server (-B).\n"
+    "See qstat(1).\n";
+
+struct opts {
+    int full, oneline, history, wide, queues, server, json;
+    const char *user;
+};
+
+static int exit_code;
+
+static void die (const char *fmt, ...) __attribute__ ((format (printf, 1, 2), noreturn));
+static void die (const char *fmt, ...)
+{
+    va_list ap;
+    fputs ("qstat: ", stderr);
+    va_start (ap, fmt);
+    vfprintf (stderr, fmt, ap);
+    va_end (ap);
+    fputc ('\n', stderr);
+    exit (2);
+}
+
+static json_t *rpc (const char *type, json_t *body)
+{
+    struct hpcq_error err;
+    struct client *c = client_connect (NULL, &err);
+    json_t *reply = NULL;
+
+    if (!c) {
+        fprintf (stderr, "qstat: %s\n", err.text);
+        exit (1);
+    }
+    if (client_rpc (c, type, body, &reply, &err) < 0) {
+        fprintf (stderr, "qstat: %s\n", err.text);
+        exit (1);
+    }
+    client_destroy (c);
+    return reply;
+}
+
+/* One "    name = value" line; PBS folds lines past 80 columns unless -1. */
+static void print_attr (const char *name, const char *value, int oneline)
+{
+    char *line;
+    size_t len;
+
+    if (asprintf (&line, "    %s = %s", name, value) < 0)
+        die ("out of memory");
+    len = strlen (line);
+    if (oneline || len <= 79) {
+        printf ("%s\n", line);
+    }
+    else {
+        printf ("%.79s\n", line);
+        for (size_t off = 79; off < len; off += 78)
+            printf ("\t%.78s\n", line + off);
+    }
+    free (line);
+}
+
+static void value_text (json_t *v, char *buf, size_t len)
+{
+    if (json_is_string (v))
+        snprintf (buf, len, "%s", json_string_value (v));
+    else if (json_is_integer (v))
+        snprintf (buf, len, "%lld", (long long)json_integer_value (v));
+    else if (json_is_true (v) || json_is_false (v))
+        snprintf (buf, len, "%s", json_is_true (v) ? "True" : "False");
+    else
+        snprintf (buf, len, "?");
+}
+
+/* Variable_List is one comma-separated attribute in PBS's text form. */
+static void print_varlist (json_t *vars, int oneline)
+{
+    size_t cap = 1, len = 0;
+    const char *key;
+    json_t *v;
+    char *s;
+
+    json_object_foreach (vars, key, v)
+        cap += strlen (key) + strlen (json_string_value (v) ? json_string_value (v) : "") + 2;
+    s = xzalloc (cap);
+    json_object_foreach (vars, key, v)
+        len += snprintf (s + len, cap - len, "%s%s=%s", len ? "," : "", key,
+                         json_string_value (v) ? json_string_value (v) : "");
+    print_attr ("Variable_List", s, oneline);
+    free (s);
+}
+
+static void print_attrs (json_t *attrs, int oneline)
+{
+    const char *key, *sub;
+    json_t *v, *sv;
+    char name[256], text[8192];
+
+    json_object_foreach (attrs, key, v) {
+        if (strcmp (key, "Variable_List") == 0)
+            print_varlist (v, oneline);
+        else if (json_is_object (v)) {
+            json_object_foreach (v, sub, sv) {
+                snprintf (name, sizeof (name), "%s.%s", key, sub);
+                value_text (sv, text, sizeof (text));
+                print_attr (name, text, oneline);
+            }
+        }
+        else {
+            value_text (v, text, sizeof (text));
+            print_attr (key, text, oneline);
+        }
+    }
+}
+
+static void print_json (json_t *reply, const char *section, json_t *content)
+{
+    json_t *doc = json_pack ("{s:O s:s s:O s:O}", "timestamp",
+                             json_object_get (reply, "timestamp"), "pbs_version",
+                             PACKAGE_VERSION, "pbs_server", json_object_get (reply, "server"),
+                             section, content);
+    char *text = json_dumps (doc, JSON_INDENT (4));
+
+    if (!text)
+        die ("out of memory");
+    printf ("%s\n", text);
+    free (text);
+    json_decref (doc);
+}
+
+static const char *attr_str (json_t *job, const char *key, const char *dflt)
+{
+    const char *s = json_string_value (json_object_get (job, key));
+    return s ? s : dflt;
+}
+
+static void print_table (json_t *jobs, int wide)
+{
+    const char *id;
+    json_t *job;
+    int w = wide ? 30 : 16;
+
+    if (json_object_size (jobs) == 0)
+        return;
+    printf ("%-*s  %-*s %-*s  %8s %s %s\n", w, "Job id", w, "Name", w, "User",
+            "Time Use", "S", "Queue");
+    printf ("%.*s  %.*s %.*s  -------- - -----\n", w,
+            "------------------------------", w, "------------------------------",
+            w, "------------------------------");
+    json_object_foreach (jobs, id, job) {
+        char owner[128];
+        const char *cput = json_string_value (json_object_get (
+            json_object_get (job, "resources_used"), "cput"));
+        snprintf (owner, sizeof (owner), "%s", attr_str (job, "Job_Owner", "?"));
+        owner[strcspn (owner, "@")] = '\0';
+        printf ("%-*.*s  %-*.*s %-*.*s  %8s %s %s\n", w, w, id, w, w,
+                attr_str (job, "Job_Name", ""), w, w, owner,
+                cput ? cput : "0", attr_str (job, "job_state", "?"),
+                attr_str (job, "queue", ""));
+    }
+}
+
+static void report_missing (json_t *reply)
+{
+    json_t *v;
+    size_t i;
+
+    json_array_foreach (json_object_get (reply, "unknown"), i, v) {
+        fprintf (stderr, "qstat: Unknown Job Id %s\n", json_string_value (v));
+        exit_code = EXIT_UNKJOBID;
+    }
+    json_array_foreach (json_object_get (reply, "finished"), i, v) {
+        fprintf (stderr, "qstat: %s Job has finished, use -x or -H to obtain "
+                 "historical job information\n", json_string_value (v));
+        if (!exit_code)
+            exit_code = EXIT_HISTJOBID;
+    }
+}
+
+static void show_jobs (const struct opts *o, int nargs, char **args)
+{
+    json_t *ids = json_array (), *body, *reply, *jobs;
+    const char *id;
+    json_t *job;
+
+    /* "@server" means every job at that server: we are that server. */
+    for (int i = 0; i < nargs; i++)
+        if (args[i][0] != '@')
+            json_array_append_new (ids, json_string (args[i]));
+    body = json_pack ("{s:o s:b}", "ids", ids, "history", o->history);
+    if (o->user)
+        json_object_set_new (body, "user", json_string (o->user));
+    reply = rpc ("job.stat", body);
+    jobs = json_object_get (reply, "jobs");
+    if (o->json)
+        print_json (reply, "Jobs", jobs);
+    else if (o->full) {
+        json_object_foreach (jobs, id, job) {
+            printf ("Job Id: %s\n", id);
+            print_attrs (job, o->oneline);
+            printf ("\n");
+        }
+    }
+    else
+        print_table (jobs, o->wide);
+    report_missing (reply);
+    json_decref (reply);
+}
+
+static int count_of (json_t *counts, const char *key)
+{
+    return (int)json_integer_value (json_object_get (counts, key));
+}
+
+static void show_server (const struct opts *o)
+{
+    json_t *reply = rpc ("server.stat", NULL);
+    json_t *c = json_object_get (reply, "state_count");
+    const char *name = attr_str (reply, "server", "?");
+
+    if (o->full || o->json) {
+        printf ("Server: %s\n", name);
+        print_attr ("server_state", attr_str (reply, "server_state", "?"), o->oneline);
+        print_attr ("default_queue", attr_str (reply, "default_queue", "?"), o->oneline);
+        printf ("    total_jobs = %d\n", count_of (c, "total_jobs"));
+        printf ("    state_count = Transit:%d Queued:%d Held:%d Waiting:%d Running:%d "
+                "Exiting:%d Begun:0\n", count_of (c, "Transit"), count_of (c, "Queued"),
+                count_of (c, "Held"), count_of (c, "Waiting"), count_of (c, "Running"),
+                count_of (c, "Exiting"));
+        printf ("    pbs_version = %s\n\n", attr_str (reply, "pbs_version", "?"));
+    }
+    else {
+        printf ("Server             Max   Tot   Que   Run   Hld   Wat   Trn   Ext Status\n");
+        printf ("---------------- ----- ----- ----- ----- ----- ----- ----- ----- -----------\n");
+        printf ("%-16.16s %5d %5d %5d %5d %5d %5d %5d %5d %s\n", name, 0,
+                count_of (c, "total_jobs"), count_of (c, "Queued"), count_of (c, "Running"),
+                count_of (c, "Held"), count_of (c, "Waiting"), count_of (c, "Transit"),
+                count_of (c, "Exiting"), attr_str (reply, "server_state", "?"));
+    }
+    json_decref (reply);
+}
+
+static int queue_wanted (const char *name, int nargs, char **args)
+{
+    if (nargs == 0)
+        return 1;
+    for (int i = 0; i < nargs; i++)
+        if (strcmp (args[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static void show_queues (const struct opts *o, int nargs, char **args)
+{
+    json_t *reply = rpc ("queue.stat", NULL), *q;
+    const char *name;
+
+    if (!o->full) {
+        printf ("Queue              Max   Tot Ena Str   Que   Run   Hld   Wat   Trn   Ext Type\n");
+        printf ("---------------- ----- ----- --- --- ----- ----- ----- ----- ----- ----- ----\n");
+    }
+    json_object_foreach (json_object_get (reply, "queues"), name, q) {
+        json_t *c = json_object_get (q, "state_count");
+        int ena = strcmp (attr_str (q, "enabled", ""), "True") == 0;
+        int str = strcmp (attr_str (q, "started", ""), "True") == 0;
+        if (!queue_wanted (name, nargs, args))
+            continue;
+        if (o->full) {
+            printf ("Queue: %s\n", name);
+            print_attr ("queue_type", "Execution", o->oneline);
+            printf ("    total_jobs = %d\n", count_of (c, "total_jobs"));
+            printf ("    enabled = %s\n    started = %s\n\n", ena ? "True" : "False",
+                    str ? "True" : "False");
+            continue;
+        }
+        printf ("%-16.16s %5d %5d %-3s %-3s %5d %5d %5d %5d %5d %5d Exec\n", name, 0,
+                count_of (c, "total_jobs"), ena ? "yes" : "no", str ? "yes" : "no",
+                count_of (c, "Queued"), count_of (c, "Running"), count_of (c, "Held"),
+                count_of (c, "Waiting"), count_of (c, "Transit"), count_of (c, "Exiting"));
+    }
+    for (int i = 0; i < nargs; i++) {
+        if (!json_object_get (json_object_get (reply, "queues"), args[i])) {
+            fprintf (stderr, "qstat: Unknown queue %s\n", args[i]);
+            exit_code = 170;    /* PBSE_UNKQUE 15018 */
+        }
+    }
+    json_decref (reply);
+}
+
+int main (int argc, char **argv)
+{
+    struct opts o = { 0 };
+    int c;
+
+    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
+        fputs (usage_text, stdout);
+        return 0;
+    }
+    opterr = 0;
+    while ((c = getopt (argc, argv, "f1F:xwu:tQBHaJ")) != -1) {
+        switch (c) {
+        case 'f': o.full = 1; break;
+        case '1': o.oneline = 1; break;
+        case 'F':
+            if (strcmp (optarg, "json") != 0)
+                die ("unsupported output format '%s' (use -F json)", optarg);
+            o.json = 1;
+            break;
+        case 'x': case 'H': o.history = 1; break;
+        case 'w': o.wide = 1; break;
+        case 'u': o.user = optarg; break;
+        case 't': case 'a': case 'J': break;    /* arrays: next issue */
+        case 'Q': o.queues = 1; break;
+        case 'B': o.server = 1; break;
+        default:
+            die ("invalid option -- '%c'\n%s", optopt, usage_text);
+        }
+    }
+    if (o.server)
+        show_server (&o);
+    else if (o.queues)
+        show_queues (&o, argc - optind, argv + optind);
+    else
+        show_jobs (&o, argc - optind, argv + optind);
+    return exit_code;
+}

@@ -1,0 +1,211 @@
+/* client.c - see client.h */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/client.h"
+#include "common/config.h"
+#include "common/util.h"
+#include "common/wire.h"
+
+#define CLIENT_TIMEOUT_MS 60000
+
+struct client {
+    int fd;
+    int64_t next_id;
+};
+
+static int dial_unix (const char *path, struct hpcq_error *err)
+{
+    struct sockaddr_un sun = { .sun_family = AF_UNIX };
+    int fd;
+
+    if (strlen (path) >= sizeof (sun.sun_path)) {
+        errno = ENAMETOOLONG;
+        return errprintf (err, "socket path too long: %s", path);
+    }
+    strcpy (sun.sun_path, path);
+    if ((fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+        return errprintf (err, "socket: %s", strerror (errno));
+    if (connect (fd, (struct sockaddr *)&sun, sizeof (sun)) < 0) {
+        int saved = errno;
+        close (fd);
+        errno = saved;
+        return errprintf (err, "cannot connect to server at %s: %s", path,
+                          strerror (saved));
+    }
+    return fd;
+}
+
+static int dial_tcp (const char *addr, struct hpcq_error *err)
+{
+    char host[256];
+    const char *colon = strrchr (addr, ':');
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+    struct addrinfo *res, *ai;
+    int fd = -1, rc, saved = ECONNREFUSED;
+
+    if (!colon || colon == addr || (size_t)(colon - addr) >= sizeof (host)) {
+        errno = EINVAL;
+        return errprintf (err, "invalid server address '%s'", addr);
+    }
+    memcpy (host, addr, colon - addr);
+    host[colon - addr] = '\0';
+    if ((rc = getaddrinfo (host, colon + 1, &hints, &res)) != 0) {
+        errno = EHOSTUNREACH;
+        return errprintf (err, "cannot resolve '%s': %s", addr, gai_strerror (rc));
+    }
+    for (ai = res; ai; ai = ai->ai_next) {
+        if ((fd = socket (ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0)) < 0)
+            continue;
+        if (connect (fd, ai->ai_addr, ai->ai_addrlen) == 0)
+            break;
+        saved = errno;
+        close (fd);
+        fd = -1;
+    }
+    freeaddrinfo (res);
+    if (fd < 0) {
+        errno = saved;
+        return errprintf (err, "cannot connect to server at %s: %s", addr,
+                          strerror (saved));
+    }
+    return fd;
+}
+
+int client_dial (const char *addr, struct hpcq_error *err)
+{
+    if (strncmp (addr, "unix:", 5) == 0)
+        return dial_unix (addr + 5, err);
+    if (addr[0] == '/')
+        return dial_unix (addr, err);
+    return dial_tcp (addr, err);
+}
+
+struct client *client_connect (const char *server, struct hpcq_error *err)
+{
+    char *fromcfg = NULL;
+    struct client *c;
+    int fd;
+
+    if (!server)
+        server = getenv ("HPCQ_SERVER");
+    if (!server || !*server) {
+        if (!(server = fromcfg = config_client_server (err))) {
+            errprintf (err, "no server: set HPCQ_SERVER (hpcq-local start prints it) "
+                       "or 'server' in the config file");
+            return NULL;
+        }
+    }
+    fd = client_dial (server, err);
+    free (fromcfg);
+    if (fd < 0)
+        return NULL;
+    c = xzalloc (sizeof (*c));
+    c->fd = fd;
+    c->next_id = 1;
+    return c;
+}
+
+void client_destroy (struct client *c)
+{
+    if (!c)
+        return;
+    close (c->fd);
+    free (c);
+}
+
+static int read_full (int fd, void *buf, size_t len)
+{
+    char *p = buf;
+    while (len > 0) {
+        struct pollfd pfd = { .fd = fd, .events = POLLIN };
+        int rc = poll (&pfd, 1, CLIENT_TIMEOUT_MS);
+        if (rc < 0 && errno == EINTR)
+            continue;
+        if (rc == 0) {
+            errno = ETIMEDOUT;
+            return -1;
+        }
+        ssize_t n = read (fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = ECONNRESET;
+            return -1;
+        }
+        p += n;
+        len -= n;
+    }
+    return 0;
+}
+
+static int client_recv (struct client *c, struct wire_msg *m,
+                        struct hpcq_error *err)
+{
+    unsigned char hdr[WIRE_HDR_LEN];
+    size_t len;
+    char *buf;
+    int rc;
+
+    if (read_full (c->fd, hdr, sizeof (hdr)) < 0)
+        return errprintf (err, "no reply from server: %s", strerror (errno));
+    if (wire_frame_len (hdr, &len) < 0)
+        return errprintf (err, "bad reply from server");
+    buf = xzalloc (len);
+    if (read_full (c->fd, buf, len) < 0) {
+        free (buf);
+        return errprintf (err, "reply from server cut short: %s", strerror (errno));
+    }
+    rc = wire_decode (buf, len, m, err);
+    free (buf);
+    return rc;
+}
+
+int client_rpc (struct client *c, const char *type, json_t *body,
+                json_t **replyp, struct hpcq_error *err)
+{
+    struct wire_msg req, rep;
+    size_t len;
+    char *buf;
+    int64_t id = c->next_id++;
+
+    wire_request_init (&req, type, id, body);
+    buf = wire_encode (&req, &len);
+    wire_msg_release (&req);
+    if (!buf)
+        return errprintf (err, "request too large: %s", strerror (errno));
+    if (util_write_all (c->fd, buf, len) < 0) {
+        free (buf);
+        return errprintf (err, "cannot send to server: %s", strerror (errno));
+    }
+    free (buf);
+    if (client_recv (c, &rep, err) < 0)
+        return -1;
+    if (!rep.is_reply || rep.id != id) {
+        wire_msg_release (&rep);
+        errno = EPROTO;
+        return errprintf (err, "unexpected reply from server");
+    }
+    if (rep.errnum != 0) {
+        int e = rep.errnum;
+        errprintf (err, "%s", rep.errstr ? rep.errstr : strerror (e));
+        wire_msg_release (&rep);
+        errno = e;
+        return -1;
+    }
+    if (replyp)
+        *replyp = json_incref (rep.body);
+    wire_msg_release (&rep);
+    return 0;
+}

@@ -1,0 +1,29 @@
+/* client.h - blocking request/reply to the scheduler, for the CLI.
+ *
+ * The address comes from the argument, else $HPCQ_SERVER, else the config
+ * file (config_client_server): "unix:/path/to/sock", a plain absolute path
+ * (a Unix socket), or "host:port" (TCP).
+ */
+#ifndef HPCQ_COMMON_CLIENT_H
+#define HPCQ_COMMON_CLIENT_H
+
+#include <jansson.h>
+
+#include "common/error.h"
+
+struct client;
+
+struct client *client_connect (const char *server, struct hpcq_error *err);
+void client_destroy (struct client *c);
+
+/* Send a request (body stolen, NULL = {}) and wait for its reply.
+ * Returns 0 and sets *replyp to the reply body (new reference, may pass
+ * NULL to ignore), or -1 with errno and err: the server's errnum and error
+ * line when it refused the request, or the transport failure. */
+int client_rpc (struct client *c, const char *type, json_t *body,
+                json_t **replyp, struct hpcq_error *err);
+
+/* Open a stream socket to addr (shared with the worker).  -1 with err. */
+int client_dial (const char *addr, struct hpcq_error *err);
+
+#endif

@@ -1,0 +1,200 @@
+/* config.c - see config.h */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/config.h"
+#include "common/util.h"
+
+#ifndef HPCQ_SYSCONFDIR
+#define HPCQ_SYSCONFDIR "/etc"
+#endif
+
+/* Every key any hpcq program reads; docs/config.example explains each. */
+static const char *known_keys[] = {
+    /* scheduler */
+    "server_name", "state_dir", "socket", "listen", "node_timeout",
+    "sched_interval_ms", "default_queue", "commit_max_delay_ms",
+    /* worker */
+    "server", "node_name", "ncpus", "mem", "gpus", "gpu_model", "gpu_mem",
+    "spool_dir", "heartbeat_interval", "kill_delay", "labels",
+    /* both */
+    "log_file", "log_level",
+    NULL,
+};
+
+struct config_entry {
+    char *key;
+    char *value;
+};
+
+struct config {
+    struct config_entry *v;
+    int n;
+};
+
+struct config *config_create (void)
+{
+    return calloc (1, sizeof (struct config));
+}
+
+void config_destroy (struct config *cfg)
+{
+    if (!cfg)
+        return;
+    for (int i = 0; i < cfg->n; i++) {
+        free (cfg->v[i].key);
+        free (cfg->v[i].value);
+    }
+    free (cfg->v);
+    free (cfg);
+}
+
+int config_set (struct config *cfg, const char *key, const char *value)
+{
+    char *v = strdup (value);
+    struct config_entry *nv;
+
+    if (!v)
+        return -1;
+    for (int i = 0; i < cfg->n; i++) {
+        if (strcmp (cfg->v[i].key, key) == 0) {
+            free (cfg->v[i].value);
+            cfg->v[i].value = v;
+            return 0;
+        }
+    }
+    if (!(nv = realloc (cfg->v, (cfg->n + 1) * sizeof (*nv)))) {
+        free (v);
+        return -1;
+    }
+    cfg->v = nv;
+    if (!(cfg->v[cfg->n].key = strdup (key))) {
+        free (v);
+        return -1;
+    }
+    cfg->v[cfg->n++].value = v;
+    return 0;
+}
+
+const char *config_get (const struct config *cfg, const char *key,
+                        const char *dflt)
+{
+    for (int i = 0; cfg && i < cfg->n; i++)
+        if (strcmp (cfg->v[i].key, key) == 0)
+            return cfg->v[i].value;
+    return dflt;
+}
+
+int config_get_int (const struct config *cfg, const char *key, int64_t dflt,
+                    int64_t min, int64_t max, int64_t *out,
+                    struct hpcq_error *err)
+{
+    const char *s = config_get (cfg, key, NULL);
+    char *end;
+    long long v;
+
+    if (!s) {
+        *out = dflt;
+        return 0;
+    }
+    errno = 0;
+    v = strtoll (s, &end, 10);
+    if (errno || end == s || *end || v < min || v > max) {
+        errno = EINVAL;
+        return errprintf (err, "%s: invalid value '%s' (want %lld..%lld)",
+                          key, s, (long long)min, (long long)max);
+    }
+    *out = v;
+    return 0;
+}
+
+static int config_known (const char *key)
+{
+    for (int i = 0; known_keys[i]; i++)
+        if (strcmp (key, known_keys[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static char *trim (char *s)
+{
+    char *e;
+    while (isspace ((unsigned char)*s))
+        s++;
+    e = s + strlen (s);
+    while (e > s && isspace ((unsigned char)e[-1]))
+        *--e = '\0';
+    return s;
+}
+
+static int config_line (struct config *cfg, const char *path, int lineno,
+                        char *line, struct hpcq_error *err)
+{
+    char *hash = strchr (line, '#'), *eq, *key, *value;
+
+    if (hash)
+        *hash = '\0';
+    line = trim (line);
+    if (*line == '\0')
+        return 0;
+    if (!(eq = strchr (line, '='))) {
+        errno = EINVAL;
+        return errprintf (err, "%s:%d: expected 'key = value'", path, lineno);
+    }
+    *eq = '\0';
+    key = trim (line);
+    value = trim (eq + 1);
+    if (!config_known (key)) {
+        errno = EINVAL;
+        return errprintf (err, "%s:%d: unknown key '%s'", path, lineno, key);
+    }
+    if (config_set (cfg, key, value) < 0)
+        return errprintf (err, "%s: out of memory", path);
+    return 0;
+}
+
+int config_load (struct config *cfg, const char *path, struct hpcq_error *err)
+{
+    char *text = util_read_file (path, 1 << 20, NULL), *line, *nl;
+    int lineno = 0, rc = 0;
+
+    if (!text)
+        return errprintf (err, "cannot read config '%s': %s", path,
+                          strerror (errno));
+    for (line = text; line && rc == 0; line = nl) {
+        if ((nl = strchr (line, '\n')))
+            *nl++ = '\0';
+        rc = config_line (cfg, path, ++lineno, line, err);
+    }
+    free (text);
+    return rc;
+}
+
+char *config_client_server (struct hpcq_error *err)
+{
+    const char *path = getenv ("HPCQ_CONFIG");
+    struct config *cfg;
+    char *server = NULL;
+
+    if (!path)
+        path = HPCQ_SYSCONFDIR "/hpcq.conf";
+    if (!(cfg = config_create ()))
+        return NULL;
+    if (config_load (cfg, path, err) == 0) {
+        const char *s = config_get (cfg, "server", NULL);
+        if (!s)
+            s = config_get (cfg, "socket", NULL);
+        if (s)
+            server = strdup (s);
+        else
+            errprintf (err, "%s sets neither 'server' nor 'socket'", path);
+    }
+    config_destroy (cfg);
+    return server;
+}

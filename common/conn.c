@@ -1,0 +1,327 @@
+/* conn.c - see conn.h
+ *
+ * A connection may be closed from inside its own on_msg callback; the
+ * `busy` depth keeps the struct alive until the read handler unwinds.
+ */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/conn.h"
+#include "common/log.h"
+
+#define CONN_READ_CHUNK 65536
+
+struct conn {
+    struct loop *loop;
+    struct loop_watch *watch;
+    int fd;
+    conn_msg_f on_msg;
+    conn_close_f on_close;
+    void *arg;
+    void *aux;
+
+    unsigned char hdr[WIRE_HDR_LEN];
+    size_t hdr_got;
+    char *body;
+    size_t body_len, body_got;
+
+    char *out;
+    size_t out_len, out_off, out_cap;
+
+    uid_t peer_uid;
+    int local;
+    char peer_name[64];
+    int busy;
+    int closing;
+    int flush_then_close;
+};
+
+static void conn_io (struct loop *l, int fd, int revents, void *arg);
+
+static void conn_peer_init (struct conn *c)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof (ss);
+
+    c->peer_uid = (uid_t)-1;
+    snprintf (c->peer_name, sizeof (c->peer_name), "fd%d", c->fd);
+    if (getsockname (c->fd, (struct sockaddr *)&ss, &sl) < 0)
+        return;
+    if (ss.ss_family == AF_UNIX) {
+        struct ucred cred;
+        socklen_t cl = sizeof (cred);
+        c->local = 1;
+        if (getsockopt (c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0) {
+            c->peer_uid = cred.uid;
+            snprintf (c->peer_name, sizeof (c->peer_name), "uid %u pid %d",
+                      (unsigned)cred.uid, (int)cred.pid);
+        }
+    }
+    else if (ss.ss_family == AF_INET) {
+        struct sockaddr_in sin;
+        socklen_t pl = sizeof (sin);
+        char addr[INET_ADDRSTRLEN] = "?";
+        if (getpeername (c->fd, (struct sockaddr *)&sin, &pl) == 0)
+            inet_ntop (AF_INET, &sin.sin_addr, addr, sizeof (addr));
+        snprintf (c->peer_name, sizeof (c->peer_name), "%s:%u", addr,
+                  (unsigned)ntohs (sin.sin_port));
+    }
+}
+
+struct conn *conn_create (struct loop *l, int fd, conn_msg_f on_msg,
+                          conn_close_f on_close, void *arg)
+{
+    struct conn *c = calloc (1, sizeof (*c));
+    int flags;
+
+    if (!c)
+        goto error;
+    c->loop = l;
+    c->fd = fd;
+    c->on_msg = on_msg;
+    c->on_close = on_close;
+    c->arg = arg;
+    if ((flags = fcntl (fd, F_GETFL)) < 0
+        || fcntl (fd, F_SETFL, flags | O_NONBLOCK) < 0)
+        goto error;
+    (void)fcntl (fd, F_SETFD, FD_CLOEXEC);
+    conn_peer_init (c);
+    if (!(c->watch = loop_fd_add (l, fd, LOOP_READ, conn_io, c)))
+        goto error;
+    return c;
+error:
+    close (fd);
+    free (c);
+    return NULL;
+}
+
+static void conn_free (struct conn *c)
+{
+    loop_fd_remove (c->watch);
+    close (c->fd);
+    free (c->body);
+    free (c->out);
+    free (c);
+}
+
+void conn_destroy (struct conn *c)
+{
+    if (!c)
+        return;
+    int saved = errno;
+    if (c->busy) {
+        c->on_close = NULL;
+        c->closing = 1;
+    }
+    else
+        conn_free (c);
+    errno = saved;
+}
+
+/* Runs on_close and frees, unless a callback further up still uses c. */
+static void conn_finish (struct conn *c)
+{
+    if (c->busy)
+        return;
+    if (c->on_close) {
+        conn_close_f cb = c->on_close;
+        c->on_close = NULL;
+        c->busy++;
+        cb (c, c->arg);
+        c->busy--;
+    }
+    conn_free (c);
+}
+
+void conn_close (struct conn *c)
+{
+    c->closing = 1;
+    conn_finish (c);
+}
+
+void conn_close_after_flush (struct conn *c)
+{
+    if (c->out_len == c->out_off)
+        conn_close (c);
+    else
+        c->flush_then_close = 1;
+}
+
+static int conn_flush (struct conn *c)
+{
+    while (c->out_off < c->out_len) {
+        ssize_t n = write (c->fd, c->out + c->out_off, c->out_len - c->out_off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        if (n < 0)
+            return -1;
+        c->out_off += n;
+    }
+    if (c->out_off == c->out_len)
+        c->out_off = c->out_len = 0;
+    return loop_fd_modify (c->watch,
+                           LOOP_READ | (c->out_len ? LOOP_WRITE : 0));
+}
+
+int conn_send (struct conn *c, const struct wire_msg *m)
+{
+    size_t len;
+    char *buf;
+
+    if (c->closing) {
+        errno = EPIPE;
+        return -1;
+    }
+    if (!(buf = wire_encode (m, &len)))
+        return -1;
+    if (c->out_len + len > c->out_cap) {
+        size_t cap = c->out_cap ? c->out_cap : 4096;
+        char *nout;
+        while (cap < c->out_len + len)
+            cap *= 2;
+        if (!(nout = realloc (c->out, cap))) {
+            free (buf);
+            return -1;
+        }
+        c->out = nout;
+        c->out_cap = cap;
+    }
+    memcpy (c->out + c->out_len, buf, len);
+    c->out_len += len;
+    free (buf);
+    if (conn_flush (c) < 0) {
+        /* The peer is gone; reading will see it and close. */
+        c->out_len = c->out_off = 0;
+    }
+    return 0;
+}
+
+int conn_reply (struct conn *c, const struct wire_msg *req, int errnum,
+                const char *errstr, json_t *body)
+{
+    struct wire_msg m;
+    int rc;
+
+    wire_reply_init (&m, req, errnum, errstr, body);
+    rc = conn_send (c, &m);
+    wire_msg_release (&m);
+    return rc;
+}
+
+/* Deliver the message in c->body.  Returns -1 if the connection must go. */
+static int conn_deliver (struct conn *c)
+{
+    struct wire_msg msg;
+    struct hpcq_error err;
+
+    if (wire_decode (c->body, c->body_len, &msg, &err) < 0) {
+        log_msg (LOG_WARNING, "dropping connection from %s: %s", c->peer_name,
+                 err.text);
+        return -1;
+    }
+    free (c->body);
+    c->body = NULL;
+    c->hdr_got = c->body_got = 0;
+    c->on_msg (c, &msg, c->arg);
+    wire_msg_release (&msg);
+    return 0;
+}
+
+/* Read what is available.  Returns 1 to go on, 0 on would-block, -1 to close. */
+static int conn_read_some (struct conn *c)
+{
+    ssize_t n;
+
+    if (c->hdr_got < WIRE_HDR_LEN) {
+        n = read (c->fd, c->hdr + c->hdr_got, WIRE_HDR_LEN - c->hdr_got);
+        if (n == 0)
+            return -1;
+        if (n < 0)
+            return errno == EAGAIN || errno == EINTR ? 0 : -1;
+        c->hdr_got += n;
+        if (c->hdr_got < WIRE_HDR_LEN)
+            return 1;
+        if (wire_frame_len (c->hdr, &c->body_len) < 0) {
+            log_msg (LOG_WARNING, "dropping connection from %s: bad frame length",
+                     c->peer_name);
+            return -1;
+        }
+        if (!(c->body = malloc (c->body_len)))
+            return -1;
+        c->body_got = 0;
+    }
+    n = read (c->fd, c->body + c->body_got, c->body_len - c->body_got);
+    if (n == 0) {
+        log_msg (LOG_DEBUG, "connection from %s closed mid-message", c->peer_name);
+        return -1;
+    }
+    if (n < 0)
+        return errno == EAGAIN || errno == EINTR ? 0 : -1;
+    c->body_got += n;
+    if (c->body_got == c->body_len && conn_deliver (c) < 0)
+        return -1;
+    return 1;
+}
+
+static void conn_io (struct loop *l, int fd, int revents, void *arg)
+{
+    struct conn *c = arg;
+    int rc = 1;
+
+    c->busy++;
+    if ((revents & LOOP_WRITE) && conn_flush (c) < 0)
+        rc = -1;
+    /* Bound the work per wakeup so one busy peer cannot starve others. */
+    for (int i = 0; rc > 0 && i < 64 && !c->closing && (revents & LOOP_READ); i++)
+        rc = conn_read_some (c);
+    c->busy--;
+    if (rc < 0)
+        c->closing = 1;
+    if (c->flush_then_close && c->out_len == 0)
+        c->closing = 1;
+    if (c->closing)
+        conn_finish (c);
+}
+
+uid_t conn_peer_uid (const struct conn *c)
+{
+    return c->peer_uid;
+}
+
+int conn_is_local (const struct conn *c)
+{
+    return c->local;
+}
+
+const char *conn_peer_name (const struct conn *c)
+{
+    return c->peer_name;
+}
+
+void conn_set_aux (struct conn *c, void *aux)
+{
+    c->aux = aux;
+}
+
+void *conn_aux (const struct conn *c)
+{
+    return c->aux;
+}
+
+size_t conn_outq_len (const struct conn *c)
+{
+    return c->out_len - c->out_off;
+}

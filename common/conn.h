@@ -1,0 +1,58 @@
+/* conn.h - a non-blocking, framed message connection on the event loop.
+ *
+ * Reads whole wire messages and hands each to on_msg; queues outgoing
+ * messages and writes them as the socket allows.  Framing errors (garbage,
+ * truncated or oversized messages) close the connection: the peer is not
+ * trusted to resynchronise.  Used by the scheduler for clients and
+ * workers, and by the worker for its scheduler link.
+ */
+#ifndef HPCQ_COMMON_CONN_H
+#define HPCQ_COMMON_CONN_H
+
+#include <sys/types.h>
+
+#include "common/loop.h"
+#include "common/wire.h"
+
+struct conn;
+
+/* msg is the callee's to release only if it keeps it: conn releases it
+ * after on_msg returns unless on_msg zeroes it (takes ownership). */
+typedef void (*conn_msg_f) (struct conn *c, struct wire_msg *msg, void *arg);
+/* The connection is gone; it is freed right after this returns. */
+typedef void (*conn_close_f) (struct conn *c, void *arg);
+
+/* Takes ownership of fd (made non-blocking).  NULL on failure (fd closed). */
+struct conn *conn_create (struct loop *l, int fd, conn_msg_f on_msg,
+                          conn_close_f on_close, void *arg);
+
+/* Queue m for sending.  -1 with errno if it cannot be encoded. */
+int conn_send (struct conn *c, const struct wire_msg *m);
+
+/* Convenience: send a reply to req. */
+int conn_reply (struct conn *c, const struct wire_msg *req, int errnum,
+                const char *errstr, json_t *body);
+
+/* Close now (on_close runs, possibly deferred until the current callback
+ * returns).  Pending output is dropped. */
+void conn_close (struct conn *c);
+
+/* Close after pending output has been written. */
+void conn_close_after_flush (struct conn *c);
+
+/* Free without calling on_close (owner shutdown). */
+void conn_destroy (struct conn *c);
+
+/* Peer identity: uid from SO_PEERCRED on Unix sockets, -1 on TCP. */
+uid_t conn_peer_uid (const struct conn *c);
+int conn_is_local (const struct conn *c);
+const char *conn_peer_name (const struct conn *c);
+
+/* A pointer for the owner (e.g. the node record behind a worker link). */
+void conn_set_aux (struct conn *c, void *aux);
+void *conn_aux (const struct conn *c);
+
+/* Bytes queued for writing (for back-pressure decisions). */
+size_t conn_outq_len (const struct conn *c);
+
+#endif

@@ -1,0 +1,534 @@
+/* directive.c - qsub options, from argv and from #PBS script lines.
+ *
+ * qsub reads the directives in a script's leading comment block first and
+ * then applies its own command line on top, both through
+ * directive_apply(), so a script and a command line accept exactly the
+ * same options and the later one wins.  Each option has a small handler
+ * in one table; the letters that take an argument come from
+ * directive_optstring, the same string qsub hands to getopt().
+ */
+#ifdef HAVE_CONFIG_H
+/* <>, not "": "config.h" would find common/config.h (hpcq's config file
+ * reader) next to this file before autoconf's in the build directory. */
+#include <config.h>
+#endif
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/directive.h"
+
+extern char **environ;
+
+const char *directive_optstring = "N:q:l:o:e:j:v:Vhp:W:A:r:m:M:S:C:";
+
+#define PRIORITY_MIN (-1024)
+#define PRIORITY_MAX 1023
+
+#define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
+
+/* A bad option is EINVAL whatever errno held before. */
+static int invalid (struct hpcq_error *err, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+static int invalid (struct hpcq_error *err, const char *fmt, ...)
+{
+    char buf[HPCQ_ERRMSG_MAX];
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (buf, sizeof (buf), fmt, ap);
+    va_end (ap);
+    errno = EINVAL;
+    return errprintf (err, "%s", buf);
+}
+
+static int nomem (struct hpcq_error *err)
+{
+    errno = ENOMEM;
+    return errprintf (err, "out of memory");
+}
+
+/* Replace *dst with a copy of val. */
+static int set_string (char **dst, const char *val, struct hpcq_error *err)
+{
+    char *copy = strdup (val);
+
+    if (!copy)
+        return nomem (err);
+    free (*dst);
+    *dst = copy;
+    return 0;
+}
+
+/* Options whose argument may not be empty share this check. */
+static int set_nonempty (char **dst, int opt, const char *val,
+                         struct hpcq_error *err)
+{
+    if (val[0] == '\0')
+        return invalid (err, "-%c needs a non-empty value", opt);
+    return set_string (dst, val, err);
+}
+
+static int apply_name (struct hpcq_jobspec *spec, const char *arg,
+                       struct hpcq_error *err)
+{
+    if (jobspec_check_name (arg, err) < 0)
+        return -1;
+    return set_string (&spec->name, arg, err);
+}
+
+static int apply_queue (struct hpcq_jobspec *spec, const char *arg,
+                        struct hpcq_error *err)
+{
+    return set_nonempty (&spec->queue, 'q', arg, err);
+}
+
+static int apply_resources (struct hpcq_jobspec *spec, const char *arg,
+                            struct hpcq_error *err)
+{
+    return resource_parse_list (&spec->res, arg, err);
+}
+
+/* PBS allows "host:path" for -o/-e.  Output always lands on the shared
+ * file system here, so the host is dropped.  A colon after a '/' is part
+ * of the path, since host names never contain '/'. */
+static int set_path (char **dst, int opt, const char *arg,
+                     struct hpcq_error *err)
+{
+    const char *colon = strchr (arg, ':');
+
+    if (colon && !memchr (arg, '/', colon - arg))
+        arg = colon + 1;
+    if (arg[0] == '\0')
+        return invalid (err, "-%c needs a path", opt);
+    return set_string (dst, arg, err);
+}
+
+static int apply_output (struct hpcq_jobspec *spec, const char *arg,
+                         struct hpcq_error *err)
+{
+    return set_path (&spec->output_path, 'o', arg, err);
+}
+
+static int apply_error (struct hpcq_jobspec *spec, const char *arg,
+                        struct hpcq_error *err)
+{
+    return set_path (&spec->error_path, 'e', arg, err);
+}
+
+static int apply_join (struct hpcq_jobspec *spec, const char *arg,
+                       struct hpcq_error *err)
+{
+    if (strcmp (arg, "oe") == 0)
+        spec->join = JOIN_OE;
+    else if (strcmp (arg, "eo") == 0)
+        spec->join = JOIN_EO;
+    else if (strcmp (arg, "n") == 0)
+        spec->join = JOIN_NONE;
+    else
+        return invalid (err, "invalid -j value '%s' (expected oe, eo or n)",
+                        arg);
+    return 0;
+}
+
+static int valid_var_name (const char *s)
+{
+    if (!isalpha ((unsigned char)*s) && *s != '_')
+        return 0;
+    for (s++; *s; s++) {
+        if (!isalnum ((unsigned char)*s) && *s != '_')
+            return 0;
+    }
+    return 1;
+}
+
+/* One -v item (modified in place): "NAME=value", or "NAME" to pass the
+ * caller's own value along. */
+static int apply_var (struct hpcq_jobspec *spec, char *item,
+                      struct hpcq_error *err)
+{
+    char *value = strchr (item, '=');
+
+    if (value)
+        *value++ = '\0';
+    if (!valid_var_name (item))
+        return invalid (err, "invalid variable name '%s'", item);
+    if (!value && !(value = getenv (item)))
+        return invalid (err, "variable '%s' not set", item);
+    if (jobspec_setenv (spec, item, value) < 0)
+        return nomem (err);
+    return 0;
+}
+
+static int apply_vars (struct hpcq_jobspec *spec, const char *arg,
+                       struct hpcq_error *err)
+{
+    char *copy = strdup (arg);
+    char *rest = copy;
+    char *item;
+    int rc = 0;
+
+    if (!copy)
+        return nomem (err);
+    while (rc == 0 && (item = strsep (&rest, ",")))
+        rc = apply_var (spec, item, err);
+    free (copy);
+    return rc;
+}
+
+static int apply_export_all (struct hpcq_jobspec *spec, const char *arg,
+                             struct hpcq_error *err)
+{
+    char **e;
+
+    for (e = environ; e && *e; e++) {
+        const char *eq = strchr (*e, '=');
+        char *key;
+        int rc;
+
+        if (!eq || eq == *e)
+            continue;
+        if (!(key = strndup (*e, eq - *e)))
+            return nomem (err);
+        rc = jobspec_setenv (spec, key, eq + 1);
+        free (key);
+        if (rc < 0)
+            return nomem (err);
+    }
+    return 0;
+}
+
+static int apply_hold (struct hpcq_jobspec *spec, const char *arg,
+                       struct hpcq_error *err)
+{
+    spec->hold = 1;
+    return 0;
+}
+
+static int apply_priority (struct hpcq_jobspec *spec, const char *arg,
+                           struct hpcq_error *err)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol (arg, &end, 10);
+    if (errno != 0 || end == arg || *end != '\0' || isspace ((unsigned char)*arg)
+        || v < PRIORITY_MIN || v > PRIORITY_MAX)
+        return invalid (err, "invalid priority '%s' (must be %d to %d)",
+                        arg, PRIORITY_MIN, PRIORITY_MAX);
+    spec->priority = (int)v;
+    return 0;
+}
+
+/* Only depend= has a meaning here; accepting other -W attributes would
+ * promise a behaviour that never happens.  The dependency list itself is
+ * kept verbatim: it contains commas, so the argument is not split. */
+static int apply_attribute (struct hpcq_jobspec *spec, const char *arg,
+                            struct hpcq_error *err)
+{
+    const char *eq = strchr (arg, '=');
+
+    if (!eq)
+        return invalid (err, "invalid -W value '%s' (expected"
+                        " depend=...)", arg);
+    if (eq - arg != 6 || strncmp (arg, "depend", 6) != 0)
+        return invalid (err, "unknown -W attribute '%.*s'",
+                        (int)(eq - arg), arg);
+    if (eq[1] == '\0')
+        return invalid (err, "empty dependency list in -W depend=");
+    return set_string (&spec->depend, eq + 1, err);
+}
+
+static int apply_account (struct hpcq_jobspec *spec, const char *arg,
+                          struct hpcq_error *err)
+{
+    return set_nonempty (&spec->account, 'A', arg, err);
+}
+
+static int apply_rerunnable (struct hpcq_jobspec *spec, const char *arg,
+                             struct hpcq_error *err)
+{
+    if (strcmp (arg, "y") == 0)
+        spec->rerunnable = 1;
+    else if (strcmp (arg, "n") == 0)
+        spec->rerunnable = 0;
+    else
+        return invalid (err, "invalid -r value '%s' (expected y or n)", arg);
+    return 0;
+}
+
+/* -m: "n" alone, or some of a (abort), b (begin), e (end), once each. */
+static int apply_mail_points (struct hpcq_jobspec *spec, const char *arg,
+                              struct hpcq_error *err)
+{
+    const char *p;
+
+    if (strcmp (arg, "n") == 0)
+        return set_string (&spec->mail_points, arg, err);
+    for (p = arg; *p; p++) {
+        if (!strchr ("abe", *p) || strchr (p + 1, *p))
+            break;
+    }
+    if (arg[0] == '\0' || *p != '\0')
+        return invalid (err, "invalid -m value '%s' (expected n or a"
+                        " combination of a, b, e)", arg);
+    return set_string (&spec->mail_points, arg, err);
+}
+
+static int apply_mail_users (struct hpcq_jobspec *spec, const char *arg,
+                             struct hpcq_error *err)
+{
+    return set_nonempty (&spec->mail_users, 'M', arg, err);
+}
+
+/* The job always runs under the shell its #! line names; -S is accepted
+ * for compatibility but must at least be a sane absolute path. */
+static int apply_shell (struct hpcq_jobspec *spec, const char *arg,
+                        struct hpcq_error *err)
+{
+    if (arg[0] != '/')
+        return invalid (err, "invalid -S value '%s' (must be an absolute"
+                        " path)", arg);
+    return 0;
+}
+
+/* -C picks the directive prefix, which the caller needs before it scans
+ * the script; by the time it reaches here it has done its job. */
+static int apply_prefix (struct hpcq_jobspec *spec, const char *arg,
+                         struct hpcq_error *err)
+{
+    return 0;
+}
+
+struct directive_opt {
+    int letter;
+    int (*apply) (struct hpcq_jobspec *spec, const char *arg,
+                  struct hpcq_error *err);
+};
+
+static const struct directive_opt directive_opts[] = {
+    { 'N', apply_name },
+    { 'q', apply_queue },
+    { 'l', apply_resources },
+    { 'o', apply_output },
+    { 'e', apply_error },
+    { 'j', apply_join },
+    { 'v', apply_vars },
+    { 'V', apply_export_all },
+    { 'h', apply_hold },
+    { 'p', apply_priority },
+    { 'W', apply_attribute },
+    { 'A', apply_account },
+    { 'r', apply_rerunnable },
+    { 'm', apply_mail_points },
+    { 'M', apply_mail_users },
+    { 'S', apply_shell },
+    { 'C', apply_prefix },
+};
+
+/* 1 if opt takes an argument, 0 if it is a flag, -1 if unknown. */
+static int takes_arg (int opt)
+{
+    const char *p;
+
+    if (opt <= 0 || opt == ':' || !(p = strchr (directive_optstring, opt)))
+        return -1;
+    return p[1] == ':';
+}
+
+static const struct directive_opt *directive_lookup (int opt)
+{
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE (directive_opts); i++) {
+        if (directive_opts[i].letter == opt)
+            return &directive_opts[i];
+    }
+    return NULL;
+}
+
+int directive_apply (struct hpcq_jobspec *spec, int opt, const char *arg,
+                     struct hpcq_error *err)
+{
+    const struct directive_opt *d = directive_lookup (opt);
+
+    if (opt == 'I')
+        return invalid (err, "interactive jobs (-I) are not supported");
+    if (!d || takes_arg (opt) < 0) {
+        if (opt > 0 && opt < 128 && isprint (opt))
+            return invalid (err, "unknown option -%c", opt);
+        return invalid (err, "unknown option (code %d)", opt);
+    }
+    if (takes_arg (opt) && !arg)
+        return invalid (err, "option -%c requires an argument", opt);
+    return d->apply (spec, arg, err);
+}
+
+/* Copy one word starting at *sp to *outp, removing quotes and
+ * backslashes, and leave *sp past the blank that ended it.  out never
+ * overtakes s, so this works in place.  Returns -1 on an open quote. */
+static int copy_word (char **sp, char **outp)
+{
+    char *s = *sp;
+    char *out = *outp;
+    char quote = 0;
+
+    for (; *s; s++) {
+        if (quote) {
+            if (*s == quote)
+                quote = 0;
+            else if (quote == '"' && *s == '\\'
+                     && (s[1] == '"' || s[1] == '\\'))
+                *out++ = *++s;
+            else
+                *out++ = *s;
+        }
+        else if (*s == '\'' || *s == '"')
+            quote = *s;
+        else if (*s == '\\' && s[1])
+            *out++ = *++s;
+        else if (isspace ((unsigned char)*s)) {
+            s++;
+            break;
+        }
+        else
+            *out++ = *s;
+    }
+    *sp = s;
+    *outp = out;
+    return quote ? -1 : 0;
+}
+
+/* Split line in place into words, shell style: blanks separate, quotes
+ * group, an unquoted word starting with '#' begins a trailing comment.
+ * words must have room for strlen(line) / 2 + 1 entries.
+ * Returns the number of words, or -1 on an unterminated quote. */
+static int split_words (char *line, char **words)
+{
+    char *s = line;
+    char *out = line;
+    int n = 0;
+
+    for (;;) {
+        while (isspace ((unsigned char)*s))
+            s++;
+        if (*s == '\0' || *s == '#')
+            break;
+        words[n++] = out;
+        if (copy_word (&s, &out) < 0)
+            return -1;
+        *out++ = '\0';
+    }
+    return n;
+}
+
+/* Apply the option word words[*i] ("-N", "-Nname", "-hV") and, where it
+ * needs one and does not carry it, the argument in the next word. */
+static int apply_option_word (struct hpcq_jobspec *spec, char **words,
+                              int n, int *i, struct hpcq_error *err)
+{
+    const char *w = words[(*i)++];
+    const char *p;
+
+    if (w[0] != '-' || w[1] == '\0')
+        return invalid (err, "unexpected argument '%s'", w);
+    for (p = w + 1; *p; p++) {
+        int has_arg = takes_arg ((unsigned char)*p);
+        const char *arg = NULL;
+
+        if (has_arg > 0) {
+            if (p[1] != '\0')
+                arg = p + 1;
+            else if (*i < n)
+                arg = words[(*i)++];
+        }
+        if (directive_apply (spec, (unsigned char)*p, arg, err) < 0)
+            return -1;
+        if (has_arg > 0)
+            break;
+    }
+    return 0;
+}
+
+static int apply_line (struct hpcq_jobspec *spec, const char *text,
+                       size_t len, struct hpcq_error *err)
+{
+    char *line = strndup (text, len);
+    char **words = NULL;
+    int n, i = 0;
+    int rc = -1;
+
+    if (!line || !(words = calloc (len / 2 + 1, sizeof (*words)))) {
+        nomem (err);
+        goto done;
+    }
+    if ((n = split_words (line, words)) < 0) {
+        invalid (err, "unterminated quote");
+        goto done;
+    }
+    while (i < n) {
+        if (apply_option_word (spec, words, n, &i, err) < 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    free (words);
+    free (line);
+    return rc;
+}
+
+/* Returns 1 to go on to the next line, 0 at the first command (stop),
+ * -1 on a bad directive. */
+static int scan_line (struct hpcq_jobspec *spec, const char *line,
+                      size_t len, const char *prefix, int lineno,
+                      struct hpcq_error *err)
+{
+    size_t plen = strlen (prefix);
+    size_t skip = 0;
+    struct hpcq_error line_err;
+
+    while (skip < len && isspace ((unsigned char)line[skip]))
+        skip++;
+    if (skip == len || (lineno == 1 && strncmp (line, "#!", 2) == 0))
+        return 1;
+    if (line[skip] != '#')
+        return 0;
+    /* "#PBS" must start the line and be followed by a blank; "#PBSfoo"
+     * or an indented "#PBS" is an ordinary comment, as in PBS. */
+    if (len < plen || strncmp (line, prefix, plen) != 0
+        || (len > plen && !isspace ((unsigned char)line[plen])))
+        return 1;
+    if (apply_line (spec, line + plen, len - plen, &line_err) < 0)
+        return errprintf (err, "line %d: %s", lineno, line_err.text);
+    return 1;
+}
+
+int directive_parse_script (struct hpcq_jobspec *spec, const char *script,
+                            const char *prefix, struct hpcq_error *err)
+{
+    const char *p = script;
+    int lineno = 0;
+    int rc;
+
+    if (!script) {
+        errno = EINVAL;
+        return errprintf (err, "no script");
+    }
+    if (!prefix)
+        prefix = "#PBS";
+    /* qsub -C "" means: do not look for directives at all. */
+    if (prefix[0] == '\0')
+        return 0;
+    while (*p) {
+        const char *eol = strchrnul (p, '\n');
+        if ((rc = scan_line (spec, p, eol - p, prefix, ++lineno, err)) <= 0)
+            return rc;
+        p = *eol ? eol + 1 : eol;
+    }
+    return 0;
+}

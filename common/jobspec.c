@@ -1,0 +1,565 @@
+/* jobspec.c - a submitted job as a C struct and as JSON.
+ *
+ * qsub fills a struct hpcq_jobspec, jobspec_to_json() puts it on the wire
+ * and jobspec_from_json() rebuilds it in the scheduler.  The decoder is
+ * the trust boundary: anything a client sends is checked here (types,
+ * ranges, required fields, unknown keys) so the rest of the scheduler can
+ * rely on a jobspec being well formed.
+ */
+#ifdef HAVE_CONFIG_H
+/* <>, not "": "config.h" would find common/config.h (hpcq's config file
+ * reader) next to this file before autoconf's in the build directory. */
+#include <config.h>
+#endif
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ctype.h>
+
+#include "common/jobspec.h"
+
+#define JOBSPEC_NAME_MAX 236
+#define PRIORITY_MIN (-1024)
+#define PRIORITY_MAX 1023
+
+/* The string members, nullable unless required.  One table drives both
+ * the encoder and the decoder so they cannot drift apart. */
+struct string_field {
+    const char *key;
+    size_t offset;
+    int required;
+};
+
+static const struct string_field string_fields[] = {
+    { "name", offsetof (struct hpcq_jobspec, name), 1 },
+    { "queue", offsetof (struct hpcq_jobspec, queue), 0 },
+    { "script", offsetof (struct hpcq_jobspec, script), 1 },
+    { "workdir", offsetof (struct hpcq_jobspec, workdir), 1 },
+    { "submit_host", offsetof (struct hpcq_jobspec, submit_host), 0 },
+    { "output_path", offsetof (struct hpcq_jobspec, output_path), 0 },
+    { "error_path", offsetof (struct hpcq_jobspec, error_path), 0 },
+    { "depend", offsetof (struct hpcq_jobspec, depend), 0 },
+    { "account", offsetof (struct hpcq_jobspec, account), 0 },
+    { "mail_points", offsetof (struct hpcq_jobspec, mail_points), 0 },
+    { "mail_users", offsetof (struct hpcq_jobspec, mail_users), 0 },
+    { "submit_args", offsetof (struct hpcq_jobspec, submit_args), 0 },
+};
+
+/* Keys that are not in string_fields. */
+static const char *other_keys[] = {
+    "join", "env", "hold", "priority", "rerunnable", "resources", NULL,
+};
+
+/* Indexed by JOIN_*. */
+static const char *join_names[] = { "n", "oe", "eo" };
+
+#define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
+
+static char **string_member (struct hpcq_jobspec *spec,
+                             const struct string_field *f)
+{
+    return (char **)((char *)spec + f->offset);
+}
+
+static const char *string_member_const (const struct hpcq_jobspec *spec,
+                                        const struct string_field *f)
+{
+    return *(char *const *)((const char *)spec + f->offset);
+}
+
+/* A rejected jobspec is always EPROTO, whatever errno was before. */
+static int invalid (struct hpcq_error *err, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+static int invalid (struct hpcq_error *err, const char *fmt, ...)
+{
+    char buf[HPCQ_ERRMSG_MAX];
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (buf, sizeof (buf), fmt, ap);
+    va_end (ap);
+    errno = EPROTO;
+    return errprintf (err, "invalid job: %s", buf);
+}
+
+static int nomem (struct hpcq_error *err)
+{
+    errno = ENOMEM;
+    return errprintf (err, "out of memory");
+}
+
+void jobspec_init (struct hpcq_jobspec *spec)
+{
+    memset (spec, 0, sizeof (*spec));
+    spec->join = JOIN_NONE;
+    spec->priority = 0;
+    spec->rerunnable = 1;
+    resource_init (&spec->res);
+}
+
+static void env_free (char **env, int nenv)
+{
+    int i;
+
+    for (i = 0; i < nenv; i++)
+        free (env[i]);
+    free (env);
+}
+
+void jobspec_release (struct hpcq_jobspec *spec)
+{
+    int saved = errno;
+    size_t i;
+
+    if (!spec)
+        return;
+    for (i = 0; i < ARRAY_SIZE (string_fields); i++)
+        free (*string_member (spec, &string_fields[i]));
+    env_free (spec->env, spec->nenv);
+    /* Leave it init'ed, so releasing twice or reusing it is safe. */
+    jobspec_init (spec);
+    errno = saved;
+}
+
+int jobspec_check_name (const char *name, struct hpcq_error *err)
+{
+    const char *p;
+
+    if (!name || name[0] == '\0') {
+        errno = EINVAL;
+        return errprintf (err, "job name is empty");
+    }
+    if (strlen (name) > JOBSPEC_NAME_MAX) {
+        errno = EINVAL;
+        return errprintf (err, "job name is longer than %d characters",
+                          JOBSPEC_NAME_MAX);
+    }
+    for (p = name; *p; p++) {
+        unsigned char c = *p;
+        if (isspace (c) || iscntrl (c) || c == '/') {
+            errno = EINVAL;
+            return errprintf (err, "job name '%s' contains whitespace, '/'"
+                              " or a control character", name);
+        }
+    }
+    return 0;
+}
+
+static int env_find (const struct hpcq_jobspec *spec, const char *key)
+{
+    size_t klen = strlen (key);
+    int i;
+
+    for (i = 0; i < spec->nenv; i++) {
+        if (strncmp (spec->env[i], key, klen) == 0
+            && spec->env[i][klen] == '=')
+            return i;
+    }
+    return -1;
+}
+
+/* Append entry (taking it), keeping env NULL-terminated for execve(). */
+static int env_append (struct hpcq_jobspec *spec, char *entry)
+{
+    char **env;
+
+    if (!(env = realloc (spec->env, (spec->nenv + 2) * sizeof (*env))))
+        return -1;
+    env[spec->nenv++] = entry;
+    env[spec->nenv] = NULL;
+    spec->env = env;
+    return 0;
+}
+
+int jobspec_setenv (struct hpcq_jobspec *spec, const char *key,
+                    const char *value)
+{
+    char *entry;
+    int i;
+
+    if (!key || key[0] == '\0' || strchr (key, '=') || !value) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (asprintf (&entry, "%s=%s", key, value) < 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    if ((i = env_find (spec, key)) >= 0) {
+        free (spec->env[i]);
+        spec->env[i] = entry;
+        return 0;
+    }
+    if (env_append (spec, entry) < 0) {
+        free (entry);
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
+const char *jobspec_getenv (const struct hpcq_jobspec *spec, const char *key)
+{
+    int i;
+
+    if (!key || (i = env_find (spec, key)) < 0)
+        return NULL;
+    return spec->env[i] + strlen (key) + 1;
+}
+
+/* json_string() refuses invalid UTF-8 as well as failing on ENOMEM; a
+ * script with Latin-1 bytes is far likelier than running out of memory,
+ * so report that. */
+static json_t *string_or_null (const char *s)
+{
+    json_t *v;
+
+    if (!s)
+        return json_null ();
+    if (!(v = json_string (s)))
+        errno = EILSEQ;
+    return v;
+}
+
+static json_t *env_to_json (const struct hpcq_jobspec *spec)
+{
+    json_t *a = json_array ();
+    int i;
+
+    if (!a)
+        return NULL;
+    for (i = 0; i < spec->nenv; i++) {
+        /* append_new steals the new string, also when it fails */
+        if (json_array_append_new (a, string_or_null (spec->env[i])) < 0) {
+            json_decref (a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+static json_t *chunks_to_json (const struct hpcq_resources *res)
+{
+    json_t *a = json_array ();
+    int i;
+
+    if (!a)
+        return NULL;
+    for (i = 0; i < res->nchunks && i < HPCQ_MAX_CHUNKS; i++) {
+        const struct hpcq_chunk *c = &res->chunk[i];
+        json_t *o = json_pack ("{s:i s:i s:I s:i s:i}",
+                               "count", c->count,
+                               "ncpus", c->ncpus,
+                               "mem", (json_int_t)c->mem,
+                               "ngpus", c->ngpus,
+                               "mpiprocs", c->mpiprocs);
+        if (json_array_append_new (a, o) < 0) {
+            json_decref (a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+static json_t *resources_to_json (const struct hpcq_resources *res)
+{
+    json_t *o = json_pack ("{s:I s:s%}",
+                           "walltime", (json_int_t)res->walltime,
+                           "place", res->place,
+                           strnlen (res->place, sizeof (res->place)));
+
+    /* set_new steals the chunks array even when it fails (or is NULL) */
+    if (!o || json_object_set_new (o, "chunks", chunks_to_json (res)) < 0) {
+        json_decref (o);
+        return NULL;
+    }
+    return o;
+}
+
+static json_t *scalars_to_json (const struct hpcq_jobspec *spec)
+{
+    if (spec->join < 0 || spec->join >= (int)ARRAY_SIZE (join_names)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return json_pack ("{s:s s:b s:i s:b}",
+                      "join", join_names[spec->join],
+                      "hold", spec->hold,
+                      "priority", spec->priority,
+                      "rerunnable", spec->rerunnable);
+}
+
+json_t *jobspec_to_json (const struct hpcq_jobspec *spec)
+{
+    json_t *o;
+    size_t i;
+
+    errno = ENOMEM;
+    if (!(o = scalars_to_json (spec)))
+        return NULL;
+    for (i = 0; i < ARRAY_SIZE (string_fields); i++) {
+        const struct string_field *f = &string_fields[i];
+        json_t *v = string_or_null (string_member_const (spec, f));
+        if (json_object_set_new (o, f->key, v) < 0)
+            goto error;
+    }
+    errno = ENOMEM;
+    if (json_object_set_new (o, "env", env_to_json (spec)) < 0
+        || json_object_set_new (o, "resources",
+                                resources_to_json (&spec->res)) < 0)
+        goto error;
+    return o;
+error:
+    json_decref (o);
+    return NULL;
+}
+
+static int known_key (const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE (string_fields); i++) {
+        if (strcmp (string_fields[i].key, key) == 0)
+            return 1;
+    }
+    for (i = 0; other_keys[i]; i++) {
+        if (strcmp (other_keys[i], key) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* An unknown key is refused rather than dropped: it would be a setting
+ * the client believes in and the scheduler never applies. */
+static int check_keys (const json_t *o, struct hpcq_error *err)
+{
+    const char *key;
+    json_t *v;
+
+    json_object_foreach ((json_t *)o, key, v) {
+        if (!known_key (key))
+            return invalid (err, "unknown key '%s'", key);
+    }
+    return 0;
+}
+
+/* Copy a string member: absent or null is NULL unless required.  A JSON
+ * string may hold "\u0000", which C would silently cut short. */
+static int decode_string (const json_t *o, const struct string_field *f,
+                          char **dst, struct hpcq_error *err)
+{
+    json_t *v = json_object_get (o, f->key); /* borrowed */
+
+    if (!v || json_is_null (v)) {
+        if (f->required)
+            return invalid (err, "missing %s", f->key);
+        return 0;
+    }
+    if (!json_is_string (v))
+        return invalid (err, "%s must be a string", f->key);
+    if (strlen (json_string_value (v)) != json_string_length (v))
+        return invalid (err, "%s contains a NUL character", f->key);
+    if (!(*dst = strdup (json_string_value (v))))
+        return nomem (err);
+    return 0;
+}
+
+static int decode_strings (const json_t *o, struct hpcq_jobspec *spec,
+                           struct hpcq_error *err)
+{
+    struct hpcq_error name_err;
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE (string_fields); i++) {
+        const struct string_field *f = &string_fields[i];
+        if (decode_string (o, f, string_member (spec, f), err) < 0)
+            return -1;
+    }
+    if (jobspec_check_name (spec->name, &name_err) < 0)
+        return invalid (err, "%s", name_err.text);
+    /* The worker chdirs here on another host: relative means nothing. */
+    if (spec->workdir[0] != '/')
+        return invalid (err, "workdir '%s' is not an absolute path",
+                        spec->workdir);
+    return 0;
+}
+
+static int decode_join (const char *s, int *join, struct hpcq_error *err)
+{
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE (join_names); i++) {
+        if (strcmp (s, join_names[i]) == 0) {
+            *join = (int)i;
+            return 0;
+        }
+    }
+    return invalid (err, "join '%s' is not one of n, oe, eo", s);
+}
+
+static int decode_scalars (const json_t *o, struct hpcq_jobspec *spec,
+                           struct hpcq_error *err)
+{
+    json_error_t jerr;
+    const char *join = "n";
+    json_int_t priority = 0;
+
+    /* unpack wants a non-const root but only reads it */
+    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s?s s?b s?I s?b}",
+                        "join", &join,
+                        "hold", &spec->hold,
+                        "priority", &priority,
+                        "rerunnable", &spec->rerunnable) < 0)
+        return invalid (err, "%s", jerr.text);
+    if (priority < PRIORITY_MIN || priority > PRIORITY_MAX)
+        return invalid (err, "priority %lld out of range",
+                        (long long)priority);
+    spec->priority = (int)priority;
+    return decode_join (join, &spec->join, err);
+}
+
+static int decode_env_entry (json_t *v, size_t i, struct hpcq_jobspec *spec,
+                             struct hpcq_error *err)
+{
+    const char *s = json_string_value (v);
+    char *entry;
+
+    if (!s)
+        return invalid (err, "env[%zu] must be a string", i);
+    if (strlen (s) != json_string_length (v))
+        return invalid (err, "env[%zu] contains a NUL character", i);
+    if (s[0] == '=' || !strchr (s, '='))
+        return invalid (err, "env[%zu] '%s' is not KEY=VALUE", i, s);
+    if (!(entry = strdup (s)) || env_append (spec, entry) < 0) {
+        free (entry);
+        return nomem (err);
+    }
+    return 0;
+}
+
+static int decode_env (const json_t *o, struct hpcq_jobspec *spec,
+                       struct hpcq_error *err)
+{
+    json_t *env = json_object_get (o, "env"); /* borrowed */
+    json_t *v;
+    size_t i;
+
+    if (!env || json_is_null (env))
+        return 0;
+    if (!json_is_array (env))
+        return invalid (err, "env must be an array");
+    json_array_foreach (env, i, v) {
+        if (decode_env_entry (v, i, spec, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int decode_chunk (json_t *o, size_t i, struct hpcq_chunk *c,
+                         struct hpcq_error *err)
+{
+    json_error_t jerr;
+    json_int_t count, ncpus, mem = 0, ngpus = 0, mpiprocs = 1;
+
+    if (json_unpack_ex (o, &jerr, JSON_STRICT, "{s:I s:I s?I s?I s?I}",
+                        "count", &count,
+                        "ncpus", &ncpus,
+                        "mem", &mem,
+                        "ngpus", &ngpus,
+                        "mpiprocs", &mpiprocs) < 0)
+        return invalid (err, "chunk %zu: %s", i + 1, jerr.text);
+    if (count < 1 || count > INT_MAX)
+        return invalid (err, "chunk %zu: count %lld out of range", i + 1,
+                        (long long)count);
+    if (ncpus < 1 || ncpus > INT_MAX)
+        return invalid (err, "chunk %zu: ncpus %lld out of range", i + 1,
+                        (long long)ncpus);
+    if (mem < 0)
+        return invalid (err, "chunk %zu: mem %lld out of range", i + 1,
+                        (long long)mem);
+    if (ngpus < 0 || ngpus > INT_MAX)
+        return invalid (err, "chunk %zu: ngpus %lld out of range", i + 1,
+                        (long long)ngpus);
+    if (mpiprocs < 0 || mpiprocs > INT_MAX)
+        return invalid (err, "chunk %zu: mpiprocs %lld out of range", i + 1,
+                        (long long)mpiprocs);
+    *c = (struct hpcq_chunk){ .count = (int)count, .ncpus = (int)ncpus,
+                              .mem = mem, .ngpus = (int)ngpus,
+                              .mpiprocs = (int)mpiprocs };
+    return 0;
+}
+
+static int decode_chunks (json_t *chunks, struct hpcq_resources *res,
+                          struct hpcq_error *err)
+{
+    json_t *v;
+    size_t i;
+
+    if (!json_is_array (chunks))
+        return invalid (err, "resources.chunks must be an array");
+    if (json_array_size (chunks) < 1
+        || json_array_size (chunks) > HPCQ_MAX_CHUNKS)
+        return invalid (err, "resources.chunks must have 1 to %d entries",
+                        HPCQ_MAX_CHUNKS);
+    json_array_foreach (chunks, i, v) {
+        if (decode_chunk (v, i, &res->chunk[i], err) < 0)
+            return -1;
+    }
+    res->nchunks = (int)i;
+    return 0;
+}
+
+static int decode_resources (const json_t *o, struct hpcq_resources *res,
+                             struct hpcq_error *err)
+{
+    json_error_t jerr;
+    struct hpcq_error rerr;
+    json_t *chunks;
+    json_int_t walltime = -1;
+    const char *place = "";
+
+    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s:{s:o s?I s?s !}}",
+                        "resources",
+                        "chunks", &chunks,
+                        "walltime", &walltime,
+                        "place", &place) < 0)
+        return invalid (err, "resources: %s", jerr.text);
+    if (walltime < -1)
+        return invalid (err, "walltime %lld out of range",
+                        (long long)walltime);
+    res->walltime = walltime;
+    if (strlen (place) >= sizeof (res->place))
+        return invalid (err, "place '%s' is too long", place);
+    strcpy (res->place, place);
+    if (decode_chunks (chunks, res, err) < 0)
+        return -1;
+    /* Same checks as qsub's: place spelling, totals that fit. */
+    if (resource_finalize (res, &rerr) < 0)
+        return invalid (err, "%s", rerr.text);
+    return 0;
+}
+
+int jobspec_from_json (const json_t *o, struct hpcq_jobspec *spec,
+                       struct hpcq_error *err)
+{
+    jobspec_init (spec);
+    if (!json_is_object (o)) {
+        invalid (err, "not a JSON object");
+        return -1;
+    }
+    if (check_keys (o, err) < 0
+        || decode_strings (o, spec, err) < 0
+        || decode_scalars (o, spec, err) < 0
+        || decode_env (o, spec, err) < 0
+        || decode_resources (o, &spec->res, err) < 0) {
+        /* Free what was decoded so far; the caller may release again. */
+        jobspec_release (spec);
+        return -1;
+    }
+    return 0;
+}

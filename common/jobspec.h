@@ -1,0 +1,71 @@
+/* jobspec.h - a job as the user submitted it.
+ *
+ * qsub builds one from #PBS directives and its command line, the wire
+ * carries it as JSON (jobspec_to_json / jobspec_from_json), the scheduler
+ * keeps it and the database stores that JSON.  It never changes after
+ * submission except through qalter (a later issue).
+ */
+#ifndef HPCQ_COMMON_JOBSPEC_H
+#define HPCQ_COMMON_JOBSPEC_H
+
+#include <jansson.h>
+
+#include "common/error.h"
+#include "common/resource.h"
+
+enum {
+    JOIN_NONE = 0,      /* -j n: separate .o and .e files */
+    JOIN_OE = 1,        /* -j oe: stderr into stdout file */
+    JOIN_EO = 2,        /* -j eo: stdout into stderr file */
+};
+
+struct hpcq_jobspec {
+    char *name;             /* -N; default: script basename or "STDIN" */
+    char *queue;            /* -q; NULL = server default */
+    struct hpcq_resources res;
+    char *script;           /* full script text */
+    char *workdir;          /* submission directory (PBS_O_WORKDIR) */
+    char *submit_host;      /* PBS_O_HOST */
+    char *output_path;      /* -o; NULL = WORKDIR/NAME.oNUM */
+    char *error_path;       /* -e; NULL = WORKDIR/NAME.eNUM */
+    int join;               /* JOIN_* */
+    char **env;             /* "KEY=VALUE" strings: -v, -V and PBS_O_* */
+    int nenv;
+    int hold;               /* -h: submit with a user hold */
+    int priority;           /* -p, -1024..1023 */
+    char *depend;           /* -W depend=..., kept verbatim */
+    char *account;          /* -A */
+    int rerunnable;         /* -r y (1, default) | n (0) */
+    char *mail_points;      /* -m, e.g. "abe" or "n" */
+    char *mail_users;       /* -M */
+    char *submit_args;      /* the qsub command line as typed, for qstat -f */
+};
+
+/* Zero spec and set defaults (priority 0, rerunnable 1, resources init). */
+void jobspec_init (struct hpcq_jobspec *spec);
+
+/* Free what spec points to (not spec itself).  Safe on an init'ed spec. */
+void jobspec_release (struct hpcq_jobspec *spec);
+
+/* Set "KEY=VALUE" in spec->env, replacing an existing KEY.  Returns 0 or -1
+ * (ENOMEM). */
+int jobspec_setenv (struct hpcq_jobspec *spec, const char *key,
+                    const char *value);
+
+/* Value of KEY in spec->env or NULL (borrowed). */
+const char *jobspec_getenv (const struct hpcq_jobspec *spec, const char *key);
+
+/* Check a job name as PBS does: 1..236 characters, no whitespace, no '/'
+ * and no control characters (it becomes part of the output file names).
+ * Returns 0 or -1 with err (EINVAL).  Shared by -N and jobspec_from_json. */
+int jobspec_check_name (const char *name, struct hpcq_error *err);
+
+/* Encode as a new JSON object (caller owns the reference), NULL on ENOMEM. */
+json_t *jobspec_to_json (const struct hpcq_jobspec *spec);
+
+/* Decode and validate (the scheduler does not trust the client):
+ * fills spec (caller releases), returns 0, or -1 with err (EPROTO). */
+int jobspec_from_json (const json_t *o, struct hpcq_jobspec *spec,
+                       struct hpcq_error *err);
+
+#endif

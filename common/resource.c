@@ -1,0 +1,703 @@
+/* resource.c - PBS resource lists (-l) parsed into chunks.
+ *
+ * A job's resources are a list of chunks ("select=2:ncpus=4+1:ncpus=1")
+ * plus job-wide values (walltime, place).  Users write them in PBS Pro
+ * (select=) or Torque (nodes=N:ppn=C) spelling, or as bare job-wide
+ * ncpus/mem/ngpus; resource_parse_list() reads one -l argument at a time
+ * and resource_finalize() turns what was collected into the final chunk
+ * list that the scheduler allocates from.  Nothing unknown is ignored: a
+ * misspelt resource silently dropped would give the user a job that runs
+ * with less than they asked for.
+ */
+#ifdef HAVE_CONFIG_H
+/* <>, not "": "config.h" would find common/config.h (hpcq's config file
+ * reader) next to this file before autoconf's in the build directory. */
+#include <config.h>
+#endif
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/resource.h"
+
+struct size_unit {
+    const char *name;
+    int64_t mult;
+};
+
+/* Units PBS accepts; a word is 8 bytes. */
+static const struct size_unit size_units[] = {
+    { "", 1 },
+    { "b", 1 },
+    { "kb", 1LL << 10 },
+    { "mb", 1LL << 20 },
+    { "gb", 1LL << 30 },
+    { "tb", 1LL << 40 },
+    { "pb", 1LL << 50 },
+    { "w", 8 },
+    { "kw", 8LL << 10 },
+    { "mw", 8LL << 20 },
+    { "gw", 8LL << 30 },
+    { "tw", 8LL << 40 },
+};
+
+/* Units qstat prints, largest first (never words). */
+static const struct size_unit print_units[] = {
+    { "pb", 1LL << 50 },
+    { "tb", 1LL << 40 },
+    { "gb", 1LL << 30 },
+    { "mb", 1LL << 20 },
+    { "kb", 1LL << 10 },
+};
+
+/* What a chunk is when nothing was asked for. */
+static const struct hpcq_chunk default_chunk = {
+    .count = 1, .ncpus = 1, .mem = 0, .ngpus = 0, .mpiprocs = 1,
+};
+
+static const char *place_arrangements[] = { "free", "pack", "scatter", NULL };
+static const char *place_sharings[] = { "excl", "shared", NULL };
+
+#define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
+
+/* errprintf() keeps a stale errno if one is set; a parse error is always
+ * EINVAL, so set it here. */
+static int invalid (struct hpcq_error *err, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+static int invalid (struct hpcq_error *err, const char *fmt, ...)
+{
+    char buf[HPCQ_ERRMSG_MAX];
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (buf, sizeof (buf), fmt, ap);
+    va_end (ap);
+    errno = EINVAL;
+    return errprintf (err, "%s", buf);
+}
+
+/* Parse leading decimal digits of s (no sign, no blanks: strtoll would
+ * accept both).  Sets *end past them.  Returns -1 on no digits/overflow.
+ */
+static int parse_digits (const char *s, const char **end, int64_t *out)
+{
+    char *e;
+    long long v;
+
+    if (!isdigit ((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    v = strtoll (s, &e, 10);
+    if (errno == ERANGE)
+        return -1;
+    *end = e;
+    *out = v;
+    return 0;
+}
+
+/* s must be all digits, value in [min, INT_MAX]. */
+static int parse_int (const char *name, const char *s, int min, int *out,
+                      struct hpcq_error *err)
+{
+    const char *end;
+    int64_t v;
+
+    if (parse_digits (s, &end, &v) < 0 || *end != '\0'
+        || v < min || v > INT_MAX)
+        return invalid (err, "invalid %s '%s' (must be an integer >= %d)",
+                        name, s, min);
+    *out = (int)v;
+    return 0;
+}
+
+static const struct size_unit *size_unit_lookup (const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE (size_units); i++) {
+        if (strcasecmp (size_units[i].name, name) == 0)
+            return &size_units[i];
+    }
+    return NULL;
+}
+
+int resource_parse_size (const char *s, int64_t *bytes,
+                         struct hpcq_error *err)
+{
+    const struct size_unit *unit;
+    const char *end;
+    int64_t n;
+
+    if (!s)
+        s = "";
+    if (parse_digits (s, &end, &n) < 0
+        || !(unit = size_unit_lookup (end))
+        || __builtin_mul_overflow (n, unit->mult, &n))
+        return invalid (err, "invalid size '%s'", s);
+    *bytes = n;
+    return 0;
+}
+
+int resource_parse_walltime (const char *s, int64_t *secs,
+                             struct hpcq_error *err)
+{
+    const char *p = s ? s : "";
+    const char *end;
+    int64_t total = 0;
+    int64_t field;
+    int nfields = 0;
+
+    /* Horner over the colon-separated fields: ((H * 60) + M) * 60 + S. */
+    for (;;) {
+        if (parse_digits (p, &end, &field) < 0 || ++nfields > 3
+            || __builtin_mul_overflow (total, 60, &total)
+            || __builtin_add_overflow (total, field, &total))
+            return invalid (err, "invalid walltime '%s'", s ? s : "");
+        if (*end == '\0')
+            break;
+        if (*end != ':')
+            return invalid (err, "invalid walltime '%s'", s);
+        p = end + 1;
+    }
+    *secs = total;
+    return 0;
+}
+
+static int in_list (const char *s, const char **list)
+{
+    for (; *list; list++) {
+        if (strcmp (s, *list) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* place=[arrangement][:sharing], at least one of the two. */
+static int check_place (const char *s, struct hpcq_error *err)
+{
+    char buf[32];
+    char *sharing;
+
+    if (strlen (s) >= sizeof (buf) || s[0] == '\0')
+        return invalid (err, "invalid place '%s'", s);
+    strcpy (buf, s);
+    if ((sharing = strchr (buf, ':')))
+        *sharing++ = '\0';
+    if (!sharing && (in_list (buf, place_arrangements)
+                     || in_list (buf, place_sharings)))
+        return 0;
+    if (sharing && in_list (buf, place_arrangements)
+        && in_list (sharing, place_sharings))
+        return 0;
+    return invalid (err, "invalid place '%s' (expected free, pack or"
+                    " scatter, optionally with :excl or :shared)", s);
+}
+
+void resource_init (struct hpcq_resources *res)
+{
+    memset (res, 0, sizeof (*res));
+    res->walltime = -1;
+    res->job_ncpus = -1;
+    res->job_mem = -1;
+    res->job_ngpus = -1;
+}
+
+/* Chunk keys: one table for select= and one for Torque's nodes=. */
+struct chunk_key {
+    const char *name;
+    int (*set) (struct hpcq_chunk *c, const char *val,
+                struct hpcq_error *err);
+};
+
+static int chunk_set_ncpus (struct hpcq_chunk *c, const char *val,
+                            struct hpcq_error *err)
+{
+    return parse_int ("ncpus", val, 1, &c->ncpus, err);
+}
+
+static int chunk_set_mem (struct hpcq_chunk *c, const char *val,
+                          struct hpcq_error *err)
+{
+    return resource_parse_size (val, &c->mem, err);
+}
+
+static int chunk_set_ngpus (struct hpcq_chunk *c, const char *val,
+                            struct hpcq_error *err)
+{
+    return parse_int ("ngpus", val, 0, &c->ngpus, err);
+}
+
+static int chunk_set_mpiprocs (struct hpcq_chunk *c, const char *val,
+                               struct hpcq_error *err)
+{
+    return parse_int ("mpiprocs", val, 0, &c->mpiprocs, err);
+}
+
+/* Torque's nodefile lists a node once per ppn, so ppn is also the rank
+ * count MPI sees on that node. */
+static int chunk_set_ppn (struct hpcq_chunk *c, const char *val,
+                          struct hpcq_error *err)
+{
+    if (parse_int ("ppn", val, 1, &c->ncpus, err) < 0)
+        return -1;
+    c->mpiprocs = c->ncpus;
+    return 0;
+}
+
+static int chunk_set_gpus (struct hpcq_chunk *c, const char *val,
+                           struct hpcq_error *err)
+{
+    return parse_int ("gpus", val, 0, &c->ngpus, err);
+}
+
+static const struct chunk_key select_keys[] = {
+    { "ncpus", chunk_set_ncpus },
+    { "mem", chunk_set_mem },
+    { "ngpus", chunk_set_ngpus },
+    { "mpiprocs", chunk_set_mpiprocs },
+    { NULL, NULL },
+};
+
+static const struct chunk_key nodes_keys[] = {
+    { "ppn", chunk_set_ppn },
+    { "gpus", chunk_set_gpus },
+    { NULL, NULL },
+};
+
+/* One "key=value" item of a chunk term (modified in place). */
+static int chunk_apply_item (struct hpcq_chunk *c, char *item,
+                             const struct chunk_key *keys, const char *what,
+                             struct hpcq_error *err)
+{
+    char *val = strchr (item, '=');
+
+    if (!val)
+        return invalid (err, "invalid %s item '%s'", what, item);
+    *val++ = '\0';
+    for (; keys->name; keys++) {
+        if (strcasecmp (keys->name, item) == 0)
+            return keys->set (c, val, err);
+    }
+    return invalid (err, "unknown resource '%s' in %s", item, what);
+}
+
+/* One chunk term, "[N:]key=val:key=val" (modified in place). */
+static int chunk_parse (char *term, const struct chunk_key *keys,
+                        const char *what, struct hpcq_chunk *c,
+                        struct hpcq_error *err)
+{
+    char *item = strsep (&term, ":");
+
+    *c = default_chunk;
+    if (!strchr (item, '=')) {
+        if (parse_int ("chunk count", item, 1, &c->count, err) < 0)
+            return -1;
+        item = strsep (&term, ":");
+    }
+    for (; item; item = strsep (&term, ":")) {
+        if (chunk_apply_item (c, item, keys, what, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* "term+term+..." into res->chunk[], replacing any earlier select/nodes. */
+static int chunks_parse (struct hpcq_resources *res, const char *value,
+                         const struct chunk_key *keys, const char *what,
+                         struct hpcq_error *err)
+{
+    char *copy = strdup (value);
+    char *rest = copy;
+    char *term;
+    int n = 0;
+    int rc = -1;
+
+    if (!copy)
+        return errprintf (err, "out of memory");
+    while ((term = strsep (&rest, "+"))) {
+        if (n == HPCQ_MAX_CHUNKS) {
+            invalid (err, "too many chunks in %s (at most %d)", what,
+                     HPCQ_MAX_CHUNKS);
+            goto done;
+        }
+        if (chunk_parse (term, keys, what, &res->chunk[n++], err) < 0)
+            goto done;
+    }
+    res->nchunks = n;
+    rc = 0;
+done:
+    free (copy);
+    return rc;
+}
+
+/* Top-level resource names. */
+struct resource_key {
+    const char *name;
+    int (*set) (struct hpcq_resources *res, const char *val,
+                struct hpcq_error *err);
+};
+
+static int res_set_select (struct hpcq_resources *res, const char *val,
+                           struct hpcq_error *err)
+{
+    return chunks_parse (res, val, select_keys, "select", err);
+}
+
+static int res_set_nodes (struct hpcq_resources *res, const char *val,
+                          struct hpcq_error *err)
+{
+    return chunks_parse (res, val, nodes_keys, "nodes", err);
+}
+
+static int res_set_walltime (struct hpcq_resources *res, const char *val,
+                             struct hpcq_error *err)
+{
+    return resource_parse_walltime (val, &res->walltime, err);
+}
+
+static int res_set_mem (struct hpcq_resources *res, const char *val,
+                        struct hpcq_error *err)
+{
+    return resource_parse_size (val, &res->job_mem, err);
+}
+
+static int res_set_ncpus (struct hpcq_resources *res, const char *val,
+                          struct hpcq_error *err)
+{
+    return parse_int ("ncpus", val, 1, &res->job_ncpus, err);
+}
+
+static int res_set_ngpus (struct hpcq_resources *res, const char *val,
+                          struct hpcq_error *err)
+{
+    return parse_int ("ngpus", val, 0, &res->job_ngpus, err);
+}
+
+static int res_set_place (struct hpcq_resources *res, const char *val,
+                          struct hpcq_error *err)
+{
+    if (check_place (val, err) < 0)
+        return -1;
+    snprintf (res->place, sizeof (res->place), "%s", val);
+    return 0;
+}
+
+static const struct resource_key resource_keys[] = {
+    { "select", res_set_select },
+    { "nodes", res_set_nodes },
+    { "walltime", res_set_walltime },
+    { "mem", res_set_mem },
+    { "ncpus", res_set_ncpus },
+    { "ngpus", res_set_ngpus },
+    { "place", res_set_place },
+};
+
+/* One "name=value" item of an -l list (modified in place). */
+static int resource_apply_item (struct hpcq_resources *res, char *item,
+                                struct hpcq_error *err)
+{
+    char *val = strchr (item, '=');
+    size_t i;
+
+    if (item[0] == '\0')
+        return invalid (err, "empty item in resource list");
+    if (val)
+        *val++ = '\0';
+    for (i = 0; i < ARRAY_SIZE (resource_keys); i++) {
+        if (strcasecmp (resource_keys[i].name, item) != 0)
+            continue;
+        if (!val || *val == '\0')
+            return invalid (err, "missing value for resource '%s'", item);
+        return resource_keys[i].set (res, val, err);
+    }
+    return invalid (err, "unknown resource '%s'", item);
+}
+
+int resource_parse_list (struct hpcq_resources *res, const char *arg,
+                         struct hpcq_error *err)
+{
+    struct hpcq_resources tmp = *res;
+    char *copy;
+    char *rest;
+    char *item;
+    int rc = 0;
+
+    if (!arg || arg[0] == '\0')
+        return invalid (err, "empty resource list");
+    if (!(copy = strdup (arg)))
+        return errprintf (err, "out of memory");
+    /* Work on a copy so a bad list leaves res as it was. */
+    rest = copy;
+    while (rc == 0 && (item = strsep (&rest, ",")))
+        rc = resource_apply_item (&tmp, item, err);
+    free (copy);
+    if (rc == 0)
+        *res = tmp;
+    return rc;
+}
+
+/* The chunks to count: the default chunk where none were asked for. */
+static const struct hpcq_chunk *chunks_of (const struct hpcq_resources *res,
+                                           int *n)
+{
+    if (res->nchunks <= 0) {
+        *n = 1;
+        return &default_chunk;
+    }
+    *n = res->nchunks > HPCQ_MAX_CHUNKS ? HPCQ_MAX_CHUNKS : res->nchunks;
+    return res->chunk;
+}
+
+/* Sum count * field(chunk) in 64 bits; -1 on overflow. */
+static int64_t chunks_sum (const struct hpcq_resources *res,
+                           int64_t (*field) (const struct hpcq_chunk *))
+{
+    int n, i;
+    const struct hpcq_chunk *c = chunks_of (res, &n);
+    int64_t total = 0;
+    int64_t v;
+
+    for (i = 0; i < n; i++) {
+        if (__builtin_mul_overflow ((int64_t)c[i].count, field (&c[i]), &v)
+            || __builtin_add_overflow (total, v, &total))
+            return -1;
+    }
+    return total;
+}
+
+static int64_t field_one (const struct hpcq_chunk *c)
+{
+    return 1;
+}
+
+static int64_t field_ncpus (const struct hpcq_chunk *c)
+{
+    return c->ncpus;
+}
+
+static int64_t field_mem (const struct hpcq_chunk *c)
+{
+    return c->mem;
+}
+
+static int64_t field_ngpus (const struct hpcq_chunk *c)
+{
+    return c->ngpus;
+}
+
+static int64_t field_mpiprocs (const struct hpcq_chunk *c)
+{
+    return c->mpiprocs;
+}
+
+int resource_total_ncpus (const struct hpcq_resources *res)
+{
+    return (int)chunks_sum (res, field_ncpus);
+}
+
+int64_t resource_total_mem (const struct hpcq_resources *res)
+{
+    return chunks_sum (res, field_mem);
+}
+
+int resource_total_ngpus (const struct hpcq_resources *res)
+{
+    return (int)chunks_sum (res, field_ngpus);
+}
+
+int resource_total_chunks (const struct hpcq_resources *res)
+{
+    return (int)chunks_sum (res, field_one);
+}
+
+/* Job-wide values with no select/nodes become the one chunk.  They are
+ * cleared afterwards so that finalizing twice is harmless. */
+static void fold_job_wide (struct hpcq_resources *res)
+{
+    struct hpcq_chunk *c = &res->chunk[0];
+
+    *c = default_chunk;
+    if (res->job_ncpus > 0)
+        c->ncpus = res->job_ncpus;
+    if (res->job_mem >= 0)
+        c->mem = res->job_mem;
+    if (res->job_ngpus >= 0)
+        c->ngpus = res->job_ngpus;
+    res->nchunks = 1;
+    res->job_ncpus = -1;
+    res->job_mem = -1;
+    res->job_ngpus = -1;
+}
+
+/* With select/nodes, PBS Pro refuses a job-wide ncpus (which chunk would
+ * it go to?).  A job-wide mem or ngpus is only a restatement of the total
+ * and must match it, or the user believes in a limit that is not there.
+ */
+static int check_job_wide (const struct hpcq_resources *res,
+                           struct hpcq_error *err)
+{
+    char want[32], have[32];
+
+    if (res->job_ncpus >= 0)
+        return invalid (err, "job-wide ncpus=%d cannot be combined with"
+                        " select or nodes; put ncpus in the chunk",
+                        res->job_ncpus);
+    if (res->job_mem >= 0 && res->job_mem != resource_total_mem (res)) {
+        resource_format_size (res->job_mem, want, sizeof (want));
+        resource_format_size (resource_total_mem (res), have, sizeof (have));
+        return invalid (err, "job-wide mem=%s does not match the select"
+                        " total %s", want, have);
+    }
+    if (res->job_ngpus >= 0 && res->job_ngpus != resource_total_ngpus (res))
+        return invalid (err, "job-wide ngpus=%d does not match the select"
+                        " total %d", res->job_ngpus,
+                        resource_total_ngpus (res));
+    return 0;
+}
+
+static int check_chunk (const struct hpcq_chunk *c, int i,
+                        struct hpcq_error *err)
+{
+    if (c->count < 1)
+        return invalid (err, "chunk %d: count %d out of range", i + 1,
+                        c->count);
+    if (c->ncpus < 1)
+        return invalid (err, "chunk %d: ncpus %d out of range", i + 1,
+                        c->ncpus);
+    if (c->mem < 0)
+        return invalid (err, "chunk %d: mem out of range", i + 1);
+    if (c->ngpus < 0)
+        return invalid (err, "chunk %d: ngpus %d out of range", i + 1,
+                        c->ngpus);
+    if (c->mpiprocs < 0)
+        return invalid (err, "chunk %d: mpiprocs %d out of range", i + 1,
+                        c->mpiprocs);
+    return 0;
+}
+
+/* Each chunk in range, and no total overflows what the totals return. */
+static int check_chunks (const struct hpcq_resources *res,
+                         struct hpcq_error *err)
+{
+    int i;
+    int64_t (*int_fields[]) (const struct hpcq_chunk *) = {
+        field_one, field_ncpus, field_ngpus, field_mpiprocs,
+    };
+
+    if (res->nchunks < 1 || res->nchunks > HPCQ_MAX_CHUNKS)
+        return invalid (err, "between 1 and %d chunks allowed, got %d",
+                        HPCQ_MAX_CHUNKS, res->nchunks);
+    for (i = 0; i < res->nchunks; i++) {
+        if (check_chunk (&res->chunk[i], i, err) < 0)
+            return -1;
+    }
+    for (i = 0; i < (int)ARRAY_SIZE (int_fields); i++) {
+        int64_t total = chunks_sum (res, int_fields[i]);
+        if (total < 0 || total > INT_MAX)
+            return invalid (err, "resource request too large");
+    }
+    if (chunks_sum (res, field_mem) < 0)
+        return invalid (err, "resource request too large");
+    return 0;
+}
+
+int resource_finalize (struct hpcq_resources *res, struct hpcq_error *err)
+{
+    if (res->nchunks == 0)
+        fold_job_wide (res);
+    if (check_chunks (res, err) < 0 || check_job_wide (res, err) < 0)
+        return -1;
+    if (res->walltime < -1)
+        return invalid (err, "walltime out of range");
+    if (memchr (res->place, '\0', sizeof (res->place)) == NULL)
+        return invalid (err, "invalid place");
+    if (res->place[0] != '\0' && check_place (res->place, err) < 0)
+        return -1;
+    return 0;
+}
+
+void resource_format_walltime (int64_t secs, char *buf, int len)
+{
+    if (len <= 0)
+        return;
+    if (secs < 0) {
+        snprintf (buf, len, "--");
+        return;
+    }
+    snprintf (buf, len, "%02lld:%02d:%02d", (long long)(secs / 3600),
+              (int)(secs / 60 % 60), (int)(secs % 60));
+}
+
+void resource_format_size (int64_t bytes, char *buf, int len)
+{
+    size_t i;
+
+    if (len <= 0)
+        return;
+    for (i = 0; bytes > 0 && i < ARRAY_SIZE (print_units); i++) {
+        if (bytes % print_units[i].mult == 0) {
+            snprintf (buf, len, "%lld%s",
+                      (long long)(bytes / print_units[i].mult),
+                      print_units[i].name);
+            return;
+        }
+    }
+    snprintf (buf, len, "%lldb", (long long)bytes);
+}
+
+/* Append to buf at *pos, never past len; output is cut short if small. */
+static void append (char *buf, int len, int *pos, const char *fmt, ...)
+    __attribute__ ((format (printf, 4, 5)));
+
+static void append (char *buf, int len, int *pos, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (*pos >= len - 1)
+        return;
+    va_start (ap, fmt);
+    n = vsnprintf (buf + *pos, len - *pos, fmt, ap);
+    va_end (ap);
+    if (n > 0)
+        *pos = *pos + n < len - 1 ? *pos + n : len - 1;
+}
+
+static void format_chunk (const struct hpcq_chunk *c, char *buf, int len,
+                          int *pos)
+{
+    char mem[32];
+
+    append (buf, len, pos, "%d:ncpus=%d", c->count, c->ncpus);
+    if (c->mem > 0) {
+        resource_format_size (c->mem, mem, sizeof (mem));
+        append (buf, len, pos, ":mem=%s", mem);
+    }
+    if (c->ngpus > 0)
+        append (buf, len, pos, ":ngpus=%d", c->ngpus);
+    if (c->mpiprocs != 1)
+        append (buf, len, pos, ":mpiprocs=%d", c->mpiprocs);
+}
+
+void resource_format_select (const struct hpcq_resources *res,
+                             char *buf, int len)
+{
+    int n, i;
+    int pos = 0;
+    const struct hpcq_chunk *c = chunks_of (res, &n);
+
+    if (len <= 0)
+        return;
+    buf[0] = '\0';
+    for (i = 0; i < n; i++) {
+        if (i > 0)
+            append (buf, len, &pos, "+");
+        format_chunk (&c[i], buf, len, &pos);
+    }
+}

@@ -1,0 +1,80 @@
+/* resource.h - what a job asks for: PBS resource lists parsed into numbers.
+ *
+ * Accepts the PBS Pro and Torque spellings users already write:
+ *   -l select=2:ncpus=4:mem=8gb:ngpus=1+1:ncpus=1
+ *   -l nodes=2:ppn=4:gpus=1
+ *   -l walltime=01:30:00,mem=4gb,ncpus=8
+ *   -l place=scatter
+ * and keeps them as chunks (one per select term), each with a repeat count.
+ * Job-wide ncpus/mem/ngpus without select become one chunk.  Memory is in
+ * bytes, walltime in seconds.
+ */
+#ifndef HPCQ_COMMON_RESOURCE_H
+#define HPCQ_COMMON_RESOURCE_H
+
+#include <stdint.h>
+
+#include "common/error.h"
+
+#define HPCQ_MAX_CHUNKS 16
+
+struct hpcq_chunk {
+    int count;          /* how many of this chunk (select=N), >= 1 */
+    int ncpus;          /* cores per chunk, >= 1 (default 1) */
+    int64_t mem;        /* bytes per chunk, 0 = not requested */
+    int ngpus;          /* GPUs per chunk, >= 0 */
+    int mpiprocs;       /* MPI ranks per chunk (PBS_NODEFILE lines), default 1 */
+};
+
+struct hpcq_resources {
+    int nchunks;                        /* 0 = nothing asked: one default chunk */
+    struct hpcq_chunk chunk[HPCQ_MAX_CHUNKS];
+    int64_t walltime;                   /* seconds; -1 = not requested */
+    char place[32];                     /* "" or free|pack|scatter[:excl] */
+    /* Job-wide values given outside select (-l ncpus=4,mem=2gb), kept so a
+     * later select or the default chunk can use them.  -1 = not given. */
+    int job_ncpus;
+    int64_t job_mem;
+    int job_ngpus;
+};
+
+/* Set res to "nothing requested". */
+void resource_init (struct hpcq_resources *res);
+
+/* Parse one -l argument (comma separated key=value list) into res, on top
+ * of what is already there (later values override).  Unknown resource
+ * names, malformed values, negative or zero counts are errors.
+ * Returns 0, or -1 with err filled.
+ */
+int resource_parse_list (struct hpcq_resources *res, const char *arg,
+                         struct hpcq_error *err);
+
+/* After all -l options: build the final chunk list (job-wide ncpus/mem/
+ * ngpus become one chunk when no select/nodes was given; otherwise they
+ * must agree with it) and check it.  Returns 0 or -1 with err. */
+int resource_finalize (struct hpcq_resources *res, struct hpcq_error *err);
+
+/* Totals over all chunks (count * per-chunk value). */
+int resource_total_ncpus (const struct hpcq_resources *res);
+int64_t resource_total_mem (const struct hpcq_resources *res);
+int resource_total_ngpus (const struct hpcq_resources *res);
+int resource_total_chunks (const struct hpcq_resources *res);
+
+/* "[[HH:]MM:]SS" or plain seconds -> seconds.  Returns -1 with err. */
+int resource_parse_walltime (const char *s, int64_t *secs,
+                             struct hpcq_error *err);
+
+/* PBS size: integer with optional unit b,kb,mb,gb,tb,pb,w,kw,mw,gw,tw
+ * (case-insensitive, k = 1024; no unit = bytes) -> bytes. */
+int resource_parse_size (const char *s, int64_t *bytes,
+                         struct hpcq_error *err);
+
+/* Formatting for qstat: "HH:MM:SS" and PBS sizes ("4gb", "512kb"). */
+void resource_format_walltime (int64_t secs, char *buf, int len);
+void resource_format_size (int64_t bytes, char *buf, int len);
+
+/* The select statement as PBS shows it: "2:ncpus=4:mem=8gb+1:ncpus=1". */
+void resource_format_select (const struct hpcq_resources *res,
+                             char *buf, int len);
+
+#endif

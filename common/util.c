@@ -1,0 +1,164 @@
+/* util.c - see util.h */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/util.h"
+
+void *xzalloc (size_t n)
+{
+    void *p = calloc (1, n ? n : 1);
+    if (!p) {
+        fprintf (stderr, "out of memory\n");
+        abort ();
+    }
+    return p;
+}
+
+char *xstrdup (const char *s)
+{
+    char *p = strdup (s ? s : "");
+    if (!p) {
+        fprintf (stderr, "out of memory\n");
+        abort ();
+    }
+    return p;
+}
+
+int64_t util_now_ms (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t util_wall_secs (void)
+{
+    return (int64_t)time (NULL);
+}
+
+void util_format_ctime (int64_t secs, char *buf, int len)
+{
+    time_t t = (time_t)secs;
+    struct tm tm;
+    localtime_r (&t, &tm);
+    strftime (buf, len, "%a %b %e %H:%M:%S %Y", &tm);
+}
+
+char *util_read_fd (int fd, size_t max, size_t *lenp)
+{
+    size_t cap = 4096, len = 0;
+    char *buf = malloc (cap + 1);
+
+    if (!buf)
+        return NULL;
+    for (;;) {
+        ssize_t n;
+        if (len == cap) {
+            char *nbuf;
+            if (cap >= max) {
+                free (buf);
+                errno = EFBIG;
+                return NULL;
+            }
+            cap *= 2;
+            if (!(nbuf = realloc (buf, cap + 1))) {
+                free (buf);
+                return NULL;
+            }
+            buf = nbuf;
+        }
+        n = read (fd, buf + len, cap - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int saved = errno;
+            free (buf);
+            errno = saved;
+            return NULL;
+        }
+        if (n == 0)
+            break;
+        len += n;
+    }
+    if (len > max) {
+        free (buf);
+        errno = EFBIG;
+        return NULL;
+    }
+    buf[len] = '\0';
+    if (lenp)
+        *lenp = len;
+    return buf;
+}
+
+char *util_read_file (const char *path, size_t max, size_t *lenp)
+{
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    char *buf;
+    int saved;
+
+    if (fd < 0)
+        return NULL;
+    buf = util_read_fd (fd, max, lenp);
+    saved = errno;
+    close (fd);
+    errno = saved;
+    return buf;
+}
+
+int util_write_all (int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = write (fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        p += n;
+        len -= n;
+    }
+    return 0;
+}
+
+int util_mkdir_p (const char *path)
+{
+    char tmp[4096];
+    size_t len = strlen (path);
+
+    if (len == 0 || len >= sizeof (tmp)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy (tmp, path, len + 1);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir (tmp, 0700) < 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir (tmp, 0700) < 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+void util_short_hostname (char *buf, int len)
+{
+    char *dot;
+    if (gethostname (buf, len) < 0 || buf[0] == '\0')
+        snprintf (buf, len, "localhost");
+    buf[len - 1] = '\0';
+    if ((dot = strchr (buf, '.')))
+        *dot = '\0';
+}

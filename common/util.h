@@ -1,0 +1,34 @@
+/* util.h - small helpers every program uses: checked allocation, time. */
+#ifndef HPCQ_COMMON_UTIL_H
+#define HPCQ_COMMON_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Allocation that aborts on failure: for the CLI and start-up paths only,
+ * where running out of memory leaves nothing sensible to do. */
+void *xzalloc (size_t n);
+char *xstrdup (const char *s);
+
+/* Monotonic and wall clocks in milliseconds / seconds. */
+int64_t util_now_ms (void);
+int64_t util_wall_secs (void);
+
+/* "Sun Nov 29 15:43:31 2026", as PBS prints times; buf >= 32. */
+void util_format_ctime (int64_t secs, char *buf, int len);
+
+/* Read a whole file (or fd) into a NUL-terminated buffer the caller frees.
+ * Returns NULL with errno; EFBIG past max bytes. */
+char *util_read_file (const char *path, size_t max, size_t *lenp);
+char *util_read_fd (int fd, size_t max, size_t *lenp);
+
+/* Write all of buf to fd, retrying on EINTR.  Returns 0 or -1. */
+int util_write_all (int fd, const void *buf, size_t len);
+
+/* Make a directory and its parents (mode 0700 for new ones).  0 or -1. */
+int util_mkdir_p (const char *path);
+
+/* Short host name (up to the first dot) into buf. */
+void util_short_hostname (char *buf, int len);
+
+#endif

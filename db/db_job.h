@@ -1,0 +1,69 @@
+/* db_job.h - jobs, their attempts and their event history in the database.
+ *
+ * struct db_job is a job's durable record; the scheduler embeds it in its
+ * in-memory job and writes it through on every change.  The request itself
+ * is stored as the jobspec JSON text.
+ */
+#ifndef HPCQ_DB_DB_JOB_H
+#define HPCQ_DB_DB_JOB_H
+
+#include <stdint.h>
+
+#include "db/db.h"
+
+#define DB_UUID_LEN 37
+#define DB_NAME_LEN 256
+
+struct db_job {
+    int64_t seq;
+    char uuid[DB_UUID_LEN];
+    char owner[64];
+    int64_t uid;
+    char name[DB_NAME_LEN];
+    char queue[64];
+    char state;                 /* 'Q' 'H' 'W' 'R' 'E' 'F' */
+    char hold_types[8];         /* "n", "u", "o", "s" combinations */
+    int priority;
+    char *spec;                 /* jobspec JSON text (owned) */
+    int64_t ctime, mtime, stime, etime;   /* 0 = unset */
+    int has_exit;
+    int exit_status;
+    char *comment;              /* owned, may be NULL */
+    int run_count;              /* attempts started so far */
+    char *exec_host;            /* "node1/0*2+node2/0*2" (owned, may be NULL) */
+    char *exec_vnode;           /* "(node1:ncpus=2)+..." (owned, may be NULL) */
+    int64_t session_id;
+    char *resources_used;       /* JSON text (owned, may be NULL) */
+    char *alloc;                /* JSON: where it runs, to rebuild node usage after a restart */
+};
+
+/* Free the strings a record owns. */
+void db_job_release (struct db_job *j);
+
+/* Insert a new job.  0 or -1 (errno). */
+int db_job_insert (struct db *db, const struct db_job *j);
+
+/* Write the mutable fields (state, holds, times, exit, comment, run_count,
+ * exec_host/vnode, session, resources_used, priority, queue). */
+int db_job_update (struct db *db, const struct db_job *j);
+
+/* Call cb for each job in sequence order; the record is the callback's to
+ * keep (it must db_job_release it).  A callback returning -1 stops. */
+typedef int (*db_job_f) (struct db_job *j, void *arg);
+int db_job_foreach (struct db *db, db_job_f cb, void *arg);
+
+/* Attempt records: one row per run of a job. */
+int db_attempt_start (struct db *db, int64_t seq, int attempt,
+                      const char *node, const char *exec_host, int64_t start);
+int db_attempt_end (struct db *db, int64_t seq, int attempt, int64_t end,
+                    int exit_status, const char *reason, int64_t cput,
+                    int64_t walltime, int64_t maxrss);
+
+/* Event history.  seq may be 0 for server events. */
+int db_event_add (struct db *db, int64_t seq, int64_t time, const char *type,
+                  const char *actor, const char *detail);
+
+/* Number of events of a type for a job (tests and accounting). */
+int db_event_count (struct db *db, int64_t seq, const char *type);
+
+#endif

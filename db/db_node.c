@@ -1,0 +1,44 @@
+/* db_node.c - see db_node.h */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+#include "db/db_node.h"
+
+static const char *sql_upsert =
+    "INSERT INTO nodes (name, ncpus, mem, gpus, labels, state, last_seen)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (name) DO UPDATE SET"
+    " ncpus = excluded.ncpus, mem = excluded.mem, gpus = excluded.gpus,"
+    " labels = excluded.labels, state = excluded.state,"
+    " last_seen = excluded.last_seen";
+
+static const char *sql_set_state =
+    "UPDATE nodes SET state = ?2, last_seen = ?3 WHERE name = ?1";
+
+int db_node_upsert (struct db *db, const struct db_node *n)
+{
+    sqlite3_stmt *st;
+
+    if (db_txn_ensure (db) < 0 || !(st = db_stmt (db, sql_upsert)))
+        return -1;
+    sqlite3_bind_text (st, 1, n->name, -1, SQLITE_STATIC);
+    sqlite3_bind_int (st, 2, n->ncpus);
+    sqlite3_bind_int64 (st, 3, n->mem);
+    sqlite3_bind_text (st, 4, n->gpus ? n->gpus : "[]", -1, SQLITE_STATIC);
+    sqlite3_bind_text (st, 5, n->labels ? n->labels : "", -1, SQLITE_STATIC);
+    sqlite3_bind_text (st, 6, n->state, -1, SQLITE_STATIC);
+    sqlite3_bind_int64 (st, 7, n->last_seen);
+    return db_exec_stmt (db, st);
+}
+
+int db_node_set_state (struct db *db, const char *name, const char *state,
+                       int64_t last_seen)
+{
+    sqlite3_stmt *st;
+
+    if (db_txn_ensure (db) < 0 || !(st = db_stmt (db, sql_set_state)))
+        return -1;
+    sqlite3_bind_text (st, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_text (st, 2, state, -1, SQLITE_STATIC);
+    sqlite3_bind_int64 (st, 3, last_seen);
+    return db_exec_stmt (db, st);
+}

@@ -1,0 +1,28 @@
+/* db_node.h - the nodes the scheduler has seen, as last reported.
+ *
+ * Live node state is the scheduler's (heartbeats); the table keeps what an
+ * administrator and a restarted scheduler want to know: each node's
+ * resources and when it was last heard from.
+ */
+#ifndef HPCQ_DB_DB_NODE_H
+#define HPCQ_DB_DB_NODE_H
+
+#include <stdint.h>
+
+#include "db/db.h"
+
+struct db_node {
+    char name[64];
+    int ncpus;
+    int64_t mem;
+    const char *gpus;           /* JSON array text */
+    const char *labels;         /* comma separated */
+    const char *state;          /* "free", "down", ... */
+    int64_t last_seen;
+};
+
+int db_node_upsert (struct db *db, const struct db_node *n);
+int db_node_set_state (struct db *db, const char *name, const char *state,
+                       int64_t last_seen);
+
+#endif

@@ -1,0 +1,160 @@
+/* job_attr.c - see job_attr.h
+ *
+ * Attribute names, value formats and the order follow PBS Pro's qstat -f,
+ * because workflow tools (Nextflow, Snakemake, dask-jobqueue, Parsl) parse
+ * them.  Times are ctime strings, durations HH:MM:SS, sizes "4gb".
+ */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+#include <stdio.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "scheduler/job_attr.h"
+
+static void set_str (json_t *o, const char *key, const char *value)
+{
+    if (value)
+        json_object_set_new (o, key, json_string (value));
+}
+
+static void set_time (json_t *o, const char *key, int64_t secs)
+{
+    char buf[64];
+    if (secs <= 0)
+        return;
+    util_format_ctime (secs, buf, sizeof (buf));
+    json_object_set_new (o, key, json_string (buf));
+}
+
+static int state_substate (char state)
+{
+    switch (state) {
+    case 'Q': return 10;
+    case 'H': return 20;
+    case 'W': return 30;
+    case 'R': return 42;
+    case 'E': return 51;
+    default: return 92;
+    }
+}
+
+/* "host:/abs/path" as PBS shows output paths. */
+static void set_path (json_t *o, const char *key, const struct job *job,
+                      const char *given, char kind)
+{
+    const struct hpcq_jobspec *s = &job->spec;
+    char buf[4096];
+
+    if (given && given[0] == '/')
+        snprintf (buf, sizeof (buf), "%s:%s", s->submit_host, given);
+    else if (given)
+        snprintf (buf, sizeof (buf), "%s:%s/%s", s->submit_host, s->workdir, given);
+    else
+        snprintf (buf, sizeof (buf), "%s:%s/%s.%c%lld", s->submit_host, s->workdir,
+                  s->name, kind, (long long)job->rec.seq);
+    json_object_set_new (o, key, json_string (buf));
+}
+
+static json_t *resource_list (const struct job *job)
+{
+    const struct hpcq_resources *res = &job->spec.res;
+    json_t *o = json_object ();
+    char buf[512];
+
+    json_object_set_new (o, "ncpus", json_integer (resource_total_ncpus (res)));
+    if (resource_total_mem (res) > 0) {
+        resource_format_size (resource_total_mem (res), buf, sizeof (buf));
+        json_object_set_new (o, "mem", json_string (buf));
+    }
+    if (resource_total_ngpus (res) > 0)
+        json_object_set_new (o, "ngpus", json_integer (resource_total_ngpus (res)));
+    json_object_set_new (o, "nodect", json_integer (resource_total_chunks (res)));
+    json_object_set_new (o, "place", json_string (res->place[0] ? res->place : "free"));
+    resource_format_select (res, buf, sizeof (buf));
+    json_object_set_new (o, "select", json_string (buf));
+    if (res->walltime >= 0) {
+        resource_format_walltime (res->walltime, buf, sizeof (buf));
+        json_object_set_new (o, "walltime", json_string (buf));
+    }
+    return o;
+}
+
+static json_t *variable_list (const struct job *job)
+{
+    json_t *o = json_object ();
+
+    for (int i = 0; i < job->spec.nenv; i++) {
+        const char *kv = job->spec.env[i], *eq = strchr (kv, '=');
+        char key[256];
+        if (!eq || (size_t)(eq - kv) >= sizeof (key))
+            continue;
+        memcpy (key, kv, eq - kv);
+        key[eq - kv] = '\0';
+        json_object_set_new (o, key, json_string (eq + 1));
+    }
+    return o;
+}
+
+static void add_identity (json_t *o, const struct job *job, const char *server)
+{
+    char owner[384];
+
+    snprintf (owner, sizeof (owner), "%s@%s", job->rec.owner, job->spec.submit_host);
+    set_str (o, "Job_Name", job->spec.name);
+    set_str (o, "Job_Owner", owner);
+    if (job->rec.resources_used) {
+        json_t *ru = json_loads (job->rec.resources_used, 0, NULL);
+        if (ru)
+            json_object_set_new (o, "resources_used", ru);
+    }
+    json_object_set_new (o, "job_state", json_stringn (&job->rec.state, 1));
+    set_str (o, "queue", job->rec.queue);
+    set_str (o, "server", server);
+    set_str (o, "Checkpoint", "u");
+    set_time (o, "ctime", job->rec.ctime);
+}
+
+json_t *job_attr_json (struct server *srv, const struct job *job)
+{
+    const struct hpcq_jobspec *s = &job->spec;
+    json_t *o = json_object ();
+    static const char *join[] = { "n", "oe", "eo" };
+
+    if (!o)
+        return NULL;
+    add_identity (o, job, srv->name);
+    set_path (o, "Error_Path", job, s->error_path, 'e');
+    set_str (o, "exec_host", job->rec.exec_host);
+    set_str (o, "exec_vnode", job->rec.exec_vnode);
+    set_str (o, "Hold_Types", job->rec.hold_types);
+    set_str (o, "Join_Path", join[s->join % 3]);
+    set_str (o, "Keep_Files", "n");
+    set_str (o, "Mail_Points", s->mail_points ? s->mail_points : "a");
+    set_str (o, "Mail_Users", s->mail_users);
+    set_time (o, "mtime", job->rec.mtime);
+    set_path (o, "Output_Path", job, s->output_path, 'o');
+    json_object_set_new (o, "Priority", json_integer (job->rec.priority));
+    set_time (o, "qtime", job->rec.ctime);
+    set_str (o, "Rerunable", s->rerunnable ? "True" : "False");
+    json_object_set_new (o, "Resource_List", resource_list (job));
+    set_time (o, "stime", job->rec.stime);
+    if (job->rec.session_id)
+        json_object_set_new (o, "session_id", json_integer (job->rec.session_id));
+    set_str (o, "jobdir", s->workdir);
+    json_object_set_new (o, "substate", json_integer (state_substate (job->rec.state)));
+    json_object_set_new (o, "Variable_List", variable_list (job));
+    set_str (o, "comment", job->rec.comment);
+    set_time (o, "etime", job->rec.ctime);
+    json_object_set_new (o, "run_count", json_integer (job->rec.run_count));
+    if (job->rec.has_exit)
+        json_object_set_new (o, "Exit_status", json_integer (job->rec.exit_status));
+    set_str (o, "Submit_arguments", s->submit_args);
+    set_str (o, "Account_Name", s->account);
+    set_str (o, "depend", s->depend);
+    set_time (o, "obittime", job->rec.state == 'F' ? job->rec.etime : 0);
+    set_str (o, "project", "_pbs_project_default");
+    set_str (o, "hpcq_uuid", job->rec.uuid);
+    return o;
+}

@@ -1,0 +1,18 @@
+/* job_attr.h - a job as PBS tools see it: the qstat -f attributes.
+ *
+ * Builds the PBS Pro attribute set (Job_Name, Job_Owner, job_state,
+ * Resource_List, resources_used, exec_host, Exit_status, ...) as a JSON
+ * object, the shape of one entry in `qstat -f -F json`.  qstat prints it
+ * as JSON or as "attribute = value" lines, so both views come from here.
+ */
+#ifndef HPCQ_SCHEDULER_JOB_ATTR_H
+#define HPCQ_SCHEDULER_JOB_ATTR_H
+
+#include <jansson.h>
+
+#include "scheduler/jobs.h"
+
+/* New reference, NULL on ENOMEM. */
+json_t *job_attr_json (struct server *srv, const struct job *job);
+
+#endif

@@ -1,0 +1,370 @@
+/* job_rpc.c - see job_rpc.h
+ *
+ * Each handler unpacks its request once, acts on the in-memory jobs (which
+ * write through to the open transaction) and replies after the commit.
+ * Queries are answered straight from memory: workflow engines poll often.
+ */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uuid/uuid.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "db/db_queue.h"
+#include "scheduler/job_attr.h"
+#include "scheduler/job_rpc.h"
+#include "scheduler/jobs.h"
+#include "scheduler/nodes.h"
+#include "scheduler/sched.h"
+
+static struct job *job_new (struct server *srv, struct conn *c,
+                            struct hpcq_jobspec *spec)
+{
+    struct job *job = xzalloc (sizeof (*job));
+    uuid_t u;
+
+    job->spec = *spec;      /* takes over what spec points to */
+    jobspec_init (spec);
+    job->rec.seq = jobs_next_seq (srv->jobs);
+    uuid_generate (u);
+    uuid_unparse_lower (u, job->rec.uuid);
+    job->rec.uid = conn_peer_uid (c);
+    server_user_name ((uid_t)job->rec.uid, job->rec.owner, sizeof (job->rec.owner));
+    snprintf (job->rec.name, sizeof (job->rec.name), "%s", job->spec.name);
+    snprintf (job->rec.queue, sizeof (job->rec.queue), "%s",
+              job->spec.queue ? job->spec.queue : srv->default_queue);
+    job->rec.state = job->spec.hold ? 'H' : 'Q';
+    snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "%s",
+              job->spec.hold ? "u" : "n");
+    job->rec.priority = job->spec.priority;
+    job->rec.ctime = job->rec.mtime = util_wall_secs ();
+    return job;
+}
+
+static int submit_check (struct server *srv, const struct hpcq_jobspec *spec,
+                         struct hpcq_error *err)
+{
+    const char *queue = spec->queue ? spec->queue : srv->default_queue;
+    struct db_queue q;
+    int rc = db_queue_get (srv->db, queue, &q);
+
+    if (rc < 0)
+        return errprintf (err, "cannot read queue '%s'", queue);
+    if (rc == 0) {
+        errno = ENOENT;
+        return errprintf (err, "Unknown queue '%s'", queue);
+    }
+    if (!q.enabled) {
+        errno = EAGAIN;
+        return errprintf (err, "Queue '%s' is not enabled", queue);
+    }
+    return sched_feasible (srv, &spec->res, err);
+}
+
+static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    struct hpcq_jobspec spec;
+    struct hpcq_error err;
+    struct job *job;
+    json_t *o;
+
+    jobspec_init (&spec);
+    if (!(o = json_object_get (msg->body, "spec"))
+        || jobspec_from_json (o, &spec, &err) < 0) {
+        server_reply_error (c, msg, EPROTO, "%s", o ? err.text : "missing job spec");
+        goto out;
+    }
+    if (submit_check (srv, &spec, &err) < 0) {
+        server_reply_error (c, msg, errno, "%s", err.text);
+        goto out;
+    }
+    job = job_new (srv, c, &spec);
+    o = jobspec_to_json (&job->spec);
+    job->rec.spec = o ? json_dumps (o, JSON_COMPACT) : NULL;
+    json_decref (o);
+    if (!job->rec.spec || jobs_add (srv->jobs, job) < 0) {
+        server_reply_error (c, msg, errno ? errno : ENOMEM, "cannot store job");
+        db_job_release (&job->rec);
+        jobspec_release (&job->spec);
+        free (job);
+        goto out;
+    }
+    log_msg (LOG_DEBUG, "job %s (%s) submitted", job->id, job->rec.owner);
+    sched_request (srv->sched);
+    server_reply_after_commit (srv, c, msg, json_pack ("{s:s s:s}", "jobid", job->id,
+                                                       "uuid", job->rec.uuid));
+out:
+    jobspec_release (&spec);
+}
+
+/* What job.stat returns for one job, if the filters let it through. */
+static int stat_wanted (const struct job *job, const char *user, int history)
+{
+    if (job->rec.state == 'F' && !history)
+        return 0;
+    if (user && strcmp (job->rec.owner, user) != 0)
+        return 0;
+    return 1;
+}
+
+static void stat_add (struct server *srv, json_t *jobs, const struct job *job)
+{
+    json_t *a = job_attr_json (srv, job);
+    if (a)
+        json_object_set_new (jobs, job->id, a);
+}
+
+static void stat_ids (struct server *srv, json_t *ids, int history, json_t *jobs,
+                      json_t *unknown, json_t *finished)
+{
+    json_t *v;
+    size_t i;
+
+    json_array_foreach (ids, i, v) {
+        const char *id = json_string_value (v);
+        struct job *job = id ? jobs_lookup (srv->jobs, jobs_parse_id (id)) : NULL;
+        if (!job)
+            json_array_append_new (unknown, json_string (id ? id : "?"));
+        else if (job->rec.state == 'F' && !history)
+            json_array_append_new (finished, json_string (job->id));
+        else
+            stat_add (srv, jobs, job);
+    }
+}
+
+static void job_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    json_t *ids = NULL, *jobs, *unknown, *finished;
+    const char *user = NULL;
+    int history = 0;
+
+    if (json_unpack (msg->body, "{s?o s?s s?b}", "ids", &ids, "user", &user,
+                     "history", &history) < 0
+        || (ids && !json_is_array (ids))) {
+        server_reply_error (c, msg, EPROTO, "job.stat: malformed request");
+        return;
+    }
+    jobs = json_object ();
+    unknown = json_array ();
+    finished = json_array ();
+    if (ids && json_array_size (ids) > 0)
+        stat_ids (srv, ids, history, jobs, unknown, finished);
+    else {
+        struct job **all;
+        int n;
+        all = jobs_all (srv->jobs, &n);
+        for (int i = 0; i < n; i++)
+            if (stat_wanted (all[i], user, history))
+                stat_add (srv, jobs, all[i]);
+    }
+    (void)conn_reply (c, msg, 0, NULL,
+                      json_pack ("{s:s s:I s:o s:o s:o}", "server", srv->name,
+                                 "timestamp", (json_int_t)util_wall_secs (), "jobs",
+                                 jobs, "unknown", unknown, "finished", finished));
+}
+
+/* The job named in a request that the caller may act on, or NULL after
+ * replying with the reason (PBS wording). */
+static struct job *job_target (struct server *srv, struct conn *c,
+                               struct wire_msg *msg)
+{
+    const char *id;
+    struct job *job;
+
+    if (json_unpack (msg->body, "{s:s}", "id", &id) < 0) {
+        server_reply_error (c, msg, EPROTO, "%s: missing job id", msg->type);
+        return NULL;
+    }
+    if (!(job = jobs_lookup (srv->jobs, jobs_parse_id (id)))) {
+        server_reply_error (c, msg, ENOENT, "Unknown Job Id %s", id);
+        return NULL;
+    }
+    if (!server_may_act (srv, conn_peer_uid (c), job->rec.uid)) {
+        server_reply_error (c, msg, EPERM, "Unauthorized Request  %s", job->id);
+        return NULL;
+    }
+    return job;
+}
+
+static void job_signal_worker (struct job *job, const char *sig, const char *reason)
+{
+    struct wire_msg m;
+
+    wire_request_init (&m, "job.signal", job->rec.seq,
+                       json_pack ("{s:I s:i s:s s:s}", "seq", (json_int_t)job->rec.seq,
+                                  "attempt", job->rec.run_count, "signal", sig,
+                                  "reason", reason));
+    if (nodes_send (job->alloc->slot[0].node, &m) < 0)
+        log_msg (LOG_WARNING, "job %s: node %s unreachable; it is killed when the "
+                 "node returns or times out", job->id, job->alloc->slot[0].node_name);
+    wire_msg_release (&m);
+}
+
+static void job_delete (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    struct job *job = job_target (srv, c, msg);
+    char who[64];
+    int rc;
+
+    if (!job)
+        return;
+    server_user_name (conn_peer_uid (c), who, sizeof (who));
+    switch (job->rec.state) {
+    case 'F':
+        server_reply_error (c, msg, EINVAL, "Job has finished %s", job->id);
+        return;
+    case 'R':
+    case 'E':
+        job_set_comment (job, "Job deleted by %s", who);
+        rc = job_set_state (srv, job, 'E', "deleted", who, "running");
+        job_signal_worker (job, "TERM", "deleted");
+        job->kill_sent = 1;
+        break;
+    default:
+        job_set_comment (job, "Job deleted by %s before it ran", who);
+        job->rec.etime = util_wall_secs ();
+        rc = job_set_state (srv, job, 'F', "deleted", who, "queued");
+        break;
+    }
+    if (rc < 0) {
+        server_reply_error (c, msg, errno, "cannot record deletion of %s", job->id);
+        return;
+    }
+    log_msg (LOG_INFO, "job %s (%s) deleted by %s", job->id, job->rec.owner, who);
+    server_reply_after_commit (srv, c, msg, NULL);
+}
+
+static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    struct job *job = job_target (srv, c, msg);
+    char who[64];
+
+    if (!job)
+        return;
+    if (job->rec.state != 'Q' && job->rec.state != 'H') {
+        /* Holding a running job needs checkpoint support (a later issue). */
+        server_reply_error (c, msg, EBUSY, "Request invalid for state of job %s",
+                            job->id);
+        return;
+    }
+    server_user_name (conn_peer_uid (c), who, sizeof (who));
+    snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "u");
+    job_set_comment (job, "Job held by %s", who);
+    if (job_set_state (srv, job, 'H', "held", who, NULL) < 0) {
+        server_reply_error (c, msg, errno, "cannot record hold of %s", job->id);
+        return;
+    }
+    server_reply_after_commit (srv, c, msg, NULL);
+}
+
+static void job_release (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    struct job *job = job_target (srv, c, msg);
+    char who[64];
+
+    if (!job)
+        return;
+    if (job->rec.state != 'H') {
+        /* PBS accepts qrls of a job without holds and does nothing. */
+        (void)conn_reply (c, msg, job->rec.state == 'Q' ? 0 : EBUSY,
+                          job->rec.state == 'Q' ? NULL
+                          : "Request invalid for state of job", NULL);
+        return;
+    }
+    server_user_name (conn_peer_uid (c), who, sizeof (who));
+    snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "n");
+    job_set_comment (job, "Job released by %s", who);
+    if (job_set_state (srv, job, 'Q', "released", who, NULL) < 0) {
+        server_reply_error (c, msg, errno, "cannot record release of %s", job->id);
+        return;
+    }
+    sched_request (srv->sched);
+    server_reply_after_commit (srv, c, msg, NULL);
+}
+
+static json_t *state_counts (struct server *srv, const char *queue)
+{
+    static const char states[] = "QHWTRE";
+    static const char *names[] = { "Queued", "Held", "Waiting", "Transit",
+                                   "Running", "Exiting" };
+    json_t *o = json_object ();
+    struct job **all;
+    int n, total = 0, count[6] = { 0 };
+
+    all = jobs_all (srv->jobs, &n);
+    for (int i = 0; i < n; i++) {
+        const char *p = strchr (states, all[i]->rec.state);
+        if (!p || (queue && strcmp (all[i]->rec.queue, queue) != 0))
+            continue;
+        count[p - states]++;
+        total++;
+    }
+    for (int i = 0; i < 6; i++)
+        json_object_set_new (o, names[i], json_integer (count[i]));
+    json_object_set_new (o, "total_jobs", json_integer (total));
+    return o;
+}
+
+static void server_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    int nnodes;
+
+    (void)nodes_all (srv->nodes, &nnodes);
+    (void)conn_reply (c, msg, 0, NULL,
+                      json_pack ("{s:s s:s s:s s:o s:i s:s}", "server", srv->name,
+                                 "server_state", "Active", "default_queue",
+                                 srv->default_queue, "state_count",
+                                 state_counts (srv, NULL), "nodes", nnodes,
+                                 "pbs_version", PACKAGE_VERSION));
+}
+
+struct queue_stat_ctx {
+    struct server *srv;
+    json_t *queues;
+};
+
+static int queue_stat_one (const struct db_queue *q, void *arg)
+{
+    struct queue_stat_ctx *ctx = arg;
+    json_t *o = json_pack ("{s:s s:i s:s s:s s:o}", "queue_type", "Execution",
+                           "Priority", q->priority, "enabled", q->enabled ? "True" : "False",
+                           "started", q->started ? "True" : "False", "state_count",
+                           state_counts (ctx->srv, q->name));
+    json_object_set_new (ctx->queues, q->name, o);
+    return 0;
+}
+
+static void queue_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    struct queue_stat_ctx ctx = { srv, json_object () };
+
+    if (db_queue_foreach (srv->db, queue_stat_one, &ctx) < 0) {
+        json_decref (ctx.queues);
+        server_reply_error (c, msg, EIO, "cannot read queues");
+        return;
+    }
+    (void)conn_reply (c, msg, 0, NULL, json_pack ("{s:s s:o}", "server", srv->name,
+                                                  "queues", ctx.queues));
+}
+
+static const struct handler job_handlers[] = {
+    { "job.submit", job_submit, ROLE_ANY },
+    { "job.stat", job_stat, ROLE_ANY },
+    { "job.delete", job_delete, ROLE_ANY },
+    { "job.hold", job_hold, ROLE_ANY },
+    { "job.release", job_release, ROLE_ANY },
+    { "server.stat", server_stat, ROLE_ANY },
+    { "queue.stat", queue_stat, ROLE_ANY },
+    { NULL, NULL, 0 },
+};
+
+int job_rpc_register (struct server *srv)
+{
+    return server_register (srv, job_handlers);
+}

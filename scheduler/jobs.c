@@ -1,0 +1,440 @@
+/* jobs.c - see jobs.h */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "scheduler/jobs.h"
+#include "scheduler/nodes.h"
+#include "scheduler/sched.h"
+
+struct jobs {
+    struct server *srv;
+    struct job **v;         /* sorted by seq: seqs only grow */
+    int n, cap;
+    int64_t next_seq;
+};
+
+struct jobs *jobs_create (struct server *srv)
+{
+    struct jobs *js = calloc (1, sizeof (*js));
+
+    if (!js)
+        return NULL;
+    js->srv = srv;
+    js->next_seq = 1;
+    return js;
+}
+
+static void job_free (struct job *job)
+{
+    if (!job)
+        return;
+    db_job_release (&job->rec);
+    jobspec_release (&job->spec);
+    free (job->alloc);
+    free (job);
+}
+
+void jobs_destroy (struct jobs *js)
+{
+    if (!js)
+        return;
+    for (int i = 0; i < js->n; i++)
+        job_free (js->v[i]);
+    free (js->v);
+    free (js);
+}
+
+static int jobs_append (struct jobs *js, struct job *job)
+{
+    if (js->n == js->cap) {
+        int cap = js->cap ? js->cap * 2 : 256;
+        struct job **nv = realloc (js->v, cap * sizeof (*nv));
+        if (!nv)
+            return -1;
+        js->v = nv;
+        js->cap = cap;
+    }
+    js->v[js->n++] = job;
+    if (job->rec.seq >= js->next_seq)
+        js->next_seq = job->rec.seq + 1;
+    return 0;
+}
+
+static void job_make_id (struct server *srv, struct job *job)
+{
+    snprintf (job->id, sizeof (job->id), "%lld.%s", (long long)job->rec.seq,
+              srv->name);
+}
+
+/* Rebuild one job from its record: the spec from JSON, the allocation of a
+ * running job from its alloc column. */
+static int jobs_load_one (struct db_job *rec, void *arg)
+{
+    struct jobs *js = arg;
+    struct job *job = xzalloc (sizeof (*job));
+    struct hpcq_error err;
+    json_t *o;
+
+    job->rec = *rec;
+    jobspec_init (&job->spec);
+    o = json_loads (rec->spec ? rec->spec : "", 0, NULL);
+    if (!o || jobspec_from_json (o, &job->spec, &err) < 0) {
+        log_msg (LOG_ERR, "job %lld: stored request unreadable: %s",
+                 (long long)rec->seq, o ? err.text : "bad JSON");
+        json_decref (o);
+        job_free (job);
+        return -1;
+    }
+    json_decref (o);
+    job_make_id (js->srv, job);
+    if ((job->rec.state == 'R' || job->rec.state == 'E') && rec->alloc) {
+        if ((job->alloc = alloc_from_json (js->srv->nodes, rec->alloc)))
+            alloc_apply (job->alloc, job->rec.seq, 1);
+    }
+    if (jobs_append (js, job) < 0) {
+        job_free (job);
+        return -1;
+    }
+    return 0;
+}
+
+int jobs_load (struct jobs *js)
+{
+    char buf[32];
+
+    if (db_job_foreach (js->srv->db, jobs_load_one, js) < 0)
+        return -1;
+    /* next_seq is also stored so numbers are never reused, even if the
+     * newest jobs were purged. */
+    if (db_server_get (js->srv->db, "next_seq", buf, sizeof (buf)) == 0
+        && atoll (buf) > js->next_seq)
+        js->next_seq = atoll (buf);
+    log_msg (LOG_INFO, "loaded %d jobs (%d queued, %d running), next job %lld",
+             js->n, jobs_count_state (js, 'Q'), jobs_count_state (js, 'R'),
+             (long long)js->next_seq);
+    return 0;
+}
+
+int64_t jobs_next_seq (struct jobs *js)
+{
+    return js->next_seq;
+}
+
+int jobs_add (struct jobs *js, struct job *job)
+{
+    char buf[32];
+
+    job_make_id (js->srv, job);
+    if (db_job_insert (js->srv->db, &job->rec) < 0)
+        return -1;
+    snprintf (buf, sizeof (buf), "%lld", (long long)job->rec.seq + 1);
+    if (db_server_set (js->srv->db, "next_seq", buf) < 0)
+        return -1;
+    if (db_event_add (js->srv->db, job->rec.seq, job->rec.ctime, "submitted",
+                      job->rec.owner, job->rec.queue) < 0)
+        return -1;
+    return jobs_append (js, job);
+}
+
+struct job *jobs_lookup (struct jobs *js, int64_t seq)
+{
+    int lo = 0, hi = js->n - 1;
+
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (js->v[mid]->rec.seq == seq)
+            return js->v[mid];
+        if (js->v[mid]->rec.seq < seq)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return NULL;
+}
+
+int64_t jobs_parse_id (const char *s)
+{
+    char *end;
+    long long v;
+
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    v = strtoll (s, &end, 10);
+    if (errno || v <= 0 || (*end != '\0' && *end != '.'))
+        return -1;
+    return v;
+}
+
+struct job **jobs_all (struct jobs *js, int *n)
+{
+    *n = js->n;
+    return js->v;
+}
+
+int jobs_count_state (struct jobs *js, char state)
+{
+    int count = 0;
+    for (int i = 0; i < js->n; i++)
+        if (js->v[i]->rec.state == state)
+            count++;
+    return count;
+}
+
+void job_set_comment (struct job *job, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (buf, sizeof (buf), fmt, ap);
+    va_end (ap);
+    free (job->rec.comment);
+    job->rec.comment = xstrdup (buf);
+}
+
+int job_set_state (struct server *srv, struct job *job, char state,
+                   const char *event, const char *actor, const char *detail)
+{
+    job->rec.state = state;
+    job->rec.mtime = util_wall_secs ();
+    if (db_job_update (srv->db, &job->rec) < 0)
+        return -1;
+    if (event && db_event_add (srv->db, job->rec.seq, job->rec.mtime, event,
+                               actor, detail) < 0)
+        return -1;
+    return 0;
+}
+
+int job_start (struct server *srv, struct job *job, struct alloc *alloc)
+{
+    json_t *o = alloc_to_json (alloc);
+    char *text = o ? json_dumps (o, JSON_COMPACT) : NULL;
+
+    json_decref (o);
+    if (!text)
+        return -1;
+    free (job->rec.alloc);
+    job->rec.alloc = text;
+    free (job->rec.exec_host);
+    free (job->rec.exec_vnode);
+    alloc_format_exec (alloc, &job->rec.exec_host, &job->rec.exec_vnode);
+    job->alloc = alloc;
+    alloc_apply (alloc, job->rec.seq, 1);
+    job->rec.run_count++;
+    job->rec.stime = util_wall_secs ();
+    job->rec.has_exit = 0;
+    job->rec.session_id = 0;
+    free (job->rec.resources_used);
+    job->rec.resources_used = NULL;
+    {
+        char when[64];
+        util_format_ctime (job->rec.stime, when, sizeof (when));
+        job_set_comment (job, "Job run at %s on %s", when, job->rec.exec_vnode);
+    }
+    if (db_attempt_start (srv->db, job->rec.seq, job->rec.run_count,
+                          alloc->slot[0].node_name, job->rec.exec_host,
+                          job->rec.stime) < 0)
+        return -1;
+    job->launch_pending = 1;
+    job->kill_sent = 0;
+    return job_set_state (srv, job, 'R', "started", "scheduler", job->rec.exec_host);
+}
+
+static void job_release_alloc (struct server *srv, struct job *job)
+{
+    if (job->alloc) {
+        alloc_apply (job->alloc, job->rec.seq, -1);
+        free (job->alloc);
+        job->alloc = NULL;
+    }
+    free (job->rec.alloc);
+    job->rec.alloc = NULL;
+    sched_request (srv->sched);
+}
+
+static int job_store_usage (struct job *job, int64_t cput, int64_t walltime,
+                            int64_t maxrss)
+{
+    char cpu[32], wall[32], mem[32];
+    json_t *o;
+
+    resource_format_walltime (cput, cpu, sizeof (cpu));
+    resource_format_walltime (walltime, wall, sizeof (wall));
+    resource_format_size (maxrss, mem, sizeof (mem));
+    o = json_pack ("{s:s s:s s:s s:i}", "cput", cpu, "walltime", wall, "mem", mem,
+                   "ncpus", resource_total_ncpus (&job->spec.res));
+    if (!o)
+        return -1;
+    free (job->rec.resources_used);
+    job->rec.resources_used = json_dumps (o, JSON_COMPACT);
+    json_decref (o);
+    return job->rec.resources_used ? 0 : -1;
+}
+
+int job_end (struct server *srv, struct job *job, int exit_status,
+             const char *reason, int64_t cput, int64_t walltime,
+             int64_t maxrss, const char *actor)
+{
+    char detail[128];
+
+    job_release_alloc (srv, job);
+    job->rec.has_exit = 1;
+    job->rec.exit_status = exit_status;
+    job->rec.etime = util_wall_secs ();
+    job->launch_pending = 0;
+    if (job_store_usage (job, cput, walltime, maxrss) < 0)
+        return -1;
+    if (reason)
+        job_set_comment (job, "%s", reason);
+    else
+        job_set_comment (job, "Job run at %s and finished", job->rec.exec_host
+                         ? job->rec.exec_host : "?");
+    if (db_attempt_end (srv->db, job->rec.seq, job->rec.run_count, job->rec.etime,
+                        exit_status, reason, cput, walltime, maxrss) < 0)
+        return -1;
+    snprintf (detail, sizeof (detail), "Exit_status=%d", exit_status);
+    log_msg (LOG_INFO, "job %s (%s) finished: exit status %d", job->id,
+             job->rec.owner, exit_status);
+    return job_set_state (srv, job, 'F', "finished", actor, detail);
+}
+
+int job_node_lost (struct server *srv, struct job *job, const char *why)
+{
+    int64_t now = util_wall_secs ();
+
+    if (!job->spec.rerunnable || job->rec.state == 'E') {
+        char reason[256];
+        snprintf (reason, sizeof (reason), "Job failed: %s", why);
+        return job_end (srv, job, JOB_EXEC_NODE_LOST, reason, 0,
+                        now - job->rec.stime, 0, "scheduler");
+    }
+    job_release_alloc (srv, job);
+    job->launch_pending = 0;
+    if (db_attempt_end (srv->db, job->rec.seq, job->rec.run_count, now,
+                        JOB_EXEC_RERUN, why, 0, now - job->rec.stime, 0) < 0)
+        return -1;
+    job_set_comment (job, "Requeued: %s", why);
+    free (job->rec.exec_host);
+    free (job->rec.exec_vnode);
+    job->rec.exec_host = job->rec.exec_vnode = NULL;
+    log_msg (LOG_WARNING, "job %s (%s) requeued: %s", job->id, job->rec.owner, why);
+    return job_set_state (srv, job, 'Q', "requeued", "scheduler", why);
+}
+
+void alloc_apply (struct alloc *a, int64_t seq, int sign)
+{
+    for (int i = 0; i < a->n; i++) {
+        struct alloc_slot *s = &a->slot[i];
+        struct node *n = s->node;
+        n->ncpus_used += sign * s->ncpus;
+        n->mem_used += sign * s->mem;
+        n->njobs += sign;
+        if (s->excl)
+            n->excl_by = sign > 0 ? (int)seq : 0;
+        for (int g = 0; g < s->ngpus; g++)
+            if (s->gpus[g] >= 0 && s->gpus[g] < NODE_MAX_GPUS)
+                n->gpu[s->gpus[g]].used_by = sign > 0 ? seq : 0;
+    }
+}
+
+json_t *alloc_to_json (const struct alloc *a)
+{
+    json_t *arr = json_array ();
+
+    for (int i = 0; arr && i < a->n; i++) {
+        const struct alloc_slot *s = &a->slot[i];
+        json_t *gpus = json_array ();
+        for (int g = 0; gpus && g < s->ngpus; g++)
+            json_array_append_new (gpus, json_integer (s->gpus[g]));
+        /* "o" steals gpus into the new object. */
+        json_array_append_new (arr, json_pack ("{s:s s:i s:I s:o s:i s:b}",
+                                               "node", s->node_name, "ncpus", s->ncpus,
+                                               "mem", (json_int_t)s->mem, "gpus", gpus,
+                                               "mpiprocs", s->mpiprocs, "excl", s->excl));
+    }
+    return arr;
+}
+
+struct alloc *alloc_from_json (struct nodes *ns, const char *text)
+{
+    json_t *arr = json_loads (text, 0, NULL), *o;
+    struct alloc *a = xzalloc (sizeof (*a));
+    size_t i;
+
+    if (!json_is_array (arr) || json_array_size (arr) == 0
+        || json_array_size (arr) > 64)
+        goto error;
+    json_array_foreach (arr, i, o) {
+        struct alloc_slot *s = &a->slot[a->n++];
+        const char *node;
+        json_t *gpus, *g;
+        json_int_t mem;
+        size_t k;
+        if (json_unpack (o, "{s:s s:i s:I s:o s:i s:b}", "node", &node, "ncpus",
+                         &s->ncpus, "mem", &mem, "gpus", &gpus, "mpiprocs",
+                         &s->mpiprocs, "excl", &s->excl) < 0
+            || !json_is_array (gpus) || json_array_size (gpus) > 16)
+            goto error;
+        s->mem = mem;
+        snprintf (s->node_name, sizeof (s->node_name), "%s", node);
+        s->node = nodes_get (ns, node);
+        json_array_foreach (gpus, k, g)
+            s->gpus[s->ngpus++] = (int)json_integer_value (g);
+    }
+    json_decref (arr);
+    return a;
+error:
+    log_msg (LOG_ERR, "unreadable allocation record: %s", text);
+    json_decref (arr);
+    free (a);
+    return NULL;
+}
+
+static char *strcat_grow (char *s, const char *add)
+{
+    size_t len = s ? strlen (s) : 0;
+    char *r = realloc (s, len + strlen (add) + 1);
+    if (!r) {
+        free (s);
+        return NULL;
+    }
+    strcpy (r + len, add);
+    return r;
+}
+
+/* exec_host "n1/0*2+n2/0*2", exec_vnode "(n1:ncpus=2:ngpus=1)+(n2:ncpus=2)". */
+void alloc_format_exec (const struct alloc *a, char **exec_host, char **exec_vnode)
+{
+    char *host = NULL, *vnode = NULL;
+
+    for (int i = 0; i < a->n; i++) {
+        const struct alloc_slot *s = &a->slot[i];
+        char h[160], v[256], mem[32] = "";
+        if (s->mem > 0) {
+            char sz[24];
+            resource_format_size (s->mem, sz, sizeof (sz));
+            snprintf (mem, sizeof (mem), ":mem=%s", sz);
+        }
+        snprintf (h, sizeof (h), "%s%s/0*%d", i ? "+" : "", s->node_name, s->ncpus);
+        snprintf (v, sizeof (v), "%s(%s:ncpus=%d%s", i ? "+" : "", s->node_name,
+                  s->ncpus, mem);
+        host = strcat_grow (host, h);
+        vnode = strcat_grow (vnode, v);
+        if (s->ngpus) {
+            snprintf (v, sizeof (v), ":ngpus=%d", s->ngpus);
+            vnode = strcat_grow (vnode, v);
+        }
+        vnode = strcat_grow (vnode, ")");
+    }
+    *exec_host = host;
+    *exec_vnode = vnode;
+}

@@ -1,0 +1,93 @@
+/* jobs.h - the scheduler's jobs in memory, written through to the database.
+ *
+ * Every job since the database was created is here (finished ones too, for
+ * qstat -x), indexed by sequence number.  State changes go through the
+ * job_set_* functions, which update the durable record in the open
+ * transaction and record an event in the job's history.
+ */
+#ifndef HPCQ_SCHEDULER_JOBS_H
+#define HPCQ_SCHEDULER_JOBS_H
+
+#include <stdint.h>
+
+#include "common/jobspec.h"
+#include "db/db_job.h"
+#include "scheduler/server.h"
+
+struct node;
+
+/* PBS exit codes for jobs that did not end on their own (PBS Pro values). */
+#define JOB_EXEC_FAIL1 (-1)         /* could not start: no retry */
+#define JOB_EXEC_RERUN (-3)         /* node failed: requeued */
+#define JOB_EXEC_KILL_WALLTIME (-29)
+#define JOB_EXEC_NODE_LOST (-11)    /* node failed, job not rerunnable */
+
+/* Where one chunk of a job runs. */
+struct alloc_slot {
+    struct node *node;
+    char node_name[64];
+    int ncpus;
+    int64_t mem;
+    int ngpus;
+    int gpus[16];           /* GPU indices on the node */
+    int mpiprocs;
+    int excl;
+};
+
+struct alloc {
+    int n;
+    struct alloc_slot slot[64];
+};
+
+struct job {
+    struct db_job rec;
+    struct hpcq_jobspec spec;
+    char id[128];               /* "42.server" */
+    struct alloc *alloc;        /* while R or E */
+    int launch_pending;         /* launch sent, no job.started yet */
+    int kill_sent;
+};
+
+struct jobs *jobs_create (struct server *srv);
+void jobs_destroy (struct jobs *js);
+
+/* Load every job from the database; running jobs get their allocation back
+ * on placeholder nodes.  0 or -1. */
+int jobs_load (struct jobs *js);
+
+/* The next sequence number; durable once the batch commits. */
+int64_t jobs_next_seq (struct jobs *js);
+
+/* Add a new job (takes ownership) and insert it.  0 or -1. */
+int jobs_add (struct jobs *js, struct job *job);
+
+struct job *jobs_lookup (struct jobs *js, int64_t seq);
+/* Parse "42", "42.server" or "42.server.domain" into a sequence number.
+ * -1 if malformed. */
+int64_t jobs_parse_id (const char *s);
+
+/* Iterate in sequence order. */
+struct job **jobs_all (struct jobs *js, int *n);
+int jobs_count_state (struct jobs *js, char state);
+
+/* State changes, each written through with an event (actor: who did it). */
+int job_set_state (struct server *srv, struct job *job, char state,
+                   const char *event, const char *actor, const char *detail);
+int job_start (struct server *srv, struct job *job, struct alloc *alloc);
+/* The attempt ended: record exit and usage, release the allocation. */
+int job_end (struct server *srv, struct job *job, int exit_status,
+             const char *reason, int64_t cput, int64_t walltime,
+             int64_t maxrss, const char *actor);
+/* The node under a running job failed: requeue it or fail it. */
+int job_node_lost (struct server *srv, struct job *job, const char *why);
+void job_set_comment (struct job *job, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+/* Allocation bookkeeping on nodes. */
+void alloc_apply (struct alloc *a, int64_t seq, int sign);
+json_t *alloc_to_json (const struct alloc *a);
+struct alloc *alloc_from_json (struct nodes *ns, const char *text);
+void alloc_format_exec (const struct alloc *a, char **exec_host,
+                        char **exec_vnode);
+
+#endif

@@ -1,0 +1,447 @@
+/* nodes.c - see nodes.h */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "db/db_node.h"
+#include "scheduler/jobs.h"
+#include "scheduler/nodes.h"
+#include "scheduler/sched.h"
+
+struct nodes {
+    struct server *srv;
+    struct node **v;        /* sorted by name */
+    int n, cap;
+    struct loop_timer *check;
+};
+
+static void node_check_timer (struct loop *l, void *arg);
+static const struct handler node_handlers[];
+
+struct nodes *nodes_create (struct server *srv)
+{
+    struct nodes *ns = calloc (1, sizeof (*ns));
+
+    if (!ns)
+        return NULL;
+    ns->srv = srv;
+    if (!(ns->check = loop_timer_add (srv->loop, 500, 500, node_check_timer, ns))
+        || server_register (srv, node_handlers) < 0) {
+        nodes_destroy (ns);
+        return NULL;
+    }
+    return ns;
+}
+
+void nodes_destroy (struct nodes *ns)
+{
+    if (!ns)
+        return;
+    loop_timer_remove (ns->check);
+    for (int i = 0; i < ns->n; i++)
+        free (ns->v[i]);
+    free (ns->v);
+    free (ns);
+}
+
+const char *node_state_name (enum node_state s)
+{
+    switch (s) {
+    case NODE_UP:
+        return "free";
+    case NODE_DOWN:
+        return "down";
+    default:
+        return "state-unknown";
+    }
+}
+
+struct node *nodes_lookup (struct nodes *ns, const char *name)
+{
+    int lo = 0, hi = ns->n - 1;
+
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2, c = strcmp (ns->v[mid]->name, name);
+        if (c == 0)
+            return ns->v[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return NULL;
+}
+
+struct node *nodes_get (struct nodes *ns, const char *name)
+{
+    struct node *n = nodes_lookup (ns, name);
+    int pos = 0;
+
+    if (n)
+        return n;
+    if (ns->n == ns->cap) {
+        ns->cap = ns->cap ? ns->cap * 2 : 16;
+        ns->v = realloc (ns->v, ns->cap * sizeof (*ns->v));
+        if (!ns->v)
+            abort ();
+    }
+    while (pos < ns->n && strcmp (ns->v[pos]->name, name) < 0)
+        pos++;
+    memmove (&ns->v[pos + 1], &ns->v[pos], (ns->n - pos) * sizeof (*ns->v));
+    n = xzalloc (sizeof (*n));
+    snprintf (n->name, sizeof (n->name), "%s", name);
+    n->state = NODE_UNKNOWN;
+    n->last_heard_ms = util_now_ms ();
+    ns->v[pos] = n;
+    ns->n++;
+    return n;
+}
+
+struct node **nodes_all (struct nodes *ns, int *n)
+{
+    *n = ns->n;
+    return ns->v;
+}
+
+int nodes_free_gpus (const struct node *n)
+{
+    int free_gpus = 0;
+    for (int i = 0; i < n->ngpus; i++)
+        if (!n->gpu[i].used_by)
+            free_gpus++;
+    return free_gpus;
+}
+
+int nodes_send (struct node *n, struct wire_msg *msg)
+{
+    if (!n->conn) {
+        errno = ENOTCONN;
+        return -1;
+    }
+    return conn_send (n->conn, msg);
+}
+
+/* Every job the scheduler believes runs on node n. */
+static int node_jobs (struct server *srv, struct node *n, struct job **out, int max)
+{
+    struct job **all;
+    int njobs, k = 0;
+
+    all = jobs_all (srv->jobs, &njobs);
+    for (int i = 0; i < njobs && k < max; i++) {
+        struct job *job = all[i];
+        if (!job->alloc || (job->rec.state != 'R' && job->rec.state != 'E'))
+            continue;
+        for (int s = 0; s < job->alloc->n; s++) {
+            if (job->alloc->slot[s].node == n) {
+                out[k++] = job;
+                break;
+            }
+        }
+    }
+    return k;
+}
+
+static void node_mark_down (struct server *srv, struct node *n, const char *why)
+{
+    struct job *jobs[1024];
+    int k = node_jobs (srv, n, jobs, 1024);
+    char reason[256];
+
+    log_msg (LOG_WARNING, "node %s is down: %s (%d jobs affected)", n->name, why, k);
+    n->state = NODE_DOWN;
+    n->down_since_ms = util_now_ms ();
+    if (db_node_set_state (srv->db, n->name, "down", util_wall_secs ()) < 0)
+        log_error ("node %s: record state", n->name);
+    snprintf (reason, sizeof (reason), "node %s %s", n->name, why);
+    for (int i = 0; i < k; i++)
+        if (job_node_lost (srv, jobs[i], reason) < 0)
+            log_error ("job %s: handle node loss", jobs[i]->id);
+    if (n->conn) {
+        conn_set_aux (n->conn, NULL);
+        conn_close (n->conn);
+        n->conn = NULL;
+    }
+}
+
+static void node_check_timer (struct loop *l, void *arg)
+{
+    struct nodes *ns = arg;
+    struct server *srv = ns->srv;
+    int64_t now = util_now_ms ();
+
+    /* After a restart, give workers one timeout to come back before their
+     * jobs are given up on. */
+    if (now - srv->started_ms < srv->node_timeout_ms)
+        return;
+    for (int i = 0; i < ns->n; i++) {
+        struct node *n = ns->v[i];
+        if (n->state == NODE_DOWN)
+            continue;
+        if (now - n->last_heard_ms > srv->node_timeout_ms)
+            node_mark_down (srv, n, n->state == NODE_UNKNOWN
+                            ? "did not return after a scheduler restart"
+                            : "stopped sending heartbeats");
+    }
+}
+
+static int node_parse_gpus (struct node *n, json_t *gpus)
+{
+    json_t *g;
+    size_t i;
+
+    if (!json_is_array (gpus) || json_array_size (gpus) > NODE_MAX_GPUS)
+        return -1;
+    n->ngpus = 0;
+    json_array_foreach (gpus, i, g) {
+        struct node_gpu *gpu = &n->gpu[n->ngpus];
+        const char *model = "", *uuid = "";
+        json_int_t mem = 0;
+        int64_t used_by = gpu->used_by;
+        if (json_unpack (g, "{s:i s?s s?I s?s s?b}", "index", &gpu->index, "model",
+                         &model, "mem", &mem, "uuid", &uuid, "simulated",
+                         &gpu->simulated) < 0)
+            return -1;
+        snprintf (gpu->model, sizeof (gpu->model), "%s", model);
+        snprintf (gpu->uuid, sizeof (gpu->uuid), "%s", uuid);
+        gpu->mem = mem;
+        gpu->index = n->ngpus;  /* the scheduler's index; the worker maps it */
+        gpu->used_by = used_by;
+        n->ngpus++;
+    }
+    return 0;
+}
+
+static void node_record (struct server *srv, struct node *n, json_t *gpus)
+{
+    char *gtext = json_dumps (gpus, JSON_COMPACT);
+    struct db_node rec = {
+        .ncpus = n->ncpus, .mem = n->mem, .gpus = gtext, .labels = n->labels,
+        .state = node_state_name (n->state), .last_seen = util_wall_secs (),
+    };
+
+    snprintf (rec.name, sizeof (rec.name), "%s", n->name);
+    if (db_node_upsert (srv->db, &rec) < 0)
+        log_error ("node %s: record", n->name);
+    free (gtext);
+}
+
+/* A job the worker reports as running: keep it if it is ours, else kill it. */
+static void node_reconcile_running (struct server *srv, struct node *n, json_t *running)
+{
+    json_t *r;
+    size_t i;
+
+    json_array_foreach (running, i, r) {
+        json_int_t seq;
+        int attempt;
+        struct job *job;
+        if (json_unpack (r, "{s:I s:i}", "seq", &seq, "attempt", &attempt) < 0)
+            continue;
+        job = jobs_lookup (srv->jobs, seq);
+        if (job && (job->rec.state == 'R' || job->rec.state == 'E')
+            && job->rec.run_count == attempt && job->alloc
+            && job->alloc->slot[0].node == n) {
+            job->launch_pending = 0;
+            log_msg (LOG_INFO, "job %s (%s) still running on %s", job->id,
+                     job->rec.owner, n->name);
+            continue;
+        }
+        /* Requeued elsewhere or deleted while the node was away: the copy
+         * must not run on, or the job would run twice. */
+        struct wire_msg m;
+        wire_request_init (&m, "job.signal", 0,
+                           json_pack ("{s:I s:i s:s s:s}", "seq", seq, "attempt",
+                                      attempt, "signal", "KILL", "reason", "stale"));
+        log_msg (LOG_WARNING, "node %s runs stale job %lld attempt %d: killing it",
+                 n->name, (long long)seq, attempt);
+        (void)nodes_send (n, &m);
+        wire_msg_release (&m);
+    }
+}
+
+static void node_finished (struct server *srv, struct node *n, json_t *body);
+
+/* Jobs we think run on n that the worker neither runs nor finished. */
+static void node_reconcile_missing (struct server *srv, struct node *n,
+                                    json_t *running, json_t *finished)
+{
+    struct job *jobs[1024];
+    int k = node_jobs (srv, n, jobs, 1024);
+
+    for (int i = 0; i < k; i++) {
+        struct job *job = jobs[i];
+        int found = 0;
+        json_t *r;
+        size_t j;
+        if (job->alloc->slot[0].node != n)
+            continue;   /* sister node: the mother superior reports it */
+        json_array_foreach (running, j, r)
+            if (json_integer_value (json_object_get (r, "seq")) == job->rec.seq)
+                found = 1;
+        json_array_foreach (finished, j, r)
+            if (json_integer_value (json_object_get (r, "seq")) == job->rec.seq)
+                found = 1;
+        if (!found && !job->launch_pending)
+            job_node_lost (srv, job, "its node restarted and lost it");
+    }
+}
+
+static int node_hello_parse (struct node *n, json_t *body, json_t **gpus,
+                             json_t **running, json_t **finished)
+{
+    const char *labels = "";
+    json_int_t mem;
+
+    if (json_unpack (body, "{s:i s:I s:o s?s s:o s:o}", "ncpus", &n->ncpus, "mem",
+                     &mem, "gpus", gpus, "labels", &labels, "running", running,
+                     "finished", finished) < 0
+        || n->ncpus < 1 || mem < 0 || !json_is_array (*running)
+        || !json_is_array (*finished) || node_parse_gpus (n, *gpus) < 0)
+        return -1;
+    n->mem = mem;
+    snprintf (n->labels, sizeof (n->labels), "%s", labels);
+    return 0;
+}
+
+static void node_hello (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    json_t *gpus, *running, *finished, *f;
+    const char *name;
+    struct node *n;
+    size_t i;
+
+    if (json_unpack (msg->body, "{s:s}", "name", &name) < 0 || !*name
+        || strlen (name) >= sizeof (n->name)) {
+        server_reply_error (c, msg, EPROTO, "node.hello: missing or bad name");
+        return;
+    }
+    n = nodes_get (srv->nodes, name);
+    if (n->conn && n->conn != c) {
+        /* A second worker claiming the same name, or a reconnect whose old
+         * link has not timed out yet: the newest wins. */
+        conn_set_aux (n->conn, NULL);
+        conn_close (n->conn);
+    }
+    if (node_hello_parse (n, msg->body, &gpus, &running, &finished) < 0) {
+        server_reply_error (c, msg, EPROTO, "node.hello: malformed resources");
+        return;
+    }
+    n->conn = c;
+    conn_set_aux (c, n);
+    n->state = NODE_UP;
+    n->last_heard_ms = util_now_ms ();
+    node_record (srv, n, gpus);
+    log_msg (LOG_INFO, "node %s up: %d cpus, %lld bytes, %d gpus, %zu running",
+             n->name, n->ncpus, (long long)n->mem, n->ngpus, json_array_size (running));
+    node_reconcile_running (srv, n, running);
+    json_array_foreach (finished, i, f)
+        node_finished (srv, n, f);
+    node_reconcile_missing (srv, n, running, finished);
+    sched_request (srv->sched);
+    server_reply_after_commit (srv, c, msg,
+                               json_pack ("{s:s}", "server", srv->name));
+}
+
+static struct node *node_of (struct server *srv, struct conn *c,
+                             const struct wire_msg *msg)
+{
+    struct node *n = conn_aux (c);
+    if (!n)
+        server_reply_error (c, msg, EPROTO, "%s before node.hello", msg->type);
+    else
+        n->last_heard_ms = util_now_ms ();
+    return n;
+}
+
+static void node_heartbeat (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    if (!node_of (srv, c, msg))
+        return;
+    (void)conn_reply (c, msg, 0, NULL, NULL);
+}
+
+/* The job on this node, in the attempt the worker speaks of, or NULL. */
+static struct job *node_job (struct server *srv, struct node *n, json_t *body,
+                             int *attempt)
+{
+    json_int_t seq;
+    struct job *job;
+
+    if (json_unpack (body, "{s:I s:i}", "seq", &seq, "attempt", attempt) < 0)
+        return NULL;
+    job = jobs_lookup (srv->jobs, seq);
+    if (!job || !job->alloc || job->rec.run_count != *attempt
+        || job->alloc->slot[0].node != n
+        || (job->rec.state != 'R' && job->rec.state != 'E'))
+        return NULL;
+    return job;
+}
+
+static void node_job_started (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    struct node *n = node_of (srv, c, msg);
+    struct job *job;
+    json_int_t sid = 0;
+    int attempt;
+
+    if (!n)
+        return;
+    if ((job = node_job (srv, n, msg->body, &attempt))) {
+        (void)json_unpack (msg->body, "{s?I}", "session_id", &sid);
+        job->launch_pending = 0;
+        job->rec.session_id = sid;
+        if (job_set_state (srv, job, job->rec.state, NULL, NULL, NULL) < 0)
+            log_error ("job %s: record session", job->id);
+    }
+    server_reply_after_commit (srv, c, msg, NULL);
+}
+
+static void node_finished (struct server *srv, struct node *n, json_t *body)
+{
+    json_int_t cput = 0, wall = 0, maxrss = 0;
+    const char *reason = NULL;
+    int exit_status, attempt;
+    struct job *job = node_job (srv, n, body, &attempt);
+
+    if (!job) {
+        log_msg (LOG_DEBUG, "node %s: result for a job not running there", n->name);
+        return;
+    }
+    if (json_unpack (body, "{s:i s?I s?I s?I s?s}", "exit_status", &exit_status,
+                     "cput", &cput, "walltime", &wall, "maxrss", &maxrss,
+                     "reason", &reason) < 0) {
+        log_msg (LOG_WARNING, "node %s: malformed job.finished", n->name);
+        return;
+    }
+    if (!reason && job->rec.state == 'E' && job->rec.comment)
+        reason = job->rec.comment;   /* e.g. "Job deleted by alice" */
+    if (job_end (srv, job, exit_status, reason, cput, wall, maxrss, n->name) < 0)
+        log_error ("job %s: record result", job->id);
+}
+
+static void node_job_finished (struct server *srv, struct conn *c,
+                               struct wire_msg *msg)
+{
+    struct node *n = node_of (srv, c, msg);
+
+    if (!n)
+        return;
+    node_finished (srv, n, msg->body);
+    /* The worker forgets the result only once it is durable here. */
+    server_reply_after_commit (srv, c, msg, NULL);
+}
+
+static const struct handler node_handlers[] = {
+    { "node.hello", node_hello, ROLE_NODE },
+    { "node.heartbeat", node_heartbeat, ROLE_NODE },
+    { "job.started", node_job_started, ROLE_NODE },
+    { "job.finished", node_job_finished, ROLE_NODE },
+    { NULL, NULL, 0 },
+};

@@ -1,0 +1,66 @@
+/* nodes.h - the workers the scheduler knows: resources, usage, liveness.
+ *
+ * A node appears when its worker says node.hello (or, after a restart,
+ * from the jobs the database says run there), is up while heartbeats
+ * arrive, and goes down when they stop for node_timeout: its jobs are then
+ * requeued (rerunnable) or failed.  Handlers: node.hello, node.heartbeat,
+ * job.started, job.finished.
+ */
+#ifndef HPCQ_SCHEDULER_NODES_H
+#define HPCQ_SCHEDULER_NODES_H
+
+#include <stdint.h>
+
+#include "scheduler/server.h"
+
+#define NODE_MAX_GPUS 16
+
+enum node_state {
+    NODE_UNKNOWN = 0,   /* known from the database, not heard from yet */
+    NODE_UP,
+    NODE_DOWN,
+};
+
+struct node_gpu {
+    int index;
+    char model[64];
+    int64_t mem;
+    char uuid[64];
+    int simulated;
+    int64_t used_by;    /* job seq or 0 */
+};
+
+struct node {
+    char name[64];
+    enum node_state state;
+    int ncpus, ncpus_used;
+    int64_t mem, mem_used;
+    int ngpus;
+    struct node_gpu gpu[NODE_MAX_GPUS];
+    char labels[256];
+    int excl_by;        /* job seq holding it exclusively, 0 if none */
+    int njobs;          /* allocations on this node */
+    struct conn *conn;  /* link to its worker while up */
+    int64_t last_heard_ms;
+    int64_t down_since_ms;
+};
+
+struct nodes *nodes_create (struct server *srv);
+void nodes_destroy (struct nodes *ns);
+
+/* Lookup by name; NULL if unknown. */
+struct node *nodes_lookup (struct nodes *ns, const char *name);
+/* Lookup or add an UNKNOWN placeholder (used when reloading jobs). */
+struct node *nodes_get (struct nodes *ns, const char *name);
+
+/* Array of all nodes, sorted by name (borrowed, valid until a node is added). */
+struct node **nodes_all (struct nodes *ns, int *n);
+
+int nodes_free_gpus (const struct node *n);
+const char *node_state_name (enum node_state s);
+
+/* Send msg to the node's worker now (not durable: only for messages that
+ * may be repeated, like kill requests).  -1 if the node is not connected. */
+int nodes_send (struct node *n, struct wire_msg *msg);
+
+#endif

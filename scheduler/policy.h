@@ -1,0 +1,40 @@
+/* policy.h - a scheduling policy, behind one narrow interface.
+ *
+ * A policy sees the eligible jobs and the nodes, and decides which jobs
+ * start where.  It does not touch sockets or the database: it calls
+ * ctx->start() for each decision, so the daemon and a simulator can drive
+ * the same policy code.  Policies: fifo (this file's first); easy
+ * backfill and conservative backfill come next.
+ */
+#ifndef HPCQ_SCHEDULER_POLICY_H
+#define HPCQ_SCHEDULER_POLICY_H
+
+#include "scheduler/jobs.h"
+#include "scheduler/nodes.h"
+
+struct policy_ctx {
+    struct job **jobs;      /* eligible (queued, not held), in submit order */
+    int njobs;
+    struct node **nodes;    /* all nodes, by name */
+    int nnodes;
+    int64_t now;            /* wall seconds (virtual in a simulator) */
+    /* Try to place job on the nodes' free resources: a new allocation or
+     * NULL if it does not fit now. */
+    struct alloc *(*fit) (struct policy_ctx *ctx, struct job *job);
+    /* Start job on alloc (takes alloc).  0, or -1 if it could not. */
+    int (*start) (struct policy_ctx *ctx, struct job *job, struct alloc *alloc);
+    void *arg;
+};
+
+struct policy_ops {
+    const char *name;
+    void (*pass) (struct policy_ctx *ctx);
+};
+
+extern const struct policy_ops policy_fifo;
+
+/* Jobs in the order a priority policy considers them: higher priority
+ * first, then earlier submission. */
+void policy_sort_priority (struct job **jobs, int n);
+
+#endif

@@ -1,0 +1,37 @@
+/* sched.h - the scheduling pass and the placement of jobs on nodes.
+ *
+ * sched_request() marks that something changed (a job arrived, ended, a
+ * node came up); the pass then runs once in the before-sleep hook, asks
+ * the policy for decisions and turns each into a durable start and a
+ * job.launch to the worker.  sched_feasible() answers at submission
+ * whether any configuration of the known nodes could ever run a request.
+ */
+#ifndef HPCQ_SCHEDULER_SCHED_H
+#define HPCQ_SCHEDULER_SCHED_H
+
+#include "common/error.h"
+#include "common/resource.h"
+#include "scheduler/jobs.h"
+#include "scheduler/server.h"
+
+struct sched *sched_create (struct server *srv);
+void sched_destroy (struct sched *s);
+
+void sched_request (struct sched *s);
+/* Run a pass now if one was requested.  Called before each commit. */
+void sched_run (struct sched *s);
+
+/* Place res on the free resources of nodes (all-or-nothing).  With
+ * empty=1, on empty nodes (capacity).  Returns a new alloc or NULL. */
+struct alloc *sched_place (struct node **nodes, int nnodes,
+                           const struct hpcq_resources *res, int64_t seq,
+                           int empty);
+
+/* 0 if some known node set could run res; -1 with the reason in err. */
+int sched_feasible (struct server *srv, const struct hpcq_resources *res,
+                    struct hpcq_error *err);
+
+/* Send job.launch for a started job (after its start is durable). */
+void sched_launch (struct server *srv, struct job *job);
+
+#endif

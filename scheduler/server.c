@@ -1,0 +1,418 @@
+/* server.c - see server.h */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "scheduler/job_rpc.h"
+#include "scheduler/jobs.h"
+#include "scheduler/nodes.h"
+#include "scheduler/sched.h"
+#include "scheduler/server.h"
+
+/* A message held back until the batch it depends on is committed. */
+struct pending {
+    struct conn *conn;          /* NULL once the connection closed */
+    struct wire_msg msg;
+    struct pending *next;
+};
+
+static void server_conn_msg (struct conn *c, struct wire_msg *msg, void *arg);
+static void server_conn_close (struct conn *c, void *arg);
+
+void server_user_name (uid_t uid, char *buf, int len)
+{
+    struct passwd pw, *res = NULL;
+    char tmp[4096];
+
+    if (getpwuid_r (uid, &pw, tmp, sizeof (tmp), &res) == 0 && res)
+        snprintf (buf, len, "%s", pw.pw_name);
+    else
+        snprintf (buf, len, "uid%u", (unsigned)uid);
+}
+
+int server_may_act (const struct server *srv, uid_t uid, int64_t owner_uid)
+{
+    return uid == 0 || uid == srv->operator_uid || (int64_t)uid == owner_uid;
+}
+
+int server_register (struct server *srv, const struct handler *table)
+{
+    if (srv->ntables == (int)(sizeof (srv->tables) / sizeof (srv->tables[0]))) {
+        errno = ENOSPC;
+        return -1;
+    }
+    srv->tables[srv->ntables++] = table;
+    return 0;
+}
+
+void server_reply_error (struct conn *c, const struct wire_msg *req, int errnum,
+                         const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (buf, sizeof (buf), fmt, ap);
+    va_end (ap);
+    if (conn_reply (c, req, errnum, buf, NULL) < 0)
+        log_error ("reply to %s", conn_peer_name (c));
+}
+
+void server_send_after_commit (struct server *srv, struct conn *c,
+                               struct wire_msg *msg)
+{
+    struct pending *p = xzalloc (sizeof (*p));
+
+    p->conn = c;
+    p->msg = *msg;
+    memset (msg, 0, sizeof (*msg));
+    *srv->pending_tail = p;
+    srv->pending_tail = &p->next;
+}
+
+void server_reply_after_commit (struct server *srv, struct conn *c,
+                                const struct wire_msg *req, json_t *body)
+{
+    struct wire_msg m;
+
+    wire_reply_init (&m, req, 0, NULL, body);
+    server_send_after_commit (srv, c, &m);
+}
+
+/* The batch failed to commit: everything in it is undone in the database,
+ * so the scheduler cannot go on with memory that says otherwise. */
+static void server_commit_failed (struct server *srv)
+{
+    log_error ("database commit failed; exiting so a restart reloads "
+               "consistent state (nothing unacknowledged was promised)");
+    exit (1);
+}
+
+static void server_flush_pending (struct server *srv)
+{
+    struct pending *p = srv->pending;
+
+    srv->pending = NULL;
+    srv->pending_tail = &srv->pending;
+    while (p) {
+        struct pending *next = p->next;
+        if (p->conn && conn_send (p->conn, &p->msg) < 0)
+            log_error ("send %s to %s", p->msg.type, conn_peer_name (p->conn));
+        wire_msg_release (&p->msg);
+        free (p);
+        p = next;
+    }
+}
+
+/* Once per loop turn: schedule, commit the batch, then tell the world. */
+static void server_before_sleep (struct loop *l, void *arg)
+{
+    struct server *srv = arg;
+
+    sched_run (srv->sched);
+    if (db_commit (srv->db) < 0)
+        server_commit_failed (srv);
+    server_flush_pending (srv);
+}
+
+static const struct handler *server_find (struct server *srv, const char *type)
+{
+    for (int t = 0; t < srv->ntables; t++)
+        for (const struct handler *h = srv->tables[t]; h->type; h++)
+            if (strcmp (h->type, type) == 0)
+                return h;
+    return NULL;
+}
+
+static void server_conn_msg (struct conn *c, struct wire_msg *msg, void *arg)
+{
+    struct server *srv = arg;
+    const struct handler *h;
+
+    if (msg->is_reply) {
+        /* Workers acknowledge launches and signals; failures arrive as
+         * job.finished, so there is nothing to do but log errors. */
+        if (msg->errnum)
+            log_msg (LOG_WARNING, "%s from %s failed: %s", msg->type,
+                     conn_peer_name (c), msg->errstr ? msg->errstr : "?");
+        return;
+    }
+    if (!(h = server_find (srv, msg->type))) {
+        server_reply_error (c, msg, ENOSYS, "unknown request type '%s'", msg->type);
+        return;
+    }
+    if (h->role == ROLE_ANY && !conn_is_local (c)) {
+        /* Remote users need authentication (MUNGE, a later issue); until
+         * then only the Unix socket, where the kernel vouches for the uid,
+         * accepts user requests. */
+        server_reply_error (c, msg, EPERM, "user requests over TCP need "
+                            "authentication, which is not configured; use the "
+                            "Unix socket");
+        return;
+    }
+    if (h->role == ROLE_NODE && conn_is_local (c)
+        && !server_may_act (srv, conn_peer_uid (c), -1)) {
+        server_reply_error (c, msg, EPERM, "%s: only the scheduler's user may "
+                            "speak for a node", msg->type);
+        return;
+    }
+    h->fn (srv, c, msg);
+}
+
+static void server_conn_close (struct conn *c, void *arg)
+{
+    struct server *srv = arg;
+
+    for (struct pending *p = srv->pending; p; p = p->next)
+        if (p->conn == c)
+            p->conn = NULL;
+    if (conn_aux (c)) {
+        struct node *n = conn_aux (c);
+        log_msg (LOG_WARNING, "node %s: connection lost", n->name);
+        n->conn = NULL;
+    }
+    for (int i = 0; i < srv->nconns; i++) {
+        if (srv->conns[i] == c) {
+            srv->conns[i] = srv->conns[--srv->nconns];
+            break;
+        }
+    }
+}
+
+static void server_accept (struct loop *l, int fd, int revents, void *arg)
+{
+    struct server *srv = arg;
+    int cfd = accept4 (fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    struct conn *c;
+
+    if (cfd < 0) {
+        if (errno != EAGAIN && errno != EINTR)
+            log_error ("accept");
+        return;
+    }
+    if (srv->nconns == srv->conns_cap) {
+        int cap = srv->conns_cap ? srv->conns_cap * 2 : 64;
+        struct conn **nc = realloc (srv->conns, cap * sizeof (*nc));
+        if (!nc) {
+            close (cfd);
+            return;
+        }
+        srv->conns = nc;
+        srv->conns_cap = cap;
+    }
+    if (!(c = conn_create (l, cfd, server_conn_msg, server_conn_close, srv))) {
+        log_error ("new connection");
+        return;
+    }
+    srv->conns[srv->nconns++] = c;
+}
+
+static int listen_unix (struct server *srv, const char *path, struct hpcq_error *err)
+{
+    struct sockaddr_un sun = { .sun_family = AF_UNIX };
+    int fd;
+
+    if (strlen (path) >= sizeof (sun.sun_path))
+        return errprintf (err, "socket path too long: %s", path);
+    strcpy (sun.sun_path, path);
+    if ((fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
+        return errprintf (err, "socket: %s", strerror (errno));
+    /* A socket file left by a dead scheduler is stale if nobody answers. */
+    if (connect (fd, (struct sockaddr *)&sun, sizeof (sun)) == 0) {
+        close (fd);
+        errno = EADDRINUSE;
+        return errprintf (err, "another scheduler is serving %s", path);
+    }
+    (void)unlink (path);
+    /* World-connectable: any local user may submit; SO_PEERCRED says who. */
+    if (bind (fd, (struct sockaddr *)&sun, sizeof (sun)) < 0 || chmod (path, 0777) < 0
+        || listen (fd, 512) < 0) {
+        int saved = errno;
+        close (fd);
+        errno = saved;
+        return errprintf (err, "cannot listen on %s: %s", path, strerror (saved));
+    }
+    snprintf (srv->socket_path, sizeof (srv->socket_path), "%s", path);
+    return fd;
+}
+
+static int listen_tcp (struct server *srv, const char *addr, struct hpcq_error *err)
+{
+    struct sockaddr_in sin = { .sin_family = AF_INET };
+    socklen_t sl = sizeof (sin);
+    char host[64];
+    const char *colon = strrchr (addr, ':');
+    int fd, one = 1;
+
+    if (!colon || (size_t)(colon - addr) >= sizeof (host))
+        return errprintf (err, "invalid listen address '%s' (want HOST:PORT)", addr);
+    memcpy (host, addr, colon - addr);
+    host[colon - addr] = '\0';
+    if (inet_pton (AF_INET, host, &sin.sin_addr) != 1)
+        return errprintf (err, "invalid listen address '%s'", addr);
+    sin.sin_port = htons ((uint16_t)atoi (colon + 1));
+    if ((fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
+        return errprintf (err, "socket: %s", strerror (errno));
+    setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof (one));
+    if (bind (fd, (struct sockaddr *)&sin, sizeof (sin)) < 0 || listen (fd, 512) < 0
+        || getsockname (fd, (struct sockaddr *)&sin, &sl) < 0) {
+        int saved = errno;
+        close (fd);
+        errno = saved;
+        return errprintf (err, "cannot listen on %s: %s", addr, strerror (saved));
+    }
+    srv->tcp_port = ntohs (sin.sin_port);
+    return fd;
+}
+
+/* Tell hpcq-local (and people) where we listen, once we do: written last,
+ * atomically, so its existence means the scheduler is ready. */
+static int server_write_address (struct server *srv, const char *state_dir,
+                                 struct hpcq_error *err)
+{
+    char path[4096], tmp[4200], text[256];
+    FILE *f;
+
+    snprintf (path, sizeof (path), "%s/scheduler.address", state_dir);
+    snprintf (tmp, sizeof (tmp), "%s.tmp", path);
+    snprintf (text, sizeof (text), "tcp=127.0.0.1:%d\nsocket=%s\npid=%d\n",
+              srv->tcp_port, srv->socket_path, (int)getpid ());
+    if (!(f = fopen (tmp, "w")) || fputs (text, f) < 0 || fclose (f) != 0
+        || rename (tmp, path) < 0)
+        return errprintf (err, "cannot write %s: %s", path, strerror (errno));
+    return 0;
+}
+
+static int server_settings (struct server *srv, struct hpcq_error *err)
+{
+    int64_t timeout;
+    char hostname[256];
+
+    util_short_hostname (hostname, sizeof (hostname));
+    snprintf (srv->host, sizeof (srv->host), "%s", hostname);
+    snprintf (srv->name, sizeof (srv->name), "%s",
+              config_get (srv->cfg, "server_name", hostname));
+    snprintf (srv->default_queue, sizeof (srv->default_queue), "%s",
+              config_get (srv->cfg, "default_queue", "workq"));
+    if (config_get_int (srv->cfg, "node_timeout", 30, 1, 86400, &timeout, err) < 0)
+        return -1;
+    srv->node_timeout_ms = timeout * 1000;
+    srv->operator_uid = getuid ();
+    return 0;
+}
+
+static int server_open_db (struct server *srv, const char *state_dir,
+                           struct hpcq_error *err)
+{
+    char path[4096];
+
+    if (util_mkdir_p (state_dir) < 0)
+        return errprintf (err, "cannot create state_dir '%s': %s", state_dir,
+                          strerror (errno));
+    snprintf (path, sizeof (path), "%s/hpcq.sqlite", state_dir);
+    if (!(srv->db = db_open (path, err)))
+        return -1;
+    return 0;
+}
+
+static int server_listen (struct server *srv, const char *state_dir,
+                          struct hpcq_error *err)
+{
+    char sockpath[4096];
+
+    snprintf (sockpath, sizeof (sockpath), "%s/hpcq.sock", state_dir);
+    if ((srv->unix_fd = listen_unix (srv, config_get (srv->cfg, "socket", sockpath),
+                                     err)) < 0)
+        return -1;
+    if ((srv->tcp_fd = listen_tcp (srv, config_get (srv->cfg, "listen",
+                                                    "127.0.0.1:15001"), err)) < 0)
+        return -1;
+    if (!(srv->unix_watch = loop_fd_add (srv->loop, srv->unix_fd, LOOP_READ,
+                                         server_accept, srv))
+        || !(srv->tcp_watch = loop_fd_add (srv->loop, srv->tcp_fd, LOOP_READ,
+                                           server_accept, srv)))
+        return errprintf (err, "event loop: %s", strerror (errno));
+    return server_write_address (srv, state_dir, err);
+}
+
+struct server *server_create (struct loop *loop, struct config *cfg,
+                              struct hpcq_error *err)
+{
+    struct server *srv = xzalloc (sizeof (*srv));
+    const char *state_dir = config_get (cfg, "state_dir", NULL);
+
+    srv->loop = loop;
+    srv->cfg = cfg;
+    srv->unix_fd = srv->tcp_fd = -1;
+    srv->pending_tail = &srv->pending;
+    srv->started_ms = util_now_ms ();
+    if (!state_dir) {
+        errprintf (err, "state_dir is not set (config file or --state-dir)");
+        goto error;
+    }
+    if (server_settings (srv, err) < 0 || server_open_db (srv, state_dir, err) < 0)
+        goto error;
+    if (!(srv->nodes = nodes_create (srv)) || !(srv->jobs = jobs_create (srv))
+        || !(srv->sched = sched_create (srv))) {
+        errprintf (err, "cannot create subsystems: %s", strerror (errno));
+        goto error;
+    }
+    if (jobs_load (srv->jobs) < 0 || db_commit (srv->db) < 0) {
+        errprintf (err, "cannot load jobs from the database");
+        goto error;
+    }
+    if (job_rpc_register (srv) < 0
+        || loop_before_sleep (loop, server_before_sleep, srv) < 0) {
+        errprintf (err, "cannot register handlers");
+        goto error;
+    }
+    if (server_listen (srv, state_dir, err) < 0)
+        goto error;
+    log_msg (LOG_INFO, "server %s ready: socket %s, tcp port %d", srv->name,
+             srv->socket_path, srv->tcp_port);
+    return srv;
+error:
+    server_destroy (srv);
+    return NULL;
+}
+
+void server_destroy (struct server *srv)
+{
+    if (!srv)
+        return;
+    int saved = errno;
+    server_flush_pending (srv);
+    for (int i = 0; i < srv->nconns; i++)
+        conn_destroy (srv->conns[i]);
+    free (srv->conns);
+    loop_fd_remove (srv->unix_watch);
+    loop_fd_remove (srv->tcp_watch);
+    if (srv->unix_fd >= 0) {
+        close (srv->unix_fd);
+        (void)unlink (srv->socket_path);
+    }
+    if (srv->tcp_fd >= 0)
+        close (srv->tcp_fd);
+    sched_destroy (srv->sched);
+    jobs_destroy (srv->jobs);
+    nodes_destroy (srv->nodes);
+    if (srv->db && db_commit (srv->db) == 0)
+        (void)db_wal_checkpoint (srv->db);
+    db_close (srv->db);
+    free (srv);
+    errno = saved;
+}

@@ -1,0 +1,95 @@
+/* server.h - the scheduler's context: listeners, dispatch, durable replies.
+ *
+ * server_create() builds every subsystem (database, jobs, nodes, the
+ * scheduling pass) and opens the sockets; main() runs the loop.  Each
+ * subsystem registers its own table of message handlers.
+ *
+ * Durability: handlers change state through the database's open
+ * transaction and queue their replies with server_send_after_commit().
+ * Once per loop turn the before-sleep hook runs a scheduling pass, commits
+ * the batch (one fsync for everything that arrived in that turn: group
+ * commit) and only then sends the queued messages, so nothing is
+ * acknowledged or launched before it is durable.
+ */
+#ifndef HPCQ_SCHEDULER_SERVER_H
+#define HPCQ_SCHEDULER_SERVER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/config.h"
+#include "common/conn.h"
+#include "common/loop.h"
+#include "db/db.h"
+
+struct jobs;
+struct nodes;
+struct sched;
+struct server;
+
+enum {
+    ROLE_ANY = 0,       /* local users (uid from SO_PEERCRED) */
+    ROLE_NODE = 1,      /* worker daemons */
+};
+
+struct handler {
+    const char *type;
+    void (*fn) (struct server *srv, struct conn *c, struct wire_msg *msg);
+    int role;
+};
+
+struct server {
+    struct loop *loop;
+    struct config *cfg;
+    struct db *db;
+    struct jobs *jobs;
+    struct nodes *nodes;
+    struct sched *sched;
+    char name[64];              /* server name: job ids are NUM.NAME */
+    char host[256];             /* this host, for Job_Owner and hello */
+    char default_queue[64];
+    uid_t operator_uid;         /* the scheduler's own uid (plus root) */
+    int64_t started_ms;
+    int64_t node_timeout_ms;
+
+    int unix_fd, tcp_fd;
+    struct loop_watch *unix_watch, *tcp_watch;
+    char socket_path[108];
+    int tcp_port;
+
+    const struct handler *tables[8];
+    int ntables;
+
+    struct pending *pending;    /* messages waiting for the commit */
+    struct pending **pending_tail;
+    struct conn **conns;        /* open connections, closed at shutdown */
+    int nconns, conns_cap;
+};
+
+/* Create from cfg (owned by the caller, outlives the server).  NULL with err. */
+struct server *server_create (struct loop *loop, struct config *cfg,
+                              struct hpcq_error *err);
+void server_destroy (struct server *srv);
+
+int server_register (struct server *srv, const struct handler *table);
+
+/* Queue msg for c once the current batch is durable.  Takes msg's
+ * contents (the struct is left zeroed).  If c closes first it is dropped. */
+void server_send_after_commit (struct server *srv, struct conn *c,
+                               struct wire_msg *msg);
+
+/* Convenience: a durable reply to req. */
+void server_reply_after_commit (struct server *srv, struct conn *c,
+                                const struct wire_msg *req, json_t *body);
+
+/* An immediate error reply (nothing to wait for). */
+void server_reply_error (struct conn *c, const struct wire_msg *req, int errnum,
+                         const char *fmt, ...) __attribute__ ((format (printf, 4, 5)));
+
+/* Is uid allowed to act on jobs of owner_uid? (owner, root, operator) */
+int server_may_act (const struct server *srv, uid_t uid, int64_t owner_uid);
+
+/* The user name for uid ("uid1234" if it has none). */
+void server_user_name (uid_t uid, char *buf, int len);
+
+#endif

@@ -1,0 +1,372 @@
+/* launch.c - see launch.h
+ *
+ * The child reports a failure before exec through a close-on-exec pipe:
+ * the parent reads either EOF (exec succeeded) or the error text.
+ */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "worker/launch.h"
+
+#define ENV_MAX 512
+
+int launch_req_decode (json_t *body, struct launch_req *req, struct hpcq_error *err)
+{
+    const char *jobid, *uuid, *owner, *queue, *server;
+    json_t *spec, *gpus, *nodefile, *v;
+    json_int_t seq, uid, mem, walltime;
+    size_t i;
+
+    memset (req, 0, sizeof (*req));
+    jobspec_init (&req->spec);
+    if (json_unpack (body, "{s:I s:i s:s s:s s:s s:I s:s s:s s:o s:i s:I s:o s:o s:I}",
+                     "seq", &seq, "attempt", &req->attempt, "jobid", &jobid, "uuid",
+                     &uuid, "owner", &owner, "uid", &uid, "queue", &queue, "server",
+                     &server, "spec", &spec, "ncpus", &req->ncpus, "mem", &mem, "gpus",
+                     &gpus, "nodefile", &nodefile, "walltime", &walltime) < 0
+        || !json_is_array (gpus) || json_array_size (gpus) > GPU_MAX
+        || !json_is_array (nodefile) || json_array_size (nodefile) == 0) {
+        errno = EPROTO;
+        return errprintf (err, "job.launch: malformed request");
+    }
+    if (jobspec_from_json (spec, &req->spec, err) < 0)
+        return -1;
+    req->seq = seq;
+    req->uid = uid;
+    req->mem = mem;
+    req->walltime = walltime;
+    snprintf (req->jobid, sizeof (req->jobid), "%s", jobid);
+    snprintf (req->uuid, sizeof (req->uuid), "%s", uuid);
+    snprintf (req->owner, sizeof (req->owner), "%s", owner);
+    snprintf (req->queue, sizeof (req->queue), "%s", queue);
+    snprintf (req->server, sizeof (req->server), "%s", server);
+    json_array_foreach (gpus, i, v)
+        req->gpus[req->ngpus++] = (int)json_integer_value (v);
+    req->nodefile = xzalloc (json_array_size (nodefile) * sizeof (char *));
+    json_array_foreach (nodefile, i, v)
+        req->nodefile[req->nnodefile++] = xstrdup (json_string_value (v));
+    return 0;
+}
+
+void launch_req_release (struct launch_req *req)
+{
+    jobspec_release (&req->spec);
+    for (int i = 0; i < req->nnodefile; i++)
+        free (req->nodefile[i]);
+    free (req->nodefile);
+    req->nodefile = NULL;
+    req->nnodefile = 0;
+}
+
+static void spool_path (char *buf, int len, const char *spool, int64_t seq,
+                        int attempt, const char *suffix)
+{
+    snprintf (buf, len, "%s/%lld.%d.%s", spool, (long long)seq, attempt, suffix);
+}
+
+void launch_cleanup (const char *spool, int64_t seq, int attempt)
+{
+    char path[4096];
+
+    spool_path (path, sizeof (path), spool, seq, attempt, "SC");
+    (void)unlink (path);
+    spool_path (path, sizeof (path), spool, seq, attempt, "nodes");
+    (void)unlink (path);
+}
+
+static int write_file (const char *path, const char *text, mode_t mode)
+{
+    int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    int rc;
+
+    if (fd < 0)
+        return -1;
+    rc = util_write_all (fd, text, strlen (text));
+    if (close (fd) < 0)
+        rc = -1;
+    return rc;
+}
+
+/* Script and nodefile in the spool, readable by the job's owner. */
+static int launch_spool (const struct launch_req *req, const char *spool,
+                         char *script, char *nodes, int len, struct hpcq_error *err)
+{
+    size_t total = 1;
+    char *text;
+
+    spool_path (script, len, spool, req->seq, req->attempt, "SC");
+    spool_path (nodes, len, spool, req->seq, req->attempt, "nodes");
+    for (int i = 0; i < req->nnodefile; i++)
+        total += strlen (req->nodefile[i]) + 1;
+    text = xzalloc (total);
+    for (int i = 0; i < req->nnodefile; i++) {
+        strcat (text, req->nodefile[i]);
+        strcat (text, "\n");
+    }
+    if (write_file (script, req->spec.script, 0700) < 0
+        || write_file (nodes, text, 0644) < 0) {
+        free (text);
+        return errprintf (err, "cannot write spool files in %s: %s", spool,
+                          strerror (errno));
+    }
+    free (text);
+    if (geteuid () == 0 && req->uid != 0
+        && (chown (script, (uid_t)req->uid, (gid_t)-1) < 0
+            || chown (nodes, (uid_t)req->uid, (gid_t)-1) < 0))
+        return errprintf (err, "cannot give spool files to uid %lld: %s",
+                          (long long)req->uid, strerror (errno));
+    return 0;
+}
+
+/* PBS rules: -o/-e relative to the submission directory; a directory
+ * gets NAME.oNUM inside it; the default is WORKDIR/NAME.oNUM. */
+static void resolve_output (const struct launch_req *req, const char *given,
+                            char kind, char *buf, int len)
+{
+    const struct hpcq_jobspec *s = &req->spec;
+    struct stat st;
+
+    if (!given)
+        snprintf (buf, len, "%s/%s.%c%lld", s->workdir, s->name, kind,
+                  (long long)req->seq);
+    else if (given[0] == '/')
+        snprintf (buf, len, "%s", given);
+    else
+        snprintf (buf, len, "%s/%s", s->workdir, given);
+    if (given && stat (buf, &st) == 0 && S_ISDIR (st.st_mode)) {
+        size_t l = strlen (buf);
+        snprintf (buf + l, len - l, "/%s.%c%lld", s->name, kind, (long long)req->seq);
+    }
+}
+
+static void env_add (char **envp, int *n, const char *key, const char *fmt, ...)
+    __attribute__ ((format (printf, 4, 5)));
+
+static void env_add (char **envp, int *n, const char *key, const char *fmt, ...)
+{
+    char value[8192], *kv;
+    size_t klen = strlen (key);
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (value, sizeof (value), fmt, ap);
+    va_end (ap);
+    kv = xzalloc (klen + strlen (value) + 2);
+    sprintf (kv, "%s=%s", key, value);
+    for (int i = 0; i < *n; i++) {
+        if (strncmp (envp[i], key, klen) == 0 && envp[i][klen] == '=') {
+            free (envp[i]);
+            envp[i] = kv;
+            return;
+        }
+    }
+    if (*n < ENV_MAX - 1)
+        envp[(*n)++] = kv;
+    else
+        free (kv);
+}
+
+static void env_user (char **envp, int *n, const struct launch_req *req)
+{
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+
+    if (getpwuid_r ((uid_t)req->uid, &pw, buf, sizeof (buf), &res) == 0 && res) {
+        env_add (envp, n, "HOME", "%s", pw.pw_dir);
+        env_add (envp, n, "SHELL", "%s", pw.pw_shell);
+    }
+    env_add (envp, n, "USER", "%s", req->owner);
+    env_add (envp, n, "LOGNAME", "%s", req->owner);
+}
+
+/* The job's environment: its Variable_List (PBS_O_*, -v, -V), then what
+ * the batch system defines, which the user cannot override. */
+static char **launch_environ (const struct launch_req *req, const struct launch_env *e,
+                              const char *nodes)
+{
+    char **envp = xzalloc (ENV_MAX * sizeof (char *)), cvd[2048];
+    const char *path = jobspec_getenv (&req->spec, "PBS_O_PATH");
+    int n = 0;
+
+    env_add (envp, &n, "PATH", "%s", path ? path : "/usr/local/bin:/usr/bin:/bin");
+    env_user (envp, &n, req);
+    for (int i = 0; i < req->spec.nenv && n < ENV_MAX - 64; i++)
+        envp[n++] = xstrdup (req->spec.env[i]);
+    env_add (envp, &n, "PBS_JOBID", "%s", req->jobid);
+    env_add (envp, &n, "PBS_JOBNAME", "%s", req->spec.name);
+    env_add (envp, &n, "PBS_O_WORKDIR", "%s", req->spec.workdir);
+    env_add (envp, &n, "PBS_O_HOST", "%s", req->spec.submit_host);
+    env_add (envp, &n, "PBS_QUEUE", "%s", req->queue);
+    env_add (envp, &n, "PBS_O_QUEUE", "%s", req->queue);
+    env_add (envp, &n, "PBS_SERVER", "%s", req->server);
+    env_add (envp, &n, "PBS_NODEFILE", "%s", nodes);
+    env_add (envp, &n, "PBS_ENVIRONMENT", "PBS_BATCH");
+    env_add (envp, &n, "PBS_TASKNUM", "1");
+    env_add (envp, &n, "PBS_NODENUM", "0");
+    env_add (envp, &n, "PBS_JOBDIR", "%s", req->spec.workdir);
+    env_add (envp, &n, "ENVIRONMENT", "BATCH");
+    env_add (envp, &n, "NCPUS", "%d", req->ncpus);
+    env_add (envp, &n, "OMP_NUM_THREADS", "%d", req->ncpus);
+    env_add (envp, &n, "HPCQ_JOB_UUID", "%s", req->uuid);
+    env_add (envp, &n, "HPCQ_ATTEMPT", "%d", req->attempt);
+    env_add (envp, &n, "HPCQ_RESTART_COUNT", "%d", req->attempt - 1);
+    env_add (envp, &n, "HPCQ_NODE", "%s", e->node_name);
+    env_add (envp, &n, "HPCQ_CHECKPOINT_DIR", "%s/.hpcq/checkpoints/%s",
+             req->spec.workdir, req->uuid);
+    /* A node with GPUs hides the ones the job was not given. */
+    if (e->ngpus > 0 || req->ngpus > 0) {
+        gpu_visible_devices (e->gpus, e->ngpus, req->gpus, req->ngpus, cvd, sizeof (cvd));
+        env_add (envp, &n, "CUDA_VISIBLE_DEVICES", "%s", cvd);
+    }
+    envp[n] = NULL;
+    return envp;
+}
+
+static void free_environ (char **envp)
+{
+    for (int i = 0; envp[i]; i++)
+        free (envp[i]);
+    free (envp);
+}
+
+/* In the child: report why we could not exec, then exit. */
+static void child_fail (int fd, const char *what, const char *path)
+{
+    char msg[1024];
+    int len = snprintf (msg, sizeof (msg), "%s %s: %s", what, path, strerror (errno));
+    (void)!write (fd, msg, len);
+    _exit (127);
+}
+
+static int open_output (const char *path)
+{
+    return open (path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+}
+
+static void child_become_owner (const struct launch_req *req, int errfd)
+{
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+
+    if (geteuid () != 0 || req->uid == 0)
+        return;
+    if (getpwuid_r ((uid_t)req->uid, &pw, buf, sizeof (buf), &res) != 0 || !res) {
+        errno = ENOENT;
+        child_fail (errfd, "unknown user", req->owner);
+    }
+    if (initgroups (pw.pw_name, pw.pw_gid) < 0 || setgid (pw.pw_gid) < 0
+        || setuid (pw.pw_uid) < 0)
+        child_fail (errfd, "cannot become user", req->owner);
+}
+
+static void child_stdio (const struct launch_req *req, int errfd)
+{
+    int out, errf, in = open ("/dev/null", O_RDONLY);
+    int join = req->spec.join;
+
+    out = open_output (join == JOIN_EO ? req->stderr_path : req->stdout_path);
+    if (out < 0)
+        child_fail (errfd, "cannot open output file",
+                    join == JOIN_EO ? req->stderr_path : req->stdout_path);
+    errf = join != JOIN_NONE ? out : open_output (req->stderr_path);
+    if (errf < 0)
+        child_fail (errfd, "cannot open error file", req->stderr_path);
+    if (in < 0 || dup2 (in, 0) < 0 || dup2 (out, 1) < 0 || dup2 (errf, 2) < 0)
+        child_fail (errfd, "cannot set up", "stdio");
+}
+
+static void child_exec (const struct launch_req *req, const char *script,
+                        char **envp, int errfd)
+{
+    sigset_t all;
+    char ckpt[4200];
+
+    /* The worker blocks signals for its signalfd; the job must not inherit
+     * that, nor ignored SIGPIPE. */
+    sigemptyset (&all);
+    sigprocmask (SIG_SETMASK, &all, NULL);
+    signal (SIGPIPE, SIG_DFL);
+    if (setsid () < 0)
+        child_fail (errfd, "setsid", "");
+    child_become_owner (req, errfd);
+    if (chdir (req->spec.workdir) < 0)
+        child_fail (errfd, "cannot enter working directory", req->spec.workdir);
+    snprintf (ckpt, sizeof (ckpt), "%s/.hpcq/checkpoints/%s", req->spec.workdir,
+              req->uuid);
+    (void)util_mkdir_p (ckpt);
+    child_stdio (req, errfd);
+    if (strncmp (req->spec.script, "#!", 2) == 0)
+        execve (script, (char *[]){ (char *)script, NULL }, envp);
+    else
+        execve ("/bin/sh", (char *[]){ "sh", (char *)script, NULL }, envp);
+    child_fail (errfd, "cannot execute", script);
+}
+
+/* Wait for the child's verdict: EOF means exec succeeded. */
+static int launch_wait_exec (int fd, pid_t pid, struct hpcq_error *err)
+{
+    char msg[1024];
+    ssize_t n;
+
+    do
+        n = read (fd, msg, sizeof (msg) - 1);
+    while (n < 0 && errno == EINTR);
+    if (n <= 0)
+        return 0;
+    msg[n] = '\0';
+    errno = ENOEXEC;
+    return errprintf (err, "%s", msg);
+}
+
+pid_t launch_start (struct launch_req *req, const struct launch_env *e,
+                    struct hpcq_error *err)
+{
+    char script[4096], nodes[4096];
+    char **envp;
+    int pfd[2];
+    pid_t pid;
+
+    if (launch_spool (req, e->spool, script, nodes, sizeof (script), err) < 0)
+        return -1;
+    resolve_output (req, req->spec.output_path, 'o', req->stdout_path,
+                    sizeof (req->stdout_path));
+    resolve_output (req, req->spec.error_path, 'e', req->stderr_path,
+                    sizeof (req->stderr_path));
+    if (pipe2 (pfd, O_CLOEXEC) < 0)
+        return errprintf (err, "pipe: %s", strerror (errno));
+    envp = launch_environ (req, e, nodes);
+    if ((pid = fork ()) < 0) {
+        int saved = errno;
+        close (pfd[0]);
+        close (pfd[1]);
+        free_environ (envp);
+        errno = saved;
+        return errprintf (err, "fork: %s", strerror (saved));
+    }
+    if (pid == 0) {
+        close (pfd[0]);
+        child_exec (req, script, envp, pfd[1]);
+    }
+    close (pfd[1]);
+    free_environ (envp);
+    if (launch_wait_exec (pfd[0], pid, err) < 0) {
+        /* The child has exited (127); the SIGCHLD handler reaps it. */
+        close (pfd[0]);
+        return -1;
+    }
+    close (pfd[0]);
+    return pid;
+}

@@ -1,0 +1,148 @@
+/* hpcq-worker - the daemon on each node: runs the jobs the scheduler sends.
+ *
+ * main reads options and the config file, creates the worker, runs the
+ * loop and tears down.  Stopping the worker kills its running jobs (as
+ * PBS MoM does): a job it could no longer watch might otherwise run on
+ * while the scheduler requeues it elsewhere.  Jobs survive a restart of
+ * the scheduler, not of the worker.
+ */
+#include <config.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/config.h"
+#include "common/log.h"
+#include "common/loop.h"
+#include "worker/tasks.h"
+#include "worker/worker.h"
+
+static const char *usage_text =
+    "Usage: hpcq-worker [--config FILE] [--server HOST:PORT] [--name NODE]\n"
+    "                   [--ncpus N] [--mem SIZE] [--gpus N] [--spool DIR]\n"
+    "                   [--log-file FILE] [--log-level LEVEL]\n"
+    "Runs jobs for an hpcq scheduler on this node.  Options override the\n"
+    "config file; see hpcq-worker(8) and docs/config.example.\n";
+
+static const struct option longopts[] = {
+    { "config", required_argument, NULL, 'c' },
+    { "server", required_argument, NULL, 's' },
+    { "name", required_argument, NULL, 'n' },
+    { "ncpus", required_argument, NULL, 'p' },
+    { "mem", required_argument, NULL, 'm' },
+    { "gpus", required_argument, NULL, 'g' },
+    { "spool", required_argument, NULL, 'S' },
+    { "log-file", required_argument, NULL, 'L' },
+    { "log-level", required_argument, NULL, 'v' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+
+static const char *option_key (int opt)
+{
+    switch (opt) {
+    case 's': return "server";
+    case 'n': return "node_name";
+    case 'p': return "ncpus";
+    case 'm': return "mem";
+    case 'g': return "gpus";
+    case 'S': return "spool_dir";
+    case 'L': return "log_file";
+    case 'v': return "log_level";
+    default: return NULL;
+    }
+}
+
+static struct config *parse_args (int argc, char **argv)
+{
+    struct config *cfg = config_create (), *over = config_create ();
+    struct hpcq_error err;
+    const char *file = NULL;
+    int opt;
+
+    while ((opt = getopt_long (argc, argv, "c:s:n:p:m:g:S:L:v:h", longopts, NULL)) != -1) {
+        if (opt == 'h') {
+            fputs (usage_text, stdout);
+            exit (0);
+        }
+        if (opt == 'c')
+            file = optarg;
+        else if (option_key (opt))
+            config_set (over, option_key (opt), optarg);
+        else {
+            fputs (usage_text, stderr);
+            exit (2);
+        }
+    }
+    if (optind < argc) {
+        fprintf (stderr, "hpcq-worker: unexpected argument '%s'\n", argv[optind]);
+        exit (2);
+    }
+    if (file && config_load (cfg, file, &err) < 0) {
+        fprintf (stderr, "hpcq-worker: %s\n", err.text);
+        exit (2);
+    }
+    for (int i = 0; longopts[i].name; i++) {
+        const char *key = option_key (longopts[i].val);
+        if (key && config_get (over, key, NULL))
+            config_set (cfg, key, config_get (over, key, NULL));
+    }
+    config_destroy (over);
+    return cfg;
+}
+
+static void on_signal (struct loop *l, int signo, void *arg)
+{
+    struct worker *w = arg;
+
+    if (signo == SIGCHLD) {
+        tasks_reap (w->tasks);
+        return;
+    }
+    log_msg (LOG_INFO, "signal %d: shutting down, killing %d jobs", signo,
+             tasks_count (w->tasks));
+    for (struct task *t = tasks_first (w->tasks); t; t = t->next)
+        tasks_kill (w->tasks, t, KILL_DELETED, 1);
+    loop_stop (l);
+}
+
+int main (int argc, char **argv)
+{
+    static const int signals[] = { SIGINT, SIGTERM, SIGCHLD };
+    struct config *cfg = parse_args (argc, argv);
+    int level = log_level_parse (config_get (cfg, "log_level", "info"));
+    struct hpcq_error err;
+    struct worker *w = NULL;
+    struct loop *loop;
+    int rc = 1;
+
+    signal (SIGPIPE, SIG_IGN);
+    if (level < 0 || log_init ("hpcq-worker", level, config_get (cfg, "log_file", NULL)) < 0) {
+        fprintf (stderr, "hpcq-worker: bad log_level or log_file\n");
+        config_destroy (cfg);
+        return 2;
+    }
+    if (!(loop = loop_create ())) {
+        log_error ("event loop");
+        goto out;
+    }
+    if (!(w = worker_create (loop, cfg, &err))) {
+        fprintf (stderr, "hpcq-worker: %s\n", err.text);
+        log_msg (LOG_ERR, "%s", err.text);
+        goto out;
+    }
+    if (loop_signals (loop, signals, 3, on_signal, w) < 0) {
+        log_error ("signals");
+        goto out;
+    }
+    tasks_reap (w->tasks);      /* children that ended before the signalfd */
+    rc = loop_run (loop) < 0 ? 1 : 0;
+    log_msg (LOG_INFO, "stopped");
+out:
+    worker_destroy (w);
+    loop_destroy (loop);
+    config_destroy (cfg);
+    log_fini ();
+    return rc;
+}

@@ -1,0 +1,286 @@
+/* worker.c - see worker.h */
+#include <config.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/client.h"
+#include "common/log.h"
+#include "common/resource.h"
+#include "common/util.h"
+#include "worker/launch.h"
+#include "worker/tasks.h"
+#include "worker/worker.h"
+
+static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg);
+static void worker_link_close (struct conn *c, void *arg);
+
+static int64_t worker_send (struct worker *w, const char *type, json_t *body)
+{
+    struct wire_msg m;
+    int64_t id = w->next_id++;
+
+    wire_request_init (&m, type, id, body);
+    if (!w->link || conn_send (w->link, &m) < 0)
+        id = 0;
+    wire_msg_release (&m);
+    return id;
+}
+
+void worker_report (struct worker *w, struct task *t)
+{
+    if (t->report_id == REPORT_NONE_WANTED) {
+        tasks_remove (w->tasks, t);
+        return;
+    }
+    /* While the hello is unanswered the result rides with the next one. */
+    if (!w->link || w->hello_id)
+        return;
+    t->report_id = worker_send (w, "job.finished", task_result_json (t));
+}
+
+/* Mark what the hello carries so its acknowledgement can retire them. */
+static void worker_hello (struct worker *w)
+{
+    for (struct task *t = tasks_first (w->tasks); t; t = t->next)
+        if (t->done)
+            t->report_id = REPORT_IN_HELLO;
+    json_t *body = json_pack ("{s:s s:i s:I s:o s:s s:o s:o}", "name", w->name,
+                              "ncpus", w->ncpus, "mem", (json_int_t)w->mem, "gpus",
+                              gpu_to_json (w->gpus, w->ngpus), "labels", w->labels,
+                              "running", tasks_running_json (w->tasks), "finished",
+                              tasks_finished_json (w->tasks));
+    w->hello_id = worker_send (w, "node.hello", body);
+}
+
+static void worker_connect (struct worker *w)
+{
+    struct hpcq_error err;
+    int fd;
+
+    w->next_connect_ms = util_now_ms () + 1000;
+    if ((fd = client_dial (w->server, &err)) < 0) {
+        log_msg (LOG_DEBUG, "%s", err.text);
+        return;
+    }
+    if (!(w->link = conn_create (w->loop, fd, worker_link_msg, worker_link_close, w))) {
+        log_error ("scheduler link");
+        return;
+    }
+    log_msg (LOG_INFO, "connected to scheduler at %s", w->server);
+    worker_hello (w);
+}
+
+static void worker_link_close (struct conn *c, void *arg)
+{
+    struct worker *w = arg;
+
+    log_msg (LOG_WARNING, "lost the scheduler at %s; jobs keep running (%d tasks)",
+             w->server, tasks_count (w->tasks));
+    w->link = NULL;
+    w->hello_id = 0;
+    /* Results in flight are re-sent with the next hello. */
+    for (struct task *t = tasks_first (w->tasks); t; t = t->next)
+        if (t->report_id != REPORT_NONE_WANTED)
+            t->report_id = 0;
+}
+
+/* The hello is durable on the scheduler: the results it carried are known. */
+static void worker_hello_acked (struct worker *w)
+{
+    struct task *t = tasks_first (w->tasks), *next;
+
+    w->hello_id = 0;
+    for (; t; t = next) {
+        next = t->next;
+        if (t->done && t->report_id == REPORT_IN_HELLO)
+            tasks_remove (w->tasks, t);
+        else if (t->done)
+            worker_report (w, t);
+    }
+}
+
+static void worker_handle_reply (struct worker *w, struct wire_msg *msg)
+{
+    struct task *t;
+
+    if (msg->errnum) {
+        log_msg (LOG_ERR, "scheduler refused %s: %s", msg->type,
+                 msg->errstr ? msg->errstr : "?");
+        if (strcmp (msg->type, "node.hello") == 0)
+            conn_close (w->link);
+        return;
+    }
+    if (w->hello_id && msg->id == w->hello_id)
+        worker_hello_acked (w);
+    else if (strcmp (msg->type, "job.finished") == 0
+             && (t = tasks_find_report (w->tasks, msg->id)))
+        tasks_remove (w->tasks, t);
+}
+
+static void worker_launch (struct worker *w, struct conn *c, struct wire_msg *msg)
+{
+    struct launch_env env = { w->spool, w->name, w->gpus, w->ngpus };
+    struct launch_req req;
+    struct hpcq_error err;
+    struct task *t;
+    pid_t pid;
+
+    if (launch_req_decode (msg->body, &req, &err) < 0) {
+        (void)conn_reply (c, msg, EPROTO, err.text, NULL);
+        launch_req_release (&req);
+        return;
+    }
+    (void)conn_reply (c, msg, 0, NULL, NULL);
+    if (tasks_find (w->tasks, req.seq, req.attempt)) {
+        launch_req_release (&req);
+        return;     /* a repeated launch: already running or done */
+    }
+    if ((pid = launch_start (&req, &env, &err)) < 0) {
+        log_msg (LOG_ERR, "job %s: cannot start: %s", req.jobid, err.text);
+        t = tasks_add_failed (w->tasks, req.seq, req.attempt, req.jobid, -1, err.text);
+        worker_report (w, t);
+    }
+    else {
+        log_msg (LOG_INFO, "job %s started as pid %d", req.jobid, (int)pid);
+        tasks_add (w->tasks, req.seq, req.attempt, req.jobid, pid, req.walltime,
+                   req.spec.join == 1 ? req.stdout_path : req.stderr_path);
+        worker_send (w, "job.started", json_pack ("{s:I s:i s:i}", "seq",
+                                                  (json_int_t)req.seq, "attempt",
+                                                  req.attempt, "session_id", (int)pid));
+    }
+    launch_req_release (&req);
+}
+
+static void worker_signal (struct worker *w, struct conn *c, struct wire_msg *msg)
+{
+    const char *sig, *reason = "";
+    json_int_t seq;
+    int attempt;
+    struct task *t;
+
+    if (json_unpack (msg->body, "{s:I s:i s:s s?s}", "seq", &seq, "attempt",
+                     &attempt, "signal", &sig, "reason", &reason) < 0) {
+        (void)conn_reply (c, msg, EPROTO, "job.signal: malformed request", NULL);
+        return;
+    }
+    (void)conn_reply (c, msg, 0, NULL, NULL);
+    if (!(t = tasks_find (w->tasks, seq, attempt)) || t->done)
+        return;
+    log_msg (LOG_INFO, "job %s: %s requested (%s)", t->jobid, sig, reason);
+    if (strcmp (reason, "stale") == 0) {
+        /* This copy was requeued elsewhere: it must go, and its result is
+         * of no interest to anybody. */
+        tasks_kill (w->tasks, t, KILL_STALE, 1);
+        t->report_id = REPORT_NONE_WANTED;
+    }
+    else
+        tasks_kill (w->tasks, t, KILL_DELETED, strcmp (sig, "KILL") == 0);
+}
+
+static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
+{
+    struct worker *w = arg;
+
+    if (msg->is_reply)
+        worker_handle_reply (w, msg);
+    else if (strcmp (msg->type, "job.launch") == 0)
+        worker_launch (w, c, msg);
+    else if (strcmp (msg->type, "job.signal") == 0)
+        worker_signal (w, c, msg);
+    else
+        (void)conn_reply (c, msg, ENOSYS, "unknown request", NULL);
+}
+
+static void worker_tick (struct loop *l, void *arg)
+{
+    struct worker *w = arg;
+    int64_t now = util_now_ms ();
+
+    if (!w->link) {
+        if (now >= w->next_connect_ms)
+            worker_connect (w);
+        return;
+    }
+    if (now - w->last_beat_ms >= w->heartbeat_ms) {
+        w->last_beat_ms = now;
+        (void)worker_send (w, "node.heartbeat", NULL);
+    }
+}
+
+static int worker_settings (struct worker *w, struct hpcq_error *err)
+{
+    const char *s;
+    int64_t v, sim, beat, delay;
+    char host[64];
+
+    util_short_hostname (host, sizeof (host));
+    snprintf (w->name, sizeof (w->name), "%s", config_get (w->cfg, "node_name", host));
+    if (!(s = config_get (w->cfg, "server", NULL)))
+        return errprintf (err, "server is not set (config file or --server HOST:PORT)");
+    snprintf (w->server, sizeof (w->server), "%s", s);
+    if (config_get_int (w->cfg, "ncpus", sysconf (_SC_NPROCESSORS_ONLN), 1, 1 << 20,
+                        &v, err) < 0)
+        return -1;
+    w->ncpus = (int)v;
+    w->mem = (int64_t)sysconf (_SC_PHYS_PAGES) * sysconf (_SC_PAGESIZE);
+    if ((s = config_get (w->cfg, "mem", NULL)) && resource_parse_size (s, &w->mem, err) < 0)
+        return -1;
+    if (config_get_int (w->cfg, "gpus", 0, 0, GPU_MAX, &sim, err) < 0
+        || config_get_int (w->cfg, "heartbeat_interval", 5, 1, 3600, &beat, err) < 0
+        || config_get_int (w->cfg, "kill_delay", 10, 0, 3600, &delay, err) < 0)
+        return -1;
+    w->heartbeat_ms = beat * 1000;
+    w->kill_delay_ms = delay * 1000;
+    {
+        int64_t gmem = 80LL << 30;
+        if ((s = config_get (w->cfg, "gpu_mem", NULL))
+            && resource_parse_size (s, &gmem, err) < 0)
+            return -1;
+        w->ngpus = gpu_discover (w->gpus, (int)sim,
+                                 config_get (w->cfg, "gpu_model", "Simulated-GPU"), gmem);
+    }
+    snprintf (w->labels, sizeof (w->labels), "%s", config_get (w->cfg, "labels", ""));
+    snprintf (w->spool, sizeof (w->spool), "%s",
+              config_get (w->cfg, "spool_dir", "/var/spool/hpcq"));
+    if (util_mkdir_p (w->spool) < 0)
+        return errprintf (err, "cannot create spool_dir '%s': %s", w->spool,
+                          strerror (errno));
+    return 0;
+}
+
+struct worker *worker_create (struct loop *loop, struct config *cfg,
+                              struct hpcq_error *err)
+{
+    struct worker *w = xzalloc (sizeof (*w));
+
+    w->loop = loop;
+    w->cfg = cfg;
+    w->next_id = 1;
+    if (worker_settings (w, err) < 0)
+        goto error;
+    if (!(w->tasks = tasks_create (w))
+        || !(w->tick = loop_timer_add (loop, 0, 200, worker_tick, w))) {
+        errprintf (err, "cannot create worker: %s", strerror (errno));
+        goto error;
+    }
+    log_msg (LOG_INFO, "node %s: %d cpus, %lld bytes, %d gpus; scheduler %s", w->name,
+             w->ncpus, (long long)w->mem, w->ngpus, w->server);
+    return w;
+error:
+    worker_destroy (w);
+    return NULL;
+}
+
+void worker_destroy (struct worker *w)
+{
+    if (!w)
+        return;
+    loop_timer_remove (w->tick);
+    conn_destroy (w->link);
+    tasks_destroy (w->tasks);
+    free (w);
+}

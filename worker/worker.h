@@ -1,0 +1,52 @@
+/* worker.h - the worker daemon's context and its link to the scheduler.
+ *
+ * The worker registers with node.hello (resources, running jobs, results
+ * not yet acknowledged), sends heartbeats, launches and signals jobs on
+ * request, and reports each result until the scheduler acknowledges it.
+ * When the scheduler goes away the jobs keep running and the worker keeps
+ * trying to reconnect.
+ */
+#ifndef HPCQ_WORKER_WORKER_H
+#define HPCQ_WORKER_WORKER_H
+
+#include <stdint.h>
+
+#include "common/config.h"
+#include "common/conn.h"
+#include "common/loop.h"
+#include "worker/gpu.h"
+
+struct tasks;
+struct task;
+
+struct worker {
+    struct loop *loop;
+    struct config *cfg;
+    char name[64];
+    char server[256];
+    int ncpus;
+    int64_t mem;
+    struct gpu_info gpus[GPU_MAX];
+    int ngpus;
+    char labels[256];
+    char spool[4096];
+    int64_t heartbeat_ms;
+    int64_t kill_delay_ms;
+
+    struct conn *link;          /* NULL while disconnected */
+    int64_t hello_id;           /* hello in flight, 0 once acknowledged */
+    int64_t next_id;
+    struct loop_timer *tick;
+    int64_t last_beat_ms;
+    int64_t next_connect_ms;
+    struct tasks *tasks;
+};
+
+struct worker *worker_create (struct loop *loop, struct config *cfg,
+                              struct hpcq_error *err);
+void worker_destroy (struct worker *w);
+
+/* A task finished: report it now if connected (else with the next hello). */
+void worker_report (struct worker *w, struct task *t);
+
+#endif
