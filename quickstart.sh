@@ -1,0 +1,97 @@
+#!/bin/bash
+# quickstart.sh - build hpcq and see it work, or run the whole test suite.
+#
+#   ./quickstart.sh         install what is missing (as root), build, start a
+#                           scheduler and two workers in ./qs, run the example
+#                           jobs from jobscripts/, show qstat and the output
+#   ./quickstart.sh check   the same set-up, then every unit and integration
+#                           test; the last line is "N passed, N failed"
+set -euo pipefail
+cd "$(dirname "$0")"
+top=$(pwd)
+
+PACKAGES="build-essential autoconf automake libtool pkg-config libsqlite3-dev
+          uuid-dev libjansson-dev sqlite3 python3 procps"
+
+install_packages() {
+    local missing="" p
+    for p in $PACKAGES; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+            missing="$missing $p"
+    done
+    [ -z "$missing" ] && return 0
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "quickstart: missing packages; as root run:" >&2
+        echo "  apt-get update && apt-get install -y$missing" >&2
+        exit 1
+    fi
+    echo "== installing:$missing"
+    apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing
+}
+
+build() {
+    echo "== building"
+    if [ ! -f Makefile ]; then
+        [ -x configure ] || ./autogen.sh > /dev/null
+        ./configure -q
+    fi
+    make -j"$(nproc)" > /dev/null
+}
+
+demo() {
+    local dir=$top/qs
+    "$top/cli/hpcq-local" stop "$dir" > /dev/null 2>&1 || true
+    rm -rf "$dir"
+    echo "== starting a scheduler and two workers in $dir"
+    eval "$("$top/cli/hpcq-local" start "$dir" --workers 2 --cpus-per-worker 2 \
+             --gpus-per-worker 1)"
+    export PATH="$top/cli:$PATH"
+    echo "   HPCQ_SERVER=$HPCQ_SERVER"
+    trap '"$top/cli/hpcq-local" stop "$dir"' EXIT
+    mkdir -p "$dir/work"
+    cd "$dir/work"
+    local ids="" f
+    for f in "$top"/jobscripts/*.pbs; do
+        ids="$ids $(qsub "$f")"
+        echo "   qsub $(basename "$f") -> $(echo $ids | awk '{print $NF}')"
+    done
+    echo "== qstat while they run"
+    qstat || true
+    local deadline=$((SECONDS + 120))
+    while [ -n "$(qstat 2>/dev/null)" ] && [ $SECONDS -lt $deadline ]; do sleep 0.5; done
+    echo "== output files"
+    for f in *.o*; do
+        echo "--- $f"; cat "$f"
+    done
+    echo "== qstat -x"
+    qstat -x
+    cd "$top"
+    echo "== stopping"
+}
+
+check() {
+    echo "== running the test suite (make check)"
+    local rc=0
+    make -j2 check > check.log 2>&1 || rc=$?
+    grep -E "^(PASS|FAIL|ERROR|SKIP|XFAIL|XPASS):" check.log | grep -v "^PASS" || true
+    if [ $rc -ne 0 ]; then
+        echo "== failures (from test-suite.log):"
+        sed -n '/^FAIL\|^ERROR/,+40p' test-suite.log 2>/dev/null | head -200 || true
+    fi
+    local pass fail skip
+    pass=$(grep -Ec "^PASS:" check.log || true)
+    fail=$(grep -Ec "^(FAIL|ERROR|XPASS):" check.log || true)
+    skip=$(grep -Ec "^SKIP:" check.log || true)
+    [ $rc -eq 0 ] || [ "$fail" -gt 0 ] || fail=1
+    echo "$pass passed, $fail failed, $skip skipped"
+    [ "$fail" -eq 0 ]
+}
+
+install_packages
+build
+case "${1:-}" in
+"") demo ;;
+check) check ;;
+*) echo "usage: $0 [check]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,109 @@
+# tests/lib.sh - shared by the integration tests (tests/tNNNN-*.t).
+#
+# Each test sources this, starts its own cluster with hpcq-local in a fresh
+# temporary folder, and prints TAP.  Helpers wait on state (polling with a
+# deadline), never on fixed sleeps.
+#
+#   . "$(dirname "$0")/lib.sh"
+#   cluster_start 2 --cpus-per-worker 2
+#   test_expect_success 'a job runs' 'id=$(echo true | qsub) && wait_state $id F'
+#   test_done
+
+set -u
+: "${HPCQ_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${HPCQ_BUILDDIR:=$HPCQ_SRCDIR}"
+export PATH="$HPCQ_BUILDDIR/cli:$HPCQ_BUILDDIR/scheduler:$HPCQ_BUILDDIR/worker:$PATH"
+unset HPCQ_SERVER HPCQ_CONFIG
+
+test_count=0
+test_failures=0
+TEST_ROOT=$(mktemp -d /tmp/hpcq-t.XXXXXX)
+CLUSTER=$TEST_ROOT/c
+WORK=$TEST_ROOT/work
+mkdir -p "$WORK"
+cd "$WORK" || exit 1
+
+test_cleanup() {
+    [ -d "$CLUSTER" ] && hpcq-local stop "$CLUSTER" >/dev/null 2>&1
+    if [ "$test_failures" -eq 0 ] || [ -n "${CI:-}" ]; then
+        rm -rf "$TEST_ROOT"
+    else
+        echo "# left for inspection: $TEST_ROOT"
+    fi
+}
+trap test_cleanup EXIT
+
+say() { echo "# $*"; }
+
+test_expect_success() {
+    local desc=$1 body=$2 out
+    test_count=$((test_count + 1))
+    out=$TEST_ROOT/out.$test_count
+    if (eval "$body") >"$out" 2>&1; then
+        echo "ok $test_count - $desc"
+    else
+        test_failures=$((test_failures + 1))
+        echo "not ok $test_count - $desc"
+        sed -e 's/^/#   /' "$out" | tail -40
+        dump_logs
+    fi
+}
+
+test_skip() {
+    test_count=$((test_count + 1))
+    echo "ok $test_count - $1 # SKIP $2"
+}
+
+test_done() {
+    echo "1..$test_count"
+    [ "$test_failures" -eq 0 ]
+    exit $?
+}
+
+dump_logs() {
+    local f
+    for f in "$CLUSTER"/scheduler.log "$CLUSTER"/worker*.log; do
+        [ -f "$f" ] || continue
+        echo "#   --- $(basename "$f") (last lines)"
+        tail -8 "$f" | sed -e 's/^/#   /'
+    done
+}
+
+# cluster_start N [hpcq-local options]: a scheduler and N workers.
+cluster_start() {
+    local n=$1; shift
+    local line
+    line=$(hpcq-local start "$CLUSTER" --workers "$n" "$@") || {
+        echo "Bail out! hpcq-local start failed"; exit 1; }
+    eval "$line"
+}
+
+cluster_stop() { hpcq-local stop "$CLUSTER"; }
+
+# wait_until SECONDS COMMAND...: poll until COMMAND succeeds.
+wait_until() {
+    local deadline=$(( $(date +%s) + $1 )); shift
+    until "$@"; do
+        if [ "$(date +%s)" -ge "$deadline" ]; then
+            echo "timed out waiting for: $*" >&2
+            return 1
+        fi
+        sleep 0.05
+    done
+}
+
+# An attribute of a job from qstat -f -x (first line only).
+job_attr() { qstat -f -1 -x "$1" 2>/dev/null | sed -n "s/^    $2 = //p" | head -1; }
+
+job_state() { job_attr "$1" job_state; }
+
+has_state() { [ "$(job_state "$1")" = "$2" ]; }
+
+# wait_state ID STATE [SECONDS]
+wait_state() { wait_until "${3:-30}" has_state "$1" "$2"; }
+
+# Sequence number of a job id ("12.host" -> 12).
+seqno() { echo "${1%%.*}"; }
+
+# sqlite3 on the scheduler's database (read-only queries).
+db_query() { sqlite3 -batch -noheader "$CLUSTER/hpcq.sqlite" "$@"; }
