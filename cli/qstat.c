@@ -22,14 +22,15 @@
 #define EXIT_HISTJOBID 35   /* PBSE_HISTJOBID 15139 */
 
 static const char *usage_text =
-    "Usage: qstat [-f [-1]] [-F json|dsv] [-x] [-w] [-u user] [-t] [job_id|@server ...]\n"
+    "Usage: qstat [-f [-1]] [-F json] [-x|-H] [-w] [-u user] [job_id|@server ...]\n"
     "       qstat -Q [-f] [queue ...]\n"
     "       qstat -B [-f]\n"
-    "Shows jobs (finished ones too with -x), queues (-Q) or the server (-B).\n"
+    "Shows jobs (finished ones too with -x, only those with -H), queues (-Q)\n"
+    "or the server (-B).\n"
     "See qstat(1).\n";
 
 struct opts {
-    int full, oneline, history, wide, queues, server, json;
+    int full, oneline, history, only_finished, wide, queues, server, json;
     const char *user;
 };
 
@@ -217,6 +218,12 @@ static void show_jobs (const struct opts *o, int nargs, char **args)
         json_object_set_new (body, "user", json_string (o->user));
     reply = rpc ("job.stat", body);
     jobs = json_object_get (reply, "jobs");
+    if (o->only_finished) {
+        void *tmp;
+        json_object_foreach_safe (jobs, tmp, id, job)
+            if (strcmp (attr_str (job, "job_state", ""), "F") != 0)
+                json_object_del (jobs, id);
+    }
     if (o->json)
         print_json (reply, "Jobs", jobs);
     else if (o->full) {
@@ -331,7 +338,8 @@ int main (int argc, char **argv)
                 die ("unsupported output format '%s' (use -F json)", optarg);
             o.json = 1;
             break;
-        case 'x': case 'H': o.history = 1; break;
+        case 'x': o.history = 1; break;
+        case 'H': o.history = o.only_finished = 1; break;
         case 'w': o.wide = 1; break;
         case 'u': o.user = optarg; break;
         case 't': case 'a': case 'J': break;    /* arrays: next issue */

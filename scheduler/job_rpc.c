@@ -192,20 +192,6 @@ static struct job *job_target (struct server *srv, struct conn *c,
     return job;
 }
 
-static void job_signal_worker (struct job *job, const char *sig, const char *reason)
-{
-    struct wire_msg m;
-
-    wire_request_init (&m, "job.signal", job->rec.seq,
-                       json_pack ("{s:I s:i s:s s:s}", "seq", (json_int_t)job->rec.seq,
-                                  "attempt", job->rec.run_count, "signal", sig,
-                                  "reason", reason));
-    if (nodes_send (job->alloc->slot[0].node, &m) < 0)
-        log_msg (LOG_WARNING, "job %s: node %s unreachable; it is killed when the "
-                 "node returns or times out", job->id, job->alloc->slot[0].node_name);
-    wire_msg_release (&m);
-}
-
 static void job_delete (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     struct job *job = job_target (srv, c, msg);

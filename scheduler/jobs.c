@@ -284,8 +284,13 @@ int job_end (struct server *srv, struct job *job, int exit_status,
              const char *reason, int64_t cput, int64_t walltime,
              int64_t maxrss, const char *actor)
 {
-    char detail[128];
+    char detail[128], why[512];
 
+    /* reason may be the job's own comment, which is replaced below. */
+    if (reason) {
+        snprintf (why, sizeof (why), "%s", reason);
+        reason = why;
+    }
     job_release_alloc (srv, job);
     job->rec.has_exit = 1;
     job->rec.exit_status = exit_status;
@@ -328,6 +333,20 @@ int job_node_lost (struct server *srv, struct job *job, const char *why)
     job->rec.exec_host = job->rec.exec_vnode = NULL;
     log_msg (LOG_WARNING, "job %s (%s) requeued: %s", job->id, job->rec.owner, why);
     return job_set_state (srv, job, 'Q', "requeued", "scheduler", why);
+}
+
+void job_signal_worker (struct job *job, const char *sig, const char *reason)
+{
+    struct wire_msg m;
+
+    wire_request_init (&m, "job.signal", job->rec.seq,
+                       json_pack ("{s:I s:i s:s s:s}", "seq", (json_int_t)job->rec.seq,
+                                  "attempt", job->rec.run_count, "signal", sig,
+                                  "reason", reason));
+    if (nodes_send (job->alloc->slot[0].node, &m) < 0)
+        log_msg (LOG_WARNING, "job %s: node %s unreachable; the signal is sent "
+                 "again when it returns", job->id, job->alloc->slot[0].node_name);
+    wire_msg_release (&m);
 }
 
 void alloc_apply (struct alloc *a, int64_t seq, int sign)

@@ -80,6 +80,10 @@ int job_end (struct server *srv, struct job *job, int exit_status,
              int64_t maxrss, const char *actor);
 /* The node under a running job failed: requeue it or fail it. */
 int job_node_lost (struct server *srv, struct job *job, const char *why);
+/* Ask the job's mother-superior worker to signal it ("TERM" or "KILL";
+ * reason "deleted" escalates to SIGKILL after the kill delay).  Not
+ * durable: repeated when the node reconnects. */
+void job_signal_worker (struct job *job, const char *sig, const char *reason);
 void job_set_comment (struct job *job, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 

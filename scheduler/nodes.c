@@ -251,6 +251,8 @@ static void node_reconcile_running (struct server *srv, struct node *n, json_t *
             job->launch_pending = 0;
             log_msg (LOG_INFO, "job %s (%s) still running on %s", job->id,
                      job->rec.owner, n->name);
+            if (job->rec.state == 'E')
+                job_signal_worker (job, "TERM", "deleted");  /* qdel while away */
             continue;
         }
         /* Requeued elsewhere or deleted while the node was away: the copy
@@ -288,7 +290,16 @@ static void node_reconcile_missing (struct server *srv, struct node *n,
         json_array_foreach (finished, j, r)
             if (json_integer_value (json_object_get (r, "seq")) == job->rec.seq)
                 found = 1;
-        if (!found && !job->launch_pending)
+        if (found)
+            continue;
+        if (job->rec.session_id == 0 && job->rec.state == 'R') {
+            /* Started here but never reported started by the worker: the
+             * launch was lost (e.g. the scheduler died between commit and
+             * send).  This attempt never ran, so send it again. */
+            log_msg (LOG_INFO, "job %s: launch was lost, sending it again", job->id);
+            sched_launch (srv, job);
+        }
+        else
             job_node_lost (srv, job, "its node restarted and lost it");
     }
 }

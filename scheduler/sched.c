@@ -37,8 +37,7 @@ struct sched *sched_create (struct server *srv)
     s->srv = srv;
     s->policy = &policy_fifo;
     s->requested = 1;
-    if (config_get_int (srv->cfg, "sched_interval_ms", 2000, 10, 600000, &ms, NULL) < 0)
-        ms = 2000;
+    ms = srv->sched_interval_ms;
     if (!(s->tick = loop_timer_add (srv->loop, ms, ms, sched_tick, s))) {
         free (s);
         return NULL;

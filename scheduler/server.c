@@ -17,6 +17,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "db/db_queue.h"
 #include "scheduler/job_rpc.h"
 #include "scheduler/jobs.h"
 #include "scheduler/nodes.h"
@@ -276,6 +277,7 @@ static int listen_tcp (struct server *srv, const char *addr, struct hpcq_error *
         return errprintf (err, "cannot listen on %s: %s", addr, strerror (saved));
     }
     srv->tcp_port = ntohs (sin.sin_port);
+    snprintf (srv->tcp_host, sizeof (srv->tcp_host), "%s", host);
     return fd;
 }
 
@@ -289,11 +291,12 @@ static int server_write_address (struct server *srv, const char *state_dir,
 
     snprintf (path, sizeof (path), "%s/scheduler.address", state_dir);
     snprintf (tmp, sizeof (tmp), "%s.tmp", path);
-    snprintf (text, sizeof (text), "tcp=127.0.0.1:%d\nsocket=%s\npid=%d\n",
-              srv->tcp_port, srv->socket_path, (int)getpid ());
+    snprintf (text, sizeof (text), "tcp=%s:%d\nsocket=%s\npid=%d\n",
+              srv->tcp_host, srv->tcp_port, srv->socket_path, (int)getpid ());
     if (!(f = fopen (tmp, "w")) || fputs (text, f) < 0 || fclose (f) != 0
         || rename (tmp, path) < 0)
         return errprintf (err, "cannot write %s: %s", path, strerror (errno));
+    snprintf (srv->address_path, sizeof (srv->address_path), "%s", path);
     return 0;
 }
 
@@ -311,6 +314,9 @@ static int server_settings (struct server *srv, struct hpcq_error *err)
     if (config_get_int (srv->cfg, "node_timeout", 30, 1, 86400, &timeout, err) < 0)
         return -1;
     srv->node_timeout_ms = timeout * 1000;
+    if (config_get_int (srv->cfg, "sched_interval_ms", 2000, 10, 600000,
+                        &srv->sched_interval_ms, err) < 0)
+        return -1;
     srv->operator_uid = getuid ();
     return 0;
 }
@@ -371,6 +377,10 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         errprintf (err, "cannot create subsystems: %s", strerror (errno));
         goto error;
     }
+    if (db_queue_get (srv->db, srv->default_queue, NULL) != 1) {
+        errprintf (err, "default_queue '%s' does not exist", srv->default_queue);
+        goto error;
+    }
     if (jobs_load (srv->jobs) < 0 || db_commit (srv->db) < 0) {
         errprintf (err, "cannot load jobs from the database");
         goto error;
@@ -407,6 +417,8 @@ void server_destroy (struct server *srv)
     }
     if (srv->tcp_fd >= 0)
         close (srv->tcp_fd);
+    if (srv->address_path[0])
+        (void)unlink (srv->address_path);
     sched_destroy (srv->sched);
     jobs_destroy (srv->jobs);
     nodes_destroy (srv->nodes);

@@ -51,11 +51,14 @@ struct server {
     uid_t operator_uid;         /* the scheduler's own uid (plus root) */
     int64_t started_ms;
     int64_t node_timeout_ms;
+    int64_t sched_interval_ms;
 
     int unix_fd, tcp_fd;
     struct loop_watch *unix_watch, *tcp_watch;
     char socket_path[108];
+    char address_path[4096];
     int tcp_port;
+    char tcp_host[64];
 
     const struct handler *tables[8];
     int ntables;

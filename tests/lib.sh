@@ -54,7 +54,18 @@ test_skip() {
     echo "ok $test_count - $1 # SKIP $2"
 }
 
+# Stop the cluster and fail if a daemon reported a sanitizer error or a
+# crash (builds with --enable-sanitizers print them to DIR/*.out).
+check_daemons() {
+    [ -d "$CLUSTER" ] || return 0
+    hpcq-local stop "$CLUSTER" >/dev/null 2>&1
+    test_expect_success 'daemons reported no memory errors, undefined behaviour or leaks' '
+        ! grep -l -E "ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:" $CLUSTER/*.out
+    '
+}
+
 test_done() {
+    check_daemons
     echo "1..$test_count"
     [ "$test_failures" -eq 0 ]
     exit $?

@@ -203,8 +203,15 @@ static char **launch_environ (const struct launch_req *req, const struct launch_
 
     env_add (envp, &n, "PATH", "%s", path ? path : "/usr/local/bin:/usr/bin:/bin");
     env_user (envp, &n, req);
-    for (int i = 0; i < req->spec.nenv && n < ENV_MAX - 64; i++)
-        envp[n++] = xstrdup (req->spec.env[i]);
+    for (int i = 0; i < req->spec.nenv && n < ENV_MAX - 64; i++) {
+        const char *kv = req->spec.env[i], *eq = strchr (kv, '=');
+        char key[256];
+        if (!eq || (size_t)(eq - kv) >= sizeof (key))
+            continue;
+        memcpy (key, kv, eq - kv);
+        key[eq - kv] = '\0';
+        env_add (envp, &n, key, "%s", eq + 1);   /* replaces, never duplicates */
+    }
     env_add (envp, &n, "PBS_JOBID", "%s", req->jobid);
     env_add (envp, &n, "PBS_JOBNAME", "%s", req->spec.name);
     env_add (envp, &n, "PBS_O_WORKDIR", "%s", req->spec.workdir);
