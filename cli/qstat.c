@@ -66,6 +66,31 @@ static json_t *rpc (const char *type, json_t *body)
     return reply;
 }
 
+/* job.stat answers in chunks: gather them into the first reply. */
+static void stat_merge (json_t *reply, void *arg)
+{
+    json_t **acc = arg;
+
+    if (!*acc)
+        *acc = json_deep_copy (reply);
+    else
+        json_object_update (json_object_get (*acc, "jobs"), json_object_get (reply, "jobs"));
+}
+
+static json_t *rpc_stat (json_t *body)
+{
+    struct hpcq_error err;
+    struct client *c = client_connect (NULL, &err);
+    json_t *acc = NULL;
+
+    if (!c || client_rpc_stream (c, "job.stat", body, stat_merge, &acc, &err) < 0) {
+        fprintf (stderr, "qstat: %s\n", err.text);
+        exit (1);
+    }
+    client_destroy (c);
+    return acc;
+}
+
 /* One "    name = value" line; PBS folds lines past 80 columns unless -1. */
 static void print_attr (const char *name, const char *value, int oneline)
 {
@@ -213,10 +238,11 @@ static void show_jobs (const struct opts *o, int nargs, char **args)
     for (int i = 0; i < nargs; i++)
         if (args[i][0] != '@')
             json_array_append_new (ids, json_string (args[i]));
-    body = json_pack ("{s:o s:b}", "ids", ids, "history", o->history);
+    body = json_pack ("{s:o s:b s:b}", "ids", ids, "history", o->history,
+                      "summary", !o->full && !o->json);
     if (o->user)
         json_object_set_new (body, "user", json_string (o->user));
-    reply = rpc ("job.stat", body);
+    reply = rpc_stat (body);
     jobs = json_object_get (reply, "jobs");
     if (o->only_finished) {
         void *tmp;
@@ -259,7 +285,11 @@ static void show_server (const struct opts *o)
                 "Exiting:%d Begun:0\n", count_of (c, "Transit"), count_of (c, "Queued"),
                 count_of (c, "Held"), count_of (c, "Waiting"), count_of (c, "Running"),
                 count_of (c, "Exiting"));
-        printf ("    pbs_version = %s\n\n", attr_str (reply, "pbs_version", "?"));
+        printf ("    pbs_version = %s\n", attr_str (reply, "pbs_version", "?"));
+        /* Since the scheduler started: how well submissions share commits. */
+        printf ("    hpcq_jobs_submitted = %lld\n    hpcq_commits = %lld\n\n",
+                (long long)json_integer_value (json_object_get (reply, "hpcq_jobs_submitted")),
+                (long long)json_integer_value (json_object_get (reply, "hpcq_commits")));
     }
     else {
         printf ("Server             Max   Tot   Que   Run   Hld   Wat   Trn   Ext Status\n");
@@ -346,7 +376,7 @@ int main (int argc, char **argv)
         case 'Q': o.queues = 1; break;
         case 'B': o.server = 1; break;
         default:
-            die ("invalid option -- '%c'\n%s", optopt, usage_text);
+            die ("invalid option -- '%c' (qstat --help lists them)", optopt);
         }
     }
     if (o.server)

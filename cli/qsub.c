@@ -155,14 +155,16 @@ static void submit (struct hpcq_jobspec *spec)
     client_destroy (c);
 }
 
+static struct opt *opts;   /* global so it stays reachable when die() exits */
+
 int main (int argc, char **argv)
 {
-    struct opt *opts = xzalloc ((argc + 1) * sizeof (*opts));
     struct hpcq_jobspec spec;
     const char *prefix = NULL;
     char optstring[128];
     int nopts = 0, c;
 
+    opts = xzalloc ((argc + 1) * sizeof (*opts));
     if (argc > 1 && strcmp (argv[1], "--help") == 0) {
         fputs (usage_text, stdout);
         return 0;
@@ -172,7 +174,7 @@ int main (int argc, char **argv)
     opterr = 0;
     while ((c = getopt (argc, argv, optstring)) != -1) {
         if (c == '?')
-            die (2, "invalid option -- '%c'\n%s", optopt, usage_text);
+            die (2, "invalid option -- '%c' (qsub --help lists them)", optopt);
         if (c == ':')
             die (2, "option -%c requires an argument", optopt);
         if (c == 'C')

@@ -172,13 +172,12 @@ static int client_recv (struct client *c, struct wire_msg *m,
     return rc;
 }
 
-int client_rpc (struct client *c, const char *type, json_t *body,
-                json_t **replyp, struct hpcq_error *err)
+static int client_send (struct client *c, const char *type, json_t *body,
+                        int64_t id, struct hpcq_error *err)
 {
-    struct wire_msg req, rep;
+    struct wire_msg req;
     size_t len;
     char *buf;
-    int64_t id = c->next_id++;
 
     wire_request_init (&req, type, id, body);
     buf = wire_encode (&req, &len);
@@ -190,6 +189,15 @@ int client_rpc (struct client *c, const char *type, json_t *body,
         return errprintf (err, "cannot send to server: %s", strerror (errno));
     }
     free (buf);
+    return 0;
+}
+
+/* The next reply to request id; its body (new reference) in *bodyp. */
+static int client_reply (struct client *c, int64_t id, json_t **bodyp,
+                         struct hpcq_error *err)
+{
+    struct wire_msg rep;
+
     if (client_recv (c, &rep, err) < 0)
         return -1;
     if (!rep.is_reply || rep.id != id) {
@@ -204,8 +212,43 @@ int client_rpc (struct client *c, const char *type, json_t *body,
         errno = e;
         return -1;
     }
-    if (replyp)
-        *replyp = json_incref (rep.body);
+    *bodyp = json_incref (rep.body);
     wire_msg_release (&rep);
+    return 0;
+}
+
+int client_rpc (struct client *c, const char *type, json_t *body,
+                json_t **replyp, struct hpcq_error *err)
+{
+    int64_t id = c->next_id++;
+    json_t *reply;
+
+    if (client_send (c, type, body, id, err) < 0
+        || client_reply (c, id, &reply, err) < 0)
+        return -1;
+    if (replyp)
+        *replyp = reply;
+    else
+        json_decref (reply);
+    return 0;
+}
+
+int client_rpc_stream (struct client *c, const char *type, json_t *body,
+                       void (*cb) (json_t *reply, void *arg), void *arg,
+                       struct hpcq_error *err)
+{
+    int64_t id = c->next_id++;
+    int more = 1;
+
+    if (client_send (c, type, body, id, err) < 0)
+        return -1;
+    while (more) {
+        json_t *reply;
+        if (client_reply (c, id, &reply, err) < 0)
+            return -1;
+        more = json_is_true (json_object_get (reply, "more"));
+        cb (reply, arg);
+        json_decref (reply);
+    }
     return 0;
 }

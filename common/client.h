@@ -23,6 +23,13 @@ void client_destroy (struct client *c);
 int client_rpc (struct client *c, const char *type, json_t *body,
                 json_t **replyp, struct hpcq_error *err);
 
+/* Like client_rpc for requests whose answer comes in several replies
+ * (each with "more":true but the last): cb is called with each reply body
+ * (borrowed).  Returns 0 or -1 with errno and err. */
+int client_rpc_stream (struct client *c, const char *type, json_t *body,
+                       void (*cb) (json_t *reply, void *arg), void *arg,
+                       struct hpcq_error *err);
+
 /* Open a stream socket to addr (shared with the worker).  -1 with err. */
 int client_dial (const char *addr, struct hpcq_error *err);
 

@@ -19,6 +19,7 @@
 
 #include "common/conn.h"
 #include "common/log.h"
+#include "common/util.h"
 
 #define CONN_READ_CHUNK 65536
 
@@ -34,7 +35,8 @@ struct conn {
     unsigned char hdr[WIRE_HDR_LEN];
     size_t hdr_got;
     char *body;
-    size_t body_len, body_got;
+    size_t body_len, body_got, body_cap;
+    int64_t partial_since_ms;   /* when the message being read began */
 
     char *out;
     size_t out_len, out_off, out_cap;
@@ -234,7 +236,8 @@ static int conn_deliver (struct conn *c)
     }
     free (c->body);
     c->body = NULL;
-    c->hdr_got = c->body_got = 0;
+    c->hdr_got = c->body_got = c->body_cap = 0;
+    c->partial_since_ms = 0;
     c->on_msg (c, &msg, c->arg);
     wire_msg_release (&msg);
     return 0;
@@ -251,6 +254,8 @@ static int conn_read_some (struct conn *c)
             return -1;
         if (n < 0)
             return errno == EAGAIN || errno == EINTR ? 0 : -1;
+        if (c->hdr_got == 0)
+            c->partial_since_ms = util_now_ms ();
         c->hdr_got += n;
         if (c->hdr_got < WIRE_HDR_LEN)
             return 1;
@@ -259,11 +264,21 @@ static int conn_read_some (struct conn *c)
                      c->peer_name);
             return -1;
         }
-        if (!(c->body = malloc (c->body_len)))
-            return -1;
-        c->body_got = 0;
+        c->body_got = c->body_cap = 0;
     }
-    n = read (c->fd, c->body + c->body_got, c->body_len - c->body_got);
+    /* Grow the buffer as bytes arrive: a header alone does not get to
+     * reserve WIRE_MAX_MSG bytes. */
+    if (c->body_got == c->body_cap) {
+        size_t cap = c->body_cap ? c->body_cap * 2 : CONN_READ_CHUNK;
+        char *nb;
+        if (cap > c->body_len)
+            cap = c->body_len;
+        if (!(nb = realloc (c->body, cap)))
+            return -1;
+        c->body = nb;
+        c->body_cap = cap;
+    }
+    n = read (c->fd, c->body + c->body_got, c->body_cap - c->body_got);
     if (n == 0) {
         log_msg (LOG_DEBUG, "connection from %s closed mid-message", c->peer_name);
         return -1;
@@ -319,6 +334,11 @@ void conn_set_aux (struct conn *c, void *aux)
 void *conn_aux (const struct conn *c)
 {
     return c->aux;
+}
+
+int64_t conn_partial_ms (const struct conn *c, int64_t now_ms)
+{
+    return c->hdr_got > 0 ? now_ms - c->partial_since_ms : 0;
 }
 
 size_t conn_outq_len (const struct conn *c)

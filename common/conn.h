@@ -52,6 +52,10 @@ const char *conn_peer_name (const struct conn *c);
 void conn_set_aux (struct conn *c, void *aux);
 void *conn_aux (const struct conn *c);
 
+/* How long the message being received has been incomplete (0 if none),
+ * so a server can drop peers that stall mid-message. */
+int64_t conn_partial_ms (const struct conn *c, int64_t now_ms);
+
 /* Bytes queued for writing (for back-pressure decisions). */
 size_t conn_outq_len (const struct conn *c);
 

@@ -97,10 +97,14 @@ static json_t *variable_list (const struct job *job)
     return o;
 }
 
-static void add_identity (json_t *o, const struct job *job, const char *server)
+/* The first attributes of qstat -f, in PBS's order. */
+json_t *job_attr_summary (struct server *srv, const struct job *job)
 {
+    json_t *o = json_object ();
     char owner[384];
 
+    if (!o)
+        return NULL;
     snprintf (owner, sizeof (owner), "%s@%s", job->rec.owner, job->spec.submit_host);
     set_str (o, "Job_Name", job->spec.name);
     set_str (o, "Job_Owner", owner);
@@ -111,20 +115,20 @@ static void add_identity (json_t *o, const struct job *job, const char *server)
     }
     json_object_set_new (o, "job_state", json_stringn (&job->rec.state, 1));
     set_str (o, "queue", job->rec.queue);
-    set_str (o, "server", server);
-    set_str (o, "Checkpoint", "u");
-    set_time (o, "ctime", job->rec.ctime);
+    return o;
 }
 
 json_t *job_attr_json (struct server *srv, const struct job *job)
 {
     const struct hpcq_jobspec *s = &job->spec;
-    json_t *o = json_object ();
+    json_t *o = job_attr_summary (srv, job);
     static const char *join[] = { "n", "oe", "eo" };
 
     if (!o)
         return NULL;
-    add_identity (o, job, srv->name);
+    set_str (o, "server", srv->name);
+    set_str (o, "Checkpoint", "u");
+    set_time (o, "ctime", job->rec.ctime);
     set_path (o, "Error_Path", job, s->error_path, 'e');
     set_str (o, "exec_host", job->rec.exec_host);
     set_str (o, "exec_vnode", job->rec.exec_vnode);

@@ -15,4 +15,8 @@
 /* New reference, NULL on ENOMEM. */
 json_t *job_attr_json (struct server *srv, const struct job *job);
 
+/* Only what the default qstat table shows (Job_Name, Job_Owner,
+ * resources_used.cput, job_state, queue): cheap for frequent polling. */
+json_t *job_attr_summary (struct server *srv, const struct job *job);
+
 #endif

@@ -96,6 +96,7 @@ static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg
         goto out;
     }
     log_msg (LOG_DEBUG, "job %s (%s) submitted", job->id, job->rec.owner);
+    srv->stat_submitted++;
     sched_request (srv->sched);
     server_reply_after_commit (srv, c, msg, json_pack ("{s:s s:s}", "jobid", job->id,
                                                        "uuid", job->rec.uuid));
@@ -113,60 +114,92 @@ static int stat_wanted (const struct job *job, const char *user, int history)
     return 1;
 }
 
-static void stat_add (struct server *srv, json_t *jobs, const struct job *job)
-{
-    json_t *a = job_attr_json (srv, job);
-    if (a)
-        json_object_set_new (jobs, job->id, a);
-}
+/* Jobs per reply message: a status of many thousand jobs is streamed in
+ * several messages (each well under WIRE_MAX_MSG), "more":true on all but
+ * the last. */
+#define STAT_CHUNK 500
 
-static void stat_ids (struct server *srv, json_t *ids, int history, json_t *jobs,
-                      json_t *unknown, json_t *finished)
+struct stat_req {
+    json_t *ids;
+    const char *user;
+    int history;
+    int summary;        /* only what the qstat table shows */
+};
+
+static void stat_ids (struct server *srv, const struct stat_req *r,
+                      struct job **sel, int *nsel, json_t *unknown, json_t *finished)
 {
     json_t *v;
     size_t i;
 
-    json_array_foreach (ids, i, v) {
+    json_array_foreach (r->ids, i, v) {
         const char *id = json_string_value (v);
-        struct job *job = id ? jobs_lookup (srv->jobs, jobs_parse_id (id)) : NULL;
+        struct job *job = jobs_find (srv->jobs, id);
         if (!job)
             json_array_append_new (unknown, json_string (id ? id : "?"));
-        else if (job->rec.state == 'F' && !history)
+        else if (job->rec.state == 'F' && !r->history)
             json_array_append_new (finished, json_string (job->id));
         else
-            stat_add (srv, jobs, job);
+            sel[(*nsel)++] = job;
     }
+}
+
+static void stat_send (struct server *srv, struct conn *c, const struct wire_msg *msg,
+                       const struct stat_req *r, struct job **sel, int nsel,
+                       json_t *unknown, json_t *finished)
+{
+    int i = 0;
+
+    do {
+        json_t *jobs = json_object ();
+        int end = i + STAT_CHUNK < nsel ? i + STAT_CHUNK : nsel, last = end == nsel;
+        for (; i < end; i++) {
+            json_t *a = r->summary ? job_attr_summary (srv, sel[i])
+                                   : job_attr_json (srv, sel[i]);
+            if (a)
+                json_object_set_new (jobs, sel[i]->id, a);
+        }
+        (void)conn_reply (c, msg, 0, NULL,
+                          json_pack ("{s:s s:I s:o s:O s:O s:b}", "server", srv->name,
+                                     "timestamp", (json_int_t)util_wall_secs (),
+                                     "jobs", jobs, "unknown", unknown, "finished",
+                                     finished, "more", !last));
+    } while (i < nsel);
 }
 
 static void job_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    json_t *ids = NULL, *jobs, *unknown, *finished;
-    const char *user = NULL;
-    int history = 0;
+    struct stat_req r = { 0 };
+    json_t *unknown, *finished;
+    struct job **all, **sel;
+    int n, nsel = 0;
 
-    if (json_unpack (msg->body, "{s?o s?s s?b}", "ids", &ids, "user", &user,
-                     "history", &history) < 0
-        || (ids && !json_is_array (ids))) {
+    if (json_unpack (msg->body, "{s?o s?s s?b s?b}", "ids", &r.ids, "user", &r.user,
+                     "history", &r.history, "summary", &r.summary) < 0
+        || (r.ids && !json_is_array (r.ids))) {
         server_reply_error (c, msg, EPROTO, "job.stat: malformed request");
         return;
     }
-    jobs = json_object ();
+    all = jobs_all (srv->jobs, &n);
+    if (r.ids && json_array_size (r.ids) > (size_t)n)
+        n = (int)json_array_size (r.ids);
+    sel = calloc (n ? n : 1, sizeof (*sel));
     unknown = json_array ();
     finished = json_array ();
-    if (ids && json_array_size (ids) > 0)
-        stat_ids (srv, ids, history, jobs, unknown, finished);
+    if (!sel || !unknown || !finished)
+        server_reply_error (c, msg, ENOMEM, "job.stat: out of memory");
     else {
-        struct job **all;
-        int n;
-        all = jobs_all (srv->jobs, &n);
-        for (int i = 0; i < n; i++)
-            if (stat_wanted (all[i], user, history))
-                stat_add (srv, jobs, all[i]);
+        if (r.ids && json_array_size (r.ids) > 0)
+            stat_ids (srv, &r, sel, &nsel, unknown, finished);
+        else
+            for (int i = 0; i < n; i++)
+                if (stat_wanted (all[i], r.user, r.history))
+                    sel[nsel++] = all[i];
+        stat_send (srv, c, msg, &r, sel, nsel, unknown, finished);
     }
-    (void)conn_reply (c, msg, 0, NULL,
-                      json_pack ("{s:s s:I s:o s:o s:o}", "server", srv->name,
-                                 "timestamp", (json_int_t)util_wall_secs (), "jobs",
-                                 jobs, "unknown", unknown, "finished", finished));
+    free (sel);
+    json_decref (unknown);
+    json_decref (finished);
 }
 
 /* The job named in a request that the caller may act on, or NULL after
@@ -181,7 +214,7 @@ static struct job *job_target (struct server *srv, struct conn *c,
         server_reply_error (c, msg, EPROTO, "%s: missing job id", msg->type);
         return NULL;
     }
-    if (!(job = jobs_lookup (srv->jobs, jobs_parse_id (id)))) {
+    if (!(job = jobs_find (srv->jobs, id))) {
         server_reply_error (c, msg, ENOENT, "Unknown Job Id %s", id);
         return NULL;
     }
@@ -258,9 +291,11 @@ static void job_release (struct server *srv, struct conn *c, struct wire_msg *ms
         return;
     if (job->rec.state != 'H') {
         /* PBS accepts qrls of a job without holds and does nothing. */
-        (void)conn_reply (c, msg, job->rec.state == 'Q' ? 0 : EBUSY,
-                          job->rec.state == 'Q' ? NULL
-                          : "Request invalid for state of job", NULL);
+        if (job->rec.state == 'Q')
+            (void)conn_reply (c, msg, 0, NULL, NULL);
+        else
+            server_reply_error (c, msg, EBUSY, "Request invalid for state of job %s",
+                                job->id);
         return;
     }
     server_user_name (conn_peer_uid (c), who, sizeof (who));
@@ -303,11 +338,13 @@ static void server_stat (struct server *srv, struct conn *c, struct wire_msg *ms
 
     (void)nodes_all (srv->nodes, &nnodes);
     (void)conn_reply (c, msg, 0, NULL,
-                      json_pack ("{s:s s:s s:s s:o s:i s:s}", "server", srv->name,
-                                 "server_state", "Active", "default_queue",
+                      json_pack ("{s:s s:s s:s s:o s:i s:s s:I s:I}", "server",
+                                 srv->name, "server_state", "Active", "default_queue",
                                  srv->default_queue, "state_count",
                                  state_counts (srv, NULL), "nodes", nnodes,
-                                 "pbs_version", PACKAGE_VERSION));
+                                 "pbs_version", PACKAGE_VERSION, "hpcq_commits",
+                                 (json_int_t)srv->stat_commits, "hpcq_jobs_submitted",
+                                 (json_int_t)srv->stat_submitted));
 }
 
 struct queue_stat_ctx {

@@ -174,6 +174,17 @@ int64_t jobs_parse_id (const char *s)
     return v;
 }
 
+struct job *jobs_find (struct jobs *js, const char *id)
+{
+    const char *dot = id ? strchr (id, '.') : NULL;
+    size_t len = strlen (js->srv->name);
+
+    if (dot && (strncmp (dot + 1, js->srv->name, len) != 0
+                || (dot[1 + len] != '\0' && dot[1 + len] != '.')))
+        return NULL;
+    return jobs_lookup (js, jobs_parse_id (id));
+}
+
 struct job **jobs_all (struct jobs *js, int *n)
 {
     *n = js->n;

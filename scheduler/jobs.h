@@ -67,6 +67,10 @@ struct job *jobs_lookup (struct jobs *js, int64_t seq);
 int64_t jobs_parse_id (const char *s);
 
 /* Iterate in sequence order. */
+/* The job a user's id names: "42", "42.SERVER" or "42.SERVER.domain";
+ * NULL if unknown, malformed or naming another server. */
+struct job *jobs_find (struct jobs *js, const char *id);
+
 struct job **jobs_all (struct jobs *js, int *n);
 int jobs_count_state (struct jobs *js, char state);
 

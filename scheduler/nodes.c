@@ -203,7 +203,6 @@ static int node_parse_gpus (struct node *n, json_t *gpus)
         struct node_gpu *gpu = &n->gpu[n->ngpus];
         const char *model = "", *uuid = "";
         json_int_t mem = 0;
-        int64_t used_by = gpu->used_by;
         if (json_unpack (g, "{s:i s?s s?I s?s s?b}", "index", &gpu->index, "model",
                          &model, "mem", &mem, "uuid", &uuid, "simulated",
                          &gpu->simulated) < 0)
@@ -212,7 +211,6 @@ static int node_parse_gpus (struct node *n, json_t *gpus)
         snprintf (gpu->uuid, sizeof (gpu->uuid), "%s", uuid);
         gpu->mem = mem;
         gpu->index = n->ngpus;  /* the scheduler's index; the worker maps it */
-        gpu->used_by = used_by;
         n->ngpus++;
     }
     return 0;
@@ -304,6 +302,8 @@ static void node_reconcile_missing (struct server *srv, struct node *n,
     }
 }
 
+/* Check the whole hello before it touches any node: a malformed one must
+ * neither create a node nor disturb the worker that owns the name. */
 static int node_hello_parse (struct node *n, json_t *body, json_t **gpus,
                              json_t **running, json_t **finished)
 {
@@ -321,16 +321,35 @@ static int node_hello_parse (struct node *n, json_t *body, json_t **gpus,
     return 0;
 }
 
+/* Copy what the worker reported into the node record, keeping the
+ * scheduler's own bookkeeping (usage, GPU owners). */
+static void node_take_resources (struct node *n, const struct node *rep)
+{
+    n->ncpus = rep->ncpus;
+    n->mem = rep->mem;
+    snprintf (n->labels, sizeof (n->labels), "%s", rep->labels);
+    for (int g = 0; g < rep->ngpus; g++) {
+        int64_t used_by = g < n->ngpus ? n->gpu[g].used_by : 0;
+        n->gpu[g] = rep->gpu[g];
+        n->gpu[g].used_by = used_by;
+    }
+    n->ngpus = rep->ngpus;
+}
+
 static void node_hello (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     json_t *gpus, *running, *finished, *f;
     const char *name;
-    struct node *n;
+    struct node *n, rep = { .ngpus = 0 };
     size_t i;
 
     if (json_unpack (msg->body, "{s:s}", "name", &name) < 0 || !*name
         || strlen (name) >= sizeof (n->name)) {
         server_reply_error (c, msg, EPROTO, "node.hello: missing or bad name");
+        return;
+    }
+    if (node_hello_parse (&rep, msg->body, &gpus, &running, &finished) < 0) {
+        server_reply_error (c, msg, EPROTO, "node.hello: malformed resources");
         return;
     }
     n = nodes_get (srv->nodes, name);
@@ -340,10 +359,7 @@ static void node_hello (struct server *srv, struct conn *c, struct wire_msg *msg
         conn_set_aux (n->conn, NULL);
         conn_close (n->conn);
     }
-    if (node_hello_parse (n, msg->body, &gpus, &running, &finished) < 0) {
-        server_reply_error (c, msg, EPROTO, "node.hello: malformed resources");
-        return;
-    }
+    node_take_resources (n, &rep);
     n->conn = c;
     conn_set_aux (c, n);
     n->state = NODE_UP;

@@ -125,6 +125,8 @@ static void server_before_sleep (struct loop *l, void *arg)
     struct server *srv = arg;
 
     sched_run (srv->sched);
+    if (db_in_txn (srv->db))
+        srv->stat_commits++;
     if (db_commit (srv->db) < 0)
         server_commit_failed (srv);
     server_flush_pending (srv);
@@ -190,6 +192,25 @@ static void server_conn_close (struct conn *c, void *arg)
         if (srv->conns[i] == c) {
             srv->conns[i] = srv->conns[--srv->nconns];
             break;
+        }
+    }
+}
+
+/* A peer that stops in the middle of a message holds a buffer and a slot:
+ * give it a while (slow links), then let it go. */
+#define SERVER_PARTIAL_TIMEOUT_MS 10000
+
+static void server_sweep (struct loop *l, void *arg)
+{
+    struct server *srv = arg;
+    int64_t now = util_now_ms ();
+
+    for (int i = srv->nconns - 1; i >= 0; i--) {
+        struct conn *c = srv->conns[i];
+        if (conn_partial_ms (c, now) > SERVER_PARTIAL_TIMEOUT_MS) {
+            log_msg (LOG_WARNING, "dropping %s: message incomplete for %d s",
+                     conn_peer_name (c), SERVER_PARTIAL_TIMEOUT_MS / 1000);
+            conn_close (c);
         }
     }
 }
@@ -347,6 +368,8 @@ static int server_listen (struct server *srv, const char *state_dir,
     if ((srv->tcp_fd = listen_tcp (srv, config_get (srv->cfg, "listen",
                                                     "127.0.0.1:15001"), err)) < 0)
         return -1;
+    if (!(srv->sweep = loop_timer_add (srv->loop, 1000, 1000, server_sweep, srv)))
+        return errprintf (err, "event loop: %s", strerror (errno));
     if (!(srv->unix_watch = loop_fd_add (srv->loop, srv->unix_fd, LOOP_READ,
                                          server_accept, srv))
         || !(srv->tcp_watch = loop_fd_add (srv->loop, srv->tcp_fd, LOOP_READ,
@@ -409,6 +432,7 @@ void server_destroy (struct server *srv)
     for (int i = 0; i < srv->nconns; i++)
         conn_destroy (srv->conns[i]);
     free (srv->conns);
+    loop_timer_remove (srv->sweep);
     loop_fd_remove (srv->unix_watch);
     loop_fd_remove (srv->tcp_watch);
     if (srv->unix_fd >= 0) {

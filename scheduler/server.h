@@ -55,10 +55,14 @@ struct server {
 
     int unix_fd, tcp_fd;
     struct loop_watch *unix_watch, *tcp_watch;
+    struct loop_timer *sweep;
     char socket_path[108];
     char address_path[4096];
     int tcp_port;
     char tcp_host[64];
+
+    int64_t stat_commits;       /* transactions committed (group commits) */
+    int64_t stat_submitted;     /* jobs accepted since start */
 
     const struct handler *tables[8];
     int ntables;
