@@ -449,49 +449,41 @@ test_expect_success 'the attempts table has both runs; the first says why it end
     db_query "SELECT type FROM events WHERE job_seq = $s ORDER BY id" | grep -qx requeued
 '
 
-# The dead worker's copy of the job still runs: nothing is left to kill it.
-test_expect_success 'the orphaned first run is still there, and is cleaned up' '
-    test -n "$first_sid" && session_alive $first_sid &&
-    pkill -KILL -s $first_sid && wait_until 10 session_gone $first_sid
+# The dead worker's copy of the job still runs; the worker that comes back
+# on that node kills it (its spool records the session).
+test_expect_success 'restarting the dead worker kills its orphaned run' '
+    test -n "$first_sid" &&
+    hpcq-local start-worker $CLUSTER ${first_node#node} &&
+    wait_until 10 session_gone $first_sid &&
+    grep -q "killed 1 job sessions left by a previous worker" $CLUSTER/worker${first_node#node}.log
 '
 
-second_node=$(node_of "$rerun")
-second_sid=$(job_attr "$rerun" session_id)
-echo "$second_sid" >> "$SIDS"
 qsub -r n -N norerun sleeper.sh > norerun.id
 norerun=$(cat norerun.id)
 
-test_expect_success 'a job with -r n runs on the remaining node' '
+test_expect_success 'a job with -r n runs' '
     wait_state $norerun R && wait_until 30 has_session $norerun &&
-    test "$(job_attr $norerun Rerunable)" = False &&
-    test "$(node_of $norerun)" = "$second_node"
+    test "$(job_attr $norerun Rerunable)" = False
 '
+third_node=$(node_of "$norerun")
 third_sid=$(job_attr "$norerun" session_id)
 echo "$third_sid" >> "$SIDS"
 
-test_expect_success 'kill -9 that worker: the -r n job ends F with a reason' '
-    pidf=$CLUSTER/worker${second_node#node}.pid &&
-    kill -9 $(cat $pidf) &&
+test_expect_success 'kill -9 its worker: the -r n job ends F with a reason' '
+    kill -9 $(cat $CLUSTER/worker${third_node#node}.pid) &&
     wait_state $norerun F 30 &&
     st=$(job_attr $norerun Exit_status) && echo "Exit_status=$st" &&
     test -n "$st" && test "$st" -ne 0 &&
-    job_attr $norerun comment | grep -q "node $second_node stopped sending heartbeats" &&
+    job_attr $norerun comment | grep -q "node $third_node stopped sending heartbeats" &&
     test "$(job_attr $norerun run_count)" = 1 &&
-    db_query "SELECT reason FROM attempts WHERE job_seq = $(seqno $norerun)" | grep -q "$second_node"
+    db_query "SELECT reason FROM attempts WHERE job_seq = $(seqno $norerun)" | grep -q "$third_node"
 '
 
-test_expect_success 'the rerunnable job goes back to the queue, with nowhere to run' '
-    wait_state $rerun Q 30 &&
-    job_attr $rerun comment | grep -q "^Requeued: node $second_node" &&
-    qdel $rerun && test "$(job_state $rerun)" = F
-'
-
-test_expect_success 'the orphaned runs on the second node are cleaned up' '
-    test -n "$second_sid" && test -n "$third_sid" &&
-    for sid in $second_sid $third_sid; do
-        pkill -KILL -s $sid
-        wait_until 10 session_gone $sid || exit 1
-    done
+test_expect_success 'that worker comes back, kills the orphan, and takes jobs again' '
+    hpcq-local start-worker $CLUSTER ${third_node#node} &&
+    wait_until 10 session_gone $third_sid &&
+    qdel $rerun && wait_state $rerun F 30 &&
+    id=$(echo true | qsub -l select=2:ncpus=2) && wait_state $id F
 '
 
 # --- after all of it ---------------------------------------------------------

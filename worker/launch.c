@@ -8,6 +8,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <grp.h>
 #include <pwd.h>
 #include <signal.h>
@@ -22,6 +23,8 @@
 #include "worker/launch.h"
 
 #define ENV_MAX 512
+
+static int write_file (const char *path, const char *text, mode_t mode);
 
 int launch_req_decode (json_t *body, struct launch_req *req, struct hpcq_error *err)
 {
@@ -85,6 +88,83 @@ void launch_cleanup (const char *spool, int64_t seq, int attempt)
     (void)unlink (path);
     spool_path (path, sizeof (path), spool, seq, attempt, "nodes");
     (void)unlink (path);
+    spool_path (path, sizeof (path), spool, seq, attempt, "session");
+    (void)unlink (path);
+}
+
+/* Field 22 of /proc/PID/stat (start time in clock ticks since boot), which
+ * with the pid identifies a process across pid reuse; -1 if gone. */
+static long long proc_start_time (pid_t pid, pid_t *sid)
+{
+    char path[64], buf[1024], *p;
+    long long start = -1;
+    int fd, n, field = 2;
+
+    snprintf (path, sizeof (path), "/proc/%d/stat", (int)pid);
+    if ((fd = open (path, O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    n = read (fd, buf, sizeof (buf) - 1);
+    close (fd);
+    if (n <= 0 || !(p = strrchr ((buf[n] = '\0', buf), ')')))
+        return -1;
+    for (p++; *p && field < 22; p++) {
+        if (*p != ' ')
+            continue;
+        field++;
+        if (field == 6)
+            *sid = (pid_t)atoi (p + 1);
+        if (field == 22)
+            start = atoll (p + 1);
+    }
+    return start;
+}
+
+static void launch_record_session (const char *spool, const struct launch_req *req,
+                                   pid_t pid)
+{
+    char path[4096], text[64];
+    pid_t sid = 0;
+
+    spool_path (path, sizeof (path), spool, req->seq, req->attempt, "session");
+    snprintf (text, sizeof (text), "%d %lld\n", (int)pid, proc_start_time (pid, &sid));
+    (void)write_file (path, text, 0600);
+}
+
+static int kill_leftover (const char *path)
+{
+    char *text = util_read_file (path, 256, NULL);
+    long long start = -2;
+    pid_t sid = 0;
+    int pid = 0, killed = 0;
+
+    if (text && sscanf (text, "%d %lld", &pid, &start) == 2 && pid > 1
+        && proc_start_time (pid, &sid) == start && sid == pid) {
+        (void)kill (-pid, SIGKILL);
+        killed = 1;
+    }
+    free (text);
+    (void)unlink (path);
+    return killed;
+}
+
+int launch_kill_leftovers (const char *spool)
+{
+    DIR *d = opendir (spool);
+    struct dirent *de;
+    int killed = 0;
+
+    if (!d)
+        return 0;
+    while ((de = readdir (d))) {
+        size_t len = strlen (de->d_name);
+        char path[4096];
+        if (len < 8 || strcmp (de->d_name + len - 8, ".session") != 0)
+            continue;
+        snprintf (path, sizeof (path), "%s/%s", spool, de->d_name);
+        killed += kill_leftover (path);
+    }
+    closedir (d);
+    return killed;
 }
 
 static int write_file (const char *path, const char *text, mode_t mode)
@@ -375,5 +455,6 @@ pid_t launch_start (struct launch_req *req, const struct launch_env *e,
         return -1;
     }
     close (pfd[0]);
+    launch_record_session (e->spool, req, pid);
     return pid;
 }

@@ -54,7 +54,13 @@ struct launch_env {
 pid_t launch_start (struct launch_req *req, const struct launch_env *env,
                     struct hpcq_error *err);
 
-/* Remove the spool files of a job (script, nodefile). */
+/* Remove the spool files of a job (script, nodefile, session record). */
 void launch_cleanup (const char *spool, int64_t seq, int attempt);
+
+/* At start: kill the sessions of jobs a previous worker on this spool
+ * launched and never saw end (it was killed).  Nobody watches them any
+ * more and the scheduler will run them again elsewhere, so they must not
+ * run on.  Returns how many were killed. */
+int launch_kill_leftovers (const char *spool);
 
 #endif

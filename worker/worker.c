@@ -267,6 +267,11 @@ struct worker *worker_create (struct loop *loop, struct config *cfg,
         errprintf (err, "cannot create worker: %s", strerror (errno));
         goto error;
     }
+    {
+        int n = launch_kill_leftovers (w->spool);
+        if (n > 0)
+            log_msg (LOG_WARNING, "killed %d job sessions left by a previous worker", n);
+    }
     log_msg (LOG_INFO, "node %s: %d cpus, %lld bytes, %d gpus; scheduler %s", w->name,
              w->ncpus, (long long)w->mem, w->ngpus, w->server);
     return w;
