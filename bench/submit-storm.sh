@@ -6,12 +6,15 @@
 #   1. sequentially, one qsub after another (each pays its own commit);
 #   2. from PAR parallel submitters (commits are shared: group commit).
 # Reports jobs/s for both, their ratio, and jobs per commit from the
-# scheduler's counters (qstat -B -f), then the cost of status queries
+# scheduler's counters (qstat -B -f); the same through the wire directly
+# (bench/wire-storm.py: the daemon's capacity without qsub's process
+# start-up) from 1 and PAR connections; then the cost of status queries
 # (qstat, qstat -f -F json) with all those jobs in the queue.
 #
 # Usage: bench/submit-storm.sh [BUILDDIR] [JOBS] [PAR]
 set -euo pipefail
-build=$(cd "${1:-$(dirname "$0")/..}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(cd "${1:-$here/..}" && pwd)
 jobs=${2:-1000}
 par=${3:-16}
 export PATH="$build/cli:$PATH"
@@ -45,6 +48,15 @@ printf "%d parallel: %d jobs in %.2f s = %.0f jobs/s, %.2f jobs per commit\n" "$
     $((j2 - j1)) "$(echo "$t2 - $t1" | bc -l)" "$par_rate" \
     "$(echo "($j2 - $j1) / ($c2 - $c1)" | bc -l)"
 printf "parallel / sequential throughput: %.2f\n" "$(echo "$par_rate / $seq_rate" | bc -l)"
+
+# The daemon alone, without qsub's process start: one connection, then
+# many, through the wire directly.
+for conns in 1 "$par"; do
+    c3=$(counter hpcq_commits); j3=$(counter hpcq_jobs_submitted)
+    python3 "$here/wire-storm.py" "$HPCQ_SERVER" "$jobs" "$conns"
+    c4=$(counter hpcq_commits); j4=$(counter hpcq_jobs_submitted)
+    printf "   %.2f jobs per commit\n" "$(echo "($j4 - $j3) / ($c4 - $c3)" | bc -l)"
+done
 
 total=$(qstat | tail -n +3 | wc -l)
 t3=$(now); for i in $(seq 1 20); do qstat > /dev/null; done; t4=$(now)
