@@ -40,7 +40,7 @@ void wire_reply_init (struct wire_msg *m, const struct wire_msg *req,
 {
     wire_init (m, req->type, req->id, body);
     m->is_reply = 1;
-    m->errnum = errnum;
+    m->errnum = (int)errnum;
     m->errstr = errstr ? strdup (errstr) : NULL;
 }
 
@@ -115,13 +115,13 @@ int wire_decode (const char *json, size_t len, struct wire_msg *m,
     json_error_t jerr;
     json_t *o, *cred = NULL, *body = NULL;
     const char *type, *errstr = NULL;
-    json_int_t id, version;
-    int reply = 0, errnum = 0;
+    json_int_t id, version, errnum = 0;
+    int reply = 0;
 
     memset (m, 0, sizeof (*m));
     if (!(o = json_loadb (json, len, JSON_REJECT_DUPLICATES, &jerr)))
         return wire_fail (m, err, "not JSON");
-    if (json_unpack_ex (o, &jerr, 0, "{s:I s:s s:I s?o s?o s?b s?i s?s}",
+    if (json_unpack_ex (o, &jerr, 0, "{s:I s:s s:I s?o s?o s?b s?I s?s}",
                         "v", &version, "type", &type, "id", &id,
                         "cred", &cred, "body", &body, "reply", &reply,
                         "errnum", &errnum, "error", &errstr) < 0) {
@@ -133,7 +133,7 @@ int wire_decode (const char *json, size_t len, struct wire_msg *m,
         return wire_fail (m, err, "unsupported version");
     }
     if (strlen (type) == 0 || strlen (type) >= WIRE_TYPE_MAX
-        || (body && !json_is_object (body))) {
+        || (body && !json_is_object (body)) || errnum < 0 || errnum > 4095) {
         json_decref (o);
         return wire_fail (m, err, "bad type or body");
     }

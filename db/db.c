@@ -27,6 +27,8 @@ struct db {
 static int db_errno_of (int rc)
 {
     switch (rc & 0xff) {
+    case SQLITE_OK:
+        return 0;
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
         return EBUSY;
@@ -38,7 +40,10 @@ static int db_errno_of (int rc)
     case SQLITE_FULL:
         return ENOSPC;
     case SQLITE_CONSTRAINT:
-        return EEXIST;
+        /* A duplicate key is "exists"; a broken CHECK, NOT NULL or
+         * foreign key is a bad value. */
+        return rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_UNIQUE
+               ? EEXIST : EINVAL;
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
         return EILSEQ;
@@ -98,9 +103,10 @@ static int db_migrate (struct db *db, struct hpcq_error *err)
         snprintf (pragma, sizeof (pragma), "PRAGMA user_version = %d", i + 1);
         if (db_exec (db, "BEGIN IMMEDIATE") < 0 || db_exec (db, db_migrations[i]) < 0
             || db_exec (db, pragma) < 0 || db_exec (db, "COMMIT") < 0) {
+            /* Take the cause before ROLLBACK replaces it with "not an error". */
+            errprintf (err, "migration %d failed: %s", i + 1, sqlite3_errmsg (db->h));
             (void)db_exec (db, "ROLLBACK");
-            return errprintf (err, "migration %d failed: %s", i + 1,
-                              sqlite3_errmsg (db->h));
+            return -1;
         }
         log_msg (LOG_INFO, "database: applied migration %d", i + 1);
     }

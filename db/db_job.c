@@ -40,8 +40,9 @@ static const char *sql_event_add =
     "INSERT INTO events (job_seq, time, type, actor, detail)"
     " VALUES (?1, ?2, ?3, ?4, ?5)";
 
+/* IS, not =: server events (seq 0) are stored with a NULL job. */
 static const char *sql_event_count =
-    "SELECT count(*) FROM events WHERE job_seq = ?1 AND type = ?2";
+    "SELECT count(*) FROM events WHERE job_seq IS ?1 AND type = ?2";
 
 void db_job_release (struct db_job *j)
 {
@@ -242,7 +243,7 @@ int db_event_count (struct db *db, int64_t seq, const char *type)
 
     if (!st)
         return -1;
-    sqlite3_bind_int64 (st, 1, seq);
+    bind_opt_int (st, 1, seq);
     sqlite3_bind_text (st, 2, type, -1, SQLITE_STATIC);
     if (sqlite3_step (st) == SQLITE_ROW)
         n = sqlite3_column_int (st, 0);
