@@ -3,4 +3,4 @@
 set -e
 cd "$(dirname "$0")"
 mkdir -p m4 build-aux
-exec autoreconf --force --install --verbose
+exec autoreconf --force --install
