@@ -1,0 +1,45 @@
+#!/bin/bash
+# tests/valgrind.sh BUILDDIR - the test suite under valgrind.
+#
+# Unit tests run under memcheck directly; integration tests run with both
+# daemons under memcheck (through HPCQ_SCHEDULER_BIN / HPCQ_WORKER_BIN).
+# Fails if any test fails or valgrind reports an error or a definite leak.
+set -u
+build=$(cd "${1:-.}" && pwd)
+src=$(cd "$(dirname "$0")/.." && pwd)
+logs=$(mktemp -d /tmp/hpcq-vg.XXXXXX)
+vg="valgrind -q --leak-check=full --show-leak-kinds=definite,indirect"
+vg="$vg --errors-for-leak-kinds=definite,indirect --error-exitcode=99"
+rc=0
+
+for t in common/test/test_resource common/test/test_jobspec common/test/test_directive \
+         common/test/test_wire common/test/test_config db/test/test_db; do
+    if HPCQ_SRCDIR=$src $vg --log-file="$logs/$(basename $t).log" "$build/$t" > /dev/null; then
+        echo "ok: $t"
+    else
+        echo "FAILED: $t (see $logs/$(basename $t).log)"; rc=1
+    fi
+done
+
+for d in scheduler worker; do
+    cat > "$logs/$d" <<W
+#!/bin/sh
+exec $vg --log-file=$logs/$d.%p.log $build/$d/hpcq-$d "\$@"
+W
+    chmod +x "$logs/$d"
+done
+for t in "$src"/tests/t[0-9]*.t; do
+    if HPCQ_SCHEDULER_BIN=$logs/scheduler HPCQ_WORKER_BIN=$logs/worker \
+       HPCQ_BUILDDIR=$build HPCQ_SRCDIR=$src bash "$t" > "$logs/$(basename "$t").out" 2>&1; then
+        echo "ok: $(basename "$t")"
+    else
+        echo "FAILED: $(basename "$t") (see $logs/$(basename "$t").out)"; rc=1
+    fi
+done
+# Daemon logs: valgrind writes nothing when it has nothing to say.
+for f in "$logs"/scheduler.*.log "$logs"/worker.*.log; do
+    [ -s "$f" ] || continue
+    echo "valgrind reported, $f:"; head -30 "$f"; rc=1
+done
+[ $rc -eq 0 ] && rm -rf "$logs" && echo "valgrind: clean"
+exit $rc
