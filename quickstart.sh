@@ -10,8 +10,11 @@ set -euo pipefail
 cd "$(dirname "$0")"
 top=$(pwd)
 
+# The scheduler needs SQLite, libuuid and jansson; the apps use Open MPI
+# over UCX and NetCDF (configure turns off what it does not find).
 PACKAGES="build-essential autoconf automake libtool pkg-config libsqlite3-dev
-          uuid-dev libjansson-dev sqlite3 python3 procps"
+          uuid-dev libjansson-dev sqlite3 python3 procps bc
+          libopenmpi-dev openmpi-bin libucx-dev libnetcdf-dev netcdf-bin"
 
 install_packages() {
     local missing="" p
