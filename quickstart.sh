@@ -43,7 +43,7 @@ build() {
 }
 
 demo() {
-    local dir=$top/qs
+    dir=$top/qs     # global: the EXIT trap stops the cluster in it
     "$top/cli/hpcq-local" stop "$dir" > /dev/null 2>&1 || true
     rm -rf "$dir"
     echo "== starting a scheduler and two workers in $dir"
@@ -51,7 +51,7 @@ demo() {
              --gpus-per-worker 1)"
     export PATH="$top/cli:$PATH"
     echo "   HPCQ_SERVER=$HPCQ_SERVER"
-    trap '"$top/cli/hpcq-local" stop "$dir"' EXIT
+    trap '"$top/cli/hpcq-local" stop "$dir" && echo "   stopped; state and logs are in $dir"' EXIT
     mkdir -p "$dir/work"
     cd "$dir/work"
     local ids="" f
@@ -70,7 +70,7 @@ demo() {
     echo "== qstat -x"
     qstat -x
     cd "$top"
-    echo "== stopping"
+    echo "== stopping the daemons"
 }
 
 check() {
