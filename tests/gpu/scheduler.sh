@@ -1,0 +1,56 @@
+#!/bin/bash
+# tests/gpu/scheduler.sh - the scheduler's GPU path on a machine with an
+# NVIDIA GPU and driver (run by hand or through the device tool; about a
+# minute including the build).  Checks that:
+#   - the worker finds the GPUs through NVML (not simulated) and reports them;
+#   - a job asking for one GPU gets CUDA_VISIBLE_DEVICES = that GPU's UUID
+#     and sees exactly one device (nvidia-smi -L inside the job);
+#   - a job asking for none on that node sees no GPU.
+# Prints "N passed, N failed" last; exit status 0 only if all passed.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${OUT:-/tmp}/gpu-scheduler
+mkdir -p "$out"
+pass=0 fail=0
+check() {
+    if eval "$2"; then pass=$((pass + 1)); echo "ok - $1"
+    else fail=$((fail + 1)); echo "not ok - $1"; fi
+}
+
+if ! command -v nvidia-smi >/dev/null; then
+    echo "no nvidia-smi: not a GPU machine"; echo "0 passed, 1 failed"; exit 1
+fi
+nvidia-smi -L | tee "$out/nvidia-smi.txt"
+build=$(mktemp -d /tmp/hpcq-gpu-build.XXXXXX)
+(cd "$top" && ./autogen.sh >/dev/null 2>&1) &&
+(cd "$build" && "$top/configure" -q && make -j"$(nproc)" -s >/dev/null) || {
+    echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
+dir=$(mktemp -d /tmp/hpcq-gpu.XXXXXX)
+eval "$("$build/cli/hpcq-local" start "$dir/c" --workers 1 --cpus-per-worker 2)"
+trap '"$build/cli/hpcq-local" stop "$dir/c" >/dev/null 2>&1' EXIT
+cd "$dir"
+export PATH="$build/cli:$PATH"
+
+check "the worker found GPUs through NVML" 'grep -Eq "found [1-9][0-9]* GPUs through NVML" "$dir/c/worker1.log"'
+ngpu=$(nvidia-smi -L | grep -c "^GPU ")
+check "the scheduler was told of all $ngpu GPUs" \
+    'grep -q "node node1 up: .* $ngpu gpus" "$dir/c/scheduler.log"'
+
+id=$(printf 'echo "cvd=$CUDA_VISIBLE_DEVICES"\nnvidia-smi -L\n' | qsub -l select=1:ncpus=1:ngpus=1)
+wait_f() { for i in $(seq 1 600); do qstat -x -f "$1" | grep -q "job_state = F" && return 0; sleep 0.1; done; return 1; }
+check "the GPU job finished" 'wait_f $id'
+o=STDIN.o${id%%.*}
+cp "$o" "$out/gpu-job.txt" 2>/dev/null
+check "CUDA_VISIBLE_DEVICES is a GPU UUID" 'grep -Eq "^cvd=(GPU|MIG)-[0-9a-f-]+$" "$o"'
+check "the job sees exactly one GPU" 'test "$(grep -c "^GPU " "$o")" = 1'
+check "it is the GPU named by the UUID" \
+    'grep -q "UUID: $(sed -n "s/^cvd=//p" "$o"))" "$o"'
+
+id2=$(printf 'echo "cvd=[$CUDA_VISIBLE_DEVICES]"\nnvidia-smi -L 2>&1 | grep -c "^GPU " || true\n' | qsub)
+check "the CPU job finished" 'wait_f $id2'
+o2=STDIN.o${id2%%.*}
+cp "$o2" "$out/cpu-job.txt" 2>/dev/null
+check "a job without GPUs gets an empty CUDA_VISIBLE_DEVICES" 'grep -qx "cvd=\[\]" "$o2"'
+cp "$dir"/c/*.log "$out/" 2>/dev/null
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
