@@ -4,7 +4,7 @@
 # minute including the build).  Checks that:
 #   - the worker finds the GPUs through NVML (not simulated) and reports them;
 #   - a job asking for one GPU gets CUDA_VISIBLE_DEVICES = that GPU's UUID
-#     and sees exactly one device (nvidia-smi -L inside the job);
+#     and the CUDA runtime inside it sees exactly one device;
 #   - a job asking for none on that node sees no GPU.
 # Prints "N passed, N failed" last; exit status 0 only if all passed.
 set -u
@@ -36,21 +36,30 @@ ngpu=$(nvidia-smi -L | grep -c "^GPU ")
 check "the scheduler was told of all $ngpu GPUs" \
     'grep -q "node node1 up: .* $ngpu gpus" "$dir/c/scheduler.log"'
 
-id=$(printf 'echo "cvd=$CUDA_VISIBLE_DEVICES"\nnvidia-smi -L\n' | qsub -l select=1:ncpus=1:ngpus=1)
+# nvidia-smi ignores CUDA_VISIBLE_DEVICES; ask the CUDA runtime instead.
+cat > count.cu <<'CU'
+#include <cstdio>
+#include <cuda_runtime.h>
+int main () { int n = -1; cudaGetDeviceCount (&n); printf ("cuda_devices=%d\n", n); return 0; }
+CU
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+"$nvcc" -o count count.cu 2>"$out/nvcc.txt"
+id=$(printf 'echo "cvd=$CUDA_VISIBLE_DEVICES"\nnvidia-smi -L\n./count\n' | qsub -l select=1:ncpus=1:ngpus=1)
 wait_f() { for i in $(seq 1 600); do qstat -x -f "$1" | grep -q "job_state = F" && return 0; sleep 0.1; done; return 1; }
 check "the GPU job finished" 'wait_f $id'
 o=STDIN.o${id%%.*}
 cp "$o" "$out/gpu-job.txt" 2>/dev/null
 check "CUDA_VISIBLE_DEVICES is a GPU UUID" 'grep -Eq "^cvd=(GPU|MIG)-[0-9a-f-]+$" "$o"'
-check "the job sees exactly one GPU" 'test "$(grep -c "^GPU " "$o")" = 1'
+check "the CUDA runtime in the job sees exactly one GPU" 'grep -qx "cuda_devices=1" "$o"'
 check "it is the GPU named by the UUID" \
     'grep -q "UUID: $(sed -n "s/^cvd=//p" "$o"))" "$o"'
 
-id2=$(printf 'echo "cvd=[$CUDA_VISIBLE_DEVICES]"\nnvidia-smi -L 2>&1 | grep -c "^GPU " || true\n' | qsub)
+id2=$(printf 'echo "cvd=[$CUDA_VISIBLE_DEVICES]"\n./count\n' | qsub)
 check "the CPU job finished" 'wait_f $id2'
 o2=STDIN.o${id2%%.*}
 cp "$o2" "$out/cpu-job.txt" 2>/dev/null
 check "a job without GPUs gets an empty CUDA_VISIBLE_DEVICES" 'grep -qx "cvd=\[\]" "$o2"'
+check "and the CUDA runtime in it sees no GPU" 'grep -Eqx "cuda_devices=(0|-1)" "$o2"'
 cp "$dir"/c/*.log "$out/" 2>/dev/null
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
