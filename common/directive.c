@@ -31,26 +31,9 @@ const char *directive_optstring = "N:q:l:o:e:j:v:Vhp:W:A:r:m:M:S:C:";
 #define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
 
 /* A bad option is EINVAL whatever errno held before. */
-static int invalid (struct hpcq_error *err, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
+#define invalid(err, ...) errprintf_code (err, EINVAL, __VA_ARGS__)
 
-static int invalid (struct hpcq_error *err, const char *fmt, ...)
-{
-    char buf[HPCQ_ERRMSG_MAX];
-    va_list ap;
-
-    va_start (ap, fmt);
-    vsnprintf (buf, sizeof (buf), fmt, ap);
-    va_end (ap);
-    errno = EINVAL;
-    return errprintf (err, "%s", buf);
-}
-
-static int nomem (struct hpcq_error *err)
-{
-    errno = ENOMEM;
-    return errprintf (err, "out of memory");
-}
+#define nomem(err) errprintf_code (err, ENOMEM, "out of memory")
 
 /* Replace *dst with a copy of val. */
 static int set_string (char **dst, const char *val, struct hpcq_error *err)

@@ -21,4 +21,9 @@ struct hpcq_error {
 int errprintf (struct hpcq_error *err, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 
+/* Like errprintf, but always sets errno to errnum: for parsers, whose
+ * failures have one meaning (EINVAL, EPROTO) whatever errno held before. */
+int errprintf_code (struct hpcq_error *err, int errnum, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
 #endif

@@ -72,26 +72,10 @@ static const char *string_member_const (const struct hpcq_jobspec *spec,
 }
 
 /* A rejected jobspec is always EPROTO, whatever errno was before. */
-static int invalid (struct hpcq_error *err, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
+#define invalid(err, fmt, ...) \
+    errprintf_code (err, EPROTO, "invalid job: " fmt, ##__VA_ARGS__)
 
-static int invalid (struct hpcq_error *err, const char *fmt, ...)
-{
-    char buf[HPCQ_ERRMSG_MAX];
-    va_list ap;
-
-    va_start (ap, fmt);
-    vsnprintf (buf, sizeof (buf), fmt, ap);
-    va_end (ap);
-    errno = EPROTO;
-    return errprintf (err, "invalid job: %s", buf);
-}
-
-static int nomem (struct hpcq_error *err)
-{
-    errno = ENOMEM;
-    return errprintf (err, "out of memory");
-}
+#define nomem(err) errprintf_code (err, ENOMEM, "out of memory")
 
 void jobspec_init (struct hpcq_jobspec *spec)
 {

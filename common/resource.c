@@ -65,22 +65,8 @@ static const char *place_sharings[] = { "excl", "shared", NULL };
 
 #define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
 
-/* errprintf() keeps a stale errno if one is set; a parse error is always
- * EINVAL, so set it here. */
-static int invalid (struct hpcq_error *err, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
-
-static int invalid (struct hpcq_error *err, const char *fmt, ...)
-{
-    char buf[HPCQ_ERRMSG_MAX];
-    va_list ap;
-
-    va_start (ap, fmt);
-    vsnprintf (buf, sizeof (buf), fmt, ap);
-    va_end (ap);
-    errno = EINVAL;
-    return errprintf (err, "%s", buf);
-}
+/* A parse error is EINVAL whatever errno held before. */
+#define invalid(err, ...) errprintf_code (err, EINVAL, __VA_ARGS__)
 
 /* Parse leading decimal digits of s (no sign, no blanks: strtoll would
  * accept both).  Sets *end past them.  Returns -1 on no digits/overflow.

@@ -7,12 +7,12 @@
  * the scheduler, not of the worker.
  */
 #include <config.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "common/config.h"
+#include "common/daemon.h"
 #include "common/log.h"
 #include "common/loop.h"
 #include "worker/tasks.h"
@@ -25,72 +25,17 @@ static const char *usage_text =
     "Runs jobs for an hpcq scheduler on this node.  Options override the\n"
     "config file; see hpcq-worker(8) and docs/config.example.\n";
 
-static const struct option longopts[] = {
-    { "config", required_argument, NULL, 'c' },
-    { "server", required_argument, NULL, 's' },
-    { "name", required_argument, NULL, 'n' },
-    { "ncpus", required_argument, NULL, 'p' },
-    { "mem", required_argument, NULL, 'm' },
-    { "gpus", required_argument, NULL, 'g' },
-    { "spool", required_argument, NULL, 'S' },
-    { "log-file", required_argument, NULL, 'L' },
-    { "log-level", required_argument, NULL, 'v' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
+static const struct daemon_option options[] = {
+    { "server", "server" },
+    { "name", "node_name" },
+    { "ncpus", "ncpus" },
+    { "mem", "mem" },
+    { "gpus", "gpus" },
+    { "spool", "spool_dir" },
+    { "log-file", "log_file" },
+    { "log-level", "log_level" },
+    { NULL, NULL },
 };
-
-static const char *option_key (int opt)
-{
-    switch (opt) {
-    case 's': return "server";
-    case 'n': return "node_name";
-    case 'p': return "ncpus";
-    case 'm': return "mem";
-    case 'g': return "gpus";
-    case 'S': return "spool_dir";
-    case 'L': return "log_file";
-    case 'v': return "log_level";
-    default: return NULL;
-    }
-}
-
-static struct config *parse_args (int argc, char **argv)
-{
-    struct config *cfg = config_create (), *over = config_create ();
-    struct hpcq_error err;
-    const char *file = NULL;
-    int opt;
-
-    while ((opt = getopt_long (argc, argv, "c:s:n:p:m:g:S:L:v:h", longopts, NULL)) != -1) {
-        if (opt == 'h') {
-            fputs (usage_text, stdout);
-            exit (0);
-        }
-        if (opt == 'c')
-            file = optarg;
-        else if (option_key (opt))
-            config_set (over, option_key (opt), optarg);
-        else {
-            fputs (usage_text, stderr);
-            exit (2);
-        }
-    }
-    if (optind < argc) {
-        fprintf (stderr, "hpcq-worker: unexpected argument '%s'\n", argv[optind]);
-        exit (2);
-    }
-    if (file && config_load (cfg, file, &err) < 0) {
-        fprintf (stderr, "hpcq-worker: %s\n", err.text);
-        exit (2);
-    }
-    for (int i = 0; longopts[i].name; i++) {
-        const char *key = option_key (longopts[i].val);
-        if (key && config_get (over, key, NULL))
-            config_set (cfg, key, config_get (over, key, NULL));
-    }
-    config_destroy (over);
-    return cfg;
-}
 
 static void on_signal (struct loop *l, int signo, void *arg)
 {
@@ -110,7 +55,7 @@ static void on_signal (struct loop *l, int signo, void *arg)
 int main (int argc, char **argv)
 {
     static const int signals[] = { SIGINT, SIGTERM, SIGCHLD };
-    struct config *cfg = parse_args (argc, argv);
+    struct config *cfg = daemon_config (argc, argv, "hpcq-worker", usage_text, options);
     int level = log_level_parse (config_get (cfg, "log_level", "info"));
     struct hpcq_error err;
     struct worker *w = NULL;

@@ -1,0 +1,24 @@
+/* daemon.h - what both daemons' main() share: settings from a config file
+ * with command-line options on top.
+ *
+ * Each long option (other than --config and --help) names a config key;
+ * the option wins over the file.  Bad options, arguments or files print
+ * one line (or the usage) and exit 2: this runs before the daemon starts.
+ */
+#ifndef HPCQ_COMMON_DAEMON_H
+#define HPCQ_COMMON_DAEMON_H
+
+#include <getopt.h>
+
+#include "common/config.h"
+
+struct daemon_option {
+    const char *name;       /* --name VALUE */
+    const char *key;        /* config key it sets */
+};
+
+/* Returns the configuration (caller destroys).  options ends with {NULL}. */
+struct config *daemon_config (int argc, char **argv, const char *prog,
+                              const char *usage, const struct daemon_option *options);
+
+#endif
