@@ -54,8 +54,10 @@ demo() {
     trap '"$top/cli/hpcq-local" stop "$dir" && echo "   stopped; state and logs are in $dir"' EXIT
     mkdir -p "$dir/work"
     cd "$dir/work"
+    # The scheduler's own examples; the apps' scripts (md-*, climate-*) run
+    # longer and are for a cluster you keep (see README).
     local ids="" f
-    for f in "$top"/jobscripts/*.pbs; do
+    for f in "$top"/jobscripts/{hello,multicore,multinode,gpu,checkpoint}.pbs; do
         ids="$ids $(qsub "$f")"
         echo "   qsub $(basename "$f") -> $(echo $ids | awk '{print $NF}')"
     done

@@ -47,7 +47,11 @@ static void set_path (json_t *o, const char *key, const struct job *job,
     const struct hpcq_jobspec *s = &job->spec;
     char buf[4096];
 
-    if (given && given[0] == '/')
+    if (given && given[strlen (given) - 1] == '/')
+        snprintf (buf, sizeof (buf), "%s:%s%s%s%s.%c%lld", s->submit_host,
+                  given[0] == '/' ? "" : s->workdir, given[0] == '/' ? "" : "/", given,
+                  s->name, kind, (long long)job->rec.seq);
+    else if (given && given[0] == '/')
         snprintf (buf, sizeof (buf), "%s:%s", s->submit_host, given);
     else if (given)
         snprintf (buf, sizeof (buf), "%s:%s/%s", s->submit_host, s->workdir, given);

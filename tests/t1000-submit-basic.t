@@ -98,6 +98,13 @@ test_expect_success '-o into a directory puts NAME.oNUM there' '
     grep -qx indir outdir/STDIN.o$(seqno $id7)
 '
 
+test_expect_success '-o DIR/ names a directory; a missing one fails the job with a clear reason' '
+    idm=$(echo "echo x" | qsub -N nodir -o missing/) && wait_state $idm F &&
+    test "$(job_attr $idm Exit_status)" = -1 &&
+    job_attr $idm comment | grep -q "cannot open output file $WORK/missing/nodir.o$(seqno $idm): No such file" &&
+    job_attr $idm Output_Path | grep -q ":$WORK/missing/nodir.o$(seqno $idm)$"
+'
+
 test_expect_success 'a script without #! runs under /bin/sh' '
     printf "echo plain-sh\n" > plain.txt &&
     id8=$(qsub plain.txt) && wait_state $id8 F &&

@@ -226,9 +226,12 @@ static void resolve_output (const struct launch_req *req, const char *given,
         snprintf (buf, len, "%s", given);
     else
         snprintf (buf, len, "%s/%s", s->workdir, given);
-    if (given && stat (buf, &st) == 0 && S_ISDIR (st.st_mode)) {
+    /* "logs/" names a directory even before it exists. */
+    if (given && ((stat (buf, &st) == 0 && S_ISDIR (st.st_mode))
+                  || given[strlen (given) - 1] == '/')) {
         size_t l = strlen (buf);
-        snprintf (buf + l, len - l, "/%s.%c%lld", s->name, kind, (long long)req->seq);
+        snprintf (buf + l, len - l, "%s%s.%c%lld", buf[l - 1] == '/' ? "" : "/", s->name,
+                  kind, (long long)req->seq);
     }
 }
 
