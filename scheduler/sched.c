@@ -70,7 +70,9 @@ static int node_usable (const struct node *n, int empty)
 {
     if (empty)
         return n->ncpus > 0;
-    return n->state == NODE_UP && n->excl_by == 0;
+    /* Up and connected: a node whose link just dropped may still be "up"
+     * until its heartbeat times out, but a launch could not reach it. */
+    return n->state == NODE_UP && n->conn && n->excl_by == 0;
 }
 
 static int chunk_fits (const struct node *n, const struct scratch *sc,

@@ -103,7 +103,8 @@ static void server_commit_failed (struct server *srv)
     exit (1);
 }
 
-static void server_flush_pending (struct server *srv)
+/* Send (or, when the batch they waited for failed, drop) queued messages. */
+static void server_flush_pending (struct server *srv, int send)
 {
     struct pending *p = srv->pending;
 
@@ -111,7 +112,7 @@ static void server_flush_pending (struct server *srv)
     srv->pending_tail = &srv->pending;
     while (p) {
         struct pending *next = p->next;
-        if (p->conn && conn_send (p->conn, &p->msg) < 0)
+        if (send && p->conn && conn_send (p->conn, &p->msg) < 0)
             log_error ("send %s to %s", p->msg.type, conn_peer_name (p->conn));
         wire_msg_release (&p->msg);
         free (p);
@@ -129,7 +130,7 @@ static void server_before_sleep (struct loop *l, void *arg)
         srv->stat_commits++;
     if (db_commit (srv->db) < 0)
         server_commit_failed (srv);
-    server_flush_pending (srv);
+    server_flush_pending (srv, 1);
 }
 
 static const struct handler *server_find (struct server *srv, const char *type)
@@ -428,7 +429,8 @@ void server_destroy (struct server *srv)
     if (!srv)
         return;
     int saved = errno;
-    server_flush_pending (srv);
+    /* Only what is durable may be sent. */
+    server_flush_pending (srv, srv->db && db_commit (srv->db) == 0);
     for (int i = 0; i < srv->nconns; i++)
         conn_destroy (srv->conns[i]);
     free (srv->conns);
