@@ -19,7 +19,45 @@ struct jobs {
     struct job **v;         /* sorted by seq: seqs only grow */
     int n, cap;
     int64_t next_seq;
+    struct job *q_head, *q_tail;    /* jobs in state Q */
+    int nqueued;
 };
+
+static void queue_link (struct jobs *js, struct job *job)
+{
+    job->q_prev = js->q_tail;
+    job->q_next = NULL;
+    if (js->q_tail)
+        js->q_tail->q_next = job;
+    else
+        js->q_head = job;
+    js->q_tail = job;
+    js->nqueued++;
+}
+
+static void queue_unlink (struct jobs *js, struct job *job)
+{
+    if (job->q_prev)
+        job->q_prev->q_next = job->q_next;
+    else
+        js->q_head = job->q_next;
+    if (job->q_next)
+        job->q_next->q_prev = job->q_prev;
+    else
+        js->q_tail = job->q_prev;
+    job->q_prev = job->q_next = NULL;
+    js->nqueued--;
+}
+
+struct job *jobs_queued_first (struct jobs *js)
+{
+    return js->q_head;
+}
+
+int jobs_queued_count (struct jobs *js)
+{
+    return js->nqueued;
+}
 
 struct jobs *jobs_create (struct server *srv)
 {
@@ -63,6 +101,8 @@ static int jobs_append (struct jobs *js, struct job *job)
         js->cap = cap;
     }
     js->v[js->n++] = job;
+    if (job->rec.state == 'Q')
+        queue_link (js, job);
     if (job->rec.seq >= js->next_seq)
         js->next_seq = job->rec.seq + 1;
     return 0;
@@ -215,6 +255,10 @@ void job_set_comment (struct job *job, const char *fmt, ...)
 int job_set_state (struct server *srv, struct job *job, char state,
                    const char *event, const char *actor, const char *detail)
 {
+    if (job->rec.state == 'Q' && state != 'Q')
+        queue_unlink (srv->jobs, job);
+    else if (job->rec.state != 'Q' && state == 'Q')
+        queue_link (srv->jobs, job);
     job->rec.state = state;
     job->rec.mtime = util_wall_secs ();
     if (db_job_update (srv->db, &job->rec) < 0)

@@ -46,6 +46,7 @@ struct job {
     struct alloc *alloc;        /* while R or E */
     int launch_pending;         /* launch sent, no job.started yet */
     int kill_sent;
+    struct job *q_prev, *q_next;    /* in the list of queued jobs while 'Q' */
 };
 
 struct jobs *jobs_create (struct server *srv);
@@ -72,6 +73,11 @@ int64_t jobs_parse_id (const char *s);
 struct job *jobs_find (struct jobs *js, const char *id);
 
 struct job **jobs_all (struct jobs *js, int *n);
+
+/* The jobs in state Q, the only ones a scheduling pass considers: kept
+ * apart so a pass costs the queue's length, not the history's. */
+struct job *jobs_queued_first (struct jobs *js);
+int jobs_queued_count (struct jobs *js);
 int jobs_count_state (struct jobs *js, char state);
 
 /* State changes, each written through with an event (actor: who did it). */

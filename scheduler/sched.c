@@ -241,19 +241,18 @@ void sched_run (struct sched *s)
 {
     struct server *srv = s->srv;
     struct policy_ctx ctx = { .fit = sched_fit, .start = sched_start, .arg = srv };
-    struct job **all;
     int n;
 
     if (!s->requested)
         return;
     s->requested = 0;
-    all = jobs_all (srv->jobs, &n);
-    ctx.jobs = calloc (n ? n : 1, sizeof (*ctx.jobs));
+    if ((n = jobs_queued_count (srv->jobs)) == 0)
+        return;
+    ctx.jobs = calloc (n, sizeof (*ctx.jobs));
     if (!ctx.jobs)
         return;
-    for (int i = 0; i < n; i++)
-        if (all[i]->rec.state == 'Q')
-            ctx.jobs[ctx.njobs++] = all[i];
+    for (struct job *j = jobs_queued_first (srv->jobs); j; j = j->q_next)
+        ctx.jobs[ctx.njobs++] = j;
     ctx.nodes = nodes_all (srv->nodes, &ctx.nnodes);
     ctx.now = util_wall_secs ();
     if (ctx.njobs > 0)
