@@ -19,7 +19,7 @@
 static const char *known_keys[] = {
     /* scheduler */
     "server_name", "state_dir", "socket", "listen", "node_timeout",
-    "sched_interval_ms", "default_queue",
+    "sched_interval_ms", "default_queue", "sched_policy", "default_walltime",
     /* worker */
     "server", "node_name", "ncpus", "mem", "gpus", "gpu_model", "gpu_mem",
     "spool_dir", "heartbeat_interval", "kill_delay", "labels",

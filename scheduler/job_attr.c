@@ -154,6 +154,13 @@ json_t *job_attr_json (struct server *srv, const struct job *job)
     json_object_set_new (o, "substate", json_integer (state_substate (job->rec.state)));
     json_object_set_new (o, "Variable_List", variable_list (job));
     set_str (o, "comment", job->rec.comment);
+    if (job->rec.state == 'Q' && job->est_start > 0) {
+        /* The reservation backfill holds for it (qstat -f shows
+         * estimated.start_time). */
+        json_t *est = json_object ();
+        set_time (est, "start_time", job->est_start);
+        json_object_set_new (o, "estimated", est);
+    }
     set_time (o, "etime", job->rec.ctime);
     json_object_set_new (o, "run_count", json_integer (job->rec.run_count));
     if (job->rec.has_exit)

@@ -21,7 +21,35 @@ struct jobs {
     int64_t next_seq;
     struct job *q_head, *q_tail;    /* jobs in state Q */
     int nqueued;
+    struct job *r_head;             /* jobs holding an allocation */
 };
+
+static void running_link (struct jobs *js, struct job *job)
+{
+    job->r_prev = NULL;
+    job->r_next = js->r_head;
+    if (js->r_head)
+        js->r_head->r_prev = job;
+    js->r_head = job;
+}
+
+static void running_unlink (struct jobs *js, struct job *job)
+{
+    if (job->r_prev)
+        job->r_prev->r_next = job->r_next;
+    else if (js->r_head == job)
+        js->r_head = job->r_next;
+    else
+        return;     /* not linked */
+    if (job->r_next)
+        job->r_next->r_prev = job->r_prev;
+    job->r_prev = job->r_next = NULL;
+}
+
+struct job *jobs_running_first (struct jobs *js)
+{
+    return js->r_head;
+}
 
 static void queue_link (struct jobs *js, struct job *job)
 {
@@ -136,8 +164,10 @@ static int jobs_load_one (struct db_job *rec, void *arg)
     json_decref (o);
     job_make_id (js->srv, job);
     if ((job->rec.state == 'R' || job->rec.state == 'E') && rec->alloc) {
-        if ((job->alloc = alloc_from_json (js->srv->nodes, rec->alloc)))
+        if ((job->alloc = alloc_from_json (js->srv->nodes, rec->alloc))) {
             alloc_apply (job->alloc, job->rec.seq, 1);
+            running_link (js, job);
+        }
     }
     if (jobs_append (js, job) < 0) {
         job_free (job);
@@ -284,6 +314,8 @@ int job_start (struct server *srv, struct job *job, struct alloc *alloc)
     alloc_format_exec (alloc, &job->rec.exec_host, &job->rec.exec_vnode);
     job->alloc = alloc;
     alloc_apply (alloc, job->rec.seq, 1);
+    running_link (srv->jobs, job);
+    job->est_start = 0;
     job->rec.run_count++;
     job->rec.stime = util_wall_secs ();
     job->rec.has_exit = 0;
@@ -307,6 +339,7 @@ int job_start (struct server *srv, struct job *job, struct alloc *alloc)
 static void job_release_alloc (struct server *srv, struct job *job)
 {
     if (job->alloc) {
+        running_unlink (srv->jobs, job);
         alloc_apply (job->alloc, job->rec.seq, -1);
         free (job->alloc);
         job->alloc = NULL;

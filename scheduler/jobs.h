@@ -47,6 +47,8 @@ struct job {
     int launch_pending;         /* launch sent, no job.started yet */
     int kill_sent;
     struct job *q_prev, *q_next;    /* in the list of queued jobs while 'Q' */
+    struct job *r_prev, *r_next;    /* in the list of jobs holding an allocation */
+    int64_t est_start;              /* backfill's reservation for it, 0 if none */
 };
 
 struct jobs *jobs_create (struct server *srv);
@@ -78,6 +80,9 @@ struct job **jobs_all (struct jobs *js, int *n);
  * apart so a pass costs the queue's length, not the history's. */
 struct job *jobs_queued_first (struct jobs *js);
 int jobs_queued_count (struct jobs *js);
+
+/* The jobs holding an allocation (running or exiting). */
+struct job *jobs_running_first (struct jobs *js);
 int jobs_count_state (struct jobs *js, char state);
 
 /* State changes, each written through with an event (actor: who did it). */

@@ -3,8 +3,8 @@
  * A policy sees the eligible jobs and the nodes, and decides which jobs
  * start where.  It does not touch sockets or the database: it calls
  * ctx->start() for each decision, so the daemon and a simulator can drive
- * the same policy code.  Policies: fifo (this file's first); easy
- * backfill and conservative backfill come next.
+ * the same policy code.  Policies: fifo (policy_fifo.c) and EASY backfill
+ * (backfill.c); conservative backfill comes next.
  */
 #ifndef HPCQ_SCHEDULER_POLICY_H
 #define HPCQ_SCHEDULER_POLICY_H
@@ -17,7 +17,9 @@ struct policy_ctx {
     int njobs;
     struct node **nodes;    /* all nodes, by name */
     int nnodes;
+    struct job *running;    /* jobs holding allocations (linked by r_next) */
     int64_t now;            /* wall seconds (virtual in a simulator) */
+    int64_t default_walltime;   /* for jobs without one; -1: unbounded */
     /* Try to place job on the nodes' free resources: a new allocation or
      * NULL if it does not fit now. */
     struct alloc *(*fit) (struct policy_ctx *ctx, struct job *job);
@@ -32,6 +34,10 @@ struct policy_ops {
 };
 
 extern const struct policy_ops policy_fifo;
+extern const struct policy_ops policy_easy;
+
+/* The policy called name, or NULL. */
+const struct policy_ops *policy_lookup (const char *name);
 
 /* Jobs in the order a priority policy considers them: higher priority
  * first, then earlier submission. */

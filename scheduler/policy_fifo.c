@@ -12,20 +12,6 @@
 
 #include "scheduler/policy.h"
 
-static int cmp_priority (const void *a, const void *b)
-{
-    const struct job *x = *(struct job *const *)a, *y = *(struct job *const *)b;
-
-    if (x->rec.priority != y->rec.priority)
-        return x->rec.priority > y->rec.priority ? -1 : 1;
-    return x->rec.seq < y->rec.seq ? -1 : x->rec.seq > y->rec.seq;
-}
-
-void policy_sort_priority (struct job **jobs, int n)
-{
-    qsort (jobs, n, sizeof (*jobs), cmp_priority);
-}
-
 static void fifo_pass (struct policy_ctx *ctx)
 {
     policy_sort_priority (ctx->jobs, ctx->njobs);
@@ -42,3 +28,4 @@ const struct policy_ops policy_fifo = {
     .name = "fifo",
     .pass = fifo_pass,
 };
+

@@ -16,6 +16,7 @@
 struct sched {
     struct server *srv;
     const struct policy_ops *policy;
+    int64_t default_walltime;   /* -1: jobs without walltime are unbounded */
     int requested;
     struct loop_timer *tick;
 };
@@ -27,18 +28,32 @@ static void sched_tick (struct loop *l, void *arg)
     sched_request (arg);
 }
 
-struct sched *sched_create (struct server *srv)
+struct sched *sched_create (struct server *srv, struct hpcq_error *err)
 {
     struct sched *s = calloc (1, sizeof (*s));
+    const char *name = config_get (srv->cfg, "sched_policy", "easy");
+    const char *dw = config_get (srv->cfg, "default_walltime", NULL);
     int64_t ms;
 
-    if (!s)
+    if (!s) {
+        errprintf (err, "out of memory");
         return NULL;
+    }
     s->srv = srv;
-    s->policy = &policy_fifo;
+    s->default_walltime = -1;
+    if (!(s->policy = policy_lookup (name))) {
+        errprintf (err, "unknown sched_policy '%s' (fifo or easy)", name);
+        free (s);
+        return NULL;
+    }
+    if (dw && resource_parse_walltime (dw, &s->default_walltime, err) < 0) {
+        free (s);
+        return NULL;
+    }
     s->requested = 1;
     ms = srv->sched_interval_ms;
     if (!(s->tick = loop_timer_add (srv->loop, ms, ms, sched_tick, s))) {
+        errprintf (err, "event loop: %s", strerror (errno));
         free (s);
         return NULL;
     }
@@ -254,6 +269,8 @@ void sched_run (struct sched *s)
     for (struct job *j = jobs_queued_first (srv->jobs); j; j = j->q_next)
         ctx.jobs[ctx.njobs++] = j;
     ctx.nodes = nodes_all (srv->nodes, &ctx.nnodes);
+    ctx.running = jobs_running_first (srv->jobs);
+    ctx.default_walltime = s->default_walltime;
     ctx.now = util_wall_secs ();
     if (ctx.njobs > 0)
         s->policy->pass (&ctx);

@@ -14,7 +14,8 @@
 #include "scheduler/jobs.h"
 #include "scheduler/server.h"
 
-struct sched *sched_create (struct server *srv);
+/* Reads sched_policy (fifo, easy: the default) and default_walltime. */
+struct sched *sched_create (struct server *srv, struct hpcq_error *err);
 void sched_destroy (struct sched *s);
 
 void sched_request (struct sched *s);

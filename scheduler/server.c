@@ -396,11 +396,12 @@ struct server *server_create (struct loop *loop, struct config *cfg,
     }
     if (server_settings (srv, err) < 0 || server_open_db (srv, state_dir, err) < 0)
         goto error;
-    if (!(srv->nodes = nodes_create (srv)) || !(srv->jobs = jobs_create (srv))
-        || !(srv->sched = sched_create (srv))) {
+    if (!(srv->nodes = nodes_create (srv)) || !(srv->jobs = jobs_create (srv))) {
         errprintf (err, "cannot create subsystems: %s", strerror (errno));
         goto error;
     }
+    if (!(srv->sched = sched_create (srv, err)))
+        goto error;
     if (db_queue_get (srv->db, srv->default_queue, NULL) != 1) {
         errprintf (err, "default_queue '%s' does not exist", srv->default_queue);
         goto error;
