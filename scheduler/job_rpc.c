@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "db/db_queue.h"
+#include "scheduler/depend.h"
 #include "scheduler/job_attr.h"
 #include "scheduler/job_rpc.h"
 #include "scheduler/jobs.h"
@@ -85,6 +86,13 @@ static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg
         goto out;
     }
     job = job_new (srv, c, &spec);
+    if (depend_attach (srv, job, &err) < 0) {
+        server_reply_error (c, msg, errno, "%s", err.text);
+        db_job_release (&job->rec);
+        jobspec_release (&job->spec);
+        free (job);
+        goto out;
+    }
     o = jobspec_to_json (&job->spec);
     job->rec.spec = o ? json_dumps (o, JSON_COMPACT) : NULL;
     json_decref (o);
@@ -273,7 +281,8 @@ static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
         return;
     }
     server_user_name (conn_peer_uid (c), who, sizeof (who));
-    snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "u");
+    snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "%s",
+              depend_waiting (job) ? "us" : "u");
     job_set_comment (job, "Job held by %s", who);
     if (job_set_state (srv, job, 'H', "held", who, NULL) < 0) {
         server_reply_error (c, msg, errno, "cannot record hold of %s", job->id);
@@ -299,9 +308,12 @@ static void job_release (struct server *srv, struct conn *c, struct wire_msg *ms
         return;
     }
     server_user_name (conn_peer_uid (c), who, sizeof (who));
-    snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "n");
+    /* qrls lifts the user hold; a dependency's system hold stays. */
+    snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "%s",
+              depend_waiting (job) ? "s" : "n");
     job_set_comment (job, "Job released by %s", who);
-    if (job_set_state (srv, job, 'Q', "released", who, NULL) < 0) {
+    if (job_set_state (srv, job, depend_waiting (job) ? 'H' : 'Q', "released", who,
+                       NULL) < 0) {
         server_reply_error (c, msg, errno, "cannot record release of %s", job->id);
         return;
     }

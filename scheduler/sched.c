@@ -9,6 +9,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "scheduler/depend.h"
 #include "scheduler/nodes.h"
 #include "scheduler/policy.h"
 #include "scheduler/sched.h"
@@ -261,6 +262,8 @@ void sched_run (struct sched *s)
     if (!s->requested)
         return;
     s->requested = 0;
+    if (depend_count (srv) > 0)
+        depend_update (srv);
     if ((n = jobs_queued_count (srv->jobs)) == 0)
         return;
     ctx.jobs = calloc (n, sizeof (*ctx.jobs));
@@ -275,4 +278,7 @@ void sched_run (struct sched *s)
     if (ctx.njobs > 0)
         s->policy->pass (&ctx);
     free (ctx.jobs);
+    /* Jobs that just started may release "after" dependents. */
+    if (depend_count (srv) > 0 && jobs_queued_count (srv->jobs) != n)
+        s->requested = 1;
 }

@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "db/db_queue.h"
+#include "scheduler/depend.h"
 #include "scheduler/job_rpc.h"
 #include "scheduler/jobs.h"
 #include "scheduler/nodes.h"
@@ -379,6 +380,21 @@ static int server_listen (struct server *srv, const char *state_dir,
     return server_write_address (srv, state_dir, err);
 }
 
+/* Jobs reloaded while held for dependencies wait on them again. */
+static int server_attach_depends (struct server *srv, struct hpcq_error *err)
+{
+    struct job **all;
+    int n;
+
+    all = jobs_all (srv->jobs, &n);
+    for (int i = 0; i < n; i++)
+        if (all[i]->rec.state == 'H' && depend_waiting (all[i])
+            && depend_attach (srv, all[i], err) < 0)
+            log_msg (LOG_ERR, "job %s: %s", all[i]->id, err->text);
+    depend_update (srv);
+    return 0;
+}
+
 struct server *server_create (struct loop *loop, struct config *cfg,
                               struct hpcq_error *err)
 {
@@ -396,7 +412,8 @@ struct server *server_create (struct loop *loop, struct config *cfg,
     }
     if (server_settings (srv, err) < 0 || server_open_db (srv, state_dir, err) < 0)
         goto error;
-    if (!(srv->nodes = nodes_create (srv)) || !(srv->jobs = jobs_create (srv))) {
+    if (!(srv->nodes = nodes_create (srv)) || !(srv->jobs = jobs_create (srv))
+        || !(srv->depend = depend_create ())) {
         errprintf (err, "cannot create subsystems: %s", strerror (errno));
         goto error;
     }
@@ -406,7 +423,8 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         errprintf (err, "default_queue '%s' does not exist", srv->default_queue);
         goto error;
     }
-    if (jobs_load (srv->jobs) < 0 || db_commit (srv->db) < 0) {
+    if (jobs_load (srv->jobs) < 0 || server_attach_depends (srv, err) < 0
+        || db_commit (srv->db) < 0) {
         errprintf (err, "cannot load jobs from the database");
         goto error;
     }
@@ -447,6 +465,7 @@ void server_destroy (struct server *srv)
     if (srv->address_path[0])
         (void)unlink (srv->address_path);
     sched_destroy (srv->sched);
+    depend_destroy (srv->depend);
     jobs_destroy (srv->jobs);
     nodes_destroy (srv->nodes);
     if (srv->db && db_commit (srv->db) == 0)

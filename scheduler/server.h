@@ -25,6 +25,7 @@
 struct jobs;
 struct nodes;
 struct sched;
+struct depend;
 struct server;
 
 enum {
@@ -45,6 +46,7 @@ struct server {
     struct jobs *jobs;
     struct nodes *nodes;
     struct sched *sched;
+    struct depend *depend;
     char name[64];              /* server name: job ids are NUM.NAME */
     char host[256];             /* this host, for Job_Owner and hello */
     char default_queue[64];
