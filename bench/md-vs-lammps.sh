@@ -1,15 +1,18 @@
 #!/bin/bash
 # bench/md-vs-lammps.sh - hpcq-md against Debian's LAMMPS (lmp) on the
 # in.lj benchmark (32,000 atoms) and a 256,000-atom box, 1 and 2 cores,
-# in one run so both see the same machine.  Then (unless DRIFT=0) the
-# total-energy drift per atom over a long NVE run of both codes.
+# in one run so both see the same machine.  Each figure is the median of
+# REPS runs (default 3), the codes taking turns, since the machine is
+# noisy.  Then (unless DRIFT=0) bench/md-drift.sh compares the
+# total-energy drift per atom over long NVE runs of both codes, 5 seeds.
 #
-#   bench/md-vs-lammps.sh BUILDDIR [STEPS] [DRIFT_CELLS] [DRIFT_STEPS]
+#   [REPS=N] [DRIFT=0] bench/md-vs-lammps.sh BUILDDIR [STEPS] [DRIFT_CELLS] [DRIFT_STEPS]
 set -eu
 B=${1:?usage: $0 BUILDDIR [STEPS] [DRIFT_CELLS] [DRIFT_STEPS]}
 STEPS=${2:-100}
 DCELLS=${3:-10}
 DSTEPS=${4:-10000}
+REPS=${REPS:-3}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 MD=$B/apps/md/hpcq-md
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -37,14 +40,21 @@ md_rate() {    # threads ranks cells -> atom-steps/s
         awk '/^Performance:/ { printf "%.0f", $2 }'
 }
 
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END {
+    print NR % 2 ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+
 echo "| atoms | cores | LAMMPS atom-steps/s | hpcq-md (threads) | hpcq-md (ranks) | best ratio |"
 echo "| ---: | ---: | ---: | ---: | ---: | ---: |"
 for cells in 20 40; do
     in=$(lj_input $cells "$STEPS")
     for cores in 1 2; do
-        l=$(lmp_rate $cores "$in")
-        t=$(md_rate $cores 1 $cells)
-        r=$(md_rate 1 $cores $cells)
+        L= T= R=
+        for rep in $(seq "$REPS"); do
+            L="$L $(lmp_rate $cores "$in")"
+            T="$T $(md_rate $cores 1 $cells)"
+            R="$R $(md_rate 1 $cores $cells)"
+        done
+        l=$(echo $L | median) t=$(echo $T | median) r=$(echo $R | median)
         best=$((t > r ? t : r))
         printf "| %d | %d | %d | %d | %d | %.2f |\n" $((4 * cells ** 3)) $cores \
             "$l" "$t" "$r" "$(awk -v a=$best -v b=$l 'BEGIN { print a / b }')"
@@ -53,20 +63,4 @@ done
 
 [ "${DRIFT:-1}" = 0 ] && exit 0
 echo
-echo "Energy drift, $((4 * DCELLS ** 3)) atoms, $DSTEPS steps NVE, dt 0.005, 1 core:"
-in=$(lj_input $DCELLS "$DSTEPS")
-sed -i "s/^thermo .*/thermo 100\nthermo_modify format float %.12g/" "$in"
-OMP_NUM_THREADS=1 lmp -in "$in" -log none >lmp.out 2>&1
-OMP_NUM_THREADS=1 "$MD" --cpu --cells ${DCELLS}x${DCELLS}x${DCELLS} --steps "$DSTEPS" \
-    --thermo 100 --thermo-digits 12 --neigh-every 20 --neigh-check no >md.out 2>/dev/null
-# drift: |TotEng(end) - TotEng(step 100)| (after the lattice melts), and
-# the standard deviation of TotEng over the run after step 100
-drift() { awk -v last="$DSTEPS" -v c="$2" '$1 ~ /^[0-9]+$/ && NF >= 5 && $1 >= 100 {
-    e = $c; if ($1 == 100) e0 = e; if ($1 == last) e1 = e; s += e; ss += e * e; n++ }
-    END { m = s / n; printf "%.3g %.3g", (e1 > e0 ? e1 - e0 : e0 - e1), sqrt(ss / n - m * m) }' "$1"; }
-read ld lsd <<<"$(drift lmp.out 5)"
-read md msd <<<"$(drift md.out 4)"
-echo "| code | abs(TotEng(end) - TotEng(100)) per atom | std dev of TotEng per atom |"
-echo "| --- | ---: | ---: |"
-echo "| LAMMPS | $ld | $lsd |"
-echo "| hpcq-md | $md | $msd |"
+exec "$SRC/bench/md-drift.sh" "$B" "$DCELLS" "$DSTEPS"

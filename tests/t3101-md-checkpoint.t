@@ -78,10 +78,19 @@ test_expect_success 'HPCQ_CHECKPOINT_INTERVAL writes checkpoints by the clock' '
     echo rc=$rc; test $rc = 143 && ls tck/*.manifest
 '
 
+# True once process $1 catches SIGUSR1 (bit 9 of SigCgt): until then the
+# signal would kill it.
+catches_usr1() {
+    local m
+    m=$(awk "/^SigCgt:/ {print \$2}" /proc/$1/status 2>/dev/null) || return 1
+    [ -n "$m" ] && (( (16#$m >> 9) & 1 ))
+}
+
 test_expect_success 'SIGUSR1 checkpoints and continues; SIGTERM checkpoints and stops' '
     $MD --cells 6x6x6 --steps 100000 --thermo 0 --checkpoint-dir sck >s.out 2>&1 &
     pid=$!
-    sleep 0.5; kill -USR1 $pid
+    for i in $(seq 100); do catches_usr1 $pid && break; sleep 0.05; done
+    kill -USR1 $pid
     for i in $(seq 100); do ls sck/*.manifest >/dev/null 2>&1 && break; sleep 0.1; done
     kill -0 $pid && ls sck/*.manifest && kill -TERM $pid; wait $pid; rc=$?
     cat s.out; test $rc = 143 && grep -q "SIGTERM: checkpoint written" s.out &&

@@ -57,7 +57,10 @@ static void cpu_forward (struct md_sim *s)
 
 static int cpu_force (struct md_sim *s, int eflag, double *pe, double *vir)
 {
-    return force_compute (s->fc, s->nl, s->a, eflag, pe, vir);
+    if (force_compute (s->fc, s->nl, s->a, eflag, pe, vir) < 0)
+        return -1;
+    domain_reverse (s->dom, s->a);
+    return 0;
 }
 
 /* Summed per component in a fixed order: thermo output must be bitwise

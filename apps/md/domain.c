@@ -337,3 +337,39 @@ void domain_forward (struct md_domain *dom, struct md_atoms *a)
     for (int s = 0; s < 6; s++)
         swap_run (dom, a, &dom->swap[s], 0);
 }
+
+/* Swap sw backwards: the forces its ghosts got go to the atoms they copy
+ * (on this rank for a periodic image, else on the rank that sent them). */
+static void swap_reverse (struct md_domain *dom, struct md_atoms *a,
+                          struct md_swap *sw)
+{
+    const size_t rec = 3 * sizeof (double);
+    if (sw->sendto == dom->rank && sw->recvfrom == dom->rank) {
+        for (int d = 0; d < 3; d++) {
+            double *f = a->f[d];
+            const double *g = f + sw->first;
+            const long *list = sw->list;
+            for (long k = 0; k < sw->n; k++)
+                f[list[k]] += g[k];
+        }
+        return;
+    }
+    if (buf_reserve (&dom->sbuf, &dom->scap, sw->nrecv * rec) < 0
+        || buf_reserve (&dom->rbuf, &dom->rcap, sw->n * rec) < 0)
+        oom ();
+    double *s = (double *)dom->sbuf, *r = (double *)dom->rbuf;
+    for (long k = 0; k < sw->nrecv; k++)
+        for (int d = 0; d < 3; d++)
+            s[3 * k + d] = a->f[d][sw->first + k];
+    comm_sendrecv (s, sw->nrecv * rec, sw->recvfrom, r, sw->n * rec,
+                   sw->sendto);
+    for (long k = 0; k < sw->n; k++)
+        for (int d = 0; d < 3; d++)
+            a->f[d][sw->list[k]] += r[3 * k + d];
+}
+
+void domain_reverse (struct md_domain *dom, struct md_atoms *a)
+{
+    for (int s = 5; s >= 0; s--)
+        swap_reverse (dom, a, &dom->swap[s]);
+}

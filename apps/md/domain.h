@@ -10,7 +10,8 @@
  * and many ranks run the same code.
  *
  * The swap lists are made at each neighbour-list rebuild (domain_borders)
- * and replayed every step to refresh ghost positions (domain_forward).
+ * and replayed every step to refresh ghost positions (domain_forward),
+ * and backwards to return the ghosts' forces (domain_reverse).
  */
 #ifndef HPCQ_APPS_MD_DOMAIN_H
 #define HPCQ_APPS_MD_DOMAIN_H
@@ -58,6 +59,11 @@ int domain_borders (struct md_domain *dom, struct md_atoms *a);
 
 /* Refresh ghost positions from their owners (every step). */
 void domain_forward (struct md_domain *dom, struct md_atoms *a);
+
+/* Add the forces on ghosts to their owners (the swaps run backwards:
+ * LAMMPS's reverse communication), after a force computation that
+ * applied Newton's third law to local-ghost pairs. */
+void domain_reverse (struct md_domain *dom, struct md_atoms *a);
 
 /* Is position x inside my brick? */
 int domain_owns (const struct md_domain *dom, const double x[3]);

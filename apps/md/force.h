@@ -21,7 +21,9 @@ struct md_force {
 struct md_force *force_create (double cutoff);
 void force_destroy (struct md_force *fc);
 
-/* Set a->f for local atoms.  If eflag, also return this rank's pair
+/* Set a->f for local and ghost atoms from this rank's half list (each
+ * pair once, ghost pairs included); domain_reverse then adds the ghosts'
+ * forces to their owners.  If eflag, also return this rank's pair
  * energy and virial sum(r . f) in *pe and *vir (else they are left 0).
  * Returns 0 or -1 (ENOMEM).
  */

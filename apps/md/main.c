@@ -29,6 +29,9 @@ int main (int argc, char **argv)
     struct md_sim *s;
     int rc, status;
 
+    /* First of all: the scheduler may signal a job at any moment, and
+     * before this a SIGTERM or SIGUSR1 would simply kill it. */
+    sim_signals_install ();
     comm_init (&argc, &argv);
     rc = params_parse (&p, argc, argv, &err);
     if (rc == 1) {
@@ -37,7 +40,6 @@ int main (int argc, char **argv)
     }
     if (rc < 0 || params_validate (&p, &err) < 0)
         die (MD_EXIT_USAGE, &err);
-    sim_signals_install ();
     if (!(s = sim_create (&p, &status, &err)))
         die (status, &err);
     rc = sim_run (s, &err);

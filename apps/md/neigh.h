@@ -2,22 +2,31 @@
  *
  * Atoms (local and ghost) are binned into cells about half the list
  * cutoff wide; each local atom's list holds the atoms within cutoff+skin.
- * The list is "half" for pairs of local atoms (each pair once, Newton's
- * third law applied) and lists every local-ghost pair on both ranks that
- * own an end (no reverse communication of ghost forces).  Per atom the
- * local neighbours come first, then the ghosts:
+ * The list is "half" with Newton's third law applied to every pair,
+ * ghosts included: each pair of local atoms is listed once (under the
+ * atom whose bin comes first in the half stencil, or the lower index in
+ * the same bin), and each local-ghost pair is listed on exactly one of
+ * the two ranks (or, for a periodic image, one of the two atoms) that
+ * hold it, chosen from the two global ids alone (LAMMPS's id-parity
+ * rule), so the choice is the same on both sides whatever the rounding
+ * of the shifted ghost positions.  Forces on ghosts are then sent back to
+ * their owners (domain_reverse).
  *
- *     neigh[first[i] .. first[i]+nloc[i])    local j > i
- *     neigh[first[i]+nloc[i] .. first[i+1])  ghosts
+ *     neigh[first[i] .. first[i+1])   the partners j (local or ghost) of i
  *
- * A full list (every neighbour of i, for one thread per atom on a GPU)
- * is built the same way with full = 1.
+ * A full list (every neighbour of i) is built with full = 1; the CUDA
+ * back end only uses the bins (neigh_bin) and builds its own full list.
  */
 #ifndef HPCQ_APPS_MD_NEIGH_H
 #define HPCQ_APPS_MD_NEIGH_H
 
 #include "apps/md/atoms.h"
 #include "apps/md/domain.h"
+
+struct md_neigh_buf {
+    int *p;
+    long n, cap;
+};
 
 struct md_neigh {
     double cutneigh;            /* cutoff + skin */
@@ -27,14 +36,20 @@ struct md_neigh {
     double blo[3], binsize[3];
     long nbins;
     long *binstart;             /* nbins + 1 */
-    int *binatom;               /* atom indices sorted by bin */
-    long bincap, bacap;
+    int *binatom;               /* atom indices sorted by bin, locals
+                                 * first within each bin */
+    long *binghost;             /* nbins: where each bin's ghosts start */
+    double *xs[3];              /* positions in binatom's order */
+    long *slot;                 /* nlocal: where each local atom is in it */
+    long bincap, bacap, bgcap, xscap, slotcap;
     /* lists */
     long *first;                /* nlocal + 1 */
-    int *nloc;
     int *neigh;
-    long firstcap, nloccap, neighcap;
+    long firstcap, neighcap;
     long npairs;
+    /* per-thread list pieces (threads 1..), joined after the build */
+    struct md_neigh_buf *tbuf;
+    int ntbuf;
 };
 
 struct md_neigh *neigh_create (double cutneigh, int full);

@@ -65,6 +65,7 @@ static double energy (struct md_force *fc, struct md_neigh *nl,
     domain_borders (dom, a);
     neigh_build (nl, dom, a);
     force_compute (fc, nl, a, 1, &pe, &vir);
+    domain_reverse (dom, a);
     return pe;
 }
 
