@@ -79,15 +79,8 @@ static void view_apply (struct view *v, const struct policy_ctx *ctx,
     for (int i = 0; i < a->n; i++) {
         const struct alloc_slot *s = &a->slot[i];
         struct node *n = view_node (v, ctx, s->node);
-        if (!n)
-            continue;
-        n->ncpus_used += sign * s->ncpus;
-        n->mem_used += sign * s->mem;
-        n->njobs += sign;
-        if (s->excl)
-            n->excl_by = sign > 0 ? (int)seq : 0;
-        for (int g = 0; g < s->ngpus; g++)
-            n->gpu[s->gpus[g]].used_by = sign > 0 ? seq : 0;
+        if (n)
+            alloc_slot_apply (n, s, seq, sign);
     }
 }
 

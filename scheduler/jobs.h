@@ -102,8 +102,12 @@ void job_signal_worker (struct job *job, const char *sig, const char *reason);
 void job_set_comment (struct job *job, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 
-/* Allocation bookkeeping on nodes. */
+/* Allocation bookkeeping on nodes: add (sign 1) or remove (-1) job seq's
+ * use; alloc_slot_apply does one slot on a given node record (a real one,
+ * or a policy's copy). */
 void alloc_apply (struct alloc *a, int64_t seq, int sign);
+void alloc_slot_apply (struct node *n, const struct alloc_slot *s, int64_t seq,
+                       int sign);
 json_t *alloc_to_json (const struct alloc *a);
 struct alloc *alloc_from_json (struct nodes *ns, const char *text);
 void alloc_format_exec (const struct alloc *a, char **exec_host,
