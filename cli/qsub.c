@@ -18,6 +18,7 @@
 #include "common/client.h"
 #include "common/directive.h"
 #include "common/jobspec.h"
+#include "common/sbatch.h"
 #include "common/util.h"
 
 #define SCRIPT_MAX (4 << 20)
@@ -118,6 +119,9 @@ static void build_spec (struct hpcq_jobspec *spec, const char *path,
     size_t len;
 
     spec->script = read_script (path, &len);
+    /* Slurm's directives first, so #PBS lines and the command line win. */
+    if (sbatch_parse_script (spec, spec->script, &err) < 0)
+        die (1, "directive error: %s", err.text);
     if (directive_parse_script (spec, spec->script, prefix, &err) < 0)
         die (1, "directive error: %s", err.text);
     for (int i = 0; i < nopts; i++)

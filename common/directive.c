@@ -391,7 +391,7 @@ static int copy_word (char **sp, char **outp)
  * group, an unquoted word starting with '#' begins a trailing comment.
  * words must have room for strlen(line) / 2 + 1 entries.
  * Returns the number of words, or -1 on an unterminated quote. */
-static int split_words (char *line, char **words)
+int directive_split_words (char *line, char **words)
 {
     char *s = line;
     char *out = line;
@@ -450,7 +450,7 @@ static int apply_line (struct hpcq_jobspec *spec, const char *text,
         nomem (err);
         goto done;
     }
-    if ((n = split_words (line, words)) < 0) {
+    if ((n = directive_split_words (line, words)) < 0) {
         invalid (err, "unterminated quote");
         goto done;
     }

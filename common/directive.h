@@ -30,4 +30,10 @@ int directive_apply (struct hpcq_jobspec *spec, int opt, const char *arg,
 int directive_parse_script (struct hpcq_jobspec *spec, const char *script,
                             const char *prefix, struct hpcq_error *err);
 
+/* Split line in place into words, shell style (blanks separate, quotes
+ * group, an unquoted word starting with '#' begins a comment).  words
+ * needs room for strlen(line) / 2 + 1 entries.  Returns the number of
+ * words, or -1 on an unterminated quote. */
+int directive_split_words (char *line, char **words);
+
 #endif

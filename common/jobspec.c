@@ -547,3 +547,23 @@ int jobspec_from_json (const json_t *o, struct hpcq_jobspec *spec,
     }
     return 0;
 }
+
+void jobspec_expand_path (const char *pattern, long long seq, const char *name,
+                          char *buf, size_t len)
+{
+    size_t o = 0;
+
+    for (const char *p = pattern; *p && o + 1 < len; p++) {
+        if (p[0] == '%' && p[1] == 'j')
+            o += snprintf (buf + o, len - o, "%lld", seq), p++;
+        else if (p[0] == '%' && p[1] == 'x')
+            o += snprintf (buf + o, len - o, "%s", name), p++;
+        else if (p[0] == '%' && p[1] == '%')
+            buf[o++] = '%', p++;
+        else
+            buf[o++] = *p;
+        if (o >= len)
+            o = len - 1;
+    }
+    buf[o < len ? o : len - 1] = '\0';
+}

@@ -60,6 +60,11 @@ const char *jobspec_getenv (const struct hpcq_jobspec *spec, const char *key);
  * Returns 0 or -1 with err (EINVAL).  Shared by -N and jobspec_from_json. */
 int jobspec_check_name (const char *name, struct hpcq_error *err);
 
+/* An output path pattern with Slurm's %j (job number), %x (job name) and
+ * %% expanded, into buf.  Other % sequences are kept as they are. */
+void jobspec_expand_path (const char *pattern, long long seq, const char *name,
+                          char *buf, size_t len);
+
 /* Encode as a new JSON object (caller owns the reference), NULL on ENOMEM. */
 json_t *jobspec_to_json (const struct hpcq_jobspec *spec);
 

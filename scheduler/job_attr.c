@@ -42,10 +42,17 @@ static int state_substate (char state)
 
 /* "host:/abs/path" as PBS shows output paths. */
 static void set_path (json_t *o, const char *key, const struct job *job,
-                      const char *given, char kind)
+                      const char *pattern, char kind)
 {
     const struct hpcq_jobspec *s = &job->spec;
-    char buf[4096];
+    char buf[8800], expanded[4096];
+    const char *given = NULL;
+
+    if (pattern) {
+        jobspec_expand_path (pattern, (long long)job->rec.seq, s->name, expanded,
+                             sizeof (expanded));
+        given = expanded;
+    }
 
     if (given && given[strlen (given) - 1] == '/')
         snprintf (buf, sizeof (buf), "%s:%s%s%s%s.%c%lld", s->submit_host,

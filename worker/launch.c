@@ -217,15 +217,18 @@ static void resolve_output (const struct launch_req *req, const char *given,
                             char kind, char *buf, int len)
 {
     const struct hpcq_jobspec *s = &req->spec;
+    char path[3072];    /* shorter than buf: room for the directory */
     struct stat st;
 
+    if (given)
+        jobspec_expand_path (given, (long long)req->seq, s->name, path, sizeof (path));
     if (!given)
         snprintf (buf, len, "%s/%s.%c%lld", s->workdir, s->name, kind,
                   (long long)req->seq);
-    else if (given[0] == '/')
-        snprintf (buf, len, "%s", given);
+    else if (path[0] == '/')
+        snprintf (buf, len, "%s", path);
     else
-        snprintf (buf, len, "%s/%s", s->workdir, given);
+        snprintf (buf, len, "%s/%s", s->workdir, path);
     /* "logs/" names a directory even before it exists. */
     if (given && ((stat (buf, &st) == 0 && S_ISDIR (st.st_mode))
                   || given[strlen (given) - 1] == '/')) {

@@ -43,9 +43,18 @@ static inline int ok_at (int cond, const char *file, int line,
     return cond;
 }
 
+/* A function, not a macro, so arrays may be passed without -Waddress. */
+static inline int tap_streq (const char *a, const char *b)
+{
+    if (!(a && b && strcmp (a, b) == 0)) {
+        printf ("#   got: '%s'\n#   expected: '%s'\n", a ? a : "(null)", b ? b : "(null)");
+        return 0;
+    }
+    return 1;
+}
+
 #define ok(cond, ...) ok_at (!!(cond), __FILE__, __LINE__, __VA_ARGS__)
-#define is(a, b, ...) \
-    ok_at ((a) && (b) && strcmp ((a), (b)) == 0, __FILE__, __LINE__, __VA_ARGS__)
+#define is(a, b, ...) ok_at (tap_streq ((a), (b)), __FILE__, __LINE__, __VA_ARGS__)
 #define diag(...) \
     do { printf ("# "); printf (__VA_ARGS__); printf ("\n"); } while (0)
 

@@ -1,0 +1,349 @@
+/* sbatch.c - see sbatch.h
+ *
+ * Options are collected first (Slurm lets them come in any order and the
+ * request depends on several at once), then turned into qsub options and
+ * applied through directive_apply(), so the checks are the same as for
+ * #PBS lines.
+ */
+#include <config.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/directive.h"
+#include "common/resource.h"
+#include "common/sbatch.h"
+
+#define invalid(err, ...) errprintf_code (err, EINVAL, __VA_ARGS__)
+
+struct sbatch {
+    int nodes, ntasks, tasks_per_node, cpus_per_task, gpus;
+    int64_t mem, mem_per_cpu, time;
+    const char *name, *output, *error, *partition, *dependency, *account;
+    const char *mail_type, *mail_user, *export;
+    int exclusive, requeue;         /* requeue: -1 unset, 0 no, 1 yes */
+};
+
+/* Long option names with their one-letter forms (0: none). */
+static const struct {
+    const char *name;
+    int letter;
+    int has_arg;
+} sbatch_opts[] = {
+    { "nodes", 'N', 1 },          { "ntasks", 'n', 1 },
+    { "ntasks-per-node", 0, 1 },  { "cpus-per-task", 'c', 1 },
+    { "gres", 0, 1 },             { "gpus-per-node", 0, 1 },
+    { "mem", 0, 1 },              { "mem-per-cpu", 0, 1 },
+    { "time", 't', 1 },           { "job-name", 'J', 1 },
+    { "output", 'o', 1 },         { "error", 'e', 1 },
+    { "partition", 'p', 1 },      { "dependency", 'd', 1 },
+    { "account", 'A', 1 },        { "mail-type", 0, 1 },
+    { "mail-user", 0, 1 },        { "export", 0, 1 },
+    { "exclusive", 0, 0 },        { "requeue", 0, 0 },
+    { "no-requeue", 0, 0 },       { "array", 'a', 1 },
+};
+
+#define NOPTS (sizeof (sbatch_opts) / sizeof (sbatch_opts[0]))
+
+static int parse_count (const char *opt, const char *v, int *out, struct hpcq_error *err)
+{
+    char *end;
+    long n = strtol (v, &end, 10);
+
+    if (end == v || *end || n < 1 || n > 1000000)
+        return invalid (err, "invalid --%s '%s'", opt, v);
+    *out = (int)n;
+    return 0;
+}
+
+/* Slurm memory: a number of megabytes, or with a K, M, G or T suffix. */
+static int parse_mem (const char *opt, const char *v, int64_t *out, struct hpcq_error *err)
+{
+    char buf[64];
+    size_t len = strlen (v);
+
+    if (len == 0 || len > 40)
+        return invalid (err, "invalid --%s '%s'", opt, v);
+    if (isdigit ((unsigned char)v[len - 1]))
+        snprintf (buf, sizeof (buf), "%smb", v);
+    else
+        snprintf (buf, sizeof (buf), "%sb", v);
+    if (resource_parse_size (buf, out, NULL) < 0 || *out <= 0)
+        return invalid (err, "invalid --%s '%s'", opt, v);
+    return 0;
+}
+
+int sbatch_parse_time (const char *s, int64_t *secs, struct hpcq_error *err)
+{
+    long long d = 0, f[3] = { 0, 0, 0 };
+    const char *p = s, *dash = strchr (s, '-');
+    int n = 0;
+    char *end;
+
+    if (dash) {
+        d = strtoll (s, &end, 10);
+        if (end != dash || d < 0)
+            return invalid (err, "invalid time '%s'", s);
+        p = dash + 1;
+    }
+    for (;;) {
+        if (!isdigit ((unsigned char)*p) || n == 3)
+            return invalid (err, "invalid time '%s'", s);
+        f[n++] = strtoll (p, &end, 10);
+        if (*end == '\0')
+            break;
+        if (*end != ':')
+            return invalid (err, "invalid time '%s'", s);
+        p = end + 1;
+    }
+    /* Without days: M, M:S, H:M:S.  With days: D-H, D-H:M, D-H:M:S. */
+    if (dash)
+        *secs = d * 86400 + f[0] * 3600 + (n > 1 ? f[1] * 60 : 0) + (n > 2 ? f[2] : 0);
+    else if (n == 1)
+        *secs = f[0] * 60;
+    else if (n == 2)
+        *secs = f[0] * 60 + f[1];
+    else
+        *secs = f[0] * 3600 + f[1] * 60 + f[2];
+    if (*secs <= 0)
+        return invalid (err, "invalid time '%s'", s);
+    return 0;
+}
+
+/* --gres=gpu:N or gpu:TYPE:N (the type is not matched yet). */
+static int parse_gres (const char *v, int *gpus, struct hpcq_error *err)
+{
+    const char *last = strrchr (v, ':');
+
+    if (strncmp (v, "gpu", 3) != 0 || (v[3] != '\0' && v[3] != ':'))
+        return invalid (err, "unsupported --gres '%s' (only gpu:N)", v);
+    if (!last)
+        return (*gpus = 1), 0;
+    return parse_count ("gres", last + 1, gpus, err);
+}
+
+static int set_option (struct sbatch *sb, const char *name, const char *v,
+                       struct hpcq_error *err)
+{
+    if (!strcmp (name, "nodes"))
+        return parse_count (name, v, &sb->nodes, err);
+    if (!strcmp (name, "ntasks"))
+        return parse_count (name, v, &sb->ntasks, err);
+    if (!strcmp (name, "ntasks-per-node"))
+        return parse_count (name, v, &sb->tasks_per_node, err);
+    if (!strcmp (name, "cpus-per-task"))
+        return parse_count (name, v, &sb->cpus_per_task, err);
+    if (!strcmp (name, "gres"))
+        return parse_gres (v, &sb->gpus, err);
+    if (!strcmp (name, "gpus-per-node"))
+        return parse_count (name, v, &sb->gpus, err);
+    if (!strcmp (name, "mem"))
+        return parse_mem (name, v, &sb->mem, err);
+    if (!strcmp (name, "mem-per-cpu"))
+        return parse_mem (name, v, &sb->mem_per_cpu, err);
+    if (!strcmp (name, "time"))
+        return sbatch_parse_time (v, &sb->time, err);
+    if (!strcmp (name, "array"))
+        return invalid (err, "job arrays (--array) are not supported yet");
+    if (!strcmp (name, "exclusive"))
+        return (sb->exclusive = 1), 0;
+    if (!strcmp (name, "requeue") || !strcmp (name, "no-requeue"))
+        return (sb->requeue = name[0] == 'r'), 0;
+    const char **dst = !strcmp (name, "job-name") ? &sb->name
+                       : !strcmp (name, "output") ? &sb->output
+                       : !strcmp (name, "error") ? &sb->error
+                       : !strcmp (name, "partition") ? &sb->partition
+                       : !strcmp (name, "dependency") ? &sb->dependency
+                       : !strcmp (name, "account") ? &sb->account
+                       : !strcmp (name, "mail-type") ? &sb->mail_type
+                       : !strcmp (name, "mail-user") ? &sb->mail_user
+                       : &sb->export;
+    *dst = v;
+    return 0;
+}
+
+/* The option in words[*i] ("--time=1:00", "--time 1:00", "-t 1:00", "-t1:00"). */
+static int take_option (struct sbatch *sb, char **words, int n, int *i,
+                        struct hpcq_error *err)
+{
+    char *w = words[(*i)++], *val = NULL;
+    size_t k;
+
+    if (w[0] == '-' && w[1] == '-') {
+        char *eq = strchr (w, '=');
+        if (eq)
+            *eq = '\0', val = eq + 1;
+        for (k = 0; k < NOPTS && strcmp (sbatch_opts[k].name, w + 2); k++)
+            ;
+    }
+    else if (w[0] == '-' && w[1]) {
+        for (k = 0; k < NOPTS && sbatch_opts[k].letter != w[1]; k++)
+            ;
+        if (k < NOPTS && w[2])
+            val = w + 2;
+    }
+    else
+        return invalid (err, "unexpected argument '%s'", w);
+    if (k == NOPTS)
+        return invalid (err, "unknown #SBATCH option '%s'", w);
+    if (sbatch_opts[k].has_arg && !val) {
+        if (*i >= n)
+            return invalid (err, "#SBATCH option '%s' needs a value", w);
+        val = words[(*i)++];
+    }
+    return set_option (sb, sbatch_opts[k].name, val ? val : "", err);
+}
+
+/* The select statement the node, task, cpu, GPU and memory options mean. */
+static int apply_resources (struct hpcq_jobspec *spec, const struct sbatch *sb,
+                            struct hpcq_error *err)
+{
+    int cpt = sb->cpus_per_task ? sb->cpus_per_task : 1, count, tpn;
+    char sel[256];
+    int64_t mem;
+
+    if (!sb->nodes && !sb->ntasks && !sb->tasks_per_node && !sb->cpus_per_task
+        && !sb->gpus && !sb->mem && !sb->mem_per_cpu)
+        return 0;
+    if (sb->nodes) {
+        count = sb->nodes;
+        tpn = sb->tasks_per_node ? sb->tasks_per_node
+              : sb->ntasks ? (sb->ntasks + sb->nodes - 1) / sb->nodes : 1;
+    }
+    else if (sb->ntasks && sb->tasks_per_node) {
+        tpn = sb->tasks_per_node;
+        count = (sb->ntasks + tpn - 1) / tpn;
+    }
+    else {
+        /* Tasks anywhere: one chunk per task, packed where they fit. */
+        count = sb->ntasks ? sb->ntasks : 1;
+        tpn = sb->tasks_per_node ? sb->tasks_per_node : 1;
+    }
+    mem = sb->mem ? sb->mem : sb->mem_per_cpu * tpn * cpt;
+    snprintf (sel, sizeof (sel), "select=%d:ncpus=%d:mpiprocs=%d", count, tpn * cpt, tpn);
+    if (sb->gpus)
+        snprintf (sel + strlen (sel), sizeof (sel) - strlen (sel), ":ngpus=%d", sb->gpus);
+    if (mem > 0)
+        snprintf (sel + strlen (sel), sizeof (sel) - strlen (sel), ":mem=%lldb",
+                  (long long)mem);
+    if (directive_apply (spec, 'l', sel, err) < 0)
+        return -1;
+    if (sb->exclusive || (sb->nodes > 1 && sb->tasks_per_node))
+        return directive_apply (spec, 'l', sb->exclusive ? "place=scatter:excl"
+                                                         : "place=scatter", err);
+    return 0;
+}
+
+static const char *mail_points (const char *types)
+{
+    if (strstr (types, "NONE"))
+        return "n";
+    if (strstr (types, "ALL"))
+        return "abe";
+    if (strstr (types, "BEGIN"))
+        return strstr (types, "END") || strstr (types, "FAIL") ? "abe" : "b";
+    return "ae";
+}
+
+static int apply_export (struct hpcq_jobspec *spec, const char *exp, struct hpcq_error *err)
+{
+    if (!strcmp (exp, "NONE"))
+        return 0;
+    if (!strncmp (exp, "ALL", 3)) {
+        if (directive_apply (spec, 'V', NULL, err) < 0)
+            return -1;
+        exp += 3;
+        if (*exp == ',')
+            exp++;
+        if (!*exp)
+            return 0;
+    }
+    return directive_apply (spec, 'v', exp, err);
+}
+
+static int apply_sbatch (struct hpcq_jobspec *spec, const struct sbatch *sb,
+                         struct hpcq_error *err)
+{
+    char buf[512];
+
+    if (apply_resources (spec, sb, err) < 0)
+        return -1;
+    if (sb->time) {
+        snprintf (buf, sizeof (buf), "walltime=%lld", (long long)sb->time);
+        if (directive_apply (spec, 'l', buf, err) < 0)
+            return -1;
+    }
+    if ((sb->name && directive_apply (spec, 'N', sb->name, err) < 0)
+        || (sb->partition && directive_apply (spec, 'q', sb->partition, err) < 0)
+        || (sb->account && directive_apply (spec, 'A', sb->account, err) < 0)
+        || (sb->mail_user && directive_apply (spec, 'M', sb->mail_user, err) < 0)
+        || (sb->mail_type && directive_apply (spec, 'm', mail_points (sb->mail_type), err) < 0)
+        || (sb->export && apply_export (spec, sb->export, err) < 0)
+        || (sb->requeue >= 0 && directive_apply (spec, 'r', sb->requeue ? "y" : "n", err) < 0))
+        return -1;
+    if (sb->dependency) {
+        snprintf (buf, sizeof (buf), "depend=%s", sb->dependency);
+        if (directive_apply (spec, 'W', buf, err) < 0)
+            return -1;
+    }
+    /* Slurm's defaults: one file, slurm-%j.out, with stderr in it unless
+     * --error names another. */
+    if (directive_apply (spec, 'o', sb->output ? sb->output : "slurm-%j.out", err) < 0
+        || (sb->error && directive_apply (spec, 'e', sb->error, err) < 0))
+        return -1;
+    return directive_apply (spec, 'j', sb->error ? "n" : "oe", err);
+}
+
+/* One #SBATCH line's words into sb. */
+static int sbatch_line (struct sbatch *sb, char *line, struct hpcq_error *err)
+{
+    char **words = calloc (strlen (line) / 2 + 2, sizeof (*words));
+    int n, i = 0, rc = 0;
+
+    if (!words)
+        return errprintf_code (err, ENOMEM, "out of memory");
+    if ((n = directive_split_words (line, words)) < 0)
+        rc = invalid (err, "unterminated quote");
+    while (rc == 0 && i < n)
+        rc = take_option (sb, words, n, &i, err);
+    free (words);
+    return rc;
+}
+
+int sbatch_parse_script (struct hpcq_jobspec *spec, const char *script,
+                         struct hpcq_error *err)
+{
+    struct sbatch sb = { .requeue = -1 };
+    struct hpcq_error lerr;
+    char *copy = strdup (script), *p = copy, *lines[4096];
+    int lineno = 0, nlines = 0, rc = 0;
+
+    if (!copy)
+        return errprintf_code (err, ENOMEM, "out of memory");
+    /* Values point into copy, so it lives until they are applied. */
+    while (*p && rc == 0) {
+        char *eol = strchr (p, '\n'), *s = p;
+        if (eol)
+            *eol = '\0';
+        lineno++;
+        p = eol ? eol + 1 : p + strlen (p);
+        while (isspace ((unsigned char)*s))
+            s++;
+        if (*s == '\0' || (lineno == 1 && !strncmp (s, "#!", 2)))
+            continue;
+        if (*s != '#')
+            break;      /* the first command ends the directives */
+        if (strncmp (s, "#SBATCH", 7) != 0 || !isspace ((unsigned char)s[7]))
+            continue;
+        if (nlines < (int)(sizeof (lines) / sizeof (lines[0])))
+            lines[nlines++] = s;
+        if (sbatch_line (&sb, s + 7, &lerr) < 0)
+            rc = errprintf_code (err, EINVAL, "line %d: %s", lineno, lerr.text);
+    }
+    if (rc == 0 && nlines > 0 && apply_sbatch (spec, &sb, &lerr) < 0)
+        rc = errprintf_code (err, EINVAL, "#SBATCH: %s", lerr.text);
+    free (copy);
+    return rc < 0 ? -1 : nlines > 0;
+}

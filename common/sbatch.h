@@ -1,0 +1,26 @@
+/* sbatch.h - #SBATCH directives, so Slurm users can submit unchanged scripts.
+ *
+ * qsub reads "#SBATCH" lines from the script's leading comment block, like
+ * "#PBS" lines, and maps them onto the same job request: nodes, tasks,
+ * cpus per task, GPUs (--gres=gpu:N) and memory become a PBS select
+ * statement; --time, --job-name, --output, --error, --partition,
+ * --dependency, --account, --mail-*, --export, --exclusive and
+ * --[no-]requeue map to their qsub counterparts.  As in Slurm, output
+ * defaults to slurm-%j.out with stderr joined, and %j / %x in paths become
+ * the job number and name.  #PBS lines and the command line still win.
+ */
+#ifndef HPCQ_COMMON_SBATCH_H
+#define HPCQ_COMMON_SBATCH_H
+
+#include "common/error.h"
+#include "common/jobspec.h"
+
+/* Apply the script's #SBATCH directives to spec.  Returns 1 if there were
+ * any, 0 if none, -1 with err ("line N: ...") on a bad one. */
+int sbatch_parse_script (struct hpcq_jobspec *spec, const char *script,
+                         struct hpcq_error *err);
+
+/* Slurm time: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS -> seconds. */
+int sbatch_parse_time (const char *s, int64_t *secs, struct hpcq_error *err);
+
+#endif

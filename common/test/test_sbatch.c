@@ -1,0 +1,131 @@
+/* test_sbatch.c - #SBATCH directives mapped onto the PBS job request. */
+#include <config.h>
+#include <string.h>
+
+#include "common/resource.h"
+#include "common/sbatch.h"
+#include "common/test/tap.h"
+
+static int64_t t (const char *s)
+{
+    int64_t v = -1;
+    return sbatch_parse_time (s, &v, NULL) == 0 ? v : -1;
+}
+
+static void test_time (void)
+{
+    ok (t ("30") == 1800, "plain minutes");
+    ok (t ("5:30") == 330, "MM:SS");
+    ok (t ("1:02:03") == 3723, "HH:MM:SS");
+    ok (t ("2-0") == 172800, "D-H");
+    ok (t ("1-2:30") == 95400, "D-H:M");
+    ok (t ("1-00:00:10") == 86410, "D-H:M:S");
+    ok (t ("abc") == -1 && t ("") == -1 && t ("1:2:3:4") == -1 && t ("0") == -1
+            && t ("-5") == -1 && t ("1-x") == -1,
+        "malformed times are refused");
+}
+
+/* Parse script into a fresh spec; returns sbatch_parse_script's result. */
+static int parse (const char *script, struct hpcq_jobspec *spec, struct hpcq_error *err)
+{
+    jobspec_init (spec);
+    err->text[0] = '\0';
+    return sbatch_parse_script (spec, script, err);
+}
+
+static const char *select_of (struct hpcq_jobspec *spec)
+{
+    static char buf[256];
+    if (resource_finalize (&spec->res, NULL) < 0)
+        return "(bad)";
+    resource_format_select (&spec->res, buf, sizeof (buf));
+    return buf;
+}
+
+static void test_mapping (void)
+{
+    struct hpcq_jobspec s;
+    struct hpcq_error err;
+    const char *sel;
+
+    ok (parse ("#!/bin/sh\necho hi\n#SBATCH -N 2\n", &s, &err) == 0,
+        "a script without #SBATCH lines: nothing to do");
+    jobspec_release (&s);
+
+    ok (parse ("#!/bin/bash\n#SBATCH --nodes=2 --ntasks-per-node=4\n"
+               "#SBATCH --cpus-per-task=2\n#SBATCH --time=1:00:00\n"
+               "#SBATCH -J sim\n#SBATCH --gres=gpu:a100:2\n#SBATCH --mem=4G\n"
+               "srun ./sim\n#SBATCH --nodes=9\n", &s, &err) == 1,
+        "directives parsed: %s", err.text);
+    sel = select_of (&s);
+    is (sel, "2:ncpus=8:mem=4gb:ngpus=2:mpiprocs=4", "nodes x tasks x cpus, gpus and memory per node");
+    ok (s.res.walltime == 3600, "time becomes walltime");
+    is (s.name, "sim", "job name");
+    ok (strcmp (s.res.place, "scatter") == 0, "tasks per node spread nodes");
+    is (s.output_path, "slurm-%j.out", "Slurm's default output file");
+    ok (s.join == JOIN_OE, "stderr joined, as Slurm does");
+    jobspec_release (&s);
+
+    ok (parse ("#SBATCH -n 3 -c 2\n#SBATCH --mem-per-cpu=512\n#SBATCH -o o.%j -e e.%j\n"
+               "#SBATCH --exclusive --no-requeue\n#SBATCH --dependency=afterok:12:13\n"
+               "#SBATCH --mail-type=END,FAIL --mail-user=a@b\n#SBATCH -A proj -p gpu\n",
+               &s, &err) == 1, "more directives: %s", err.text);
+    sel = select_of (&s);
+    is (sel, "3:ncpus=2:mem=1gb", "tasks anywhere: one chunk each, memory per cpu");
+    ok (strcmp (s.res.place, "scatter:excl") == 0, "--exclusive");
+    ok (s.join == JOIN_NONE && !strcmp (s.error_path, "e.%j"), "--error keeps stderr apart");
+    ok (s.rerunnable == 0, "--no-requeue");
+    is (s.depend, "afterok:12:13", "dependency kept in PBS form");
+    is (s.mail_points, "ae", "mail on end and failure");
+    is (s.account, "proj", "account");
+    is (s.queue, "gpu", "partition becomes queue");
+    jobspec_release (&s);
+}
+
+static void test_errors (void)
+{
+    struct hpcq_jobspec s;
+    struct hpcq_error err;
+
+    ok (parse ("#!/bin/sh\n#SBATCH --array=1-4\n", &s, &err) < 0
+            && strstr (err.text, "line 2") && strstr (err.text, "not supported"),
+        "--array refused with the line: %s", err.text);
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --frobnicate\n", &s, &err) < 0
+            && strstr (err.text, "unknown #SBATCH option '--frobnicate'"),
+        "unknown option: %s", err.text);
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --nodes=zero\n", &s, &err) < 0 && strstr (err.text, "--nodes"),
+        "bad count: %s", err.text);
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --time\n", &s, &err) < 0 && strstr (err.text, "needs a value"),
+        "missing value: %s", err.text);
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --gres=fpga:1\n", &s, &err) < 0 && strstr (err.text, "gres"),
+        "only GPU gres: %s", err.text);
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --mem=12XB\n", &s, &err) < 0, "bad memory");
+    jobspec_release (&s);
+}
+
+static void test_expand (void)
+{
+    char buf[64];
+
+    jobspec_expand_path ("slurm-%j.out", 42, "x", buf, sizeof (buf));
+    is (buf, "slurm-42.out", "%%j is the job number");
+    jobspec_expand_path ("%x-%j-%%-%u", 7, "sim", buf, sizeof (buf));
+    is (buf, "sim-7-%-%u", "%%x the name, %%%% a percent, others kept");
+    jobspec_expand_path ("%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j", 123456789, "x", buf, 16);
+    ok (strlen (buf) == 15, "output is cut at the buffer");
+}
+
+int main (void)
+{
+    plan (NO_PLAN);
+    test_time ();
+    test_mapping ();
+    test_errors ();
+    test_expand ();
+    return done_testing ();
+}
