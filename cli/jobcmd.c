@@ -20,7 +20,7 @@ static int pbs_exit (int errnum)
 }
 
 int jobcmd_run (const char *prog, const char *type, int argc, char **argv,
-                int first, const char *extra_key, const char *extra_value)
+                int first, json_t *extra)
 {
     struct hpcq_error err;
     struct client *c;
@@ -36,8 +36,8 @@ int jobcmd_run (const char *prog, const char *type, int argc, char **argv,
     }
     for (int i = first; i < argc; i++) {
         json_t *body = json_pack ("{s:s}", "id", argv[i]);
-        if (extra_key)
-            json_object_set_new (body, extra_key, json_string (extra_value));
+        if (extra)
+            json_object_update (body, extra);
         if (client_rpc (c, type, body, NULL, &err) < 0) {
             fprintf (stderr, "%s: %s\n", prog, err.text);
             rc = pbs_exit (errno);

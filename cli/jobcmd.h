@@ -3,9 +3,12 @@
 #ifndef HPCQ_CLI_JOBCMD_H
 #define HPCQ_CLI_JOBCMD_H
 
-/* Send request type for each job id in argv[first..argc-1]; body gets
- * "id" and the extra key/value if given.  Returns the exit status. */
+#include <jansson.h>
+
+/* Send request type for each job id in argv[first..argc-1]; each body is
+ * {"id": ID} plus the fields of extra (may be NULL; borrowed).  Returns
+ * the exit status. */
 int jobcmd_run (const char *prog, const char *type, int argc, char **argv,
-                int first, const char *extra_key, const char *extra_value);
+                int first, json_t *extra);
 
 #endif

@@ -19,5 +19,5 @@ int main (int argc, char **argv)
     while ((c = getopt (argc, argv, "W:h:x")) != -1)
         if (c == '?')
             return 2;
-    return jobcmd_run ("qrls", "job.release", argc, argv, optind, NULL, NULL);
+    return jobcmd_run ("qrls", "job.release", argc, argv, optind, NULL);
 }

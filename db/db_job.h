@@ -44,7 +44,8 @@ void db_job_release (struct db_job *j);
 int db_job_insert (struct db *db, const struct db_job *j);
 
 /* Write the mutable fields (state, holds, times, exit, comment, run_count,
- * exec_host/vnode, session, resources_used, priority, queue). */
+ * exec_host/vnode, session, resources_used, priority, queue, and the name
+ * and request, which qalter may change). */
 int db_job_update (struct db *db, const struct db_job *j);
 
 /* Call cb for each job in sequence order; the record is the callback's to

@@ -2,6 +2,8 @@
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
+#include <stdio.h>
+
 #include "db/db_node.h"
 
 static const char *sql_upsert =
@@ -10,6 +12,9 @@ static const char *sql_upsert =
     " ncpus = excluded.ncpus, mem = excluded.mem, gpus = excluded.gpus,"
     " labels = excluded.labels, state = excluded.state,"
     " last_seen = excluded.last_seen";
+
+static const char *sql_all =
+    "SELECT name, ncpus, mem, gpus, labels, state, last_seen FROM nodes ORDER BY name";
 
 static const char *sql_set_state =
     "UPDATE nodes SET state = ?2, last_seen = ?3 WHERE name = ?1";
@@ -28,6 +33,29 @@ int db_node_upsert (struct db *db, const struct db_node *n)
     sqlite3_bind_text (st, 6, n->state, -1, SQLITE_STATIC);
     sqlite3_bind_int64 (st, 7, n->last_seen);
     return db_exec_stmt (db, st);
+}
+
+int db_node_foreach (struct db *db, int (*cb) (const struct db_node *n, void *arg),
+                     void *arg)
+{
+    sqlite3_stmt *st = db_stmt (db, sql_all);
+    int rc;
+
+    if (!st)
+        return -1;
+    while ((rc = sqlite3_step (st)) == SQLITE_ROW) {
+        struct db_node n = { .ncpus = sqlite3_column_int (st, 1),
+                             .mem = sqlite3_column_int64 (st, 2),
+                             .gpus = (const char *)sqlite3_column_text (st, 3),
+                             .labels = (const char *)sqlite3_column_text (st, 4),
+                             .state = (const char *)sqlite3_column_text (st, 5),
+                             .last_seen = sqlite3_column_int64 (st, 6) };
+        snprintf (n.name, sizeof (n.name), "%s", (const char *)sqlite3_column_text (st, 0));
+        if (cb (&n, arg) < 0)
+            break;
+    }
+    sqlite3_reset (st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_fail (db, "read nodes");
 }
 
 int db_node_set_state (struct db *db, const char *name, const char *state,

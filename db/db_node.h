@@ -22,6 +22,10 @@ struct db_node {
 };
 
 int db_node_upsert (struct db *db, const struct db_node *n);
+
+/* Call cb for every node recorded (strings valid during the call only). */
+int db_node_foreach (struct db *db, int (*cb) (const struct db_node *n, void *arg),
+                     void *arg);
 int db_node_set_state (struct db *db, const char *name, const char *state,
                        int64_t last_seen);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <uuid/uuid.h>
 
+#include "common/directive.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "db/db_queue.h"
@@ -321,6 +322,90 @@ static void job_release (struct server *srv, struct conn *c, struct wire_msg *ms
     server_reply_after_commit (srv, c, msg, NULL);
 }
 
+/* The options qalter may change: what decides where and how a job runs,
+ * not what it is (its script, directory or dependencies). */
+#define ALTER_OPTIONS "NlpqoejAmMr"
+
+/* A copy of spec through its JSON form, so a failed change leaves the
+ * job's request untouched. */
+static int spec_copy (const struct hpcq_jobspec *from, struct hpcq_jobspec *to,
+                      struct hpcq_error *err)
+{
+    json_t *o = jobspec_to_json (from);
+    int rc = o ? jobspec_from_json (o, to, err) : errprintf (err, "out of memory");
+
+    json_decref (o);
+    return rc;
+}
+
+static int alter_apply (struct server *srv, json_t *opts, struct hpcq_jobspec *spec,
+                        struct hpcq_error *err)
+{
+    const char *letter, *arg;
+    json_t *o;
+    size_t i;
+
+    if (!json_is_array (opts) || json_array_size (opts) == 0) {
+        errno = EPROTO;
+        return errprintf (err, "job.alter: no options");
+    }
+    json_array_foreach (opts, i, o) {
+        if (json_unpack (o, "[ss]", &letter, &arg) < 0 || strlen (letter) != 1
+            || !strchr (ALTER_OPTIONS, letter[0])) {
+            errno = EINVAL;
+            return errprintf (err, "cannot alter that attribute (qalter takes -%s)",
+                              "N -l -p -q -o -e -j -A -m -M -r");
+        }
+        if (directive_apply (spec, letter[0], arg, err) < 0)
+            return -1;
+    }
+    if (resource_finalize (&spec->res, err) < 0)
+        return -1;
+    return submit_check (srv, spec, err);
+}
+
+static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    struct job *job = job_target (srv, c, msg);
+    struct hpcq_jobspec spec;
+    struct hpcq_error err;
+    char who[64], *text;
+    json_t *o;
+
+    if (!job)
+        return;
+    if (job->rec.state != 'Q' && job->rec.state != 'H') {
+        server_reply_error (c, msg, EBUSY, "Request invalid for state of job %s", job->id);
+        return;
+    }
+    jobspec_init (&spec);
+    if (spec_copy (&job->spec, &spec, &err) < 0
+        || alter_apply (srv, json_object_get (msg->body, "options"), &spec, &err) < 0
+        || !(o = jobspec_to_json (&spec))) {
+        server_reply_error (c, msg, errno ? errno : EINVAL, "%s", err.text);
+        jobspec_release (&spec);
+        return;
+    }
+    text = json_dumps (o, JSON_COMPACT);
+    json_decref (o);
+    jobspec_release (&job->spec);
+    job->spec = spec;
+    free (job->rec.spec);
+    job->rec.spec = text;
+    snprintf (job->rec.name, sizeof (job->rec.name), "%s", spec.name);
+    snprintf (job->rec.queue, sizeof (job->rec.queue), "%s",
+              spec.queue ? spec.queue : srv->default_queue);
+    job->rec.priority = spec.priority;
+    server_user_name (conn_peer_uid (c), who, sizeof (who));
+    if (!text || job_set_state (srv, job, job->rec.state, "altered", who, NULL) < 0) {
+        server_reply_error (c, msg, errno ? errno : ENOMEM, "cannot record change of %s",
+                            job->id);
+        return;
+    }
+    sched_request (srv->sched);
+    server_reply_after_commit (srv, c, msg, NULL);
+}
+
 static json_t *state_counts (struct server *srv, const char *queue)
 {
     static const char states[] = "QHWTRE";
@@ -394,6 +479,7 @@ static const struct handler job_handlers[] = {
     { "job.delete", job_delete, ROLE_ANY },
     { "job.hold", job_hold, ROLE_ANY },
     { "job.release", job_release, ROLE_ANY },
+    { "job.alter", job_alter, ROLE_ANY },
     { "server.stat", server_stat, ROLE_ANY },
     { "queue.stat", queue_stat, ROLE_ANY },
     { NULL, NULL, 0 },

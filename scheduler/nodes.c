@@ -216,6 +216,26 @@ static int node_parse_gpus (struct node *n, json_t *gpus)
     return 0;
 }
 
+static int nodes_load_one (const struct db_node *rec, void *arg)
+{
+    struct nodes *ns = arg;
+    struct node *n = nodes_get (ns, rec->name);
+    json_t *gpus = json_loads (rec->gpus ? rec->gpus : "[]", 0, NULL);
+
+    n->ncpus = rec->ncpus;
+    n->mem = rec->mem;
+    snprintf (n->labels, sizeof (n->labels), "%s", rec->labels ? rec->labels : "");
+    if (!gpus || node_parse_gpus (n, gpus) < 0)
+        n->ngpus = 0;
+    json_decref (gpus);
+    return 0;
+}
+
+int nodes_load (struct nodes *ns)
+{
+    return db_node_foreach (ns->srv->db, nodes_load_one, ns);
+}
+
 static void node_record (struct server *srv, struct node *n, json_t *gpus)
 {
     char *gtext = json_dumps (gpus, JSON_COMPACT);

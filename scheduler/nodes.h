@@ -48,6 +48,10 @@ struct node {
 struct nodes *nodes_create (struct server *srv);
 void nodes_destroy (struct nodes *ns);
 
+/* Nodes the database knows, as UNKNOWN until their workers say hello:
+ * their sizes let submissions be judged right after a restart. */
+int nodes_load (struct nodes *ns);
+
 /* Lookup by name; NULL if unknown. */
 struct node *nodes_lookup (struct nodes *ns, const char *name);
 /* Lookup or add an UNKNOWN placeholder (used when reloading jobs). */

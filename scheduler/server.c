@@ -423,7 +423,8 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         errprintf (err, "default_queue '%s' does not exist", srv->default_queue);
         goto error;
     }
-    if (jobs_load (srv->jobs) < 0 || server_attach_depends (srv, err) < 0
+    if (nodes_load (srv->nodes) < 0 || jobs_load (srv->jobs) < 0
+        || server_attach_depends (srv, err) < 0
         || db_commit (srv->db) < 0) {
         errprintf (err, "cannot load jobs from the database");
         goto error;
