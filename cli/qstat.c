@@ -22,15 +22,15 @@
 #define EXIT_HISTJOBID 35   /* PBSE_HISTJOBID 15139 */
 
 static const char *usage_text =
-    "Usage: qstat [-f [-1]] [-F json] [-x|-H] [-w] [-u user] [job_id|@server ...]\n"
+    "Usage: qstat [-f [-1]] [-F json] [-x|-H] [-t] [-w] [-u user] [job_id|@server ...]\n"
     "       qstat -Q [-f] [queue ...]\n"
     "       qstat -B [-f]\n"
-    "Shows jobs (finished ones too with -x, only those with -H), queues (-Q)\n"
-    "or the server (-B).\n"
+    "Shows jobs (finished ones too with -x, only those with -H; arrays'\n"
+    "subjobs with -t), queues (-Q) or the server (-B).\n"
     "See qstat(1).\n";
 
 struct opts {
-    int full, oneline, history, only_finished, wide, queues, server, json;
+    int full, oneline, history, only_finished, wide, queues, server, json, subjobs;
     const char *user;
 };
 
@@ -238,8 +238,8 @@ static void show_jobs (const struct opts *o, int nargs, char **args)
     for (int i = 0; i < nargs; i++)
         if (args[i][0] != '@')
             json_array_append_new (ids, json_string (args[i]));
-    body = json_pack ("{s:o s:b s:b}", "ids", ids, "history", o->history,
-                      "summary", !o->full && !o->json);
+    body = json_pack ("{s:o s:b s:b s:b}", "ids", ids, "history", o->history,
+                      "summary", !o->full && !o->json, "subjobs", o->subjobs);
     if (o->user)
         json_object_set_new (body, "user", json_string (o->user));
     reply = rpc_stat (body);
@@ -372,7 +372,8 @@ int main (int argc, char **argv)
         case 'H': o.history = o.only_finished = 1; break;
         case 'w': o.wide = 1; break;
         case 'u': o.user = optarg; break;
-        case 't': case 'a': case 'J': break;    /* arrays: next issue */
+        case 't': o.subjobs = 1; break;
+        case 'J': case 'a': break;
         case 'Q': o.queues = 1; break;
         case 'B': o.server = 1; break;
         default:

@@ -19,11 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrayspec.h"
 #include "common/directive.h"
 
 extern char **environ;
 
-const char *directive_optstring = "N:q:l:o:e:j:v:Vhp:W:A:r:m:M:S:C:";
+const char *directive_optstring = "N:q:l:o:e:j:v:Vhp:W:A:r:m:M:S:C:J:t:";
 
 #define PRIORITY_MIN (-1024)
 #define PRIORITY_MAX 1023
@@ -68,6 +69,19 @@ static int apply_queue (struct hpcq_jobspec *spec, const char *arg,
                         struct hpcq_error *err)
 {
     return set_nonempty (&spec->queue, 'q', arg, err);
+}
+
+/* -J (PBS Pro) and -t (Torque): a job array; checked here, expanded by
+ * the scheduler. */
+static int apply_array (struct hpcq_jobspec *spec, const char *arg,
+                        struct hpcq_error *err)
+{
+    struct arrayspec a;
+
+    if (arrayspec_parse (arg, &a, err) < 0)
+        return -1;
+    arrayspec_release (&a);
+    return set_string (&spec->array, arg, err);
 }
 
 static int apply_resources (struct hpcq_jobspec *spec, const char *arg,
@@ -312,6 +326,8 @@ static const struct directive_opt directive_opts[] = {
     { 'M', apply_mail_users },
     { 'S', apply_shell },
     { 'C', apply_prefix },
+    { 'J', apply_array },
+    { 't', apply_array },
 };
 
 /* 1 if opt takes an argument, 0 if it is a flag, -1 if unknown. */

@@ -47,6 +47,7 @@ static const struct string_field string_fields[] = {
     { "mail_points", offsetof (struct hpcq_jobspec, mail_points), 0 },
     { "mail_users", offsetof (struct hpcq_jobspec, mail_users), 0 },
     { "submit_args", offsetof (struct hpcq_jobspec, submit_args), 0 },
+    { "array", offsetof (struct hpcq_jobspec, array), 0 },
 };
 
 /* Keys that are not in string_fields. */
@@ -548,14 +549,18 @@ int jobspec_from_json (const json_t *o, struct hpcq_jobspec *spec,
     return 0;
 }
 
-void jobspec_expand_path (const char *pattern, long long seq, const char *name,
-                          char *buf, size_t len)
+void jobspec_expand_path (const char *pattern, long long seq, int index,
+                          const char *name, char *buf, size_t len)
 {
     size_t o = 0;
 
     for (const char *p = pattern; *p && o + 1 < len; p++) {
-        if (p[0] == '%' && p[1] == 'j')
+        if (p[0] == '%' && p[1] == 'j' && index >= 0)
+            o += snprintf (buf + o, len - o, "%lld.%d", seq, index), p++;
+        else if (p[0] == '%' && (p[1] == 'j' || p[1] == 'A'))
             o += snprintf (buf + o, len - o, "%lld", seq), p++;
+        else if (p[0] == '%' && p[1] == 'a')
+            o += snprintf (buf + o, len - o, "%d", index >= 0 ? index : 0), p++;
         else if (p[0] == '%' && p[1] == 'x')
             o += snprintf (buf + o, len - o, "%s", name), p++;
         else if (p[0] == '%' && p[1] == '%')

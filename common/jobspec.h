@@ -39,6 +39,7 @@ struct hpcq_jobspec {
     char *mail_points;      /* -m, e.g. "abe" or "n" */
     char *mail_users;       /* -M */
     char *submit_args;      /* the qsub command line as typed, for qstat -f */
+    char *array;            /* -J / -t / --array range, NULL = not an array */
 };
 
 /* Zero spec and set defaults (priority 0, rerunnable 1, resources init). */
@@ -60,10 +61,12 @@ const char *jobspec_getenv (const struct hpcq_jobspec *spec, const char *key);
  * Returns 0 or -1 with err (EINVAL).  Shared by -N and jobspec_from_json. */
 int jobspec_check_name (const char *name, struct hpcq_error *err);
 
-/* An output path pattern with Slurm's %j (job number), %x (job name) and
- * %% expanded, into buf.  Other % sequences are kept as they are. */
-void jobspec_expand_path (const char *pattern, long long seq, const char *name,
-                          char *buf, size_t len);
+/* An output path pattern with Slurm's %j (job number; N.I for subjob I
+ * of array N, as PBS names their files), %A (the array's number), %a (the
+ * subjob's index), %x (job name) and %% expanded, into buf.  index is -1
+ * for a job that is not an array subjob.  Other % sequences are kept. */
+void jobspec_expand_path (const char *pattern, long long seq, int index,
+                          const char *name, char *buf, size_t len);
 
 /* Encode as a new JSON object (caller owns the reference), NULL on ENOMEM. */
 json_t *jobspec_to_json (const struct hpcq_jobspec *spec);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arrayspec.h"
 #include "common/directive.h"
 #include "common/resource.h"
 #include "common/sbatch.h"
@@ -22,7 +23,7 @@ struct sbatch {
     int nodes, ntasks, tasks_per_node, cpus_per_task, gpus;
     int64_t mem, mem_per_cpu, time;
     const char *name, *output, *error, *partition, *dependency, *account;
-    const char *mail_type, *mail_user, *export;
+    const char *mail_type, *mail_user, *export, *array;
     int exclusive, requeue;         /* requeue: -1 unset, 0 no, 1 yes */
 };
 
@@ -145,8 +146,13 @@ static int set_option (struct sbatch *sb, const char *name, const char *v,
         return parse_mem (name, v, &sb->mem_per_cpu, err);
     if (!strcmp (name, "time"))
         return sbatch_parse_time (v, &sb->time, err);
-    if (!strcmp (name, "array"))
-        return invalid (err, "job arrays (--array) are not supported yet");
+    if (!strcmp (name, "array")) {
+        struct arrayspec a;
+        if (arrayspec_parse (v, &a, err) < 0)
+            return -1;
+        arrayspec_release (&a);
+        return (sb->array = v), 0;
+    }
     if (!strcmp (name, "exclusive"))
         return (sb->exclusive = 1), 0;
     if (!strcmp (name, "requeue") || !strcmp (name, "no-requeue"))
@@ -283,14 +289,17 @@ static int apply_sbatch (struct hpcq_jobspec *spec, const struct sbatch *sb,
         || (sb->export && apply_export (spec, sb->export, err) < 0)
         || (sb->requeue >= 0 && directive_apply (spec, 'r', sb->requeue ? "y" : "n", err) < 0))
         return -1;
+    if (sb->array && directive_apply (spec, 'J', sb->array, err) < 0)
+        return -1;
     if (sb->dependency) {
         snprintf (buf, sizeof (buf), "depend=%s", sb->dependency);
         if (directive_apply (spec, 'W', buf, err) < 0)
             return -1;
     }
-    /* Slurm's defaults: one file, slurm-%j.out, with stderr in it unless
-     * --error names another. */
-    if (directive_apply (spec, 'o', sb->output ? sb->output : "slurm-%j.out", err) < 0
+    /* Slurm's defaults: one file, slurm-%j.out (slurm-%A_%a.out for an
+     * array), with stderr in it unless --error names another. */
+    if (directive_apply (spec, 'o', sb->output ? sb->output
+                                    : sb->array ? "slurm-%A_%a.out" : "slurm-%j.out", err) < 0
         || (sb->error && directive_apply (spec, 'e', sb->error, err) < 0))
         return -1;
     return directive_apply (spec, 'j', sb->error ? "n" : "oe", err);

@@ -12,9 +12,10 @@
 static const char *sql_insert =
     "INSERT INTO jobs (seq, uuid, owner, uid, name, queue, state, hold_types,"
     " priority, spec, ctime, mtime, stime, etime, exit_status, comment,"
-    " run_count, exec_host, exec_vnode, session_id, resources_used, alloc)"
+    " run_count, exec_host, exec_vnode, session_id, resources_used, alloc,"
+    " array_parent, array_index)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-    " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)";
+    " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)";
 
 static const char *sql_update =
     "UPDATE jobs SET state = ?7, hold_types = ?8, priority = ?9, mtime = ?12,"
@@ -26,7 +27,8 @@ static const char *sql_update =
 static const char *sql_select =
     "SELECT seq, uuid, owner, uid, name, queue, state, hold_types, priority,"
     " spec, ctime, mtime, stime, etime, exit_status, comment, run_count,"
-    " exec_host, exec_vnode, session_id, resources_used, alloc FROM jobs ORDER BY seq";
+    " exec_host, exec_vnode, session_id, resources_used, alloc, array_parent,"
+    " array_index FROM jobs ORDER BY seq";
 
 static const char *sql_attempt_start =
     "INSERT INTO attempts (job_seq, attempt, node, exec_host, start_time)"
@@ -105,6 +107,10 @@ static void db_job_bind (sqlite3_stmt *st, const struct db_job *j)
     bind_opt_int (st, 20, j->session_id);
     bind_opt_text (st, 21, j->resources_used);
     bind_opt_text (st, 22, j->alloc);
+    if (j->array_parent) {
+        sqlite3_bind_int64 (st, 23, j->array_parent);
+        sqlite3_bind_int (st, 24, j->array_index);
+    }
 }
 
 int db_job_insert (struct db *db, const struct db_job *j)
@@ -165,6 +171,8 @@ static void db_job_read_row (sqlite3_stmt *st, struct db_job *j)
     j->session_id = sqlite3_column_int64 (st, 19);
     j->resources_used = col_dup (st, 20);
     j->alloc = col_dup (st, 21);
+    j->array_parent = sqlite3_column_int64 (st, 22);
+    j->array_index = sqlite3_column_int (st, 23);
 }
 
 int db_job_foreach (struct db *db, db_job_f cb, void *arg)

@@ -35,6 +35,8 @@ struct db_job {
     int64_t session_id;
     char *resources_used;       /* JSON text (owned, may be NULL) */
     char *alloc;                /* JSON: where it runs, to rebuild node usage after a restart */
+    int64_t array_parent;       /* array subjob: the array's seq; 0 otherwise */
+    int array_index;            /* array subjob: its index */
 };
 
 /* Free the strings a record owns. */

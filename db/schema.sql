@@ -44,9 +44,12 @@ CREATE TABLE jobs (
     exec_vnode     TEXT,
     alloc          TEXT,
     session_id     INTEGER,
-    resources_used TEXT
+    resources_used TEXT,
+    array_parent   INTEGER,
+    array_index    INTEGER
 );
 CREATE INDEX jobs_by_state ON jobs (state);
+CREATE INDEX jobs_by_array ON jobs (array_parent);
 
 CREATE TABLE attempts (
     job_seq     INTEGER NOT NULL REFERENCES jobs (seq),

@@ -45,26 +45,32 @@ static void set_path (json_t *o, const char *key, const struct job *job,
                       const char *pattern, char kind)
 {
     const struct hpcq_jobspec *s = &job->spec;
-    char buf[8800], expanded[4096];
+    char buf[8800], expanded[4096], num[64];
     const char *given = NULL;
+    long long seq = job->parent ? job->parent->rec.seq : job->rec.seq;
+    int index = job->parent ? job->array_index : -1;
 
+    /* A subjob's files are NAME.oN.I, as in PBS. */
+    if (index >= 0)
+        snprintf (num, sizeof (num), "%lld.%d", seq, index);
+    else
+        snprintf (num, sizeof (num), "%lld", seq);
     if (pattern) {
-        jobspec_expand_path (pattern, (long long)job->rec.seq, s->name, expanded,
-                             sizeof (expanded));
+        jobspec_expand_path (pattern, seq, index, s->name, expanded, sizeof (expanded));
         given = expanded;
     }
 
     if (given && given[strlen (given) - 1] == '/')
-        snprintf (buf, sizeof (buf), "%s:%s%s%s%s.%c%lld", s->submit_host,
+        snprintf (buf, sizeof (buf), "%s:%s%s%s%s.%c%s", s->submit_host,
                   given[0] == '/' ? "" : s->workdir, given[0] == '/' ? "" : "/", given,
-                  s->name, kind, (long long)job->rec.seq);
+                  s->name, kind, num);
     else if (given && given[0] == '/')
         snprintf (buf, sizeof (buf), "%s:%s", s->submit_host, given);
     else if (given)
         snprintf (buf, sizeof (buf), "%s:%s/%s", s->submit_host, s->workdir, given);
     else
-        snprintf (buf, sizeof (buf), "%s:%s/%s.%c%lld", s->submit_host, s->workdir,
-                  s->name, kind, (long long)job->rec.seq);
+        snprintf (buf, sizeof (buf), "%s:%s/%s.%c%s", s->submit_host, s->workdir,
+                  s->name, kind, num);
     json_object_set_new (o, key, json_string (buf));
 }
 
@@ -124,9 +130,34 @@ json_t *job_attr_summary (struct server *srv, const struct job *job)
         if (ru)
             json_object_set_new (o, "resources_used", ru);
     }
-    json_object_set_new (o, "job_state", json_stringn (&job->rec.state, 1));
+    {
+        char state = job_display_state (job);
+        json_object_set_new (o, "job_state", json_stringn (&state, 1));
+    }
     set_str (o, "queue", job->rec.queue);
     return o;
+}
+
+/* What PBS Pro shows for an array: that it is one, its range, and how
+ * many subjobs are in each state. */
+static void job_attr_array (json_t *o, const struct job *job)
+{
+    int q = 0, r = 0, x = 0;
+    char counts[128];
+
+    for (int i = 0; i < job->nsub; i++) {
+        char st = job->sub[i]->rec.state;
+        if (st == 'F')
+            x++;
+        else if (st == 'R' || st == 'E')
+            r++;
+        else
+            q++;
+    }
+    snprintf (counts, sizeof (counts), "Queued:%d Running:%d Exiting:0 Expired:%d", q, r, x);
+    set_str (o, "array", "True");
+    set_str (o, "array_indices_submitted", job->spec.array);
+    set_str (o, "array_state_count", counts);
 }
 
 json_t *job_attr_json (struct server *srv, const struct job *job)
@@ -178,5 +209,11 @@ json_t *job_attr_json (struct server *srv, const struct job *job)
     set_time (o, "obittime", job->rec.state == 'F' ? job->rec.etime : 0);
     set_str (o, "project", "_pbs_project_default");
     set_str (o, "hpcq_uuid", job->rec.uuid);
+    if (job->is_array)
+        job_attr_array (o, job);
+    if (job->parent) {
+        set_str (o, "array_id", job->parent->id);
+        json_object_set_new (o, "array_index", json_integer (job->array_index));
+    }
     return o;
 }

@@ -46,6 +46,7 @@ static struct job *job_new (struct server *srv, struct conn *c,
               job->spec.hold ? "u" : "n");
     job->rec.priority = job->spec.priority;
     job->rec.ctime = job->rec.mtime = util_wall_secs ();
+    job->is_array = job->spec.array != NULL;
     return job;
 }
 
@@ -104,6 +105,12 @@ static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg
         free (job);
         goto out;
     }
+    if (job->is_array && jobs_add_subjobs (srv->jobs, job) < 0) {
+        /* The batch is rolled back at commit failure; say so now. */
+        server_reply_error (c, msg, errno ? errno : ENOMEM, "cannot store the subjobs of %s",
+                            job->id);
+        goto out;
+    }
     log_msg (LOG_DEBUG, "job %s (%s) submitted", job->id, job->rec.owner);
     srv->stat_submitted++;
     sched_request (srv->sched);
@@ -133,7 +140,27 @@ struct stat_req {
     const char *user;
     int history;
     int summary;        /* only what the qstat table shows */
+    int subjobs;        /* qstat -t: arrays' subjobs after each array */
 };
+
+/* sel with each array's subjobs after it (qstat -t).  New array or NULL. */
+static struct job **stat_expand (struct job **sel, int *nsel)
+{
+    int n = 0, k = 0;
+    struct job **out;
+
+    for (int i = 0; i < *nsel; i++)
+        n += 1 + (sel[i]->is_array ? sel[i]->nsub : 0);
+    if (!(out = calloc (n ? n : 1, sizeof (*out))))
+        return NULL;
+    for (int i = 0; i < *nsel; i++) {
+        out[k++] = sel[i];
+        for (int j = 0; sel[i]->is_array && j < sel[i]->nsub; j++)
+            out[k++] = sel[i]->sub[j];
+    }
+    *nsel = k;
+    return out;
+}
 
 static void stat_ids (struct server *srv, const struct stat_req *r,
                       struct job **sel, int *nsel, json_t *unknown, json_t *finished)
@@ -183,8 +210,9 @@ static void job_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
     struct job **all, **sel;
     int n, nsel = 0;
 
-    if (json_unpack (msg->body, "{s?o s?s s?b s?b}", "ids", &r.ids, "user", &r.user,
-                     "history", &r.history, "summary", &r.summary) < 0
+    if (json_unpack (msg->body, "{s?o s?s s?b s?b s?b}", "ids", &r.ids, "user", &r.user,
+                     "history", &r.history, "summary", &r.summary, "subjobs",
+                     &r.subjobs) < 0
         || (r.ids && !json_is_array (r.ids))) {
         server_reply_error (c, msg, EPROTO, "job.stat: malformed request");
         return;
@@ -204,7 +232,15 @@ static void job_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
             for (int i = 0; i < n; i++)
                 if (stat_wanted (all[i], r.user, r.history))
                     sel[nsel++] = all[i];
-        stat_send (srv, c, msg, &r, sel, nsel, unknown, finished);
+        if (r.subjobs) {
+            struct job **ex = stat_expand (sel, &nsel);
+            free (sel);
+            sel = ex;
+        }
+        if (sel)
+            stat_send (srv, c, msg, &r, sel, nsel, unknown, finished);
+        else
+            server_reply_error (c, msg, ENOMEM, "job.stat: out of memory");
     }
     free (sel);
     json_decref (unknown);
@@ -234,33 +270,63 @@ static struct job *job_target (struct server *srv, struct conn *c,
     return job;
 }
 
+/* Delete one job that is not an array; -1 with errno if it cannot be. */
+static int delete_one (struct server *srv, struct job *job, const char *who)
+{
+    switch (job->rec.state) {
+    case 'F':
+        return 0;
+    case 'R':
+    case 'E':
+        job_set_comment (job, "Job deleted by %s", who);
+        if (job_set_state (srv, job, 'E', "deleted", who, "running") < 0)
+            return -1;
+        job_signal_worker (job, "TERM", "deleted");
+        job->kill_sent = 1;
+        return 0;
+    default:
+        job_set_comment (job, "Job deleted by %s before it ran", who);
+        job->rec.etime = util_wall_secs ();
+        return job_set_state (srv, job, 'F', "deleted", who, "queued");
+    }
+}
+
+/* qdel NUM[]: every subjob goes; the array ends when the last has. */
+static void array_delete (struct server *srv, struct conn *c, struct wire_msg *msg,
+                          struct job *array, const char *who)
+{
+    if (array->rec.state == 'F') {
+        server_reply_error (c, msg, EINVAL, "Job has finished %s", array->id);
+        return;
+    }
+    for (int i = 0; i < array->nsub; i++) {
+        if (delete_one (srv, array->sub[i], who) < 0) {
+            server_reply_error (c, msg, errno, "cannot record deletion of %s",
+                                array->sub[i]->id);
+            return;
+        }
+    }
+    log_msg (LOG_INFO, "job array %s (%s) deleted by %s", array->id, array->rec.owner, who);
+    server_reply_after_commit (srv, c, msg, NULL);
+}
+
 static void job_delete (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     struct job *job = job_target (srv, c, msg);
     char who[64];
-    int rc;
 
     if (!job)
         return;
     server_user_name (conn_peer_uid (c), who, sizeof (who));
-    switch (job->rec.state) {
-    case 'F':
+    if (job->is_array) {
+        array_delete (srv, c, msg, job, who);
+        return;
+    }
+    if (job->rec.state == 'F') {
         server_reply_error (c, msg, EINVAL, "Job has finished %s", job->id);
         return;
-    case 'R':
-    case 'E':
-        job_set_comment (job, "Job deleted by %s", who);
-        rc = job_set_state (srv, job, 'E', "deleted", who, "running");
-        job_signal_worker (job, "TERM", "deleted");
-        job->kill_sent = 1;
-        break;
-    default:
-        job_set_comment (job, "Job deleted by %s before it ran", who);
-        job->rec.etime = util_wall_secs ();
-        rc = job_set_state (srv, job, 'F', "deleted", who, "queued");
-        break;
     }
-    if (rc < 0) {
+    if (delete_one (srv, job, who) < 0) {
         server_reply_error (c, msg, errno, "cannot record deletion of %s", job->id);
         return;
     }
@@ -268,12 +334,23 @@ static void job_delete (struct server *srv, struct conn *c, struct wire_msg *msg
     server_reply_after_commit (srv, c, msg, NULL);
 }
 
+/* Holds, releases and changes apply to whole jobs; arrays and their
+ * subjobs take only qdel for now. */
+static int refuse_arrays (struct conn *c, struct wire_msg *msg, struct job *job)
+{
+    if (!job->is_array && !job->parent)
+        return 0;
+    server_reply_error (c, msg, EINVAL, "%s is not supported for job arrays yet (%s)",
+                        msg->type, job->id);
+    return -1;
+}
+
 static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     struct job *job = job_target (srv, c, msg);
     char who[64];
 
-    if (!job)
+    if (!job || refuse_arrays (c, msg, job) < 0)
         return;
     if (job->rec.state != 'Q' && job->rec.state != 'H') {
         /* Holding a running job needs checkpoint support (a later issue). */
@@ -297,7 +374,7 @@ static void job_release (struct server *srv, struct conn *c, struct wire_msg *ms
     struct job *job = job_target (srv, c, msg);
     char who[64];
 
-    if (!job)
+    if (!job || refuse_arrays (c, msg, job) < 0)
         return;
     if (job->rec.state != 'H') {
         /* PBS accepts qrls of a job without holds and does nothing. */
@@ -372,7 +449,7 @@ static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
     char who[64], *text;
     json_t *o;
 
-    if (!job)
+    if (!job || refuse_arrays (c, msg, job) < 0)
         return;
     if (job->rec.state != 'Q' && job->rec.state != 'H') {
         server_reply_error (c, msg, EBUSY, "Request invalid for state of job %s", job->id);

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uuid/uuid.h>
 
+#include "common/arrayspec.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/jobs.h"
@@ -102,8 +104,12 @@ static void job_free (struct job *job)
 {
     if (!job)
         return;
+    for (int i = 0; i < job->nsub; i++)
+        job_free (job->sub[i]);
+    free (job->sub);
     db_job_release (&job->rec);
-    jobspec_release (&job->spec);
+    if (!job->parent)
+        jobspec_release (&job->spec);   /* a subjob's is its array's */
     free (job->alloc);
     free (job);
 }
@@ -129,7 +135,7 @@ static int jobs_append (struct jobs *js, struct job *job)
         js->cap = cap;
     }
     js->v[js->n++] = job;
-    if (job->rec.state == 'Q')
+    if (job->rec.state == 'Q' && !job->is_array)
         queue_link (js, job);
     if (job->rec.seq >= js->next_seq)
         js->next_seq = job->rec.seq + 1;
@@ -138,19 +144,91 @@ static int jobs_append (struct jobs *js, struct job *job)
 
 static void job_make_id (struct server *srv, struct job *job)
 {
-    snprintf (job->id, sizeof (job->id), "%lld.%s", (long long)job->rec.seq,
-              srv->name);
+    if (job->parent)
+        snprintf (job->id, sizeof (job->id), "%lld[%d].%s",
+                  (long long)job->parent->rec.seq, job->array_index, srv->name);
+    else if (job->is_array)
+        snprintf (job->id, sizeof (job->id), "%lld[].%s", (long long)job->rec.seq,
+                  srv->name);
+    else
+        snprintf (job->id, sizeof (job->id), "%lld.%s", (long long)job->rec.seq,
+                  srv->name);
+}
+
+/* A subjob of array: everything its own but the request, which it shares. */
+static struct job *subjob_new (struct job *array, int pos, int index)
+{
+    struct job *sj = xzalloc (sizeof (*sj));
+    uuid_t u;
+
+    sj->parent = array;
+    sj->array_index = index;
+    sj->spec = array->spec;
+    sj->rec = array->rec;
+    sj->rec.seq = JOB_SUBKEY (array->rec.seq, pos);
+    sj->rec.array_parent = array->rec.seq;
+    sj->rec.array_index = index;
+    /* Each subjob is an identity of its own (its checkpoints, its runs). */
+    uuid_generate (u);
+    uuid_unparse_lower (u, sj->rec.uuid);
+    sj->rec.spec = xstrdup ("");
+    sj->rec.comment = NULL;
+    sj->rec.exec_host = sj->rec.exec_vnode = NULL;
+    sj->rec.resources_used = sj->rec.alloc = NULL;
+    return sj;
+}
+
+static int array_append (struct job *array, struct job *sj)
+{
+    struct job **v = realloc (array->sub, (array->nsub + 1) * sizeof (*v));
+
+    if (!v)
+        return -1;
+    array->sub = v;
+    array->sub[array->nsub++] = sj;
+    return 0;
 }
 
 /* Rebuild one job from its record: the spec from JSON, the allocation of a
  * running job from its alloc column. */
+/* A subjob row: it joins its array (loaded before it: rows come by seq). */
+static int jobs_load_subjob (struct jobs *js, struct db_job *rec)
+{
+    struct job *array = jobs_lookup (js, rec->array_parent), *sj;
+
+    if (!array || !array->is_array) {
+        log_msg (LOG_ERR, "subjob row %lld without its array %lld", (long long)rec->seq,
+                 (long long)rec->array_parent);
+        db_job_release (rec);
+        return 0;
+    }
+    sj = subjob_new (array, array->nsub, rec->array_index);
+    db_job_release (&sj->rec);
+    sj->rec = *rec;
+    job_make_id (js->srv, sj);
+    if (array_append (array, sj) < 0)
+        return -1;
+    if (sj->rec.state == 'Q')
+        queue_link (js, sj);
+    if ((sj->rec.state == 'R' || sj->rec.state == 'E') && rec->alloc
+        && (sj->alloc = alloc_from_json (js->srv->nodes, rec->alloc))) {
+        alloc_apply (sj->alloc, sj->rec.seq, 1);
+        running_link (js, sj);
+        array->array_running++;
+    }
+    return 0;
+}
+
 static int jobs_load_one (struct db_job *rec, void *arg)
 {
     struct jobs *js = arg;
-    struct job *job = xzalloc (sizeof (*job));
+    struct job *job;
     struct hpcq_error err;
     json_t *o;
 
+    if (rec->array_parent)
+        return jobs_load_subjob (js, rec);
+    job = xzalloc (sizeof (*job));
     job->rec = *rec;
     jobspec_init (&job->spec);
     o = json_loads (rec->spec ? rec->spec : "", 0, NULL);
@@ -162,6 +240,13 @@ static int jobs_load_one (struct db_job *rec, void *arg)
         return -1;
     }
     json_decref (o);
+    if (job->spec.array) {
+        struct arrayspec a;
+        job->is_array = 1;
+        if (arrayspec_parse (job->spec.array, &a, NULL) == 0)
+            job->array_limit = a.limit;
+        arrayspec_release (&a);
+    }
     job_make_id (js->srv, job);
     if ((job->rec.state == 'R' || job->rec.state == 'E') && rec->alloc) {
         if ((job->alloc = alloc_from_json (js->srv->nodes, rec->alloc))) {
@@ -214,10 +299,45 @@ int jobs_add (struct jobs *js, struct job *job)
     return jobs_append (js, job);
 }
 
+int jobs_add_subjobs (struct jobs *js, struct job *array)
+{
+    struct arrayspec a;
+
+    if (arrayspec_parse (array->spec.array, &a, NULL) < 0)
+        return -1;
+    array->is_array = 1;
+    array->array_limit = a.limit;
+    for (int pos = 0; pos < a.n; pos++) {
+        struct job *sj = subjob_new (array, pos, a.index[pos]);
+        job_make_id (js->srv, sj);
+        if (db_job_insert (js->srv->db, &sj->rec) < 0 || array_append (array, sj) < 0) {
+            job_free (sj);
+            arrayspec_release (&a);
+            return -1;
+        }
+        if (sj->rec.state == 'Q')
+            queue_link (js, sj);
+    }
+    arrayspec_release (&a);
+    return 0;
+}
+
+/* A subjob by its key: its array, then its position there. */
+static struct job *subjob_lookup (struct jobs *js, int64_t key)
+{
+    int64_t rel = key - JOB_SUBKEY_BASE;
+    int64_t pos = rel & ((INT64_C (1) << JOB_SUBKEY_BITS) - 1);
+    struct job *array = jobs_lookup (js, rel >> JOB_SUBKEY_BITS);
+
+    return array && pos < array->nsub ? array->sub[pos] : NULL;
+}
+
 struct job *jobs_lookup (struct jobs *js, int64_t seq)
 {
     int lo = 0, hi = js->n - 1;
 
+    if (seq >= JOB_SUBKEY_BASE)
+        return subjob_lookup (js, seq);
     while (lo <= hi) {
         int mid = (lo + hi) / 2;
         if (js->v[mid]->rec.seq == seq)
@@ -239,19 +359,44 @@ int64_t jobs_parse_id (const char *s)
         return -1;
     errno = 0;
     v = strtoll (s, &end, 10);
-    if (errno || v <= 0 || (*end != '\0' && *end != '.'))
+    if (errno || v <= 0 || (*end != '\0' && *end != '.' && *end != '['))
         return -1;
     return v;
 }
 
+/* "N[]" names the array, "N[I]" its subjob of index I. */
+static struct job *array_find (struct jobs *js, const char *id, const char *br)
+{
+    struct job *array = jobs_lookup (js, jobs_parse_id (id));
+    char *end;
+    long index;
+
+    if (!array || !array->is_array)
+        return NULL;
+    if (br[1] == ']')
+        return array;
+    index = strtol (br + 1, &end, 10);
+    if (end == br + 1 || *end != ']')
+        return NULL;
+    for (int i = 0; i < array->nsub; i++)
+        if (array->sub[i]->array_index == index)
+            return array->sub[i];
+    return NULL;
+}
+
 struct job *jobs_find (struct jobs *js, const char *id)
 {
-    const char *dot = id ? strchr (id, '.') : NULL;
+    const char *br = id ? strchr (id, '[') : NULL;
+    const char *close = br ? strchr (br, ']') : NULL;
+    const char *dot = id ? strchr (close ? close : id, '.') : NULL;
     size_t len = strlen (js->srv->name);
 
     if (dot && (strncmp (dot + 1, js->srv->name, len) != 0
                 || (dot[1 + len] != '\0' && dot[1 + len] != '.')))
         return NULL;
+    if (br)
+        return close && (close[1] == '\0' || close[1] == '.') ? array_find (js, id, br)
+                                                              : NULL;
     return jobs_lookup (js, jobs_parse_id (id));
 }
 
@@ -285,7 +430,9 @@ void job_set_comment (struct job *job, const char *fmt, ...)
 int job_set_state (struct server *srv, struct job *job, char state,
                    const char *event, const char *actor, const char *detail)
 {
-    if (job->rec.state == 'Q' && state != 'Q')
+    if (job->is_array)
+        ;   /* an array never runs itself: only its subjobs queue */
+    else if (job->rec.state == 'Q' && state != 'Q')
         queue_unlink (srv->jobs, job);
     else if (job->rec.state != 'Q' && state == 'Q')
         queue_link (srv->jobs, job);
@@ -296,7 +443,41 @@ int job_set_state (struct server *srv, struct job *job, char state,
     if (event && db_event_add (srv->db, job->rec.seq, job->rec.mtime, event,
                                actor, detail) < 0)
         return -1;
+    if (job->parent)
+        job_array_update (srv, job->parent);
     return 0;
+}
+
+char job_display_state (const struct job *job)
+{
+    if (job->is_array && job->rec.state != 'F') {
+        for (int i = 0; i < job->nsub; i++)
+            if (job->sub[i]->rec.run_count > 0 || job->sub[i]->rec.state == 'F')
+                return 'B';
+    }
+    return job->rec.state;
+}
+
+void job_array_update (struct server *srv, struct job *array)
+{
+    int failed = 0;
+
+    if (array->rec.state == 'F')
+        return;
+    for (int i = 0; i < array->nsub; i++) {
+        const struct job *s = array->sub[i];
+        if (s->rec.state != 'F')
+            return;
+        if (!s->rec.has_exit || s->rec.exit_status != 0)
+            failed = 1;
+    }
+    /* PBS: an array's exit status is 0 when every subjob's was. */
+    array->rec.has_exit = 1;
+    array->rec.exit_status = failed;
+    array->rec.etime = util_wall_secs ();
+    job_set_comment (array, "Job Array Finished");
+    if (job_set_state (srv, array, 'F', "finished", "scheduler", NULL) < 0)
+        log_error ("job %s: record end of array", array->id);
 }
 
 int job_start (struct server *srv, struct job *job, struct alloc *alloc)
@@ -315,6 +496,8 @@ int job_start (struct server *srv, struct job *job, struct alloc *alloc)
     job->alloc = alloc;
     alloc_apply (alloc, job->rec.seq, 1);
     running_link (srv->jobs, job);
+    if (job->parent)
+        job->parent->array_running++;
     job->est_start = 0;
     job->rec.run_count++;
     job->rec.stime = util_wall_secs ();
@@ -340,6 +523,8 @@ static void job_release_alloc (struct server *srv, struct job *job)
 {
     if (job->alloc) {
         running_unlink (srv->jobs, job);
+        if (job->parent)
+            job->parent->array_running--;
         alloc_apply (job->alloc, job->rec.seq, -1);
         free (job->alloc);
         job->alloc = NULL;
@@ -444,7 +629,7 @@ void alloc_slot_apply (struct node *n, const struct alloc_slot *s, int64_t seq,
     n->mem_used += sign * s->mem;
     n->njobs += sign;
     if (s->excl)
-        n->excl_by = sign > 0 ? (int)seq : 0;
+        n->excl_by = sign > 0 ? seq : 0;
     for (int g = 0; g < s->ngpus; g++)
         if (s->gpus[g] >= 0 && s->gpus[g] < NODE_MAX_GPUS)
             n->gpu[s->gpus[g]].used_by = sign > 0 ? seq : 0;

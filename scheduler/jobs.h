@@ -49,7 +49,25 @@ struct job {
     struct job *q_prev, *q_next;    /* in the list of queued jobs while 'Q' */
     struct job *r_prev, *r_next;    /* in the list of jobs holding an allocation */
     int64_t est_start;              /* backfill's reservation for it, 0 if none */
+
+    /* Job arrays.  The array itself is a job that never runs; its subjobs
+     * run, each a job of its own that shares the array's request (spec
+     * is a shallow copy: the array owns it). */
+    int is_array;
+    struct job **sub;               /* array: subjobs in index order */
+    int nsub;
+    int array_limit;                /* array: at most this many running, 0 = any */
+    int array_running;              /* array: subjobs holding an allocation */
+    struct job *parent;             /* subjob: its array */
+    int array_index;                /* subjob: its index */
 };
+
+/* Subjob keys: the database and the workers know a subjob by this number,
+ * far above any job number, made of its array's number and its position. */
+#define JOB_SUBKEY_BASE (INT64_C (1) << 62)
+#define JOB_SUBKEY_BITS 17
+#define JOB_SUBKEY(parent_seq, pos) \
+    (JOB_SUBKEY_BASE + ((int64_t)(parent_seq) << JOB_SUBKEY_BITS) + (pos))
 
 struct jobs *jobs_create (struct server *srv);
 void jobs_destroy (struct jobs *js);
@@ -63,6 +81,16 @@ int64_t jobs_next_seq (struct jobs *js);
 
 /* Add a new job (takes ownership) and insert it.  0 or -1. */
 int jobs_add (struct jobs *js, struct job *job);
+
+/* Expand array job (already added) into its subjobs, one per index of its
+ * -J range, and insert them.  0 or -1. */
+int jobs_add_subjobs (struct jobs *js, struct job *array);
+
+/* The array's state from its subjobs: finished when all are. */
+void job_array_update (struct server *srv, struct job *array);
+
+/* 'B' for an array some of whose subjobs have begun, else the state. */
+char job_display_state (const struct job *job);
 
 struct job *jobs_lookup (struct jobs *js, int64_t seq);
 /* Parse "42", "42.server" or "42.server.domain" into a sequence number.

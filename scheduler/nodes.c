@@ -130,12 +130,11 @@ int nodes_send (struct node *n, struct wire_msg *msg)
 /* Every job the scheduler believes runs on node n. */
 static int node_jobs (struct server *srv, struct node *n, struct job **out, int max)
 {
-    struct job **all;
-    int njobs, k = 0;
+    int k = 0;
 
-    all = jobs_all (srv->jobs, &njobs);
-    for (int i = 0; i < njobs && k < max; i++) {
-        struct job *job = all[i];
+    /* The running list: every job holding an allocation, array subjobs too. */
+    for (struct job *job = jobs_running_first (srv->jobs); job && k < max;
+         job = job->r_next) {
         if (!job->alloc || (job->rec.state != 'R' && job->rec.state != 'E'))
             continue;
         for (int s = 0; s < job->alloc->n; s++) {

@@ -38,7 +38,7 @@ struct node {
     int ngpus;
     struct node_gpu gpu[NODE_MAX_GPUS];
     char labels[256];
-    int excl_by;        /* job seq holding it exclusively, 0 if none */
+    int64_t excl_by;    /* job seq holding it exclusively, 0 if none */
     int njobs;          /* allocations on this node */
     struct conn *conn;  /* link to its worker while up */
     int64_t last_heard_ms;

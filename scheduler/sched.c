@@ -230,6 +230,10 @@ void sched_launch (struct server *srv, struct job *job)
         json_decref (body);
         return;
     }
+    json_object_set_new (body, "number", json_integer (job->parent ? job->parent->rec.seq
+                                                                   : job->rec.seq));
+    json_object_set_new (body, "array_index", json_integer (job->parent ? job->array_index
+                                                                        : -1));
     wire_request_init (&m, "job.launch", job->rec.seq, body);
     server_send_after_commit (srv, ms->node->conn, &m);
 }
@@ -243,6 +247,12 @@ static int sched_start (struct policy_ctx *ctx, struct job *job, struct alloc *a
 {
     struct server *srv = ctx->arg;
 
+    /* An array's %LIMIT: its subjobs wait while that many run. */
+    if (job->parent && job->parent->array_limit
+        && job->parent->array_running >= job->parent->array_limit) {
+        free (a);
+        return 0;
+    }
     if (job_start (srv, job, a) < 0) {
         log_error ("job %s: start", job->id);
         return -1;

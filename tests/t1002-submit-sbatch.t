@@ -45,9 +45,9 @@ test_expect_success '#PBS lines and the command line win over #SBATCH' '
 '
 
 test_expect_success 'unsupported or bad #SBATCH lines: one line naming the line' '
-    printf "#!/bin/sh\n#SBATCH --array=1-3\ntrue\n" > arr.sh &&
+    printf "#!/bin/sh\n#SBATCH --array=3-1\ntrue\n" > arr.sh &&
     ! qsub arr.sh 2> e1 && test $(wc -l < e1) = 1 &&
-    grep -q "line 2: job arrays (--array) are not supported yet" e1 &&
+    grep -q "line 2: invalid array range" e1 &&
     printf "#!/bin/sh\n#SBATCH --frob\ntrue\n" > frob.sh &&
     ! qsub frob.sh 2> e2 && grep -q "unknown #SBATCH option" e2 &&
     printf "#!/bin/sh\n#SBATCH -p nosuch\ntrue\n" > part.sh &&

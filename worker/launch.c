@@ -48,6 +48,16 @@ int launch_req_decode (json_t *body, struct launch_req *req, struct hpcq_error *
     if (jobspec_from_json (spec, &req->spec, err) < 0)
         return -1;
     req->seq = seq;
+    req->number = seq;
+    req->array_index = -1;
+    {
+        json_int_t number;
+        if (json_unpack (body, "{s:I s:i}", "number", &number, "array_index",
+                         &req->array_index) == 0)
+            req->number = number;
+        else
+            req->array_index = -1;
+    }
     req->uid = uid;
     req->mem = mem;
     req->walltime = walltime;
@@ -218,13 +228,19 @@ static void resolve_output (const struct launch_req *req, const char *given,
 {
     const struct hpcq_jobspec *s = &req->spec;
     char path[3072];    /* shorter than buf: room for the directory */
+    char num[64];
     struct stat st;
 
+    /* A subjob's files are NAME.oN.I, as in PBS. */
+    if (req->array_index >= 0)
+        snprintf (num, sizeof (num), "%lld.%d", (long long)req->number, req->array_index);
+    else
+        snprintf (num, sizeof (num), "%lld", (long long)req->number);
     if (given)
-        jobspec_expand_path (given, (long long)req->seq, s->name, path, sizeof (path));
+        jobspec_expand_path (given, (long long)req->number, req->array_index, s->name,
+                             path, sizeof (path));
     if (!given)
-        snprintf (buf, len, "%s/%s.%c%lld", s->workdir, s->name, kind,
-                  (long long)req->seq);
+        snprintf (buf, len, "%s/%s.%c%s", s->workdir, s->name, kind, num);
     else if (path[0] == '/')
         snprintf (buf, len, "%s", path);
     else
@@ -233,8 +249,8 @@ static void resolve_output (const struct launch_req *req, const char *given,
     if (given && ((stat (buf, &st) == 0 && S_ISDIR (st.st_mode))
                   || given[strlen (given) - 1] == '/')) {
         size_t l = strlen (buf);
-        snprintf (buf + l, len - l, "%s%s.%c%lld", buf[l - 1] == '/' ? "" : "/", s->name,
-                  kind, (long long)req->seq);
+        snprintf (buf + l, len - l, "%s%s.%c%s", buf[l - 1] == '/' ? "" : "/", s->name,
+                  kind, num);
     }
 }
 
@@ -319,6 +335,14 @@ static char **launch_environ (const struct launch_req *req, const struct launch_
     env_add (envp, &n, "HPCQ_NODE", "%s", e->node_name);
     env_add (envp, &n, "HPCQ_CHECKPOINT_DIR", "%s/.hpcq/checkpoints/%s",
              req->spec.workdir, req->uuid);
+    if (req->array_index >= 0) {
+        /* PBS Pro's names, Torque's, and Slurm's for scripts written for it. */
+        env_add (envp, &n, "PBS_ARRAY_INDEX", "%d", req->array_index);
+        env_add (envp, &n, "PBS_ARRAY_ID", "%lld[].%s", (long long)req->number, req->server);
+        env_add (envp, &n, "PBS_ARRAYID", "%d", req->array_index);
+        env_add (envp, &n, "SLURM_ARRAY_TASK_ID", "%d", req->array_index);
+        env_add (envp, &n, "SLURM_ARRAY_JOB_ID", "%lld", (long long)req->number);
+    }
     /* A node with GPUs hides the ones the job was not given. */
     if (e->ngpus > 0 || req->ngpus > 0) {
         gpu_visible_devices (e->gpus, e->ngpus, req->gpus, req->ngpus, cvd, sizeof (cvd));

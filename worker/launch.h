@@ -17,7 +17,9 @@
 #include "worker/gpu.h"
 
 struct launch_req {
-    int64_t seq;
+    int64_t seq;                /* the scheduler's key for the job */
+    int64_t number;             /* the number users see (an array's, for a subjob) */
+    int array_index;            /* subjob index, -1 if not a subjob */
     int attempt;
     char jobid[128];
     char uuid[40];

@@ -87,9 +87,12 @@ static void test_errors (void)
     struct hpcq_jobspec s;
     struct hpcq_error err;
 
-    ok (parse ("#!/bin/sh\n#SBATCH --array=1-4\n", &s, &err) < 0
-            && strstr (err.text, "line 2") && strstr (err.text, "not supported"),
-        "--array refused with the line: %s", err.text);
+    ok (parse ("#!/bin/sh\n#SBATCH --array=1-4%2\n", &s, &err) == 1
+            && s.array && !strcmp (s.array, "1-4%2") && !strcmp (s.output_path, "slurm-%A_%a.out"),
+        "--array becomes the job array, output slurm-%%A_%%a.out: %s", err.text);
+    jobspec_release (&s);
+    ok (parse ("#!/bin/sh\n#SBATCH --array=4-1\n", &s, &err) < 0 && strstr (err.text, "line 2"),
+        "a bad --array is refused with the line: %s", err.text);
     jobspec_release (&s);
     ok (parse ("#SBATCH --frobnicate\n", &s, &err) < 0
             && strstr (err.text, "unknown #SBATCH option '--frobnicate'"),
@@ -112,11 +115,13 @@ static void test_expand (void)
 {
     char buf[64];
 
-    jobspec_expand_path ("slurm-%j.out", 42, "x", buf, sizeof (buf));
+    jobspec_expand_path ("slurm-%j.out", 42, -1, "x", buf, sizeof (buf));
     is (buf, "slurm-42.out", "%%j is the job number");
-    jobspec_expand_path ("%x-%j-%%-%u", 7, "sim", buf, sizeof (buf));
+    jobspec_expand_path ("%x-%j-%%-%u", 7, -1, "sim", buf, sizeof (buf));
     is (buf, "sim-7-%-%u", "%%x the name, %%%% a percent, others kept");
-    jobspec_expand_path ("%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j", 123456789, "x", buf, 16);
+    jobspec_expand_path ("o_%A_%a.%j", 9, 3, "x", buf, sizeof (buf));
+    is (buf, "o_9_3.9.3", "subjob: %%A the array, %%a the index, %%j N.I");
+    jobspec_expand_path ("%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j", 123456789, -1, "x", buf, 16);
     ok (strlen (buf) == 15, "output is cut at the buffer");
 }
 
