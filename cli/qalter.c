@@ -33,12 +33,14 @@ int main (int argc, char **argv)
         if (c == '?') {
             fprintf (stderr, "qalter: invalid option -- '%c' (qalter --help lists them)\n",
                      optopt);
+            json_decref (opts);
             return 2;
         }
         json_array_append_new (opts, json_pack ("[s s]", letter, optarg));
     }
     if (json_array_size (opts) == 0) {
         fprintf (stderr, "qalter: nothing to change (qalter --help lists the options)\n");
+        json_decref (opts);
         return 2;
     }
     extra = json_pack ("{s:o}", "options", opts);
