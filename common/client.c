@@ -4,6 +4,8 @@
 #endif
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,8 +69,12 @@ static int dial_tcp (const char *addr, struct hpcq_error *err)
     for (ai = res; ai; ai = ai->ai_next) {
         if ((fd = socket (ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0)) < 0)
             continue;
-        if (connect (fd, ai->ai_addr, ai->ai_addrlen) == 0)
+        if (connect (fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+            int one = 1;
+            /* Small request/reply messages: no Nagle delay. */
+            (void)setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof (one));
             break;
+        }
         saved = errno;
         close (fd);
         fd = -1;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,11 @@ static void conn_peer_init (struct conn *c)
         struct sockaddr_in sin;
         socklen_t pl = sizeof (sin);
         char addr[INET_ADDRSTRLEN] = "?";
+        int one = 1;
+        /* Messages are small and each waits for an answer: Nagle's delay
+         * (up to 40 ms against a delayed ACK) would be most of a job's
+         * submit-to-start time (bench/RESULTS.md). */
+        (void)setsockopt (c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof (one));
         if (getpeername (c->fd, (struct sockaddr *)&sin, &pl) == 0)
             inet_ntop (AF_INET, &sin.sin_addr, addr, sizeof (addr));
         snprintf (c->peer_name, sizeof (c->peer_name), "%s:%u", addr,

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""bench/run-report.py - the table of bench/run.sh.
+
+    run-report.py RESULTS.tsv META.txt OUT.md
+
+RESULTS.tsv has one line per measurement: system, metric, value.  Prints
+the table (median, min-max of the repeated runs, and hpcq's advantage as a
+ratio to each Slurm configuration: above 1 means hpcq is better) and writes
+it as Markdown to OUT.md.  Standard library only.
+"""
+import statistics
+import sys
+
+SYSTEMS = ["hpcq", "slurm-default", "slurm-tuned"]
+# metric, label, higher is better?, format
+METRICS = [
+    ("submit_jobs_per_s", "submission, one job per command (jobs/s)", True, "%.0f"),
+    ("array_tasks_per_s", "submission, job array (tasks/s)", True, "%.0f"),
+    ("e2e_jobs_per_s", "end-to-end, /bin/true jobs (jobs/s)", True, "%.1f"),
+    ("latency_median_ms", "submit-to-start, median (ms)", False, "%.1f"),
+    ("latency_p95_ms", "submit-to-start, p95 (ms)", False, "%.1f"),
+    ("qfull_ms", "full listing at depth (ms)", False, "%.1f"),
+    ("qone_ms", "one job at depth (ms)", False, "%.1f"),
+    ("depth_submit_ms", "submit at depth (ms per job)", False, "%.1f"),
+    ("recovery_s", "kill -9 to answering again (s)", False, "%.2f"),
+    ("rss_mib", "controller resident memory at depth (MiB)", False, "%.1f"),
+    ("depth_jobs", "jobs queued at depth", None, "%.0f"),
+    ("acked", "acknowledged before kill -9", None, "%.0f"),
+    ("present", "present after restart", None, "%.0f"),
+    ("lost", "acknowledged but lost", None, "%.0f"),
+]
+
+
+def main():
+    tsv, meta, out = sys.argv[1:4]
+    data = {}
+    for line in open(tsv):
+        parts = line.rstrip("\n").split("\t")
+        if len(parts) != 3:
+            continue
+        data.setdefault((parts[0], parts[1]), []).append(parts[2])
+    systems = [s for s in SYSTEMS if any(k[0] == s for k in data)]
+
+    def summary(sysname, metric):
+        vals = data.get((sysname, metric))
+        if not vals:
+            return None, "-"
+        if vals[0] == "n/a":
+            return None, "n/a" + (": hpcq has no job arrays yet" if metric.startswith("array") else "")
+        nums = sorted(float(v) for v in vals)
+        med = statistics.median(nums)
+        fmt = dict((m[0], m[3]) for m in METRICS)[metric]
+        text = fmt % med
+        if len(nums) > 1:
+            text += " (" + fmt % nums[0] + "–" + fmt % nums[-1] + ")"
+        return med, text
+
+    head = ["measure"] + systems + ["hpcq ÷ " + s.replace("slurm-", "Slurm ") for s in systems if s != "hpcq"]
+    rows = []
+    for metric, label, higher, _ in METRICS:
+        cells, meds = [], {}
+        for s in systems:
+            meds[s], text = summary(s, metric)
+            cells.append(text)
+        if all(c == "-" for c in cells):
+            continue
+        ratios = []
+        for s in systems:
+            if s == "hpcq":
+                continue
+            a, b = meds.get("hpcq"), meds.get(s)
+            if higher is None or a is None or b is None or a == 0 or b == 0:
+                ratios.append("")
+            else:
+                ratios.append("%.2f×" % (a / b if higher else b / a))
+        rows.append([label] + cells + ratios)
+
+    meta_lines = [l[2:].rstrip() for l in open(meta) if l.startswith("# ")]
+    md = []
+    for l in meta_lines:
+        md.append("- " + l)
+    md.append("")
+    md.append("| " + " | ".join(head) + " |")
+    md.append("| --- |" + " ---: |" * (len(head) - 1))
+    for r in rows:
+        md.append("| " + " | ".join(r) + " |")
+    md.append("")
+    md.append("Median of the repeated runs (min–max in brackets); the ratios are "
+              "hpcq's advantage (above 1: hpcq better), from the medians of the same run.")
+    open(out, "w").write("\n".join(md) + "\n")
+
+    widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
+    for l in meta_lines:
+        print(l)
+    for r in [head] + rows:
+        print("  ".join(c.ljust(widths[i]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(r)))
+
+
+if __name__ == "__main__":
+    main()
