@@ -13,7 +13,8 @@ vg="$vg --errors-for-leak-kinds=definite,indirect --error-exitcode=99"
 rc=0
 
 for t in common/test/test_resource common/test/test_jobspec common/test/test_directive \
-         common/test/test_wire common/test/test_config db/test/test_db; do
+         common/test/test_sbatch common/test/test_wire common/test/test_config \
+         db/test/test_db; do
     if HPCQ_SRCDIR=$src $vg --log-file="$logs/$(basename $t).log" "$build/$t" > /dev/null; then
         echo "ok: $t"
     else
