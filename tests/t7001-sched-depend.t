@@ -49,8 +49,9 @@ test_expect_success 'dependencies survive a scheduler restart' '
     pid=$(cat $CLUSTER/scheduler.pid) && kill -9 $pid &&
     wait_until 10 sh -c "! kill -0 $pid 2>/dev/null" &&
     hpcq-local start-scheduler $CLUSTER &&
-    test "$(job_state $b)" = H &&
-    wait_state $b F 40 && test "$(job_attr $b Exit_status)" = 0
+    wait_state $b F 40 && test "$(job_attr $b Exit_status)" = 0 &&
+    test "$(db_query "SELECT start_time FROM attempts WHERE job_seq = $(seqno $b)")" -ge \
+         "$(db_query "SELECT etime FROM jobs WHERE seq = $(seqno $a)")"
 '
 
 test_expect_success 'bad dependencies are refused at submission' '
