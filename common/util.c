@@ -130,6 +130,19 @@ int util_write_all (int fd, const void *buf, size_t len)
     return 0;
 }
 
+int util_fsync_dir (const char *dir)
+{
+    int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc, saved;
+
+    if (fd < 0)
+        return -1;
+    rc = fsync (fd);
+    saved = errno;
+    close (fd);
+    errno = saved;
+    return rc;
+}
+
 int util_mkdir_p (const char *path)
 {
     char tmp[4096];

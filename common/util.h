@@ -25,6 +25,9 @@ char *util_read_fd (int fd, size_t max, size_t *lenp);
 /* Write all of buf to fd, retrying on EINTR.  Returns 0 or -1. */
 int util_write_all (int fd, const void *buf, size_t len);
 
+/* fsync a directory, so a rename into it is durable.  Returns 0 or -1. */
+int util_fsync_dir (const char *dir);
+
 /* Make a directory and its parents (mode 0700 for new ones).  0 or -1. */
 int util_mkdir_p (const char *path);
 

@@ -14,6 +14,7 @@
 
 #include "apps/climate/climate_ckpt.h"
 #include "apps/climate/climate_kernels.h"
+#include "common/util.h"
 
 #define CKPT_MAGIC "HPCQCLIM"
 
@@ -60,33 +61,6 @@ static uint64_t header_checksum (struct ckpt_header h, const double *fields)
     return climate_ckpt_checksum (c, fields, h.payload_bytes);
 }
 
-static int write_all (int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-
-    while (n > 0) {
-        ssize_t w = write (fd, p, n > (1 << 30) ? (1 << 30) : n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static int fsync_dir (const char *dir)
-{
-    int fd = open (dir, O_RDONLY | O_DIRECTORY);
-
-    if (fd < 0)
-        return -1;
-    int rc = fsync (fd);
-    close (fd);
-    return rc;
-}
-
 int climate_ckpt_write (const char *dir, int *last_slot,
                         const struct climate_ckpt_meta *meta,
                         const double *fields, struct hpcq_error *err)
@@ -108,15 +82,15 @@ int climate_ckpt_write (const char *dir, int *last_slot,
     int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0)
         return errprintf (err, "cannot create '%s': %s", tmp, strerror (errno));
-    if (write_all (fd, &h, sizeof (h)) < 0
-        || write_all (fd, fields, h.payload_bytes) < 0 || fsync (fd) < 0) {
+    if (util_write_all (fd, &h, sizeof (h)) < 0
+        || util_write_all (fd, fields, h.payload_bytes) < 0 || fsync (fd) < 0) {
         int e = errno;
         close (fd);
         unlink (tmp);
         errno = e;
         return errprintf (err, "cannot write '%s': %s", tmp, strerror (e));
     }
-    if (close (fd) < 0 || rename (tmp, path) < 0 || fsync_dir (dir) < 0) {
+    if (close (fd) < 0 || rename (tmp, path) < 0 || util_fsync_dir (dir) < 0) {
         int e = errno;
         unlink (tmp);
         errno = e;

@@ -15,6 +15,7 @@
 #include "apps/md/checkpoint.h"
 #include "apps/md/comm.h"
 #include "apps/md/sim.h"
+#include "common/util.h"
 
 #define CKPT_MAGIC "HPCQMDCP"
 #define MANIFEST_MAGIC "hpcq-md checkpoint manifest"
@@ -83,16 +84,6 @@ static void out_write (struct out *o, const void *buf, size_t len)
     }
 }
 
-static int fsync_dir (const char *dir)
-{
-    int fd = open (dir, O_RDONLY | O_DIRECTORY);
-    if (fd < 0)
-        return -1;
-    int rc = fsync (fd);
-    close (fd);
-    return rc;
-}
-
 /* Write via tmp + fsync + rename + fsync(dir).  The body callback
  * streams the content.  Returns 0 or -1 with errno. */
 static int atomic_write (const char *dir, const char *path,
@@ -111,7 +102,7 @@ static int atomic_write (const char *dir, const char *path,
         o.failed = errno;
     if (!o.failed && rename (tmp, path) < 0)
         o.failed = errno;
-    if (!o.failed && fsync_dir (dir) < 0)
+    if (!o.failed && util_fsync_dir (dir) < 0)
         o.failed = errno;
     if (o.failed) {
         unlink (tmp);
