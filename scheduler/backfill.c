@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "scheduler/policy.h"
-#include "scheduler/sched.h"
+#include "scheduler/place.h"
 
 #define T_NEVER INT64_MAX
 
@@ -33,7 +33,7 @@ static int64_t end_of (const struct policy_ctx *ctx, const struct job *job)
     return w < 0 ? T_NEVER : job->rec.stime + w;
 }
 
-/* A copy of every node, and pointers to the copies for sched_place(). */
+/* A copy of every node, and pointers to the copies for place_job(). */
 struct view {
     struct node *copy;
     struct node **ptr;
@@ -113,7 +113,7 @@ static struct alloc *place_both (struct policy_ctx *ctx, struct job *job,
             if (!n->gpu[g].used_by)
                 n->gpu[g].used_by = s->gpu[g].used_by;
     }
-    if ((a = sched_place (both.ptr, both.n, &job->spec.res, job->rec.seq, 0)))
+    if ((a = place_job (both.ptr, both.n, job, 0)))
         for (int k = 0; k < a->n; k++)
             a->slot[k].node = ctx->nodes[a->slot[k].node - both.copy];
 out:
@@ -164,7 +164,7 @@ static int64_t reserve (struct policy_ctx *ctx, struct job *job, struct view *vi
         view_apply (view, ctx, ends[i]->alloc, ends[i]->rec.seq, -1);
         if (i + 1 < n && end_of (ctx, ends[i + 1]) == end_of (ctx, ends[i]))
             continue;   /* release everything ending at the same moment */
-        if ((a = sched_place (view->ptr, view->n, &job->spec.res, job->rec.seq, 0))) {
+        if ((a = place_job (view->ptr, view->n, job, 0))) {
             view_apply (view, ctx, a, job->rec.seq, 1);
             free (a);
             shadow = end_of (ctx, ends[i]);

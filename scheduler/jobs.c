@@ -622,25 +622,6 @@ void job_signal_worker (struct job *job, const char *sig, const char *reason)
     wire_msg_release (&m);
 }
 
-void alloc_slot_apply (struct node *n, const struct alloc_slot *s, int64_t seq,
-                       int sign)
-{
-    n->ncpus_used += sign * s->ncpus;
-    n->mem_used += sign * s->mem;
-    n->njobs += sign;
-    if (s->excl)
-        n->excl_by = sign > 0 ? seq : 0;
-    for (int g = 0; g < s->ngpus; g++)
-        if (s->gpus[g] >= 0 && s->gpus[g] < NODE_MAX_GPUS)
-            n->gpu[s->gpus[g]].used_by = sign > 0 ? seq : 0;
-}
-
-void alloc_apply (struct alloc *a, int64_t seq, int sign)
-{
-    for (int i = 0; i < a->n; i++)
-        alloc_slot_apply (a->slot[i].node, &a->slot[i], seq, sign);
-}
-
 json_t *alloc_to_json (const struct alloc *a)
 {
     json_t *arr = json_array ();

@@ -12,6 +12,7 @@
 
 #include "common/jobspec.h"
 #include "db/db_job.h"
+#include "scheduler/place.h"
 #include "scheduler/server.h"
 
 struct node;
@@ -21,23 +22,6 @@ struct node;
 #define JOB_EXEC_RERUN (-3)         /* node failed: requeued */
 #define JOB_EXEC_KILL_WALLTIME (-29)
 #define JOB_EXEC_NODE_LOST (-11)    /* node failed, job not rerunnable */
-
-/* Where one chunk of a job runs. */
-struct alloc_slot {
-    struct node *node;
-    char node_name[64];
-    int ncpus;
-    int64_t mem;
-    int ngpus;
-    int gpus[16];           /* GPU indices on the node */
-    int mpiprocs;
-    int excl;
-};
-
-struct alloc {
-    int n;
-    struct alloc_slot slot[64];
-};
 
 struct job {
     struct db_job rec;
@@ -49,6 +33,7 @@ struct job {
     struct job *q_prev, *q_next;    /* in the list of queued jobs while 'Q' */
     struct job *r_prev, *r_next;    /* in the list of jobs holding an allocation */
     int64_t est_start;              /* backfill's reservation for it, 0 if none */
+    const char *node_labels;        /* its queue's node_labels (borrowed), NULL = any */
 
     /* Job arrays.  The array itself is a job that never runs; its subjobs
      * run, each a job of its own that shares the array's request (spec
@@ -130,12 +115,8 @@ void job_signal_worker (struct job *job, const char *sig, const char *reason);
 void job_set_comment (struct job *job, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 
-/* Allocation bookkeeping on nodes: add (sign 1) or remove (-1) job seq's
- * use; alloc_slot_apply does one slot on a given node record (a real one,
- * or a policy's copy). */
+/* Add (sign 1) or remove (-1) job seq's use of a on the real nodes. */
 void alloc_apply (struct alloc *a, int64_t seq, int sign);
-void alloc_slot_apply (struct node *n, const struct alloc_slot *s, int64_t seq,
-                       int sign);
 json_t *alloc_to_json (const struct alloc *a);
 struct alloc *alloc_from_json (struct nodes *ns, const char *text);
 void alloc_format_exec (const struct alloc *a, char **exec_host,

@@ -11,6 +11,7 @@
 #include "common/util.h"
 #include "scheduler/depend.h"
 #include "scheduler/nodes.h"
+#include "scheduler/place.h"
 #include "scheduler/policy.h"
 #include "scheduler/sched.h"
 
@@ -74,97 +75,6 @@ void sched_request (struct sched *s)
     s->requested = 1;
 }
 
-/* Tentative usage while placing one job, so its chunks do not overlap. */
-struct scratch {
-    int cpus;
-    int64_t mem;
-    int gpus_taken[NODE_MAX_GPUS];
-    int used;               /* chunks of this job placed here */
-};
-
-static int node_usable (const struct node *n, int empty)
-{
-    if (empty)
-        return n->ncpus > 0;
-    /* Up and connected: a node whose link just dropped may still be "up"
-     * until its heartbeat times out, but a launch could not reach it. */
-    return n->state == NODE_UP && n->conn && n->excl_by == 0;
-}
-
-static int chunk_fits (const struct node *n, const struct scratch *sc,
-                       const struct hpcq_chunk *c, int empty, int scatter, int excl)
-{
-    int cpus_used = empty ? 0 : n->ncpus_used;
-    int64_t mem_used = empty ? 0 : n->mem_used;
-    int free_gpus = 0;
-
-    if ((scatter || excl) && sc->used)
-        return 0;
-    if (excl && !empty && n->njobs > 0)
-        return 0;
-    for (int g = 0; g < n->ngpus; g++)
-        if ((empty || !n->gpu[g].used_by) && !sc->gpus_taken[g])
-            free_gpus++;
-    return n->ncpus - cpus_used - sc->cpus >= c->ncpus
-           && (c->mem == 0 || n->mem - mem_used - sc->mem >= c->mem)
-           && free_gpus >= c->ngpus;
-}
-
-static void chunk_take (struct alloc_slot *slot, struct node *n, struct scratch *sc,
-                        const struct hpcq_chunk *c, int empty, int excl)
-{
-    slot->node = n;
-    snprintf (slot->node_name, sizeof (slot->node_name), "%s", n->name);
-    slot->ncpus = c->ncpus;
-    slot->mem = c->mem;
-    slot->mpiprocs = c->mpiprocs > 0 ? c->mpiprocs : 1;
-    slot->excl = excl;
-    slot->ngpus = 0;
-    for (int g = 0; g < n->ngpus && slot->ngpus < c->ngpus; g++) {
-        if ((empty || !n->gpu[g].used_by) && !sc->gpus_taken[g]) {
-            sc->gpus_taken[g] = 1;
-            slot->gpus[slot->ngpus++] = g;
-        }
-    }
-    sc->cpus += c->ncpus;
-    sc->mem += c->mem;
-    sc->used++;
-}
-
-struct alloc *sched_place (struct node **nodes, int nnodes,
-                           const struct hpcq_resources *res, int64_t seq,
-                           int empty)
-{
-    struct scratch *sc = calloc (nnodes ? nnodes : 1, sizeof (*sc));
-    struct alloc *a = calloc (1, sizeof (*a));
-    int scatter = strncmp (res->place, "scatter", 7) == 0;
-    int excl = strstr (res->place, "excl") != NULL;
-
-    if (!sc || !a)
-        goto fail;
-    for (int c = 0; c < res->nchunks; c++) {
-        const struct hpcq_chunk *ch = &res->chunk[c];
-        for (int k = 0; k < ch->count; k++) {
-            int i;
-            if (a->n == (int)(sizeof (a->slot) / sizeof (a->slot[0])))
-                goto fail;
-            for (i = 0; i < nnodes; i++)
-                if (node_usable (nodes[i], empty)
-                    && chunk_fits (nodes[i], &sc[i], ch, empty, scatter, excl))
-                    break;
-            if (i == nnodes)
-                goto fail;
-            chunk_take (&a->slot[a->n++], nodes[i], &sc[i], ch, empty, excl);
-        }
-    }
-    free (sc);
-    return a;
-fail:
-    free (sc);
-    free (a);
-    return NULL;
-}
-
 int sched_feasible (struct server *srv, const struct hpcq_resources *res,
                     struct hpcq_error *err)
 {
@@ -187,7 +97,7 @@ int sched_feasible (struct server *srv, const struct hpcq_resources *res,
     }
     if (known == 0)
         return 0;   /* no worker has registered yet: nothing to judge by */
-    if ((a = sched_place (nodes, nnodes, res, 0, 1))) {
+    if ((a = place_alloc (nodes, nnodes, res, NULL, 0, 1))) {
         free (a);
         return 0;
     }
@@ -240,7 +150,7 @@ void sched_launch (struct server *srv, struct job *job)
 
 static struct alloc *sched_fit (struct policy_ctx *ctx, struct job *job)
 {
-    return sched_place (ctx->nodes, ctx->nnodes, &job->spec.res, job->rec.seq, 0);
+    return place_job (ctx->nodes, ctx->nnodes, job, 0);
 }
 
 static int sched_start (struct policy_ctx *ctx, struct job *job, struct alloc *a)

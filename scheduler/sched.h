@@ -22,12 +22,6 @@ void sched_request (struct sched *s);
 /* Run a pass now if one was requested.  Called before each commit. */
 void sched_run (struct sched *s);
 
-/* Place res on the free resources of nodes (all-or-nothing).  With
- * empty=1, on empty nodes (capacity).  Returns a new alloc or NULL. */
-struct alloc *sched_place (struct node **nodes, int nnodes,
-                           const struct hpcq_resources *res, int64_t seq,
-                           int empty);
-
 /* 0 if some known node set could run res; -1 with the reason in err. */
 int sched_feasible (struct server *srv, const struct hpcq_resources *res,
                     struct hpcq_error *err);
