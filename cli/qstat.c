@@ -185,29 +185,49 @@ static const char *attr_str (json_t *job, const char *key, const char *dflt)
     return s ? s : dflt;
 }
 
-static void print_table (json_t *jobs, int wide)
-{
-    const char *id;
-    json_t *job;
-    int w = wide ? 30 : 16;
+/* The default table, printed chunk by chunk as the rows arrive: a deep
+ * queue is never held whole in memory. */
+struct table {
+    int wide;
+    int only_finished;
+    int header_done;
+    json_t *missing;    /* the first chunk's unknown/finished lists */
+};
 
-    if (json_object_size (jobs) == 0)
-        return;
+static void print_header (int w)
+{
     printf ("%-*s  %-*s %-*s  %8s %s %s\n", w, "Job id", w, "Name", w, "User",
             "Time Use", "S", "Queue");
     printf ("%.*s  %.*s %.*s  -------- - -----\n", w,
             "------------------------------", w, "------------------------------",
             w, "------------------------------");
-    json_object_foreach (jobs, id, job) {
-        char owner[128];
-        const char *cput = json_string_value (json_object_get (
-            json_object_get (job, "resources_used"), "cput"));
-        snprintf (owner, sizeof (owner), "%s", attr_str (job, "Job_Owner", "?"));
-        owner[strcspn (owner, "@")] = '\0';
-        printf ("%-*.*s  %-*.*s %-*.*s  %8s %s %s\n", w, w, id, w, w,
-                attr_str (job, "Job_Name", ""), w, w, owner,
-                cput ? cput : "0", attr_str (job, "job_state", "?"),
-                attr_str (job, "queue", ""));
+}
+
+/* Columns by position, as the scheduler names them in "columns". */
+enum { COL_ID, COL_NAME, COL_USER, COL_CPUT, COL_STATE, COL_QUEUE, NCOLS };
+
+static void print_rows (json_t *reply, void *arg)
+{
+    struct table *t = arg;
+    int w = t->wide ? 30 : 16;
+    json_t *row;
+    size_t i;
+
+    if (!t->missing)
+        t->missing = json_incref (reply);
+    json_array_foreach (json_object_get (reply, "rows"), i, row) {
+        const char *col[NCOLS];
+        for (int k = 0; k < NCOLS; k++) {
+            const char *v = json_string_value (json_array_get (row, k));
+            col[k] = v ? v : "?";
+        }
+        if (t->only_finished && strcmp (col[COL_STATE], "F") != 0)
+            continue;
+        if (!t->header_done++)
+            print_header (w);
+        printf ("%-*.*s  %-*.*s %-*.*s  %8s %s %s\n", w, w, col[COL_ID], w, w,
+                col[COL_NAME], w, w, col[COL_USER], col[COL_CPUT], col[COL_STATE],
+                col[COL_QUEUE]);
     }
 }
 
@@ -228,21 +248,49 @@ static void report_missing (json_t *reply)
     }
 }
 
-static void show_jobs (const struct opts *o, int nargs, char **args)
+static json_t *stat_body (const struct opts *o, int nargs, char **args, int table)
 {
-    json_t *ids = json_array (), *body, *reply, *jobs;
-    const char *id;
-    json_t *job;
+    json_t *ids = json_array (), *body;
 
     /* "@server" means every job at that server: we are that server. */
     for (int i = 0; i < nargs; i++)
         if (args[i][0] != '@')
             json_array_append_new (ids, json_string (args[i]));
     body = json_pack ("{s:o s:b s:b s:b}", "ids", ids, "history", o->history,
-                      "summary", !o->full && !o->json, "subjobs", o->subjobs);
+                      "table", table, "subjobs", o->subjobs);
     if (o->user)
         json_object_set_new (body, "user", json_string (o->user));
-    reply = rpc_stat (body);
+    return body;
+}
+
+static void show_table (const struct opts *o, int nargs, char **args)
+{
+    struct table t = { .wide = o->wide, .only_finished = o->only_finished };
+    struct hpcq_error err;
+    struct client *c = client_connect (NULL, &err);
+
+    if (!c || client_rpc_stream (c, "job.stat", stat_body (o, nargs, args, 1),
+                                 print_rows, &t, &err) < 0) {
+        fprintf (stderr, "qstat: %s\n", err.text);
+        exit (1);
+    }
+    client_destroy (c);
+    if (t.missing)
+        report_missing (t.missing);
+    json_decref (t.missing);
+}
+
+static void show_jobs (const struct opts *o, int nargs, char **args)
+{
+    json_t *reply, *jobs;
+    const char *id;
+    json_t *job;
+
+    if (!o->full && !o->json) {
+        show_table (o, nargs, args);
+        return;
+    }
+    reply = rpc_stat (stat_body (o, nargs, args, 0));
     jobs = json_object_get (reply, "jobs");
     if (o->only_finished) {
         void *tmp;
@@ -252,15 +300,13 @@ static void show_jobs (const struct opts *o, int nargs, char **args)
     }
     if (o->json)
         print_json (reply, "Jobs", jobs);
-    else if (o->full) {
+    else {
         json_object_foreach (jobs, id, job) {
             printf ("Job Id: %s\n", id);
             print_attrs (job, o->oneline);
             printf ("\n");
         }
     }
-    else
-        print_table (jobs, o->wide);
     report_missing (reply);
     json_decref (reply);
 }

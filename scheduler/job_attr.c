@@ -138,6 +138,21 @@ json_t *job_attr_summary (struct server *srv, const struct job *job)
     return o;
 }
 
+json_t *job_attr_row (const struct job *job)
+{
+    const char *cput = "0";
+    char state = job_display_state (job);
+    json_t *ru = NULL, *row;
+
+    if (job->rec.resources_used && (ru = json_loads (job->rec.resources_used, 0, NULL))
+        && json_string_value (json_object_get (ru, "cput")))
+        cput = json_string_value (json_object_get (ru, "cput"));
+    row = json_pack ("[s s s s s# s]", job->id, job->spec.name ? job->spec.name : "",
+                     job->rec.owner, cput, &state, (size_t)1, job->rec.queue);
+    json_decref (ru);
+    return row;
+}
+
 /* What PBS Pro shows for an array: that it is one, its range, and how
  * many subjobs are in each state. */
 static void job_attr_array (json_t *o, const struct job *job)

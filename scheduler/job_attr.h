@@ -19,4 +19,10 @@ json_t *job_attr_json (struct server *srv, const struct job *job);
  * resources_used.cput, job_state, queue): cheap for frequent polling. */
 json_t *job_attr_summary (struct server *srv, const struct job *job);
 
+/* One row of the default qstat table, the columns JOB_ATTR_ROW_COLUMNS
+ * name, as an array of strings: a list of many thousand jobs costs far
+ * less as rows than as objects, to build and to parse. */
+#define JOB_ATTR_ROW_COLUMNS "id", "Job_Name", "user", "cput", "job_state", "queue"
+json_t *job_attr_row (const struct job *job);
+
 #endif

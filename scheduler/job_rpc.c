@@ -139,7 +139,7 @@ struct stat_req {
     json_t *ids;
     const char *user;
     int history;
-    int summary;        /* only what the qstat table shows */
+    int table;          /* only the qstat table's columns, as rows */
     int subjobs;        /* qstat -t: arrays' subjobs after each array */
 };
 
@@ -187,19 +187,25 @@ static void stat_send (struct server *srv, struct conn *c, const struct wire_msg
     int i = 0;
 
     do {
-        json_t *jobs = json_object ();
+        json_t *jobs = r->table ? json_array () : json_object (), *body;
         int end = i + STAT_CHUNK < nsel ? i + STAT_CHUNK : nsel, last = end == nsel;
         for (; i < end; i++) {
-            json_t *a = r->summary ? job_attr_summary (srv, sel[i])
-                                   : job_attr_json (srv, sel[i]);
-            if (a)
-                json_object_set_new (jobs, sel[i]->id, a);
+            if (r->table)
+                json_array_append_new (jobs, job_attr_row (sel[i]));
+            else
+                json_object_set_new (jobs, sel[i]->id, job_attr_json (srv, sel[i]));
         }
-        (void)conn_reply (c, msg, 0, NULL,
-                          json_pack ("{s:s s:I s:o s:O s:O s:b}", "server", srv->name,
-                                     "timestamp", (json_int_t)util_wall_secs (),
-                                     "jobs", jobs, "unknown", unknown, "finished",
-                                     finished, "more", !last));
+        body = json_pack ("{s:s s:I s:O s:O s:b}", "server", srv->name, "timestamp",
+                          (json_int_t)util_wall_secs (), "unknown", unknown,
+                          "finished", finished, "more", !last);
+        if (body && r->table)
+            json_object_set_new (body, "columns",
+                                 json_pack ("[ssssss]", JOB_ATTR_ROW_COLUMNS));
+        if (body)
+            json_object_set_new (body, r->table ? "rows" : "jobs", jobs);
+        else
+            json_decref (jobs);
+        (void)conn_reply (c, msg, 0, NULL, body);
     } while (i < nsel);
 }
 
@@ -211,7 +217,7 @@ static void job_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
     int n, nsel = 0;
 
     if (json_unpack (msg->body, "{s?o s?s s?b s?b s?b}", "ids", &r.ids, "user", &r.user,
-                     "history", &r.history, "summary", &r.summary, "subjobs",
+                     "history", &r.history, "table", &r.table, "subjobs",
                      &r.subjobs) < 0
         || (r.ids && !json_is_array (r.ids))) {
         server_reply_error (c, msg, EPROTO, "job.stat: malformed request");
