@@ -13,22 +13,39 @@ import sys
 
 SYSTEMS = ["hpcq", "slurm-default", "slurm-tuned"]
 # metric, label, higher is better?, format
+# metric, label, higher is better?, format.  A metric ending in "@" is
+# measured at each queue depth ("qfull_ms@100000"): one row per depth.
 METRICS = [
+    ("spawn_floor_per_s", "same shell loop running /bin/true (runs/s): the ceiling", None, "%.0f"),
     ("submit_jobs_per_s", "submission, one job per command (jobs/s)", True, "%.0f"),
+    ("submit_par_jobs_per_s", "submission, one job per command, PAR at once (jobs/s)", True, "%.0f"),
     ("array_tasks_per_s", "submission, job array (tasks/s)", True, "%.0f"),
     ("e2e_jobs_per_s", "end-to-end, /bin/true jobs (jobs/s)", True, "%.1f"),
     ("latency_median_ms", "submit-to-start, median (ms)", False, "%.1f"),
     ("latency_p95_ms", "submit-to-start, p95 (ms)", False, "%.1f"),
-    ("qfull_ms", "full listing at depth (ms)", False, "%.1f"),
-    ("qone_ms", "one job at depth (ms)", False, "%.1f"),
-    ("depth_submit_ms", "submit at depth (ms per job)", False, "%.1f"),
+    ("qfull_ms@", "full listing (ms)", False, "%.1f"),
+    ("qone_ms@", "one job (ms)", False, "%.1f"),
+    ("depth_submit_ms@", "submit (ms per job)", False, "%.1f"),
+    ("rss_mib@", "controller resident memory (MiB)", False, "%.1f"),
+    ("depth_jobs@", "jobs queued", None, "%.0f"),
     ("recovery_s", "kill -9 to answering again (s)", False, "%.2f"),
-    ("rss_mib", "controller resident memory at depth (MiB)", False, "%.1f"),
-    ("depth_jobs", "jobs queued at depth", None, "%.0f"),
     ("acked", "acknowledged before kill -9", None, "%.0f"),
     ("present", "present after restart", None, "%.0f"),
     ("lost", "acknowledged but lost", None, "%.0f"),
 ]
+
+
+def expand(metrics, data):
+    """Each per-depth metric once per depth found in data, shallow first."""
+    out = []
+    for metric, label, higher, fmt in metrics:
+        if not metric.endswith("@"):
+            out.append((metric, label, higher, fmt))
+            continue
+        depths = sorted({int(k[1].split("@")[1]) for k in data if k[1].startswith(metric)})
+        for d in depths:
+            out.append(("%s%d" % (metric, d), "%s at %d jobs" % (label, d), higher, fmt))
+    return out
 
 
 def main():
@@ -40,16 +57,17 @@ def main():
             continue
         data.setdefault((parts[0], parts[1]), []).append(parts[2])
     systems = [s for s in SYSTEMS if any(k[0] == s for k in data)]
+    metrics = expand(METRICS, data)
 
     def summary(sysname, metric):
         vals = data.get((sysname, metric))
         if not vals:
             return None, "-"
         if vals[0] == "n/a":
-            return None, "n/a" + (": hpcq has no job arrays yet" if metric.startswith("array") else "")
+            return None, "n/a"
         nums = sorted(float(v) for v in vals)
         med = statistics.median(nums)
-        fmt = dict((m[0], m[3]) for m in METRICS)[metric]
+        fmt = dict((m[0], m[3]) for m in metrics)[metric]
         text = fmt % med
         if len(nums) > 1:
             text += " (" + fmt % nums[0] + "–" + fmt % nums[-1] + ")"
@@ -57,7 +75,7 @@ def main():
 
     head = ["measure"] + systems + ["hpcq ÷ " + s.replace("slurm-", "Slurm ") for s in systems if s != "hpcq"]
     rows = []
-    for metric, label, higher, _ in METRICS:
+    for metric, label, higher, _ in metrics:
         cells, meds = [], {}
         for s in systems:
             meds[s], text = summary(s, metric)

@@ -10,19 +10,23 @@
 # settings of Slurm's high-throughput guide (bench/slurm/*.conf.in).  For each
 # it measures:
 #   1. submission rate: SUBN held one-process jobs one after another
-#      (qsub -h / sbatch -H --wrap), jobs/s; a held ARRAY-task array (Slurm
-#      only: hpcq has no job arrays yet), tasks/s;
+#      (qsub -h / sbatch -H --wrap), jobs/s, and the same from PAR submitters
+#      at once; beside them the rate at which the same shell loop runs
+#      /bin/true, the ceiling for any one-process-per-job submitter on this
+#      machine; a held ARRAY-task array (qsub -J / sbatch --array), tasks/s;
 #   2. end-to-end throughput: E2EN /bin/true jobs, first submit until no job
 #      is left unfinished, jobs/s;
 #   3. submit-to-start latency on the idle cluster, LATN jobs one at a time:
 #      the job writes its start time, compared with the time just before the
 #      submit command started; median and p95;
-#   4. with DEPTH held jobs queued: full listing (qstat / squeue) and one job
-#      (qstat ID / squeue -j ID), ms; submitting at that depth, ms per job;
-#   5. recovery: right after the last acknowledged submission, kill -9 the
-#      controller, restart it: seconds until it answers, jobs present vs
-#      acknowledged (and how many acknowledged ids are missing);
-#   6. resident memory of the controller with DEPTH jobs queued.
+#   4. with each of DEPTHS held jobs queued (the queue is filled up to one
+#      depth, measured, then filled up to the next): full listing (qstat /
+#      squeue) and one job (qstat ID / squeue -j ID), ms; submitting at that
+#      depth, ms per job; resident memory of the controller;
+#   5. recovery, at the deepest queue: right after the last acknowledged
+#      submission, kill -9 the controller, restart it: seconds until it
+#      answers, jobs present vs acknowledged (and how many acknowledged ids
+#      are missing).
 # Every figure is the median of REPS runs (min and max beside it) unless it
 # is a one-off (recovery, memory).  Prints a table with ratios (hpcq's
 # advantage: >1 means hpcq is better) and writes OUT/results.tsv,
@@ -50,10 +54,11 @@ while [ $# -gt 0 ]; do
 done
 
 if [ $quick = 1 ]; then
-    : "${REPS:=2}" "${SUBN:=20}" "${ARRAY:=100}" "${E2EN:=10}" "${LATN:=5}" "${DEPTH:=300}" "${QREPS:=3}" "${DEPTHSUBN:=5}"
+    : "${REPS:=2}" "${SUBN:=20}" "${ARRAY:=100}" "${E2EN:=10}" "${LATN:=5}" "${DEPTHS:=200 400}" "${QREPS:=3}" "${DEPTHSUBN:=5}"
 else
-    : "${REPS:=3}" "${SUBN:=500}" "${ARRAY:=10000}" "${E2EN:=60}" "${LATN:=50}" "${DEPTH:=10000}" "${QREPS:=5}" "${DEPTHSUBN:=50}"
+    : "${REPS:=3}" "${SUBN:=500}" "${ARRAY:=10000}" "${E2EN:=60}" "${LATN:=50}" "${DEPTHS:=10000 100000}" "${QREPS:=5}" "${DEPTHSUBN:=50}"
 fi
+DEPTH=${DEPTHS##* }     # the deepest
 : "${CPUS:=2}" "${PAR:=4}" "${RECOVERY_TIMEOUT:=$(( quick ? 30 : 300 ))}"
 
 # Where hpcq's programs are: --build, else a build tree next to bench/ or
@@ -287,27 +292,46 @@ m_latency() {
     record "$SYS" latency_max_ms "$mx"
     say "$SYS: submit-to-start median $med ms (min $mn, max $mx)"
 }
+# Rate of COMMAND run N times by this shell's loop, jobs/s; the output
+# (one id per line) is appended to FILE.
+loop_rate() {   # loop_rate N FILE COMMAND...
+    local n=$1 f=$2 i t0 t1; shift 2
+    t0=$(now)
+    for i in $(seq 1 "$n"); do "$@" >> "$f"; done
+    t1=$(now)
+    echo "$n / ($t1 - $t0)" | bc -l
+}
+sub_array() {  # sub_array N: one held N-task array, prints its id
+    if is_hpcq; then "$hpcqbin/qsub" -h -J "0-$(($1 - 1))" -o /dev/null -e /dev/null "$tmp/true.sh"
+    else sbatch -H --parsable -o /dev/null --array=0-$(($1 - 1)) --wrap /bin/true | cut -d';' -f1; fi
+}
 m_submit() {
-    local r i t0 t1 ids=$tmp/sub.ids
+    local r k t0 t1 id ids=$tmp/sub.ids subs
     for r in $(seq 1 "$REPS"); do
         : > "$ids"
+        record "$SYS" spawn_floor_per_s "$(loop_rate "$SUBN" /dev/null /bin/true)"
+        record "$SYS" submit_jobs_per_s "$(loop_rate "$SUBN" "$ids" sub_held)"
+        del_ids "$ids"
+        : > "$ids"
+        subs=()
         t0=$(now)
-        for i in $(seq 1 "$SUBN"); do sub_held >> "$ids"; done
+        for k in $(seq 1 "$PAR"); do
+            ( for i in $(seq 1 $((SUBN / PAR))); do sub_held; done > "$ids.$k" ) &
+            subs+=($!)
+        done
+        wait "${subs[@]}"
         t1=$(now)
-        record "$SYS" submit_jobs_per_s "$(echo "$(wc -l < "$ids") / ($t1 - $t0)" | bc -l)"
+        cat "$ids".* > "$ids"
+        record "$SYS" submit_par_jobs_per_s "$(echo "$(wc -l < "$ids") / ($t1 - $t0)" | bc -l)"
         del_ids "$ids"
     done
     say "$SYS: submission $(awk -F'\t' -v s="$SYS" '$1 == s && $2 == "submit_jobs_per_s" { printf "%.0f ", $3 }' "$tsv")jobs/s"
-    if is_hpcq; then
-        record "$SYS" array_tasks_per_s "n/a"
-        return
-    fi
     for r in $(seq 1 "$REPS"); do
         t0=$(now)
-        id=$(sbatch -H --parsable -o /dev/null --array=0-$((ARRAY - 1)) --wrap /bin/true) || { say "array refused"; break; }
+        id=$(sub_array "$ARRAY") || { say "$SYS: array refused"; break; }
         t1=$(now)
         record "$SYS" array_tasks_per_s "$(echo "$ARRAY / ($t1 - $t0)" | bc -l)"
-        scancel "${id%%;*}"
+        if is_hpcq; then "$hpcqbin/qdel" "$id" >/dev/null; else scancel "$id"; fi
     done
 }
 m_e2e() {
@@ -322,30 +346,42 @@ m_e2e() {
     done
     say "$SYS: end-to-end $(awk -F'\t' -v s="$SYS" '$1 == s && $2 == "e2e_jobs_per_s" { printf "%.1f ", $3 }' "$tsv")jobs/s"
 }
-m_depth() {
-    local k i t0 t1 acked=$tmp/acked.$SYS id pid rss tr present missing
-    say "$SYS: queueing $DEPTH held jobs ($PAR submitters)"
-    local subs=()
-    for k in $(seq 1 "$PAR"); do
-        ( for i in $(seq 1 $((DEPTH / PAR))); do sub_held; done > "$acked.$k" ) &
+# Fill the queue with held jobs from PAR submitters until it holds $1 of
+# them (ids appended to $2).
+fill_to() {
+    local want=$1 acked=$2 have k i n subs=()
+    have=$(cat "$acked" 2>/dev/null | wc -l)
+    say "$SYS: queueing $(( want - have )) more held jobs, to $want ($PAR submitters)"
+    for k in $(seq 1 "$PAR"); do   # the first takes the remainder too
+        n=$(( (want - have) / PAR + (k == 1 ? (want - have) % PAR : 0) ))
+        ( for i in $(seq 1 "$n"); do sub_held; done > "$acked.$k" ) &
         subs+=($!)
     done
     wait "${subs[@]}"   # not a bare wait: the daemons are children too
-    cat "$acked".* > "$acked"
-    id=$(sed -n "$(( $(wc -l < "$acked") / 2 ))p" "$acked")
-    pid=$(ctl_pid)
-    rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status")
-    record "$SYS" depth_jobs "$(list_ids | wc -l)"
-    record "$SYS" rss_mib "$(echo "$rss / 1024" | bc -l)"
-    for i in $(seq 1 "$QREPS"); do
-        t0=$(now); q_full >/dev/null; t1=$(now)
-        record "$SYS" qfull_ms "$(echo "($t1 - $t0) * 1000" | bc -l)"
-        t0=$(now); q_one "$id" >/dev/null; t1=$(now)
-        record "$SYS" qone_ms "$(echo "($t1 - $t0) * 1000" | bc -l)"
-    done
-    for i in $(seq 1 "$DEPTHSUBN"); do
-        t0=$(now); sub_held >> "$acked"; t1=$(now)
-        record "$SYS" depth_submit_ms "$(echo "($t1 - $t0) * 1000" | bc -l)"
+    cat "$acked".* >> "$acked"
+    rm -f "$acked".*
+}
+m_depth() {
+    local d i t0 t1 acked=$tmp/acked.$SYS id pid rss present missing
+    : > "$acked"
+    for d in $DEPTHS; do
+        fill_to "$d" "$acked"
+        id=$(sed -n "$(( $(wc -l < "$acked") / 2 ))p" "$acked")
+        pid=$(ctl_pid)
+        rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status")
+        record "$SYS" "depth_jobs@$d" "$(list_ids | wc -l)"
+        record "$SYS" "rss_mib@$d" "$(echo "$rss / 1024" | bc -l)"
+        for i in $(seq 1 "$QREPS"); do
+            t0=$(now); q_full >/dev/null; t1=$(now)
+            record "$SYS" "qfull_ms@$d" "$(echo "($t1 - $t0) * 1000" | bc -l)"
+            t0=$(now); q_one "$id" >/dev/null; t1=$(now)
+            record "$SYS" "qone_ms@$d" "$(echo "($t1 - $t0) * 1000" | bc -l)"
+        done
+        for i in $(seq 1 "$DEPTHSUBN"); do
+            t0=$(now); sub_held >> "$acked"; t1=$(now)
+            record "$SYS" "depth_submit_ms@$d" "$(echo "($t1 - $t0) * 1000" | bc -l)"
+        done
+        say "$SYS: at $d jobs: qstat/squeue $(awk -F'\t' -v s="$SYS" -v m="qfull_ms@$d" '$1 == s && $2 == m { printf "%.0f ", $3 }' "$tsv")ms"
     done
     # Recovery: kill -9 right after the last acknowledgement.
     kill -KILL "$pid"
@@ -403,7 +439,7 @@ done
 {
     echo "# machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(free -g | awk '/^Mem/ { print $2 }') GiB, $(. /etc/os-release; echo "$PRETTY_NAME"), kernel $(uname -r)"
     echo "# slurm: $(slurmctld -V 2>/dev/null || echo none); hpcq: $(git -C "$here" describe --always --dirty 2>/dev/null || echo ?) from $hpcqbin"
-    echo "# params: REPS=$REPS SUBN=$SUBN ARRAY=$ARRAY E2EN=$E2EN LATN=$LATN DEPTH=$DEPTH QREPS=$QREPS DEPTHSUBN=$DEPTHSUBN CPUS=$CPUS PAR=$PAR; $(( $(date +%s) - t_start )) s"
+    echo "# params: REPS=$REPS SUBN=$SUBN ARRAY=$ARRAY E2EN=$E2EN LATN=$LATN DEPTHS=\"$DEPTHS\" QREPS=$QREPS DEPTHSUBN=$DEPTHSUBN CPUS=$CPUS PAR=$PAR; $(( $(date +%s) - t_start )) s"
 } > "$out/meta.txt"
 python3 "$here/run-report.py" "$tsv" "$out/meta.txt" "$out/results.md"
 if [ $quick = 0 ] || [ -n "${PLOT:-}" ]; then
