@@ -210,16 +210,19 @@ static void print_rows (json_t *reply, void *arg)
 {
     struct table *t = arg;
     int w = t->wide ? 30 : 16;
-    json_t *row;
-    size_t i;
+    const char *rows = json_string_value (json_object_get (reply, "rows"));
+    char *copy = rows ? strdup (rows) : NULL, *line, *save = NULL;
 
     if (!t->missing)
         t->missing = json_incref (reply);
-    json_array_foreach (json_object_get (reply, "rows"), i, row) {
+    for (line = copy ? strtok_r (copy, "\n", &save) : NULL; line;
+         line = strtok_r (NULL, "\n", &save)) {
         const char *col[NCOLS];
+        char *p = line;
         for (int k = 0; k < NCOLS; k++) {
-            const char *v = json_string_value (json_array_get (row, k));
-            col[k] = v ? v : "?";
+            col[k] = p ? p : "?";
+            if (p && (p = strchr (p, '\t')))
+                *p++ = '\0';
         }
         if (t->only_finished && strcmp (col[COL_STATE], "F") != 0)
             continue;
@@ -229,6 +232,7 @@ static void print_rows (json_t *reply, void *arg)
                 col[COL_NAME], w, w, col[COL_USER], col[COL_CPUT], col[COL_STATE],
                 col[COL_QUEUE]);
     }
+    free (copy);
 }
 
 static void report_missing (json_t *reply)

@@ -138,19 +138,31 @@ json_t *job_attr_summary (struct server *srv, const struct job *job)
     return o;
 }
 
-json_t *job_attr_row (const struct job *job)
+/* s with tabs and newlines as spaces: they separate a row's values. */
+static void put_field (FILE *f, const char *s, int sep)
+{
+    for (; *s; s++)
+        putc (*s == '\t' || *s == '\n' ? ' ' : *s, f);
+    putc (sep, f);
+}
+
+int job_attr_row (FILE *f, const struct job *job)
 {
     const char *cput = "0";
-    char state = job_display_state (job);
-    json_t *ru = NULL, *row;
+    json_t *ru = NULL;
 
     if (job->rec.resources_used && (ru = json_loads (job->rec.resources_used, 0, NULL))
         && json_string_value (json_object_get (ru, "cput")))
         cput = json_string_value (json_object_get (ru, "cput"));
-    row = json_pack ("[s s s s s# s]", job->id, job->spec.name ? job->spec.name : "",
-                     job->rec.owner, cput, &state, (size_t)1, job->rec.queue);
+    put_field (f, job->id, '\t');
+    put_field (f, job->spec.name ? job->spec.name : "", '\t');
+    put_field (f, job->rec.owner, '\t');
+    put_field (f, cput, '\t');
+    putc (job_display_state (job), f);
+    putc ('\t', f);
+    put_field (f, job->rec.queue, '\n');
     json_decref (ru);
-    return row;
+    return ferror (f) ? -1 : 0;
 }
 
 /* What PBS Pro shows for an array: that it is one, its range, and how

@@ -9,6 +9,7 @@
 #define HPCQ_SCHEDULER_JOB_ATTR_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "scheduler/jobs.h"
 
@@ -20,9 +21,11 @@ json_t *job_attr_json (struct server *srv, const struct job *job);
 json_t *job_attr_summary (struct server *srv, const struct job *job);
 
 /* One row of the default qstat table, the columns JOB_ATTR_ROW_COLUMNS
- * name, as an array of strings: a list of many thousand jobs costs far
- * less as rows than as objects, to build and to parse. */
+ * name, written to f as one line of tab-separated text (tabs and newlines
+ * inside values become spaces).  A list of many thousand jobs costs far
+ * less as such lines, one JSON string per chunk, than as an object per
+ * job, to build and to parse.  -1 on a write error. */
 #define JOB_ATTR_ROW_COLUMNS "id", "Job_Name", "user", "cput", "job_state", "queue"
-json_t *job_attr_row (const struct job *job);
+int job_attr_row (FILE *f, const struct job *job);
 
 #endif

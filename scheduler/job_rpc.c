@@ -134,6 +134,7 @@ static int stat_wanted (const struct job *job, const char *user, int history)
  * several messages (each well under WIRE_MAX_MSG), "more":true on all but
  * the last. */
 #define STAT_CHUNK 500
+#define STAT_CHUNK_ROWS 5000     /* table rows: under 100 bytes each */
 
 struct stat_req {
     json_t *ids;
@@ -180,31 +181,57 @@ static void stat_ids (struct server *srv, const struct stat_req *r,
     }
 }
 
+/* A chunk of the qstat table: one line per job (job_attr_row). */
+static json_t *stat_rows (struct job **sel, int from, int to)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream (&text, &len);
+    json_t *rows = NULL;
+    int rc = f ? 0 : -1;
+
+    for (int i = from; rc == 0 && i < to; i++)
+        rc = job_attr_row (f, sel[i]);
+    if (f && fclose (f) == 0 && rc == 0)
+        rows = json_stringn (text, len);
+    free (text);
+    return rows;
+}
+
 static void stat_send (struct server *srv, struct conn *c, const struct wire_msg *msg,
                        const struct stat_req *r, struct job **sel, int nsel,
                        json_t *unknown, json_t *finished)
 {
-    int i = 0;
+    int i = 0, chunk = r->table ? STAT_CHUNK_ROWS : STAT_CHUNK;
 
     do {
-        json_t *jobs = r->table ? json_array () : json_object (), *body;
-        int end = i + STAT_CHUNK < nsel ? i + STAT_CHUNK : nsel, last = end == nsel;
-        for (; i < end; i++) {
-            if (r->table)
-                json_array_append_new (jobs, job_attr_row (sel[i]));
-            else
-                json_object_set_new (jobs, sel[i]->id, job_attr_json (srv, sel[i]));
+        int end = i + chunk < nsel ? i + chunk : nsel, last = end == nsel;
+        json_t *jobs, *body;
+        if (r->table)
+            jobs = stat_rows (sel, i, end);
+        else {
+            jobs = json_object ();
+            for (int k = i; jobs && k < end; k++)
+                json_object_set_new (jobs, sel[k]->id, job_attr_json (srv, sel[k]));
         }
+        i = end;
         body = json_pack ("{s:s s:I s:O s:O s:b}", "server", srv->name, "timestamp",
                           (json_int_t)util_wall_secs (), "unknown", unknown,
                           "finished", finished, "more", !last);
         if (body && r->table)
             json_object_set_new (body, "columns",
                                  json_pack ("[ssssss]", JOB_ATTR_ROW_COLUMNS));
-        if (body)
+        if (body && jobs)
             json_object_set_new (body, r->table ? "rows" : "jobs", jobs);
-        else
+        else {
             json_decref (jobs);
+            json_decref (body);
+            body = NULL;
+        }
+        if (!body) {
+            server_reply_error (c, msg, ENOMEM, "job.stat: out of memory");
+            return;
+        }
         (void)conn_reply (c, msg, 0, NULL, body);
     } while (i < nsel);
 }
