@@ -17,12 +17,12 @@
 #include "common/directive.h"
 #include "common/log.h"
 #include "common/util.h"
-#include "db/db_queue.h"
 #include "scheduler/depend.h"
 #include "scheduler/job_attr.h"
 #include "scheduler/job_rpc.h"
 #include "scheduler/jobs.h"
 #include "scheduler/nodes.h"
+#include "scheduler/queue.h"
 #include "scheduler/sched.h"
 
 static struct job *job_new (struct server *srv, struct conn *c,
@@ -50,23 +50,15 @@ static struct job *job_new (struct server *srv, struct conn *c,
     return job;
 }
 
-static int submit_check (struct server *srv, const struct hpcq_jobspec *spec,
+/* The queue admits the request (filling in its resources_default) and
+ * some node could hold it. */
+static int submit_check (struct server *srv, struct hpcq_jobspec *spec,
                          struct hpcq_error *err)
 {
     const char *queue = spec->queue ? spec->queue : srv->default_queue;
-    struct db_queue q;
-    int rc = db_queue_get (srv->db, queue, &q);
 
-    if (rc < 0)
-        return errprintf (err, "cannot read queue '%s'", queue);
-    if (rc == 0) {
-        errno = ENOENT;
-        return errprintf (err, "Unknown queue '%s'", queue);
-    }
-    if (!q.enabled) {
-        errno = EAGAIN;
-        return errprintf (err, "Queue '%s' is not enabled", queue);
-    }
+    if (queue_admit (srv->queues, queue, &spec->res, err) < 0)
+        return -1;
     return sched_feasible (srv, &spec->res, err);
 }
 
@@ -521,33 +513,19 @@ static void server_stat (struct server *srv, struct conn *c, struct wire_msg *ms
                                  (json_int_t)srv->stat_submitted));
 }
 
-struct queue_stat_ctx {
-    struct server *srv;
-    json_t *queues;
-};
-
-static int queue_stat_one (const struct db_queue *q, void *arg)
-{
-    struct queue_stat_ctx *ctx = arg;
-    json_t *o = json_pack ("{s:s s:i s:s s:s s:o}", "queue_type", "Execution",
-                           "Priority", q->priority, "enabled", q->enabled ? "True" : "False",
-                           "started", q->started ? "True" : "False", "state_count",
-                           state_counts (ctx->srv, q->name));
-    json_object_set_new (ctx->queues, q->name, o);
-    return 0;
-}
-
 static void queue_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct queue_stat_ctx ctx = { srv, json_object () };
+    json_t *queues = json_object ();
+    int n;
+    struct queue **all = queue_all (srv->queues, &n);
 
-    if (db_queue_foreach (srv->db, queue_stat_one, &ctx) < 0) {
-        json_decref (ctx.queues);
-        server_reply_error (c, msg, EIO, "cannot read queues");
-        return;
+    for (int i = 0; i < n; i++) {
+        json_t *o = queue_attrs_json (all[i]);
+        json_object_set_new (o, "state_count", state_counts (srv, all[i]->rec.name));
+        json_object_set_new (queues, all[i]->rec.name, o);
     }
     (void)conn_reply (c, msg, 0, NULL, json_pack ("{s:s s:o}", "server", srv->name,
-                                                  "queues", ctx.queues));
+                                                  "queues", queues));
 }
 
 static const struct handler job_handlers[] = {
