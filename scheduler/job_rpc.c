@@ -337,12 +337,67 @@ static int refuse_arrays (struct conn *c, struct wire_msg *msg, struct job *job)
     return -1;
 }
 
+/* Hold types as a set: u (user), o (operator), s (system: dependencies,
+ * managers).  Hold_Types shows them in that order, "n" for none. */
+static const char hold_letters[] = "uos";
+
+static int holds_parse (const char *s)
+{
+    int mask = 0;
+
+    for (; s && *s; s++) {
+        const char *p = strchr (hold_letters, *s);
+        if (*s == 'n' && mask == 0 && s[1] == '\0')
+            return 0;
+        if (!p || !*p)
+            return -1;
+        mask |= 1 << (p - hold_letters);
+    }
+    return mask;
+}
+
+static void holds_format (int mask, char *buf, size_t len)
+{
+    size_t k = 0;
+
+    for (int i = 0; hold_letters[i] && k + 1 < len; i++)
+        if (mask & (1 << i))
+            buf[k++] = hold_letters[i];
+    if (k == 0 && len > 1)
+        buf[k++] = 'n';
+    buf[k] = '\0';
+}
+
+/* The hold types a qhold/qrls asks for (default u), if the caller may
+ * place or lift each: o needs an operator, s a manager.  -1 after
+ * replying. */
+static int hold_request (struct server *srv, struct conn *c, struct wire_msg *msg,
+                         struct job *job)
+{
+    const char *types = "u";
+    int mask;
+
+    if (json_unpack (msg->body, "{s?s}", "hold_types", &types) < 0
+        || (mask = holds_parse (types)) <= 0) {
+        server_reply_error (c, msg, EINVAL, "illegal hold type '%s' (u, o, s or a "
+                            "combination)", types);
+        return -1;
+    }
+    if (((mask & 2) && !server_is_operator (srv, conn_peer_uid (c)))
+        || ((mask & 4) && !server_is_manager (srv, conn_peer_uid (c)))) {
+        server_reply_error (c, msg, EPERM, "Unauthorized Request  %s", job->id);
+        return -1;
+    }
+    return mask;
+}
+
 static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     struct job *job = job_target (srv, c, msg);
     char who[64];
+    int mask;
 
-    if (!job || refuse_arrays (c, msg, job) < 0)
+    if (!job || refuse_arrays (c, msg, job) < 0 || (mask = hold_request (srv, c, msg, job)) < 0)
         return;
     if (job->rec.state != 'Q' && job->rec.state != 'H') {
         /* Holding a running job needs checkpoint support (a later issue). */
@@ -351,10 +406,10 @@ static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
         return;
     }
     server_user_name (conn_peer_uid (c), who, sizeof (who));
-    snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "%s",
-              depend_waiting (job) ? "us" : "u");
+    holds_format (mask | holds_parse (job->rec.hold_types), job->rec.hold_types,
+                  sizeof (job->rec.hold_types));
     job_set_comment (job, "Job held by %s", who);
-    if (job_set_state (srv, job, 'H', "held", who, NULL) < 0) {
+    if (job_set_state (srv, job, 'H', "held", who, job->rec.hold_types) < 0) {
         server_reply_error (c, msg, errno, "cannot record hold of %s", job->id);
         return;
     }
@@ -365,8 +420,9 @@ static void job_release (struct server *srv, struct conn *c, struct wire_msg *ms
 {
     struct job *job = job_target (srv, c, msg);
     char who[64];
+    int mask, left;
 
-    if (!job || refuse_arrays (c, msg, job) < 0)
+    if (!job || refuse_arrays (c, msg, job) < 0 || (mask = hold_request (srv, c, msg, job)) < 0)
         return;
     if (job->rec.state != 'H') {
         /* PBS accepts qrls of a job without holds and does nothing. */
@@ -378,12 +434,16 @@ static void job_release (struct server *srv, struct conn *c, struct wire_msg *ms
         return;
     }
     server_user_name (conn_peer_uid (c), who, sizeof (who));
-    /* qrls lifts the user hold; a dependency's system hold stays. */
-    snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "%s",
-              depend_waiting (job) ? "s" : "n");
-    job_set_comment (job, "Job released by %s", who);
-    if (job_set_state (srv, job, depend_waiting (job) ? 'H' : 'Q', "released", who,
-                       NULL) < 0) {
+    /* Only the types asked for go; a dependency's system hold stays unless
+     * a manager lifts it. */
+    left = holds_parse (job->rec.hold_types) & ~mask;
+    holds_format (left, job->rec.hold_types, sizeof (job->rec.hold_types));
+    if (left)
+        job_set_comment (job, "Job held: hold types %s remain", job->rec.hold_types);
+    else
+        job_set_comment (job, "Job released by %s", who);
+    if (job_set_state (srv, job, left ? 'H' : 'Q', "released", who,
+                       job->rec.hold_types) < 0) {
         server_reply_error (c, msg, errno, "cannot record release of %s", job->id);
         return;
     }

@@ -538,8 +538,9 @@ static int apply_attrs (struct queue *q, json_t *attrs, int unset, struct hpcq_e
     size_t i;
 
     json_array_foreach (attrs, i, a) {
-        const char *name, *value = NULL;
-        if (json_unpack (a, "[s?s]", &name, &value) < 0 || (!unset && !value)) {
+        const char *name = json_string_value (json_array_get (a, 0));
+        const char *value = json_string_value (json_array_get (a, 1));
+        if (!json_is_array (a) || !name || (!unset && !value)) {
             errno = EPROTO;
             return errprintf (err, "queue.manage: malformed attribute");
         }
@@ -579,8 +580,8 @@ static int manage_delete (struct server *srv, struct queue *q, struct hpcq_error
     }
     if (njobs > 0) {
         errno = EBUSY;
-        return errprintf (err, "Cannot delete busy queue: %d job%s (finished ones "
-                          "included) belong to it", njobs, njobs == 1 ? "" : "s");
+        return errprintf (err, "Cannot delete busy queue: it holds %d job%s (finished "
+                          "ones included)", njobs, njobs == 1 ? "" : "s");
     }
     if (db_queue_delete (srv->db, q->rec.name) < 0)
         return errprintf (err, "cannot delete queue: %s", strerror (errno));
