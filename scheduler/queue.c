@@ -8,6 +8,7 @@
 #include <config.h>
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,6 +365,24 @@ void queue_pass_begin (struct queues *qs, struct job *running)
         queue_note_start (qs, j);
 }
 
+/* Tell the job's owner why it waits (qstat -f comment), PBS style; 0. */
+static int wait_reason (struct job *job, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+static int wait_reason (struct job *job, const char *fmt, ...)
+{
+    char buf[256];
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (buf, sizeof (buf), fmt, ap);
+    va_end (ap);
+    /* Every pass asks again: change the comment only when the reason does. */
+    if (!job->rec.comment || strcmp (job->rec.comment, buf) != 0)
+        job_set_comment (job, "%s", buf);
+    return 0;
+}
+
 int queue_may_start (struct queues *qs, struct job *job)
 {
     struct queue *q = queue_lookup (qs, job->rec.queue);
@@ -374,12 +393,15 @@ int queue_may_start (struct queues *qs, struct job *job)
         return 0;   /* cannot happen: jobs of a queue keep it */
     job->node_labels = q->rec.node_labels[0] ? q->rec.node_labels : NULL;
     if (!q->rec.started)
-        return 0;
+        return wait_reason (job, "Not Running: queue %s is not started", q->rec.name);
     if (q->rec.max_run > 0 && q->nrun >= q->rec.max_run)
-        return 0;
+        return wait_reason (job, "Not Running: queue %s max_run limit (%d) reached",
+                            q->rec.name, q->rec.max_run);
     uc = user_count (q, job->rec.uid, 0);
     if (q->rec.max_run_user > 0 && uc && uc->n >= q->rec.max_run_user)
-        return 0;
+        return wait_reason (job, "Not Running: queue %s max_run_user limit (%d) "
+                            "reached for %s", q->rec.name, q->rec.max_run_user,
+                            job->rec.owner);
     return 1;
 }
 
