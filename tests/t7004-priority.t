@@ -133,4 +133,19 @@ else
     test_skip 'users place user holds only; operators operator holds; managers all' 'cannot run as nobody here'
 fi
 
+test_expect_success 'bad priority settings stop the scheduler with a clear message' '
+    for kv in "fairshare_halflife = soon" "priority_weight_job = -1" "managers"; do
+        mkdir -p "$TEST_ROOT/bad" &&
+        printf "state_dir = %s\nsocket = %s/s.sock\nlisten = 127.0.0.1:0\n%s\n" \
+            "$TEST_ROOT/bad" "$TEST_ROOT/bad" "$kv" > bad.conf &&
+        ! hpcq-scheduler --config bad.conf --log-file "$TEST_ROOT/bad/log" 2> s1 &&
+        test $(wc -l < s1) = 1 || exit 1
+        case $kv in
+        fairshare*) grep -q "fairshare_halflife: invalid duration '"'"'soon'"'"'" s1 ;;
+        priority*) grep -q "priority_weight_job: invalid value '"'"'-1'"'"'" s1 ;;
+        *) grep -q "expected '"'"'key = value'"'"'" s1 ;;
+        esac || exit 1
+    done
+'
+
 test_done
