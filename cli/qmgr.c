@@ -37,12 +37,15 @@ struct qmgr {
 
 enum verb { V_CREATE, V_DELETE, V_SET, V_UNSET, V_LIST, V_PRINT, V_NONE };
 
-static const char *verbs[] = { "create", "delete", "set", "unset", "list", "print", NULL };
+static const char *verbs[] = {
+    "create", "delete", "set", "unset", "list", "print", NULL,
+};
 
 /* A verb or object word: the whole word or its first letter. */
 static int word_is (const char *w, const char *full)
 {
-    return strcasecmp (w, full) == 0 || (w[0] && !w[1] && tolower ((unsigned char)w[0]) == full[0]);
+    return strcasecmp (w, full) == 0
+           || (w[0] && !w[1] && tolower ((unsigned char)w[0]) == full[0]);
 }
 
 static enum verb verb_of (const char *w)

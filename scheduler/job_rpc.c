@@ -356,6 +356,14 @@ static int holds_parse (const char *s)
     return mask;
 }
 
+/* The holds a job has (a stored value hpcq did not write counts as none). */
+static int holds_of (const struct job *job)
+{
+    int mask = holds_parse (job->rec.hold_types);
+
+    return mask > 0 ? mask : 0;
+}
+
 static void holds_format (int mask, char *buf, size_t len)
 {
     size_t k = 0;
@@ -397,7 +405,8 @@ static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
     char who[64];
     int mask;
 
-    if (!job || refuse_arrays (c, msg, job) < 0 || (mask = hold_request (srv, c, msg, job)) < 0)
+    if (!job || refuse_arrays (c, msg, job) < 0
+        || (mask = hold_request (srv, c, msg, job)) < 0)
         return;
     if (job->rec.state != 'Q' && job->rec.state != 'H') {
         /* Holding a running job needs checkpoint support (a later issue). */
@@ -406,7 +415,7 @@ static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
         return;
     }
     server_user_name (conn_peer_uid (c), who, sizeof (who));
-    holds_format (mask | holds_parse (job->rec.hold_types), job->rec.hold_types,
+    holds_format (mask | holds_of (job), job->rec.hold_types,
                   sizeof (job->rec.hold_types));
     job_set_comment (job, "Job held by %s", who);
     if (job_set_state (srv, job, 'H', "held", who, job->rec.hold_types) < 0) {
@@ -422,7 +431,8 @@ static void job_release (struct server *srv, struct conn *c, struct wire_msg *ms
     char who[64];
     int mask, left;
 
-    if (!job || refuse_arrays (c, msg, job) < 0 || (mask = hold_request (srv, c, msg, job)) < 0)
+    if (!job || refuse_arrays (c, msg, job) < 0
+        || (mask = hold_request (srv, c, msg, job)) < 0)
         return;
     if (job->rec.state != 'H') {
         /* PBS accepts qrls of a job without holds and does nothing. */
@@ -436,7 +446,7 @@ static void job_release (struct server *srv, struct conn *c, struct wire_msg *ms
     server_user_name (conn_peer_uid (c), who, sizeof (who));
     /* Only the types asked for go; a dependency's system hold stays unless
      * a manager lifts it. */
-    left = holds_parse (job->rec.hold_types) & ~mask;
+    left = holds_of (job) & ~mask;
     holds_format (left, job->rec.hold_types, sizeof (job->rec.hold_types));
     if (left)
         job_set_comment (job, "Job held: hold types %s remain", job->rec.hold_types);

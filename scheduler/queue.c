@@ -202,7 +202,8 @@ static int load_one (const struct db_queue *rec, void *arg)
     struct queue *q = queue_new (rec, &err);
 
     if (!q) {
-        log_msg (LOG_ERR, "queue %s: stored attributes unreadable: %s", rec->name, err.text);
+        log_msg (LOG_ERR, "queue %s: stored attributes unreadable: %s", rec->name,
+                 err.text);
         return -1;
     }
     queues_add (qs, q);
@@ -477,7 +478,8 @@ static int parse_labels (const char *v, char *out, size_t len, struct hpcq_error
 {
     if (strlen (v) >= len) {
         errno = EINVAL;
-        return errprintf (err, "Illegal attribute or resource value: node_labels too long");
+        return errprintf (err, "Illegal attribute or resource value: node_labels "
+                          "too long");
     }
     for (const char *p = v; *p; p++) {
         if (!isalnum ((unsigned char)*p) && !strchr ("_-.=,:", *p)) {
