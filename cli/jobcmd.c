@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/jobcmd.h"
 #include "common/client.h"
@@ -47,4 +48,23 @@ int jobcmd_run (const char *prog, const char *type, int argc, char **argv,
     }
     client_destroy (c);
     return rc;
+}
+
+int jobcmd_hold_options (const char *prog, int argc, char **argv, const char **types)
+{
+    int c;
+
+    while ((c = getopt (argc, argv, "W:h:x")) != -1) {
+        if (c == '?')
+            return 2;
+        if (c == 'h') {
+            if (!*optarg || strspn (optarg, "uos") != strlen (optarg)) {
+                fprintf (stderr, "%s: illegal -h value '%s' (u, o, s or a combination)\n",
+                         prog, optarg);
+                return 2;
+            }
+            *types = optarg;
+        }
+    }
+    return 0;
 }

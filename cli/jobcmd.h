@@ -11,4 +11,9 @@
 int jobcmd_run (const char *prog, const char *type, int argc, char **argv,
                 int first, json_t *extra);
 
+/* qhold's and qrls's options: -h TYPES (u, o, s or a combination; sets
+ * *types, borrowed from argv), and -W/-x accepted for compatibility.
+ * Returns 0, or the exit status after an error line. */
+int jobcmd_hold_options (const char *prog, int argc, char **argv, const char **types);
+
 #endif

@@ -1,4 +1,8 @@
-/* qhold - put a user hold on queued jobs (PBS Pro conventions). */
+/* qhold - put holds on queued jobs (PBS Pro conventions).
+ *
+ * -h takes the hold types: u (user, the default), o (operator: operators
+ * and managers only), s (system: managers only), or a combination.
+ */
 #include <config.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,16 +12,19 @@
 
 int main (int argc, char **argv)
 {
-    int c;
+    const char *types = "u";
+    json_t *extra;
+    int c, rc;
 
     if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf ("Usage: qhold [-W force] [-h u] job_identifier...\n"
-                "qhold: put a user hold on queued jobs.\nSee qhold(1).\n");
+        printf ("Usage: qhold [-h u|o|s|uos] job_identifier...\n"
+                "qhold: put holds on queued jobs (default: a user hold).\nSee qhold(1).\n");
         return 0;
     }
-    /* Accepted for compatibility: -W force (qdel), -h u (qhold/qrls). */
-    while ((c = getopt (argc, argv, "W:h:x")) != -1)
-        if (c == '?')
-            return 2;
-    return jobcmd_run ("qhold", "job.hold", argc, argv, optind, NULL);
+    if ((c = jobcmd_hold_options ("qhold", argc, argv, &types)) != 0)
+        return c;
+    extra = json_pack ("{s:s}", "hold_types", types);
+    rc = jobcmd_run ("qhold", "job.hold", argc, argv, optind, extra);
+    json_decref (extra);
+    return rc;
 }

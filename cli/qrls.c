@@ -1,4 +1,8 @@
-/* qrls - release held jobs (PBS Pro conventions). */
+/* qrls - release holds on jobs (PBS Pro conventions).
+ *
+ * -h names the hold types to lift (default u); others stay, and the job
+ * queues once none is left.
+ */
 #include <config.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,16 +12,19 @@
 
 int main (int argc, char **argv)
 {
-    int c;
+    const char *types = "u";
+    json_t *extra;
+    int c, rc;
 
     if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf ("Usage: qrls [-W force] [-h u] job_identifier...\n"
-                "qrls: release held jobs.\nSee qrls(1).\n");
+        printf ("Usage: qrls [-h u|o|s|uos] job_identifier...\n"
+                "qrls: release holds on jobs (default: the user hold).\nSee qrls(1).\n");
         return 0;
     }
-    /* Accepted for compatibility: -W force (qdel), -h u (qhold/qrls). */
-    while ((c = getopt (argc, argv, "W:h:x")) != -1)
-        if (c == '?')
-            return 2;
-    return jobcmd_run ("qrls", "job.release", argc, argv, optind, NULL);
+    if ((c = jobcmd_hold_options ("qrls", argc, argv, &types)) != 0)
+        return c;
+    extra = json_pack ("{s:s}", "hold_types", types);
+    rc = jobcmd_run ("qrls", "job.release", argc, argv, optind, extra);
+    json_decref (extra);
+    return rc;
 }

@@ -379,13 +379,18 @@ static void show_queues (const struct opts *o, int nargs, char **args)
             continue;
         if (o->full) {
             printf ("Queue: %s\n", name);
-            print_attr ("queue_type", "Execution", o->oneline);
             printf ("    total_jobs = %d\n", count_of (c, "total_jobs"));
-            printf ("    enabled = %s\n    started = %s\n\n", ena ? "True" : "False",
-                    str ? "True" : "False");
+            printf ("    state_count = Transit:%d Queued:%d Held:%d Waiting:%d Running:%d "
+                    "Exiting:%d Begun:0\n", count_of (c, "Transit"), count_of (c, "Queued"),
+                    count_of (c, "Held"), count_of (c, "Waiting"), count_of (c, "Running"),
+                    count_of (c, "Exiting"));
+            json_object_del (q, "state_count");
+            print_attrs (q, o->oneline);
+            printf ("\n");
             continue;
         }
-        printf ("%-16.16s %5d %5d %-3s %-3s %5d %5d %5d %5d %5d %5d Exec\n", name, 0,
+        printf ("%-16.16s %5d %5d %-3s %-3s %5d %5d %5d %5d %5d %5d Exec\n", name,
+                (int)json_integer_value (json_object_get (q, "max_run")),
                 count_of (c, "total_jobs"), ena ? "yes" : "no", str ? "yes" : "no",
                 count_of (c, "Queued"), count_of (c, "Running"), count_of (c, "Held"),
                 count_of (c, "Waiting"), count_of (c, "Transit"), count_of (c, "Exiting"));

@@ -18,7 +18,13 @@ CREATE TABLE queues (
     priority   INTEGER NOT NULL DEFAULT 0,
     enabled    INTEGER NOT NULL DEFAULT 1,
     started    INTEGER NOT NULL DEFAULT 1,
-    created_at INTEGER NOT NULL
+    created_at INTEGER NOT NULL,
+    queue_type        TEXT NOT NULL DEFAULT 'execution',
+    resources_max     TEXT NOT NULL DEFAULT '',
+    resources_default TEXT NOT NULL DEFAULT '',
+    max_run           INTEGER NOT NULL DEFAULT 0,
+    max_run_user      INTEGER NOT NULL DEFAULT 0,
+    node_labels       TEXT NOT NULL DEFAULT ''
 );
 INSERT INTO queues (name, created_at) VALUES ('workq', strftime('%s', 'now'));
 
@@ -100,4 +106,12 @@ CREATE TABLE usage (
     cpu_seconds REAL NOT NULL DEFAULT 0,
     gpu_seconds REAL NOT NULL DEFAULT 0,
     updated_at  INTEGER NOT NULL
+);
+
+-- Each user's fair-share usage (cpu-seconds, GPUs weighted), decayed
+-- exponentially: usage is the value at decayed_at.
+CREATE TABLE fairshare (
+    user       TEXT PRIMARY KEY,
+    usage      REAL NOT NULL DEFAULT 0,
+    decayed_at INTEGER NOT NULL
 );

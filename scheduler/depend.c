@@ -202,7 +202,7 @@ static void depend_release (struct server *srv, struct job *job)
 {
     hold_types_drop (job, 's');
     job_set_comment (job, "Dependencies satisfied");
-    if (job_set_state (srv, job, strchr (job->rec.hold_types, 'u') ? 'H' : 'Q',
+    if (job_set_state (srv, job, strpbrk (job->rec.hold_types, "uo") ? 'H' : 'Q',
                        "released", "scheduler", "dependencies satisfied") < 0)
         log_error ("job %s: record release", job->id);
     sched_request (srv->sched);

@@ -7,6 +7,7 @@
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -187,6 +188,26 @@ static void job_attr_array (json_t *o, const struct job *job)
     set_str (o, "array_state_count", counts);
 }
 
+/* Why a queued job waits where it does: its effective priority from the
+ * last scheduling pass and each factor's share of it (qstat(1)). */
+static void job_attr_priority (json_t *o, const struct job *job)
+{
+    const struct priority_factors *f = &job->prio_f;
+    json_t *p = json_object (), *fs = json_object ();
+    char factor[32];
+
+    json_object_set_new (p, "total", json_integer (llround (job->prio)));
+    json_object_set_new (p, "queue", json_integer (llround (f->queue)));
+    json_object_set_new (p, "job", json_integer (llround (f->job)));
+    json_object_set_new (p, "age", json_integer (llround (f->age)));
+    json_object_set_new (p, "fairshare", json_integer (llround (f->fairshare)));
+    json_object_set_new (o, "sched_priority", p);
+    snprintf (factor, sizeof (factor), "%.4f", f->fs_factor);
+    json_object_set_new (fs, "usage", json_integer (llround (f->usage)));
+    json_object_set_new (fs, "factor", json_string (factor));
+    json_object_set_new (o, "fairshare", fs);
+}
+
 json_t *job_attr_json (struct server *srv, const struct job *job)
 {
     const struct hpcq_jobspec *s = &job->spec;
@@ -219,6 +240,8 @@ json_t *job_attr_json (struct server *srv, const struct job *job)
     json_object_set_new (o, "substate", json_integer (state_substate (job->rec.state)));
     json_object_set_new (o, "Variable_List", variable_list (job));
     set_str (o, "comment", job->rec.comment);
+    if (job->rec.state == 'Q')
+        job_attr_priority (o, job);
     if (job->rec.state == 'Q' && job->est_start > 0) {
         /* The reservation backfill holds for it (qstat -f shows
          * estimated.start_time). */

@@ -17,12 +17,12 @@
 #include "common/directive.h"
 #include "common/log.h"
 #include "common/util.h"
-#include "db/db_queue.h"
 #include "scheduler/depend.h"
 #include "scheduler/job_attr.h"
 #include "scheduler/job_rpc.h"
 #include "scheduler/jobs.h"
 #include "scheduler/nodes.h"
+#include "scheduler/queue.h"
 #include "scheduler/sched.h"
 
 static struct job *job_new (struct server *srv, struct conn *c,
@@ -50,23 +50,15 @@ static struct job *job_new (struct server *srv, struct conn *c,
     return job;
 }
 
-static int submit_check (struct server *srv, const struct hpcq_jobspec *spec,
+/* The queue admits the request (filling in its resources_default) and
+ * some node could hold it. */
+static int submit_check (struct server *srv, struct hpcq_jobspec *spec,
                          struct hpcq_error *err)
 {
     const char *queue = spec->queue ? spec->queue : srv->default_queue;
-    struct db_queue q;
-    int rc = db_queue_get (srv->db, queue, &q);
 
-    if (rc < 0)
-        return errprintf (err, "cannot read queue '%s'", queue);
-    if (rc == 0) {
-        errno = ENOENT;
-        return errprintf (err, "Unknown queue '%s'", queue);
-    }
-    if (!q.enabled) {
-        errno = EAGAIN;
-        return errprintf (err, "Queue '%s' is not enabled", queue);
-    }
+    if (queue_admit (srv->queues, queue, &spec->res, err) < 0)
+        return -1;
     return sched_feasible (srv, &spec->res, err);
 }
 
@@ -378,12 +370,76 @@ static int refuse_arrays (struct conn *c, struct wire_msg *msg, struct job *job)
     return -1;
 }
 
+/* Hold types as a set: u (user), o (operator), s (system: dependencies,
+ * managers).  Hold_Types shows them in that order, "n" for none. */
+static const char hold_letters[] = "uos";
+
+static int holds_parse (const char *s)
+{
+    int mask = 0;
+
+    for (; s && *s; s++) {
+        const char *p = strchr (hold_letters, *s);
+        if (*s == 'n' && mask == 0 && s[1] == '\0')
+            return 0;
+        if (!p || !*p)
+            return -1;
+        mask |= 1 << (p - hold_letters);
+    }
+    return mask;
+}
+
+/* The holds a job has (a stored value hpcq did not write counts as none). */
+static int holds_of (const struct job *job)
+{
+    int mask = holds_parse (job->rec.hold_types);
+
+    return mask > 0 ? mask : 0;
+}
+
+static void holds_format (int mask, char *buf, size_t len)
+{
+    size_t k = 0;
+
+    for (int i = 0; hold_letters[i] && k + 1 < len; i++)
+        if (mask & (1 << i))
+            buf[k++] = hold_letters[i];
+    if (k == 0 && len > 1)
+        buf[k++] = 'n';
+    buf[k] = '\0';
+}
+
+/* The hold types a qhold/qrls asks for (default u), if the caller may
+ * place or lift each: o needs an operator, s a manager.  -1 after
+ * replying. */
+static int hold_request (struct server *srv, struct conn *c, struct wire_msg *msg,
+                         struct job *job)
+{
+    const char *types = "u";
+    int mask;
+
+    if (json_unpack (msg->body, "{s?s}", "hold_types", &types) < 0
+        || (mask = holds_parse (types)) <= 0) {
+        server_reply_error (c, msg, EINVAL, "illegal hold type '%s' (u, o, s or a "
+                            "combination)", types);
+        return -1;
+    }
+    if (((mask & 2) && !server_is_operator (srv, conn_peer_uid (c)))
+        || ((mask & 4) && !server_is_manager (srv, conn_peer_uid (c)))) {
+        server_reply_error (c, msg, EPERM, "Unauthorized Request  %s", job->id);
+        return -1;
+    }
+    return mask;
+}
+
 static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     struct job *job = job_target (srv, c, msg);
     char who[64];
+    int mask;
 
-    if (!job || refuse_arrays (c, msg, job) < 0)
+    if (!job || refuse_arrays (c, msg, job) < 0
+        || (mask = hold_request (srv, c, msg, job)) < 0)
         return;
     if (job->rec.state != 'Q' && job->rec.state != 'H') {
         /* Holding a running job needs checkpoint support (a later issue). */
@@ -392,10 +448,10 @@ static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
         return;
     }
     server_user_name (conn_peer_uid (c), who, sizeof (who));
-    snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "%s",
-              depend_waiting (job) ? "us" : "u");
+    holds_format (mask | holds_of (job), job->rec.hold_types,
+                  sizeof (job->rec.hold_types));
     job_set_comment (job, "Job held by %s", who);
-    if (job_set_state (srv, job, 'H', "held", who, NULL) < 0) {
+    if (job_set_state (srv, job, 'H', "held", who, job->rec.hold_types) < 0) {
         server_reply_error (c, msg, errno, "cannot record hold of %s", job->id);
         return;
     }
@@ -406,8 +462,10 @@ static void job_release (struct server *srv, struct conn *c, struct wire_msg *ms
 {
     struct job *job = job_target (srv, c, msg);
     char who[64];
+    int mask, left;
 
-    if (!job || refuse_arrays (c, msg, job) < 0)
+    if (!job || refuse_arrays (c, msg, job) < 0
+        || (mask = hold_request (srv, c, msg, job)) < 0)
         return;
     if (job->rec.state != 'H') {
         /* PBS accepts qrls of a job without holds and does nothing. */
@@ -419,12 +477,16 @@ static void job_release (struct server *srv, struct conn *c, struct wire_msg *ms
         return;
     }
     server_user_name (conn_peer_uid (c), who, sizeof (who));
-    /* qrls lifts the user hold; a dependency's system hold stays. */
-    snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "%s",
-              depend_waiting (job) ? "s" : "n");
-    job_set_comment (job, "Job released by %s", who);
-    if (job_set_state (srv, job, depend_waiting (job) ? 'H' : 'Q', "released", who,
-                       NULL) < 0) {
+    /* Only the types asked for go; a dependency's system hold stays unless
+     * a manager lifts it. */
+    left = holds_of (job) & ~mask;
+    holds_format (left, job->rec.hold_types, sizeof (job->rec.hold_types));
+    if (left)
+        job_set_comment (job, "Job held: hold types %s remain", job->rec.hold_types);
+    else
+        job_set_comment (job, "Job released by %s", who);
+    if (job_set_state (srv, job, left ? 'H' : 'Q', "released", who,
+                       job->rec.hold_types) < 0) {
         server_reply_error (c, msg, errno, "cannot record release of %s", job->id);
         return;
     }
@@ -554,33 +616,19 @@ static void server_stat (struct server *srv, struct conn *c, struct wire_msg *ms
                                  (json_int_t)srv->stat_submitted));
 }
 
-struct queue_stat_ctx {
-    struct server *srv;
-    json_t *queues;
-};
-
-static int queue_stat_one (const struct db_queue *q, void *arg)
-{
-    struct queue_stat_ctx *ctx = arg;
-    json_t *o = json_pack ("{s:s s:i s:s s:s s:o}", "queue_type", "Execution",
-                           "Priority", q->priority, "enabled", q->enabled ? "True" : "False",
-                           "started", q->started ? "True" : "False", "state_count",
-                           state_counts (ctx->srv, q->name));
-    json_object_set_new (ctx->queues, q->name, o);
-    return 0;
-}
-
 static void queue_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct queue_stat_ctx ctx = { srv, json_object () };
+    json_t *queues = json_object ();
+    int n;
+    struct queue **all = queue_all (srv->queues, &n);
 
-    if (db_queue_foreach (srv->db, queue_stat_one, &ctx) < 0) {
-        json_decref (ctx.queues);
-        server_reply_error (c, msg, EIO, "cannot read queues");
-        return;
+    for (int i = 0; i < n; i++) {
+        json_t *o = queue_attrs_json (all[i]);
+        json_object_set_new (o, "state_count", state_counts (srv, all[i]->rec.name));
+        json_object_set_new (queues, all[i]->rec.name, o);
     }
     (void)conn_reply (c, msg, 0, NULL, json_pack ("{s:s s:o}", "server", srv->name,
-                                                  "queues", ctx.queues));
+                                                  "queues", queues));
 }
 
 static const struct handler job_handlers[] = {

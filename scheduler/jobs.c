@@ -12,6 +12,7 @@
 #include "common/arrayspec.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "scheduler/fairshare.h"
 #include "scheduler/jobs.h"
 #include "scheduler/nodes.h"
 #include "scheduler/sched.h"
@@ -569,7 +570,8 @@ int job_end (struct server *srv, struct job *job, int exit_status,
     job->rec.exit_status = exit_status;
     job->rec.etime = util_wall_secs ();
     job->launch_pending = 0;
-    if (job_store_usage (job, cput, walltime, maxrss) < 0)
+    if (job_store_usage (job, cput, walltime, maxrss) < 0
+        || fairshare_charge (srv->fairshare, job, walltime) < 0)
         return -1;
     if (reason)
         job_set_comment (job, "%s", reason);

@@ -13,6 +13,7 @@
 #include "common/jobspec.h"
 #include "db/db_job.h"
 #include "scheduler/place.h"
+#include "scheduler/priority.h"
 #include "scheduler/server.h"
 
 struct node;
@@ -34,6 +35,10 @@ struct job {
     struct job *r_prev, *r_next;    /* in the list of jobs holding an allocation */
     int64_t est_start;              /* backfill's reservation for it, 0 if none */
     const char *node_labels;        /* its queue's node_labels (borrowed), NULL = any */
+    /* Effective priority while queued, computed each pass from its
+     * factors (scheduler/priority.h); policy_sort_priority orders by it. */
+    double prio;
+    struct priority_factors prio_f;
 
     /* Job arrays.  The array itself is a job that never runs; its subjobs
      * run, each a job of its own that shares the array's request (spec

@@ -10,6 +10,10 @@ static int cmp_priority (const void *a, const void *b)
 {
     const struct job *x = *(struct job *const *)a, *y = *(struct job *const *)b;
 
+    if (x->prio != y->prio)
+        return x->prio > y->prio ? -1 : 1;
+    /* Equal effective priority (or none computed, as in a simulator that
+     * does not rank): qsub -p decides, then submission order. */
     if (x->rec.priority != y->rec.priority)
         return x->rec.priority > y->rec.priority ? -1 : 1;
     return x->rec.seq < y->rec.seq ? -1 : x->rec.seq > y->rec.seq;

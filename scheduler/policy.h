@@ -39,8 +39,10 @@ extern const struct policy_ops policy_easy;
 /* The policy called name, or NULL. */
 const struct policy_ops *policy_lookup (const char *name);
 
-/* Jobs in the order a priority policy considers them: higher priority
- * first, then earlier submission. */
+/* Jobs in the order a priority policy considers them: higher effective
+ * priority (job->prio, which the caller computes: the daemon with
+ * fairshare_rank, a simulator with priority_compute) first, then higher
+ * qsub -p priority, then earlier submission. */
 void policy_sort_priority (struct job **jobs, int n);
 
 #endif

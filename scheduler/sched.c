@@ -10,9 +10,11 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/depend.h"
+#include "scheduler/fairshare.h"
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
 #include "scheduler/policy.h"
+#include "scheduler/queue.h"
 #include "scheduler/sched.h"
 
 struct sched {
@@ -163,12 +165,18 @@ static int sched_start (struct policy_ctx *ctx, struct job *job, struct alloc *a
         free (a);
         return 0;
     }
+    /* Its queue's max_run and max_run_user count this pass's starts. */
+    if (!queue_may_start (srv->queues, job)) {
+        free (a);
+        return 0;
+    }
     if (job_start (srv, job, a) < 0) {
         log_error ("job %s: start", job->id);
         return -1;
     }
     log_msg (LOG_INFO, "job %s (%s) starts on %s", job->id, job->rec.owner,
              job->rec.exec_host);
+    queue_note_start (srv->queues, job);
     sched_launch (srv, job);
     return 0;
 }
@@ -177,7 +185,7 @@ void sched_run (struct sched *s)
 {
     struct server *srv = s->srv;
     struct policy_ctx ctx = { .fit = sched_fit, .start = sched_start, .arg = srv };
-    int n;
+    int n, k = 0;
 
     if (!s->requested)
         return;
@@ -195,6 +203,14 @@ void sched_run (struct sched *s)
     ctx.running = jobs_running_first (srv->jobs);
     ctx.default_walltime = s->default_walltime;
     ctx.now = util_wall_secs ();
+    /* Every queued job gets its priority (qstat -f shows it); only those
+     * whose queue lets them start now go to the policy. */
+    fairshare_rank (srv->fairshare, ctx.jobs, ctx.njobs, ctx.now);
+    queue_pass_begin (srv->queues, ctx.running);
+    for (int i = 0, all = ctx.njobs; i < all; i++)
+        if (queue_may_start (srv->queues, ctx.jobs[i]))
+            ctx.jobs[k++] = ctx.jobs[i];
+    ctx.njobs = k;
     if (ctx.njobs > 0)
         s->policy->pass (&ctx);
     free (ctx.jobs);

@@ -17,11 +17,12 @@
 
 #include "common/log.h"
 #include "common/util.h"
-#include "db/db_queue.h"
 #include "scheduler/depend.h"
+#include "scheduler/fairshare.h"
 #include "scheduler/job_rpc.h"
 #include "scheduler/jobs.h"
 #include "scheduler/nodes.h"
+#include "scheduler/queue.h"
 #include "scheduler/sched.h"
 #include "scheduler/server.h"
 
@@ -46,9 +47,44 @@ void server_user_name (uid_t uid, char *buf, int len)
         snprintf (buf, len, "uid%u", (unsigned)uid);
 }
 
+/* 1 if uid's user is in the comma-separated list of user names (an entry
+ * "user@host" counts by its user part: the Unix socket vouches only for
+ * local users). */
+static int user_listed (const char *list, uid_t uid)
+{
+    char name[64];
+    size_t len;
+
+    if (!list || !*list)
+        return 0;
+    server_user_name (uid, name, sizeof (name));
+    len = strlen (name);
+    for (const char *p = list; *p;) {
+        size_t n;
+        p += strspn (p, " ,");
+        n = strcspn (p, ",@ ");
+        if (n == len && strncmp (p, name, len) == 0)
+            return 1;
+        p += strcspn (p, ",");
+    }
+    return 0;
+}
+
+int server_is_manager (const struct server *srv, uid_t uid)
+{
+    return uid == 0 || uid == srv->operator_uid
+           || user_listed (config_get (srv->cfg, "managers", NULL), uid);
+}
+
+int server_is_operator (const struct server *srv, uid_t uid)
+{
+    return server_is_manager (srv, uid)
+           || user_listed (config_get (srv->cfg, "operators", NULL), uid);
+}
+
 int server_may_act (const struct server *srv, uid_t uid, int64_t owner_uid)
 {
-    return uid == 0 || uid == srv->operator_uid || (int64_t)uid == owner_uid;
+    return (int64_t)uid == owner_uid || server_is_operator (srv, uid);
 }
 
 int server_register (struct server *srv, const struct handler *table)
@@ -170,7 +206,7 @@ static void server_conn_msg (struct conn *c, struct wire_msg *msg, void *arg)
         return;
     }
     if (h->role == ROLE_NODE && conn_is_local (c)
-        && !server_may_act (srv, conn_peer_uid (c), -1)) {
+        && conn_peer_uid (c) != 0 && conn_peer_uid (c) != srv->operator_uid) {
         server_reply_error (c, msg, EPERM, "%s: only the scheduler's user may "
                             "speak for a node", msg->type);
         return;
@@ -419,7 +455,10 @@ struct server *server_create (struct loop *loop, struct config *cfg,
     }
     if (!(srv->sched = sched_create (srv, err)))
         goto error;
-    if (db_queue_get (srv->db, srv->default_queue, NULL) != 1) {
+    if (!(srv->queues = queue_create_all (srv, err))
+        || !(srv->fairshare = fairshare_create (srv, err)))
+        goto error;
+    if (!queue_lookup (srv->queues, srv->default_queue)) {
         errprintf (err, "default_queue '%s' does not exist", srv->default_queue);
         goto error;
     }
@@ -429,7 +468,7 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         errprintf (err, "cannot load jobs from the database");
         goto error;
     }
-    if (job_rpc_register (srv) < 0
+    if (job_rpc_register (srv) < 0 || queue_rpc_register (srv) < 0
         || loop_before_sleep (loop, server_before_sleep, srv) < 0) {
         errprintf (err, "cannot register handlers");
         goto error;
@@ -468,6 +507,8 @@ void server_destroy (struct server *srv)
     sched_destroy (srv->sched);
     depend_destroy (srv->depend);
     jobs_destroy (srv->jobs);
+    fairshare_destroy (srv->fairshare);
+    queue_destroy_all (srv->queues);
     nodes_destroy (srv->nodes);
     if (srv->db && db_commit (srv->db) == 0)
         (void)db_wal_checkpoint (srv->db);

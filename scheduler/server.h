@@ -26,6 +26,8 @@ struct jobs;
 struct nodes;
 struct sched;
 struct depend;
+struct queues;
+struct fairshare;
 struct server;
 
 enum {
@@ -47,6 +49,8 @@ struct server {
     struct nodes *nodes;
     struct sched *sched;
     struct depend *depend;
+    struct queues *queues;
+    struct fairshare *fairshare;
     char name[64];              /* server name: job ids are NUM.NAME */
     char host[256];             /* this host, for Job_Owner and hello */
     char default_queue[64];
@@ -95,8 +99,15 @@ void server_reply_after_commit (struct server *srv, struct conn *c,
 void server_reply_error (struct conn *c, const struct wire_msg *req, int errnum,
                          const char *fmt, ...) __attribute__ ((format (printf, 4, 5)));
 
-/* Is uid allowed to act on jobs of owner_uid? (owner, root, operator) */
+/* Is uid allowed to act on jobs of owner_uid? (owner, root, the
+ * scheduler's user, managers and operators) */
 int server_may_act (const struct server *srv, uid_t uid, int64_t owner_uid);
+
+/* Managers change queues and place system holds: root, the scheduler's
+ * own user and the users named in the config key 'managers'.  Operators
+ * (config 'operators', and every manager) place operator holds. */
+int server_is_manager (const struct server *srv, uid_t uid);
+int server_is_operator (const struct server *srv, uid_t uid);
 
 /* The user name for uid ("uid1234" if it has none). */
 void server_user_name (uid_t uid, char *buf, int len);

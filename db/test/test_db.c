@@ -228,6 +228,73 @@ static void test_queue (struct db *db)
     ok (rc == 0 && n[0] == 1 && n[1] == 1, "db_queue_foreach sees workq only (%d)", n[0]);
 }
 
+static int find_queue (const struct db_queue *q, void *arg)
+{
+    struct db_queue *want = arg;
+    if (strcmp (q->name, want->name) != 0)
+        return 0;
+    *want = *q;
+    return -1;      /* found: stop */
+}
+
+static int sum_fairshare (const struct db_fairshare *f, void *arg)
+{
+    double *sum = arg;
+    sum[0] += f->usage;
+    sum[1] += (double)f->decayed_at;
+    sum[2]++;
+    return 0;
+}
+
+/* qmgr's changes: create, change every attribute, delete; fair-share rows. */
+static void test_queue_admin (struct db *db)
+{
+    struct db_queue q = { .name = "gpu", .queue_type = "execution", .priority = 100,
+                          .enabled = 1, .started = 0, .resources_max = "walltime=24:00:00",
+                          .resources_default = "walltime=01:00:00", .max_run = 5,
+                          .max_run_user = 2, .node_labels = "spot" }, r;
+    struct db_fairshare f = { .user = "alice", .usage = 1500.5, .decayed_at = 1700000000 };
+    double sum[3] = { 0, 0, 0 };
+
+    ok (db_queue_insert (db, &q) == 0, "a queue is created");
+    errno = 0;
+    ok (db_queue_insert (db, &q) < 0 && errno == EEXIST, "a second one of that name: EEXIST");
+    memset (&r, 0, sizeof (r));
+    ok (db_queue_get (db, "gpu", &r) == 1 && r.priority == 100 && r.started == 0
+            && strcmp (r.resources_max, "walltime=24:00:00") == 0
+            && strcmp (r.resources_default, "walltime=01:00:00") == 0 && r.max_run == 5
+            && r.max_run_user == 2 && strcmp (r.node_labels, "spot") == 0
+            && strcmp (r.queue_type, "execution") == 0,
+        "every attribute reads back");
+    q.priority = -5;
+    q.max_run_user = 0;
+    snprintf (q.node_labels, sizeof (q.node_labels), "%s", "");
+    ok (db_queue_update (db, &q) == 0, "a queue is changed");
+    memset (&r, 0, sizeof (r));
+    snprintf (r.name, sizeof (r.name), "gpu");
+    ok (db_queue_foreach (db, find_queue, &r) == 0 && r.priority == -5
+            && r.max_run_user == 0 && r.node_labels[0] == '\0' && r.max_run == 5,
+        "the change reads back through foreach, which stops when asked");
+    snprintf (r.name, sizeof (r.name), "nosuch");
+    errno = 0;
+    ok (db_queue_update (db, &r) < 0 && errno == ENOENT, "changing an unknown queue: ENOENT");
+    errno = 0;
+    ok (db_queue_delete (db, "workq") < 0 && errno == EBUSY,
+        "a queue jobs refer to is not deleted (EBUSY)");
+    ok (db_queue_delete (db, "gpu") == 0 && db_queue_get (db, "gpu", NULL) == 0,
+        "an empty queue is deleted");
+    errno = 0;
+    ok (db_queue_delete (db, "gpu") < 0 && errno == ENOENT, "deleting it again: ENOENT");
+    ok (db_fairshare_set (db, &f) == 0, "a user's usage is stored");
+    f.usage = 750.25;
+    f.decayed_at = 1700000100;
+    ok (db_fairshare_set (db, &f) == 0, "and replaced");
+    ok (db_fairshare_foreach (db, sum_fairshare, sum) == 0 && sum[2] == 1
+            && sum[0] == 750.25 && sum[1] == 1700000100.0,
+        "one row with the latest usage and time");
+    ok (db_commit (db) == 0, "the changes commit");
+}
+
 static void test_jobs (struct db *db)
 {
     struct db_job j, j2;
@@ -705,6 +772,7 @@ int main (void)
         test_schema (db);
         test_queue (db);
         test_jobs (db);
+        test_queue_admin (db);
         test_foreach_stop (db);
         test_attempts_events (db);
         test_server (db);
