@@ -19,7 +19,7 @@
 static const char *known_keys[] = {
     /* scheduler */
     "server_name", "state_dir", "socket", "listen", "node_timeout",
-    "sched_interval_ms", "default_queue", "sched_policy", "default_walltime",
+    "sched_interval_ms", "max_array_size", "default_queue", "sched_policy", "default_walltime",
     "managers", "operators", "fairshare_halflife", "fairshare_gpu_weight",
     "priority_weight_queue", "priority_weight_job", "priority_weight_age",
     "priority_weight_fairshare", "priority_max_age",

@@ -15,6 +15,7 @@
 #include <uuid/uuid.h>
 
 #include "common/directive.h"
+#include "common/arrayspec.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/depend.h"
@@ -52,11 +53,34 @@ static struct job *job_new (struct server *srv, struct conn *c,
 
 /* The queue admits the request (filling in its resources_default) and
  * some node could hold it. */
+/* A range qsub let through may still be more than this server takes. */
+static int submit_check_array (struct server *srv, const char *range,
+                               struct hpcq_error *err)
+{
+    struct arrayspec a;
+    int n;
+
+    if (arrayspec_parse (range, &a, err) < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    n = a.n;
+    arrayspec_release (&a);
+    if (n > srv->max_array_size) {
+        errno = E2BIG;
+        return errprintf (err, "Array job exceeds server or queue size limit: %d subjobs, "
+                          "max_array_size is %lld", n, (long long)srv->max_array_size);
+    }
+    return 0;
+}
+
 static int submit_check (struct server *srv, struct hpcq_jobspec *spec,
                          struct hpcq_error *err)
 {
     const char *queue = spec->queue ? spec->queue : srv->default_queue;
 
+    if (spec->array && submit_check_array (srv, spec->array, err) < 0)
+        return -1;
     if (queue_admit (srv->queues, queue, &spec->res, err) < 0)
         return -1;
     return sched_feasible (srv, &spec->res, err);

@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/arrayspec.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/depend.h"
@@ -375,6 +376,9 @@ static int server_settings (struct server *srv, struct hpcq_error *err)
     srv->node_timeout_ms = timeout * 1000;
     if (config_get_int (srv->cfg, "sched_interval_ms", 2000, 10, 600000,
                         &srv->sched_interval_ms, err) < 0)
+        return -1;
+    if (config_get_int (srv->cfg, "max_array_size", 10000, 1, ARRAYSPEC_MAX,
+                        &srv->max_array_size, err) < 0)
         return -1;
     srv->operator_uid = getuid ();
     return 0;

@@ -58,6 +58,7 @@ struct server {
     int64_t started_ms;
     int64_t node_timeout_ms;
     int64_t sched_interval_ms;
+    int64_t max_array_size;     /* subjobs one array may have (PBS Pro's attribute) */
 
     int unix_fd, tcp_fd;
     struct loop_watch *unix_watch, *tcp_watch;

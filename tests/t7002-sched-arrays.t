@@ -79,4 +79,14 @@ test_expect_success 'bad ranges and holds on arrays are refused with one line' '
     ! qhold $id 2> e3 && grep -q "not supported for job arrays" e3 && qdel $id
 '
 
+test_expect_success 'an array over the server max_array_size is refused, nothing stored' '
+    echo "max_array_size = 4" >> $CLUSTER/scheduler.conf &&
+    kill $(cat $CLUSTER/scheduler.pid) && wait_until 10 eval "! kill -0 $(cat $CLUSTER/scheduler.pid) 2>/dev/null" &&
+    hpcq-local start-scheduler $CLUSTER && before=$(db_query "select count(*) from jobs") &&
+    ! echo true | qsub -J 1-5 2> e4 && test $(wc -l < e4) = 1 &&
+    grep -q "Array job exceeds server or queue size limit: 5 subjobs, max_array_size is 4" e4 &&
+    test "$(db_query "select count(*) from jobs")" = "$before" &&
+    id=$(echo true | qsub -J 1-4) && wait_state $id F 30
+'
+
 test_done
