@@ -3,10 +3,12 @@
 #include <config.h>
 #endif
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <uuid/uuid.h>
 
 #include "common/arrayspec.h"
@@ -190,29 +192,122 @@ static int array_append (struct job *array, struct job *sj)
     return 0;
 }
 
-/* Rebuild one job from its record: the spec from JSON, the allocation of a
- * running job from its alloc column. */
-/* A subjob row: it joins its array (loaded before it: rows come by seq). */
-static int jobs_load_subjob (struct jobs *js, struct db_job *rec)
+/* Loading parses every stored request, most of a restart's time on a
+ * deep queue, so the rows are read first and their requests parsed on
+ * several threads; linking them in then goes in sequence order. */
+struct load {
+    struct job **v;     /* one per top-level row; subjobs keep their rec */
+    int n, cap;
+    int *bad;           /* parse failed: the reason is logged */
+};
+
+static int load_collect (struct db_job *rec, void *arg)
 {
-    struct job *array = jobs_lookup (js, rec->array_parent), *sj;
+    struct load *l = arg;
+    struct job *job;
+
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 1024;
+        struct job **nv = realloc (l->v, cap * sizeof (*nv));
+        if (!nv)
+            return -1;
+        l->v = nv;
+        l->cap = cap;
+    }
+    job = xzalloc (sizeof (*job));
+    job->rec = *rec;    /* takes what rec points to */
+    jobspec_init (&job->spec);
+    l->v[l->n++] = job;
+    return 0;
+}
+
+static int load_parse_one (struct job *job)
+{
+    struct hpcq_error err;
+    json_t *o = json_loads (job->rec.spec ? job->rec.spec : "", 0, NULL);
+
+    if (!o || jobspec_from_json (o, &job->spec, &err) < 0) {
+        log_msg (LOG_ERR, "job %lld: stored request unreadable: %s",
+                 (long long)job->rec.seq, o ? err.text : "bad JSON");
+        json_decref (o);
+        return -1;
+    }
+    json_decref (o);
+    return 0;
+}
+
+struct load_slice {
+    struct load *l;
+    int from, to;
+};
+
+static void *load_parse_slice (void *arg)
+{
+    struct load_slice *sl = arg;
+
+    for (int i = sl->from; i < sl->to; i++)
+        if (!sl->l->v[i]->rec.array_parent)
+            sl->l->bad[i] = load_parse_one (sl->l->v[i]) < 0;
+    return NULL;
+}
+
+/* Parse every request, on up to one thread per CPU (8 at most).  jansson
+ * is safe across threads for separate values once its hash seed is set. */
+static int load_parse (struct load *l)
+{
+    enum { MAX_THREADS = 8, MIN_PER_THREAD = 2000 };
+    struct load_slice sl[MAX_THREADS];
+    pthread_t tid[MAX_THREADS];
+    long cpus = sysconf (_SC_NPROCESSORS_ONLN);
+    int nt = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (int)cpus, started = 0;
+
+    if (nt > l->n / MIN_PER_THREAD)
+        nt = l->n / MIN_PER_THREAD > 0 ? l->n / MIN_PER_THREAD : 1;
+    if (!(l->bad = calloc (l->n ? l->n : 1, sizeof (*l->bad))))
+        return -1;
+    json_object_seed (0);
+    for (int t = 0; t < nt; t++) {
+        sl[t] = (struct load_slice){ l, (int)((int64_t)l->n * t / nt),
+                                     (int)((int64_t)l->n * (t + 1) / nt) };
+        /* Slice 0 is ours; a thread that cannot start is done here too. */
+        if (t == 0 || pthread_create (&tid[t], NULL, load_parse_slice, &sl[t]) != 0)
+            continue;
+        started |= 1 << t;
+    }
+    load_parse_slice (&sl[0]);
+    for (int t = 1; t < nt; t++) {
+        if (started & (1 << t))
+            pthread_join (tid[t], NULL);
+        else
+            load_parse_slice (&sl[t]);
+    }
+    return 0;
+}
+
+/* A subjob row: it joins its array (loaded before it: rows come by seq). */
+static int load_link_subjob (struct jobs *js, struct job *row)
+{
+    struct job *array = jobs_lookup (js, row->rec.array_parent), *sj;
 
     if (!array || !array->is_array) {
-        log_msg (LOG_ERR, "subjob row %lld without its array %lld", (long long)rec->seq,
-                 (long long)rec->array_parent);
-        db_job_release (rec);
+        log_msg (LOG_ERR, "subjob row %lld without its array %lld", (long long)row->rec.seq,
+                 (long long)row->rec.array_parent);
+        job_free (row);
         return 0;
     }
-    sj = subjob_new (array, array->nsub, rec->array_index);
+    sj = subjob_new (array, array->nsub, row->rec.array_index);
     db_job_release (&sj->rec);
-    sj->rec = *rec;
+    sj->rec = row->rec;     /* the subjob takes the row's record */
+    free (row);
     job_make_id (js->srv, sj);
-    if (array_append (array, sj) < 0)
+    if (array_append (array, sj) < 0) {
+        job_free (sj);
         return -1;
+    }
     if (sj->rec.state == 'Q')
         queue_link (js, sj);
-    if ((sj->rec.state == 'R' || sj->rec.state == 'E') && rec->alloc
-        && (sj->alloc = alloc_from_json (js->srv->nodes, rec->alloc))) {
+    if ((sj->rec.state == 'R' || sj->rec.state == 'E') && sj->rec.alloc
+        && (sj->alloc = alloc_from_json (js->srv->nodes, sj->rec.alloc))) {
         alloc_apply (sj->alloc, sj->rec.seq, 1);
         running_link (js, sj);
         array->array_running++;
@@ -220,27 +315,9 @@ static int jobs_load_subjob (struct jobs *js, struct db_job *rec)
     return 0;
 }
 
-static int jobs_load_one (struct db_job *rec, void *arg)
+/* A parsed top-level row: its array settings, id and allocation. */
+static int load_link (struct jobs *js, struct job *job)
 {
-    struct jobs *js = arg;
-    struct job *job;
-    struct hpcq_error err;
-    json_t *o;
-
-    if (rec->array_parent)
-        return jobs_load_subjob (js, rec);
-    job = xzalloc (sizeof (*job));
-    job->rec = *rec;
-    jobspec_init (&job->spec);
-    o = json_loads (rec->spec ? rec->spec : "", 0, NULL);
-    if (!o || jobspec_from_json (o, &job->spec, &err) < 0) {
-        log_msg (LOG_ERR, "job %lld: stored request unreadable: %s",
-                 (long long)rec->seq, o ? err.text : "bad JSON");
-        json_decref (o);
-        job_free (job);
-        return -1;
-    }
-    json_decref (o);
     if (job->spec.array) {
         struct arrayspec a;
         job->is_array = 1;
@@ -249,8 +326,8 @@ static int jobs_load_one (struct db_job *rec, void *arg)
         arrayspec_release (&a);
     }
     job_make_id (js->srv, job);
-    if ((job->rec.state == 'R' || job->rec.state == 'E') && rec->alloc) {
-        if ((job->alloc = alloc_from_json (js->srv->nodes, rec->alloc))) {
+    if ((job->rec.state == 'R' || job->rec.state == 'E') && job->rec.alloc) {
+        if ((job->alloc = alloc_from_json (js->srv->nodes, job->rec.alloc))) {
             alloc_apply (job->alloc, job->rec.seq, 1);
             running_link (js, job);
         }
@@ -264,9 +341,28 @@ static int jobs_load_one (struct db_job *rec, void *arg)
 
 int jobs_load (struct jobs *js)
 {
+    struct load l = { 0 };
     char buf[32];
+    int i, rc = 0;
 
-    if (db_job_foreach (js->srv->db, jobs_load_one, js) < 0)
+    if (db_job_foreach (js->srv->db, load_collect, &l) < 0 || load_parse (&l) < 0)
+        rc = -1;
+    /* Each link step owns its row: it links it in or frees it. */
+    for (i = 0; rc == 0 && i < l.n; i++) {
+        if (l.v[i]->rec.array_parent)
+            rc = load_link_subjob (js, l.v[i]);
+        else if (l.bad && l.bad[i]) {
+            job_free (l.v[i]);
+            rc = -1;
+        }
+        else
+            rc = load_link (js, l.v[i]);
+    }
+    for (; i < l.n; i++)    /* after a failure: the rows never linked */
+        job_free (l.v[i]);
+    free (l.v);
+    free (l.bad);
+    if (rc < 0)
         return -1;
     /* next_seq is also stored so numbers are never reused, even if the
      * newest jobs were purged. */
