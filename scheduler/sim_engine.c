@@ -95,7 +95,6 @@ static int nodes_init (struct engine *e, const struct sim_cluster *c)
         snprintf (n->name, sizeof (n->name), "sim%05d", i + 1);
         n->state = NODE_UP;
         n->ncpus = c->cores;
-        n->mem = c->mem;
         n->ngpus = c->gpus;
         for (int g = 0; g < c->gpus; g++) {
             n->gpu[g].index = g;

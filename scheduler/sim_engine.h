@@ -20,7 +20,6 @@ struct sim_cluster {
     int nodes;
     int cores;              /* per node */
     int gpus;               /* per node */
-    int64_t mem;            /* bytes per node, 0 = not modelled */
 };
 
 /* What happened to one job of the trace. */

@@ -38,7 +38,6 @@ static const struct option longopts[] = {
     { "nodes", required_argument, NULL, 'n' },
     { "cores", required_argument, NULL, 'c' },
     { "gpus", required_argument, NULL, 'g' },
-    { "mem", required_argument, NULL, 'm' },
     { "policy", required_argument, NULL, 'p' },
     { "format", required_argument, NULL, 'F' },
     { "json", required_argument, NULL, 'J' },
@@ -58,7 +57,6 @@ static void usage (FILE *f)
              "  -n, --nodes N        nodes in the cluster (SWF default: from MaxProcs)\n"
              "  -c, --cores C        cores per node\n"
              "  -g, --gpus G         GPUs per node (default 0)\n"
-             "  -m, --mem SIZE       memory per node (default: not modelled)\n"
              "  -p, --policy LIST    comma-separated policies (default fifo,easy)\n"
              "  -F, --format FMT     table (default) or json, on stdout\n"
              "      --json FILE      also write the JSON report to FILE\n"
@@ -93,7 +91,7 @@ static int parse_options (int argc, char **argv, struct options *o,
 
     memset (o, 0, sizeof (*o));
     o->policies = "fifo,easy";
-    while ((c = getopt_long (argc, argv, "n:c:g:m:p:F:l:Gh", longopts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, "n:c:g:p:F:l:Gh", longopts, NULL)) != -1) {
         switch (c) {
         case 'n':
             if (parse_int (optarg, 1, 1000000, &o->cluster.nodes) < 0)
@@ -107,10 +105,6 @@ static int parse_options (int argc, char **argv, struct options *o,
             if (parse_int (optarg, 0, NODE_MAX_GPUS, &o->cluster.gpus) < 0)
                 return errprintf (err, "invalid --gpus '%s' (0 to %d)", optarg,
                                   NODE_MAX_GPUS);
-            break;
-        case 'm':
-            if (resource_parse_size (optarg, &o->cluster.mem, err) < 0)
-                return -1;
             break;
         case 'p': o->policies = optarg; break;
         case 'F':

@@ -94,13 +94,13 @@ static json_t *report_json (const struct sim_report *rep)
             json_decref (runs);
             return NULL;
         }
-    o = json_pack ("{s:s s:s s:i s:i s:{s:i s:i s:i s:I s:i} s:o}",
+    o = json_pack ("{s:s s:s s:i s:i s:{s:i s:i s:i s:i} s:o}",
                    "trace", rep->trace_path,
                    "format", rep->trace->gpu_format ? "gpu" : "swf",
                    "jobs_read", rep->trace->njobs + rep->trace->invalid,
                    "skipped_invalid", rep->trace->invalid,
                    "cluster", "nodes", c->nodes, "cores", c->cores, "gpus", c->gpus,
-                   "mem", (json_int_t)c->mem, "total_cores", c->nodes * c->cores,
+                   "total_cores", c->nodes * c->cores,
                    "policies", runs);
     return o;
 }
