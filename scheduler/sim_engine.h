@@ -43,7 +43,7 @@ struct sim_run {
     int njobs;
     struct sim_sample *series;  /* one per instant, in time order */
     int nseries;
-    double elapsed;         /* seconds of CPU time the replay took */
+    double cpu_s;           /* CPU seconds the replay took */
 };
 
 /* Replay t on cluster c with policy ops.  Fills run (release it with

@@ -57,14 +57,14 @@ void sim_report_table (const struct sim_report *rep, FILE *f)
 {
     fprintf (f, "%-13s %7s %7s %6s %12s %10s %10s %10s %8s\n", "policy", "jobs",
              "skipped", "util", "mean_wait_s", "max_wait_s", "mean_bsld",
-             "makespan_s", "time_s");
+             "makespan_s", "cpu_s");
     for (int i = 0; i < rep->nruns; i++) {
         struct sim_metrics m;
         sim_metrics_compute (rep, &rep->runs[i], &m);
         fprintf (f, "%-13s %7d %7d %6.3f %12.1f %10lld %10.2f %10lld %8.2f\n",
                  rep->runs[i].policy, m.jobs, m.skipped, m.utilization, m.mean_wait,
                  (long long)m.max_wait, m.mean_bsld, (long long)m.makespan,
-                 rep->runs[i].elapsed);
+                 rep->runs[i].cpu_s);
     }
 }
 
@@ -80,7 +80,7 @@ static json_t *run_json (const struct sim_report *rep, const struct sim_run *run
                       (json_int_t)m.max_wait, "mean_bsld", m.mean_bsld,
                       "makespan", (json_int_t)m.makespan, "first_arrival",
                       (json_int_t)m.first_arrival, "last_end", (json_int_t)m.last_end,
-                      "elapsed_s", run->elapsed);
+                      "cpu_s", run->cpu_s);
 }
 
 static json_t *report_json (const struct sim_report *rep)
