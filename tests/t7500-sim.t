@@ -5,6 +5,8 @@
 . "$(dirname "$0")/lib.sh"
 
 DATA=$HPCQ_SRCDIR/tests/data
+# tests/valgrind.sh runs the simulator under memcheck through HPCQ_SIM_BIN.
+sim() { "${HPCQ_SIM_BIN:-hpcq-sim}" "$@"; }
 TRACES=$HPCQ_SRCDIR/../shared/data/workloads
 [ -d "$TRACES" ] || TRACES=/work/shared/data/workloads
 
@@ -43,7 +45,7 @@ EOF
 # Both: first arrival 0, last end 303: makespan 303; core-seconds
 #   200 + 200 + 60 + 200 + 3 = 663: utilization 663 / (4 x 303) = 0.547030.
 test_expect_success 'hand-made trace: fifo and EASY metrics as worked out' '
-    hpcq-sim --nodes 2 --cores 2 -p fifo,easy -F json --jobs jobs.csv \
+    sim --nodes 2 --cores 2 -p fifo,easy -F json --jobs jobs.csv \
         $DATA/sim-small.swf > small.json &&
     jeq small.json fifo jobs 5 && jeq small.json fifo skipped_too_large 1 &&
     python3 -c "import json; assert json.load(open(\"small.json\"))[\"skipped_invalid\"] == 1" &&
@@ -76,12 +78,12 @@ test_expect_success 'hand-made trace: the start and end of every job' '
 
 test_expect_success 'a gzip-compressed trace reads the same as the plain one' '
     gzip -c $DATA/sim-small.swf > small.swf.gz &&
-    hpcq-sim --nodes 2 --cores 2 -F json small.swf.gz > gz.json &&
+    sim --nodes 2 --cores 2 -F json small.swf.gz > gz.json &&
     jeq gz.json easy mean_wait 42 && jeq gz.json fifo mean_wait 68
 '
 
 test_expect_success 'the table names each policy and its figures' '
-    hpcq-sim --nodes 2 --cores 2 $DATA/sim-small.swf > table.out &&
+    sim --nodes 2 --cores 2 $DATA/sim-small.swf > table.out &&
     grep -E "^fifo +5 +1 +0\.547 +68\.0 +130 +2\.47 +303 " table.out &&
     grep -E "^easy +5 +1 +0\.547 +42\.0 +120 +1\.60 +303 " table.out
 '
@@ -98,7 +100,7 @@ test_expect_success 'the table names each policy and its figures' '
 #   max 40; makespan 110: 800 / (8 x 110) = 0.909091;
 #   bsld: FIFO (1 + 1 + 100/60 + 110/30) / 4 = 1.833333, EASY 1.166667.
 test_expect_success 'GPU workload: whole-GPU packing under fifo and EASY' '
-    hpcq-sim -G --nodes 2 --cores 4 --gpus 4 -F json --jobs gjobs.csv \
+    sim -G --nodes 2 --cores 4 --gpus 4 -F json --jobs gjobs.csv \
         $DATA/sim-gpu.txt > gpu.json &&
     jeq gpu.json fifo mean_wait 30 && jeq gpu.json fifo max_wait 80 &&
     jeq gpu.json fifo makespan 130 && jeq gpu.json fifo gpu_utilization 0.7692308 &&
@@ -112,7 +114,7 @@ test_expect_success 'GPU workload: whole-GPU packing under fifo and EASY' '
 # Bad input: one line on stderr that says what is wrong, exit non-zero.
 bad() {
     local want=$1; shift
-    ! hpcq-sim "$@" > bad.out 2> bad.err &&
+    ! sim "$@" > bad.out 2> bad.err &&
     test "$(wc -l < bad.err)" -eq 1 && grep -q "^hpcq-sim: $want" bad.err
 }
 
@@ -131,7 +133,7 @@ test_expect_success 'bad input: missing file, malformed record, unknown policy' 
 
 test_expect_success 'a PNG of queue length and utilization' '
     if grep -q "define HAVE_PNG 1" "$HPCQ_BUILDDIR/config.h"; then
-        hpcq-sim --nodes 2 --cores 2 --png chart.png $DATA/sim-small.swf > /dev/null &&
+        sim --nodes 2 --cores 2 --png chart.png $DATA/sim-small.swf > /dev/null &&
         test "$(head -c 8 chart.png | od -An -tx1 | tr -d " ")" = 89504e470d0a1a0a
     else
         bad "cannot write .chart.png.: hpcq-sim was built without libpng" \
@@ -147,7 +149,7 @@ test_expect_success 'a PNG of queue length and utilization' '
 KTH=$TRACES/KTH-SP2-1996-2.1-cln.swf.gz
 if [ -f "$KTH" ]; then
 test_expect_success 'KTH-SP2, first 2000 jobs: replay invariants' '
-    hpcq-sim --limit 2000 -F json --jobs kth.csv $KTH > kth.json &&
+    sim --limit 2000 -F json --jobs kth.csv $KTH > kth.json &&
     python3 - $KTH kth.csv kth.json <<-EOF
 	import csv, gzip, json, sys
 	trace, jobs, rep = sys.argv[1:]
