@@ -11,8 +11,9 @@
 
 #include "scheduler/sim_report.h"
 
-void sim_metrics_compute (const struct sim_report *rep, const struct sim_run *run,
-                          struct sim_metrics *m)
+/* The metrics over the jobs of queue (NULL: all jobs). */
+static void metrics_of (const struct sim_report *rep, const struct sim_run *run,
+                        const char *queue, struct sim_metrics *m)
 {
     const struct sim_trace *t = rep->trace;
     double wait_sum = 0, bsld_sum = 0, core_s = 0, gpu_s = 0;
@@ -23,6 +24,8 @@ void sim_metrics_compute (const struct sim_report *rep, const struct sim_run *ru
     for (int i = 0; i < run->njobs; i++) {
         const struct sim_outcome *o = &run->out[i];
         int64_t wait, ran;
+        if (queue && strcmp (t->job[i].queue, queue) != 0)
+            continue;
         if (o->skipped) {
             m->skipped++;
             continue;
@@ -53,6 +56,12 @@ void sim_metrics_compute (const struct sim_report *rep, const struct sim_run *ru
     }
 }
 
+void sim_metrics_compute (const struct sim_report *rep, const struct sim_run *run,
+                          struct sim_metrics *m)
+{
+    metrics_of (rep, run, NULL, m);
+}
+
 void sim_report_table (const struct sim_report *rep, FILE *f)
 {
     fprintf (f, "%-13s %7s %7s %6s %12s %10s %10s %10s %8s\n", "policy", "jobs",
@@ -68,19 +77,59 @@ void sim_report_table (const struct sim_report *rep, FILE *f)
     }
 }
 
+#define MAX_QUEUES 64
+
+/* Per queue of a GPU workload (the first MAX_QUEUES names): jobs, waits
+ * and bounded slowdown, so queues with different jobs can be told apart. */
+static json_t *queues_json (const struct sim_report *rep, const struct sim_run *run)
+{
+    const char *name[MAX_QUEUES];
+    int n = 0;
+    json_t *a = json_array ();
+
+    for (int i = 0; i < rep->trace->njobs && n < MAX_QUEUES; i++) {
+        int k = 0;
+        while (k < n && strcmp (name[k], rep->trace->job[i].queue) != 0)
+            k++;
+        if (k == n)
+            name[n++] = rep->trace->job[i].queue;
+    }
+    for (int k = 0; a && k < n; k++) {
+        struct sim_metrics m;
+        metrics_of (rep, run, name[k], &m);
+        if (json_array_append_new (a, json_pack ("{s:s s:i s:i s:f s:I s:f}", "queue",
+                                                 name[k], "jobs", m.jobs,
+                                                 "skipped_too_large", m.skipped,
+                                                 "mean_wait", m.mean_wait, "max_wait",
+                                                 (json_int_t)m.max_wait, "mean_bsld",
+                                                 m.mean_bsld)) < 0) {
+            json_decref (a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
 static json_t *run_json (const struct sim_report *rep, const struct sim_run *run)
 {
     struct sim_metrics m;
+    json_t *o;
 
     sim_metrics_compute (rep, run, &m);
-    return json_pack ("{s:s s:i s:i s:f s:f s:f s:I s:f s:I s:I s:I s:f}",
-                      "policy", run->policy, "jobs", m.jobs, "skipped_too_large",
-                      m.skipped, "utilization", m.utilization, "gpu_utilization",
-                      m.gpu_utilization, "mean_wait", m.mean_wait, "max_wait",
-                      (json_int_t)m.max_wait, "mean_bsld", m.mean_bsld,
-                      "makespan", (json_int_t)m.makespan, "first_arrival",
-                      (json_int_t)m.first_arrival, "last_end", (json_int_t)m.last_end,
-                      "cpu_s", run->cpu_s);
+    o = json_pack ("{s:s s:i s:i s:f s:f s:f s:I s:f s:I s:I s:I s:f}",
+                   "policy", run->policy, "jobs", m.jobs, "skipped_too_large",
+                   m.skipped, "utilization", m.utilization, "gpu_utilization",
+                   m.gpu_utilization, "mean_wait", m.mean_wait, "max_wait",
+                   (json_int_t)m.max_wait, "mean_bsld", m.mean_bsld,
+                   "makespan", (json_int_t)m.makespan, "first_arrival",
+                   (json_int_t)m.first_arrival, "last_end", (json_int_t)m.last_end,
+                   "cpu_s", run->cpu_s);
+    if (o && rep->trace->gpu_format
+        && json_object_set_new (o, "queues", queues_json (rep, run)) < 0) {
+        json_decref (o);
+        return NULL;
+    }
+    return o;
 }
 
 static json_t *report_json (const struct sim_report *rep)

@@ -11,12 +11,16 @@ TRACES=$HPCQ_SRCDIR/../shared/data/workloads
 [ -d "$TRACES" ] || TRACES=/work/shared/data/workloads
 
 # The field of policy P in JSON report FILE, compared with a value to
-# within 1e-6: jeq FILE P FIELD VALUE.
+# within 1e-6: jeq FILE P FIELD VALUE.  FIELD may be QUEUE/FIELD, for the
+# policy's figures for one queue.
 jeq() {
     python3 - "$@" <<'EOF'
 import json, sys
 f, pol, field, want = sys.argv[1:]
 r = [p for p in json.load(open(f))["policies"] if p["policy"] == pol][0]
+if "/" in field:
+    queue, field = field.split("/")
+    r = [q for q in r["queues"] if q["queue"] == queue][0]
 got = r[field]
 if abs(float(got) - float(want)) > 1e-6:
     sys.exit(f"{pol}.{field} = {got}, want {want}")
@@ -99,6 +103,8 @@ test_expect_success 'the table names each policy and its figures' '
 #   backfills onto node2's 2 free GPUs, 20-50.  waits 0, 0, 40, 0: mean 10,
 #   max 40; makespan 110: 800 / (8 x 110) = 0.909091;
 #   bsld: FIFO (1 + 1 + 100/60 + 110/30) / 4 = 1.833333, EASY 1.166667.
+# Per queue: gpu (G1-G3) waits 0, 0, 40 under both: mean 13.333333;
+#   short (G4) waits 80 under FIFO, 0 under EASY.
 test_expect_success 'GPU workload: whole-GPU packing under fifo and EASY' '
     sim -G --nodes 2 --cores 4 --gpus 4 -F json --jobs gjobs.csv \
         $DATA/sim-gpu.txt > gpu.json &&
@@ -108,6 +114,9 @@ test_expect_success 'GPU workload: whole-GPU packing under fifo and EASY' '
     jeq gpu.json easy mean_wait 10 && jeq gpu.json easy max_wait 40 &&
     jeq gpu.json easy makespan 110 && jeq gpu.json easy gpu_utilization 0.9090909 &&
     jeq gpu.json easy mean_bsld 1.1666667 &&
+    jeq gpu.json fifo gpu/jobs 3 && jeq gpu.json fifo gpu/mean_wait 13.3333333 &&
+    jeq gpu.json fifo short/mean_wait 80 && jeq gpu.json easy short/mean_wait 0 &&
+    jeq gpu.json easy gpu/max_wait 40 && jeq gpu.json easy short/jobs 1 &&
     grep -x "easy,7,20,20,50,1,2" gjobs.csv && grep -x "fifo,6,10,50,110,2,4" gjobs.csv
 '
 
