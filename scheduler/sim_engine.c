@@ -36,6 +36,7 @@ struct engine {
     int cores_used, gpus_used;
     int cores_total;
     int least_cores;        /* the fewest cores any queued job asks for */
+    int64_t wake;           /* the earliest reservation after now, or INT64_MAX */
     int series_cap;
     struct policy_ctx ctx;
 };
@@ -195,12 +196,14 @@ static int job_arrive (struct engine *e, int idx)
     return 0;
 }
 
-/* Keep only the jobs the pass left waiting, in their order. */
-static void queue_compact (struct engine *e)
+/* Keep only the jobs the pass left waiting, in their order, and note
+ * the earliest reservation the policy gave one of them (job->est_start). */
+static void queue_compact (struct engine *e, int64_t now)
 {
     int k = 0;
 
     e->least_cores = 0;
+    e->wake = INT64_MAX;
     for (int i = 0; i < e->nqueue; i++) {
         struct job *job = e->queue[i];
         int need = resource_total_ncpus (&job->spec.res);
@@ -208,6 +211,8 @@ static void queue_compact (struct engine *e)
             continue;
         if (k == 0 || need < e->least_cores)
             e->least_cores = need;
+        if (job->est_start > now && job->est_start < e->wake)
+            e->wake = job->est_start;
         e->queue[k++] = job;
     }
     e->nqueue = k;
@@ -247,20 +252,31 @@ static int instant (struct engine *e, const struct policy_ops *ops, int64_t now,
         e->ctx.jobs = e->queue;
         e->ctx.njobs = e->nqueue;
         ops->pass (&e->ctx);
-        queue_compact (e);
+        queue_compact (e, now);
     }
     return sample (e, now);
 }
 
+/* Instants are arrivals, ends, and the times the policy reserved for a
+ * queued job: the daemon passes every few seconds, so a job whose
+ * reservation falls between events starts then there too.  With nothing
+ * running and nothing to come, one such wake-up is all a policy gets. */
 static int replay (struct engine *e, const struct policy_ops *ops,
                    struct hpcq_error *err)
 {
-    int next = 0;
+    int next = 0, idle_wakes = 0;
 
-    while (next < e->t->njobs || e->nheap > 0) {
+    e->wake = INT64_MAX;
+    for (;;) {
         int64_t t_arr = next < e->t->njobs ? e->t->job[next].submit : INT64_MAX;
         int64_t t_end = e->nheap > 0 ? e->heap[0].time : INT64_MAX;
-        if (instant (e, ops, min64 (t_arr, t_end), &next) < 0)
+        int64_t t = min64 (min64 (t_arr, t_end), e->nqueue > 0 ? e->wake : INT64_MAX);
+        int idle = t_arr == INT64_MAX && t_end == INT64_MAX;
+        if (t == INT64_MAX || (idle && idle_wakes++ > 0))
+            break;
+        if (!idle)
+            idle_wakes = 0;
+        if (instant (e, ops, t, &next) < 0)
             return errprintf (err, "out of memory");
     }
     if (e->nqueue > 0)
