@@ -29,8 +29,13 @@ exec $vg --log-file=$logs/$d.%p.log $build/$d/hpcq-$d "\$@"
 W
     chmod +x "$logs/$d"
 done
+cat > "$logs/sim" <<W
+#!/bin/sh
+exec $vg --log-file=$logs/sim.%p.log $build/scheduler/hpcq-sim "\$@"
+W
+chmod +x "$logs/sim"
 for t in "$src"/tests/t[0-9]*.t; do
-    if HPCQ_SCHEDULER_BIN=$logs/scheduler HPCQ_WORKER_BIN=$logs/worker \
+    if HPCQ_SCHEDULER_BIN=$logs/scheduler HPCQ_WORKER_BIN=$logs/worker HPCQ_SIM_BIN=$logs/sim \
        HPCQ_BUILDDIR=$build HPCQ_SRCDIR=$src bash "$t" > "$logs/$(basename "$t").out" 2>&1; then
         echo "ok: $(basename "$t")"
     else
@@ -38,7 +43,7 @@ for t in "$src"/tests/t[0-9]*.t; do
     fi
 done
 # Daemon logs: valgrind writes nothing when it has nothing to say.
-for f in "$logs"/scheduler.*.log "$logs"/worker.*.log; do
+for f in "$logs"/scheduler.*.log "$logs"/worker.*.log "$logs"/sim.*.log; do
     [ -s "$f" ] || continue
     echo "valgrind reported, $f:"; head -30 "$f"; rc=1
 done

@@ -1,0 +1,57 @@
+/* sim_engine.h - a workload replayed in virtual time through a policy.
+ *
+ * The engine owns the simulated nodes and jobs and drives one of the
+ * daemon's policies (policy_lookup) through the same struct policy_ctx the
+ * daemon fills: at each instant where something happens it ends the jobs
+ * whose real run time is over (or whose walltime ran out), adds the
+ * arrivals, and runs one policy pass.  fit is place_job() on the
+ * simulated nodes, start applies the allocation and records the start.
+ */
+#ifndef HPCQ_SCHEDULER_SIM_ENGINE_H
+#define HPCQ_SCHEDULER_SIM_ENGINE_H
+
+#include <stdint.h>
+
+#include "common/error.h"
+#include "scheduler/policy.h"
+#include "scheduler/sim_trace.h"
+
+struct sim_cluster {
+    int nodes;
+    int cores;              /* per node */
+    int gpus;               /* per node */
+};
+
+/* What happened to one job of the trace. */
+struct sim_outcome {
+    int skipped;            /* 1: larger than the cluster, never submitted */
+    int64_t start, end;     /* virtual seconds */
+    int cores, gpus;        /* what its allocation holds */
+};
+
+/* One point of the time series: the state from time on. */
+struct sim_sample {
+    int64_t time;
+    int queued;
+    int cores_used;
+    int gpus_used;
+};
+
+struct sim_run {
+    const char *policy;     /* the policy's name (static) */
+    struct sim_outcome *out;    /* one per trace job, same order */
+    int njobs;
+    struct sim_sample *series;  /* one per instant, in time order */
+    int nseries;
+    double cpu_s;           /* CPU seconds the replay took */
+};
+
+/* Replay t on cluster c with policy ops.  Fills run (release it with
+ * sim_run_release()).  0, or -1 with err. */
+int sim_engine_run (const struct sim_trace *t, const struct sim_cluster *c,
+                    const struct policy_ops *ops, struct sim_run *run,
+                    struct hpcq_error *err);
+
+void sim_run_release (struct sim_run *run);
+
+#endif
