@@ -21,7 +21,8 @@ static const char *sql_update =
     "UPDATE jobs SET state = ?7, hold_types = ?8, priority = ?9, mtime = ?12,"
     " stime = ?13, etime = ?14, exit_status = ?15, comment = ?16,"
     " run_count = ?17, exec_host = ?18, exec_vnode = ?19, session_id = ?20,"
-    " resources_used = ?21, queue = ?6, alloc = ?22, name = ?5, spec = ?10"
+    " resources_used = ?21, queue = ?6, alloc = ?22, name = ?5,"
+    " spec = coalesce (?10, spec)"
     " WHERE seq = ?1";
 
 static const char *sql_select =

@@ -47,7 +47,9 @@ int db_job_insert (struct db *db, const struct db_job *j);
 
 /* Write the mutable fields (state, holds, times, exit, comment, run_count,
  * exec_host/vnode, session, resources_used, priority, queue, and the name
- * and request, which qalter may change). */
+ * and request, which qalter may change).  A NULL spec leaves the stored
+ * request as it is: the scheduler keeps the parsed request in memory, not
+ * its text. */
 int db_job_update (struct db *db, const struct db_job *j);
 
 /* Call cb for each job in sequence order; the record is the callback's to

@@ -127,6 +127,7 @@ static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg
                             job->id);
         goto out;
     }
+    job_drop_spec_text (job);
     log_msg (LOG_DEBUG, "job %s (%s) submitted", job->id, job->rec.owner);
     srv->stat_submitted++;
     sched_request (srv->sched);
@@ -598,6 +599,7 @@ static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
                             job->id);
         return;
     }
+    job_drop_spec_text (job);
     sched_request (srv->sched);
     server_reply_after_commit (srv, c, msg, NULL);
 }

@@ -181,6 +181,14 @@ static struct job *subjob_new (struct job *array, int pos, int index)
     return sj;
 }
 
+void job_drop_spec_text (struct job *job)
+{
+    free (job->rec.spec);
+    job->rec.spec = NULL;
+    for (int i = 0; i < job->nsub; i++)
+        job_drop_spec_text (job->sub[i]);
+}
+
 static int array_append (struct job *array, struct job *sj)
 {
     struct job **v = realloc (array->sub, (array->nsub + 1) * sizeof (*v));
@@ -196,10 +204,35 @@ static int array_append (struct job *array, struct job *sj)
  * deep queue, so the rows are read first and their requests parsed on
  * several threads; linking them in then goes in sequence order. */
 struct load {
-    struct job **v;     /* one per top-level row; subjobs keep their rec */
+    struct job **v;     /* one per row, in sequence order */
     int n, cap;
     int *bad;           /* parse failed: the reason is logged */
+    /* The rows' request texts, kept together until parsed so that freeing
+     * them leaves no holes between the jobs' long-lived allocations. */
+    char *text;
+    size_t *off;        /* v[i]'s text at text + off[i] */
+    size_t len, size;
 };
+
+static int load_keep_text (struct load *l, int i, const char *spec)
+{
+    size_t n = strlen (spec ? spec : "") + 1;
+
+    if (l->len + n > l->size) {
+        size_t size = l->size ? l->size * 2 : 1 << 20;
+        char *nt;
+        while (size < l->len + n)
+            size *= 2;
+        if (!(nt = realloc (l->text, size)))
+            return -1;
+        l->text = nt;
+        l->size = size;
+    }
+    memcpy (l->text + l->len, spec ? spec : "", n);
+    l->off[i] = l->len;
+    l->len += n;
+    return 0;
+}
 
 static int load_collect (struct db_job *rec, void *arg)
 {
@@ -209,22 +242,29 @@ static int load_collect (struct db_job *rec, void *arg)
     if (l->n == l->cap) {
         int cap = l->cap ? l->cap * 2 : 1024;
         struct job **nv = realloc (l->v, cap * sizeof (*nv));
-        if (!nv)
+        size_t *no = realloc (l->off, cap * sizeof (*no));
+        if (nv)
+            l->v = nv;
+        if (no)
+            l->off = no;
+        if (!nv || !no)
             return -1;
-        l->v = nv;
         l->cap = cap;
     }
+    if (load_keep_text (l, l->n, rec->spec) < 0)
+        return -1;
     job = xzalloc (sizeof (*job));
     job->rec = *rec;    /* takes what rec points to */
+    job_drop_spec_text (job);
     jobspec_init (&job->spec);
     l->v[l->n++] = job;
     return 0;
 }
 
-static int load_parse_one (struct job *job)
+static int load_parse_one (struct job *job, const char *text)
 {
     struct hpcq_error err;
-    json_t *o = json_loads (job->rec.spec ? job->rec.spec : "", 0, NULL);
+    json_t *o = json_loads (text, 0, NULL);
 
     if (!o || jobspec_from_json (o, &job->spec, &err) < 0) {
         log_msg (LOG_ERR, "job %lld: stored request unreadable: %s",
@@ -247,7 +287,7 @@ static void *load_parse_slice (void *arg)
 
     for (int i = sl->from; i < sl->to; i++)
         if (!sl->l->v[i]->rec.array_parent)
-            sl->l->bad[i] = load_parse_one (sl->l->v[i]) < 0;
+            sl->l->bad[i] = load_parse_one (sl->l->v[i], sl->l->text + sl->l->off[i]) < 0;
     return NULL;
 }
 
@@ -362,6 +402,8 @@ int jobs_load (struct jobs *js)
         job_free (l.v[i]);
     free (l.v);
     free (l.bad);
+    free (l.off);
+    free (l.text);
     if (rc < 0)
         return -1;
     /* next_seq is also stored so numbers are never reused, even if the

@@ -82,6 +82,11 @@ void job_array_update (struct server *srv, struct job *array);
 /* 'B' for an array some of whose subjobs have begun, else the state. */
 char job_display_state (const struct job *job);
 
+/* Free the request's JSON text once it is stored: the parsed request
+ * (job->spec) is what the scheduler uses, and the text was a third of a
+ * queued job's memory.  Later updates leave the stored text alone. */
+void job_drop_spec_text (struct job *job);
+
 struct job *jobs_lookup (struct jobs *js, int64_t seq);
 /* Parse "42", "42.server" or "42.server.domain" into a sequence number.
  * -1 if malformed. */
