@@ -22,7 +22,7 @@ static const char *known_keys[] = {
     "sched_interval_ms", "default_queue", "sched_policy", "default_walltime",
     /* worker */
     "server", "node_name", "ncpus", "mem", "gpus", "gpu_model", "gpu_mem",
-    "spool_dir", "heartbeat_interval", "kill_delay", "labels",
+    "spool_dir", "heartbeat_interval", "kill_delay", "labels", "mig_layout",
     /* both */
     "log_file", "log_level",
     NULL,

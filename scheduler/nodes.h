@@ -14,11 +14,19 @@
 #include "scheduler/server.h"
 
 #define NODE_MAX_GPUS 16
+#define NODE_MAX_MIG 8      /* MIG instances per GPU (an A100 has at most 7) */
 
 enum node_state {
     NODE_UNKNOWN = 0,   /* known from the database, not heard from yet */
     NODE_UP,
     NODE_DOWN,
+};
+
+/* One MIG instance of a GPU in MIG mode: given to one job at a time. */
+struct node_mig {
+    char profile[16];   /* "1g.5gb" */
+    char uuid[64];      /* "MIG-..." (simulated: "MIG-SIM-...") */
+    int64_t used_by;    /* job seq or 0 */
 };
 
 struct node_gpu {
@@ -27,7 +35,11 @@ struct node_gpu {
     int64_t mem;
     char uuid[64];
     int simulated;
-    int64_t used_by;    /* job seq or 0 */
+    int64_t used_by;    /* job seq or 0 (never set while in MIG mode) */
+    /* > 0: the GPU is in MIG mode and only its instances are given out;
+     * a whole-GPU request never gets it. */
+    int nmig;
+    struct node_mig mig[NODE_MAX_MIG];
 };
 
 struct node {
@@ -40,6 +52,7 @@ struct node {
     char labels[256];
     int64_t excl_by;    /* job seq holding it exclusively, 0 if none */
     int njobs;          /* allocations on this node */
+    int pidx;           /* scratch: its position in a policy pass's array */
     struct conn *conn;  /* link to its worker while up */
     int64_t last_heard_ms;
     int64_t down_since_ms;

@@ -8,6 +8,9 @@
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
 
+#define MAX_SLOTS ((int)(sizeof (((struct alloc *)0)->slot) / sizeof (struct alloc_slot)))
+#define MAX_GROUPS 64
+
 /* 1 if the comma-separated list have holds the item want (a label is
  * "name" or "name=value" and matches only exactly). */
 static int label_in (const char *have, const char *want, size_t wlen)
@@ -40,97 +43,86 @@ int place_labels_match (const char *have, const char *want)
     return 1;
 }
 
-/* Tentative usage while placing one job, so its chunks do not overlap. */
-struct scratch {
-    int cpus;
-    int64_t mem;
-    int gpus_taken[NODE_MAX_GPUS];
-    int used;               /* chunks of this job placed here */
-};
-
-static int node_usable (const struct node *n, const char *labels, int empty)
+int place_model_match (const char *model, const char *want)
 {
-    if (labels && labels[0] && !place_labels_match (n->labels, labels))
-        return 0;
-    if (empty)
-        return n->ncpus > 0;
-    /* Up and connected: a node whose link just dropped may still be "up"
-     * until its heartbeat times out, but a launch could not reach it. */
-    return n->state == NODE_UP && n->conn && n->excl_by == 0;
+    return !want[0] || strcasestr (model, want) != NULL;
 }
 
-static int chunk_fits (const struct node *n, const struct scratch *sc,
-                       const struct hpcq_chunk *c, int empty, int scatter, int excl)
+/* The value of the node's ib_switch=X label and its length (0: none). */
+static const char *ib_switch_of (const struct node *n, size_t *len)
 {
-    int cpus_used = empty ? 0 : n->ncpus_used;
-    int64_t mem_used = empty ? 0 : n->mem_used;
-    int free_gpus = 0;
+    const char *p = n->labels;
 
-    if ((scatter || excl) && sc->used)
-        return 0;
-    if (excl && !empty && n->njobs > 0)
-        return 0;
-    for (int g = 0; g < n->ngpus; g++)
-        if ((empty || !n->gpu[g].used_by) && !sc->gpus_taken[g])
-            free_gpus++;
-    return n->ncpus - cpus_used - sc->cpus >= c->ncpus
-           && (c->mem == 0 || n->mem - mem_used - sc->mem >= c->mem)
-           && free_gpus >= c->ngpus;
-}
-
-static void chunk_take (struct alloc_slot *slot, struct node *n, struct scratch *sc,
-                        const struct hpcq_chunk *c, int empty, int excl)
-{
-    slot->node = n;
-    snprintf (slot->node_name, sizeof (slot->node_name), "%s", n->name);
-    slot->ncpus = c->ncpus;
-    slot->mem = c->mem;
-    slot->mpiprocs = c->mpiprocs > 0 ? c->mpiprocs : 1;
-    slot->excl = excl;
-    slot->ngpus = 0;
-    for (int g = 0; g < n->ngpus && slot->ngpus < c->ngpus; g++) {
-        if ((empty || !n->gpu[g].used_by) && !sc->gpus_taken[g]) {
-            sc->gpus_taken[g] = 1;
-            slot->gpus[slot->ngpus++] = g;
+    while ((p = strstr (p, "ib_switch="))) {
+        if (p == n->labels || p[-1] == ',') {
+            p += strlen ("ib_switch=");
+            *len = strcspn (p, ",");
+            return p;
         }
+        p++;
     }
-    sc->cpus += c->ncpus;
-    sc->mem += c->mem;
-    sc->used++;
-}
-
-struct alloc *place_alloc (struct node **nodes, int nnodes,
-                           const struct hpcq_resources *res, const char *labels,
-                           int64_t seq, int empty)
-{
-    struct scratch *sc = calloc (nnodes ? nnodes : 1, sizeof (*sc));
-    struct alloc *a = calloc (1, sizeof (*a));
-    int scatter = strncmp (res->place, "scatter", 7) == 0;
-    int excl = strstr (res->place, "excl") != NULL;
-
-    if (!sc || !a)
-        goto fail;
-    for (int c = 0; c < res->nchunks; c++) {
-        const struct hpcq_chunk *ch = &res->chunk[c];
-        for (int k = 0; k < ch->count; k++) {
-            int i;
-            if (a->n == (int)(sizeof (a->slot) / sizeof (a->slot[0])))
-                goto fail;
-            for (i = 0; i < nnodes; i++)
-                if (node_usable (nodes[i], labels, empty)
-                    && chunk_fits (nodes[i], &sc[i], ch, empty, scatter, excl))
-                    break;
-            if (i == nnodes)
-                goto fail;
-            chunk_take (&a->slot[a->n++], nodes[i], &sc[i], ch, empty, excl);
-        }
-    }
-    free (sc);
-    return a;
-fail:
-    free (sc);
-    free (a);
+    *len = 0;
     return NULL;
+}
+
+void node_use_of (const struct node *n, struct node_use *u)
+{
+    memset (u, 0, sizeof (*u));
+    u->ncpus_used = n->ncpus_used;
+    u->mem_used = n->mem_used;
+    u->njobs = n->njobs;
+    u->excl_by = n->excl_by;
+    for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++) {
+        const struct node_gpu *gpu = &n->gpu[g];
+        if (gpu->used_by)
+            u->gpus |= 1u << g;
+        for (int i = 0; i < gpu->nmig && i < NODE_MAX_MIG; i++)
+            if (gpu->mig[i].used_by)
+                u->mig[g] |= (uint8_t)(1u << i);
+    }
+}
+
+static int64_t max64 (int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* Usage u as it would be with also taken as well. */
+static void use_combine (struct node_use *u, const struct node_use *also)
+{
+    u->ncpus_used = (int)max64 (u->ncpus_used, also->ncpus_used);
+    u->mem_used = max64 (u->mem_used, also->mem_used);
+    u->njobs = (int)max64 (u->njobs, also->njobs);
+    if (!u->excl_by)
+        u->excl_by = also->excl_by;
+    u->gpus |= also->gpus;
+    for (int g = 0; g < NODE_MAX_GPUS; g++)
+        u->mig[g] |= also->mig[g];
+}
+
+void node_use_apply (struct node_use *u, const struct alloc_slot *s, int64_t seq,
+                     int sign)
+{
+    u->ncpus_used += sign * s->ncpus;
+    u->mem_used += sign * s->mem;
+    u->njobs += sign;
+    if (s->excl)
+        u->excl_by = sign > 0 ? seq : 0;
+    for (int g = 0; g < s->ngpus; g++) {
+        if (s->gpus[g] < 0 || s->gpus[g] >= NODE_MAX_GPUS)
+            continue;
+        if (sign > 0)
+            u->gpus |= 1u << s->gpus[g];
+        else
+            u->gpus &= ~(1u << s->gpus[g]);
+    }
+    if (s->nmig && s->mig_gpu >= 0 && s->mig_gpu < NODE_MAX_GPUS && s->mig_inst >= 0
+        && s->mig_inst < NODE_MAX_MIG) {
+        if (sign > 0)
+            u->mig[s->mig_gpu] |= (uint8_t)(1u << s->mig_inst);
+        else
+            u->mig[s->mig_gpu] &= (uint8_t)~(1u << s->mig_inst);
+    }
 }
 
 void alloc_slot_apply (struct node *n, const struct alloc_slot *s, int64_t seq,
@@ -144,6 +136,9 @@ void alloc_slot_apply (struct node *n, const struct alloc_slot *s, int64_t seq,
     for (int g = 0; g < s->ngpus; g++)
         if (s->gpus[g] >= 0 && s->gpus[g] < NODE_MAX_GPUS)
             n->gpu[s->gpus[g]].used_by = sign > 0 ? seq : 0;
+    if (s->nmig && s->mig_gpu >= 0 && s->mig_gpu < NODE_MAX_GPUS && s->mig_inst >= 0
+        && s->mig_inst < NODE_MAX_MIG)
+        n->gpu[s->mig_gpu].mig[s->mig_inst].used_by = sign > 0 ? seq : 0;
 }
 
 void alloc_apply (struct alloc *a, int64_t seq, int sign)
@@ -152,6 +147,417 @@ void alloc_apply (struct alloc *a, int64_t seq, int sign)
         alloc_slot_apply (a->slot[i].node, &a->slot[i], seq, sign);
 }
 
+/* One placement: where to look and what usage to suppose. */
+struct place_in {
+    struct node **nodes;
+    const struct node_use *use, *also;
+    int nnodes;
+    const char *labels;
+    int empty, scatter, excl;
+    const char *group;          /* only nodes of this ib_switch, NULL = any */
+    size_t glen;
+};
+
+/* This job's own tentative usage on the nodes it has chunks on so far. */
+struct tentative {
+    int n;
+    int idx[MAX_SLOTS];
+    struct node_use u[MAX_SLOTS];
+};
+
+static struct node_use *tentative_of (struct tentative *t, int i)
+{
+    for (int k = 0; k < t->n; k++)
+        if (t->idx[k] == i)
+            return &t->u[k];
+    return NULL;
+}
+
+static int node_usable (const struct node *n, const char *labels, int empty)
+{
+    if (labels && labels[0] && !place_labels_match (n->labels, labels))
+        return 0;
+    if (empty)
+        return n->ncpus > 0;
+    /* Up and connected: a node whose link just dropped may still be "up"
+     * until its heartbeat times out, but a launch could not reach it. */
+    return n->state == NODE_UP && n->conn;
+}
+
+/* Cores node i uses as the placement supposes (cheap: no GPU walk). */
+static int cpus_used_quick (const struct place_in *in, int i)
+{
+    int used;
+
+    if (in->empty)
+        return 0;
+    used = in->use ? in->use[i].ncpus_used : in->nodes[i]->ncpus_used;
+    if (in->also && in->also[i].ncpus_used > used)
+        used = in->also[i].ncpus_used;
+    return used;
+}
+
+static void use_effective (const struct place_in *in, int i, struct node_use *u)
+{
+    if (in->empty) {
+        memset (u, 0, sizeof (*u));
+        return;
+    }
+    if (in->use)
+        *u = in->use[i];
+    else
+        node_use_of (in->nodes[i], u);
+    if (in->also)
+        use_combine (u, &in->also[i]);
+}
+
+/* Free whole GPUs (not in MIG mode) of a matching model under u. */
+static int whole_free (const struct node *n, const struct node_use *u, const char *model)
+{
+    int k = 0;
+
+    for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++)
+        if (!n->gpu[g].nmig && !(u->gpus & (1u << g))
+            && place_model_match (n->gpu[g].model, model))
+            k++;
+    return k;
+}
+
+/* Free MIG instances of profile on GPU g under u. */
+static int mig_free_on (const struct node *n, const struct node_use *u, int g,
+                        const char *profile)
+{
+    const struct node_gpu *gpu = &n->gpu[g];
+    int k = 0;
+
+    for (int i = 0; i < gpu->nmig && i < NODE_MAX_MIG; i++)
+        if (!(u->mig[g] & (1u << i)) && (!profile || !strcmp (gpu->mig[i].profile, profile)))
+            k++;
+    return k;
+}
+
+static int mig_free_total (const struct node *n, const struct node_use *u,
+                           const char *profile, const char *model)
+{
+    int k = 0;
+
+    for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++)
+        if (n->gpu[g].nmig && place_model_match (n->gpu[g].model, model))
+            k += mig_free_on (n, u, g, profile);
+    return k;
+}
+
+/* The GPU whose matching free instances are fewest (packing MIG jobs onto
+ * GPUs already in use), or -1. */
+static int mig_tightest (const struct node *n, const struct node_use *u,
+                         const struct hpcq_chunk *c, int *left)
+{
+    int best = -1, best_free = 0;
+
+    for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++) {
+        int f;
+        if (!n->gpu[g].nmig || !place_model_match (n->gpu[g].model, c->gpu_model))
+            continue;
+        f = mig_free_on (n, u, g, c->mig);
+        if (f > 0 && (best < 0 || f < best_free)) {
+            best = g;
+            best_free = f;
+        }
+    }
+    *left = best_free - 1;
+    return best;
+}
+
+static int64_t clamp20 (int64_t v)
+{
+    return v < 0 ? 0 : v > 0xfffff ? 0xfffff : v;
+}
+
+/* How badly placing c on n (usage u) fits, lower is better; -1 if it
+ * does not fit at all.  See place.h for the order. */
+static int64_t chunk_score (const struct node *n, const struct node_use *u,
+                            const struct hpcq_chunk *c, int *mig_gpu)
+{
+    int64_t cpus_left = n->ncpus - u->ncpus_used - c->ncpus;
+    int whole = 0, left = 0;
+
+    if (cpus_left < 0 || (c->mem > 0 && n->mem - u->mem_used < c->mem))
+        return -1;
+    if (c->mig[0]) {
+        if ((*mig_gpu = mig_tightest (n, u, c, &left)) < 0)
+            return -1;
+        whole = whole_free (n, u, "");
+        return (clamp20 (left) << 40) | (clamp20 (whole) << 20) | clamp20 (cpus_left);
+    }
+    if (c->ngpus > 0) {
+        int free_gpus = whole_free (n, u, c->gpu_model);
+        if (free_gpus < c->ngpus)
+            return -1;
+        return (clamp20 (free_gpus - c->ngpus) << 40) | clamp20 (cpus_left);
+    }
+    if (n->ngpus > 0)
+        whole = whole_free (n, u, "") + mig_free_total (n, u, NULL, "");
+    return (clamp20 (whole) << 40) | clamp20 (cpus_left);
+}
+
+static int in_group (const struct place_in *in, const struct node *n)
+{
+    size_t len;
+    const char *g;
+
+    if (!in->group)
+        return 1;
+    g = ib_switch_of (n, &len);
+    return g && len == in->glen && strncmp (g, in->group, len) == 0;
+}
+
+/* The node usage for node i with this job's chunks so far, if it may
+ * take another chunk at all.  0 or -1. */
+static int candidate (const struct place_in *in, struct tentative *t, int i,
+                      const struct hpcq_chunk *c, struct node_use *u)
+{
+    const struct node *n = in->nodes[i];
+    struct node_use *mine = tentative_of (t, i);
+
+    if (!node_usable (n, in->labels, in->empty) || !in_group (in, n))
+        return -1;
+    if (mine && (in->scatter || in->excl))
+        return -1;
+    if (n->ncpus - cpus_used_quick (in, i) - (mine ? mine->ncpus_used : 0) < c->ncpus)
+        return -1;
+    use_effective (in, i, u);
+    if (u->excl_by || (in->excl && u->njobs > 0))
+        return -1;
+    if (mine) {
+        u->ncpus_used += mine->ncpus_used;
+        u->mem_used += mine->mem_used;
+        u->gpus |= mine->gpus;
+        for (int g = 0; g < NODE_MAX_GPUS; g++)
+            u->mig[g] |= mine->mig[g];
+    }
+    return 0;
+}
+
+static void chunk_take (struct alloc_slot *slot, struct node *n, struct node_use *u,
+                        const struct hpcq_chunk *c, int mig_gpu, int excl)
+{
+    memset (slot, 0, sizeof (*slot));
+    slot->node = n;
+    snprintf (slot->node_name, sizeof (slot->node_name), "%s", n->name);
+    slot->ncpus = c->ncpus;
+    slot->mem = c->mem;
+    slot->mpiprocs = c->mpiprocs > 0 ? c->mpiprocs : 1;
+    slot->excl = excl;
+    for (int g = 0; g < n->ngpus && slot->ngpus < c->ngpus; g++)
+        if (!n->gpu[g].nmig && !(u->gpus & (1u << g))
+            && place_model_match (n->gpu[g].model, c->gpu_model))
+            slot->gpus[slot->ngpus++] = g;
+    if (c->mig[0]) {
+        const struct node_gpu *gpu = &n->gpu[mig_gpu];
+        for (int i = 0; i < gpu->nmig; i++) {
+            if (!(u->mig[mig_gpu] & (1u << i)) && !strcmp (gpu->mig[i].profile, c->mig)) {
+                slot->nmig = 1;
+                slot->mig_gpu = mig_gpu;
+                slot->mig_inst = i;
+                break;
+            }
+        }
+    }
+}
+
+/* The best node for one more copy of c, or -1. */
+static int best_node (const struct place_in *in, struct tentative *t,
+                      const struct hpcq_chunk *c, int *mig_gpu)
+{
+    int best = -1;
+    int64_t best_score = 0;
+
+    for (int i = 0; i < in->nnodes; i++) {
+        struct node_use u;
+        int64_t s;
+        int g = -1;
+        if (candidate (in, t, i, c, &u) < 0
+            || (s = chunk_score (in->nodes[i], &u, c, &g)) < 0)
+            continue;
+        if (best < 0 || s < best_score) {
+            best = i;
+            best_score = s;
+            *mig_gpu = g;
+            if (s == 0)
+                break;      /* nothing fits tighter */
+        }
+    }
+    return best;
+}
+
+static struct alloc *place_core (const struct place_in *in,
+                                 const struct hpcq_resources *res)
+{
+    struct tentative *t = calloc (1, sizeof (*t));
+    struct alloc *a = calloc (1, sizeof (*a));
+
+    if (!t || !a)
+        goto fail;
+    for (int c = 0; c < res->nchunks; c++) {
+        const struct hpcq_chunk *ch = &res->chunk[c];
+        for (int k = 0; k < ch->count; k++) {
+            struct node_use u, *mine;
+            int g = -1, i;
+            if (a->n == MAX_SLOTS || (i = best_node (in, t, ch, &g)) < 0)
+                goto fail;
+            (void)candidate (in, t, i, ch, &u);
+            chunk_take (&a->slot[a->n], in->nodes[i], &u, ch, g, in->excl);
+            if (!(mine = tentative_of (t, i))) {
+                t->idx[t->n] = i;
+                mine = &t->u[t->n++];
+            }
+            node_use_apply (mine, &a->slot[a->n], 0, 1);
+            a->n++;
+        }
+    }
+    free (t);
+    return a;
+fail:
+    free (t);
+    free (a);
+    return NULL;
+}
+
+struct group {
+    const char *name;
+    size_t len;
+    int64_t free_cpus;
+};
+
+static int cmp_group (const void *a, const void *b)
+{
+    const struct group *x = a, *y = b;
+    return x->free_cpus < y->free_cpus ? -1 : x->free_cpus > y->free_cpus;
+}
+
+/* The ib_switch groups of the usable nodes, tightest (fewest free cores)
+ * first.  Returns how many. */
+static int groups_collect (const struct place_in *in, struct group *gr)
+{
+    int n = 0;
+
+    for (int i = 0; i < in->nnodes; i++) {
+        const struct node *node = in->nodes[i];
+        size_t len;
+        const char *name = ib_switch_of (node, &len);
+        int k;
+        if (!name || !node_usable (node, in->labels, in->empty))
+            continue;
+        for (k = 0; k < n; k++)
+            if (gr[k].len == len && strncmp (gr[k].name, name, len) == 0)
+                break;
+        if (k == n) {
+            if (n == MAX_GROUPS)
+                continue;
+            gr[n++] = (struct group){ .name = name, .len = len };
+        }
+        gr[k].free_cpus += node->ncpus - cpus_used_quick (in, i);
+    }
+    qsort (gr, n, sizeof (*gr), cmp_group);
+    return n;
+}
+
+static struct alloc *place_grouped (struct place_in *in, const struct hpcq_resources *res)
+{
+    struct group gr[MAX_GROUPS];
+    int ng, need = resource_total_chunks (res);
+    struct alloc *a;
+
+    /* Within one switch, a multi-node job's traffic stays off the
+     * spine; a single chunk has no traffic to keep together. */
+    if (need > 1 && !in->empty) {
+        ng = groups_collect (in, gr);
+        for (int k = 0; k < ng; k++) {
+            if (gr[k].free_cpus < resource_total_ncpus (res))
+                continue;
+            in->group = gr[k].name;
+            in->glen = gr[k].len;
+            a = place_core (in, res);
+            in->group = NULL;
+            if (a)
+                return a;
+        }
+    }
+    return place_core (in, res);
+}
+
+static void place_in_init (struct place_in *in, struct node **nodes, int nnodes,
+                           const struct hpcq_resources *res, const char *labels)
+{
+    memset (in, 0, sizeof (*in));
+    in->nodes = nodes;
+    in->nnodes = nnodes;
+    in->labels = labels;
+    in->scatter = strncmp (res->place, "scatter", 7) == 0;
+    in->excl = strstr (res->place, "excl") != NULL;
+}
+
+struct alloc *place_alloc (struct node **nodes, int nnodes,
+                           const struct hpcq_resources *res, const char *labels,
+                           int64_t seq, int empty)
+{
+    struct place_in in;
+
+    (void)seq;
+    place_in_init (&in, nodes, nnodes, res, labels);
+    in.empty = empty;
+    return place_grouped (&in, res);
+}
+
+struct alloc *place_alloc_use (struct node **nodes, const struct node_use *use,
+                               const struct node_use *also, int nnodes,
+                               const struct hpcq_resources *res, const char *labels)
+{
+    struct place_in in;
+
+    place_in_init (&in, nodes, nnodes, res, labels);
+    in.use = use;
+    in.also = also;
+    return place_grouped (&in, res);
+}
+
+int place_chunk_copies (const struct node *n, const struct node_use *u,
+                        const struct hpcq_chunk *c, const char *labels,
+                        int scatter, int excl, int cap)
+{
+    struct node_use own;
+    int k;
+
+    if (!node_usable (n, labels, 0))
+        return 0;
+    if (!u) {
+        node_use_of (n, &own);
+        u = &own;
+    }
+    if (u->excl_by || (excl && u->njobs > 0))
+        return 0;
+    k = (n->ncpus - u->ncpus_used) / c->ncpus;
+    if (c->mem > 0) {
+        int64_t m = (n->mem - u->mem_used) / c->mem;
+        if (m < k)
+            k = (int)m;
+    }
+    if (c->mig[0]) {
+        int m = mig_free_total (n, u, c->mig, c->gpu_model);
+        if (m < k)
+            k = m;
+    }
+    else if (c->ngpus > 0) {
+        int m = whole_free (n, u, c->gpu_model) / c->ngpus;
+        if (m < k)
+            k = m;
+    }
+    if ((scatter || excl) && k > 1)
+        k = 1;
+    if (k < 0)
+        k = 0;
+    return k < cap ? k : cap;
+}
 
 struct alloc *place_job (struct node **nodes, int nnodes, const struct job *job,
                          int empty)

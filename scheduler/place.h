@@ -1,12 +1,21 @@
 /* place.h - fitting a job's request onto nodes: the allocation model.
  *
  * An allocation is one slot per select chunk instance, each naming the
- * node, cores, memory and GPUs it holds.  place_alloc() finds one on the
- * nodes' free resources, all or nothing, or (empty=1) on empty nodes, to
- * judge at submission whether a request could ever run.  It works on any
- * array of node records: the daemon's, a policy's copies ("views") or a
- * simulator's, so the daemon, the backfill reasoning and hpcq-sim share
- * this one code.  Nothing here touches sockets or the database.
+ * node, cores, memory and GPUs (or the one MIG instance) it holds.
+ * place_alloc() finds one on the nodes' free resources, all or nothing,
+ * or (empty=1) on empty nodes, to judge at submission whether a request
+ * could ever run.  It works on any array of node records: the daemon's or
+ * a simulator's; a policy that reasons about other times passes compact
+ * usage records instead of copying nodes (place_alloc_use), so the
+ * daemon, the backfill reasoning and hpcq-sim share this one code.
+ * Nothing here touches sockets or the database.
+ *
+ * Where several nodes fit, the best fit wins: a GPU chunk goes where the
+ * fewest matching GPUs (or MIG instances of its profile) stay free next
+ * to it; CPU-only and MIG chunks go where they break up the fewest whole
+ * free GPUs; then the fewest cores left over; then the first node.  A job
+ * of several chunks prefers nodes of one ib_switch=X label group, the
+ * tightest group that holds it all.
  */
 #ifndef HPCQ_SCHEDULER_PLACE_H
 #define HPCQ_SCHEDULER_PLACE_H
@@ -27,6 +36,8 @@ struct alloc_slot {
     int64_t mem;
     int ngpus;
     int gpus[16];           /* GPU indices on the node */
+    int nmig;               /* 1: holds MIG instance mig_inst of GPU mig_gpu */
+    int mig_gpu, mig_inst;
     int mpiprocs;
     int excl;
 };
@@ -34,6 +45,17 @@ struct alloc_slot {
 struct alloc {
     int n;
     struct alloc_slot slot[64];
+};
+
+/* What is taken on a node, compactly: what a policy supposes at some
+ * other time (a few dozen bytes, where a node record is kilobytes). */
+struct node_use {
+    int ncpus_used;
+    int njobs;
+    int64_t mem_used;
+    int64_t excl_by;
+    uint32_t gpus;              /* bit g: whole GPU g taken */
+    uint8_t mig[16];            /* bit i: instance i of GPU g taken */
 };
 
 /* Place res on the nodes (all-or-nothing) and return a new allocation, or
@@ -44,9 +66,23 @@ struct alloc *place_alloc (struct node **nodes, int nnodes,
                            const struct hpcq_resources *res, const char *labels,
                            int64_t seq, int empty);
 
+/* place_alloc() with supposed usage: node i counts as using use[i]
+ * (NULL: its own usage), and, where also is given, whatever also[i] uses
+ * on top (the larger of the two for counts, either for GPUs). */
+struct alloc *place_alloc_use (struct node **nodes, const struct node_use *use,
+                               const struct node_use *also, int nnodes,
+                               const struct hpcq_resources *res, const char *labels);
+
 /* place_alloc() for a job: its request and its queue's node labels. */
 struct alloc *place_job (struct node **nodes, int nnodes, const struct job *job,
                          int empty);
+
+/* How many copies of chunk c fit on node n alone under usage u (NULL: its
+ * own), at most cap; 0 if n is not usable (state, labels, excl).  The
+ * cheap bound a policy checks before trying a full placement. */
+int place_chunk_copies (const struct node *n, const struct node_use *u,
+                        const struct hpcq_chunk *c, const char *labels,
+                        int scatter, int excl, int cap);
 
 /* 1 if the comma-separated labels have include every one of want. */
 int place_labels_match (const char *have, const char *want);
@@ -55,5 +91,14 @@ int place_labels_match (const char *have, const char *want);
  * use of one slot on node n (a real record, or a policy's copy). */
 void alloc_slot_apply (struct node *n, const struct alloc_slot *s, int64_t seq,
                        int sign);
+
+/* The same on a compact usage record. */
+void node_use_apply (struct node_use *u, const struct alloc_slot *s, int64_t seq,
+                     int sign);
+/* A node's own usage as a compact record. */
+void node_use_of (const struct node *n, struct node_use *u);
+
+/* 1 if a GPU of this model name satisfies gpu_model want ("" = any). */
+int place_model_match (const char *model, const char *want);
 
 #endif
