@@ -41,7 +41,7 @@ struct node_use *backfill_use_now (struct policy_ctx *ctx)
 
     for (int i = 0; use && i < ctx->nnodes; i++) {
         ctx->nodes[i]->pidx = i;
-        node_use_of (ctx->nodes[i], &use[i]);
+        use[i] = ctx->nodes[i]->use;
     }
     return use;
 }
@@ -66,17 +66,23 @@ void backfill_use_apply (const struct policy_ctx *ctx, struct node_use *use,
 
 static const struct policy_ctx *sort_ctx;
 
+/* By end time, then by address, so that a job listed twice sorts next
+ * to itself. */
 static int cmp_end (const void *a, const void *b)
 {
-    int64_t x = backfill_end (sort_ctx, *(struct job *const *)a);
-    int64_t y = backfill_end (sort_ctx, *(struct job *const *)b);
-    return x < y ? -1 : x > y;
+    const struct job *p = *(struct job *const *)a, *q = *(struct job *const *)b;
+    int64_t x = backfill_end (sort_ctx, p), y = backfill_end (sort_ctx, q);
+
+    if (x != y)
+        return x < y ? -1 : 1;
+    return p < q ? -1 : p > q;
 }
 
-struct job **backfill_running_by_end (const struct policy_ctx *ctx, int *np)
+struct job **backfill_running_by_end (const struct policy_ctx *ctx,
+                                      struct job **started, int nstarted, int *np)
 {
     struct job **v;
-    int n = 0, k = 0;
+    int n = nstarted, k = 0, out = 0;
 
     for (struct job *j = ctx->running; j; j = j->r_next)
         n++;
@@ -85,9 +91,15 @@ struct job **backfill_running_by_end (const struct policy_ctx *ctx, int *np)
     for (struct job *j = ctx->running; j; j = j->r_next)
         if (j->alloc)
             v[k++] = j;
+    for (int i = 0; i < nstarted; i++)
+        if (started[i]->alloc)
+            v[k++] = started[i];
     sort_ctx = ctx;
     qsort (v, k, sizeof (*v), cmp_end);
-    *np = k;
+    for (int i = 0; i < k; i++)
+        if (out == 0 || v[out - 1] != v[i])
+            v[out++] = v[i];
+    *np = out;
     return v;
 }
 
@@ -101,52 +113,63 @@ struct reqent {
 struct reqcache {
     struct reqent *v;
     size_t cap, n;              /* cap: a power of two */
+    const struct job *last;     /* the last job hashed, and its hash */
+    uint64_t last_hash;
 };
 
-static uint64_t fnv (uint64_t h, const void *p, size_t len)
+static uint64_t mix (uint64_t h, uint64_t v)
 {
-    const unsigned char *s = p;
-
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ s[i]) * 1099511628211ULL;
-    return h;
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdULL;
 }
 
-static uint64_t req_hash (const struct job *job, int kind)
+static uint64_t mix_str (uint64_t h, const char *s)
+{
+    while (*s)
+        h = mix (h, (unsigned char)*s++);
+    return mix (h, 0);
+}
+
+static uint64_t req_hash (const struct job *job)
 {
     const struct hpcq_resources *r = &job->spec.res;
     uint64_t h = 14695981039346656037ULL;
 
-    h = fnv (h, &kind, sizeof (kind));
     for (int c = 0; c < r->nchunks; c++) {
         const struct hpcq_chunk *ch = &r->chunk[c];
-        int v[3] = { ch->count, ch->ncpus, ch->ngpus };
-        h = fnv (h, v, sizeof (v));
-        h = fnv (h, &ch->mem, sizeof (ch->mem));
-        h = fnv (h, ch->gpu_model, strlen (ch->gpu_model));
-        h = fnv (h, ch->mig, strlen (ch->mig) + 1);
+        h = mix (h, ((uint64_t)ch->count << 32) | (uint32_t)ch->ncpus);
+        h = mix (h, ((uint64_t)(uint32_t)ch->ngpus << 32) ^ (uint64_t)ch->mem);
+        if (ch->gpu_model[0])
+            h = mix_str (h, ch->gpu_model);
+        if (ch->mig[0])
+            h = mix_str (h, ch->mig);
     }
-    h = fnv (h, r->place, strnlen (r->place, sizeof (r->place)));
-    if (job->node_labels)
-        h = fnv (h, job->node_labels, strlen (job->node_labels));
+    if (r->place[0])
+        h = mix_str (h, r->place);
+    if (job->node_labels && job->node_labels[0])
+        h = mix_str (h, job->node_labels);
     return h;
+}
+
+/* Two strings equal, the first byte checked inline (mostly both empty). */
+static int same (const char *a, const char *b)
+{
+    return a[0] == b[0] && (!a[0] || strcmp (a, b) == 0);
 }
 
 /* Equal requests fit the same way: chunks, place and node labels. */
 static int req_equal (const struct job *a, const struct job *b)
 {
     const struct hpcq_resources *x = &a->spec.res, *y = &b->spec.res;
-    const char *la = a->node_labels ? a->node_labels : "";
-    const char *lb = b->node_labels ? b->node_labels : "";
 
-    if (x->nchunks != y->nchunks || strncmp (x->place, y->place, sizeof (x->place))
-        || strcmp (la, lb))
+    if (x->nchunks != y->nchunks || !same (x->place, y->place)
+        || !same (a->node_labels ? a->node_labels : "", b->node_labels ? b->node_labels : ""))
         return 0;
     for (int c = 0; c < x->nchunks; c++) {
         const struct hpcq_chunk *p = &x->chunk[c], *q = &y->chunk[c];
         if (p->count != q->count || p->ncpus != q->ncpus || p->ngpus != q->ngpus
-            || p->mem != q->mem || strcmp (p->gpu_model, q->gpu_model)
-            || strcmp (p->mig, q->mig))
+            || p->mem != q->mem || !same (p->gpu_model, q->gpu_model)
+            || !same (p->mig, q->mig))
             return 0;
     }
     return 1;
@@ -187,9 +210,21 @@ static struct reqent *reqcache_slot (struct reqent *v, size_t cap, uint64_t h,
     return &v[i];
 }
 
+/* The job's request hash for kind: computed once per job and pass (the
+ * last job's is kept: arrays queue runs of equal requests). */
+static uint64_t req_key (struct reqcache *rc, const struct job *job, int kind)
+{
+    if (rc->last != job) {
+        if (!rc->last || !req_equal (rc->last, job))
+            rc->last_hash = req_hash (job);
+        rc->last = job;
+    }
+    return rc->last_hash ^ ((uint64_t)kind * 0x9e3779b97f4a7c15ULL);
+}
+
 int reqcache_failed (struct reqcache *rc, const struct job *job, int kind)
 {
-    return rc && reqcache_slot (rc->v, rc->cap, req_hash (job, kind), job, kind)->rep;
+    return rc && reqcache_slot (rc->v, rc->cap, req_key (rc, job, kind), job, kind)->rep;
 }
 
 static int reqcache_grow (struct reqcache *rc)
@@ -216,7 +251,7 @@ void reqcache_add (struct reqcache *rc, const struct job *job, int kind)
      * only means more placements are tried. */
     if (!rc || (rc->n * 2 >= rc->cap && reqcache_grow (rc) < 0))
         return;
-    h = req_hash (job, kind);
+    h = req_key (rc, job, kind);
     e = reqcache_slot (rc->v, rc->cap, h, job, kind);
     if (!e->rep) {
         *e = (struct reqent){ .hash = h, .rep = job, .kind = kind };
@@ -241,7 +276,7 @@ static void bound_node (struct bound *b, const struct policy_ctx *ctx,
                         const struct node_use *use, int i, int sign)
 {
     for (int c = 0; c < b->res->nchunks; c++) {
-        int *k = &b->copies[i * HPCQ_MAX_CHUNKS + c];
+        int *k = &b->copies[i * b->res->nchunks + c];
         if (sign > 0)
             *k = place_chunk_copies (ctx->nodes[i], &use[i], &b->res->chunk[c],
                                      b->labels, b->scatter, b->excl,
@@ -258,7 +293,7 @@ static int bound_init (struct bound *b, const struct policy_ctx *ctx,
     b->labels = job->node_labels;
     b->scatter = strncmp (b->res->place, "scatter", 7) == 0;
     b->excl = strstr (b->res->place, "excl") != NULL;
-    if (!(b->copies = calloc ((size_t)(ctx->nnodes ? ctx->nnodes : 1) * HPCQ_MAX_CHUNKS,
+    if (!(b->copies = calloc ((size_t)(ctx->nnodes ? ctx->nnodes : 1) * b->res->nchunks,
                               sizeof (int))))
         return -1;
     for (int i = 0; i < ctx->nnodes; i++)
@@ -291,14 +326,15 @@ static void bound_release (struct bound *b, const struct policy_ctx *ctx,
 /* The earliest time job fits as running jobs end; use becomes the nodes at
  * that time with job placed.  T_NEVER if no bounded sequence of ends
  * makes room. */
-static int64_t reserve (struct policy_ctx *ctx, struct job *job, struct node_use *use)
+static int64_t reserve (struct policy_ctx *ctx, struct job *job, struct node_use *use,
+                        struct job **started, int nstarted)
 {
     struct job **ends;
     struct bound b;
     int n = 0;
     int64_t shadow = T_NEVER;
 
-    if (!(ends = backfill_running_by_end (ctx, &n)))
+    if (!(ends = backfill_running_by_end (ctx, started, nstarted, &n)))
         return T_NEVER;
     if (bound_init (&b, ctx, job, use) < 0) {
         free (ends);
@@ -368,6 +404,7 @@ static void easy_pass (struct policy_ctx *ctx)
     struct reqcache *rc = reqcache_create (256);
     struct job *top = NULL;
     int64_t shadow = T_NEVER;
+    int ntop = 0;
 
     policy_sort_priority (ctx->jobs, ctx->njobs);
     for (int i = 0; i < ctx->njobs; i++) {
@@ -381,11 +418,15 @@ static void easy_pass (struct policy_ctx *ctx)
                     break;
                 continue;
             }
+            /* The jobs before it that started in this pass hold room until
+             * their walltimes run out too, whether or not ctx->running,
+             * taken before the pass, lists them. */
+            ntop = i;
             top = job;
             reqcache_add (rc, job, FAIL_NOW);
             if (!(at_shadow = backfill_use_now (ctx)))
                 break;
-            shadow = reserve (ctx, job, at_shadow);
+            shadow = reserve (ctx, job, at_shadow, ctx->jobs, ntop);
             job->est_start = shadow == T_NEVER ? 0 : shadow;
             continue;
         }

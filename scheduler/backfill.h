@@ -22,9 +22,12 @@ int64_t backfill_walltime (const struct policy_ctx *ctx, const struct job *job);
 /* When a running job's walltime runs out; T_NEVER if unbounded. */
 int64_t backfill_end (const struct policy_ctx *ctx, const struct job *job);
 
-/* Running jobs by the time their walltime runs out (new array, caller
- * frees; *np receives its length).  NULL on allocation failure. */
-struct job **backfill_running_by_end (const struct policy_ctx *ctx, int *np);
+/* Running jobs (ctx->running, and those of started[] holding an
+ * allocation: jobs this pass started), each once, by the time their
+ * walltime runs out (new array, caller frees; *np receives its length).
+ * NULL on allocation failure. */
+struct job **backfill_running_by_end (const struct policy_ctx *ctx,
+                                      struct job **started, int nstarted, int *np);
 
 /* Number the nodes (node->pidx) and return their usage now (new array of
  * ctx->nnodes records, caller frees), or NULL. */

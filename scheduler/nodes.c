@@ -254,6 +254,7 @@ static int nodes_load_one (const struct db_node *rec, void *arg)
     if (!gpus || node_parse_gpus (n, gpus) < 0)
         n->ngpus = 0;
     json_decref (gpus);
+    place_node_sync (n);
     return 0;
 }
 
@@ -382,6 +383,7 @@ static void node_take_resources (struct node *n, const struct node *rep)
             n->gpu[g].mig[i].used_by = old.mig[i].used_by;
     }
     n->ngpus = rep->ngpus;
+    place_node_sync (n);
 }
 
 static void node_hello (struct server *srv, struct conn *c, struct wire_msg *msg)

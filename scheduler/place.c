@@ -1,5 +1,6 @@
 /* place.c - see place.h */
 #include <config.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,7 @@
 #include "scheduler/place.h"
 
 #define MAX_SLOTS ((int)(sizeof (((struct alloc *)0)->slot) / sizeof (struct alloc_slot)))
-#define MAX_GROUPS 64
+#define MAX_GROUPS 256
 
 /* 1 if the comma-separated list have holds the item want (a label is
  * "name" or "name=value" and matches only exactly). */
@@ -48,21 +49,33 @@ int place_model_match (const char *model, const char *want)
     return !want[0] || strcasestr (model, want) != NULL;
 }
 
-/* The value of the node's ib_switch=X label and its length (0: none). */
-static const char *ib_switch_of (const struct node *n, size_t *len)
+static void ib_switch_find (struct node *n)
 {
     const char *p = n->labels;
 
+    n->ib_switch[0] = '\0';
     while ((p = strstr (p, "ib_switch="))) {
         if (p == n->labels || p[-1] == ',') {
             p += strlen ("ib_switch=");
-            *len = strcspn (p, ",");
-            return p;
+            snprintf (n->ib_switch, sizeof (n->ib_switch), "%.*s",
+                      (int)strcspn (p, ","), p);
+            return;
         }
         p++;
     }
-    *len = 0;
-    return NULL;
+}
+
+void place_node_sync (struct node *n)
+{
+    node_use_of (n, &n->use);
+    ib_switch_find (n);
+    n->whole_gpus = n->mig_gpus = 0;
+    for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++) {
+        if (n->gpu[g].nmig)
+            n->mig_gpus |= 1u << g;
+        else
+            n->whole_gpus |= 1u << g;
+    }
 }
 
 void node_use_of (const struct node *n, struct node_use *u)
@@ -128,6 +141,7 @@ void node_use_apply (struct node_use *u, const struct alloc_slot *s, int64_t seq
 void alloc_slot_apply (struct node *n, const struct alloc_slot *s, int64_t seq,
                        int sign)
 {
+    node_use_apply (&n->use, s, seq, sign);
     n->ncpus_used += sign * s->ncpus;
     n->mem_used += sign * s->mem;
     n->njobs += sign;
@@ -154,8 +168,8 @@ struct place_in {
     int nnodes;
     const char *labels;
     int empty, scatter, excl;
-    const char *group;          /* only nodes of this ib_switch, NULL = any */
-    size_t glen;
+    const int *sub;             /* only these nodes (an ib_switch group), */
+    int nsub;                   /* NULL = all */
 };
 
 /* This job's own tentative usage on the nodes it has chunks on so far. */
@@ -191,7 +205,7 @@ static int cpus_used_quick (const struct place_in *in, int i)
 
     if (in->empty)
         return 0;
-    used = in->use ? in->use[i].ncpus_used : in->nodes[i]->ncpus_used;
+    used = in->use ? in->use[i].ncpus_used : in->nodes[i]->use.ncpus_used;
     if (in->also && in->also[i].ncpus_used > used)
         used = in->also[i].ncpus_used;
     return used;
@@ -203,10 +217,7 @@ static void use_effective (const struct place_in *in, int i, struct node_use *u)
         memset (u, 0, sizeof (*u));
         return;
     }
-    if (in->use)
-        *u = in->use[i];
-    else
-        node_use_of (in->nodes[i], u);
+    *u = in->use ? in->use[i] : in->nodes[i]->use;
     if (in->also)
         use_combine (u, &in->also[i]);
 }
@@ -215,6 +226,9 @@ static void use_effective (const struct place_in *in, int i, struct node_use *u)
 static int whole_free (const struct node *n, const struct node_use *u, const char *model)
 {
     int k = 0;
+
+    if (!model[0])
+        return __builtin_popcount (n->whole_gpus & ~u->gpus);
 
     for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++)
         if (!n->gpu[g].nmig && !(u->gpus & (1u << g))
@@ -239,11 +253,15 @@ static int mig_free_on (const struct node *n, const struct node_use *u, int g,
 static int mig_free_total (const struct node *n, const struct node_use *u,
                            const char *profile, const char *model)
 {
+    uint32_t m = n->mig_gpus;
     int k = 0;
 
-    for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++)
-        if (n->gpu[g].nmig && place_model_match (n->gpu[g].model, model))
+    while (m) {
+        int g = __builtin_ctz (m);
+        m &= m - 1;
+        if (place_model_match (n->gpu[g].model, model))
             k += mig_free_on (n, u, g, profile);
+    }
     return k;
 }
 
@@ -295,20 +313,11 @@ static int64_t chunk_score (const struct node *n, const struct node_use *u,
             return -1;
         return (clamp20 (free_gpus - c->ngpus) << 40) | clamp20 (cpus_left);
     }
-    if (n->ngpus > 0)
-        whole = whole_free (n, u, "") + mig_free_total (n, u, NULL, "");
+    if (n->whole_gpus)
+        whole = whole_free (n, u, "");
+    if (n->mig_gpus)
+        whole += mig_free_total (n, u, NULL, "");
     return (clamp20 (whole) << 40) | clamp20 (cpus_left);
-}
-
-static int in_group (const struct place_in *in, const struct node *n)
-{
-    size_t len;
-    const char *g;
-
-    if (!in->group)
-        return 1;
-    g = ib_switch_of (n, &len);
-    return g && len == in->glen && strncmp (g, in->group, len) == 0;
 }
 
 /* The node usage for node i with this job's chunks so far, if it may
@@ -319,11 +328,11 @@ static int candidate (const struct place_in *in, struct tentative *t, int i,
     const struct node *n = in->nodes[i];
     struct node_use *mine = tentative_of (t, i);
 
-    if (!node_usable (n, in->labels, in->empty) || !in_group (in, n))
+    /* Cheapest test first: most nodes of a busy cluster fail on cores. */
+    if (n->ncpus - cpus_used_quick (in, i) - (mine ? mine->ncpus_used : 0) < c->ncpus
+        || !node_usable (n, in->labels, in->empty))
         return -1;
     if (mine && (in->scatter || in->excl))
-        return -1;
-    if (n->ncpus - cpus_used_quick (in, i) - (mine ? mine->ncpus_used : 0) < c->ncpus)
         return -1;
     use_effective (in, i, u);
     if (u->excl_by || (in->excl && u->njobs > 0))
@@ -372,10 +381,12 @@ static int best_node (const struct place_in *in, struct tentative *t,
     int best = -1;
     int64_t best_score = 0;
 
-    for (int i = 0; i < in->nnodes; i++) {
+    int nn = in->sub ? in->nsub : in->nnodes;
+
+    for (int k = 0; k < nn; k++) {
         struct node_use u;
         int64_t s;
-        int g = -1;
+        int g = -1, i = in->sub ? in->sub[k] : k;
         if (candidate (in, t, i, c, &u) < 0
             || (s = chunk_score (in->nodes[i], &u, c, &g)) < 0)
             continue;
@@ -393,11 +404,12 @@ static int best_node (const struct place_in *in, struct tentative *t,
 static struct alloc *place_core (const struct place_in *in,
                                  const struct hpcq_resources *res)
 {
-    struct tentative *t = calloc (1, sizeof (*t));
-    struct alloc *a = calloc (1, sizeof (*a));
+    struct tentative tent, *t = &tent;
+    struct alloc work, *a = &work, *out;
 
-    if (!t || !a)
-        goto fail;
+    /* On the stack: most attempts fail, and should cost no allocation. */
+    t->n = 0;
+    a->n = 0;
     for (int c = 0; c < res->nchunks; c++) {
         const struct hpcq_chunk *ch = &res->chunk[c];
         for (int k = 0; k < ch->count; k++) {
@@ -410,23 +422,25 @@ static struct alloc *place_core (const struct place_in *in,
             if (!(mine = tentative_of (t, i))) {
                 t->idx[t->n] = i;
                 mine = &t->u[t->n++];
+                memset (mine, 0, sizeof (*mine));
             }
             node_use_apply (mine, &a->slot[a->n], 0, 1);
             a->n++;
         }
     }
-    free (t);
-    return a;
+    if (!(out = malloc (sizeof (*out))))
+        return NULL;
+    memcpy (out, a, offsetof (struct alloc, slot) + a->n * sizeof (a->slot[0]));
+    memset (&out->slot[a->n], 0, (MAX_SLOTS - a->n) * sizeof (a->slot[0]));
+    return out;
 fail:
-    free (t);
-    free (a);
     return NULL;
 }
 
 struct group {
     const char *name;
-    size_t len;
     int64_t free_cpus;
+    int first, n;               /* its members in the member array */
 };
 
 static int cmp_group (const void *a, const void *b)
@@ -436,28 +450,44 @@ static int cmp_group (const void *a, const void *b)
 }
 
 /* The ib_switch groups of the usable nodes, tightest (fewest free cores)
- * first.  Returns how many. */
-static int groups_collect (const struct place_in *in, struct group *gr)
+ * first, each with its node indices in member[].  Returns how many. */
+static int groups_collect (const struct place_in *in, struct group *gr, int *member)
 {
-    int n = 0;
+    int *gid = malloc (in->nnodes * sizeof (*gid));
+    int n = 0, last = -1, pos = 0;
 
+    if (!gid)
+        return 0;
     for (int i = 0; i < in->nnodes; i++) {
         const struct node *node = in->nodes[i];
-        size_t len;
-        const char *name = ib_switch_of (node, &len);
-        int k;
-        if (!name || !node_usable (node, in->labels, in->empty))
+        int k = last;
+        gid[i] = -1;
+        if (!node->ib_switch[0] || !node_usable (node, in->labels, in->empty))
             continue;
-        for (k = 0; k < n; k++)
-            if (gr[k].len == len && strncmp (gr[k].name, name, len) == 0)
-                break;
+        /* Nodes of a switch are usually neighbours by name: try the last. */
+        if (k < 0 || strcmp (gr[k].name, node->ib_switch) != 0)
+            for (k = 0; k < n && strcmp (gr[k].name, node->ib_switch); k++)
+                ;
         if (k == n) {
             if (n == MAX_GROUPS)
                 continue;
-            gr[n++] = (struct group){ .name = name, .len = len };
+            gr[n++] = (struct group){ .name = node->ib_switch };
         }
+        gid[i] = last = k;
+        gr[k].n++;
         gr[k].free_cpus += node->ncpus - cpus_used_quick (in, i);
     }
+    for (int k = 0; k < n; k++) {
+        gr[k].first = pos;
+        pos += gr[k].n;
+        gr[k].n = 0;
+    }
+    for (int i = 0; i < in->nnodes; i++)
+        if (gid[i] >= 0) {
+            struct group *g = &gr[gid[i]];
+            member[g->first + g->n++] = i;
+        }
+    free (gid);
     qsort (gr, n, sizeof (*gr), cmp_group);
     return n;
 }
@@ -465,25 +495,25 @@ static int groups_collect (const struct place_in *in, struct group *gr)
 static struct alloc *place_grouped (struct place_in *in, const struct hpcq_resources *res)
 {
     struct group gr[MAX_GROUPS];
-    int ng, need = resource_total_chunks (res);
-    struct alloc *a;
+    int ng, *member;
+    struct alloc *a = NULL;
 
     /* Within one switch, a multi-node job's traffic stays off the
      * spine; a single chunk has no traffic to keep together. */
-    if (need > 1 && !in->empty) {
-        ng = groups_collect (in, gr);
-        for (int k = 0; k < ng; k++) {
-            if (gr[k].free_cpus < resource_total_ncpus (res))
-                continue;
-            in->group = gr[k].name;
-            in->glen = gr[k].len;
-            a = place_core (in, res);
-            in->group = NULL;
-            if (a)
-                return a;
-        }
+    if (resource_total_chunks (res) < 2 || in->empty
+        || !(member = malloc (in->nnodes * sizeof (*member))))
+        return place_core (in, res);
+    ng = groups_collect (in, gr, member);
+    for (int k = 0; k < ng && !a; k++) {
+        if (gr[k].free_cpus < resource_total_ncpus (res))
+            continue;
+        in->sub = member + gr[k].first;
+        in->nsub = gr[k].n;
+        a = place_core (in, res);
+        in->sub = NULL;
     }
-    return place_core (in, res);
+    free (member);
+    return a ? a : place_core (in, res);
 }
 
 static void place_in_init (struct place_in *in, struct node **nodes, int nnodes,
@@ -525,15 +555,12 @@ int place_chunk_copies (const struct node *n, const struct node_use *u,
                         const struct hpcq_chunk *c, const char *labels,
                         int scatter, int excl, int cap)
 {
-    struct node_use own;
     int k;
 
     if (!node_usable (n, labels, 0))
         return 0;
-    if (!u) {
-        node_use_of (n, &own);
-        u = &own;
-    }
+    if (!u)
+        u = &n->use;
     if (u->excl_by || (excl && u->njobs > 0))
         return 0;
     k = (n->ncpus - u->ncpus_used) / c->ncpus;

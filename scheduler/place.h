@@ -26,6 +26,7 @@
 #include "common/resource.h"
 
 struct node;
+struct node_use;
 struct job;
 
 /* Where one chunk of a job runs. */
@@ -45,17 +46,6 @@ struct alloc_slot {
 struct alloc {
     int n;
     struct alloc_slot slot[64];
-};
-
-/* What is taken on a node, compactly: what a policy supposes at some
- * other time (a few dozen bytes, where a node record is kilobytes). */
-struct node_use {
-    int ncpus_used;
-    int njobs;
-    int64_t mem_used;
-    int64_t excl_by;
-    uint32_t gpus;              /* bit g: whole GPU g taken */
-    uint8_t mig[16];            /* bit i: instance i of GPU g taken */
 };
 
 /* Place res on the nodes (all-or-nothing) and return a new allocation, or
@@ -95,8 +85,13 @@ void alloc_slot_apply (struct node *n, const struct alloc_slot *s, int64_t seq,
 /* The same on a compact usage record. */
 void node_use_apply (struct node_use *u, const struct alloc_slot *s, int64_t seq,
                      int sign);
-/* A node's own usage as a compact record. */
+/* A node's own usage as a compact record, from its usage fields. */
 void node_use_of (const struct node *n, struct node_use *u);
+
+/* Recompute what placement caches in a node record (n->use, n->ib_switch)
+ * after its labels, GPUs or usage fields were set other than through
+ * alloc_slot_apply(), which keeps them current. */
+void place_node_sync (struct node *n);
 
 /* 1 if a GPU of this model name satisfies gpu_model want ("" = any). */
 int place_model_match (const char *model, const char *want);
