@@ -111,6 +111,7 @@ static void job_free (struct job *job)
     if (!job->parent)
         jobspec_release (&job->spec);   /* a subjob's is its array's */
     free (job->alloc);
+    free (job->resv);
     free (job);
 }
 
