@@ -245,43 +245,44 @@ static struct alloc *resv_alloc (const struct resv *r)
 }
 
 /* 1 if every slot of a still fits under use (nodes known and usable, and
- * nothing it holds taken by another). */
+ * nothing it holds taken by another).  use is left as it is: the slots
+ * are added to copies of the nodes' records. */
 static int alloc_still_fits (struct policy_ctx *ctx, const struct alloc *a,
-                             struct node_use *use)
+                             const struct node_use *use)
 {
-    int ok = 1;
-    int s;
+    struct node_use mine[64];
+    int idx[64], n_mine = 0;
 
-    for (s = 0; s < a->n && ok; s++) {
+    for (int s = 0; s < a->n && s < 64; s++) {
         const struct alloc_slot *sl = &a->slot[s];
         const struct node *n = sl->node;
-        struct node_use *u;
+        struct node_use *u = NULL;
         if (!n || n->pidx < 0 || n->pidx >= ctx->nnodes || ctx->nodes[n->pidx] != n
-            || n->state != NODE_UP || !n->conn) {
-            ok = 0;
-            break;
+            || n->state != NODE_UP || !n->conn)
+            return 0;
+        for (int k = 0; k < n_mine; k++)
+            if (idx[k] == n->pidx)
+                u = &mine[k];
+        if (!u) {
+            idx[n_mine] = n->pidx;
+            u = &mine[n_mine++];
+            *u = use[n->pidx];
         }
-        u = &use[n->pidx];
         for (int g = 0; g < sl->ngpus; g++)
             if (sl->gpus[g] < 0 || sl->gpus[g] >= n->ngpus || n->gpu[sl->gpus[g]].nmig
                 || (u->gpus & (1u << sl->gpus[g])))
-                ok = 0;
+                return 0;
         if (sl->nmig && (sl->mig_gpu < 0 || sl->mig_gpu >= n->ngpus
                          || sl->mig_inst >= n->gpu[sl->mig_gpu].nmig
                          || (u->mig[sl->mig_gpu] & (1u << sl->mig_inst))))
-            ok = 0;
+            return 0;
         if (u->excl_by || (sl->excl && u->njobs > 0))
-            ok = 0;
+            return 0;
         node_use_apply (u, sl, 0, 1);
         if (u->ncpus_used > n->ncpus || (sl->mem > 0 && u->mem_used > n->mem))
-            ok = 0;
+            return 0;
     }
-    /* use was a scratch copy: leave it as it came. */
-    for (int k = 0; k < s; k++) {
-        const struct node *n = a->slot[k].node;
-        node_use_apply (&use[n->pidx], &a->slot[k], 0, -1);
-    }
-    return ok;
+    return 1;
 }
 
 /* The earliest segment start from which job fits for its walltime: the
