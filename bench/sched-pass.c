@@ -157,6 +157,14 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
     for (struct job *j = c->running; j; j = j->r_next)
         r.running++;
     q = make_queue (c, njobs, &seq);
+    if (getenv ("DIST")) {
+        int full = 0, freegpu = 0;
+        for (int i = 0; i < c->nnodes; i++) {
+            full += c->node[i].use.ncpus_used == c->node[i].ncpus;
+            freegpu += (c->node[i].whole_gpus & ~c->node[i].use.gpus) != 0;
+        }
+        fprintf (stderr, "%d nodes full, %d with a free whole GPU\n", full, freegpu);
+    }
     for (int p = 0; p < passes; p++) {
         struct policy_ctx ctx;
         struct job *first_new;

@@ -168,9 +168,22 @@ struct place_in {
     int nnodes;
     const char *labels;
     int empty, scatter, excl;
-    const int *sub;             /* only these nodes (an ib_switch group), */
+    const int *cand;            /* only these nodes may be used (in index */
+    int ncand;                  /* order), NULL = all */
+    const int *sub;             /* of those, only these (an ib_switch group), */
     int nsub;                   /* NULL = all */
 };
+
+/* The k-th node index to consider and how many there are. */
+static int cand_count (const struct place_in *in)
+{
+    return in->sub ? in->nsub : in->cand ? in->ncand : in->nnodes;
+}
+
+static int cand_at (const struct place_in *in, int k)
+{
+    return in->sub ? in->sub[k] : in->cand ? in->cand[k] : k;
+}
 
 /* This job's own tentative usage on the nodes it has chunks on so far. */
 struct tentative {
@@ -381,15 +394,15 @@ static int best_node (const struct place_in *in, struct tentative *t,
     int best = -1;
     int64_t best_score = 0;
 
-    int nn = in->sub ? in->nsub : in->nnodes;
+    int nn = cand_count (in);
 
     for (int k = 0; k < nn; k++) {
         struct node_use u;
         int64_t s;
-        int g = -1, i = in->sub ? in->sub[k] : k;
+        int g = -1, i = cand_at (in, k);
         /* The scan waits on memory, node after node: ask ahead. */
         if (k + 8 < nn) {
-            const struct node *ahead = in->nodes[in->sub ? in->sub[k + 8] : k + 8];
+            const struct node *ahead = in->nodes[cand_at (in, k + 8)];
             __builtin_prefetch (&ahead->ncpus);
             __builtin_prefetch (&ahead->use);
         }
@@ -447,27 +460,33 @@ struct group {
     const char *name;
     int64_t free_cpus;
     int first, n;               /* its members in the member array */
+    int order;                  /* first seen, for ties */
 };
 
 static int cmp_group (const void *a, const void *b)
 {
     const struct group *x = a, *y = b;
-    return x->free_cpus < y->free_cpus ? -1 : x->free_cpus > y->free_cpus;
+
+    if (x->free_cpus != y->free_cpus)
+        return x->free_cpus < y->free_cpus ? -1 : 1;
+    return x->order - y->order;
 }
 
 /* The ib_switch groups of the usable nodes, tightest (fewest free cores)
  * first, each with its node indices in member[].  Returns how many. */
 static int groups_collect (const struct place_in *in, struct group *gr, int *member)
 {
-    int *gid = malloc (in->nnodes * sizeof (*gid));
+    int nn = cand_count (in);
+    int *gid = malloc ((nn ? nn : 1) * sizeof (*gid));
     int n = 0, last = -1, pos = 0;
 
     if (!gid)
         return 0;
-    for (int i = 0; i < in->nnodes; i++) {
+    for (int c = 0; c < nn; c++) {
+        int i = cand_at (in, c);
         const struct node *node = in->nodes[i];
         int k = last;
-        gid[i] = -1;
+        gid[c] = -1;
         if (!node->ib_switch[0] || !node_usable (node, in->labels, in->empty))
             continue;
         /* Nodes of a switch are usually neighbours by name: try the last. */
@@ -477,9 +496,9 @@ static int groups_collect (const struct place_in *in, struct group *gr, int *mem
         if (k == n) {
             if (n == MAX_GROUPS)
                 continue;
-            gr[n++] = (struct group){ .name = node->ib_switch };
+            gr[n++] = (struct group){ .name = node->ib_switch, .order = n };
         }
-        gid[i] = last = k;
+        gid[c] = last = k;
         gr[k].n++;
         gr[k].free_cpus += node->ncpus - cpus_used_quick (in, i);
     }
@@ -488,10 +507,10 @@ static int groups_collect (const struct place_in *in, struct group *gr, int *mem
         pos += gr[k].n;
         gr[k].n = 0;
     }
-    for (int i = 0; i < in->nnodes; i++)
-        if (gid[i] >= 0) {
-            struct group *g = &gr[gid[i]];
-            member[g->first + g->n++] = i;
+    for (int c = 0; c < nn; c++)
+        if (gid[c] >= 0) {
+            struct group *g = &gr[gid[c]];
+            member[g->first + g->n++] = cand_at (in, c);
         }
     free (gid);
     qsort (gr, n, sizeof (*gr), cmp_group);
@@ -507,7 +526,7 @@ static struct alloc *place_grouped (struct place_in *in, const struct hpcq_resou
     /* Within one switch, a multi-node job's traffic stays off the
      * spine; a single chunk has no traffic to keep together. */
     if (resource_total_chunks (res) < 2 || in->empty
-        || !(member = malloc (in->nnodes * sizeof (*member))))
+        || !(member = malloc ((cand_count (in) ? cand_count (in) : 1) * sizeof (*member))))
         return place_core (in, res);
     ng = groups_collect (in, gr, member);
     for (int k = 0; k < ng && !a; k++) {
@@ -549,9 +568,19 @@ struct alloc *place_alloc_use (struct node **nodes, const struct node_use *use,
                                const struct node_use *also, int nnodes,
                                const struct hpcq_resources *res, const char *labels)
 {
+    return place_alloc_among (nodes, NULL, 0, use, also, nnodes, res, labels);
+}
+
+struct alloc *place_alloc_among (struct node **nodes, const int *cand, int ncand,
+                                 const struct node_use *use, const struct node_use *also,
+                                 int nnodes, const struct hpcq_resources *res,
+                                 const char *labels)
+{
     struct place_in in;
 
     place_in_init (&in, nodes, nnodes, res, labels);
+    in.cand = cand;
+    in.ncand = ncand;
     in.use = use;
     in.also = also;
     return place_grouped (&in, res);

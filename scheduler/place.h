@@ -63,6 +63,15 @@ struct alloc *place_alloc_use (struct node **nodes, const struct node_use *use,
                                const struct node_use *also, int nnodes,
                                const struct hpcq_resources *res, const char *labels);
 
+/* place_alloc_use() on the nodes cand[0..ncand) only (indices into
+ * nodes, ascending; NULL: all): the same placement as on all nodes when
+ * the others cannot take any chunk (a policy's list of nodes with free
+ * cores), at a fraction of the cost on a full cluster. */
+struct alloc *place_alloc_among (struct node **nodes, const int *cand, int ncand,
+                                 const struct node_use *use, const struct node_use *also,
+                                 int nnodes, const struct hpcq_resources *res,
+                                 const char *labels);
+
 /* place_alloc() for a job: its request and its queue's node labels. */
 struct alloc *place_job (struct node **nodes, int nnodes, const struct job *job,
                          int empty);

@@ -162,6 +162,11 @@ int gpu_discover (struct gpu_info *gpus, int simulated, const char *model,
     }
     n = gpu_nvml (gpus);
     log_msg (LOG_INFO, "found %d GPUs through NVML", n);
+    for (int i = 0; i < n; i++)
+        if (gpus[i].nmig)
+            log_msg (LOG_INFO, "GPU %d (%s) is in MIG mode: %d instances, the first "
+                     "%s %s", gpus[i].index, gpus[i].model, gpus[i].nmig,
+                     gpus[i].mig[0].profile, gpus[i].mig[0].uuid);
     return n;
 }
 
