@@ -65,6 +65,21 @@ static void ib_switch_find (struct node *n)
     }
 }
 
+/* The node's GPUs not in MIG mode (whole) or in it, as bit masks: the
+ * cached ones, or worked out when a record was filled in without
+ * place_node_sync() (they must cover every GPU). */
+static uint32_t gpu_mask (const struct node *n, int mig)
+{
+    uint32_t m = 0;
+
+    if (__builtin_popcount (n->whole_gpus | n->mig_gpus) == n->ngpus)
+        return mig ? n->mig_gpus : n->whole_gpus;
+    for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++)
+        if ((n->gpu[g].nmig > 0) == mig)
+            m |= 1u << g;
+    return m;
+}
+
 void place_node_sync (struct node *n)
 {
     node_use_of (n, &n->use);
@@ -241,7 +256,7 @@ static int whole_free (const struct node *n, const struct node_use *u, const cha
     int k = 0;
 
     if (!model[0])
-        return __builtin_popcount (n->whole_gpus & ~u->gpus);
+        return __builtin_popcount (gpu_mask (n, 0) & ~u->gpus);
 
     for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++)
         if (!n->gpu[g].nmig && !(u->gpus & (1u << g))
@@ -266,7 +281,7 @@ static int mig_free_on (const struct node *n, const struct node_use *u, int g,
 static int mig_free_total (const struct node *n, const struct node_use *u,
                            const char *profile, const char *model)
 {
-    uint32_t m = n->mig_gpus;
+    uint32_t m = gpu_mask (n, 1);
     int k = 0;
 
     while (m) {
@@ -326,9 +341,9 @@ static int64_t chunk_score (const struct node *n, const struct node_use *u,
             return -1;
         return (clamp20 (free_gpus - c->ngpus) << 40) | clamp20 (cpus_left);
     }
-    if (n->whole_gpus)
+    if (gpu_mask (n, 0))
         whole = whole_free (n, u, "");
-    if (n->mig_gpus)
+    if (gpu_mask (n, 1))
         whole += mig_free_total (n, u, NULL, "");
     return (clamp20 (whole) << 40) | clamp20 (cpus_left);
 }

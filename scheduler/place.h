@@ -97,9 +97,11 @@ void node_use_apply (struct node_use *u, const struct alloc_slot *s, int64_t seq
 /* A node's own usage as a compact record, from its usage fields. */
 void node_use_of (const struct node *n, struct node_use *u);
 
-/* Recompute what placement caches in a node record (n->use, n->ib_switch)
- * after its labels, GPUs or usage fields were set other than through
- * alloc_slot_apply(), which keeps them current. */
+/* Recompute what placement caches in a node record (n->use, n->ib_switch,
+ * the GPU masks) after its labels, GPUs or usage fields were set other
+ * than through alloc_slot_apply(), which keeps n->use current.  Whoever
+ * builds node records (nodes.c, a simulator, the tests) calls it once
+ * they are filled in: placement reads the usage from n->use only. */
 void place_node_sync (struct node *n);
 
 /* 1 if a GPU of this model name satisfies gpu_model want ("" = any). */

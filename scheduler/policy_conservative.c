@@ -125,10 +125,11 @@ static void seg_totals (struct timeline *tl, struct seg *sg)
     for (int i = 0; i < tl->ctx->nnodes; i++) {
         const struct node *n = tl->ctx->nodes[i];
         sg->free_cpus += n->ncpus - sg->use[i].ncpus_used;
-        sg->free_gpus += __builtin_popcount (n->whole_gpus & ~sg->use[i].gpus);
         for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++)
-            sg->free_gpus += __builtin_popcount (((1u << n->gpu[g].nmig) - 1)
-                                                 & ~(unsigned)sg->use[i].mig[g]);
+            sg->free_gpus += n->gpu[g].nmig
+                             ? __builtin_popcount (((1u << n->gpu[g].nmig) - 1)
+                                                   & ~(unsigned)sg->use[i].mig[g])
+                             : !(sg->use[i].gpus & (1u << g));
     }
 }
 
