@@ -353,6 +353,23 @@ static void resv_drop (struct job *job)
     job->resv = NULL;
 }
 
+/* 1 if the kept reservation is for the request as it is now (qalter may
+ * have changed it since): slot by slot, in chunk order. */
+static int resv_matches (const struct job *job, const struct resv *r)
+{
+    const struct hpcq_resources *res = &job->spec.res;
+    int s = 0;
+
+    for (int c = 0; c < res->nchunks; c++)
+        for (int k = 0; k < res->chunk[c].count; k++, s++) {
+            const struct hpcq_chunk *ch = &res->chunk[c];
+            if (s >= r->n || r->slot[s].ncpus != ch->ncpus || r->slot[s].mem != ch->mem
+                || r->slot[s].ngpus != ch->ngpus || r->slot[s].nmig != (ch->mig[0] != 0))
+                return 0;
+        }
+    return s == r->n;
+}
+
 /* Put back a kept reservation if it still holds; else forget it. */
 static int resv_restore (struct timeline *tl, struct job *job, struct node_use *scratch)
 {
@@ -363,7 +380,8 @@ static int resv_restore (struct timeline *tl, struct job *job, struct node_use *
 
     if (!job->resv)
         return 0;
-    if (job->resv->start < ctx->now || !(a = resv_alloc (job->resv))) {
+    if (job->resv->start < ctx->now || !resv_matches (job, job->resv)
+        || !(a = resv_alloc (job->resv))) {
         resv_drop (job);
         return 0;
     }
