@@ -139,6 +139,7 @@ struct result {
     double median, min, max;
     double cpu_median;          /* CPU time: what the pass costs on a busy machine */
     int started, running;
+    int full;                   /* nodes without a free core before the pass */
 };
 
 /* Time passes passes of policy over njobs queued on nnodes. */
@@ -157,14 +158,8 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
     for (struct job *j = c->running; j; j = j->r_next)
         r.running++;
     q = make_queue (c, njobs, &seq);
-    if (getenv ("DIST")) {
-        int full = 0, freegpu = 0;
-        for (int i = 0; i < c->nnodes; i++) {
-            full += c->node[i].use.ncpus_used == c->node[i].ncpus;
-            freegpu += (c->node[i].whole_gpus & ~c->node[i].use.gpus) != 0;
-        }
-        fprintf (stderr, "%d nodes full, %d with a free whole GPU\n", full, freegpu);
-    }
+    for (int i = 0; i < c->nnodes; i++)
+        r.full += c->node[i].use.ncpus_used == c->node[i].ncpus;
     for (int p = 0; p < passes; p++) {
         struct policy_ctx ctx;
         struct job *first_new;
@@ -179,11 +174,16 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
         t[p] = clock_ms (CLOCK_MONOTONIC) - t0;
         cpu[p] = clock_ms (CLOCK_PROCESS_CPUTIME_ID) - c0;
         r.started = c->nstarted;
-        /* Back to the state before the pass: end what it started. */
+        /* Back to the state before the pass: end what it started, forget
+         * conservative's reservations (each pass is a first one). */
         while (c->running != first_new) {
             struct job *j = c->running;
             cluster_end (c, j);
             j->rec.state = 'Q';
+        }
+        for (int k = 0; k < njobs; k++) {
+            free (q[k]->resv);
+            q[k]->resv = NULL;
         }
     }
     qsort (t, passes, sizeof (*t), cmp_double);
@@ -203,8 +203,8 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
 static void report (const char *policy, int nnodes, int njobs, struct result r)
 {
     printf ("%-12s %5d nodes %6d jobs  median %7.2f ms  min %7.2f  max %7.2f"
-            "  cpu median %7.2f ms  (%d running, %d started)\n", policy, nnodes, njobs,
-            r.median, r.min, r.max, r.cpu_median, r.running, r.started);
+            "  cpu median %7.2f ms  (%d running, %d nodes full, %d started)\n", policy,
+            nnodes, njobs, r.median, r.min, r.max, r.cpu_median, r.running, r.full, r.started);
     fflush (stdout);
 }
 

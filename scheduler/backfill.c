@@ -158,7 +158,7 @@ static int same (const char *a, const char *b)
 }
 
 /* Equal requests fit the same way: chunks, place and node labels. */
-static int req_equal (const struct job *a, const struct job *b)
+int backfill_same_request (const struct job *a, const struct job *b)
 {
     const struct hpcq_resources *x = &a->spec.res, *y = &b->spec.res;
 
@@ -205,7 +205,7 @@ static struct reqent *reqcache_slot (struct reqent *v, size_t cap, uint64_t h,
     size_t i = h & (cap - 1);
 
     while (v[i].rep && !(v[i].hash == h && v[i].kind == kind
-                         && (!job || req_equal (v[i].rep, job))))
+                         && (!job || backfill_same_request (v[i].rep, job))))
         i = (i + 1) & (cap - 1);
     return &v[i];
 }
@@ -215,7 +215,7 @@ static struct reqent *reqcache_slot (struct reqent *v, size_t cap, uint64_t h,
 static uint64_t req_key (struct reqcache *rc, const struct job *job, int kind)
 {
     if (rc->last != job) {
-        if (!rc->last || !req_equal (rc->last, job))
+        if (!rc->last || !backfill_same_request (rc->last, job))
             rc->last_hash = req_hash (job);
         rc->last = job;
     }

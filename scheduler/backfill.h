@@ -37,6 +37,9 @@ struct node_use *backfill_use_now (struct policy_ctx *ctx);
 void backfill_use_apply (const struct policy_ctx *ctx, struct node_use *use,
                          const struct alloc *a, int64_t seq, int sign);
 
+/* 1 if a and b ask for the same: chunks, place and node labels. */
+int backfill_same_request (const struct job *a, const struct job *b);
+
 /* Requests that failed to fit in this pass, by kind of attempt. */
 struct reqcache;
 struct reqcache *reqcache_create (int size_hint);

@@ -50,6 +50,12 @@ struct timeline {
     struct policy_ctx *ctx;
     struct seg *v;
     int n, cap;
+    /* The last job placed: where its search ended, and whether anything
+     * was taken out of the timeline since (only then can an equal
+     * request fit earlier than it did). */
+    const struct job *last;
+    int64_t last_start;         /* T_NEVER: it found no slot */
+    int removed;
 };
 
 static struct node_use *use_copy (const struct timeline *tl, const struct node_use *u)
@@ -301,10 +307,21 @@ static struct alloc *earliest (struct timeline *tl, struct job *job, struct node
                 * (job->spec.res.chunk[c].ngpus + (job->spec.res.chunk[c].mig[0] != 0));
     int failed_at = -2;     /* the segment where placement last failed */
 
+    int64_t from = tl->ctx->now;
+
+    /* Runs of equal requests (arrays): the slots before the last one's
+     * are still too full for this one. */
+    if (tl->last && !tl->removed && backfill_same_request (tl->last, job)) {
+        if (tl->last_start == T_NEVER)
+            return NULL;
+        from = tl->last_start;
+    }
     for (int k = 0; k < tl->n; k++) {
         int64_t to = window_end (tl->v[k].t, w);
         struct alloc *a;
         int j;
+        if (tl->v[k].t < from)
+            continue;
         if (failed_at == k - 1 && !tl->v[k].freed) {
             failed_at = k;      /* no freer than where it just failed */
             continue;
@@ -417,8 +434,12 @@ static int resv_place (struct timeline *tl, struct job *job, struct node_use *sc
             free (kept);
             return -1;
         }
+        tl->removed = 1;
     }
     a = earliest (tl, job, scratch, &start);
+    tl->last = job;
+    tl->last_start = a ? start : T_NEVER;
+    tl->removed = 0;
     if (kept && (!a || start > job->resv->start)) {
         /* Greedy placement missed the kept slot: it still holds. */
         free (a);
