@@ -25,10 +25,6 @@
 #include "scheduler/backfill.h"
 #include "scheduler/nodes.h"
 
-/* Windows of at most this many segments get a placement that considers
- * them all at once when the first try at their start collides later. */
-#define WINDOW_FULL_LOOK 8
-
 /* A kept reservation: when, and where (the slots of an allocation). */
 struct resv {
     int64_t start;
@@ -194,33 +190,6 @@ static int timeline_apply (struct timeline *tl, const struct alloc *a, int64_t s
     return 0;
 }
 
-/* Into out, the most used of every segment that overlaps [from, to),
- * from being a segment's start (index k). */
-static void timeline_window (const struct timeline *tl, int k, int64_t to,
-                             struct node_use *out)
-{
-    int nn = tl->ctx->nnodes;
-
-    memcpy (out, tl->v[k].use, nn * sizeof (*out));
-    for (int j = k + 1; j < tl->n && (to == T_NEVER || tl->v[j].t < to); j++) {
-        const struct node_use *u = tl->v[j].use;
-        for (int i = 0; i < nn; i++) {
-            struct node_use *o = &out[i];
-            if (u[i].ncpus_used > o->ncpus_used)
-                o->ncpus_used = u[i].ncpus_used;
-            if (u[i].mem_used > o->mem_used)
-                o->mem_used = u[i].mem_used;
-            if (u[i].njobs > o->njobs)
-                o->njobs = u[i].njobs;
-            if (!o->excl_by)
-                o->excl_by = u[i].excl_by;
-            o->gpus |= u[i].gpus;
-            for (int g = 0; g < NODE_MAX_GPUS; g++)
-                o->mig[g] |= u[i].mig[g];
-        }
-    }
-}
-
 static int64_t window_end (int64_t start, int64_t w)
 {
     return w < 0 ? T_NEVER : start + w;
@@ -293,9 +262,8 @@ static int alloc_still_fits (struct policy_ctx *ctx, const struct alloc *a,
 }
 
 /* The earliest segment start from which job fits for its walltime: the
- * allocation, and *start.  scratch: nnodes records.  NULL if none. */
-static struct alloc *earliest (struct timeline *tl, struct job *job, struct node_use *scratch,
-                               int64_t *start)
+ * allocation, and *start.  NULL if none. */
+static struct alloc *earliest (struct timeline *tl, struct job *job, int64_t *start)
 {
     struct policy_ctx *ctx = tl->ctx;
     int64_t w = backfill_walltime (ctx, job);
@@ -349,13 +317,12 @@ static struct alloc *earliest (struct timeline *tl, struct job *job, struct node
                 return a;
             }
             free (a);
-            /* Somewhere else might hold for the whole window: worth the
-             * full look when the window is short. */
-            if (j - k > WINDOW_FULL_LOOK)
+            /* A window of two segments: placed on both at once, another
+             * place may hold for the whole of it. */
+            if (j != k + 1 || (k + 2 < tl->n && (to == T_NEVER || tl->v[k + 2].t < to)))
                 continue;
-            timeline_window (tl, k, to, scratch);
-            if ((a = place_alloc_use (ctx->nodes, scratch, NULL, ctx->nnodes,
-                                      &job->spec.res, job->node_labels))) {
+            if ((a = place_alloc_use (ctx->nodes, tl->v[k].use, tl->v[k + 1].use,
+                                      ctx->nnodes, &job->spec.res, job->node_labels))) {
                 *start = tl->v[k].t;
                 return a;
             }
@@ -388,7 +355,7 @@ static int resv_matches (const struct job *job, const struct resv *r)
 }
 
 /* Put back a kept reservation if it still holds; else forget it. */
-static int resv_restore (struct timeline *tl, struct job *job, struct node_use *scratch)
+static int resv_restore (struct timeline *tl, struct job *job)
 {
     struct policy_ctx *ctx = tl->ctx;
     int64_t w = backfill_walltime (ctx, job);
@@ -405,12 +372,15 @@ static int resv_restore (struct timeline *tl, struct job *job, struct node_use *
     if ((k = timeline_split (tl, job->resv->start)) < 0)
         rc = -1;
     else {
-        timeline_window (tl, k, window_end (job->resv->start, w), scratch);
-        if (!alloc_still_fits (ctx, a, scratch))
+        int64_t to = window_end (job->resv->start, w);
+        int j;
+        for (j = k; j < tl->n && (to == T_NEVER || tl->v[j].t < to); j++)
+            if (!alloc_still_fits (ctx, a, tl->v[j].use))
+                break;
+        if (j < tl->n && (to == T_NEVER || tl->v[j].t < to))
             resv_drop (job);
         else
-            rc = timeline_apply (tl, a, job->rec.seq, job->resv->start,
-                                 window_end (job->resv->start, w), 1);
+            rc = timeline_apply (tl, a, job->rec.seq, job->resv->start, to, 1);
     }
     free (a);
     return rc;
@@ -419,7 +389,7 @@ static int resv_restore (struct timeline *tl, struct job *job, struct node_use *
 /* Find job the earliest slot among the others' reservations (its own
  * kept one taken out: it stays if nothing earlier fits); start it if
  * that is now.  0 or -1 (stop the pass). */
-static int resv_place (struct timeline *tl, struct job *job, struct node_use *scratch)
+static int resv_place (struct timeline *tl, struct job *job)
 {
     struct policy_ctx *ctx = tl->ctx;
     int64_t w = backfill_walltime (ctx, job), start = 0;
@@ -436,7 +406,7 @@ static int resv_place (struct timeline *tl, struct job *job, struct node_use *sc
         }
         tl->removed = 1;
     }
-    a = earliest (tl, job, scratch, &start);
+    a = earliest (tl, job, &start);
     tl->last = job;
     tl->last_start = a ? start : T_NEVER;
     tl->removed = 0;
@@ -471,20 +441,18 @@ static int resv_place (struct timeline *tl, struct job *job, struct node_use *sc
 static void conservative_pass (struct policy_ctx *ctx)
 {
     struct timeline tl = { 0 };
-    struct node_use *scratch = calloc (ctx->nnodes ? ctx->nnodes : 1, sizeof (*scratch));
 
     policy_sort_priority (ctx->jobs, ctx->njobs);
-    if (!scratch || timeline_init (&tl, ctx) < 0)
-        goto out_tl;
+    if (timeline_init (&tl, ctx) < 0)
+        goto out;
     for (int i = 0; i < ctx->njobs; i++)
-        if (resv_restore (&tl, ctx->jobs[i], scratch) < 0)
-            goto out_tl;
+        if (resv_restore (&tl, ctx->jobs[i]) < 0)
+            goto out;
     for (int i = 0; i < ctx->njobs; i++)
-        if (resv_place (&tl, ctx->jobs[i], scratch) < 0)
+        if (resv_place (&tl, ctx->jobs[i]) < 0)
             break;
-out_tl:
+out:
     timeline_release (&tl);
-    free (scratch);
 }
 
 const struct policy_ops policy_conservative = {
