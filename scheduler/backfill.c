@@ -367,7 +367,24 @@ static int64_t reserve (struct policy_ctx *ctx, struct job *job, struct node_use
 struct open_nodes {
     int *idx;
     int n;
+    int starts;                 /* since the list was last pruned */
 };
+
+/* Drop the nodes that filled up, now and then (the scans shrink as the
+ * pass fills the cluster; pruning after every start would cost as much
+ * as it saves). */
+static void open_prune (struct open_nodes *o, const struct policy_ctx *ctx)
+{
+    int k = 0;
+
+    if (++o->starts < 32)
+        return;
+    o->starts = 0;
+    for (int i = 0; i < o->n; i++)
+        if (ctx->nodes[o->idx[i]]->use.ncpus_used < ctx->nodes[o->idx[i]]->ncpus)
+            o->idx[k++] = o->idx[i];
+    o->n = k;
+}
 
 static int open_init (struct open_nodes *o, const struct policy_ctx *ctx)
 {
@@ -401,7 +418,7 @@ static struct alloc *fit_now (struct policy_ctx *ctx, struct job *job,
  * they are now and as they will be at the shadow time). */
 static int backfill (struct policy_ctx *ctx, struct job *job, int64_t shadow,
                      struct node_use *at_shadow, struct reqcache *rc,
-                     const struct open_nodes *o)
+                     struct open_nodes *o)
 {
     int64_t w = backfill_walltime (ctx, job);
     struct alloc *a;
@@ -419,6 +436,7 @@ static int backfill (struct policy_ctx *ctx, struct job *job, int64_t shadow,
         reqcache_add (rc, job, FAIL_BOTH);
     if (!a)
         return 0;
+    open_prune (o, ctx);
     return ctx->start (ctx, job, a);
 }
 
@@ -427,7 +445,7 @@ static void easy_pass (struct policy_ctx *ctx)
     struct node_use *at_shadow = NULL;
     struct reqcache *rc = reqcache_create (256);
     struct job *top = NULL;
-    struct open_nodes open = { NULL, 0 };
+    struct open_nodes open = { NULL, 0, 0 };
     int64_t shadow = T_NEVER;
     int ntop = 0;
 
