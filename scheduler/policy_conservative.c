@@ -277,9 +277,10 @@ static struct alloc *earliest (struct timeline *tl, struct job *job, int64_t *st
 
     int64_t from = tl->ctx->now;
 
-    /* Runs of equal requests (arrays): the slots before the last one's
-     * are still too full for this one. */
-    if (tl->last && !tl->removed && backfill_same_request (tl->last, job)) {
+    /* Runs of equal requests and walltimes (arrays): the slots before the
+     * last one's are still too full for this one. */
+    if (tl->last && !tl->removed && backfill_walltime (ctx, tl->last) == w
+        && backfill_same_request (tl->last, job)) {
         if (tl->last_start == T_NEVER)
             return NULL;
         from = tl->last_start;

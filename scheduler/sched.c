@@ -102,11 +102,11 @@ static int sched_check_gpu_kinds (struct node **nodes, int nnodes,
     for (int c = 0; c < res->nchunks; c++) {
         const struct hpcq_chunk *ch = &res->chunk[c];
         if (ch->gpu_model[0] && !sched_have_gpu (nodes, nnodes, ch->gpu_model, ""))
-            return errprintf_code (err, E2BIG, "no node has GPUs of model '%s'",
-                                   ch->gpu_model);
+            return errprintf_code (err, E2BIG, "Job exceeds server resource limits: "
+                                   "no node has GPUs of model '%s'", ch->gpu_model);
         if (ch->mig[0] && !sched_have_gpu (nodes, nnodes, ch->gpu_model, ch->mig))
-            return errprintf_code (err, E2BIG, "no node has MIG instances of "
-                                   "profile '%s'%s%s", ch->mig,
+            return errprintf_code (err, E2BIG, "Job exceeds server resource limits: "
+                                   "no node has MIG instances of profile '%s'%s%s", ch->mig,
                                    ch->gpu_model[0] ? " on GPUs of model " : "",
                                    ch->gpu_model);
     }
@@ -167,7 +167,6 @@ void sched_launch (struct server *srv, struct job *job)
 
     for (int g = 0; g < ms->ngpus; g++)
         json_array_append_new (gpus, json_integer (ms->gpus[g]));
-
     body = json_pack ("{s:I s:i s:s s:s s:s s:I s:s s:s s:o s:i s:I s:o s:o s:I}",
                       "seq", (json_int_t)job->rec.seq, "attempt", job->rec.run_count,
                       "jobid", job->id, "uuid", job->rec.uuid, "owner", job->rec.owner,
