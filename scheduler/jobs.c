@@ -693,7 +693,7 @@ static char *strcat_grow (char *s, const char *add)
     return r;
 }
 
-/* exec_host "n1/0*2+n2/0*2", exec_vnode "(n1:ncpus=2:ngpus=1)+(n2:ncpus=2)". */
+/* exec_host "n1/0*2+n2/0*2", exec_vnode "(n1:ncpus=2:ngpus=1)+(n2:ncpus=2:mig=1g.5gb)". */
 void alloc_format_exec (const struct alloc *a, char **exec_host, char **exec_vnode)
 {
     char *host = NULL, *vnode = NULL;
@@ -713,6 +713,12 @@ void alloc_format_exec (const struct alloc *a, char **exec_host, char **exec_vno
         vnode = strcat_grow (vnode, v);
         if (s->ngpus) {
             snprintf (v, sizeof (v), ":ngpus=%d", s->ngpus);
+            vnode = strcat_grow (vnode, v);
+        }
+        if (s->nmig && s->node && s->mig_gpu >= 0 && s->mig_gpu < s->node->ngpus
+            && s->mig_inst >= 0 && s->mig_inst < s->node->gpu[s->mig_gpu].nmig) {
+            snprintf (v, sizeof (v), ":mig=%s",
+                      s->node->gpu[s->mig_gpu].mig[s->mig_inst].profile);
             vnode = strcat_grow (vnode, v);
         }
         vnode = strcat_grow (vnode, ")");

@@ -26,7 +26,8 @@ test_expect_success 'the scheduler knows node1 GPU 0 as 7 MIG instances' '
 test_expect_success 'a MIG job gets one instance: its UUID in CUDA_VISIBLE_DEVICES' '
     id=$(cvd_job 0 -l select=1:ncpus=1:mig=1g.5gb) && wait_state $id F &&
     out $id && grep -Eqx "cvd=MIG-SIM-node1-0-[0-6]" STDIN.o$(seqno $id) &&
-    test "$(job_attr $id exec_host)" = "node1/0*1"
+    test "$(job_attr $id exec_host)" = "node1/0*1" &&
+    test "$(job_attr $id exec_vnode)" = "(node1:ncpus=1:mig=1g.5gb)"
 '
 
 test_expect_success 'two MIG jobs at once pack onto the same GPU, different instances' '
