@@ -25,7 +25,7 @@ static const char *known_keys[] = {
     "priority_weight_fairshare", "priority_max_age",
     /* worker */
     "server", "node_name", "ncpus", "mem", "gpus", "gpu_model", "gpu_mem",
-    "spool_dir", "heartbeat_interval", "kill_delay", "labels",
+    "spool_dir", "heartbeat_interval", "kill_delay", "labels", "mig_layout",
     /* both */
     "log_file", "log_level",
     NULL,

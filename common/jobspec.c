@@ -243,6 +243,12 @@ static json_t *chunks_to_json (const struct hpcq_resources *res)
                                "mem", (json_int_t)c->mem,
                                "ngpus", c->ngpus,
                                "mpiprocs", c->mpiprocs);
+        /* Only when asked, so specs stored before these existed compare
+         * equal to what they decode into. */
+        if (o && c->gpu_model[0])
+            json_object_set_new (o, "gpu_model", json_string (c->gpu_model));
+        if (o && c->mig[0])
+            json_object_set_new (o, "mig", json_string (c->mig));
         if (json_array_append_new (a, o) < 0) {
             json_decref (a);
             return NULL;
@@ -450,14 +456,19 @@ static int decode_chunk (json_t *o, size_t i, struct hpcq_chunk *c,
 {
     json_error_t jerr;
     json_int_t count, ncpus, mem = 0, ngpus = 0, mpiprocs = 1;
+    const char *model = "", *mig = "";
 
-    if (json_unpack_ex (o, &jerr, JSON_STRICT, "{s:I s:I s?I s?I s?I}",
+    if (json_unpack_ex (o, &jerr, JSON_STRICT, "{s:I s:I s?I s?I s?I s?s s?s}",
                         "count", &count,
                         "ncpus", &ncpus,
                         "mem", &mem,
                         "ngpus", &ngpus,
-                        "mpiprocs", &mpiprocs) < 0)
+                        "mpiprocs", &mpiprocs,
+                        "gpu_model", &model,
+                        "mig", &mig) < 0)
         return invalid (err, "chunk %zu: %s", i + 1, jerr.text);
+    if (strlen (model) >= sizeof (c->gpu_model) || strlen (mig) >= sizeof (c->mig))
+        return invalid (err, "chunk %zu: gpu_model or mig too long", i + 1);
     if (count < 1 || count > INT_MAX)
         return invalid (err, "chunk %zu: count %lld out of range", i + 1,
                         (long long)count);
@@ -476,6 +487,9 @@ static int decode_chunk (json_t *o, size_t i, struct hpcq_chunk *c,
     *c = (struct hpcq_chunk){ .count = (int)count, .ncpus = (int)ncpus,
                               .mem = mem, .ngpus = (int)ngpus,
                               .mpiprocs = (int)mpiprocs };
+    /* Checked with the rest of the request by resource_finalize(). */
+    strcpy (c->gpu_model, model);
+    strcpy (c->mig, mig);
     return 0;
 }
 

@@ -242,11 +242,61 @@ static int chunk_set_gpus (struct hpcq_chunk *c, const char *val,
     return parse_int ("gpus", val, 0, &c->ngpus, err);
 }
 
+int resource_check_mig (const char *s, struct hpcq_error *err)
+{
+    const char *end;
+    int64_t slices, gb;
+
+    if (parse_digits (s, &end, &slices) < 0 || slices < 1 || slices > 8
+        || strncmp (end, "g.", 2) != 0
+        || parse_digits (end + 2, &end, &gb) < 0 || gb < 1 || gb > 9999
+        || strcmp (end, "gb") != 0)
+        return invalid (err, "invalid MIG profile '%s' (expected slices and "
+                        "memory like 1g.5gb or 3g.20gb)", s);
+    return 0;
+}
+
+static int chunk_set_mig (struct hpcq_chunk *c, const char *val,
+                          struct hpcq_error *err)
+{
+    /* A valid profile is at most "8g.9999gb": it fits c->mig. */
+    if (resource_check_mig (val, err) < 0)
+        return -1;
+    strcpy (c->mig, val);
+    return 0;
+}
+
+/* A model name is a word: letters, digits, '-', '_' and '.' (the
+ * separators ':', '+', ',' and '=' would split the select string). */
+static int check_gpu_model (const char *s, struct hpcq_error *err)
+{
+    size_t len = strlen (s);
+
+    if (len == 0 || len >= sizeof (((struct hpcq_chunk *)0)->gpu_model)
+        || strspn (s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                   "0123456789-_.") != len)
+        return invalid (err, "invalid gpu_model '%s' (letters, digits, '-', "
+                        "'_' and '.', at most %zu characters)", s,
+                        sizeof (((struct hpcq_chunk *)0)->gpu_model) - 1);
+    return 0;
+}
+
+static int chunk_set_gpu_model (struct hpcq_chunk *c, const char *val,
+                                struct hpcq_error *err)
+{
+    if (check_gpu_model (val, err) < 0)
+        return -1;
+    strcpy (c->gpu_model, val);
+    return 0;
+}
+
 static const struct chunk_key select_keys[] = {
     { "ncpus", chunk_set_ncpus },
     { "mem", chunk_set_mem },
     { "ngpus", chunk_set_ngpus },
     { "mpiprocs", chunk_set_mpiprocs },
+    { "gpu_model", chunk_set_gpu_model },
+    { "mig", chunk_set_mig },
     { NULL, NULL },
 };
 
@@ -564,6 +614,20 @@ static int check_chunk (const struct hpcq_chunk *c, int i,
     if (c->mpiprocs < 0)
         return invalid (err, "chunk %d: mpiprocs %d out of range", i + 1,
                         c->mpiprocs);
+    /* The strings may come from a stored spec, not only from the parser. */
+    if (!memchr (c->mig, '\0', sizeof (c->mig))
+        || !memchr (c->gpu_model, '\0', sizeof (c->gpu_model)))
+        return invalid (err, "chunk %d: gpu_model or mig too long", i + 1);
+    if (c->mig[0] && resource_check_mig (c->mig, err) < 0)
+        return -1;
+    if (c->gpu_model[0] && check_gpu_model (c->gpu_model, err) < 0)
+        return -1;
+    /* One chunk, one kind of GPU share: whole GPUs and a MIG slice of
+     * another would need two devices with different visibility rules. */
+    if (c->mig[0] && c->ngpus > 0)
+        return invalid (err, "chunk %d: ngpus=%d and mig=%s cannot be "
+                        "combined (a chunk gets whole GPUs or one MIG "
+                        "instance; use two chunks)", i + 1, c->ngpus, c->mig);
     return 0;
 }
 
@@ -669,6 +733,10 @@ static void format_chunk (const struct hpcq_chunk *c, char *buf, int len,
         append (buf, len, pos, ":ngpus=%d", c->ngpus);
     if (c->mpiprocs != 1)
         append (buf, len, pos, ":mpiprocs=%d", c->mpiprocs);
+    if (c->gpu_model[0])
+        append (buf, len, pos, ":gpu_model=%s", c->gpu_model);
+    if (c->mig[0])
+        append (buf, len, pos, ":mig=%s", c->mig);
 }
 
 void resource_format_select (const struct hpcq_resources *res,

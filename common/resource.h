@@ -24,6 +24,13 @@ struct hpcq_chunk {
     int64_t mem;        /* bytes per chunk, 0 = not requested */
     int ngpus;          /* GPUs per chunk, >= 0 */
     int mpiprocs;       /* MPI ranks per chunk (PBS_NODEFILE lines), default 1 */
+    /* "" = any model; else the GPUs must be of a model whose name holds
+     * this (case-insensitive: gpu_model=a100 matches "NVIDIA A100-SXM4-40GB") */
+    char gpu_model[48];
+    /* "" = none; else one MIG instance of this profile ("1g.5gb", "3g.20gb")
+     * per chunk.  Whole GPUs (ngpus) and a MIG instance do not mix in one
+     * chunk: resource_finalize refuses ngpus > 0 with mig. */
+    char mig[16];
 };
 
 struct hpcq_resources {
@@ -72,6 +79,10 @@ int resource_parse_size (const char *s, int64_t *bytes,
 /* Formatting for qstat: "HH:MM:SS" and PBS sizes ("4gb", "512kb"). */
 void resource_format_walltime (int64_t secs, char *buf, int len);
 void resource_format_size (int64_t bytes, char *buf, int len);
+
+/* 0 if s is a MIG profile name: "<slices>g.<memory>gb" with 1-8 compute
+ * slices (e.g. 1g.5gb, 3g.20gb, 1g.18gb), -1 with err otherwise. */
+int resource_check_mig (const char *s, struct hpcq_error *err);
 
 /* The select statement as PBS shows it: "2:ncpus=4:mem=8gb+1:ncpus=1". */
 void resource_format_select (const struct hpcq_resources *res,

@@ -6,199 +6,448 @@
  * may then start at once if they fit now and cannot delay that
  * reservation: either they end (by their walltime) before it, or they use
  * only resources the reserved job will not need.  Only the top job is
- * protected (conservative backfill protects every job: a later policy).
+ * protected (conservative backfill, policy_conservative.c, protects every
+ * job).
  *
- * Time is reasoned about on copies of the nodes ("views"), so the real
- * node records change only through ctx->start().
+ * Time is reasoned about on compact usage records, one per node ("at
+ * shadow": the nodes when the top job starts, with it placed), so the
+ * real node records change only through ctx->start().  A pass over 100,000
+ * jobs stays cheap because a request that failed once is not tried again
+ * (struct reqcache), and the top job's reservation is searched with a
+ * per-node bound that only the released nodes update (struct bound).
  */
 #include <config.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "scheduler/policy.h"
-#include "scheduler/place.h"
+#include "scheduler/backfill.h"
+#include "scheduler/nodes.h"
 
-#define T_NEVER INT64_MAX
-
-/* The job's walltime, the default one, or -1 when it is unbounded. */
-static int64_t walltime_of (const struct policy_ctx *ctx, const struct job *job)
+int64_t backfill_walltime (const struct policy_ctx *ctx, const struct job *job)
 {
     return job->spec.res.walltime >= 0 ? job->spec.res.walltime : ctx->default_walltime;
 }
 
-static int64_t end_of (const struct policy_ctx *ctx, const struct job *job)
+int64_t backfill_end (const struct policy_ctx *ctx, const struct job *job)
 {
-    int64_t w = walltime_of (ctx, job);
+    int64_t w = backfill_walltime (ctx, job);
     return w < 0 ? T_NEVER : job->rec.stime + w;
 }
 
-/* A copy of every node, and pointers to the copies for place_job(). */
-struct view {
-    struct node *copy;
-    struct node **ptr;
-    int n;
-};
-
-static int view_init (struct view *v, const struct policy_ctx *ctx)
+struct node_use *backfill_use_now (struct policy_ctx *ctx)
 {
-    v->n = ctx->nnodes;
-    v->copy = calloc (v->n ? v->n : 1, sizeof (*v->copy));
-    v->ptr = calloc (v->n ? v->n : 1, sizeof (*v->ptr));
-    if (!v->copy || !v->ptr)
-        return -1;
-    for (int i = 0; i < v->n; i++) {
-        v->copy[i] = *ctx->nodes[i];
-        v->ptr[i] = &v->copy[i];
+    struct node_use *use = calloc (ctx->nnodes ? ctx->nnodes : 1, sizeof (*use));
+
+    for (int i = 0; use && i < ctx->nnodes; i++) {
+        ctx->nodes[i]->pidx = i;
+        use[i] = ctx->nodes[i]->use;
     }
-    return 0;
+    return use;
 }
 
-static void view_release (struct view *v)
+/* The index of the node a slot names in ctx->nodes, or -1. */
+static int node_index (const struct policy_ctx *ctx, const struct node *n)
 {
-    free (v->copy);
-    free (v->ptr);
+    if (n && n->pidx >= 0 && n->pidx < ctx->nnodes && ctx->nodes[n->pidx] == n)
+        return n->pidx;
+    return -1;
 }
 
-/* The copy standing for the node an allocation slot names (a slot may
- * point at a real node or, for a placement made on this view, a copy). */
-static struct node *view_node (struct view *v, const struct policy_ctx *ctx,
-                               const struct node *n)
-{
-    if (n >= v->copy && n < v->copy + v->n)
-        return (struct node *)n;
-    for (int i = 0; i < v->n; i++)
-        if (ctx->nodes[i] == n)
-            return &v->copy[i];
-    return NULL;
-}
-
-static void view_apply (struct view *v, const struct policy_ctx *ctx,
-                        const struct alloc *a, int64_t seq, int sign)
+void backfill_use_apply (const struct policy_ctx *ctx, struct node_use *use,
+                         const struct alloc *a, int64_t seq, int sign)
 {
     for (int i = 0; i < a->n; i++) {
-        const struct alloc_slot *s = &a->slot[i];
-        struct node *n = view_node (v, ctx, s->node);
-        if (n)
-            alloc_slot_apply (n, s, seq, sign);
+        int k = node_index (ctx, a->slot[i].node);
+        if (k >= 0)
+            node_use_apply (&use[k], &a->slot[i], seq, sign);
     }
-}
-
-static int64_t max64 (int64_t a, int64_t b)
-{
-    return a > b ? a : b;
-}
-
-/* Place job where it fits both now and at the reservation: on a view whose
- * every node has, of each resource, the lesser of what is free now and
- * what will be free at the shadow time.  Returns an allocation on the real
- * nodes, or NULL. */
-static struct alloc *place_both (struct policy_ctx *ctx, struct job *job,
-                                 const struct view *at_shadow)
-{
-    struct view both;
-    struct alloc *a = NULL;
-
-    if (view_init (&both, ctx) < 0)
-        goto out;
-    for (int i = 0; i < both.n; i++) {
-        struct node *n = &both.copy[i];
-        const struct node *s = &at_shadow->copy[i];
-        n->ncpus_used = (int)max64 (n->ncpus_used, s->ncpus_used);
-        n->mem_used = max64 (n->mem_used, s->mem_used);
-        n->njobs = (int)max64 (n->njobs, s->njobs);
-        if (!n->excl_by)
-            n->excl_by = s->excl_by;
-        for (int g = 0; g < n->ngpus; g++)
-            if (!n->gpu[g].used_by)
-                n->gpu[g].used_by = s->gpu[g].used_by;
-    }
-    if ((a = place_job (both.ptr, both.n, job, 0)))
-        for (int k = 0; k < a->n; k++)
-            a->slot[k].node = ctx->nodes[a->slot[k].node - both.copy];
-out:
-    view_release (&both);
-    return a;
 }
 
 static const struct policy_ctx *sort_ctx;
 
+/* By end time, then by address, so that a job listed twice sorts next
+ * to itself. */
 static int cmp_end (const void *a, const void *b)
 {
-    int64_t x = end_of (sort_ctx, *(struct job *const *)a);
-    int64_t y = end_of (sort_ctx, *(struct job *const *)b);
-    return x < y ? -1 : x > y;
+    const struct job *p = *(struct job *const *)a, *q = *(struct job *const *)b;
+    int64_t x = backfill_end (sort_ctx, p), y = backfill_end (sort_ctx, q);
+
+    if (x != y)
+        return x < y ? -1 : 1;
+    return p < q ? -1 : p > q;
 }
 
-/* Running jobs by the time their walltime runs out. */
-static struct job **running_by_end (const struct policy_ctx *ctx, int *np)
+struct job **backfill_running_by_end (const struct policy_ctx *ctx,
+                                      struct job **started, int nstarted, int *np)
 {
     struct job **v;
-    int n = 0, k = 0;
+    int n = nstarted, k = 0, out = 0;
 
     for (struct job *j = ctx->running; j; j = j->r_next)
         n++;
     if (!(v = calloc (n ? n : 1, sizeof (*v))))
         return NULL;
     for (struct job *j = ctx->running; j; j = j->r_next)
-        v[k++] = j;
+        if (j->alloc)
+            v[k++] = j;
+    for (int i = 0; i < nstarted; i++)
+        if (started[i]->alloc)
+            v[k++] = started[i];
     sort_ctx = ctx;
-    qsort (v, n, sizeof (*v), cmp_end);
-    *np = n;
+    qsort (v, k, sizeof (*v), cmp_end);
+    for (int i = 0; i < k; i++)
+        if (out == 0 || v[out - 1] != v[i])
+            v[out++] = v[i];
+    *np = out;
     return v;
 }
 
-/* The earliest time job fits as running jobs end; shadow receives it and
- * view the nodes at that time with job placed.  T_NEVER if no bounded
- * sequence of ends makes room. */
-static int64_t reserve (struct policy_ctx *ctx, struct job *job, struct view *view)
+/* Request equivalence classes: a hash set of (request, kind) that failed. */
+struct reqent {
+    uint64_t hash;
+    const struct job *rep;      /* a job with that request (borrowed) */
+    int kind;
+};
+
+struct reqcache {
+    struct reqent *v;
+    size_t cap, n;              /* cap: a power of two */
+    const struct job *last;     /* the last job hashed, and its hash */
+    uint64_t last_hash;
+};
+
+static uint64_t mix (uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdULL;
+}
+
+static uint64_t mix_str (uint64_t h, const char *s)
+{
+    while (*s)
+        h = mix (h, (unsigned char)*s++);
+    return mix (h, 0);
+}
+
+static uint64_t req_hash (const struct job *job)
+{
+    const struct hpcq_resources *r = &job->spec.res;
+    uint64_t h = 14695981039346656037ULL;
+
+    for (int c = 0; c < r->nchunks; c++) {
+        const struct hpcq_chunk *ch = &r->chunk[c];
+        h = mix (h, ((uint64_t)ch->count << 32) | (uint32_t)ch->ncpus);
+        h = mix (h, ((uint64_t)(uint32_t)ch->ngpus << 32) ^ (uint64_t)ch->mem);
+        if (ch->gpu_model[0])
+            h = mix_str (h, ch->gpu_model);
+        if (ch->mig[0])
+            h = mix_str (h, ch->mig);
+    }
+    if (r->place[0])
+        h = mix_str (h, r->place);
+    if (job->node_labels && job->node_labels[0])
+        h = mix_str (h, job->node_labels);
+    return h;
+}
+
+/* Two strings equal, the first byte checked inline (mostly both empty). */
+static int same (const char *a, const char *b)
+{
+    return a[0] == b[0] && (!a[0] || strcmp (a, b) == 0);
+}
+
+/* Equal requests fit the same way: chunks, place and node labels. */
+int backfill_same_request (const struct job *a, const struct job *b)
+{
+    const struct hpcq_resources *x = &a->spec.res, *y = &b->spec.res;
+
+    if (x->nchunks != y->nchunks || !same (x->place, y->place)
+        || !same (a->node_labels ? a->node_labels : "", b->node_labels ? b->node_labels : ""))
+        return 0;
+    for (int c = 0; c < x->nchunks; c++) {
+        const struct hpcq_chunk *p = &x->chunk[c], *q = &y->chunk[c];
+        if (p->count != q->count || p->ncpus != q->ncpus || p->ngpus != q->ngpus
+            || p->mem != q->mem || !same (p->gpu_model, q->gpu_model)
+            || !same (p->mig, q->mig))
+            return 0;
+    }
+    return 1;
+}
+
+struct reqcache *reqcache_create (int size_hint)
+{
+    struct reqcache *rc = calloc (1, sizeof (*rc));
+
+    if (!rc)
+        return NULL;
+    rc->cap = 64;
+    while (rc->cap < (size_t)size_hint && rc->cap < 4096)
+        rc->cap *= 2;
+    if (!(rc->v = calloc (rc->cap, sizeof (*rc->v)))) {
+        free (rc);
+        return NULL;
+    }
+    return rc;
+}
+
+void reqcache_destroy (struct reqcache *rc)
+{
+    if (!rc)
+        return;
+    free (rc->v);
+    free (rc);
+}
+
+static struct reqent *reqcache_slot (struct reqent *v, size_t cap, uint64_t h,
+                                     const struct job *job, int kind)
+{
+    size_t i = h & (cap - 1);
+
+    while (v[i].rep && !(v[i].hash == h && v[i].kind == kind
+                         && (!job || backfill_same_request (v[i].rep, job))))
+        i = (i + 1) & (cap - 1);
+    return &v[i];
+}
+
+/* The job's request hash for kind: computed once per job and pass (the
+ * last job's is kept: arrays queue runs of equal requests). */
+static uint64_t req_key (struct reqcache *rc, const struct job *job, int kind)
+{
+    if (rc->last != job) {
+        if (!rc->last || !backfill_same_request (rc->last, job))
+            rc->last_hash = req_hash (job);
+        rc->last = job;
+    }
+    return rc->last_hash ^ ((uint64_t)kind * 0x9e3779b97f4a7c15ULL);
+}
+
+int reqcache_failed (struct reqcache *rc, const struct job *job, int kind)
+{
+    return rc && reqcache_slot (rc->v, rc->cap, req_key (rc, job, kind), job, kind)->rep;
+}
+
+static int reqcache_grow (struct reqcache *rc)
+{
+    struct reqent *nv = calloc (rc->cap * 2, sizeof (*nv));
+
+    if (!nv)
+        return -1;
+    for (size_t i = 0; i < rc->cap; i++)
+        if (rc->v[i].rep)
+            *reqcache_slot (nv, rc->cap * 2, rc->v[i].hash, NULL, -1) = rc->v[i];
+    free (rc->v);
+    rc->v = nv;
+    rc->cap *= 2;
+    return 0;
+}
+
+void reqcache_add (struct reqcache *rc, const struct job *job, int kind)
+{
+    uint64_t h;
+    struct reqent *e;
+
+    /* Half full at most, so probes stay short; a cache that cannot grow
+     * only means more placements are tried. */
+    if (!rc || (rc->n * 2 >= rc->cap && reqcache_grow (rc) < 0))
+        return;
+    h = req_key (rc, job, kind);
+    e = reqcache_slot (rc->v, rc->cap, h, job, kind);
+    if (!e->rep) {
+        *e = (struct reqent){ .hash = h, .rep = job, .kind = kind };
+        rc->n++;
+    }
+}
+
+/* Attempt kinds for the cache. */
+enum { FAIL_NOW = 1, FAIL_BOTH = 2 };
+
+/* The reservation search's cheap necessary condition: for each chunk of
+ * the job, how many copies fit node by node. */
+struct bound {
+    const struct hpcq_resources *res;
+    const char *labels;
+    int scatter, excl;
+    int *copies;                /* [node][chunk] */
+    int64_t total[HPCQ_MAX_CHUNKS];
+};
+
+static void bound_node (struct bound *b, const struct policy_ctx *ctx,
+                        const struct node_use *use, int i, int sign)
+{
+    for (int c = 0; c < b->res->nchunks; c++) {
+        int *k = &b->copies[i * b->res->nchunks + c];
+        if (sign > 0)
+            *k = place_chunk_copies (ctx->nodes[i], &use[i], &b->res->chunk[c],
+                                     b->labels, b->scatter, b->excl,
+                                     b->res->chunk[c].count);
+        b->total[c] += sign * *k;
+    }
+}
+
+static int bound_init (struct bound *b, const struct policy_ctx *ctx,
+                       const struct job *job, const struct node_use *use)
+{
+    memset (b, 0, sizeof (*b));
+    b->res = &job->spec.res;
+    b->labels = job->node_labels;
+    b->scatter = strncmp (b->res->place, "scatter", 7) == 0;
+    b->excl = strstr (b->res->place, "excl") != NULL;
+    if (!(b->copies = calloc ((size_t)(ctx->nnodes ? ctx->nnodes : 1) * b->res->nchunks,
+                              sizeof (int))))
+        return -1;
+    for (int i = 0; i < ctx->nnodes; i++)
+        bound_node (b, ctx, use, i, 1);
+    return 0;
+}
+
+static int bound_ok (const struct bound *b)
+{
+    for (int c = 0; c < b->res->nchunks; c++)
+        if (b->total[c] < b->res->chunk[c].count)
+            return 0;
+    return 1;
+}
+
+/* Release a's slots from use, keeping the bound current. */
+static void bound_release (struct bound *b, const struct policy_ctx *ctx,
+                           struct node_use *use, const struct alloc *a, int64_t seq)
+{
+    for (int s = 0; s < a->n; s++) {
+        int i = node_index (ctx, a->slot[s].node);
+        if (i < 0)
+            continue;
+        bound_node (b, ctx, use, i, -1);
+        node_use_apply (&use[i], &a->slot[s], seq, -1);
+        bound_node (b, ctx, use, i, 1);
+    }
+}
+
+/* The earliest time job fits as running jobs end; use becomes the nodes at
+ * that time with job placed.  T_NEVER if no bounded sequence of ends
+ * makes room. */
+static int64_t reserve (struct policy_ctx *ctx, struct job *job, struct node_use *use,
+                        struct job **started, int nstarted)
 {
     struct job **ends;
+    struct bound b;
     int n = 0;
     int64_t shadow = T_NEVER;
 
-    if (!(ends = running_by_end (ctx, &n)))
+    if (!(ends = backfill_running_by_end (ctx, started, nstarted, &n)))
         return T_NEVER;
-    for (int i = 0; i < n && end_of (ctx, ends[i]) != T_NEVER; i++) {
+    if (bound_init (&b, ctx, job, use) < 0) {
+        free (ends);
+        return T_NEVER;
+    }
+    for (int i = 0; i < n && backfill_end (ctx, ends[i]) != T_NEVER; i++) {
         struct alloc *a;
-        view_apply (view, ctx, ends[i]->alloc, ends[i]->rec.seq, -1);
-        if (i + 1 < n && end_of (ctx, ends[i + 1]) == end_of (ctx, ends[i]))
+        bound_release (&b, ctx, use, ends[i]->alloc, ends[i]->rec.seq);
+        if (i + 1 < n && backfill_end (ctx, ends[i + 1]) == backfill_end (ctx, ends[i]))
             continue;   /* release everything ending at the same moment */
-        if ((a = place_job (view->ptr, view->n, job, 0))) {
-            view_apply (view, ctx, a, job->rec.seq, 1);
+        if (!bound_ok (&b))
+            continue;   /* cannot fit yet: skip the full placement */
+        if ((a = place_alloc_use (ctx->nodes, use, NULL, ctx->nnodes, &job->spec.res,
+                                  job->node_labels))) {
+            backfill_use_apply (ctx, use, a, job->rec.seq, 1);
             free (a);
-            shadow = end_of (ctx, ends[i]);
+            shadow = backfill_end (ctx, ends[i]);
             break;
         }
     }
+    free (b.copies);
     free (ends);
     return shadow;
 }
 
-/* Start job now if that cannot delay the reservation: it ends before the
- * shadow time, or it fits in what the reserved job leaves. */
-static int backfill (struct policy_ctx *ctx, struct job *job, int64_t shadow,
-                     struct view *at_shadow)
+/* The nodes with a free core when the top job was found: the only ones a
+ * backfill candidate can use, as nodes only fill up during the pass.  On
+ * a busy cluster most are full, and skipping them is most of the speed
+ * of a pass over a long queue. */
+struct open_nodes {
+    int *idx;
+    int n;
+    int starts;                 /* since the list was last pruned */
+};
+
+/* Drop the nodes that filled up, now and then (the scans shrink as the
+ * pass fills the cluster; pruning after every start would cost as much
+ * as it saves). */
+static void open_prune (struct open_nodes *o, const struct policy_ctx *ctx)
 {
-    int64_t w = walltime_of (ctx, job);
+    int k = 0;
+
+    if (++o->starts < 32)
+        return;
+    o->starts = 0;
+    for (int i = 0; i < o->n; i++)
+        if (ctx->nodes[o->idx[i]]->use.ncpus_used < ctx->nodes[o->idx[i]]->ncpus)
+            o->idx[k++] = o->idx[i];
+    o->n = k;
+}
+
+static int open_init (struct open_nodes *o, const struct policy_ctx *ctx)
+{
+    o->n = 0;
+    if (!(o->idx = malloc ((ctx->nnodes ? ctx->nnodes : 1) * sizeof (*o->idx))))
+        return -1;
+    for (int i = 0; i < ctx->nnodes; i++)
+        if (ctx->nodes[i]->use.ncpus_used < ctx->nodes[i]->ncpus)
+            o->idx[o->n++] = i;
+    return 0;
+}
+
+/* Try fit now, remembering a failure for the job's whole class.  The
+ * same placement as ctx->fit's in the daemon (place_job on all nodes),
+ * on the open nodes only. */
+static struct alloc *fit_now (struct policy_ctx *ctx, struct job *job,
+                              struct reqcache *rc, const struct open_nodes *o)
+{
+    struct alloc *a;
+
+    if (reqcache_failed (rc, job, FAIL_NOW))
+        return NULL;
+    if (!(a = place_alloc_among (ctx->nodes, o->idx, o->n, NULL, NULL, ctx->nnodes,
+                                 &job->spec.res, job->node_labels)))
+        reqcache_add (rc, job, FAIL_NOW);
+    return a;
+}
+
+/* Start job now if that cannot delay the reservation: it ends before the
+ * shadow time, or it fits in what the reserved job leaves (on nodes as
+ * they are now and as they will be at the shadow time). */
+static int backfill (struct policy_ctx *ctx, struct job *job, int64_t shadow,
+                     struct node_use *at_shadow, struct reqcache *rc,
+                     struct open_nodes *o)
+{
+    int64_t w = backfill_walltime (ctx, job);
     struct alloc *a;
 
     if (shadow == T_NEVER)
         return 0;   /* nothing is known about when the top job can run */
     if (w >= 0 && ctx->now + w <= shadow)
-        a = ctx->fit (ctx, job);    /* gone before the reserved job starts */
-    else if ((a = place_both (ctx, job, at_shadow)))
-        view_apply (at_shadow, ctx, a, job->rec.seq, 1);
+        a = fit_now (ctx, job, rc, o);  /* gone before the reserved job starts */
+    else if (reqcache_failed (rc, job, FAIL_NOW) || reqcache_failed (rc, job, FAIL_BOTH))
+        return 0;
+    else if ((a = place_alloc_among (ctx->nodes, o->idx, o->n, NULL, at_shadow,
+                                     ctx->nnodes, &job->spec.res, job->node_labels)))
+        backfill_use_apply (ctx, at_shadow, a, job->rec.seq, 1);
+    else
+        reqcache_add (rc, job, FAIL_BOTH);
     if (!a)
         return 0;
+    open_prune (o, ctx);
     return ctx->start (ctx, job, a);
 }
 
 static void easy_pass (struct policy_ctx *ctx)
 {
-    struct view at_shadow = { 0 };
+    struct node_use *at_shadow = NULL;
+    struct reqcache *rc = reqcache_create (256);
     struct job *top = NULL;
+    struct open_nodes open = { NULL, 0, 0 };
     int64_t shadow = T_NEVER;
+    int ntop = 0;
 
     policy_sort_priority (ctx->jobs, ctx->njobs);
     for (int i = 0; i < ctx->njobs; i++) {
@@ -212,17 +461,24 @@ static void easy_pass (struct policy_ctx *ctx)
                     break;
                 continue;
             }
+            /* The jobs before it that started in this pass hold room until
+             * their walltimes run out too, whether or not ctx->running,
+             * taken before the pass, lists them. */
+            ntop = i;
             top = job;
-            if (view_init (&at_shadow, ctx) < 0)
+            reqcache_add (rc, job, FAIL_NOW);
+            if (!(at_shadow = backfill_use_now (ctx)) || open_init (&open, ctx) < 0)
                 break;
-            shadow = reserve (ctx, job, &at_shadow);
+            shadow = reserve (ctx, job, at_shadow, ctx->jobs, ntop);
             job->est_start = shadow == T_NEVER ? 0 : shadow;
             continue;
         }
-        if (backfill (ctx, job, shadow, &at_shadow) < 0)
+        if (backfill (ctx, job, shadow, at_shadow, rc, &open) < 0)
             break;
     }
-    view_release (&at_shadow);
+    free (open.idx);
+    free (at_shadow);
+    reqcache_destroy (rc);
 }
 
 const struct policy_ops policy_easy = {

@@ -114,6 +114,7 @@ static void job_free (struct job *job)
     if (!job->parent)
         jobspec_release (&job->spec);   /* a subjob's is its array's */
     free (job->alloc);
+    free (job->resv);
     free (job);
 }
 
@@ -772,10 +773,13 @@ json_t *alloc_to_json (const struct alloc *a)
         for (int g = 0; gpus && g < s->ngpus; g++)
             json_array_append_new (gpus, json_integer (s->gpus[g]));
         /* "o" steals gpus into the new object. */
-        json_array_append_new (arr, json_pack ("{s:s s:i s:I s:o s:i s:b}",
-                                               "node", s->node_name, "ncpus", s->ncpus,
-                                               "mem", (json_int_t)s->mem, "gpus", gpus,
-                                               "mpiprocs", s->mpiprocs, "excl", s->excl));
+        json_t *o = json_pack ("{s:s s:i s:I s:o s:i s:b}", "node", s->node_name,
+                               "ncpus", s->ncpus, "mem", (json_int_t)s->mem, "gpus",
+                               gpus, "mpiprocs", s->mpiprocs, "excl", s->excl);
+        /* The MIG instance as [gpu, instance], so a restart keeps it. */
+        if (o && s->nmig)
+            json_object_set_new (o, "mig", json_pack ("[i i]", s->mig_gpu, s->mig_inst));
+        json_array_append_new (arr, o);
     }
     return arr;
 }
@@ -792,14 +796,16 @@ struct alloc *alloc_from_json (struct nodes *ns, const char *text)
     json_array_foreach (arr, i, o) {
         struct alloc_slot *s = &a->slot[a->n++];
         const char *node;
-        json_t *gpus, *g;
+        json_t *gpus, *g, *mig = NULL;
         json_int_t mem;
         size_t k;
-        if (json_unpack (o, "{s:s s:i s:I s:o s:i s:b}", "node", &node, "ncpus",
+        if (json_unpack (o, "{s:s s:i s:I s:o s:i s:b s?o}", "node", &node, "ncpus",
                          &s->ncpus, "mem", &mem, "gpus", &gpus, "mpiprocs",
-                         &s->mpiprocs, "excl", &s->excl) < 0
-            || !json_is_array (gpus) || json_array_size (gpus) > 16)
+                         &s->mpiprocs, "excl", &s->excl, "mig", &mig) < 0
+            || !json_is_array (gpus) || json_array_size (gpus) > 16
+            || (mig && json_unpack (mig, "[i i]", &s->mig_gpu, &s->mig_inst) < 0))
             goto error;
+        s->nmig = mig != NULL;
         s->mem = mem;
         snprintf (s->node_name, sizeof (s->node_name), "%s", node);
         s->node = nodes_get (ns, node);
@@ -827,7 +833,7 @@ static char *strcat_grow (char *s, const char *add)
     return r;
 }
 
-/* exec_host "n1/0*2+n2/0*2", exec_vnode "(n1:ncpus=2:ngpus=1)+(n2:ncpus=2)". */
+/* exec_host "n1/0*2+n2/0*2", exec_vnode "(n1:ncpus=2:ngpus=1)+(n2:ncpus=2:mig=1g.5gb)". */
 void alloc_format_exec (const struct alloc *a, char **exec_host, char **exec_vnode)
 {
     char *host = NULL, *vnode = NULL;
@@ -847,6 +853,12 @@ void alloc_format_exec (const struct alloc *a, char **exec_host, char **exec_vno
         vnode = strcat_grow (vnode, v);
         if (s->ngpus) {
             snprintf (v, sizeof (v), ":ngpus=%d", s->ngpus);
+            vnode = strcat_grow (vnode, v);
+        }
+        if (s->nmig && s->node && s->mig_gpu >= 0 && s->mig_gpu < s->node->ngpus
+            && s->mig_inst >= 0 && s->mig_inst < s->node->gpu[s->mig_gpu].nmig) {
+            snprintf (v, sizeof (v), ":mig=%s",
+                      s->node->gpu[s->mig_gpu].mig[s->mig_inst].profile);
             vnode = strcat_grow (vnode, v);
         }
         vnode = strcat_grow (vnode, ")");

@@ -34,6 +34,8 @@ struct job {
     struct job *q_prev, *q_next;    /* in the list of queued jobs while 'Q' */
     struct job *r_prev, *r_next;    /* in the list of jobs holding an allocation */
     int64_t est_start;              /* backfill's reservation for it, 0 if none */
+    struct resv *resv;              /* conservative backfill's kept reservation
+                                     * (one block, freed with free()), or NULL */
     const char *node_labels;        /* its queue's node_labels (borrowed), NULL = any */
     /* Effective priority while queued, computed each pass from its
      * factors (scheduler/priority.h); policy_sort_priority orders by it. */

@@ -190,6 +190,31 @@ static void node_check_timer (struct loop *l, void *arg)
     }
 }
 
+/* A GPU's MIG instances ("mig": [{"profile": "1g.5gb", "uuid": ...}]). */
+static int node_parse_mig (struct node_gpu *gpu, json_t *mig)
+{
+    json_t *m;
+    size_t i;
+
+    gpu->nmig = 0;
+    if (!mig)
+        return 0;
+    if (!json_is_array (mig) || json_array_size (mig) > NODE_MAX_MIG)
+        return -1;
+    json_array_foreach (mig, i, m) {
+        struct node_mig *inst = &gpu->mig[gpu->nmig++];
+        const char *profile, *uuid = "";
+        if (json_unpack (m, "{s:s s?s}", "profile", &profile, "uuid", &uuid) < 0
+            || resource_check_mig (profile, NULL) < 0
+            || strlen (uuid) >= sizeof (inst->uuid))
+            return -1;
+        snprintf (inst->profile, sizeof (inst->profile), "%s", profile);
+        snprintf (inst->uuid, sizeof (inst->uuid), "%s", uuid);
+        inst->used_by = 0;
+    }
+    return 0;
+}
+
 static int node_parse_gpus (struct node *n, json_t *gpus)
 {
     json_t *g;
@@ -202,9 +227,11 @@ static int node_parse_gpus (struct node *n, json_t *gpus)
         struct node_gpu *gpu = &n->gpu[n->ngpus];
         const char *model = "", *uuid = "";
         json_int_t mem = 0;
-        if (json_unpack (g, "{s:i s?s s?I s?s s?b}", "index", &gpu->index, "model",
+        json_t *mig = NULL;
+        if (json_unpack (g, "{s:i s?s s?I s?s s?b s?o}", "index", &gpu->index, "model",
                          &model, "mem", &mem, "uuid", &uuid, "simulated",
-                         &gpu->simulated) < 0)
+                         &gpu->simulated, "mig", &mig) < 0
+            || node_parse_mig (gpu, mig) < 0)
             return -1;
         snprintf (gpu->model, sizeof (gpu->model), "%s", model);
         snprintf (gpu->uuid, sizeof (gpu->uuid), "%s", uuid);
@@ -227,6 +254,7 @@ static int nodes_load_one (const struct db_node *rec, void *arg)
     if (!gpus || node_parse_gpus (n, gpus) < 0)
         n->ngpus = 0;
     json_decref (gpus);
+    place_node_sync (n);
     return 0;
 }
 
@@ -348,11 +376,14 @@ static void node_take_resources (struct node *n, const struct node *rep)
     n->mem = rep->mem;
     snprintf (n->labels, sizeof (n->labels), "%s", rep->labels);
     for (int g = 0; g < rep->ngpus; g++) {
-        int64_t used_by = g < n->ngpus ? n->gpu[g].used_by : 0;
+        struct node_gpu old = g < n->ngpus ? n->gpu[g] : (struct node_gpu){ .nmig = 0 };
         n->gpu[g] = rep->gpu[g];
-        n->gpu[g].used_by = used_by;
+        n->gpu[g].used_by = old.used_by;
+        for (int i = 0; i < n->gpu[g].nmig && i < old.nmig; i++)
+            n->gpu[g].mig[i].used_by = old.mig[i].used_by;
     }
     n->ngpus = rep->ngpus;
+    place_node_sync (n);
 }
 
 static void node_hello (struct server *srv, struct conn *c, struct wire_msg *msg)

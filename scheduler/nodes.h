@@ -14,11 +14,19 @@
 #include "scheduler/server.h"
 
 #define NODE_MAX_GPUS 16
+#define NODE_MAX_MIG 8      /* MIG instances per GPU (an A100 has at most 7) */
 
 enum node_state {
     NODE_UNKNOWN = 0,   /* known from the database, not heard from yet */
     NODE_UP,
     NODE_DOWN,
+};
+
+/* One MIG instance of a GPU in MIG mode: given to one job at a time. */
+struct node_mig {
+    char profile[16];   /* "1g.5gb" */
+    char uuid[64];      /* "MIG-..." (simulated: "MIG-SIM-...") */
+    int64_t used_by;    /* job seq or 0 */
 };
 
 struct node_gpu {
@@ -27,7 +35,23 @@ struct node_gpu {
     int64_t mem;
     char uuid[64];
     int simulated;
-    int64_t used_by;    /* job seq or 0 */
+    int64_t used_by;    /* job seq or 0 (never set while in MIG mode) */
+    /* > 0: the GPU is in MIG mode and only its instances are given out;
+     * a whole-GPU request never gets it. */
+    int nmig;
+    struct node_mig mig[NODE_MAX_MIG];
+};
+
+/* What is taken on a node, compactly: the node's own (struct node's use,
+ * kept with the fields by alloc_slot_apply) or what a policy supposes at
+ * some other time (a few dozen bytes, where a node record is kilobytes). */
+struct node_use {
+    int ncpus_used;
+    int njobs;
+    int64_t mem_used;
+    int64_t excl_by;
+    uint32_t gpus;                  /* bit g: whole GPU g taken */
+    uint8_t mig[NODE_MAX_GPUS];     /* bit i: instance i of GPU g taken */
 };
 
 struct node {
@@ -36,13 +60,23 @@ struct node {
     int ncpus, ncpus_used;
     int64_t mem, mem_used;
     int ngpus;
-    struct node_gpu gpu[NODE_MAX_GPUS];
-    char labels[256];
     int64_t excl_by;    /* job seq holding it exclusively, 0 if none */
     int njobs;          /* allocations on this node */
+    int pidx;           /* scratch: its position in a policy pass's array */
+    /* Cached for placement (place_node_sync), next to what its scans
+     * read first: the usage above compactly, which GPUs are in MIG mode,
+     * and the value of its ib_switch=X label ("" if none). */
+    struct node_use use;
+    uint32_t whole_gpus;    /* bit g: GPU g is not in MIG mode */
+    uint32_t mig_gpus;      /* bit g: GPU g is in MIG mode */
     struct conn *conn;  /* link to its worker while up */
+    char ib_switch[32];
+    char labels[256];
     int64_t last_heard_ms;
     int64_t down_since_ms;
+    /* Last: kilobytes, where placement's scans want the fields above
+     * close together in memory. */
+    struct node_gpu gpu[NODE_MAX_GPUS];
 };
 
 struct nodes *nodes_create (struct server *srv);

@@ -26,7 +26,8 @@ void policy_sort_priority (struct job **jobs, int n)
 
 const struct policy_ops *policy_lookup (const char *name)
 {
-    static const struct policy_ops *all[] = { &policy_fifo, &policy_easy, NULL };
+    static const struct policy_ops *all[] = { &policy_fifo, &policy_easy,
+                                              &policy_conservative, NULL };
 
     for (int i = 0; all[i]; i++)
         if (strcmp (all[i]->name, name) == 0)

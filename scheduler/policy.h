@@ -3,8 +3,8 @@
  * A policy sees the eligible jobs and the nodes, and decides which jobs
  * start where.  It does not touch sockets or the database: it calls
  * ctx->start() for each decision, so the daemon and a simulator can drive
- * the same policy code.  Policies: fifo (policy_fifo.c) and EASY backfill
- * (backfill.c); conservative backfill comes next.
+ * the same policy code.  Policies: fifo (policy_fifo.c), EASY backfill
+ * (backfill.c) and conservative backfill (policy_conservative.c).
  */
 #ifndef HPCQ_SCHEDULER_POLICY_H
 #define HPCQ_SCHEDULER_POLICY_H
@@ -35,6 +35,7 @@ struct policy_ops {
 
 extern const struct policy_ops policy_fifo;
 extern const struct policy_ops policy_easy;
+extern const struct policy_ops policy_conservative;
 
 /* The policy called name, or NULL. */
 const struct policy_ops *policy_lookup (const char *name);

@@ -46,7 +46,7 @@ struct sched *sched_create (struct server *srv, struct hpcq_error *err)
     s->srv = srv;
     s->default_walltime = -1;
     if (!(s->policy = policy_lookup (name))) {
-        errprintf (err, "unknown sched_policy '%s' (fifo or easy)", name);
+        errprintf (err, "unknown sched_policy '%s' (fifo, easy or conservative)", name);
         free (s);
         return NULL;
     }
@@ -77,6 +77,44 @@ void sched_request (struct sched *s)
     s->requested = 1;
 }
 
+/* 1 if some known node has a GPU of model (any if ""), in MIG mode with
+ * an instance of profile when profile is given. */
+static int sched_have_gpu (struct node **nodes, int nnodes, const char *model,
+                           const char *profile)
+{
+    for (int i = 0; i < nnodes; i++)
+        for (int g = 0; g < nodes[i]->ngpus; g++) {
+            const struct node_gpu *gpu = &nodes[i]->gpu[g];
+            if (!place_model_match (gpu->model, model))
+                continue;
+            if (!profile[0])
+                return 1;
+            for (int k = 0; k < gpu->nmig; k++)
+                if (strcmp (gpu->mig[k].profile, profile) == 0)
+                    return 1;
+        }
+    return 0;
+}
+
+/* A GPU model or MIG profile that no node has: say which, plainly. */
+static int sched_check_gpu_kinds (struct node **nodes, int nnodes,
+                                  const struct hpcq_resources *res,
+                                  struct hpcq_error *err)
+{
+    for (int c = 0; c < res->nchunks; c++) {
+        const struct hpcq_chunk *ch = &res->chunk[c];
+        if (ch->gpu_model[0] && !sched_have_gpu (nodes, nnodes, ch->gpu_model, ""))
+            return errprintf_code (err, E2BIG, "Job exceeds server resource limits: "
+                                   "no node has GPUs of model '%s'", ch->gpu_model);
+        if (ch->mig[0] && !sched_have_gpu (nodes, nnodes, ch->gpu_model, ch->mig))
+            return errprintf_code (err, E2BIG, "Job exceeds server resource limits: "
+                                   "no node has MIG instances of profile '%s'%s%s", ch->mig,
+                                   ch->gpu_model[0] ? " on GPUs of model " : "",
+                                   ch->gpu_model);
+    }
+    return 0;
+}
+
 int sched_feasible (struct server *srv, const struct hpcq_resources *res,
                     struct hpcq_error *err)
 {
@@ -99,6 +137,8 @@ int sched_feasible (struct server *srv, const struct hpcq_resources *res,
     }
     if (known == 0)
         return 0;   /* no worker has registered yet: nothing to judge by */
+    if (sched_check_gpu_kinds (nodes, nnodes, res, err) < 0)
+        return -1;
     if ((a = place_alloc (nodes, nnodes, res, NULL, 0, 1))) {
         free (a);
         return 0;
@@ -142,6 +182,9 @@ void sched_launch (struct server *srv, struct job *job)
         json_decref (body);
         return;
     }
+    /* A MIG instance as [gpu, instance]: the worker knows its UUID. */
+    if (ms->nmig)
+        json_object_set_new (body, "mig", json_pack ("[i i]", ms->mig_gpu, ms->mig_inst));
     json_object_set_new (body, "number", json_integer (job->parent ? job->parent->rec.seq
                                                                    : job->rec.seq));
     json_object_set_new (body, "array_index", json_integer (job->parent ? job->array_index

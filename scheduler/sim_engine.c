@@ -16,6 +16,7 @@
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
 #include "scheduler/sim_engine.h"
+#include "worker/gpu.h"
 
 struct pending_end {
     int64_t time;
@@ -86,25 +87,66 @@ static struct pending_end heap_pop (struct engine *e)
     return top;
 }
 
-static int nodes_init (struct engine *e, const struct sim_cluster *c)
+/* Node n's GPUs in MIG mode as layout says, parsed by the worker's own
+ * mig_layout code so the two cannot disagree.  0, or -1 with err. */
+static int node_mig (struct node *n, const char *layout, struct hpcq_error *err)
+{
+    struct gpu_info g[GPU_MAX] = { { 0 } };
+
+    for (int i = 0; i < n->ngpus; i++) {
+        g[i].index = i;
+        g[i].simulated = 1;
+    }
+    if (gpu_mig_layout (g, n->ngpus, layout, n->name, err) < 0)
+        return -1;
+    for (int i = 0; i < n->ngpus; i++) {
+        n->gpu[i].nmig = g[i].nmig < NODE_MAX_MIG ? g[i].nmig : NODE_MAX_MIG;
+        for (int k = 0; k < n->gpu[i].nmig; k++) {
+            snprintf (n->gpu[i].mig[k].profile, sizeof (n->gpu[i].mig[k].profile),
+                      "%s", g[i].mig[k].profile);
+            snprintf (n->gpu[i].mig[k].uuid, sizeof (n->gpu[i].mig[k].uuid), "%s",
+                      g[i].mig[k].uuid);
+        }
+    }
+    return 0;
+}
+
+static void node_init (struct node *n, int i, const struct sim_cluster *c)
+{
+    snprintf (n->name, sizeof (n->name), "sim%05d", i + 1);
+    n->state = NODE_UP;
+    n->ncpus = c->cores;
+    n->ngpus = c->gpus;
+    for (int g = 0; g < c->gpus; g++) {
+        n->gpu[g].index = g;
+        n->gpu[g].simulated = 1;
+        snprintf (n->gpu[g].model, sizeof (n->gpu[g].model), "simulated");
+    }
+    n->conn = (struct conn *)&sim_link;
+}
+
+int sim_cluster_check (const struct sim_cluster *c, struct hpcq_error *err)
+{
+    struct node n = { 0 };
+
+    node_init (&n, 0, c);
+    return c->mig_layout ? node_mig (&n, c->mig_layout, err) : 0;
+}
+
+static int nodes_init (struct engine *e, const struct sim_cluster *c,
+                       struct hpcq_error *err)
 {
     e->nnodes = c->nodes;
     e->node = calloc (c->nodes, sizeof (*e->node));
     e->nodep = calloc (c->nodes, sizeof (*e->nodep));
     if (!e->node || !e->nodep)
-        return -1;
+        return errprintf (err, "out of memory");
     for (int i = 0; i < c->nodes; i++) {
         struct node *n = &e->node[i];
-        snprintf (n->name, sizeof (n->name), "sim%05d", i + 1);
-        n->state = NODE_UP;
-        n->ncpus = c->cores;
-        n->ngpus = c->gpus;
-        for (int g = 0; g < c->gpus; g++) {
-            n->gpu[g].index = g;
-            n->gpu[g].simulated = 1;
-            snprintf (n->gpu[g].model, sizeof (n->gpu[g].model), "simulated");
-        }
-        n->conn = (struct conn *)&sim_link;
+        node_init (n, i, c);
+        if (c->mig_layout && node_mig (n, c->mig_layout, err) < 0)
+            return -1;
+        place_node_sync (n);
         e->nodep[i] = n;
     }
     return 0;
@@ -330,11 +372,12 @@ int sim_engine_run (const struct sim_trace *t, const struct sim_cluster *c,
     e.ctx.start = eng_start;
     e.ctx.arg = &e;
     if (!(run->out = calloc (n, sizeof (*run->out))) || !(e.live = calloc (n, sizeof (*e.live)))
-        || !(e.queue = calloc (n, sizeof (*e.queue))) || !(e.heap = calloc (n, sizeof (*e.heap)))
-        || nodes_init (&e, c) < 0) {
+        || !(e.queue = calloc (n, sizeof (*e.queue))) || !(e.heap = calloc (n, sizeof (*e.heap)))) {
         errprintf (err, "out of memory");
         goto out;
     }
+    if (nodes_init (&e, c, err) < 0)
+        goto out;
     e.ctx.nodes = e.nodep;
     e.cores_total = c->nodes * c->cores;
     e.ctx.nnodes = e.nnodes;

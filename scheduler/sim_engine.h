@@ -20,6 +20,8 @@ struct sim_cluster {
     int nodes;
     int cores;              /* per node */
     int gpus;               /* per node */
+    const char *mig_layout; /* every node's GPUs' MIG layout (the worker's
+                             * mig_layout syntax), NULL = whole GPUs */
 };
 
 /* What happened to one job of the trace. */
@@ -45,6 +47,9 @@ struct sim_run {
     int nseries;
     double cpu_s;           /* CPU seconds the replay took */
 };
+
+/* Check cluster c's description (its MIG layout).  0, or -1 with err. */
+int sim_cluster_check (const struct sim_cluster *c, struct hpcq_error *err);
 
 /* Replay t on cluster c with policy ops.  Fills run (release it with
  * sim_run_release()).  0, or -1 with err. */

@@ -45,6 +45,7 @@ static const struct option longopts[] = {
     { "jobs", required_argument, NULL, 'j' },
     { "limit", required_argument, NULL, 'l' },
     { "gpu-workload", no_argument, NULL, 'G' },
+    { "mig-layout", required_argument, NULL, 'M' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -63,7 +64,9 @@ static void usage (FILE *f)
              "      --png FILE       chart of queue length and utilization\n"
              "      --jobs FILE      per-job CSV (policy,id,submit,start,end,cores,gpus)\n"
              "  -l, --limit N        read only the first N jobs\n"
-             "  -G, --gpu-workload   FILE is in hpcq's GPU workload format\n");
+             "  -G, --gpu-workload   FILE is in hpcq's GPU workload format\n"
+             "      --mig-layout L   MIG instances of each node's GPUs, as the worker's\n"
+             "                       mig_layout (e.g. 0:1g.5gb*7;1:3g.20gb+4g.20gb)\n");
 }
 
 static int fail (const char *msg)
@@ -120,6 +123,7 @@ static int parse_options (int argc, char **argv, struct options *o,
                 return errprintf (err, "invalid --limit '%s'", optarg);
             break;
         case 'G': o->gpu_format = 1; break;
+        case 'M': o->cluster.mig_layout = optarg; break;
         case 'h': usage (stdout); exit (0);
         default: return errprintf (err, "unknown option (see hpcq-sim --help)");
         }
@@ -221,7 +225,8 @@ int main (int argc, char **argv)
     if ((o.gpu_format ? sim_trace_read_gpu (&t, o.trace, o.limit, &err)
                       : sim_trace_read_swf (&t, o.trace, o.limit, &err)) < 0)
         return fail (err.text);
-    if (cluster_size (&o, &t, &err) < 0 || sim_trace_resolve (&t, o.cluster.cores, &err) < 0)
+    if (cluster_size (&o, &t, &err) < 0 || sim_cluster_check (&o.cluster, &err) < 0
+        || sim_trace_resolve (&t, o.cluster.cores, &err) < 0)
         goto out;
     for (nruns = 0; nruns < nops; nruns++)
         if (sim_engine_run (&t, &o.cluster, ops[nruns], &runs[nruns], &err) < 0)

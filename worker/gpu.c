@@ -4,9 +4,11 @@
 #endif
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
+#include "common/resource.h"
 #include "worker/gpu.h"
 
 /* The few NVML entry points we use, with their documented C signatures. */
@@ -16,6 +18,34 @@ typedef int (*nvml_handle_f) (unsigned int, void **);
 typedef int (*nvml_name_f) (void *, char *, unsigned int);
 typedef int (*nvml_meminfo_f) (void *, unsigned long long[3]);
 typedef int (*nvml_shutdown_f) (void);
+typedef int (*nvml_migmode_f) (void *, unsigned int *, unsigned int *);
+typedef int (*nvml_uint_f) (void *, unsigned int *);
+typedef int (*nvml_mighandle_f) (void *, unsigned int, void **);
+
+/* nvmlDeviceAttributes_t, as nvml.h lays it out. */
+struct nvml_attributes {
+    unsigned int multiprocessorCount;
+    unsigned int sharedCopyEngineCount;
+    unsigned int sharedDecoderCount;
+    unsigned int sharedEncoderCount;
+    unsigned int sharedJpegCount;
+    unsigned int sharedOfaCount;
+    unsigned int gpuInstanceSliceCount;
+    unsigned int computeInstanceSliceCount;
+    unsigned long long memorySizeMB;
+};
+typedef int (*nvml_attr_f) (void *, struct nvml_attributes *);
+
+/* The MIG entry points: absent from drivers older than MIG (all NULL). */
+struct nvml_mig {
+    nvml_migmode_f mode;
+    nvml_uint_f max_count;
+    nvml_mighandle_f handle;
+    nvml_name_f uuid;
+    nvml_attr_f attributes;
+};
+
+#define NVML_DEVICE_MIG_ENABLE 1
 
 static int gpu_simulate (struct gpu_info *gpus, int n, const char *model, int64_t mem)
 {
@@ -29,6 +59,51 @@ static int gpu_simulate (struct gpu_info *gpus, int n, const char *model, int64_
         gpus[i].simulated = 1;
     }
     return n;
+}
+
+static void nvml_mig_load (void *lib, struct nvml_mig *m)
+{
+    m->mode = (nvml_migmode_f)dlsym (lib, "nvmlDeviceGetMigMode");
+    m->max_count = (nvml_uint_f)dlsym (lib, "nvmlDeviceGetMaxMigDeviceCount");
+    m->handle = (nvml_mighandle_f)dlsym (lib, "nvmlDeviceGetMigDeviceHandleByIndex");
+    m->uuid = (nvml_name_f)dlsym (lib, "nvmlDeviceGetUUID");
+    if (!(m->attributes = (nvml_attr_f)dlsym (lib, "nvmlDeviceGetAttributes_v2")))
+        m->attributes = (nvml_attr_f)dlsym (lib, "nvmlDeviceGetAttributes");
+}
+
+/* The MIG instances of a GPU in MIG mode, named the way nvidia-smi names
+ * their profiles: compute slices "g." memory rounded up to whole GB. */
+static void nvml_mig_discover (const struct nvml_mig *m, void *dev, struct gpu_info *gpu)
+{
+    unsigned int cur = 0, pending = 0, max = 0;
+
+    gpu->nmig = 0;
+    if (!m->mode || !m->max_count || !m->handle || !m->uuid || !m->attributes
+        || m->mode (dev, &cur, &pending) != 0 || cur != NVML_DEVICE_MIG_ENABLE
+        || m->max_count (dev, &max) != 0)
+        return;
+    for (unsigned int i = 0; i < max && gpu->nmig < GPU_MIG_MAX; i++) {
+        struct gpu_mig *inst = &gpu->mig[gpu->nmig];
+        struct nvml_attributes a;
+        void *mig;
+        if (m->handle (dev, i, &mig) != 0)
+            continue;   /* no instance at this index */
+        memset (&a, 0, sizeof (a));
+        if (m->attributes (mig, &a) != 0 || a.gpuInstanceSliceCount == 0
+            || m->uuid (mig, inst->uuid, sizeof (inst->uuid)) != 0)
+            continue;
+        char name[64];
+        snprintf (name, sizeof (name), "%ug.%llugb", a.gpuInstanceSliceCount,
+                  (a.memorySizeMB + 1023) / 1024);
+        if (resource_check_mig (name, NULL) < 0) {
+            log_msg (LOG_WARNING, "GPU %d: MIG instance %u has an unexpected "
+                     "profile %s: not offered", gpu->index, i, name);
+            continue;
+        }
+        /* A valid profile is at most "8g.9999gb". */
+        memcpy (inst->profile, name, strlen (name) + 1);
+        gpu->nmig++;
+    }
 }
 
 static int gpu_nvml (struct gpu_info *gpus)
@@ -46,11 +121,13 @@ static int gpu_nvml (struct gpu_info *gpus)
     nvml_name_f uuid = (nvml_name_f)dlsym (lib, "nvmlDeviceGetUUID");
     nvml_meminfo_f meminfo = (nvml_meminfo_f)dlsym (lib, "nvmlDeviceGetMemoryInfo");
     nvml_shutdown_f shutdown = (nvml_shutdown_f)dlsym (lib, "nvmlShutdown");
+    struct nvml_mig mig;
     if (!init || !getcount || !handle || !name || !uuid || !meminfo || !shutdown
         || init () != 0) {
         dlclose (lib);
         return 0;
     }
+    nvml_mig_load (lib, &mig);
     if (getcount (&count) == 0) {
         for (unsigned int i = 0; i < count && n < GPU_MAX; i++) {
             void *dev;
@@ -63,6 +140,7 @@ static int gpu_nvml (struct gpu_info *gpus)
             if (meminfo (dev, mi) == 0)
                 gpus[n].mem = (int64_t)mi[0];
             gpus[n].simulated = 0;
+            nvml_mig_discover (&mig, dev, &gpus[n]);
             n++;
         }
     }
@@ -84,28 +162,132 @@ int gpu_discover (struct gpu_info *gpus, int simulated, const char *model,
     }
     n = gpu_nvml (gpus);
     log_msg (LOG_INFO, "found %d GPUs through NVML", n);
+    for (int i = 0; i < n; i++)
+        if (gpus[i].nmig)
+            log_msg (LOG_INFO, "GPU %d (%s) is in MIG mode: %d instances, the first "
+                     "%s %s", gpus[i].index, gpus[i].model, gpus[i].nmig,
+                     gpus[i].mig[0].profile, gpus[i].mig[0].uuid);
     return n;
+}
+
+/* One "PROFILE[*N]" item: append N instances to gpu.  0 or -1. */
+static int mig_layout_item (struct gpu_info *gpu, char *item, const char *node,
+                            int *slices, struct hpcq_error *err)
+{
+    char *star = strchr (item, '*');
+    int count = 1;
+
+    if (star) {
+        char *end;
+        *star++ = '\0';
+        count = (int)strtol (star, &end, 10);
+        if (*end || count < 1 || count > GPU_MIG_MAX)
+            return errprintf (err, "mig_layout: bad count '%s'", star);
+    }
+    if (resource_check_mig (item, err) < 0)
+        return errprintf (err, "mig_layout: invalid MIG profile '%s'", item);
+    for (int k = 0; k < count; k++) {
+        struct gpu_mig *m;
+        *slices += atoi (item);
+        if (gpu->nmig == GPU_MIG_MAX || *slices > 7)
+            return errprintf (err, "mig_layout: GPU %d has more instances than its "
+                              "7 compute slices hold", gpu->index);
+        m = &gpu->mig[gpu->nmig];
+        snprintf (m->profile, sizeof (m->profile), "%s", item);
+        snprintf (m->uuid, sizeof (m->uuid), "MIG-SIM-%s-%d-%d", node, gpu->index,
+                  gpu->nmig);
+        gpu->nmig++;
+    }
+    return 0;
+}
+
+/* One "GPU:PROFILE[*N]+..." term.  0 or -1. */
+static int mig_layout_term (struct gpu_info *gpus, int n, char *term, const char *node,
+                            struct hpcq_error *err)
+{
+    char *colon = strchr (term, ':'), *end, *item;
+    int g, slices = 0;
+
+    if (!colon)
+        return errprintf (err, "mig_layout: '%s' is not GPU:PROFILE", term);
+    *colon++ = '\0';
+    g = (int)strtol (term, &end, 10);
+    if (!*term || *end || g < 0 || g >= n)
+        return errprintf (err, "mig_layout: no simulated GPU '%s' (have %d)", term, n);
+    if (gpus[g].nmig)
+        return errprintf (err, "mig_layout: GPU %d given twice", g);
+    while ((item = strsep (&colon, "+")))
+        if (mig_layout_item (&gpus[g], item, node, &slices, err) < 0)
+            return -1;
+    return 0;
+}
+
+int gpu_mig_layout (struct gpu_info *gpus, int n, const char *layout,
+                    const char *node, struct hpcq_error *err)
+{
+    struct gpu_info *tmp = calloc (GPU_MAX, sizeof (*tmp));
+    char *copy = strdup (layout), *rest = copy, *term;
+    int rc = -1;
+
+    if (!tmp || !copy) {
+        errprintf (err, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!gpus[i].simulated) {
+            errprintf (err, "mig_layout is for simulated GPUs (gpus = N); real "
+                       "ones report their MIG layout through NVML");
+            goto out;
+        }
+        tmp[i] = gpus[i];
+    }
+    /* Work on a copy, so a bad layout leaves the GPUs as they were. */
+    while ((term = strsep (&rest, ";")))
+        if (*term && mig_layout_term (tmp, n, term, node, err) < 0)
+            goto out;
+    memcpy (gpus, tmp, n * sizeof (*gpus));
+    rc = 0;
+out:
+    free (tmp);
+    free (copy);
+    return rc;
+}
+
+static json_t *mig_to_json (const struct gpu_info *gpu)
+{
+    json_t *arr = json_array ();
+
+    for (int i = 0; arr && i < gpu->nmig; i++)
+        json_array_append_new (arr, json_pack ("{s:s s:s}", "profile",
+                                               gpu->mig[i].profile, "uuid",
+                                               gpu->mig[i].uuid));
+    return arr;
 }
 
 json_t *gpu_to_json (const struct gpu_info *gpus, int n)
 {
     json_t *arr = json_array ();
 
-    for (int i = 0; arr && i < n; i++)
-        json_array_append_new (arr, json_pack ("{s:i s:s s:I s:s s:b}", "index",
-                                               gpus[i].index, "model", gpus[i].model,
-                                               "mem", (json_int_t)gpus[i].mem, "uuid",
-                                               gpus[i].uuid, "simulated",
-                                               gpus[i].simulated));
+    for (int i = 0; arr && i < n; i++) {
+        json_t *o = json_pack ("{s:i s:s s:I s:s s:b}", "index", gpus[i].index,
+                               "model", gpus[i].model, "mem", (json_int_t)gpus[i].mem,
+                               "uuid", gpus[i].uuid, "simulated", gpus[i].simulated);
+        if (o && gpus[i].nmig)
+            json_object_set_new (o, "mig", mig_to_json (&gpus[i]));
+        json_array_append_new (arr, o);
+    }
     return arr;
 }
 
 void gpu_visible_devices (const struct gpu_info *gpus, int ngpus,
-                          const int *idx, int n, char *buf, int len)
+                          const int *idx, int n, const int *mig, char *buf, int len)
 {
     int off = 0;
 
     buf[0] = '\0';
+    if (mig && mig[0] >= 0 && mig[0] < ngpus && mig[1] >= 0
+        && mig[1] < gpus[mig[0]].nmig)
+        off += snprintf (buf, len, "%s", gpus[mig[0]].mig[mig[1]].uuid);
     for (int i = 0; i < n && off < len; i++) {
         if (idx[i] < 0 || idx[i] >= ngpus)
             continue;

@@ -68,6 +68,13 @@ int launch_req_decode (json_t *body, struct launch_req *req, struct hpcq_error *
     snprintf (req->server, sizeof (req->server), "%s", server);
     json_array_foreach (gpus, i, v)
         req->gpus[req->ngpus++] = (int)json_integer_value (v);
+    if ((v = json_object_get (body, "mig"))) {
+        if (json_unpack (v, "[i i]", &req->mig[0], &req->mig[1]) < 0) {
+            errno = EPROTO;
+            return errprintf (err, "job.launch: malformed mig");
+        }
+        req->nmig = 1;
+    }
     req->nodefile = xzalloc (json_array_size (nodefile) * sizeof (char *));
     json_array_foreach (nodefile, i, v)
         req->nodefile[req->nnodefile++] = xstrdup (json_string_value (v));
@@ -345,7 +352,8 @@ static char **launch_environ (const struct launch_req *req, const struct launch_
     }
     /* A node with GPUs hides the ones the job was not given. */
     if (e->ngpus > 0 || req->ngpus > 0) {
-        gpu_visible_devices (e->gpus, e->ngpus, req->gpus, req->ngpus, cvd, sizeof (cvd));
+        gpu_visible_devices (e->gpus, e->ngpus, req->gpus, req->ngpus,
+                             req->nmig ? req->mig : NULL, cvd, sizeof (cvd));
         env_add (envp, &n, "CUDA_VISIBLE_DEVICES", "%s", cvd);
     }
     envp[n] = NULL;

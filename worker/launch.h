@@ -32,6 +32,8 @@ struct launch_req {
     int64_t mem;
     int gpus[GPU_MAX];          /* indices into the worker's GPUs */
     int ngpus;
+    int nmig;                   /* 1: the job has MIG instance mig[1] of GPU mig[0] */
+    int mig[2];
     char **nodefile;            /* one host per MPI slot */
     int nnodefile;
     int64_t walltime;           /* seconds, -1 = none */

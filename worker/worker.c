@@ -243,6 +243,9 @@ static int worker_settings (struct worker *w, struct hpcq_error *err)
         w->ngpus = gpu_discover (w->gpus, (int)sim,
                                  config_get (w->cfg, "gpu_model", "Simulated-GPU"), gmem);
     }
+    if ((s = config_get (w->cfg, "mig_layout", NULL))
+        && gpu_mig_layout (w->gpus, w->ngpus, s, w->name, err) < 0)
+        return -1;
     snprintf (w->labels, sizeof (w->labels), "%s", config_get (w->cfg, "labels", ""));
     snprintf (w->spool, sizeof (w->spool), "%s",
               config_get (w->cfg, "spool_dir", "/var/spool/hpcq"));

@@ -341,6 +341,49 @@ static void test_errors (void)
     check_error ("place=scatterscatterscatterscatterscatter", "invalid place");
 }
 
+/* gpu_model= and mig= per chunk: parsed, checked, formatted back. */
+static void test_gpu_kinds (void)
+{
+    struct hpcq_resources res;
+    struct hpcq_error err = { "" };
+
+    ok (parse_final ("select=2:ncpus=4:ngpus=1:gpu_model=A100+1:ncpus=1:mig=1g.5gb",
+                     &res, &err) == 0, "select with gpu_model and mig parses");
+    is (text_of (res.chunk[0].gpu_model), "A100", "chunk 1 gpu_model A100");
+    is (text_of (res.chunk[0].mig), "", "chunk 1 no mig");
+    is (text_of (res.chunk[1].mig), "1g.5gb", "chunk 2 mig 1g.5gb");
+    ok (res.chunk[1].ngpus == 0, "a MIG chunk counts no whole GPU");
+    check_select ("select=1:ncpus=2:mig=3g.20gb", "1:ncpus=2:mig=3g.20gb");
+    check_select ("select=1:mig=1g.18gb:gpu_model=H200", "1:ncpus=1:gpu_model=H200:mig=1g.18gb");
+    check_select ("select=1:ngpus=2:gpu_model=NVIDIA_A100-SXM4.40GB",
+                  "1:ncpus=1:ngpus=2:gpu_model=NVIDIA_A100-SXM4.40GB");
+    check_select ("select=4:MIG=7g.80gb", "4:ncpus=1:mig=7g.80gb");
+    check_error ("select=1:mig=1g", "invalid MIG profile '1g'");
+    check_error ("select=1:mig=0g.5gb", "invalid MIG profile '0g.5gb'");
+    check_error ("select=1:mig=9g.5gb", "invalid MIG profile '9g.5gb'");
+    check_error ("select=1:mig=1g.5GB", "invalid MIG profile '1g.5GB'");
+    check_error ("select=1:mig=1g.5gbx", "invalid MIG profile '1g.5gbx'");
+    check_error ("select=1:mig=g.5gb", "invalid MIG profile 'g.5gb'");
+    check_error ("select=1:mig=1g.gb", "invalid MIG profile '1g.gb'");
+    check_error ("select=1:mig=", "invalid MIG profile ''");
+    check_error ("select=1:mig=1g.99999gb", "invalid MIG profile '1g.99999gb'");
+    check_error ("select=1:ngpus=1:mig=1g.5gb",
+                 "chunk 1: ngpus=1 and mig=1g.5gb cannot be combined");
+    check_error ("select=1:gpu_model=", "invalid gpu_model ''");
+    check_error ("select=1:gpu_model=A 100", "invalid gpu_model 'A 100'");
+    check_error ("select=1:gpu_model=a/b", "invalid gpu_model 'a/b'");
+    check_error ("select=1:gpu_model=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                 "invalid gpu_model");
+    check_error ("nodes=1:mig=1g.5gb", "unknown resource 'mig' in nodes");
+
+    /* A stored spec is checked again: a bad profile there is refused. */
+    ok (parse_final ("select=1:mig=1g.5gb", &res, &err) == 0, "mig parses");
+    strcpy (res.chunk[0].mig, "bogus");
+    ok (resource_finalize (&res, &err) == -1 && strstr (err.text, "bogus"),
+        "finalize refuses a bad stored profile");
+    ok (resource_check_mig ("2g.10gb", &err) == 0, "2g.10gb is a profile");
+}
+
 static void test_select_16 (void)
 {
     struct hpcq_resources res;
@@ -376,5 +419,6 @@ int main (int argc, char *argv[])
     test_list ();
     test_errors ();
     test_select_16 ();
+    test_gpu_kinds ();
     return done_testing ();
 }
