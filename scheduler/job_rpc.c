@@ -78,12 +78,14 @@ static int submit_check (struct server *srv, struct hpcq_jobspec *spec,
                          struct hpcq_error *err)
 {
     const char *queue = spec->queue ? spec->queue : srv->default_queue;
+    struct queue *q;
 
     if (spec->array && submit_check_array (srv, spec->array, err) < 0)
         return -1;
     if (queue_admit (srv->queues, queue, &spec->res, err) < 0)
         return -1;
-    return sched_feasible (srv, &spec->res, err);
+    q = queue_lookup (srv->queues, queue);
+    return sched_feasible (srv, &spec->res, q ? q->rec.node_labels : NULL, err);
 }
 
 static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg)

@@ -116,7 +116,7 @@ static int sched_check_gpu_kinds (struct node **nodes, int nnodes,
 }
 
 int sched_feasible (struct server *srv, const struct hpcq_resources *res,
-                    struct hpcq_error *err)
+                    const char *labels, struct hpcq_error *err)
 {
     int nnodes, known = 0, maxcpus = 0, maxgpus = 0;
     int64_t maxmem = 0;
@@ -139,11 +139,18 @@ int sched_feasible (struct server *srv, const struct hpcq_resources *res,
         return 0;   /* no worker has registered yet: nothing to judge by */
     if (sched_check_gpu_kinds (nodes, nnodes, res, err) < 0)
         return -1;
-    if ((a = place_alloc (nodes, nnodes, res, NULL, 0, 1))) {
+    if ((a = place_alloc (nodes, nnodes, res, labels, 0, 1))) {
         free (a);
         return 0;
     }
     resource_format_select (res, sel, sizeof (sel));
+    if (labels && labels[0] && (a = place_alloc (nodes, nnodes, res, NULL, 0, 1))) {
+        free (a);
+        errno = E2BIG;
+        return errprintf (err, "Job exceeds queue resource limits: no node with the "
+                          "queue's node_labels=%s can satisfy select=%s%s%s", labels, sel,
+                          res->place[0] ? " place=" : "", res->place);
+    }
     resource_format_size (maxmem, mem, sizeof (mem));
     errno = E2BIG;
     return errprintf (err, "Job exceeds server resource limits: no node can "

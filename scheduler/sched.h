@@ -22,9 +22,10 @@ void sched_request (struct sched *s);
 /* Run a pass now if one was requested.  Called before each commit. */
 void sched_run (struct sched *s);
 
-/* 0 if some known node set could run res; -1 with the reason in err. */
+/* 0 if some known node set could run res on nodes carrying labels (a
+ * queue's node_labels; NULL or "" = any); -1 with the reason in err. */
 int sched_feasible (struct server *srv, const struct hpcq_resources *res,
-                    struct hpcq_error *err);
+                    const char *labels, struct hpcq_error *err);
 
 /* Send job.launch for a started job (after its start is durable). */
 void sched_launch (struct server *srv, struct job *job);

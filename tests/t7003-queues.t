@@ -98,6 +98,18 @@ test_expect_success 'node_labels: a queue uses only the nodes that carry its lab
     has_state $3 Q && qdel $ids
 '
 
+test_expect_success 'node_labels: a job no labelled node can hold is refused at submit' '
+    qmgr -c "c q tiny" && qmgr -c "s q tiny enabled=true,started=true,node_labels=ondemand" &&
+    before=$(db_query "SELECT count(*) FROM jobs") &&
+    ! echo true | qsub -q tiny -l select=2:ncpus=2 2> lab.err && test $(wc -l < lab.err) = 1 &&
+    grep -q "no node with the queue.s node_labels=ondemand can satisfy select=2:ncpus=2" lab.err &&
+    test "$(db_query "SELECT count(*) FROM jobs")" = "$before" &&
+    id=$(echo true | qsub -q tiny -l select=1:ncpus=2) && wait_state $id F &&
+    test "$(job_attr $id exec_host)" = node2/0*2 &&
+    qmgr -c "s q tiny node_labels=nosuch" &&
+    ! echo true | qsub -q tiny 2> lab2.err && grep -q "node_labels=nosuch" lab2.err
+'
+
 test_expect_success 'max_run_user: a user runs at most that many jobs of the queue' '
     qmgr -c "unset queue gpu node_labels" && qmgr -c "set queue gpu max_run_user=1" &&
     a=$(echo "sleep 30" | qsub -q gpu -l walltime=1:00) && b=$(echo "sleep 30" | qsub -q gpu -l walltime=1:00) &&
