@@ -21,6 +21,7 @@
 
 struct sbatch {
     int nodes, ntasks, tasks_per_node, cpus_per_task, gpus;
+    char gpu_type[64];              /* --gres=gpu:TYPE:N: a model or MIG profile */
     int64_t mem, mem_per_cpu, time;
     const char *name, *output, *error, *partition, *dependency, *account;
     const char *mail_type, *mail_user, *export, *array;
@@ -113,16 +114,32 @@ int sbatch_parse_time (const char *s, int64_t *secs, struct hpcq_error *err)
     return 0;
 }
 
-/* --gres=gpu:N or gpu:TYPE:N (the type is not matched yet). */
-static int parse_gres (const char *v, int *gpus, struct hpcq_error *err)
+/* --gres=gpu[:TYPE][:N].  TYPE is a GPU model (gpu_model=) or, as Slurm
+ * names MIG instances, a MIG profile such as 1g.5gb (mig=). */
+static int parse_gres (struct sbatch *sb, const char *v, struct hpcq_error *err)
 {
-    const char *last = strrchr (v, ':');
+    const char *type, *last = strrchr (v, ':');
+    size_t len;
 
     if (strncmp (v, "gpu", 3) != 0 || (v[3] != '\0' && v[3] != ':'))
-        return invalid (err, "unsupported --gres '%s' (only gpu:N)", v);
+        return invalid (err, "unsupported --gres '%s' (only gpu[:TYPE][:N])", v);
+    sb->gpus = 1;
+    sb->gpu_type[0] = '\0';
     if (!last)
-        return (*gpus = 1), 0;
-    return parse_count ("gres", last + 1, gpus, err);
+        return 0;
+    type = v + 4;
+    if (last[1] >= '0' && last[1] <= '9') {
+        if (parse_count ("gres", last + 1, &sb->gpus, err) < 0)
+            return -1;
+        len = last > type ? (size_t)(last - type) : 0;
+    }
+    else
+        len = strlen (type);
+    if (len >= sizeof (sb->gpu_type) || memchr (type, ':', len))
+        return invalid (err, "invalid --gres '%s' (want gpu[:TYPE][:N])", v);
+    memcpy (sb->gpu_type, type, len);
+    sb->gpu_type[len] = '\0';
+    return 0;
 }
 
 static int set_option (struct sbatch *sb, const char *name, const char *v,
@@ -137,7 +154,7 @@ static int set_option (struct sbatch *sb, const char *name, const char *v,
     if (!strcmp (name, "cpus-per-task"))
         return parse_count (name, v, &sb->cpus_per_task, err);
     if (!strcmp (name, "gres"))
-        return parse_gres (v, &sb->gpus, err);
+        return parse_gres (sb, v, err);
     if (!strcmp (name, "gpus-per-node"))
         return parse_count (name, v, &sb->gpus, err);
     if (!strcmp (name, "mem"))
@@ -229,8 +246,18 @@ static int apply_resources (struct hpcq_jobspec *spec, const struct sbatch *sb,
     }
     mem = sb->mem ? sb->mem : sb->mem_per_cpu * tpn * cpt;
     snprintf (sel, sizeof (sel), "select=%d:ncpus=%d:mpiprocs=%d", count, tpn * cpt, tpn);
-    if (sb->gpus)
-        snprintf (sel + strlen (sel), sizeof (sel) - strlen (sel), ":ngpus=%d", sb->gpus);
+    if (sb->gpu_type[0] && resource_check_mig (sb->gpu_type, NULL) == 0) {
+        /* One MIG instance per chunk: N of them are N chunks. */
+        if (sb->gpus != 1 && count != 1)
+            return invalid (err, "--gres=gpu:%s:%d with several nodes: one MIG "
+                            "instance per node only", sb->gpu_type, sb->gpus);
+        count *= sb->gpus;
+        snprintf (sel, sizeof (sel), "select=%d:ncpus=%d:mpiprocs=%d:mig=%s", count,
+                  tpn * cpt, tpn, sb->gpu_type);
+    }
+    else if (sb->gpus)
+        snprintf (sel + strlen (sel), sizeof (sel) - strlen (sel), ":ngpus=%d%s%s", sb->gpus,
+                  sb->gpu_type[0] ? ":gpu_model=" : "", sb->gpu_type);
     if (mem > 0)
         snprintf (sel + strlen (sel), sizeof (sel) - strlen (sel), ":mem=%lldb",
                   (long long)mem);

@@ -58,7 +58,8 @@ static void test_mapping (void)
                "srun ./sim\n#SBATCH --nodes=9\n", &s, &err) == 1,
         "directives parsed: %s", err.text);
     sel = select_of (&s);
-    is (sel, "2:ncpus=8:mem=4gb:ngpus=2:mpiprocs=4", "nodes x tasks x cpus, gpus and memory per node");
+    is (sel, "2:ncpus=8:mem=4gb:ngpus=2:mpiprocs=4:gpu_model=a100",
+        "nodes x tasks x cpus, gpus of the gres type and memory per node");
     ok (s.res.walltime == 3600, "time becomes walltime");
     is (s.name, "sim", "job name");
     ok (strcmp (s.res.place, "scatter") == 0, "tasks per node spread nodes");
@@ -107,7 +108,35 @@ static void test_errors (void)
     ok (parse ("#SBATCH --gres=fpga:1\n", &s, &err) < 0 && strstr (err.text, "gres"),
         "only GPU gres: %s", err.text);
     jobspec_release (&s);
+    ok (parse ("#SBATCH --gres=gpu:a:b:2\n", &s, &err) < 0 && strstr (err.text, "gres"),
+        "a gres type holds no colon: %s", err.text);
+    jobspec_release (&s);
+    ok (parse ("#SBATCH -N 2\n#SBATCH --gres=gpu:1g.5gb:2\n", &s, &err) < 0
+        && strstr (err.text, "MIG"), "several MIG instances on several nodes: %s", err.text);
+    jobspec_release (&s);
     ok (parse ("#SBATCH --mem=12XB\n", &s, &err) < 0, "bad memory");
+    jobspec_release (&s);
+}
+
+/* --gres=gpu[:TYPE][:N]: a model, or a MIG profile as Slurm names them. */
+static void test_gres_types (void)
+{
+    struct hpcq_jobspec s;
+    struct hpcq_error err;
+    const char *sel;
+
+    jobspec_init (&s);
+    ok (parse ("#SBATCH --gres=gpu:1g.5gb:2\n", &s, &err) == 1, "MIG gres: %s", err.text);
+    sel = select_of (&s);
+    is (sel, "2:ncpus=1:mig=1g.5gb", "N MIG instances are N chunks of one each");
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --gres=gpu:h100\n", &s, &err) == 1, "typed gres: %s", err.text);
+    sel = select_of (&s);
+    is (sel, "1:ncpus=1:ngpus=1:gpu_model=h100", "a type without a count is one GPU");
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --gres=gpu\n", &s, &err) == 1, "bare gpu gres: %s", err.text);
+    sel = select_of (&s);
+    is (sel, "1:ncpus=1:ngpus=1", "gpu alone is one GPU of any model");
     jobspec_release (&s);
 }
 
@@ -131,6 +160,7 @@ int main (void)
     test_time ();
     test_mapping ();
     test_errors ();
+    test_gres_types ();
     test_expand ();
     return done_testing ();
 }
