@@ -139,11 +139,20 @@ void fairshare_rank (struct fairshare *fs, struct job **jobs, int n, int64_t now
 {
     double total = 0;
     int nusers = 0;
+    struct fs_user *u = NULL;
+    struct queue *q = NULL;
 
+    /* Queued jobs come in runs of one owner and queue (arrays, scripted
+     * submissions): the last lookups are kept, since both are by name.
+     * Every owner is added here, so the later lookups never move fs->v. */
     for (int i = 0; i < fs->n; i++)
         fs->v[i].active = 0;
-    for (int i = 0; i < n; i++)
-        fs_user (fs, jobs[i]->rec.owner, now)->active = 1;
+    for (int i = 0; i < n; i++) {
+        if (!u || strcmp (u->rec.user, jobs[i]->rec.owner) != 0)
+            u = fs_user (fs, jobs[i]->rec.owner, now);
+        u->active = 1;
+    }
+    u = NULL;
     for (int i = 0; i < fs->n; i++) {
         struct fs_user *u = &fs->v[i];
         u->now_usage = priority_decay (u->rec.usage, now - u->rec.decayed_at,
@@ -154,9 +163,12 @@ void fairshare_rank (struct fairshare *fs, struct job **jobs, int n, int64_t now
     }
     for (int i = 0; i < n; i++) {
         struct job *j = jobs[i];
-        struct fs_user *u = fs_user (fs, j->rec.owner, now);
-        struct queue *q = queue_lookup (fs->srv->queues, j->rec.queue);
-        double f = priority_fairshare_factor (u->now_usage, total, nusers);
+        double f;
+        if (!u || strcmp (u->rec.user, j->rec.owner) != 0)
+            u = fs_user (fs, j->rec.owner, now);
+        if (!q || strcmp (q->rec.name, j->rec.queue) != 0)
+            q = queue_lookup (fs->srv->queues, j->rec.queue);
+        f = priority_fairshare_factor (u->now_usage, total, nusers);
 
         j->prio = priority_compute (&fs->w, q ? q->rec.priority : 0, j->rec.priority,
                                     now - j->rec.ctime, f, &j->prio_f);
