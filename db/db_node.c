@@ -14,10 +14,14 @@ static const char *sql_upsert =
     " last_seen = excluded.last_seen";
 
 static const char *sql_all =
-    "SELECT name, ncpus, mem, gpus, labels, state, last_seen FROM nodes ORDER BY name";
+    "SELECT name, ncpus, mem, gpus, labels, state, last_seen, offline, comment"
+    " FROM nodes ORDER BY name";
 
 static const char *sql_set_state =
     "UPDATE nodes SET state = ?2, last_seen = ?3 WHERE name = ?1";
+
+static const char *sql_set_offline =
+    "UPDATE nodes SET offline = ?2, comment = ?3 WHERE name = ?1";
 
 int db_node_upsert (struct db *db, const struct db_node *n)
 {
@@ -49,7 +53,9 @@ int db_node_foreach (struct db *db, int (*cb) (const struct db_node *n, void *ar
                              .gpus = (const char *)sqlite3_column_text (st, 3),
                              .labels = (const char *)sqlite3_column_text (st, 4),
                              .state = (const char *)sqlite3_column_text (st, 5),
-                             .last_seen = sqlite3_column_int64 (st, 6) };
+                             .last_seen = sqlite3_column_int64 (st, 6),
+                             .offline = sqlite3_column_int (st, 7),
+                             .comment = (const char *)sqlite3_column_text (st, 8) };
         snprintf (n.name, sizeof (n.name), "%s", (const char *)sqlite3_column_text (st, 0));
         if (cb (&n, arg) < 0)
             break;
@@ -68,5 +74,18 @@ int db_node_set_state (struct db *db, const char *name, const char *state,
     sqlite3_bind_text (st, 1, name, -1, SQLITE_STATIC);
     sqlite3_bind_text (st, 2, state, -1, SQLITE_STATIC);
     sqlite3_bind_int64 (st, 3, last_seen);
+    return db_exec_stmt (db, st);
+}
+
+int db_node_set_offline (struct db *db, const char *name, int offline,
+                         const char *comment)
+{
+    sqlite3_stmt *st;
+
+    if (db_txn_ensure (db) < 0 || !(st = db_stmt (db, sql_set_offline)))
+        return -1;
+    sqlite3_bind_text (st, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int (st, 2, offline);
+    sqlite3_bind_text (st, 3, comment ? comment : "", -1, SQLITE_STATIC);
     return db_exec_stmt (db, st);
 }

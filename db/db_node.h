@@ -19,6 +19,8 @@ struct db_node {
     const char *labels;         /* comma separated */
     const char *state;          /* "free", "down", ... */
     int64_t last_seen;
+    int offline;                /* taken out of service by an administrator */
+    const char *comment;        /* why (read only by db_node_foreach) */
 };
 
 int db_node_upsert (struct db *db, const struct db_node *n);
@@ -28,5 +30,9 @@ int db_node_foreach (struct db *db, int (*cb) (const struct db_node *n, void *ar
                      void *arg);
 int db_node_set_state (struct db *db, const char *name, const char *state,
                        int64_t last_seen);
+/* Take a node out of service (offline=1, with comment) or put it back.
+ * The worker's own reports (db_node_upsert) leave both alone. */
+int db_node_set_offline (struct db *db, const char *name, int offline,
+                         const char *comment);
 
 #endif

@@ -89,7 +89,9 @@ CREATE TABLE nodes (
     gpus      TEXT NOT NULL DEFAULT '[]',
     labels    TEXT NOT NULL DEFAULT '',
     state     TEXT NOT NULL,
-    last_seen INTEGER NOT NULL
+    last_seen INTEGER NOT NULL,
+    offline   INTEGER NOT NULL DEFAULT 0,
+    comment   TEXT NOT NULL DEFAULT ''
 );
 
 CREATE TABLE checkpoints (

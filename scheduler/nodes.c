@@ -251,6 +251,8 @@ static int nodes_load_one (const struct db_node *rec, void *arg)
     n->ncpus = rec->ncpus;
     n->mem = rec->mem;
     snprintf (n->labels, sizeof (n->labels), "%s", rec->labels ? rec->labels : "");
+    n->offline = rec->offline;
+    snprintf (n->comment, sizeof (n->comment), "%s", rec->comment ? rec->comment : "");
     if (!gpus || node_parse_gpus (n, gpus) < 0)
         n->ngpus = 0;
     json_decref (gpus);

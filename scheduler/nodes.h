@@ -70,8 +70,10 @@ struct node {
     uint32_t whole_gpus;    /* bit g: GPU g is not in MIG mode */
     uint32_t mig_gpus;      /* bit g: GPU g is in MIG mode */
     struct conn *conn;  /* link to its worker while up */
+    int offline;        /* out of service (pbsnodes -o): no new jobs */
     char ib_switch[32];
     char labels[256];
+    char comment[256];  /* an administrator's reason for offline */
     int64_t last_heard_ms;
     int64_t down_since_ms;
     /* Last: kilobytes, where placement's scans want the fields above

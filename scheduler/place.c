@@ -223,7 +223,7 @@ static int node_usable (const struct node *n, const char *labels, int empty)
         return n->ncpus > 0;
     /* Up and connected: a node whose link just dropped may still be "up"
      * until its heartbeat times out, but a launch could not reach it. */
-    return n->state == NODE_UP && n->conn;
+    return n->state == NODE_UP && n->conn && !n->offline;
 }
 
 /* Cores node i uses as the placement supposes (cheap: no GPU walk). */

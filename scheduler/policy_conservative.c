@@ -234,7 +234,7 @@ static int alloc_still_fits (struct policy_ctx *ctx, const struct alloc *a,
         const struct node *n = sl->node;
         struct node_use *u = NULL;
         if (!n || n->pidx < 0 || n->pidx >= ctx->nnodes || ctx->nodes[n->pidx] != n
-            || n->state != NODE_UP || !n->conn)
+            || n->state != NODE_UP || !n->conn || n->offline)
             return 0;
         for (int k = 0; k < n_mine; k++)
             if (idx[k] == n->pidx)

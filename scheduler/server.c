@@ -22,6 +22,7 @@
 #include "scheduler/fairshare.h"
 #include "scheduler/job_rpc.h"
 #include "scheduler/jobs.h"
+#include "scheduler/node_admin.h"
 #include "scheduler/nodes.h"
 #include "scheduler/queue.h"
 #include "scheduler/sched.h"
@@ -473,6 +474,7 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         goto error;
     }
     if (job_rpc_register (srv) < 0 || queue_rpc_register (srv) < 0
+        || node_admin_register (srv) < 0
         || loop_before_sleep (loop, server_before_sleep, srv) < 0) {
         errprintf (err, "cannot register handlers");
         goto error;

@@ -118,3 +118,19 @@ seqno() { echo "${1%%.*}"; }
 
 # sqlite3 on the scheduler's database (read-only queries).
 db_query() { sqlite3 -batch -noheader "$CLUSTER/hpcq.sqlite" "$@"; }
+
+# other_users_setup CMD...: let other users reach the cluster (the test's
+# folder is opened to them) and set other_users=yes if "as_user nobody CMD"
+# works here (not in every container).  as_user USER CMD... runs CMD as
+# USER, in a folder everyone may write.
+other_users_setup() {
+    chmod 755 "$TEST_ROOT"
+    PUB=$TEST_ROOT/pub
+    mkdir -p "$PUB" && chmod 1777 "$PUB"
+    other_users=yes
+    as_user nobody "$@" >/dev/null 2>&1 || other_users=
+}
+as_user() {
+    local u=$1; shift
+    (cd "$PUB" && setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups "$@")
+}

@@ -9,15 +9,7 @@ cluster_start 2 --cpus-per-worker 2 --policy fifo --labels 1=spot,ib --labels 2=
     --sched-config managers=daemon
 
 # Other users reach the socket through the test's folders.
-chmod 755 "$TEST_ROOT"
-PUB=$TEST_ROOT/pub
-mkdir -p "$PUB" && chmod 1777 "$PUB"
-as_user() {
-    local u=$1; shift
-    (cd "$PUB" && setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups "$@")
-}
-other_users=yes
-as_user nobody qstat -Q >/dev/null 2>&1 || other_users=
+other_users_setup qstat -Q
 
 njobs() { db_query "SELECT count(*) FROM jobs"; }
 

@@ -8,15 +8,7 @@
 cluster_start 1 --cpus-per-worker 1 --policy fifo --sched-config operators=daemon \
     --sched-config fairshare_halflife=1:00:00
 
-chmod 755 "$TEST_ROOT"
-PUB=$TEST_ROOT/pub
-mkdir -p "$PUB" && chmod 1777 "$PUB"
-as_user() {
-    local u=$1; shift
-    (cd "$PUB" && setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups "$@")
-}
-other_users=yes
-as_user nobody qstat -Q >/dev/null 2>&1 || other_users=
+other_users_setup qstat -Q
 
 # A job that holds the only cpu until deleted.
 block() { blk=$(echo "sleep 60" | qsub -N blocker) && wait_state $blk R; }

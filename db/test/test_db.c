@@ -546,6 +546,15 @@ static void test_nodes (struct db *db)
     ok (query_int (h, "SELECT count(*) FROM nodes WHERE name = 'node1' AND ncpus = 8"
                       " AND state = 'offline' AND last_seen = 300") == 1,
         "state and last_seen change, the rest stays");
+    ok (db_node_set_offline (db, "node1", 1, "bad fan") == 0 && db_commit (db) == 0
+        && db_node_upsert (db, &n) == 0 && db_commit (db) == 0,
+        "db_node_set_offline works, and a worker's report follows it");
+    ok (query_int (h, "SELECT count(*) FROM nodes WHERE name = 'node1' AND offline = 1"
+                      " AND comment = 'bad fan'") == 1,
+        "offline and its comment stay through the worker's report");
+    ok (db_node_set_offline (db, "node1", 0, NULL) == 0 && db_commit (db) == 0
+        && query_int (h, "SELECT count(*) FROM nodes WHERE offline = 0 AND comment = ''") == 1,
+        "back in service: offline 0, no comment");
 }
 
 /* A reopened file keeps its data and is not migrated again. */

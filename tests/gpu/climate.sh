@@ -11,7 +11,10 @@
 # 8 minutes including the build.  Results: OUTDIR/climate-gpu.txt.
 #
 # Environment: NX, NZ, STEPS (large grid), PEAK_BW (bytes/s, else from a
-# table of known GPUs), NVCC (else $CUDA_HOME/bin/nvcc or nvcc on PATH).
+# table of known GPUs), NVCC (else $CUDA_HOME/bin/nvcc or nvcc on PATH),
+# CLIMATE_BIN (an hpcq-climate already built by this script's recipe, e.g.
+# on another machine: the build is skipped; tests/gpu/device-run.sh uses it
+# where the GPU machine has no gcc).
 set -u
 OUT=${1:-${OUT:-/tmp/climate-gpu}}
 mkdir -p "$OUT"
@@ -27,6 +30,11 @@ CUDA_DIR=$(cd "$(dirname "$(command -v "$NVCC")")/.." && pwd)
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | tee -a "$LOG"
 
 # --- build ------------------------------------------------------------------
+if [ -n "${CLIMATE_BIN:-}" ]; then
+    C=$(cd "$(dirname "$CLIMATE_BIN")" && pwd)/$(basename "$CLIMATE_BIN")
+    [ -x "$C" ] || fail "CLIMATE_BIN $CLIMATE_BIN is not an executable"
+    say "build: skipped, using $C"
+else
 B=$OUT/build
 mkdir -p "$B"
 : > "$B/config.h"               # no NetCDF, no MPI: the core only
@@ -40,6 +48,7 @@ gcc -O2 -fopenmp -Wall -Wextra -Werror -Wno-unused-parameter -I"$SRC" -I"$B" \
     -ldl -lrt -lpthread -lstdc++ -lm || fail "gcc"
 say "build: $(( $(date +%s) - t0 )) s"
 C=$B/hpcq-climate
+fi
 
 # --- CPU vs GPU -------------------------------------------------------------
 cd "$OUT" || exit 1

@@ -6,7 +6,16 @@
 #   - a job asking for one GPU gets CUDA_VISIBLE_DEVICES = that GPU's UUID
 #     and the CUDA runtime inside it sees exactly one device;
 #   - a job asking for none on that node sees no GPU.
+#   - NVML's report (model, memory, UUID, MIG instances, as the scheduler
+#     recorded it) matches nvidia-smi: the same UUIDs, and MIG instances
+#     only on a GPU whose MIG mode nvidia-smi says is enabled.
 # Prints "N passed, N failed" last; exit status 0 only if all passed.
+#
+# BUILD=DIR uses an already built tree (DIR/cli/hpcq-local, DIR/cli/qsub,
+# DIR/cli/qstat, DIR/scheduler/hpcq-scheduler, DIR/worker/hpcq-worker)
+# instead of running autogen, configure and make here: for a GPU machine
+# without the build's dependencies (jansson, sqlite3, uuid headers), e.g.
+# the tree tests/gpu/device-run.sh carries.  Unset, it builds as before.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-/tmp}/gpu-scheduler
@@ -21,10 +30,15 @@ if ! command -v nvidia-smi >/dev/null; then
     echo "no nvidia-smi: not a GPU machine"; echo "0 passed, 1 failed"; exit 1
 fi
 nvidia-smi -L | tee "$out/nvidia-smi.txt"
+if [ -n "${BUILD:-}" ]; then
+    build=$(cd "$BUILD" && pwd) || { echo "no BUILD $BUILD"; echo "0 passed, 1 failed"; exit 1; }
+    echo "using the build in $build"
+else
 build=$(mktemp -d /tmp/hpcq-gpu-build.XXXXXX)
 (cd "$top" && ./autogen.sh >/dev/null 2>&1) &&
 (cd "$build" && "$top/configure" -q && make -j"$(nproc)" -s >/dev/null) || {
     echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
+fi
 dir=$(mktemp -d /tmp/hpcq-gpu.XXXXXX)
 eval "$("$build/cli/hpcq-local" start "$dir/c" --workers 1 --cpus-per-worker 2)"
 trap '"$build/cli/hpcq-local" stop "$dir/c" >/dev/null 2>&1' EXIT
@@ -36,6 +50,28 @@ ngpu=$(nvidia-smi -L | grep -c "^GPU ")
 check "the scheduler was told of all $ngpu GPUs" \
     'grep -q "node node1 up: .* $ngpu gpus" "$dir/c/scheduler.log"'
 
+# What NVML told the worker, as the scheduler recorded it (nodes.gpus).
+python3 - "$dir/c/hpcq.sqlite" > "$out/nvml-gpus.json" 2> "$out/nvml-gpus.err" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+row = db.execute("SELECT gpus FROM nodes WHERE name = 'node1'").fetchone()
+print(json.dumps(json.loads(row[0]), indent=1))
+PY
+echo "NVML as recorded by the scheduler:"; cat "$out/nvml-gpus.json" "$out/nvml-gpus.err"
+nvidia-smi --query-gpu=index,name,uuid,memory.total,mig.mode.current --format=csv \
+    | tee "$out/nvidia-smi-query.txt"
+uuids_nvml=$(python3 -c 'import json, sys; print(" ".join(sorted(g["uuid"] for g in json.load(sys.stdin) if not g["simulated"])))' \
+    < "$out/nvml-gpus.json" 2>/dev/null)
+uuids_smi=$(nvidia-smi --query-gpu=uuid --format=csv,noheader | sort | tr '\n' ' ' | sed 's/ $//')
+check "NVML's GPU UUIDs are nvidia-smi's ($uuids_smi)" '[ -n "$uuids_smi" ] && [ "$uuids_nvml" = "$uuids_smi" ]'
+if nvidia-smi --query-gpu=mig.mode.current --format=csv,noheader | grep -q Enabled; then
+    check "NVML found the MIG instances of a GPU in MIG mode" \
+        'grep -q "is in MIG mode" "$dir/c/worker1.log" && grep -q "\"mig\"" "$out/nvml-gpus.json"'
+else
+    check "no MIG instances reported on GPUs not in MIG mode" \
+        '! grep -q "is in MIG mode" "$dir/c/worker1.log" && [ -s "$out/nvml-gpus.json" ] && ! grep -q "\"mig\"" "$out/nvml-gpus.json"'
+fi
+
 # nvidia-smi ignores CUDA_VISIBLE_DEVICES; ask the CUDA runtime instead.
 cat > count.cu <<'CU'
 #include <cstdio>
@@ -45,7 +81,7 @@ CU
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 "$nvcc" -o count count.cu 2>"$out/nvcc.txt"
 id=$(printf 'echo "cvd=$CUDA_VISIBLE_DEVICES"\nnvidia-smi -L\n./count\n' | qsub -l select=1:ncpus=1:ngpus=1)
-wait_f() { for i in $(seq 1 600); do qstat -x -f "$1" | grep -q "job_state = F" && return 0; sleep 0.1; done; return 1; }
+wait_f() { [ -n "${1:-}" ] || return 1; for i in $(seq 1 600); do qstat -x -f "$1" | grep -q "job_state = F" && return 0; sleep 0.1; done; return 1; }
 check "the GPU job finished" 'wait_f $id'
 o=STDIN.o${id%%.*}
 cp "$o" "$out/gpu-job.txt" 2>/dev/null

@@ -1,0 +1,178 @@
+/* pbsnodes - the nodes as PBS Pro's pbsnodes shows them, and taking them
+ * out of service and back.
+ *
+ *   pbsnodes [-a] [-F json] [NODE...]      every node (or those named)
+ *   pbsnodes -l                            the nodes down, offline or draining
+ *   pbsnodes -o [-C COMMENT] NODE...       offline: running jobs finish, no new ones
+ *   pbsnodes -r NODE...                    back in service
+ *
+ * Anyone may look; only operators (root, the scheduler's user, the
+ * scheduler's managers and operators) may change a node.
+ */
+#include <config.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/client.h"
+#include "common/resource.h"
+
+static const char *usage_text =
+    "Usage: pbsnodes [-a] [-F json] [NODE...]\n"
+    "       pbsnodes -l\n"
+    "       pbsnodes -o [-C COMMENT] NODE...\n"
+    "       pbsnodes -r NODE...\n"
+    "Shows the nodes (state, resources, jobs); -o takes nodes out of service\n"
+    "(their jobs finish, no new ones start), -r puts them back.  See pbsnodes(8).\n";
+
+static json_t *rpc (const char *type, json_t *body)
+{
+    struct hpcq_error err;
+    struct client *c = client_connect (NULL, &err);
+    json_t *reply = NULL;
+
+    if (!c || client_rpc (c, type, body, &reply, &err) < 0) {
+        fprintf (stderr, "pbsnodes: %s\n", err.text);
+        exit (1);
+    }
+    client_destroy (c);
+    return reply;
+}
+
+static json_t *names_of (int argc, char **argv)
+{
+    json_t *a = json_array ();
+
+    for (int i = 0; i < argc; i++)
+        json_array_append_new (a, json_string (argv[i]));
+    return a;
+}
+
+static const char *str (json_t *o, const char *key)
+{
+    const char *s = json_string_value (json_object_get (o, key));
+    return s ? s : "";
+}
+
+static json_int_t num (json_t *o, const char *key)
+{
+    return json_integer_value (json_object_get (o, key));
+}
+
+static void print_gpus (json_t *gpus)
+{
+    json_t *g, *m;
+    size_t i, k;
+
+    json_array_foreach (gpus, i, g) {
+        char mem[32];
+        resource_format_size (num (g, "mem"), mem, sizeof (mem));
+        printf ("     gpu.%zu = %s mem=%s%s%s%s\n", i, str (g, "model"), mem,
+                json_is_true (json_object_get (g, "simulated")) ? " (simulated)" : "",
+                json_is_true (json_object_get (g, "used")) ? " in use" : "",
+                json_array_size (json_object_get (g, "mig")) ? " MIG:" : "");
+        json_array_foreach (json_object_get (g, "mig"), k, m)
+            printf ("     gpu.%zu.mig.%zu = %s %s%s\n", i, k, str (m, "profile"),
+                    str (m, "uuid"), json_is_true (json_object_get (m, "used")) ? " in use" : "");
+    }
+}
+
+static void print_node (json_t *n)
+{
+    char mem[32], mem_used[32];
+    json_t *j;
+    size_t i;
+
+    resource_format_size (num (n, "mem"), mem, sizeof (mem));
+    resource_format_size (num (n, "mem_used"), mem_used, sizeof (mem_used));
+    printf ("%s\n     Mom = %s\n     ntype = PBS\n     state = %s\n     pcpus = %lld\n",
+            str (n, "name"), str (n, "name"), str (n, "state"), (long long)num (n, "ncpus"));
+    if (json_array_size (json_object_get (n, "jobs"))) {
+        printf ("     jobs = ");
+        json_array_foreach (json_object_get (n, "jobs"), i, j)
+            printf ("%s%s", i ? ", " : "", json_string_value (j));
+        printf ("\n");
+    }
+    printf ("     resources_available.host = %s\n", str (n, "name"));
+    printf ("     resources_available.mem = %s\n", mem);
+    printf ("     resources_available.ncpus = %lld\n", (long long)num (n, "ncpus"));
+    printf ("     resources_available.ngpus = %lld\n", (long long)num (n, "ngpus"));
+    printf ("     resources_assigned.mem = %s\n", mem_used);
+    printf ("     resources_assigned.ncpus = %lld\n", (long long)num (n, "ncpus_used"));
+    printf ("     resources_assigned.ngpus = %lld\n", (long long)num (n, "ngpus_used"));
+    if (str (n, "labels")[0])
+        printf ("     labels = %s\n", str (n, "labels"));
+    if (str (n, "comment")[0])
+        printf ("     comment = %s\n", str (n, "comment"));
+    print_gpus (json_object_get (n, "gpus"));
+    printf ("\n");
+}
+
+/* -l: one line per node that cannot take new work. */
+static void print_unusable (json_t *nodes)
+{
+    json_t *n;
+    size_t i;
+
+    json_array_foreach (nodes, i, n)
+        if (strcmp (str (n, "state"), "free") != 0 && strcmp (str (n, "state"), "job-busy") != 0)
+            printf ("%-20s %-10s %s\n", str (n, "name"), str (n, "state"), str (n, "comment"));
+}
+
+int main (int argc, char **argv)
+{
+    int opt, offline = 0, clear = 0, list = 0, json = 0;
+    const char *comment = NULL;
+    json_t *reply, *nodes, *n;
+    size_t i;
+
+    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
+        fputs (usage_text, stdout);
+        return 0;
+    }
+    while ((opt = getopt (argc, argv, "alorC:F:")) != -1) {
+        switch (opt) {
+        case 'a': break;
+        case 'l': list = 1; break;
+        case 'o': offline = 1; break;
+        case 'r': clear = 1; break;
+        case 'C': comment = optarg; break;
+        case 'F':
+            if (strcmp (optarg, "json") != 0) {
+                fprintf (stderr, "pbsnodes: unknown output format '%s' (json)\n", optarg);
+                return 2;
+            }
+            json = 1;
+            break;
+        default: fputs (usage_text, stderr); return 2;
+        }
+    }
+    if (offline + clear + list > 1 || ((offline || clear) && optind == argc)
+        || (comment && !offline)) {
+        fprintf (stderr, "pbsnodes: %s\n", offline + clear + list > 1
+                 ? "-o, -r and -l exclude one another"
+                 : comment ? "-C goes with -o" : "-o and -r need node names");
+        return 2;
+    }
+    if (offline || clear) {
+        json_t *body = json_pack ("{s:o s:b}", "names", names_of (argc - optind, argv + optind),
+                                  "offline", offline);
+        if (comment)
+            json_object_set_new (body, "comment", json_string (comment));
+        json_decref (rpc ("node.offline", body));
+        return 0;
+    }
+    reply = rpc ("node.stat", json_pack ("{s:o}", "names",
+                                         names_of (argc - optind, argv + optind)));
+    nodes = json_object_get (reply, "nodes");
+    if (json)
+        json_dumpf (reply, stdout, JSON_INDENT (4)), printf ("\n");
+    else if (list)
+        print_unusable (nodes);
+    else
+        json_array_foreach (nodes, i, n)
+            print_node (n);
+    json_decref (reply);
+    return 0;
+}

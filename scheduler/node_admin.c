@@ -1,0 +1,183 @@
+/* node_admin.c - see node_admin.h */
+#include <config.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "db/db_node.h"
+#include "scheduler/jobs.h"
+#include "scheduler/node_admin.h"
+#include "scheduler/nodes.h"
+#include "scheduler/sched.h"
+
+const char *node_admin_state (const struct node *n)
+{
+    if (n->state != NODE_UP)
+        return "down";
+    if (n->offline)
+        return n->njobs > 0 ? "draining" : "offline";
+    if (n->excl_by || (n->ncpus > 0 && n->ncpus_used >= n->ncpus))
+        return "job-busy";
+    return "free";
+}
+
+static json_t *gpus_json (const struct node *n)
+{
+    json_t *a = json_array ();
+
+    for (int g = 0; a && g < n->ngpus; g++) {
+        const struct node_gpu *gpu = &n->gpu[g];
+        json_t *migs = json_array ();
+        for (int m = 0; migs && m < gpu->nmig; m++)
+            json_array_append_new (migs, json_pack ("{s:s s:s s:b}", "profile",
+                                                    gpu->mig[m].profile, "uuid",
+                                                    gpu->mig[m].uuid, "used",
+                                                    gpu->mig[m].used_by != 0));
+        json_array_append_new (a, json_pack ("{s:i s:s s:I s:s s:b s:b s:o}", "index",
+                                             gpu->index, "model", gpu->model, "mem",
+                                             (json_int_t)gpu->mem, "uuid", gpu->uuid,
+                                             "simulated", gpu->simulated, "used",
+                                             gpu->used_by != 0, "mig", migs));
+    }
+    return a;
+}
+
+/* The jobs holding part of node n, as "ID/SLOT" in PBS's jobs attribute. */
+static json_t *jobs_on (struct server *srv, const struct node *n)
+{
+    json_t *a = json_array ();
+
+    for (struct job *j = jobs_running_first (srv->jobs); a && j; j = j->r_next)
+        for (int s = 0; j->alloc && s < j->alloc->n; s++)
+            if (j->alloc->slot[s].node == n)
+                json_array_append_new (a, json_string (j->id));
+    return a;
+}
+
+static json_t *node_json (struct server *srv, const struct node *n)
+{
+    int gpus_used = 0;
+
+    for (int g = 0; g < n->ngpus; g++)
+        gpus_used += n->gpu[g].used_by != 0;
+    return json_pack ("{s:s s:s s:i s:i s:I s:I s:i s:i s:s s:s s:o s:o}", "name",
+                      n->name, "state", node_admin_state (n), "ncpus", n->ncpus,
+                      "ncpus_used", n->ncpus_used, "mem", (json_int_t)n->mem, "mem_used",
+                      (json_int_t)n->mem_used, "ngpus", n->ngpus, "ngpus_used", gpus_used,
+                      "labels", n->labels, "comment", n->comment, "jobs",
+                      jobs_on (srv, n), "gpus", gpus_json (n));
+}
+
+/* The nodes a request names ("names": [...], none = all); -1 after
+ * replying with the first unknown name. */
+static int named_nodes (struct server *srv, struct conn *c, struct wire_msg *msg,
+                        json_t *names, struct node **out, int *nout)
+{
+    json_t *v;
+    size_t i;
+    int n;
+    struct node **all = nodes_all (srv->nodes, &n);
+
+    *nout = 0;
+    if (!names || json_array_size (names) == 0) {
+        for (int k = 0; k < n; k++)
+            if (all[k]->ncpus > 0)
+                out[(*nout)++] = all[k];
+        return 0;
+    }
+    json_array_foreach (names, i, v) {
+        const char *name = json_string_value (v);
+        struct node *node = name ? nodes_lookup (srv->nodes, name) : NULL;
+        if (!node || node->ncpus <= 0) {
+            server_reply_error (c, msg, ENOENT, "Unknown node %s", name ? name : "?");
+            return -1;
+        }
+        out[(*nout)++] = node;
+    }
+    return 0;
+}
+
+static void node_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    json_t *names = json_object_get (msg->body, "names"), *list = json_array ();
+    int n, nsel;
+    struct node **sel;
+
+    (void)nodes_all (srv->nodes, &n);
+    if (names && !json_is_array (names)) {
+        server_reply_error (c, msg, EPROTO, "node.stat: malformed request");
+        json_decref (list);
+        return;
+    }
+    if (!(sel = calloc (n + json_array_size (names) + 1, sizeof (*sel)))) {
+        server_reply_error (c, msg, ENOMEM, "node.stat: out of memory");
+        json_decref (list);
+        return;
+    }
+    if (named_nodes (srv, c, msg, names, sel, &nsel) == 0) {
+        for (int i = 0; i < nsel; i++)
+            json_array_append_new (list, node_json (srv, sel[i]));
+        (void)conn_reply (c, msg, 0, NULL, json_pack ("{s:s s:O}", "server", srv->name,
+                                                      "nodes", list));
+    }
+    json_decref (list);
+    free (sel);
+}
+
+static void node_offline (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    json_t *names = NULL;
+    int offline, nsel;
+    const char *comment = "";
+    struct node **sel;
+    char who[64];
+
+    if (json_unpack (msg->body, "{s:o s:b s?s}", "names", &names, "offline", &offline,
+                     "comment", &comment) < 0
+        || !json_is_array (names) || json_array_size (names) == 0) {
+        server_reply_error (c, msg, EPROTO, "node.offline: malformed request");
+        return;
+    }
+    if (!server_is_operator (srv, conn_peer_uid (c))) {
+        server_reply_error (c, msg, EPERM, "Unauthorized Request");
+        return;
+    }
+    if (!(sel = calloc (json_array_size (names) + 1, sizeof (*sel)))) {
+        server_reply_error (c, msg, ENOMEM, "node.offline: out of memory");
+        return;
+    }
+    server_user_name (conn_peer_uid (c), who, sizeof (who));
+    if (named_nodes (srv, c, msg, names, sel, &nsel) == 0) {
+        int i;
+        for (i = 0; i < nsel; i++) {
+            struct node *node = sel[i];
+            if (db_node_set_offline (srv->db, node->name, offline, offline ? comment : "") < 0)
+                break;
+            node->offline = offline;
+            snprintf (node->comment, sizeof (node->comment), "%s", offline ? comment : "");
+            log_msg (LOG_INFO, "node %s %s by %s%s%s", node->name,
+                     offline ? "taken offline" : "back in service", who,
+                     offline && comment[0] ? ": " : "", offline ? comment : "");
+        }
+        if (i < nsel)
+            server_reply_error (c, msg, EIO, "cannot record the state of node %s",
+                                sel[i]->name);
+        else {
+            sched_request (srv->sched);
+            server_reply_after_commit (srv, c, msg, NULL);
+        }
+    }
+    free (sel);
+}
+
+static const struct handler node_admin_handlers[] = {
+    { "node.stat", node_stat, ROLE_ANY },
+    { "node.offline", node_offline, ROLE_ANY },
+    { NULL, NULL, 0 },
+};
+
+int node_admin_register (struct server *srv)
+{
+    return server_register (srv, node_admin_handlers);
+}
