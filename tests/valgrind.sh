@@ -4,6 +4,7 @@
 # Unit tests run under memcheck directly; integration tests run with both
 # daemons under memcheck (through HPCQ_SCHEDULER_BIN / HPCQ_WORKER_BIN).
 # Fails if any test fails or valgrind reports an error or a definite leak.
+# VG_ONLY="t1000 t7007" limits the integration tests to those named.
 set -u
 build=$(cd "${1:-.}" && pwd)
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,6 +37,9 @@ exec $vg --log-file=$logs/sim.%p.log $build/scheduler/hpcq-sim "\$@"
 W
 chmod +x "$logs/sim"
 for t in "$src"/tests/t[0-9]*.t; do
+    if [ -n "${VG_ONLY:-}" ] && ! [[ " $VG_ONLY " == *" $(basename "$t" | cut -d- -f1) "* ]]; then
+        continue
+    fi
     if HPCQ_SCHEDULER_BIN=$logs/scheduler HPCQ_WORKER_BIN=$logs/worker HPCQ_SIM_BIN=$logs/sim \
        HPCQ_BUILDDIR=$build HPCQ_SRCDIR=$src bash "$t" > "$logs/$(basename "$t").out" 2>&1; then
         echo "ok: $(basename "$t")"

@@ -6,13 +6,13 @@
 #   - a job asking for one GPU gets CUDA_VISIBLE_DEVICES = that GPU's UUID
 #     and the CUDA runtime inside it sees exactly one device;
 #   - a job asking for none on that node sees no GPU.
-#   - NVML's report (model, memory, UUID, MIG instances, as the scheduler
-#     recorded it) matches nvidia-smi: the same UUIDs, and MIG instances
+#   - NVML's report (model, memory, UUID, MIG instances, as pbsnodes shows
+#     it) matches nvidia-smi: the same UUIDs, and MIG instances
 #     only on a GPU whose MIG mode nvidia-smi says is enabled.
 # Prints "N passed, N failed" last; exit status 0 only if all passed.
 #
 # BUILD=DIR uses an already built tree (DIR/cli/hpcq-local, DIR/cli/qsub,
-# DIR/cli/qstat, DIR/scheduler/hpcq-scheduler, DIR/worker/hpcq-worker)
+# DIR/cli/qstat, DIR/cli/pbsnodes, DIR/scheduler/hpcq-scheduler, DIR/worker/hpcq-worker)
 # instead of running autogen, configure and make here: for a GPU machine
 # without the build's dependencies (jansson, sqlite3, uuid headers), e.g.
 # the tree tests/gpu/device-run.sh carries.  Unset, it builds as before.
@@ -50,26 +50,27 @@ ngpu=$(nvidia-smi -L | grep -c "^GPU ")
 check "the scheduler was told of all $ngpu GPUs" \
     'grep -q "node node1 up: .* $ngpu gpus" "$dir/c/scheduler.log"'
 
-# What NVML told the worker, as the scheduler recorded it (nodes.gpus).
-python3 - "$dir/c/hpcq.sqlite" > "$out/nvml-gpus.json" 2> "$out/nvml-gpus.err" <<'PY'
-import json, sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-row = db.execute("SELECT gpus FROM nodes WHERE name = 'node1'").fetchone()
-print(json.dumps(json.loads(row[0]), indent=1))
-PY
-echo "NVML as recorded by the scheduler:"; cat "$out/nvml-gpus.json" "$out/nvml-gpus.err"
+# What NVML told the worker, as the scheduler reports it (pbsnodes).
+pbsnodes -a node1 | tee "$out/pbsnodes.txt"
+pbsnodes -F json node1 > "$out/pbsnodes.json" 2>&1
 nvidia-smi --query-gpu=index,name,uuid,memory.total,mig.mode.current --format=csv \
     | tee "$out/nvidia-smi-query.txt"
-uuids_nvml=$(python3 -c 'import json, sys; print(" ".join(sorted(g["uuid"] for g in json.load(sys.stdin) if not g["simulated"])))' \
-    < "$out/nvml-gpus.json" 2>/dev/null)
-uuids_smi=$(nvidia-smi --query-gpu=uuid --format=csv,noheader | sort | tr '\n' ' ' | sed 's/ $//')
+nvml() {    # a Python expression over gpus, the node's real GPUs
+    python3 -c 'import json, sys
+gpus = [g for n in json.load(sys.stdin)["nodes"] for g in n["gpus"] if not g["simulated"]]
+print('"$1"')' < "$out/pbsnodes.json" 2>/dev/null
+}
+uuids_nvml=$(nvml '",".join(sorted(g["uuid"] for g in gpus))')
+mig_nvml=$(nvml 'sum(len(g.get("mig", [])) for g in gpus)')
+uuids_smi=$(nvidia-smi --query-gpu=uuid --format=csv,noheader | sort | paste -sd,)
+echo "NVML (pbsnodes): uuids=$uuids_nvml mig_instances=$mig_nvml"
 check "NVML's GPU UUIDs are nvidia-smi's ($uuids_smi)" '[ -n "$uuids_smi" ] && [ "$uuids_nvml" = "$uuids_smi" ]'
 if nvidia-smi --query-gpu=mig.mode.current --format=csv,noheader | grep -q Enabled; then
-    check "NVML found the MIG instances of a GPU in MIG mode" \
-        'grep -q "is in MIG mode" "$dir/c/worker1.log" && grep -q "\"mig\"" "$out/nvml-gpus.json"'
+    check "NVML found the MIG instances of the GPUs in MIG mode" \
+        'grep -q "is in MIG mode" "$dir/c/worker1.log" && [ "${mig_nvml:-0}" -gt 0 ]'
 else
     check "no MIG instances reported on GPUs not in MIG mode" \
-        '! grep -q "is in MIG mode" "$dir/c/worker1.log" && [ -s "$out/nvml-gpus.json" ] && ! grep -q "\"mig\"" "$out/nvml-gpus.json"'
+        '! grep -q "is in MIG mode" "$dir/c/worker1.log" && [ "$mig_nvml" = 0 ]'
 fi
 
 # nvidia-smi ignores CUDA_VISIBLE_DEVICES; ask the CUDA runtime instead.
