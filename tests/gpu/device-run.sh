@@ -6,15 +6,16 @@
 #   bash tests/gpu/device-run.sh            (from the repository root)
 #
 # Expects a prebuilt tree in $GPU_TREE (default .gpu), laid out like a build
-# directory, which the device tool carries along (.gpu is in
-# .git/info/exclude):
-#   .gpu/cli/{hpcq-local,qsub,qstat,...}  .gpu/scheduler/hpcq-scheduler
+# directory, which tests/gpu/build-device-tree.sh makes on a machine with
+# the build's dependencies and the device tool carries along (keep .gpu in
+# .git/info/exclude; run with carry [".gpu"], timeout_s about 440):
+#   .gpu/cli/{hpcq-local,qsub,qstat,pbsnodes,...}  .gpu/scheduler/hpcq-scheduler
 #   .gpu/worker/hpcq-worker  .gpu/apps/md/hpcq-md (configure --with-cuda,
 #   --without-mpi: cudart linked dynamically)  .gpu/climate/hpcq-climate
-#   (climate.sh's own recipe, used only if there is no gcc there)
+#   (used only if there is no gcc there; else climate.sh builds its own)
 #   .gpu/lib      libjansson, libsqlite3, libuuid (always put first)
 #   .gpu/libomp   libgomp (only if the machine has none)
-#   .gpu/cudalib  libcudart.so.13 (only if /usr/local/cuda/lib64 lacks it)
+#   .gpu/cudalib  libcudart.so(.13), after /usr/local/cuda/lib64
 # Each check runs under its own timeout (about 6.5 minutes in all) in a
 # scratch folder; everything is logged to $OUT/gpu.log (OUT defaults to
 # /tmp/gpu-out), with a few result files beside it.  Ends with one summary
@@ -32,7 +33,7 @@ t() { echo "[$(date -u +%T) +${SECONDS}s] $*"; }
 main() {
 
 t "device-run: $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?') on $(hostname), $(nproc) CPUs"
-for f in cli/hpcq-local cli/qsub cli/qstat scheduler/hpcq-scheduler worker/hpcq-worker apps/md/hpcq-md climate/hpcq-climate; do
+for f in cli/hpcq-local cli/qsub cli/qstat cli/pbsnodes scheduler/hpcq-scheduler worker/hpcq-worker apps/md/hpcq-md climate/hpcq-climate; do
     [ -x "$T/$f" ] || { echo "missing $T/$f"; echo "SUMMARY: all: FAIL (prebuilt tree incomplete)"; return 1; }
 done
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
@@ -44,8 +45,9 @@ fi
 # Libraries: ours for what the image lacks.
 LDP=$T/lib
 ldconfig -p 2>/dev/null | grep -q 'libgomp.so.1 ' || LDP=$LDP:$T/libomp
-if [ -e /usr/local/cuda/lib64/libcudart.so.13 ]; then LDP=$LDP:/usr/local/cuda/lib64
-else LDP=$LDP:$T/cudalib; fi
+# The image's cudart first where it has one; ours also gives md.sh's peak
+# bandwidth probe the unversioned libcudart.so a runtime-only image lacks.
+LDP=$LDP:/usr/local/cuda/lib64:$T/cudalib
 export LD_LIBRARY_PATH=$LDP${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PATH=$PATH:/usr/local/cuda/bin
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
@@ -74,11 +76,11 @@ run() {   # name seconds command...
 mkdir -p "$W/sched" "$W/md" "$W/climate"
 run scheduler 75 env OUT="$W/sched" BUILD="$T" bash tests/gpu/scheduler.sh
 
-run md 175 env -C "$W/md" bash "$top/tests/gpu/md.sh" "$T"
+run md 160 env -C "$W/md" bash "$top/tests/gpu/md.sh" "$T"
 [ -f "$W/md/cpu.out" ] && { echo "md.sh's CPU run (32,000 atoms, $(nproc) CPUs):"; grep -E '^(Loop|Performance)' "$W/md/cpu.out"; }
 # A CPU figure to set against the GPU's at 1M atoms (not part of md.sh).
 t "md CPU reference: 63x63x63 (1,000,188 atoms), 20 steps, OMP_NUM_THREADS=$(nproc)"
-OMP_NUM_THREADS=$(nproc) timeout 40 "$T/apps/md/hpcq-md" --cpu --cells 63x63x63 --steps 20 --thermo 20 \
+OMP_NUM_THREADS=$(nproc) timeout 30 "$T/apps/md/hpcq-md" --cpu --cells 63x63x63 --steps 20 --thermo 20 \
     --neigh-every 20 --neigh-check no | grep -E '^(Loop|Performance)'
 
 cl_env=()
@@ -86,10 +88,10 @@ if ! command -v gcc >/dev/null; then
     echo "no gcc here: climate.sh uses the prebuilt $T/climate/hpcq-climate"
     cl_env=(CLIMATE_BIN="$T/climate/hpcq-climate")
 fi
-run climate 150 env "${cl_env[@]}" bash tests/gpu/climate.sh "$W/climate"
+run climate 140 env "${cl_env[@]}" bash tests/gpu/climate.sh "$W/climate"
 
 # A few result files beside the log (at most 8 files come back).
-cp "$W/climate/climate-gpu.txt" "$W/sched/gpu-scheduler/nvml-gpus.json" "$OUT/" 2>/dev/null
+cp "$W/climate/climate-gpu.txt" "$W/sched/gpu-scheduler/pbsnodes.json" "$OUT/" 2>/dev/null
 cp "$W/sched/gpu-scheduler/worker1.log" "$OUT/sched-worker1.log" 2>/dev/null
 cp "$W/sched/gpu-scheduler/gpu-job.txt" "$OUT/sched-gpu-job.txt" 2>/dev/null
 t "done"

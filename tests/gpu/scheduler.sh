@@ -5,17 +5,18 @@
 #   - the worker finds the GPUs through NVML (not simulated) and reports them;
 #   - a job asking for one GPU gets CUDA_VISIBLE_DEVICES = that GPU's UUID
 #     and the CUDA runtime inside it sees exactly one device;
-#   - a job asking for none on that node sees no GPU.
+#   - a job asking for none on that node sees no GPU;
 #   - NVML's report (model, memory, UUID, MIG instances, as pbsnodes shows
 #     it) matches nvidia-smi: the same UUIDs, and MIG instances
 #     only on a GPU whose MIG mode nvidia-smi says is enabled.
 # Prints "N passed, N failed" last; exit status 0 only if all passed.
 #
-# BUILD=DIR uses an already built tree (DIR/cli/hpcq-local, DIR/cli/qsub,
-# DIR/cli/qstat, DIR/cli/pbsnodes, DIR/scheduler/hpcq-scheduler, DIR/worker/hpcq-worker)
-# instead of running autogen, configure and make here: for a GPU machine
-# without the build's dependencies (jansson, sqlite3, uuid headers), e.g.
-# the tree tests/gpu/device-run.sh carries.  Unset, it builds as before.
+# BUILD=DIR uses an already built tree (DIR/cli/{hpcq-local,qsub,qstat,
+# pbsnodes}, DIR/scheduler/hpcq-scheduler, DIR/worker/hpcq-worker) instead
+# of running autogen, configure and make here: for a GPU machine without
+# the build's dependencies (jansson, sqlite3, uuid headers), e.g. the tree
+# tests/gpu/build-device-tree.sh makes for device-run.sh.  Unset, it builds
+# as before.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-/tmp}/gpu-scheduler
