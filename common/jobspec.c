@@ -245,9 +245,9 @@ static json_t *chunks_to_json (const struct hpcq_resources *res)
                                "mpiprocs", c->mpiprocs);
         /* Only when asked, so specs stored before these existed compare
          * equal to what they decode into. */
-        if (o && c->gpu_model[0])
+        if (o && chunk_model (c)[0])
             json_object_set_new (o, "gpu_model", json_string (c->gpu_model));
-        if (o && c->mig[0])
+        if (o && chunk_mig (c)[0])
             json_object_set_new (o, "mig", json_string (c->mig));
         if (json_array_append_new (a, o) < 0) {
             json_decref (a);
@@ -467,7 +467,7 @@ static int decode_chunk (json_t *o, size_t i, struct hpcq_chunk *c,
                         "gpu_model", &model,
                         "mig", &mig) < 0)
         return invalid (err, "chunk %zu: %s", i + 1, jerr.text);
-    if (strlen (model) >= sizeof (c->gpu_model) || strlen (mig) >= sizeof (c->mig))
+    if (strlen (model) > HPCQ_GPU_MODEL_MAX || strlen (mig) > HPCQ_MIG_MAX)
         return invalid (err, "chunk %zu: gpu_model or mig too long", i + 1);
     if (count < 1 || count > INT_MAX)
         return invalid (err, "chunk %zu: count %lld out of range", i + 1,
@@ -488,8 +488,10 @@ static int decode_chunk (json_t *o, size_t i, struct hpcq_chunk *c,
                               .mem = mem, .ngpus = (int)ngpus,
                               .mpiprocs = (int)mpiprocs };
     /* Checked with the rest of the request by resource_finalize(). */
-    strcpy (c->gpu_model, model);
-    strcpy (c->mig, mig);
+    if ((model[0] && !(c->gpu_model = resource_intern (model)))
+        || (mig[0] && !(c->mig = resource_intern (mig))))
+        return invalid (err, "chunk %zu: too many different GPU models and MIG "
+                        "profiles", i + 1);
     return 0;
 }
 

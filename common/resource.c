@@ -16,6 +16,7 @@
 #endif
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -259,10 +260,10 @@ int resource_check_mig (const char *s, struct hpcq_error *err)
 static int chunk_set_mig (struct hpcq_chunk *c, const char *val,
                           struct hpcq_error *err)
 {
-    /* A valid profile is at most "8g.9999gb": it fits c->mig. */
     if (resource_check_mig (val, err) < 0)
         return -1;
-    strcpy (c->mig, val);
+    if (!(c->mig = resource_intern (val)))
+        return invalid (err, "too many different GPU models and MIG profiles");
     return 0;
 }
 
@@ -272,12 +273,11 @@ static int check_gpu_model (const char *s, struct hpcq_error *err)
 {
     size_t len = strlen (s);
 
-    if (len == 0 || len >= sizeof (((struct hpcq_chunk *)0)->gpu_model)
+    if (len == 0 || len > HPCQ_GPU_MODEL_MAX
         || strspn (s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                    "0123456789-_.") != len)
         return invalid (err, "invalid gpu_model '%s' (letters, digits, '-', "
-                        "'_' and '.', at most %zu characters)", s,
-                        sizeof (((struct hpcq_chunk *)0)->gpu_model) - 1);
+                        "'_' and '.', at most %d characters)", s, HPCQ_GPU_MODEL_MAX);
     return 0;
 }
 
@@ -286,7 +286,8 @@ static int chunk_set_gpu_model (struct hpcq_chunk *c, const char *val,
 {
     if (check_gpu_model (val, err) < 0)
         return -1;
-    strcpy (c->gpu_model, val);
+    if (!(c->gpu_model = resource_intern (val)))
+        return invalid (err, "too many different GPU models and MIG profiles");
     return 0;
 }
 
@@ -615,16 +616,13 @@ static int check_chunk (const struct hpcq_chunk *c, int i,
         return invalid (err, "chunk %d: mpiprocs %d out of range", i + 1,
                         c->mpiprocs);
     /* The strings may come from a stored spec, not only from the parser. */
-    if (!memchr (c->mig, '\0', sizeof (c->mig))
-        || !memchr (c->gpu_model, '\0', sizeof (c->gpu_model)))
-        return invalid (err, "chunk %d: gpu_model or mig too long", i + 1);
-    if (c->mig[0] && resource_check_mig (c->mig, err) < 0)
+    if (chunk_mig (c)[0] && resource_check_mig (c->mig, err) < 0)
         return -1;
-    if (c->gpu_model[0] && check_gpu_model (c->gpu_model, err) < 0)
+    if (chunk_model (c)[0] && check_gpu_model (c->gpu_model, err) < 0)
         return -1;
     /* One chunk, one kind of GPU share: whole GPUs and a MIG slice of
      * another would need two devices with different visibility rules. */
-    if (c->mig[0] && c->ngpus > 0)
+    if (chunk_mig (c)[0] && c->ngpus > 0)
         return invalid (err, "chunk %d: ngpus=%d and mig=%s cannot be "
                         "combined (a chunk gets whole GPUs or one MIG "
                         "instance; use two chunks)", i + 1, c->ngpus, c->mig);
@@ -733,9 +731,9 @@ static void format_chunk (const struct hpcq_chunk *c, char *buf, int len,
         append (buf, len, pos, ":ngpus=%d", c->ngpus);
     if (c->mpiprocs != 1)
         append (buf, len, pos, ":mpiprocs=%d", c->mpiprocs);
-    if (c->gpu_model[0])
+    if (chunk_model (c)[0])
         append (buf, len, pos, ":gpu_model=%s", c->gpu_model);
-    if (c->mig[0])
+    if (chunk_mig (c)[0])
         append (buf, len, pos, ":mig=%s", c->mig);
 }
 
@@ -754,4 +752,29 @@ void resource_format_select (const struct hpcq_resources *res,
             append (buf, len, &pos, "+");
         format_chunk (&c[i], buf, len, &pos);
     }
+}
+
+/* Interned texts: few (GPU models and MIG profiles a site has), looked up
+ * by a linear scan; requests parsed on several threads at a scheduler's
+ * start share the table. */
+static struct {
+    pthread_mutex_t lock;
+    const char *v[RESOURCE_INTERN_MAX];
+    int n;
+} intern = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+const char *resource_intern (const char *s)
+{
+    const char *found = NULL;
+
+    pthread_mutex_lock (&intern.lock);
+    for (int i = 0; i < intern.n && !found; i++)
+        if (strcmp (intern.v[i], s) == 0)
+            found = intern.v[i];
+    if (!found && intern.n < RESOURCE_INTERN_MAX && (found = strdup (s)))
+        intern.v[intern.n++] = found;
+    pthread_mutex_unlock (&intern.lock);
+    if (!found)
+        errno = ENOSPC;
+    return found;
 }

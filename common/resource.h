@@ -24,14 +24,38 @@ struct hpcq_chunk {
     int64_t mem;        /* bytes per chunk, 0 = not requested */
     int ngpus;          /* GPUs per chunk, >= 0 */
     int mpiprocs;       /* MPI ranks per chunk (PBS_NODEFILE lines), default 1 */
-    /* "" = any model; else the GPUs must be of a model whose name holds
-     * this (case-insensitive: gpu_model=a100 matches "NVIDIA A100-SXM4-40GB") */
-    char gpu_model[48];
-    /* "" = none; else one MIG instance of this profile ("1g.5gb", "3g.20gb")
-     * per chunk.  Whole GPUs (ngpus) and a MIG instance do not mix in one
-     * chunk: resource_finalize refuses ngpus > 0 with mig. */
-    char mig[16];
+    /* Both interned (resource_intern), so a request stays a plain value
+     * to copy and costs a pointer, not a buffer, per chunk; NULL = "".
+     * Read them with chunk_model() and chunk_mig().
+     * gpu_model: "" = any model; else the GPUs must be of a model whose
+     * name holds this (case-insensitive: gpu_model=a100 matches "NVIDIA
+     * A100-SXM4-40GB").  mig: "" = none; else one MIG instance of this
+     * profile ("1g.5gb", "3g.20gb") per chunk.  Whole GPUs (ngpus) and a
+     * MIG instance do not mix in one chunk: resource_finalize refuses
+     * ngpus > 0 with mig. */
+    const char *gpu_model;
+    const char *mig;
 };
+
+#define HPCQ_GPU_MODEL_MAX 47       /* characters in a gpu_model */
+#define HPCQ_MIG_MAX 15             /* in a MIG profile name */
+
+static inline const char *chunk_model (const struct hpcq_chunk *c)
+{
+    return c->gpu_model ? c->gpu_model : "";
+}
+
+static inline const char *chunk_mig (const struct hpcq_chunk *c)
+{
+    return c->mig ? c->mig : "";
+}
+
+/* The one copy of s this process keeps (never freed): equal texts give
+ * the same pointer.  Safe from several threads.  NULL with errno ENOSPC
+ * once RESOURCE_INTERN_MAX different texts are kept (requests naming
+ * ever new models cannot grow it without bound). */
+#define RESOURCE_INTERN_MAX 4096
+const char *resource_intern (const char *s);
 
 struct hpcq_resources {
     int nchunks;                        /* 0 = nothing asked: one default chunk */

@@ -139,9 +139,9 @@ static uint64_t req_hash (const struct job *job)
         const struct hpcq_chunk *ch = &r->chunk[c];
         h = mix (h, ((uint64_t)ch->count << 32) | (uint32_t)ch->ncpus);
         h = mix (h, ((uint64_t)(uint32_t)ch->ngpus << 32) ^ (uint64_t)ch->mem);
-        if (ch->gpu_model[0])
+        if (chunk_model (ch)[0])
             h = mix_str (h, ch->gpu_model);
-        if (ch->mig[0])
+        if (chunk_mig (ch)[0])
             h = mix_str (h, ch->mig);
     }
     if (r->place[0])
@@ -168,8 +168,8 @@ int backfill_same_request (const struct job *a, const struct job *b)
     for (int c = 0; c < x->nchunks; c++) {
         const struct hpcq_chunk *p = &x->chunk[c], *q = &y->chunk[c];
         if (p->count != q->count || p->ncpus != q->ncpus || p->ngpus != q->ngpus
-            || p->mem != q->mem || !same (p->gpu_model, q->gpu_model)
-            || !same (p->mig, q->mig))
+            || p->mem != q->mem || !same (chunk_model (p), chunk_model (q))
+            || !same (chunk_mig (p), chunk_mig (q)))
             return 0;
     }
     return 1;

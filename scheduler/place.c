@@ -302,9 +302,9 @@ static int mig_tightest (const struct node *n, const struct node_use *u,
 
     for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++) {
         int f;
-        if (!n->gpu[g].nmig || !place_model_match (n->gpu[g].model, c->gpu_model))
+        if (!n->gpu[g].nmig || !place_model_match (n->gpu[g].model, chunk_model (c)))
             continue;
-        f = mig_free_on (n, u, g, c->mig);
+        f = mig_free_on (n, u, g, chunk_mig (c));
         if (f > 0 && (best < 0 || f < best_free)) {
             best = g;
             best_free = f;
@@ -329,14 +329,14 @@ static int64_t chunk_score (const struct node *n, const struct node_use *u,
 
     if (cpus_left < 0 || (c->mem > 0 && n->mem - u->mem_used < c->mem))
         return -1;
-    if (c->mig[0]) {
+    if (chunk_mig (c)[0]) {
         if ((*mig_gpu = mig_tightest (n, u, c, &left)) < 0)
             return -1;
         whole = whole_free (n, u, "");
         return (clamp20 (left) << 40) | (clamp20 (whole) << 20) | clamp20 (cpus_left);
     }
     if (c->ngpus > 0) {
-        int free_gpus = whole_free (n, u, c->gpu_model);
+        int free_gpus = whole_free (n, u, chunk_model (c));
         if (free_gpus < c->ngpus)
             return -1;
         return (clamp20 (free_gpus - c->ngpus) << 40) | clamp20 (cpus_left);
@@ -387,9 +387,9 @@ static void chunk_take (struct alloc_slot *slot, struct node *n, struct node_use
     slot->excl = excl;
     for (int g = 0; g < n->ngpus && slot->ngpus < c->ngpus; g++)
         if (!n->gpu[g].nmig && !(u->gpus & (1u << g))
-            && place_model_match (n->gpu[g].model, c->gpu_model))
+            && place_model_match (n->gpu[g].model, chunk_model (c)))
             slot->gpus[slot->ngpus++] = g;
-    if (c->mig[0]) {
+    if (chunk_mig (c)[0]) {
         const struct node_gpu *gpu = &n->gpu[mig_gpu];
         for (int i = 0; i < gpu->nmig; i++) {
             if (!(u->mig[mig_gpu] & (1u << i)) && !strcmp (gpu->mig[i].profile, c->mig)) {
@@ -619,13 +619,13 @@ int place_chunk_copies (const struct node *n, const struct node_use *u,
         if (m < k)
             k = (int)m;
     }
-    if (c->mig[0]) {
-        int m = mig_free_total (n, u, c->mig, c->gpu_model);
+    if (chunk_mig (c)[0]) {
+        int m = mig_free_total (n, u, chunk_mig (c), chunk_model (c));
         if (m < k)
             k = m;
     }
     else if (c->ngpus > 0) {
-        int m = whole_free (n, u, c->gpu_model) / c->ngpus;
+        int m = whole_free (n, u, chunk_model (c)) / c->ngpus;
         if (m < k)
             k = m;
     }

@@ -272,7 +272,7 @@ static struct alloc *earliest (struct timeline *tl, struct job *job, int64_t *st
 
     for (int c = 0; c < job->spec.res.nchunks; c++)
         gpus += job->spec.res.chunk[c].count
-                * (job->spec.res.chunk[c].ngpus + (job->spec.res.chunk[c].mig[0] != 0));
+                * (job->spec.res.chunk[c].ngpus + (chunk_mig (&job->spec.res.chunk[c])[0] != 0));
     int failed_at = -2;     /* the segment where placement last failed */
 
     int64_t from = tl->ctx->now;
@@ -349,7 +349,7 @@ static int resv_matches (const struct job *job, const struct resv *r)
         for (int k = 0; k < res->chunk[c].count; k++, s++) {
             const struct hpcq_chunk *ch = &res->chunk[c];
             if (s >= r->n || r->slot[s].ncpus != ch->ncpus || r->slot[s].mem != ch->mem
-                || r->slot[s].ngpus != ch->ngpus || r->slot[s].nmig != (ch->mig[0] != 0))
+                || r->slot[s].ngpus != ch->ngpus || r->slot[s].nmig != (chunk_mig (ch)[0] != 0))
                 return 0;
         }
     return s == r->n;

@@ -103,14 +103,14 @@ static int sched_check_gpu_kinds (struct node **nodes, int nnodes,
 {
     for (int c = 0; c < res->nchunks; c++) {
         const struct hpcq_chunk *ch = &res->chunk[c];
-        if (ch->gpu_model[0] && !sched_have_gpu (nodes, nnodes, ch->gpu_model, ""))
+        if (chunk_model (ch)[0] && !sched_have_gpu (nodes, nnodes, ch->gpu_model, ""))
             return errprintf_code (err, E2BIG, "Job exceeds server resource limits: "
                                    "no node has GPUs of model '%s'", ch->gpu_model);
-        if (ch->mig[0] && !sched_have_gpu (nodes, nnodes, ch->gpu_model, ch->mig))
+        if (chunk_mig (ch)[0] && !sched_have_gpu (nodes, nnodes, chunk_model (ch), ch->mig))
             return errprintf_code (err, E2BIG, "Job exceeds server resource limits: "
                                    "no node has MIG instances of profile '%s'%s%s", ch->mig,
-                                   ch->gpu_model[0] ? " on GPUs of model " : "",
-                                   ch->gpu_model);
+                                   chunk_model (ch)[0] ? " on GPUs of model " : "",
+                                   chunk_model (ch));
     }
     return 0;
 }

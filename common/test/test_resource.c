@@ -349,9 +349,11 @@ static void test_gpu_kinds (void)
 
     ok (parse_final ("select=2:ncpus=4:ngpus=1:gpu_model=A100+1:ncpus=1:mig=1g.5gb",
                      &res, &err) == 0, "select with gpu_model and mig parses");
-    is (text_of (res.chunk[0].gpu_model), "A100", "chunk 1 gpu_model A100");
-    is (text_of (res.chunk[0].mig), "", "chunk 1 no mig");
-    is (text_of (res.chunk[1].mig), "1g.5gb", "chunk 2 mig 1g.5gb");
+    is (chunk_model (&res.chunk[0]), "A100", "chunk 1 gpu_model A100");
+    is (chunk_mig (&res.chunk[0]), "", "chunk 1 no mig");
+    is (chunk_mig (&res.chunk[1]), "1g.5gb", "chunk 2 mig 1g.5gb");
+    ok (res.chunk[1].mig == resource_intern ("1g.5gb"),
+        "equal profiles share one interned copy");
     ok (res.chunk[1].ngpus == 0, "a MIG chunk counts no whole GPU");
     check_select ("select=1:ncpus=2:mig=3g.20gb", "1:ncpus=2:mig=3g.20gb");
     check_select ("select=1:mig=1g.18gb:gpu_model=H200", "1:ncpus=1:gpu_model=H200:mig=1g.18gb");
@@ -378,7 +380,7 @@ static void test_gpu_kinds (void)
 
     /* A stored spec is checked again: a bad profile there is refused. */
     ok (parse_final ("select=1:mig=1g.5gb", &res, &err) == 0, "mig parses");
-    strcpy (res.chunk[0].mig, "bogus");
+    res.chunk[0].mig = "bogus";
     ok (resource_finalize (&res, &err) == -1 && strstr (err.text, "bogus"),
         "finalize refuses a bad stored profile");
     ok (resource_check_mig ("2g.10gb", &err) == 0, "2g.10gb is a profile");
