@@ -166,8 +166,10 @@ int main (int argc, char **argv)
     reply = rpc ("node.stat", json_pack ("{s:o}", "names",
                                          names_of (argc - optind, argv + optind)));
     nodes = json_object_get (reply, "nodes");
-    if (json)
-        json_dumpf (reply, stdout, JSON_INDENT (4)), printf ("\n");
+    if (json) {
+        json_dumpf (reply, stdout, JSON_INDENT (4));
+        printf ("\n");
+    }
     else if (list)
         print_unusable (nodes);
     else
