@@ -131,7 +131,16 @@ int db_job_update (struct db *db, const struct db_job *j)
     if (db_txn_ensure (db) < 0 || !(st = db_stmt (db, sql_update)))
         return -1;
     db_job_bind (st, j);
-    return db_exec_stmt (db, st);
+    if (db_exec_stmt (db, st) < 0)
+        return -1;
+    /* An array's subjob has no row until something happens to it (its
+     * request is its array's: the stored text is empty). */
+    if (sqlite3_changes (db_handle (db)) == 0 && j->array_parent) {
+        struct db_job row = *j;
+        row.spec = (char *)"";
+        return db_job_insert (db, &row);
+    }
+    return 0;
 }
 
 static char *col_dup (sqlite3_stmt *st, int i)

@@ -51,6 +51,9 @@ int db_job_insert (struct db *db, const struct db_job *j);
  * request as it is: the scheduler keeps the parsed request in memory, not
  * its text. */
 int db_job_update (struct db *db, const struct db_job *j);
+/* (db_job_update inserts an array subjob's row if it has none yet: a
+ * subjob is stored only once it starts or changes, so a large array goes
+ * in as one row.) */
 
 /* Call cb for each job in sequence order; the record is the callback's to
  * keep (it must db_job_release it).  A callback returning -1 stops. */

@@ -163,7 +163,8 @@ static void job_make_id (struct server *srv, struct job *job)
 static struct job *subjob_new (struct job *array, int pos, int index)
 {
     struct job *sj = xzalloc (sizeof (*sj));
-    uuid_t u;
+    uuid_t ns, u;
+    char name[32];
 
     sj->parent = array;
     sj->array_index = index;
@@ -172,8 +173,14 @@ static struct job *subjob_new (struct job *array, int pos, int index)
     sj->rec.seq = JOB_SUBKEY (array->rec.seq, pos);
     sj->rec.array_parent = array->rec.seq;
     sj->rec.array_index = index;
-    /* Each subjob is an identity of its own (its checkpoints, its runs). */
-    uuid_generate (u);
+    /* Each subjob is an identity of its own (its checkpoints, its runs),
+     * derived from its array's and its index (a name-based UUID), so a
+     * subjob that has no row yet is the same one after a restart. */
+    snprintf (name, sizeof (name), "subjob %d", index);
+    if (uuid_parse (array->rec.uuid, ns) == 0)
+        uuid_generate_sha1 (u, ns, name, strlen (name));
+    else
+        uuid_generate (u);
     uuid_unparse_lower (u, sj->rec.uuid);
     sj->rec.spec = xstrdup ("");
     sj->rec.comment = NULL;
@@ -329,22 +336,23 @@ static int load_parse (struct load *l)
 static int load_link_subjob (struct jobs *js, struct job *row)
 {
     struct job *array = jobs_lookup (js, row->rec.array_parent), *sj;
+    int64_t pos = array ? row->rec.seq - JOB_SUBKEY (array->rec.seq, 0) : -1;
 
-    if (!array || !array->is_array) {
+    /* The array made its subjobs as it was linked; this row is what
+     * became of one of them. */
+    if (!array || !array->is_array || pos < 0 || pos >= array->nsub) {
         log_msg (LOG_ERR, "subjob row %lld without its array %lld", (long long)row->rec.seq,
                  (long long)row->rec.array_parent);
         job_free (row);
         return 0;
     }
-    sj = subjob_new (array, array->nsub, row->rec.array_index);
+    sj = array->sub[pos];
+    if (sj->rec.state == 'Q')
+        queue_unlink (js, sj);
     db_job_release (&sj->rec);
     sj->rec = row->rec;     /* the subjob takes the row's record */
     free (row);
     job_make_id (js->srv, sj);
-    if (array_append (array, sj) < 0) {
-        job_free (sj);
-        return -1;
-    }
     if (sj->rec.state == 'Q')
         queue_link (js, sj);
     if ((sj->rec.state == 'R' || sj->rec.state == 'E') && sj->rec.alloc
@@ -359,13 +367,7 @@ static int load_link_subjob (struct jobs *js, struct job *row)
 /* A parsed top-level row: its array settings, id and allocation. */
 static int load_link (struct jobs *js, struct job *job)
 {
-    if (job->spec.array) {
-        struct arrayspec a;
-        job->is_array = 1;
-        if (arrayspec_parse (job->spec.array, &a, NULL) == 0)
-            job->array_limit = a.limit;
-        arrayspec_release (&a);
-    }
+    job->is_array = job->spec.array != NULL;
     job_make_id (js->srv, job);
     if ((job->rec.state == 'R' || job->rec.state == 'E') && job->rec.alloc) {
         if ((job->alloc = alloc_from_json (js->srv->nodes, job->rec.alloc))) {
@@ -377,7 +379,8 @@ static int load_link (struct jobs *js, struct job *job)
         job_free (job);
         return -1;
     }
-    return 0;
+    /* Its subjobs as submitted; the rows of those that changed follow. */
+    return job->is_array ? jobs_add_subjobs (js, job) : 0;
 }
 
 int jobs_load (struct jobs *js)
@@ -447,10 +450,12 @@ int jobs_add_subjobs (struct jobs *js, struct job *array)
         return -1;
     array->is_array = 1;
     array->array_limit = a.limit;
+    /* In memory only: a subjob's row is written when it first changes
+     * (db_job_update), so an array of any size is one row at submission. */
     for (int pos = 0; pos < a.n; pos++) {
         struct job *sj = subjob_new (array, pos, a.index[pos]);
         job_make_id (js->srv, sj);
-        if (db_job_insert (js->srv->db, &sj->rec) < 0 || array_append (array, sj) < 0) {
+        if (array_append (array, sj) < 0) {
             job_free (sj);
             arrayspec_release (&a);
             return -1;
@@ -650,6 +655,9 @@ int job_start (struct server *srv, struct job *job, struct alloc *alloc)
         util_format_ctime (job->rec.stime, when, sizeof (when));
         job_set_comment (job, "Job run at %s on %s", when, job->rec.exec_vnode);
     }
+    /* A subjob's first start may be the first its row is written. */
+    if (job->parent && db_job_update (srv->db, &job->rec) < 0)
+        return -1;
     if (db_attempt_start (srv->db, job->rec.seq, job->rec.run_count,
                           alloc->slot[0].node_name, job->rec.exec_host,
                           job->rec.stime) < 0)

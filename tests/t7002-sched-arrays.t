@@ -58,6 +58,21 @@ test_expect_success 'an array survives a scheduler restart and finishes' '
     done
 '
 
+test_expect_success 'an array is one row until its subjobs change; their identity survives a restart' '
+    id=$(echo true | qsub -h -J 1-50) && n=${id%%[*} &&
+    test "$(db_query "SELECT count(*) FROM jobs WHERE seq = $n OR array_parent = $n")" = 1 &&
+    u7=$(job_attr "$n[7]" hpcq_uuid) && u8=$(job_attr "$n[8]" hpcq_uuid) &&
+    test -n "$u7" && test "$u7" != "$u8" &&
+    qdel "$n[9]" && wait_state "$n[9]" F 30 &&
+    test "$(db_query "SELECT count(*) FROM jobs WHERE array_parent = $n")" = 1 &&
+    pid=$(cat $CLUSTER/scheduler.pid) && kill -9 $pid &&
+    wait_until 10 sh -c "! kill -0 $pid 2>/dev/null" && hpcq-local start-scheduler $CLUSTER &&
+    test "$(qstat -x -t | grep -c "^$n\[[0-9][0-9]*\]")" = 50 &&
+    test "$(job_attr "$n[7]" hpcq_uuid)" = "$u7" && test "$(job_state "$n[7]")" = H &&
+    test "$(job_state "$n[9]")" = F && qdel $id && wait_state $id F 30 &&
+    test "$(db_query "SELECT count(*) FROM jobs WHERE array_parent = $n AND state = '"'"'F'"'"'")" = 50
+'
+
 test_expect_success 'a job may depend on a whole array' '
     a=$(echo "sleep 1" | qsub -J 1-3) &&
     b=$(echo "echo after" | qsub -W depend=afterok:$a) &&
