@@ -182,7 +182,7 @@ static struct job *subjob_new (struct job *array, int pos, int index)
     else
         uuid_generate (u);
     uuid_unparse_lower (u, sj->rec.uuid);
-    sj->rec.spec = xstrdup ("");
+    sj->rec.spec = NULL;    /* its request is its array's */
     sj->rec.comment = NULL;
     sj->rec.exec_host = sj->rec.exec_vnode = NULL;
     sj->rec.resources_used = sj->rec.alloc = NULL;
@@ -193,8 +193,6 @@ void job_drop_spec_text (struct job *job)
 {
     free (job->rec.spec);
     job->rec.spec = NULL;
-    for (int i = 0; i < job->nsub; i++)
-        job_drop_spec_text (job->sub[i]);
 }
 
 static int array_append (struct job *array, struct job *sj)
@@ -216,31 +214,13 @@ struct load {
     int n, cap;
     int *bad;           /* parse failed: the reason is logged */
     /* The rows' request texts, kept together until parsed so that freeing
-     * them leaves no holes between the jobs' long-lived allocations. */
-    char *text;
+     * them leaves no holes between the jobs' long-lived allocations:
+     * written to one memory stream, each ending in its '\0'. */
+    FILE *texts;
+    char *text;         /* the stream's buffer, once closed */
+    size_t len;
     size_t *off;        /* v[i]'s text at text + off[i] */
-    size_t len, size;
 };
-
-static int load_keep_text (struct load *l, int i, const char *spec)
-{
-    size_t n = strlen (spec ? spec : "") + 1;
-
-    if (l->len + n > l->size) {
-        size_t size = l->size ? l->size * 2 : 1 << 20;
-        char *nt;
-        while (size < l->len + n)
-            size *= 2;
-        if (!(nt = realloc (l->text, size)))
-            return -1;
-        l->text = nt;
-        l->size = size;
-    }
-    memcpy (l->text + l->len, spec ? spec : "", n);
-    l->off[i] = l->len;
-    l->len += n;
-    return 0;
-}
 
 static int load_collect (struct db_job *rec, void *arg)
 {
@@ -259,7 +239,8 @@ static int load_collect (struct db_job *rec, void *arg)
             return -1;
         l->cap = cap;
     }
-    if (load_keep_text (l, l->n, rec->spec) < 0)
+    l->off[l->n] = (size_t)ftell (l->texts);
+    if (fputs (rec->spec ? rec->spec : "", l->texts) == EOF || putc ('\0', l->texts) == EOF)
         return -1;
     job = xzalloc (sizeof (*job));
     job->rec = *rec;    /* takes what rec points to */
@@ -389,7 +370,12 @@ int jobs_load (struct jobs *js)
     char buf[32];
     int i, rc = 0;
 
-    if (db_job_foreach (js->srv->db, load_collect, &l) < 0 || load_parse (&l) < 0)
+    if (!(l.texts = open_memstream (&l.text, &l.len))
+        || db_job_foreach (js->srv->db, load_collect, &l) < 0)
+        rc = -1;
+    if (l.texts && fclose (l.texts) != 0)
+        rc = -1;
+    if (rc == 0 && load_parse (&l) < 0)
         rc = -1;
     /* Each link step owns its row: it links it in or frees it. */
     for (i = 0; rc == 0 && i < l.n; i++) {

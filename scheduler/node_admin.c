@@ -43,20 +43,26 @@ static json_t *gpus_json (const struct node *n)
     return a;
 }
 
-/* The jobs holding part of node n, as "ID/SLOT" in PBS's jobs attribute. */
-static json_t *jobs_on (struct server *srv, const struct node *n)
+/* For each node name, the ids of the jobs holding part of it (PBS's jobs
+ * attribute): one walk over the running jobs for all nodes. */
+static json_t *jobs_by_node (struct server *srv)
 {
-    json_t *a = json_array ();
+    json_t *map = json_object ();
 
-    for (struct job *j = jobs_running_first (srv->jobs); a && j; j = j->r_next)
-        for (int s = 0; j->alloc && s < j->alloc->n; s++)
-            if (j->alloc->slot[s].node == n)
-                json_array_append_new (a, json_string (j->id));
-    return a;
+    for (struct job *j = jobs_running_first (srv->jobs); map && j; j = j->r_next)
+        for (int s = 0; j->alloc && s < j->alloc->n; s++) {
+            const char *name = j->alloc->slot[s].node_name;
+            json_t *a = json_object_get (map, name);
+            if (!a && json_object_set_new (map, name, (a = json_array ())) < 0)
+                continue;
+            json_array_append_new (a, json_string (j->id));
+        }
+    return map;
 }
 
-static json_t *node_json (struct server *srv, const struct node *n)
+static json_t *node_json (const struct node *n, json_t *jobs_map)
 {
+    json_t *jobs = json_object_get (jobs_map, n->name);
     int gpus_used = 0;
 
     for (int g = 0; g < n->ngpus; g++)
@@ -66,7 +72,7 @@ static json_t *node_json (struct server *srv, const struct node *n)
                       "ncpus_used", n->ncpus_used, "mem", (json_int_t)n->mem, "mem_used",
                       (json_int_t)n->mem_used, "ngpus", n->ngpus, "ngpus_used", gpus_used,
                       "labels", n->labels, "comment", n->comment, "jobs",
-                      jobs_on (srv, n), "gpus", gpus_json (n));
+                      jobs ? json_incref (jobs) : json_array (), "gpus", gpus_json (n));
 }
 
 /* The nodes a request names ("names": [...], none = all); -1 after
@@ -116,8 +122,10 @@ static void node_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
         return;
     }
     if (named_nodes (srv, c, msg, names, sel, &nsel) == 0) {
+        json_t *jobs_map = jobs_by_node (srv);
         for (int i = 0; i < nsel; i++)
-            json_array_append_new (list, node_json (srv, sel[i]));
+            json_array_append_new (list, node_json (sel[i], jobs_map));
+        json_decref (jobs_map);
         (void)conn_reply (c, msg, 0, NULL, json_pack ("{s:s s:O}", "server", srv->name,
                                                       "nodes", list));
     }
