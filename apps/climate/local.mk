@@ -11,6 +11,7 @@ CLIMATE_SRC = \
 	apps/climate/climate_cases.c apps/climate/climate_cases.h \
 	apps/climate/climate_model.c apps/climate/climate_model.h \
 	apps/climate/climate_cpu.c \
+	apps/climate/climate_pow.c apps/climate/climate_pow.h \
 	apps/climate/climate_comm.c apps/climate/climate_comm.h \
 	apps/climate/climate_step.c apps/climate/climate_step.h \
 	apps/climate/climate_ckpt.c apps/climate/climate_ckpt.h \
@@ -23,7 +24,7 @@ bin_PROGRAMS += apps/climate/hpcq-climate
 apps_climate_hpcq_climate_SOURCES = apps/climate/main.c $(CLIMATE_SRC)
 apps_climate_hpcq_climate_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS) $(NETCDF_CFLAGS)
 apps_climate_hpcq_climate_CPPFLAGS = $(AM_CPPFLAGS)
-apps_climate_hpcq_climate_LDADD = libhpcq.a $(NETCDF_LIBS) -lm
+apps_climate_hpcq_climate_LDADD = libhpcq.a $(NETCDF_LIBS) $(MVEC_LIBS) -lm
 apps_climate_hpcq_climate_LDFLAGS = $(AM_LDFLAGS) $(OPENMP_CFLAGS)
 # explicit, because LDADD holds a shell command (the MPI link flags)
 apps_climate_hpcq_climate_DEPENDENCIES = libhpcq.a
