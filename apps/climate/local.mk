@@ -24,7 +24,7 @@ bin_PROGRAMS += apps/climate/hpcq-climate
 apps_climate_hpcq_climate_SOURCES = apps/climate/main.c $(CLIMATE_SRC)
 apps_climate_hpcq_climate_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS) $(NETCDF_CFLAGS)
 apps_climate_hpcq_climate_CPPFLAGS = $(AM_CPPFLAGS)
-apps_climate_hpcq_climate_LDADD = libhpcq.a $(NETCDF_LIBS) $(MVEC_LIBS) -lm
+apps_climate_hpcq_climate_LDADD = libhpcq.a $(NETCDF_LIBS) $(MVEC_LIBS) $(XXHASH_LIBS) -lm
 apps_climate_hpcq_climate_LDFLAGS = $(AM_LDFLAGS) $(OPENMP_CFLAGS)
 # explicit, because LDADD holds a shell command (the MPI link flags)
 apps_climate_hpcq_climate_DEPENDENCIES = libhpcq.a
