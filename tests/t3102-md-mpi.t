@@ -47,7 +47,7 @@ test_expect_success 'the UCX point-to-point layer works too' '
 test_expect_success '2 ranks: 60 steps + restart + 40 is bitwise the straight run' '
     mpi 2 $RUN --steps 100 --dump-state s2.state >s2.out 2>&1 &&
     mpi 2 $RUN --steps 60 --checkpoint-dir ck --checkpoint-every 25 >/dev/null 2>&1 &&
-    ls ck && test -f ck/ckpt-000000000060.r00001.part &&
+    ls ck && test -f ck/md-00000003.r00001.part && grep -a -q "^step 60$" ck/md-00000003.ckpt &&
     mpi 2 $RUN --steps 100 --checkpoint-dir ck --restart --dump-state rs2.state >rs2.out 2>&1 &&
     test "$(grep "^ *100 " rs2.out)" = "$(grep "^ *100 " s2.out)" &&
     cmp s2.state rs2.state
