@@ -66,7 +66,10 @@ MD_TESTS = apps/md/test/test_md \
 	tests/t3100-md-basic.t \
 	tests/t3101-md-checkpoint.t \
 	tests/t3102-md-mpi.t \
-	tests/t3103-md-gpu.t
+	tests/t3103-md-gpu.t \
+	tests/t3105-md-lammps.t \
+	tests/t3106-md-data.t
 TESTS += $(MD_TESTS)
 EXTRA_DIST += tests/t3100-md-basic.t tests/t3101-md-checkpoint.t \
-	tests/t3102-md-mpi.t tests/t3103-md-gpu.t
+	tests/t3102-md-mpi.t tests/t3103-md-gpu.t tests/t3105-md-lammps.t \
+	tests/t3106-md-data.t tests/md-dump-diff.py

@@ -230,6 +230,7 @@ struct md_sim *sim_create (const struct md_params *p, int *status,
         if (sim_reneighbor (s, err) < 0
             || s->ops->force (s, 1, &s->pe, &s->vir) < 0)
             goto fail;
+        s->nbuilds = 0;         /* LAMMPS counts the builds of the run only */
     }
     s->t_last_ckpt = comm_wtime ();
     return s;
