@@ -58,6 +58,15 @@ test_expect_success 'restart of a 2-rank checkpoint on 1 and 4 ranks agrees to 1
     mpi 4 $RUN --steps 100 --checkpoint-dir ck --restart >rs4.out 2>&1 &&
     same_thermo 100 rs4.out s2.out
 '
+test_expect_success 'a LAMMPS data file on 2 and 4 ranks: each rank keeps its atoms, same run' '
+    $MD --cpu --cells 6x6x6 --steps 30 --thermo 0 --write-data d.data >/dev/null &&
+    mpi 1 $RUN --data d.data --steps 100 --dump d1.dump --dump-every 100 >d1.out 2>&1 &&
+    mpi 2 $RUN --data d.data --steps 100 >d2.out 2>&1 && same_thermo 100 d2.out d1.out &&
+    mpi 4 $RUN --data d.data --steps 100 --dump d4.dump --dump-every 100 \
+        --write-data d4.data >d4.out 2>&1 && same_thermo 100 d4.out d1.out &&
+    test $(grep -c "^ITEM: TIMESTEP" d4.dump) = 2 &&
+    test $(awk "/^Atoms/ { a = 1; next } /^Velocities/ { a = 0 } a && NF == 8" d4.data | wc -l) = 864
+'
 test_expect_success 'a box too small for the ranks: one error line, exit 2' '
     set +e; mpi 4 $MD --cpu --cells 3x3x3 --cutoff 2.4 --steps 1 >x.out 2>x.err; rc=$?; set -e
     cat x.err; test $rc = 2 && grep -q "too small to split over 4 ranks" x.err
