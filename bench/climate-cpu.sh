@@ -14,7 +14,11 @@
 # output), and run with 1 and 2 ranks where hpcq-climate runs with 1 and
 # 2 OpenMP threads; nothing of it is kept.  The two codes take turns,
 # REPS times, and each figure is the median; "ratio" is hpcq-climate's
-# over miniWeather's.  Prints a Markdown table.
+# over miniWeather's.  Besides the rate over the time loop's wall time
+# that each program reports, the rate per CPU-second (cells x steps over
+# the process's user + system time, set-up included) is given: on a
+# shared machine it is the steadier measure of per-core throughput.
+# Prints a Markdown table.
 set -eu
 B=${1:?usage: climate-cpu.sh BUILDDIR [STEPS_SMALL [STEPS_LARGE]]}
 S1=${2:-200}
@@ -48,23 +52,33 @@ simtime() {   # nx nz steps cfl [less] -> seconds for steps - less steps
         dx = 20000 / nx; dz = 10000 / nz; d = (dx < dz) ? dx : dz; printf "%.17g", (s - l) * c * d / 450 }'
 }
 
-hpcq_rate() {   # threads nx nz simt -> "wall rate"
-    OMP_NUM_THREADS=$1 OMP_PROC_BIND=close "$C" --cpu --case thermal --nx "$2" --nz "$3" \
-        --sim-time "$4" | sed -n 's/^performance: [0-9]* steps in \([0-9.]*\) s, \(.*\) cell-updates\/s/\1 \2/p'
+cpu_rate() {    # cells -> cells per CPU-second from $W/cpu (user system)
+    awk -v c="$1" '{ printf "%.6g\n", c / ($1 + $2) }' "$W/cpu"
 }
 
-mw_rate() {     # ranks nx nz steps -> "wall rate"
-    mpirun -np "$1" "$W/mw_$2" | awk -v c=$(($2 * $3 * $4)) '/^CPU Time:/ { printf "%s %.6g\n", $3, c / $3 }'
+hpcq_rate() {   # threads nx nz simt steps -> "wall rate cpu-rate"
+    local r
+    r=$(OMP_NUM_THREADS=$1 OMP_PROC_BIND=close /usr/bin/time -f "%U %S" -o "$W/cpu" \
+        "$C" --cpu --case thermal --nx "$2" --nz "$3" --sim-time "$4" |
+        sed -n 's/^performance: [0-9]* steps in \([0-9.]*\) s, \(.*\) cell-updates\/s/\1 \2/p')
+    echo "$r $(cpu_rate $(($2 * $3 * $5)))"
+}
+
+mw_rate() {     # ranks nx nz steps -> "wall rate cpu-rate"
+    local r
+    r=$(/usr/bin/time -f "%U %S" -o "$W/cpu" mpirun -np "$1" "$W/mw_$2" |
+        awk -v c=$(($2 * $3 * $4)) '/^CPU Time:/ { printf "%s %.6g\n", $3, c / $3 }')
+    echo "$r $(cpu_rate $(($2 * $3 * $4)))"
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 if [ -n "$MW" ]; then
-    echo "| grid | steps | cores | hpcq wall s | hpcq cell-updates/s | miniWeather cell-updates/s | ratio |"
-    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+    echo "| grid | steps | cores | hpcq wall s | hpcq cell-updates/s | miniWeather | ratio | hpcq per CPU-s | miniWeather per CPU-s | ratio |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 else
-    echo "| grid | steps | threads | wall s | cell-updates/s |"
-    echo "| --- | ---: | ---: | ---: | ---: |"
+    echo "| grid | steps | threads | wall s | cell-updates/s | per CPU-s |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: |"
 fi
 for g in "400 200 $S1" "1600 800 $S2"; do
     set -- $g
@@ -74,16 +88,20 @@ for g in "400 200 $S1" "1600 800 $S2"; do
     for t in 1 2; do
         : >"$W/h" >"$W/m"
         for rep in $(seq "$REPS"); do
-            hpcq_rate "$t" "$nx" "$nz" "$(simtime "$nx" "$nz" "$steps" 1)" >>"$W/h"
+            hpcq_rate "$t" "$nx" "$nz" "$(simtime "$nx" "$nz" "$steps" 1)" "$steps" >>"$W/h"
             [ -n "$MW" ] && mw_rate "$t" "$nx" "$nz" "$steps" >>"$W/m"
         done
         hw=$(cut -d' ' -f1 "$W/h" | median) hr=$(cut -d' ' -f2 "$W/h" | median)
+        hc=$(cut -d' ' -f3 "$W/h" | median)
         if [ -n "$MW" ]; then
-            mr=$(cut -d' ' -f2 "$W/m" | median)
-            printf "| %s x %s | %s | %s | %.3f | %.3g | %.3g | %.2f |\n" "$nx" "$nz" "$steps" "$t" \
-                "$hw" "$hr" "$mr" "$(awk -v a="$hr" -v b="$mr" 'BEGIN { print a / b }')"
+            mr=$(cut -d' ' -f2 "$W/m" | median) mc=$(cut -d' ' -f3 "$W/m" | median)
+            printf "| %s x %s | %s | %s | %.3f | %.3g | %.3g | %.2f | %.3g | %.3g | %.2f |\n" \
+                "$nx" "$nz" "$steps" "$t" "$hw" "$hr" "$mr" \
+                "$(awk -v a="$hr" -v b="$mr" 'BEGIN { print a / b }')" "$hc" "$mc" \
+                "$(awk -v a="$hc" -v b="$mc" 'BEGIN { print a / b }')"
         else
-            printf "| %s x %s | %s | %s | %.3f | %.3g |\n" "$nx" "$nz" "$steps" "$t" "$hw" "$hr"
+            printf "| %s x %s | %s | %s | %.3f | %.3g | %.3g |\n" "$nx" "$nz" "$steps" "$t" \
+                "$hw" "$hr" "$hc"
         fi
     done
 done
