@@ -110,4 +110,12 @@ test_expect_success '--checkpoint-keep 3 keeps three generations' '
     test $(grep -c "part$" k.list) = 3 && step_of ck5/md-00000006.ckpt 60
 '
 
+test_expect_success 'HPCQ_CHECKPOINT_KEEP=1 keeps one; a bad value is one error line' '
+    rm -rf ck6 && HPCQ_CHECKPOINT_KEEP=1 $RUN --steps 30 --checkpoint-dir ck6 \
+        --checkpoint-every 10 >/dev/null 2>&1 &&
+    ls ck6 && test "$(ls ck6)" = "$(printf "md-00000003.ckpt\nmd-00000003.r00000.part")" &&
+    set +e; HPCQ_CHECKPOINT_KEEP=none $RUN --steps 1 >/dev/null 2>k.err; rc=$?; set -e
+    test $rc = 2 && test $(wc -l <k.err) = 1 && grep -q HPCQ_CHECKPOINT_KEEP k.err
+'
+
 test_done

@@ -44,6 +44,11 @@ test_expect_success 'bad input: invalid HPCQ_CHECKPOINT_INTERVAL' '
     test $? -eq 2 && test $(wc -l < env.err) -eq 1
 '
 
+test_expect_success 'bad input: invalid HPCQ_CHECKPOINT_KEEP' '
+    HPCQ_CHECKPOINT_KEEP=0 $CLIMATE --nx 16 --nz 8 --sim-time 1 2> keep.err;
+    test $? -eq 2 && test $(wc -l < keep.err) -eq 1 && grep -q HPCQ_CHECKPOINT_KEEP keep.err
+'
+
 test_expect_success 'bad input: a checkpoint of another case in the checkpoint dir' '
     mkdir -p fc && $CLIMATE --case thermal --nx 16 --nz 8 --sim-time 5 \
         --checkpoint-every 2 --checkpoint-dir fc --quiet > /dev/null &&

@@ -96,9 +96,9 @@ test_expect_success 'HPCQ_CHECKPOINT_DIR and HPCQ_CHECKPOINT_INTERVAL are obeyed
     test $(grep -c "^checkpoint at" c7.out) -ge 5
 '
 
-test_expect_success '--checkpoint-keep 3 keeps three generations, the newest' '
+test_expect_success 'HPCQ_CHECKPOINT_KEEP=3 keeps three generations, the newest' '
     mkdir c8 &&
-    $RUN --checkpoint-every 5 --checkpoint-dir c8 --checkpoint-keep 3 --stop-after 30 > c8.out;
+    HPCQ_CHECKPOINT_KEEP=3 $RUN --checkpoint-every 5 --checkpoint-dir c8 --stop-after 30 > c8.out;
     test $? -eq 143 && ls c8 > c8.ls && cat c8.ls && test $(wc -l < c8.ls) -eq 3 &&
     test "c8/$(tail -1 c8.ls)" = "$(newest c8.out)"
 '

@@ -138,6 +138,11 @@ static int parse_env (struct climate_opts *o, struct hpcq_error *err)
                     || o->checkpoint_interval <= 0.0))
         return errprintf_code (err, EINVAL, "invalid HPCQ_CHECKPOINT_INTERVAL "
                                "'%s': need a positive number of seconds", s);
+    s = getenv ("HPCQ_CHECKPOINT_KEEP");
+    if (s && *s && set_int (&o->checkpoint_keep, "checkpoint-keep", s, 1, 1000,
+                            "a number of checkpoints from 1 to 1000", err) < 0)
+        return errprintf_code (err, EINVAL, "invalid HPCQ_CHECKPOINT_KEEP '%s': "
+                               "need a number of checkpoints from 1 to 1000", s);
     return 0;
 }
 
@@ -198,7 +203,8 @@ void climate_opts_usage (FILE *f)
 "  --out-every SECONDS    snapshot interval (default: first and last only)\n"
 "  --checkpoint-every N   checkpoint every N steps\n"
 "  --checkpoint-dir DIR   where checkpoints go (default $HPCQ_CHECKPOINT_DIR, else .)\n"
-"  --checkpoint-keep N    keep the newest N checkpoints (default 2)\n"
+"  --checkpoint-keep N    keep the newest N checkpoints (default\n"
+"                         $HPCQ_CHECKPOINT_KEEP, else 2)\n"
 "  --restart              continue from the newest valid checkpoint (if any);\n"
 "                         the output file is extended, not replaced\n"
 "  --gpu                  run on the GPU, fail if none; --cpu: run on the CPU;\n"
@@ -209,7 +215,8 @@ void climate_opts_usage (FILE *f)
 "  --quiet                print only the final diagnostics\n"
 "\n"
 "Environment: HPCQ_CHECKPOINT_DIR (checkpoint folder), HPCQ_CHECKPOINT_INTERVAL\n"
-"(also checkpoint every that many seconds of wall time), OMP_NUM_THREADS.\n"
+"(also checkpoint every that many seconds of wall time), HPCQ_CHECKPOINT_KEEP\n"
+"(checkpoints kept), OMP_NUM_THREADS.\n"
 "SIGUSR1 writes a checkpoint and continues; SIGTERM writes one and exits 143.\n"
 "\n"
 "Domain: x in [0, %.0f] m periodic, z in [0, %.0f] m between rigid walls.\n"

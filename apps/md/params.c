@@ -248,7 +248,7 @@ static const struct opt opts[] = {
     { "checkpoint-every", set_nonneglong, F (checkpoint_every), VAL, "checkpoint every N steps (0: off)" },
     { "checkpoint-interval", set_nonneg, F (checkpoint_interval), VAL, "checkpoint every T seconds" },
     { "checkpoint-dir", set_path, F (checkpoint_dir), VAL, "checkpoint folder ($HPCQ_CHECKPOINT_DIR)" },
-    { "checkpoint-keep", set_int, F (checkpoint_keep), VAL, "keep the newest N checkpoints (2)" },
+    { "checkpoint-keep", set_int, F (checkpoint_keep), VAL, "keep the newest N checkpoints ($HPCQ_CHECKPOINT_KEEP, else 2)" },
     { "restart", set_restart, F (restart), NOVAL, "continue from the newest valid checkpoint" },
     { "restart-auto", set_restart, F (restart), NOVAL, "restart if a checkpoint exists, else start" },
     { "dump", set_path, F (dump), VAL, "LAMMPS text dump (id type x y z vx vy vz fx fy fz)" },
@@ -312,11 +312,19 @@ static int params_from_env (struct md_params *p, struct hpcq_error *err)
             return errprintf (err, "HPCQ_CHECKPOINT_DIR is too long");
         strcpy (p->checkpoint_dir, dir);
     }
+    const char *keep = getenv ("HPCQ_CHECKPOINT_KEEP");
+    long k;
     if (ival && *ival && (util_parse_double (ival, 0, HUGE_VAL,
                                              &p->checkpoint_interval) < 0
                           || p->checkpoint_interval <= 0))
         return errprintf (err, "invalid HPCQ_CHECKPOINT_INTERVAL '%s': expected "
                           "a positive number of seconds", ival);
+    if (keep && *keep) {
+        if (util_parse_long (keep, 1, 1000, &k) < 0)
+            return errprintf (err, "invalid HPCQ_CHECKPOINT_KEEP '%s': expected "
+                              "an integer from 1 to 1000", keep);
+        p->checkpoint_keep = (int)k;
+    }
     return 0;
 }
 

@@ -54,8 +54,8 @@ struct md_params {
     int quiet;
 };
 
-/* Fill p with defaults (the in.lj benchmark), then apply HPCQ_CHECKPOINT_DIR
- * and HPCQ_CHECKPOINT_INTERVAL from the environment, an input file if one
+/* Fill p with defaults (the in.lj benchmark), then apply HPCQ_CHECKPOINT_DIR,
+ * HPCQ_CHECKPOINT_INTERVAL and HPCQ_CHECKPOINT_KEEP from the environment, an input file if one
  * is named (--input FILE or a lone FILE argument), and the options.
  * Returns 0, 1 if --help was printed, or -1 with err filled.
  */
