@@ -4,7 +4,7 @@
 # and 1600 x 800 cells on 1 and 2 cores, side by side with miniWeather
 # when its source is given.
 #
-#   [REPS=3] [MINIWEATHER=DIR] bench/climate-cpu.sh BUILDDIR [STEPS_SMALL [STEPS_LARGE]]
+#   [REPS=3] [CORES="1 2"] [MINIWEATHER=DIR] bench/climate-cpu.sh BUILDDIR [STEPS_SMALL [STEPS_LARGE]]
 #
 # The thermal case; the step count is fixed by choosing --sim-time = steps
 # x dt (hpcq-climate: dt = min(dx, dz) / 450 m/s; miniWeather: 1.5 times
@@ -24,6 +24,7 @@ B=${1:?usage: climate-cpu.sh BUILDDIR [STEPS_SMALL [STEPS_LARGE]]}
 S1=${2:-200}
 S2=${3:-20}
 REPS=${REPS:-3}
+CORES=${CORES:-1 2}
 C=$B/apps/climate/hpcq-climate
 MW=${MINIWEATHER:-}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -85,7 +86,7 @@ for g in "400 200 $S1" "1600 800 $S2"; do
     nx=$1 nz=$2 steps=$3
     # (steps - 0.5) dt: exactly steps steps, the last one half long
     [ -n "$MW" ] && mw_build "$nx" "$nz" "$(simtime "$nx" "$nz" "$steps" 1.5 0.5)"
-    for t in 1 2; do
+    for t in $CORES; do
         : >"$W/h" >"$W/m"
         for rep in $(seq "$REPS"); do
             hpcq_rate "$t" "$nx" "$nz" "$(simtime "$nx" "$nz" "$steps" 1)" "$steps" >>"$W/h"

@@ -15,13 +15,16 @@
 # differ by 1e-6.  Then (unless DRIFT=0) bench/md-drift.sh compares the
 # total-energy drift per atom over long NVE runs of both codes, 5 seeds.
 #
-#   [REPS=N] [TRAJ=0] [DRIFT=0] bench/md-vs-lammps.sh BUILDDIR [STEPS] [DRIFT_CELLS] [DRIFT_STEPS]
+#   [REPS=N] [CELLS="20 40"] [CORES="1 2"] [TRAJ=0] [DRIFT=0]
+#       bench/md-vs-lammps.sh BUILDDIR [STEPS] [DRIFT_CELLS] [DRIFT_STEPS]
 set -eu
 B=$(cd "${1:?usage: $0 BUILDDIR [STEPS] [DRIFT_CELLS] [DRIFT_STEPS]}" && pwd)
 STEPS=${2:-100}
 DCELLS=${3:-10}
 DSTEPS=${4:-10000}
 REPS=${REPS:-3}
+CELLS=${CELLS:-20 40}
+CORES=${CORES:-1 2}
 TRAJ_STEPS=${TRAJ_STEPS:-3000}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 MD=$B/apps/md/hpcq-md
@@ -67,9 +70,9 @@ median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END {
 
 echo "| atoms | cores | LAMMPS atom-steps/s | hpcq-md (threads) | hpcq-md (ranks) | best ratio |"
 echo "| ---: | ---: | ---: | ---: | ---: | ---: |"
-for cells in 20 40; do
+for cells in $CELLS; do
     data=$(lj_data $cells)
-    for cores in 1 2; do
+    for cores in $CORES; do
         L= T= R=
         for rep in $(seq "$REPS"); do
             L="$L $(lmp_rate $cores "$data")"
