@@ -249,6 +249,10 @@ static json_t *chunks_to_json (const struct hpcq_resources *res)
             json_object_set_new (o, "gpu_model", json_string (c->gpu_model));
         if (o && chunk_mig (c)[0])
             json_object_set_new (o, "mig", json_string (c->mig));
+        if (o && chunk_host (c)[0])
+            json_object_set_new (o, "host", json_string (c->host));
+        if (o && chunk_labels (c)[0])
+            json_object_set_new (o, "labels", json_string (c->labels));
         if (json_array_append_new (a, o) < 0) {
             json_decref (a);
             return NULL;
@@ -456,19 +460,22 @@ static int decode_chunk (json_t *o, size_t i, struct hpcq_chunk *c,
 {
     json_error_t jerr;
     json_int_t count, ncpus, mem = 0, ngpus = 0, mpiprocs = 1;
-    const char *model = "", *mig = "";
+    const char *model = "", *mig = "", *host = "", *labels = "";
 
-    if (json_unpack_ex (o, &jerr, JSON_STRICT, "{s:I s:I s?I s?I s?I s?s s?s}",
+    if (json_unpack_ex (o, &jerr, JSON_STRICT, "{s:I s:I s?I s?I s?I s?s s?s s?s s?s}",
                         "count", &count,
                         "ncpus", &ncpus,
                         "mem", &mem,
                         "ngpus", &ngpus,
                         "mpiprocs", &mpiprocs,
                         "gpu_model", &model,
-                        "mig", &mig) < 0)
+                        "mig", &mig,
+                        "host", &host,
+                        "labels", &labels) < 0)
         return invalid (err, "chunk %zu: %s", i + 1, jerr.text);
-    if (strlen (model) > HPCQ_GPU_MODEL_MAX || strlen (mig) > HPCQ_MIG_MAX)
-        return invalid (err, "chunk %zu: gpu_model or mig too long", i + 1);
+    if (strlen (model) > HPCQ_GPU_MODEL_MAX || strlen (mig) > HPCQ_MIG_MAX
+        || strlen (host) > HPCQ_HOST_MAX || strlen (labels) > 1000)
+        return invalid (err, "chunk %zu: gpu_model, mig, host or labels too long", i + 1);
     if (count < 1 || count > INT_MAX)
         return invalid (err, "chunk %zu: count %lld out of range", i + 1,
                         (long long)count);
@@ -489,7 +496,9 @@ static int decode_chunk (json_t *o, size_t i, struct hpcq_chunk *c,
                               .mpiprocs = (int)mpiprocs };
     /* Checked with the rest of the request by resource_finalize(). */
     if ((model[0] && !(c->gpu_model = resource_intern (model)))
-        || (mig[0] && !(c->mig = resource_intern (mig))))
+        || (mig[0] && !(c->mig = resource_intern (mig)))
+        || (host[0] && !(c->host = resource_intern (host)))
+        || (labels[0] && !(c->labels = resource_intern (labels))))
         return invalid (err, "chunk %zu: too many different GPU models and MIG "
                         "profiles", i + 1);
     return 0;
