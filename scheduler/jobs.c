@@ -730,6 +730,13 @@ int job_node_lost (struct server *srv, struct job *job, const char *why)
         return job_end (srv, job, JOB_EXEC_NODE_LOST, reason, 0,
                         now - job->rec.stime, 0, "scheduler");
     }
+    return job_requeue (srv, job, why, "scheduler");
+}
+
+int job_requeue (struct server *srv, struct job *job, const char *why, const char *actor)
+{
+    int64_t now = util_wall_secs ();
+
     job_release_alloc (srv, job);
     job->launch_pending = 0;
     if (db_attempt_end (srv->db, job->rec.seq, job->rec.run_count, now,
@@ -740,7 +747,7 @@ int job_node_lost (struct server *srv, struct job *job, const char *why)
     free (job->rec.exec_vnode);
     job->rec.exec_host = job->rec.exec_vnode = NULL;
     log_msg (LOG_WARNING, "job %s (%s) requeued: %s", job->id, job->rec.owner, why);
-    return job_set_state (srv, job, 'Q', "requeued", "scheduler", why);
+    return job_set_state (srv, job, 'Q', "requeued", actor, why);
 }
 
 void job_signal_worker (struct job *job, const char *sig, const char *reason)

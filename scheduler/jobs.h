@@ -120,6 +120,9 @@ int job_end (struct server *srv, struct job *job, int exit_status,
              int64_t maxrss, const char *actor);
 /* The node under a running job failed: requeue it or fail it. */
 int job_node_lost (struct server *srv, struct job *job, const char *why);
+/* End a running job's attempt without a result (its copy is being
+ * killed, or is gone) and queue it again; actor caused it. */
+int job_requeue (struct server *srv, struct job *job, const char *why, const char *actor);
 /* Ask the job's mother-superior worker to signal it ("TERM" or "KILL";
  * reason "deleted" escalates to SIGKILL after the kill delay).  Not
  * durable: repeated when the node reconnects. */
