@@ -236,11 +236,14 @@ static int take_option (struct sbatch *sb, char **words, int n, int *i,
     char *w = words[(*i)++], *val = NULL;
     size_t k;
 
+    /* The words are left as they are: sbatch reads its argv twice. */
     if (w[0] == '-' && w[1] == '-') {
         char *eq = strchr (w, '=');
+        size_t len = eq ? (size_t)(eq - w - 2) : strlen (w + 2);
         if (eq)
-            *eq = '\0', val = eq + 1;
-        for (k = 0; k < NOPTS && strcmp (sbatch_opts[k].name, w + 2); k++)
+            val = eq + 1;
+        for (k = 0; k < NOPTS && (strlen (sbatch_opts[k].name) != len
+                                  || strncmp (sbatch_opts[k].name, w + 2, len)); k++)
             ;
     }
     else if (w[0] == '-' && w[1]) {
@@ -256,7 +259,8 @@ static int take_option (struct sbatch *sb, char **words, int n, int *i,
                         w);
     if (sbatch_opts[k].has_arg && !val) {
         if (*i >= n)
-            return invalid (err, "#SBATCH option '%s' needs a value", w);
+            return invalid (err, sb->cli ? "option '%s' requires an argument"
+                                         : "#SBATCH option '%s' needs a value", w);
         val = words[(*i)++];
     }
     return set_option (sb, sbatch_opts[k].name, val ? val : "", err);
@@ -330,6 +334,9 @@ static const char *mail_points (const char *types)
 
 static int apply_export (struct hpcq_jobspec *spec, const char *exp, struct hpcq_error *err)
 {
+    /* sbatch's default is ALL: the submitter's environment goes along. */
+    if (!exp)
+        return directive_apply (spec, 'V', NULL, err);
     if (!strcmp (exp, "NONE"))
         return 0;
     if (!strncmp (exp, "ALL", 3)) {
@@ -361,7 +368,7 @@ static int apply_sbatch (struct hpcq_jobspec *spec, const struct sbatch *sb,
         || (sb->account && directive_apply (spec, 'A', sb->account, err) < 0)
         || (sb->mail_user && directive_apply (spec, 'M', sb->mail_user, err) < 0)
         || (sb->mail_type && directive_apply (spec, 'm', mail_points (sb->mail_type), err) < 0)
-        || (sb->export && apply_export (spec, sb->export, err) < 0)
+        || ((sb->export || sb->cli) && apply_export (spec, sb->export, err) < 0)
         || (sb->requeue >= 0 && directive_apply (spec, 'r', sb->requeue ? "y" : "n", err) < 0))
         return -1;
     if (sb->array && directive_apply (spec, 'J', sb->array, err) < 0)
