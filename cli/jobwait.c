@@ -10,7 +10,8 @@
 
 #define RECONNECT_TRIES 60
 
-/* One attempt: 0 answered, 1 the connection failed (try again), -1 refused. */
+/* One attempt: 0 answered, 1 the connection failed (try again), 2 no
+ * answer within the client's timeout (the job still runs), -1 refused. */
 static int wait_once (const char *prog, const char *jobid, json_t **reply)
 {
     struct hpcq_error err;
@@ -21,7 +22,8 @@ static int wait_once (const char *prog, const char *jobid, json_t **reply)
         return 1;
     if (client_rpc (c, "job.wait", json_pack ("{s:s}", "id", jobid), reply, &err) < 0) {
         /* A refusal carries the server's reason; a lost link does not. */
-        rc = (errno == ENOENT || errno == EPERM || errno == EAGAIN || errno == EPROTO) ? -1 : 1;
+        int e = errno;
+        rc = e == ETIMEDOUT ? 2 : (e == ENOENT || e == EPERM || e == EAGAIN) ? -1 : 1;
         if (rc < 0)
             fprintf (stderr, "%s: %s\n", prog, err.text);
     }
@@ -36,10 +38,12 @@ int jobwait (const char *prog, const char *jobid, int *has_exit, int *exit_statu
     const char *text = "";
     int rc = 1;
 
-    for (int tries = 0; rc == 1 && tries < RECONNECT_TRIES; tries++) {
-        if (tries > 0)
+    for (int tries = 0; (rc == 1 || rc == 2) && tries < RECONNECT_TRIES; tries++) {
+        if (rc == 1 && tries > 0)
             sleep (1);
         rc = wait_once (prog, jobid, &reply);
+        if (rc == 2)
+            tries = 0;      /* the server is there; the job takes long */
     }
     if (rc == 1) {
         fprintf (stderr, "%s: wait for job %s: lost the server\n", prog, jobid);
