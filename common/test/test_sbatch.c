@@ -213,7 +213,7 @@ static void test_tools (void)
         "--signal R: refused: %s", err.text);
     jobspec_release (&s);
     ok (parse ("#SBATCH --qos=high\n", &s, &err) == -1
-        && strstr (err.text, "unknown #SBATCH option '--qos'"), "--qos refused: %s", err.text);
+        && strstr (err.text, "unknown #SBATCH option '--qos=high'"), "--qos refused: %s", err.text);
     jobspec_release (&s);
 }
 
@@ -239,7 +239,7 @@ static void test_command (void)
     {
         char *bad[] = { "--qos=x", "s.sh", NULL };
         ok (sbatch_scan_command (2, bad, &cli, &err) == -1
-            && strstr (err.text, "unrecognized option '--qos'"), "unknown option: %s", err.text);
+            && strstr (err.text, "unrecognized option '--qos=x'"), "unknown option: %s", err.text);
     }
 }
 
