@@ -20,6 +20,7 @@
 #include "scheduler/job_rpc.h"
 #include "scheduler/job_select.h"
 #include "scheduler/jobs.h"
+#include "scheduler/lifecycle.h"
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
 #include "scheduler/queue.h"
@@ -218,7 +219,7 @@ static void job_rerun (struct server *srv, struct conn *c, struct wire_msg *msg)
      * is of no interest) and the job waits for its next attempt. */
     job_signal_worker (job, "KILL", "stale");
     snprintf (why, sizeof (why), "Job rerun by %s", who);
-    if (job_requeue (srv, job, why, who) < 0) {
+    if (lifecycle_requeue (srv, job, why, who) < 0) {
         server_reply_error (c, msg, errno ? errno : EIO, "cannot record rerun of %s", job->id);
         return;
     }
@@ -298,7 +299,8 @@ static void job_run (struct server *srv, struct conn *c, struct wire_msg *msg)
         server_reply_error (c, msg, EAGAIN, "Resources temporarily unavailable %s", job->id);
         return;
     }
-    if (job_start (srv, job, a) < 0) {
+    if (lifecycle_start (srv, job, a) < 0) {
+        free (a);
         server_reply_error (c, msg, errno ? errno : EIO, "cannot record start of %s", job->id);
         return;
     }
@@ -315,7 +317,7 @@ static void job_order (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     struct job *a = job_rpc_target (srv, c, msg), *b;
     const char *id2;
-    char who[64];
+    char who[64], da[200], db[200];
     int64_t ctime;
     int prio;
 
@@ -351,8 +353,10 @@ static void job_order (struct server *srv, struct conn *c, struct wire_msg *msg)
     prio = a->rec.priority, a->rec.priority = b->rec.priority, b->rec.priority = prio;
     ctime = a->rec.ctime, a->rec.ctime = b->rec.ctime, b->rec.ctime = ctime;
     who_of (c, who, sizeof (who));
-    if (job_set_state (srv, a, a->rec.state, "ordered", who, b->id) < 0
-        || job_set_state (srv, b, b->rec.state, "ordered", who, a->id) < 0) {
+    snprintf (da, sizeof (da), "qorder with %s", b->id);
+    snprintf (db, sizeof (db), "qorder with %s", a->id);
+    if (lifecycle_change (srv, a, a->rec.state, JOB_EV_ALTERED, who, da) < 0
+        || lifecycle_change (srv, b, b->rec.state, JOB_EV_ALTERED, who, db) < 0) {
         server_reply_error (c, msg, errno ? errno : EIO, "cannot record order of %s", a->id);
         return;
     }

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "scheduler/job_select.h"
+#include "scheduler/job_state.h"
 #include "scheduler/jobs.h"
 
 enum op { OP_EQ, OP_NE, OP_GE, OP_GT, OP_LE, OP_LT };
@@ -148,7 +149,7 @@ static int user_match (json_t *users, const char *owner)
 
 static int job_match (const struct job *job, const struct select_req *q)
 {
-    char state = job_display_state (job);
+    char state = job_state_display (job);
 
     if (state == 'F' && !q->history)
         return 0;

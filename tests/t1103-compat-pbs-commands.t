@@ -70,7 +70,7 @@ test_expect_success 'qrerun refuses jobs that are not rerunnable (190) or not ru
 test_expect_success 'qorder exchanges two queued jobs'"'"' places' '
     a=$(cat a.id) b=$(cat b.id) && qdel $a $b && wait_state $a F && wait_state $b F && qstop workq &&
     x=$(echo true | qsub -N x) && y=$(echo true | qsub -N y) &&
-    qorder $x $y && test "$(db_query "SELECT count(*) FROM events WHERE type='"'"'ordered'"'"'")" = 2 &&
+    qorder $x $y && test "$(db_query "SELECT count(*) FROM events WHERE type='"'"'altered'"'"' AND detail LIKE '"'"'qorder%'"'"'")" = 2 &&
     qstart workq && wait_state $x F && wait_state $y F &&
     test $(db_query "SELECT stime FROM jobs WHERE seq=$(seqno $y)") -le \
          $(db_query "SELECT stime FROM jobs WHERE seq=$(seqno $x)") &&
