@@ -263,20 +263,25 @@ void reqcache_add (struct reqcache *rc, const struct job *job, int kind)
 enum { FAIL_NOW = 1, FAIL_BOTH = 2 };
 
 /* The reservation search's cheap necessary condition: for each chunk of
- * the job, how many copies fit node by node. */
+ * the job (the first BOUND_TERMS select terms: a condition on some terms
+ * is still a necessary one, and the counts stay nodes x 16 at most), how
+ * many copies fit node by node. */
+#define BOUND_TERMS 16
+
 struct bound {
     const struct hpcq_resources *res;
     const char *labels;
     int scatter, excl;
-    int *copies;                /* [node][chunk] */
-    int64_t total[HPCQ_MAX_CHUNKS];
+    int nterms;
+    int *copies;                /* [node][term] */
+    int64_t total[BOUND_TERMS];
 };
 
 static void bound_node (struct bound *b, const struct policy_ctx *ctx,
                         const struct node_use *use, int i, int sign)
 {
-    for (int c = 0; c < b->res->nchunks; c++) {
-        int *k = &b->copies[i * b->res->nchunks + c];
+    for (int c = 0; c < b->nterms; c++) {
+        int *k = &b->copies[i * b->nterms + c];
         if (sign > 0)
             *k = place_chunk_copies (ctx->nodes[i], &use[i], &b->res->chunk[c],
                                      b->labels, b->scatter, b->excl,
@@ -293,7 +298,8 @@ static int bound_init (struct bound *b, const struct policy_ctx *ctx,
     b->labels = job->node_labels;
     b->scatter = strncmp (b->res->place, "scatter", 7) == 0;
     b->excl = strstr (b->res->place, "excl") != NULL;
-    if (!(b->copies = calloc ((size_t)(ctx->nnodes ? ctx->nnodes : 1) * b->res->nchunks,
+    b->nterms = b->res->nchunks < BOUND_TERMS ? b->res->nchunks : BOUND_TERMS;
+    if (!(b->copies = calloc ((size_t)(ctx->nnodes ? ctx->nnodes : 1) * b->nterms,
                               sizeof (int))))
         return -1;
     for (int i = 0; i < ctx->nnodes; i++)
@@ -303,7 +309,7 @@ static int bound_init (struct bound *b, const struct policy_ctx *ctx,
 
 static int bound_ok (const struct bound *b)
 {
-    for (int c = 0; c < b->res->nchunks; c++)
+    for (int c = 0; c < b->nterms; c++)
         if (b->total[c] < b->res->chunk[c].count)
             return 0;
     return 1;

@@ -9,8 +9,23 @@
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
 
-#define MAX_SLOTS ((int)(sizeof (((struct alloc *)0)->slot) / sizeof (struct alloc_slot)))
 #define MAX_GROUPS 256
+/* Slots an allocation being built keeps on the stack before it moves to
+ * the heap: every job of up to this many chunks costs no allocation
+ * until it fits (most attempts fail). */
+#define SLOTS_ON_STACK 64
+/* Copies of one chunk from which the candidates are scored once and kept
+ * in a heap, rather than scanned again for each copy. */
+#define PICK_MIN 4
+
+struct alloc *alloc_new (int n)
+{
+    struct alloc *a = calloc (1, sizeof (*a) + (size_t)(n > 0 ? n : 0) * sizeof (a->slot[0]));
+
+    if (a)
+        a->n = n;
+    return a;
+}
 
 /* 1 if the comma-separated list have holds the item want (a label is
  * "name" or "name=value" and matches only exactly). */
@@ -200,19 +215,89 @@ static int cand_at (const struct place_in *in, int k)
     return in->sub ? in->sub[k] : in->cand ? in->cand[k] : k;
 }
 
-/* This job's own tentative usage on the nodes it has chunks on so far. */
-struct tentative {
-    int n;
-    int idx[MAX_SLOTS];
-    struct node_use u[MAX_SLOTS];
+/* This job's own tentative usage on the nodes it has chunks on so far:
+ * node index -> usage, open addressing, at most half full.  On the stack
+ * for jobs of a few nodes; a big job's moves to the heap as it grows. */
+#define TENT_SMALL 128          /* a power of two */
+
+struct tent_ent {
+    int key;                    /* node index + 1; 0: empty */
+    struct node_use u;
 };
+
+struct tentative {
+    int n, cap;
+    struct tent_ent *v;
+    struct tent_ent small[TENT_SMALL];
+};
+
+static void tentative_init (struct tentative *t)
+{
+    t->n = 0;
+    t->cap = 0;                 /* the small table is cleared on first use */
+    t->v = NULL;
+}
+
+static void tentative_release (struct tentative *t)
+{
+    if (t->v != t->small)
+        free (t->v);
+}
+
+static unsigned tent_hash (int i, int cap)
+{
+    return (unsigned)(((uint64_t)(unsigned)i * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
+}
+
+static struct tent_ent *tent_find (struct tent_ent *v, int cap, int i)
+{
+    unsigned h = tent_hash (i, cap);
+
+    while (v[h].key && v[h].key != i + 1)
+        h = (h + 1) & (cap - 1);
+    return &v[h];
+}
 
 static struct node_use *tentative_of (struct tentative *t, int i)
 {
-    for (int k = 0; k < t->n; k++)
-        if (t->idx[k] == i)
-            return &t->u[k];
-    return NULL;
+    struct tent_ent *e;
+
+    if (t->n == 0)
+        return NULL;
+    e = tent_find (t->v, t->cap, i);
+    return e->key ? &e->u : NULL;
+}
+
+/* Node i's entry, made empty if new; NULL if memory is short. */
+static struct node_use *tentative_add (struct tentative *t, int i)
+{
+    struct tent_ent *e;
+
+    if (t->cap == 0) {
+        t->v = t->small;
+        t->cap = TENT_SMALL;
+        for (int k = 0; k < TENT_SMALL; k++)
+            t->small[k].key = 0;
+    }
+    if ((t->n + 1) * 2 > t->cap) {
+        int cap = t->cap * 2;
+        struct tent_ent *nv = calloc (cap, sizeof (*nv));
+        if (!nv)
+            return NULL;
+        for (int k = 0; k < t->cap; k++)
+            if (t->v[k].key)
+                *tent_find (nv, cap, t->v[k].key - 1) = t->v[k];
+        tentative_release (t);
+        t->v = nv;
+        t->cap = cap;
+    }
+    e = tent_find (t->v, t->cap, i);
+    if (!e->key) {
+        e->key = i + 1;
+        memset (&e->u, 0, sizeof (e->u));
+        t->n++;
+    }
+    return &e->u;
 }
 
 static int node_usable (const struct node *n, const char *labels, int empty)
@@ -435,40 +520,221 @@ static int best_node (const struct place_in *in, struct tentative *t,
     return best;
 }
 
+/* An allocation being built: its slots (on the stack while few) and the
+ * job's usage so far on the nodes it holds. */
+struct build {
+    struct tentative t;
+    int n, cap;
+    struct alloc_slot *v;
+    struct alloc_slot small[SLOTS_ON_STACK];
+};
+
+static void build_init (struct build *b)
+{
+    tentative_init (&b->t);
+    b->n = 0;
+    b->cap = SLOTS_ON_STACK;
+    b->v = b->small;
+}
+
+static void build_release (struct build *b)
+{
+    tentative_release (&b->t);
+    if (b->v != b->small)
+        free (b->v);
+}
+
+/* Take one copy of c on node i (which candidate() accepted).  0 or -1
+ * (ENOMEM). */
+static int build_take (const struct place_in *in, struct build *b, int i,
+                       const struct hpcq_chunk *c, int mig_gpu)
+{
+    struct node_use u, *mine;
+
+    if (b->n == b->cap) {
+        int cap = b->cap * 2;
+        struct alloc_slot *nv = malloc (cap * sizeof (*nv));
+        if (!nv)
+            return -1;
+        memcpy (nv, b->v, b->n * sizeof (*nv));
+        if (b->v != b->small)
+            free (b->v);
+        b->v = nv;
+        b->cap = cap;
+    }
+    (void)candidate (in, &b->t, i, c, &u);
+    chunk_take (&b->v[b->n], in->nodes[i], &u, c, mig_gpu, in->excl);
+    if (!(mine = tentative_add (&b->t, i)))
+        return -1;
+    node_use_apply (mine, &b->v[b->n], 0, 1);
+    b->n++;
+    return 0;
+}
+
+/* Candidates for many copies of one chunk, best first: a binary heap on
+ * (score, scan position), so the order is best_node()'s. */
+struct pick {
+    int64_t score;
+    int k;                      /* position in the scan */
+    int mig_gpu;
+};
+
+static int pick_before (const struct pick *x, const struct pick *y)
+{
+    return x->score < y->score || (x->score == y->score && x->k < y->k);
+}
+
+static void pick_down (struct pick *h, int n, int at)
+{
+    for (;;) {
+        int l = 2 * at + 1, best = at;
+        struct pick tmp;
+        if (l < n && pick_before (&h[l], &h[best]))
+            best = l;
+        if (l + 1 < n && pick_before (&h[l + 1], &h[best]))
+            best = l + 1;
+        if (best == at)
+            return;
+        tmp = h[at];
+        h[at] = h[best];
+        h[best] = tmp;
+        at = best;
+    }
+}
+
+/* How node i scores for one more copy of c: 0 with *p filled, or -1. */
+static int pick_score (const struct place_in *in, struct tentative *t, int k,
+                       const struct hpcq_chunk *c, struct pick *p)
+{
+    struct node_use u;
+    int i = cand_at (in, k);
+
+    p->k = k;
+    p->mig_gpu = -1;
+    if (candidate (in, t, i, c, &u) < 0
+        || (p->score = chunk_score (in->nodes[i], &u, c, &p->mig_gpu)) < 0)
+        return -1;
+    return 0;
+}
+
+/* Every copy of c, each on the best node for it as best_node() would
+ * choose, with the nodes scored once: only the node just taken changes.
+ * 0, or -1 if they do not all fit (or memory is short). */
+static int place_copies (const struct place_in *in, struct build *b,
+                         const struct hpcq_chunk *c)
+{
+    int nn = cand_count (in), np = 0, rc = -1;
+    struct pick *h = malloc ((nn ? nn : 1) * sizeof (*h));
+
+    if (!h)
+        return -1;
+    for (int k = 0; k < nn; k++)
+        if (pick_score (in, &b->t, k, c, &h[np]) == 0)
+            np++;
+    for (int k = np / 2 - 1; k >= 0; k--)
+        pick_down (h, np, k);
+    for (int copy = 0; copy < c->count; copy++) {
+        struct pick top;
+        if (np == 0)
+            goto out;
+        top = h[0];
+        if (build_take (in, b, cand_at (in, top.k), c, top.mig_gpu) < 0)
+            goto out;
+        if (pick_score (in, &b->t, top.k, c, &h[0]) < 0)
+            h[0] = h[--np];
+        pick_down (h, np, 0);
+    }
+    rc = 0;
+out:
+    free (h);
+    return rc;
+}
+
+/* Copies of c that fit on node n under usage u, at most cap (0 if u holds
+ * it exclusively, or excl and anything runs there). */
+static int copies_on (const struct node *n, const struct node_use *u,
+                      const struct hpcq_chunk *c, int scatter, int excl, int cap)
+{
+    int k;
+
+    if (u->excl_by || (excl && u->njobs > 0))
+        return 0;
+    k = (n->ncpus - u->ncpus_used) / c->ncpus;
+    if (c->mem > 0) {
+        int64_t m = (n->mem - u->mem_used) / c->mem;
+        if (m < k)
+            k = (int)m;
+    }
+    if (chunk_mig (c)[0]) {
+        int m = mig_free_total (n, u, chunk_mig (c), chunk_model (c));
+        if (m < k)
+            k = m;
+    }
+    else if (c->ngpus > 0) {
+        int m = whole_free (n, u, chunk_model (c)) / c->ngpus;
+        if (m < k)
+            k = m;
+    }
+    if ((scatter || excl) && k > 1)
+        k = 1;
+    if (k < 0)
+        k = 0;
+    return k < cap ? k : cap;
+}
+
+/* 1 if the candidates hold every chunk of res, each select term counted
+ * alone and node by node: a necessary condition that a big job checks in
+ * one pass over the nodes before it is placed, so that a request far
+ * beyond the nodes fails at that cost. */
+static int room_for (const struct place_in *in, const struct hpcq_resources *res)
+{
+    int nn = cand_count (in);
+
+    for (int c = 0; c < res->nchunks; c++) {
+        const struct hpcq_chunk *ch = &res->chunk[c];
+        int room = 0;
+        for (int k = 0; k < nn && room < ch->count; k++) {
+            int i = cand_at (in, k);
+            struct node_use u;
+            if (!node_usable (in->nodes[i], in->labels, in->empty))
+                continue;
+            use_effective (in, i, &u);
+            room += copies_on (in->nodes[i], &u, ch, in->scatter, in->excl,
+                               ch->count - room);
+        }
+        if (room < ch->count)
+            return 0;
+    }
+    return 1;
+}
+
 static struct alloc *place_core (const struct place_in *in,
                                  const struct hpcq_resources *res)
 {
-    struct tentative tent, *t = &tent;
-    struct alloc work, *a = &work, *out;
+    struct build b;
+    struct alloc *out = NULL;
 
-    /* On the stack: most attempts fail, and should cost no allocation. */
-    t->n = 0;
-    a->n = 0;
+    if (resource_total_chunks (res) > SLOTS_ON_STACK && !room_for (in, res))
+        return NULL;
+    build_init (&b);
     for (int c = 0; c < res->nchunks; c++) {
         const struct hpcq_chunk *ch = &res->chunk[c];
+        if (ch->count >= PICK_MIN) {
+            if (place_copies (in, &b, ch) < 0)
+                goto out;
+            continue;
+        }
         for (int k = 0; k < ch->count; k++) {
-            struct node_use u, *mine;
             int g = -1, i;
-            if (a->n == MAX_SLOTS || (i = best_node (in, t, ch, &g)) < 0)
-                goto fail;
-            (void)candidate (in, t, i, ch, &u);
-            chunk_take (&a->slot[a->n], in->nodes[i], &u, ch, g, in->excl);
-            if (!(mine = tentative_of (t, i))) {
-                t->idx[t->n] = i;
-                mine = &t->u[t->n++];
-                memset (mine, 0, sizeof (*mine));
-            }
-            node_use_apply (mine, &a->slot[a->n], 0, 1);
-            a->n++;
+            if ((i = best_node (in, &b.t, ch, &g)) < 0 || build_take (in, &b, i, ch, g) < 0)
+                goto out;
         }
     }
-    if (!(out = malloc (sizeof (*out))))
-        return NULL;
-    memcpy (out, a, offsetof (struct alloc, slot) + a->n * sizeof (a->slot[0]));
-    memset (&out->slot[a->n], 0, (MAX_SLOTS - a->n) * sizeof (a->slot[0]));
+    if ((out = alloc_new (b.n)))
+        memcpy (out->slot, b.v, b.n * sizeof (b.v[0]));
+out:
+    build_release (&b);
     return out;
-fail:
-    return NULL;
 }
 
 struct group {
@@ -605,35 +871,20 @@ int place_chunk_copies (const struct node *n, const struct node_use *u,
                         const struct hpcq_chunk *c, const char *labels,
                         int scatter, int excl, int cap)
 {
-    int k;
-
     if (!node_usable (n, labels, 0))
         return 0;
-    if (!u)
-        u = &n->use;
-    if (u->excl_by || (excl && u->njobs > 0))
+    return copies_on (n, u ? u : &n->use, c, scatter, excl, cap);
+}
+
+int place_chunk_capacity (const struct node *n, const struct hpcq_chunk *c,
+                          const char *labels, int scatter, int excl, int cap)
+{
+    struct node_use none;
+
+    if (!node_usable (n, labels, 1))
         return 0;
-    k = (n->ncpus - u->ncpus_used) / c->ncpus;
-    if (c->mem > 0) {
-        int64_t m = (n->mem - u->mem_used) / c->mem;
-        if (m < k)
-            k = (int)m;
-    }
-    if (chunk_mig (c)[0]) {
-        int m = mig_free_total (n, u, chunk_mig (c), chunk_model (c));
-        if (m < k)
-            k = m;
-    }
-    else if (c->ngpus > 0) {
-        int m = whole_free (n, u, chunk_model (c)) / c->ngpus;
-        if (m < k)
-            k = m;
-    }
-    if ((scatter || excl) && k > 1)
-        k = 1;
-    if (k < 0)
-        k = 0;
-    return k < cap ? k : cap;
+    memset (&none, 0, sizeof (none));
+    return copies_on (n, &none, c, scatter, excl, cap);
 }
 
 struct alloc *place_job (struct node **nodes, int nnodes, const struct job *job,
