@@ -64,41 +64,51 @@ void backfill_use_apply (const struct policy_ctx *ctx, struct node_use *use,
     }
 }
 
-static const struct policy_ctx *sort_ctx;
+/* A running job and when its walltime runs out, side by side for the
+ * sort (not looked up through the job at each comparison). */
+struct end_key {
+    int64_t end;
+    struct job *job;
+};
 
 /* By end time, then by address, so that a job listed twice sorts next
  * to itself. */
 static int cmp_end (const void *a, const void *b)
 {
-    const struct job *p = *(struct job *const *)a, *q = *(struct job *const *)b;
-    int64_t x = backfill_end (sort_ctx, p), y = backfill_end (sort_ctx, q);
+    const struct end_key *p = a, *q = b;
 
-    if (x != y)
-        return x < y ? -1 : 1;
-    return p < q ? -1 : p > q;
+    if (p->end != q->end)
+        return p->end < q->end ? -1 : 1;
+    return p->job < q->job ? -1 : p->job > q->job;
 }
 
 struct job **backfill_running_by_end (const struct policy_ctx *ctx,
                                       struct job **started, int nstarted, int *np)
 {
     struct job **v;
-    int n = nstarted, k = 0, out = 0;
+    struct end_key *k;
+    int n = nstarted, m = 0, out = 0;
 
     for (struct job *j = ctx->running; j; j = j->r_next)
         n++;
-    if (!(v = calloc (n ? n : 1, sizeof (*v))))
+    v = calloc (n ? n : 1, sizeof (*v));
+    k = malloc ((n ? n : 1) * sizeof (*k));
+    if (!v || !k) {
+        free (v);
+        free (k);
         return NULL;
+    }
     for (struct job *j = ctx->running; j; j = j->r_next)
         if (j->alloc)
-            v[k++] = j;
+            k[m++] = (struct end_key){ backfill_end (ctx, j), j };
     for (int i = 0; i < nstarted; i++)
         if (started[i]->alloc)
-            v[k++] = started[i];
-    sort_ctx = ctx;
-    qsort (v, k, sizeof (*v), cmp_end);
-    for (int i = 0; i < k; i++)
-        if (out == 0 || v[out - 1] != v[i])
-            v[out++] = v[i];
+            k[m++] = (struct end_key){ backfill_end (ctx, started[i]), started[i] };
+    qsort (k, m, sizeof (*k), cmp_end);
+    for (int i = 0; i < m; i++)
+        if (out == 0 || v[out - 1] != k[i].job)
+            v[out++] = k[i].job;
+    free (k);
     *np = out;
     return v;
 }

@@ -1,5 +1,6 @@
 /* place.c - see place.h */
 #include <config.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,6 @@
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
 
-#define MAX_GROUPS 256
 /* Slots an allocation being built keeps on the stack before it moves to
  * the heap: every job of up to this many chunks costs no allocation
  * until it fits (most attempts fail). */
@@ -64,16 +64,63 @@ int place_model_match (const char *model, const char *want)
     return !want[0] || strcasestr (model, want) != NULL;
 }
 
+/* ib_switch groups by number, so that a placement sorts nodes into
+ * groups by indexing, not by comparing names: every value seen keeps its
+ * number for good (a site has a few hundred switches, not millions). */
+static struct {
+    pthread_mutex_t lock;
+    char **name;
+    int n, cap;
+} switches = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* name's number, or -1 (memory short). */
+static int switch_number (const char *name)
+{
+    int k;
+
+    pthread_mutex_lock (&switches.lock);
+    for (k = switches.n - 1; k >= 0 && strcmp (switches.name[k], name) != 0; k--)
+        ;
+    if (k < 0) {
+        if (switches.n == switches.cap) {
+            int cap = switches.cap ? switches.cap * 2 : 64;
+            char **nv = realloc (switches.name, cap * sizeof (*nv));
+            if (nv) {
+                switches.name = nv;
+                switches.cap = cap;
+            }
+        }
+        if (switches.n < switches.cap && (switches.name[switches.n] = strdup (name)))
+            k = switches.n++;
+    }
+    pthread_mutex_unlock (&switches.lock);
+    return k;
+}
+
+/* How many ib_switch numbers have been given. */
+static int switch_count (void)
+{
+    int n;
+
+    pthread_mutex_lock (&switches.lock);
+    n = switches.n;
+    pthread_mutex_unlock (&switches.lock);
+    return n;
+}
+
 static void ib_switch_find (struct node *n)
 {
     const char *p = n->labels;
 
     n->ib_switch[0] = '\0';
+    n->ib_group = -1;
     while ((p = strstr (p, "ib_switch="))) {
         if (p == n->labels || p[-1] == ',') {
             p += strlen ("ib_switch=");
             snprintf (n->ib_switch, sizeof (n->ib_switch), "%.*s",
                       (int)strcspn (p, ","), p);
+            if (n->ib_switch[0])
+                n->ib_group = switch_number (n->ib_switch);
             return;
         }
         p++;
@@ -754,32 +801,35 @@ static int cmp_group (const void *a, const void *b)
 }
 
 /* The ib_switch groups of the usable nodes, tightest (fewest free cores)
- * first, each with its node indices in member[].  Returns how many. */
-static int groups_collect (const struct place_in *in, struct group *gr, int *member)
+ * first, each with its node indices in member[]: *grp (new, freed by the
+ * caller) and how many, or -1 (memory short). */
+static int groups_collect (const struct place_in *in, struct group **grp, int *member)
 {
-    int nn = cand_count (in);
-    int *gid = malloc ((nn ? nn : 1) * sizeof (*gid));
-    int n = 0, last = -1, pos = 0;
+    int nn = cand_count (in), nsw = switch_count ();
+    int *gid = malloc (((size_t)nn + nsw + 1) * sizeof (*gid)), *of = gid + nn;
+    struct group *gr = malloc ((nsw ? nsw : 1) * sizeof (*gr));
+    int n = 0, pos = 0;
 
-    if (!gid)
-        return 0;
+    if (!gid || !gr) {
+        free (gid);
+        free (gr);
+        return -1;
+    }
+    memset (of, 0, nsw * sizeof (*of));     /* switch number -> group + 1 */
     for (int c = 0; c < nn; c++) {
-        int i = cand_at (in, c);
+        int i = cand_at (in, c), k;
         const struct node *node = in->nodes[i];
-        int k = last;
         gid[c] = -1;
-        if (!node->ib_switch[0] || !node_usable (node, in->labels, in->empty))
+        /* A record never synced (place_node_sync) has no group. */
+        if (!node->ib_switch[0] || node->ib_group < 0 || node->ib_group >= nsw
+            || !node_usable (node, in->labels, in->empty))
             continue;
-        /* Nodes of a switch are usually neighbours by name: try the last. */
-        if (k < 0 || strcmp (gr[k].name, node->ib_switch) != 0)
-            for (k = 0; k < n && strcmp (gr[k].name, node->ib_switch); k++)
-                ;
-        if (k == n) {
-            if (n == MAX_GROUPS)
-                continue;
-            gr[n++] = (struct group){ .name = node->ib_switch, .order = n };
+        if ((k = of[node->ib_group] - 1) < 0) {
+            k = n++;
+            gr[k] = (struct group){ .name = node->ib_switch, .order = k };
+            of[node->ib_group] = k + 1;
         }
-        gid[c] = last = k;
+        gid[c] = k;
         gr[k].n++;
         gr[k].free_cpus += node->ncpus - cpus_used_quick (in, i);
     }
@@ -795,12 +845,13 @@ static int groups_collect (const struct place_in *in, struct group *gr, int *mem
         }
     free (gid);
     qsort (gr, n, sizeof (*gr), cmp_group);
+    *grp = gr;
     return n;
 }
 
 static struct alloc *place_grouped (struct place_in *in, const struct hpcq_resources *res)
 {
-    struct group gr[MAX_GROUPS];
+    struct group *gr = NULL;
     int ng, *member;
     struct alloc *a = NULL;
 
@@ -809,7 +860,7 @@ static struct alloc *place_grouped (struct place_in *in, const struct hpcq_resou
     if (resource_total_chunks (res) < 2 || in->empty
         || !(member = malloc ((cand_count (in) ? cand_count (in) : 1) * sizeof (*member))))
         return place_core (in, res);
-    ng = groups_collect (in, gr, member);
+    ng = groups_collect (in, &gr, member);
     for (int k = 0; k < ng && !a; k++) {
         if (gr[k].free_cpus < resource_total_ncpus (res))
             continue;
@@ -818,6 +869,7 @@ static struct alloc *place_grouped (struct place_in *in, const struct hpcq_resou
         a = place_core (in, res);
         in->sub = NULL;
     }
+    free (gr);
     free (member);
     return a ? a : place_core (in, res);
 }
