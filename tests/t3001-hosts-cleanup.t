@@ -82,10 +82,10 @@ test_expect_success 'two clusters started at once get their own subnets and name
 extra_clusters+=("$TEST_ROOT/d")
 test_expect_success 'a requested subnet that collides is refused in one line, nothing made' '
     sa=$(sed -n "s/^subnet=//p" "$TEST_ROOT/a/net/cluster") &&
-    ip -br link > links.before &&
     rc=0; hpcq-local start "$TEST_ROOT/d" --workers 1 --hosts --subnet "$sa" 2>err || rc=$?
     test $rc -eq 1 && test "$(wc -l < err)" -eq 1 && grep -q "overlaps" err &&
-    test ! -e "$TEST_ROOT/d/net" && ip -br link | diff - links.before
+    test ! -e "$TEST_ROOT/d/net" && test ! -e "$TEST_ROOT/d/scheduler.conf" &&
+    test "$(ip -4 -o addr show | grep -c " ${sa%.*}\\.")" -eq 1
 '
 
 test_expect_success 'bad or public subnets are refused' '
@@ -98,7 +98,6 @@ test_expect_success 'bad or public subnets are refused' '
 '
 
 test_expect_success 'an explicit free subnet is used' '
-    base=$(sed -n "s/^subnet=//p" "$TEST_ROOT/a/net/cluster") &&
     eval "$(hpcq-local start "$TEST_ROOT/d" --workers 1 --hosts --subnet 192.168.213.0/28)" &&
     grep -qx "subnet=192.168.213.0/28" "$TEST_ROOT/d/net/cluster" &&
     grep -q "^listen = 192.168.213.1:" "$TEST_ROOT/d/scheduler.conf" &&
