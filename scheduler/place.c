@@ -113,14 +113,14 @@ static void ib_switch_find (struct node *n)
     const char *p = n->labels;
 
     n->ib_switch[0] = '\0';
-    n->ib_group = -1;
+    n->ib_group = 0;
     while ((p = strstr (p, "ib_switch="))) {
         if (p == n->labels || p[-1] == ',') {
             p += strlen ("ib_switch=");
             snprintf (n->ib_switch, sizeof (n->ib_switch), "%.*s",
                       (int)strcspn (p, ","), p);
             if (n->ib_switch[0])
-                n->ib_group = switch_number (n->ib_switch);
+                n->ib_group = switch_number (n->ib_switch) + 1;
             return;
         }
         p++;
@@ -820,14 +820,14 @@ static int groups_collect (const struct place_in *in, struct group **grp, int *m
         int i = cand_at (in, c), k;
         const struct node *node = in->nodes[i];
         gid[c] = -1;
-        /* A record never synced (place_node_sync) has no group. */
-        if (!node->ib_switch[0] || node->ib_group < 0 || node->ib_group >= nsw
+        /* A record never synced (place_node_sync) has no group (0). */
+        if (node->ib_group <= 0 || node->ib_group > nsw
             || !node_usable (node, in->labels, in->empty))
             continue;
-        if ((k = of[node->ib_group] - 1) < 0) {
+        if ((k = of[node->ib_group - 1] - 1) < 0) {
             k = n++;
             gr[k] = (struct group){ .name = node->ib_switch, .order = k };
-            of[node->ib_group] = k + 1;
+            of[node->ib_group - 1] = k + 1;
         }
         gid[c] = k;
         gr[k].n++;
