@@ -66,10 +66,11 @@ echo "addr=$(ip -4 -o addr show dev eth0 | awk '{ print $4 }')"
 for n in $(sort -u "$PBS_NODEFILE"); do
     echo "resolves $n $(getent hosts "$n" | awk '{ print $1 }')"
 done
+sleep "${HOLD:-0}"     # overlap with the others, so each has a node of its own
 S
 
 test_expect_success 'jobs on different hosts print their own hostname, as exec_host says' '
-    for k in 1 2 3; do qsub -l select=1:ncpus=2 -o w$k.out -j oe where.sh > id$k || exit 1; done &&
+    for k in 1 2 3; do qsub -v HOLD=3 -l select=1:ncpus=2 -o w$k.out -j oe where.sh > id$k || exit 1; done &&
     for k in 1 2 3; do wait_state $(cat id$k) F || exit 1; done &&
     for k in 1 2 3; do
         h=$(sed -n "s/^host=//p" w$k.out) &&
