@@ -437,17 +437,6 @@ done:
     return rc;
 }
 
-struct hpcq_chunk *resource_add_chunk (struct hpcq_resources *res,
-                                       struct hpcq_error *err)
-{
-    if (res->nchunks >= HPCQ_MAX_CHUNKS) {
-        invalid (err, "too many chunks (at most %d)", HPCQ_MAX_CHUNKS);
-        return NULL;
-    }
-    res->chunk[res->nchunks] = default_chunk;
-    return &res->chunk[res->nchunks++];
-}
-
 /* Top-level resource names. */
 struct resource_key {
     const char *name;

@@ -111,7 +111,7 @@ int resource_copy (struct hpcq_resources *dst, const struct hpcq_resources *src)
 
 /* A new chunk at the end of res's list, set to the defaults (count 1,
  * ncpus 1, mpiprocs 1), or NULL with err when the list is full or memory
- * is short.  For parsers of other spellings. */
+ * is short.  For parsers of other spellings (torque.c). */
 struct hpcq_chunk *resource_add_chunk (struct hpcq_resources *res,
                                        struct hpcq_error *err);
 
@@ -127,12 +127,6 @@ int resource_parse_list (struct hpcq_resources *res, const char *arg,
  * ngpus become one chunk when no select/nodes was given; otherwise they
  * must agree with it) and check it.  Returns 0 or -1 with err. */
 int resource_finalize (struct hpcq_resources *res, struct hpcq_error *err);
-
-/* A new chunk at the end of res's list, set to the defaults (count 1,
- * ncpus 1, mpiprocs 1), or NULL with err when the list is full.  For
- * parsers of other spellings (torque.c). */
-struct hpcq_chunk *resource_add_chunk (struct hpcq_resources *res,
-                                       struct hpcq_error *err);
 
 /* Add the node label name to chunk c's labels.  0 or -1 with err. */
 int resource_chunk_add_label (struct hpcq_chunk *c, const char *name,
