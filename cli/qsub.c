@@ -8,7 +8,6 @@
 #include <config.h>
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,19 +36,6 @@ struct opt {
     const char *arg;
 };
 
-static void die (int code, const char *fmt, ...) __attribute__ ((format (printf, 2, 3), noreturn));
-
-static void die (int code, const char *fmt, ...)
-{
-    va_list ap;
-    fputs ("qsub: ", stderr);
-    va_start (ap, fmt);
-    vfprintf (stderr, fmt, ap);
-    va_end (ap);
-    fputc ('\n', stderr);
-    exit (code);
-}
-
 static char *join_args (int argc, char **argv)
 {
     size_t len = 1;
@@ -74,7 +60,7 @@ static void set_origin (struct hpcq_jobspec *spec)
     char cwd[PATH_MAX], host[256], key[64];
 
     if (!getcwd (cwd, sizeof (cwd)))
-        die (1, "cannot determine the current directory: %s", strerror (errno));
+        util_die (1, "cannot determine the current directory: %s", strerror (errno));
     util_short_hostname (host, sizeof (host));
     spec->workdir = xstrdup (cwd);
     spec->submit_host = xstrdup (host);
@@ -82,12 +68,12 @@ static void set_origin (struct hpcq_jobspec *spec)
         const char *v = getenv (vars[i]);
         snprintf (key, sizeof (key), "PBS_O_%s", vars[i]);
         if (v && jobspec_setenv (spec, key, v) < 0)
-            die (1, "out of memory");
+            util_die (1, "out of memory");
     }
     if (jobspec_setenv (spec, "PBS_O_WORKDIR", cwd) < 0
         || jobspec_setenv (spec, "PBS_O_HOST", host) < 0
         || jobspec_setenv (spec, "PBS_O_SYSTEM", "Linux") < 0)
-        die (1, "out of memory");
+        util_die (1, "out of memory");
 }
 
 static char *read_script (const char *path, size_t *len)
@@ -96,13 +82,13 @@ static char *read_script (const char *path, size_t *len)
                       : util_read_fd (0, SCRIPT_MAX, len);
 
     if (!text)
-        die (1, errno == EFBIG ? "script %s is larger than 4 MiB"
+        util_die (1, errno == EFBIG ? "script %s is larger than 4 MiB"
                                : "cannot read script %s: %s",
              path ? path : "from standard input", strerror (errno));
     if (memchr (text, '\0', *len))
-        die (1, "script %s is not a text file", path ? path : "(stdin)");
+        util_die (1, "script %s is not a text file", path ? path : "(stdin)");
     if (*len == 0)
-        die (1, "script %s is empty", path ? path : "from standard input");
+        util_die (1, "script %s is empty", path ? path : "from standard input");
     return text;
 }
 
@@ -121,20 +107,20 @@ static void build_spec (struct hpcq_jobspec *spec, const char *path,
     spec->script = read_script (path, &len);
     /* Slurm's directives first, so #PBS lines and the command line win. */
     if (sbatch_parse_script (spec, spec->script, &err) < 0)
-        die (1, "directive error: %s", err.text);
+        util_die (1, "directive error: %s", err.text);
     if (directive_parse_script (spec, spec->script, prefix, &err) < 0)
-        die (1, "directive error: %s", err.text);
+        util_die (1, "directive error: %s", err.text);
     for (int i = 0; i < nopts; i++)
         if (directive_apply (spec, opts[i].letter, opts[i].arg, &err) < 0)
-            die (2, "%s", err.text);
+            util_die (2, "%s", err.text);
     if (!spec->name) {
         const char *base = path ? base_name (path) : "STDIN";
         if (jobspec_check_name (base, &err) < 0)
-            die (1, "cannot name the job after '%s' (%s): use -N", base, err.text);
+            util_die (1, "cannot name the job after '%s' (%s): use -N", base, err.text);
         spec->name = xstrdup (base);
     }
     if (resource_finalize (&spec->res, &err) < 0)
-        die (2, "%s", err.text);
+        util_die (2, "%s", err.text);
     set_origin (spec);
 }
 
@@ -146,20 +132,20 @@ static void submit (struct hpcq_jobspec *spec)
     const char *jobid;
 
     if (!js)
-        die (1, "cannot encode the job: %s", strerror (errno));
+        util_die (1, "cannot encode the job: %s", strerror (errno));
     json_object_set_new (body, "spec", js);
     if (!(c = client_connect (NULL, &err)))
-        die (1, "%s", err.text);
+        util_die (1, "%s", err.text);
     if (client_rpc (c, "job.submit", body, &reply, &err) < 0)
-        die (1, "%s", err.text);
+        util_die (1, "%s", err.text);
     if (json_unpack (reply, "{s:s}", "jobid", &jobid) < 0)
-        die (1, "malformed reply from server");
+        util_die (1, "malformed reply from server");
     printf ("%s\n", jobid);
     json_decref (reply);
     client_destroy (c);
 }
 
-static struct opt *opts;   /* global so it stays reachable when die() exits */
+static struct opt *opts;   /* global so it stays reachable when util_die() exits */
 
 int main (int argc, char **argv)
 {
@@ -178,16 +164,17 @@ int main (int argc, char **argv)
     opterr = 0;
     while ((c = getopt (argc, argv, optstring)) != -1) {
         if (c == '?')
-            die (2, "invalid option -- '%c' (qsub --help lists them)", optopt);
+            util_die (2, "invalid option -- '%c' (qsub --help lists them)", optopt);
         if (c == ':')
-            die (2, "option -%c requires an argument", optopt);
+            util_die (2, "option -%c requires an argument", optopt);
         if (c == 'C')
             prefix = optarg;
         opts[nopts].letter = c;
         opts[nopts++].arg = optarg;
     }
     if (argc - optind > 1)
-        die (2, "too many arguments: give one script (extra: '%s')", argv[optind + 1]);
+        util_die (2, "too many arguments: give one script (extra: '%s')",
+                  argv[optind + 1]);
     jobspec_init (&spec);
     spec.submit_args = join_args (argc, argv);
     build_spec (&spec, optind < argc ? argv[optind] : NULL, opts, nopts, prefix);

@@ -21,6 +21,7 @@
 #include <ctype.h>
 
 #include "common/jobspec.h"
+#include "common/util.h"
 
 #define JOBSPEC_NAME_MAX 236
 #define PRIORITY_MIN (-1024)
@@ -58,7 +59,6 @@ static const char *other_keys[] = {
 /* Indexed by JOIN_*. */
 static const char *join_names[] = { "n", "oe", "eo" };
 
-#define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
 
 static char **string_member (struct hpcq_jobspec *spec,
                              const struct string_field *f)

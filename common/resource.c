@@ -25,6 +25,7 @@
 #include <strings.h>
 
 #include "common/resource.h"
+#include "common/util.h"
 
 struct size_unit {
     const char *name;
@@ -64,7 +65,6 @@ static const struct hpcq_chunk default_chunk = {
 static const char *place_arrangements[] = { "free", "pack", "scatter", NULL };
 static const char *place_sharings[] = { "excl", "shared", NULL };
 
-#define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
 
 /* A parse error is EINVAL whatever errno held before. */
 #define invalid(err, ...) errprintf_code (err, EINVAL, __VA_ARGS__)

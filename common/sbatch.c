@@ -16,6 +16,7 @@
 #include "common/directive.h"
 #include "common/resource.h"
 #include "common/sbatch.h"
+#include "common/util.h"
 
 #define invalid(err, ...) errprintf_code (err, EINVAL, __VA_ARGS__)
 
@@ -47,16 +48,12 @@ static const struct {
     { "no-requeue", 0, 0 },       { "array", 'a', 1 },
 };
 
-#define NOPTS (sizeof (sbatch_opts) / sizeof (sbatch_opts[0]))
+#define NOPTS ARRAY_SIZE (sbatch_opts)
 
 static int parse_count (const char *opt, const char *v, int *out, struct hpcq_error *err)
 {
-    char *end;
-    long n = strtol (v, &end, 10);
-
-    if (end == v || *end || n < 1 || n > 1000000)
+    if (util_parse_int (v, 1, 1000000, out) < 0)
         return invalid (err, "invalid --%s '%s'", opt, v);
-    *out = (int)n;
     return 0;
 }
 
@@ -373,7 +370,7 @@ int sbatch_parse_script (struct hpcq_jobspec *spec, const char *script,
             break;      /* the first command ends the directives */
         if (strncmp (s, "#SBATCH", 7) != 0 || !isspace ((unsigned char)s[7]))
             continue;
-        if (nlines < (int)(sizeof (lines) / sizeof (lines[0])))
+        if (nlines < (int)ARRAY_SIZE (lines))
             lines[nlines++] = s;
         if (sbatch_line (&sb, s + 7, &lerr) < 0)
             rc = errprintf_code (err, EINVAL, "line %d: %s", lineno, lerr.text);

@@ -70,9 +70,7 @@ static int dep_parse (struct server *srv, const char *text, struct dep **depsp,
                 errprintf_code (err, ENOENT, "Unknown Job Id %s in dependency", id);
                 goto error;
             }
-            deps = realloc (deps, (n + 1) * sizeof (*deps));
-            if (!deps)
-                abort ();
+            deps = xrealloc (deps, (n + 1) * sizeof (*deps));
             deps[n].type = type;
             deps[n++].seq = other->rec.seq;
         }
@@ -182,8 +180,7 @@ int depend_attach (struct server *srv, struct job *job, struct hpcq_error *err)
         free (w.deps);
         return 0;
     }
-    if (!(d->v = realloc (d->v, (d->n + 1) * sizeof (*d->v))))
-        abort ();
+    d->v = xrealloc (d->v, (d->n + 1) * sizeof (*d->v));
     d->v[d->n++] = w;
     /* A new job is held from its submission (lifecycle_submit holds a job
      * with holds); a reloaded one is held already. */

@@ -37,10 +37,7 @@ static struct fs_user *fs_user (struct fairshare *fs, const char *user, int64_t 
             return &fs->v[i];
     if (fs->n == fs->cap) {
         int cap = fs->cap ? fs->cap * 2 : 16;
-        struct fs_user *v = realloc (fs->v, cap * sizeof (*v));
-        if (!v)
-            abort ();
-        fs->v = v;
+        fs->v = xrealloc (fs->v, cap * sizeof (*fs->v));
         fs->cap = cap;
     }
     memset (&fs->v[fs->n], 0, sizeof (fs->v[fs->n]));

@@ -88,9 +88,7 @@ struct node *nodes_get (struct nodes *ns, const char *name)
         return n;
     if (ns->n == ns->cap) {
         ns->cap = ns->cap ? ns->cap * 2 : 16;
-        ns->v = realloc (ns->v, ns->cap * sizeof (*ns->v));
-        if (!ns->v)
-            abort ();
+        ns->v = xrealloc (ns->v, ns->cap * sizeof (*ns->v));
     }
     while (pos < ns->n && strcmp (ns->v[pos]->name, name) < 0)
         pos++;

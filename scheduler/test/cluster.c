@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/util.h"
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
 #include "scheduler/test/cluster.h"
@@ -94,8 +95,7 @@ struct job *cluster_job (struct cluster *c, int64_t seq, const char *list, int p
     snprintf (job->id, sizeof (job->id), "%lld", (long long)seq);
     if (c->njobs == c->cap) {
         c->cap = c->cap ? c->cap * 2 : 64;
-        if (!(c->job = realloc (c->job, c->cap * sizeof (*c->job))))
-            abort ();
+        c->job = xrealloc (c->job, c->cap * sizeof (*c->job));
     }
     c->job[c->njobs++] = job;
     return job;
