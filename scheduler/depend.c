@@ -9,7 +9,6 @@
 #include "common/util.h"
 #include "scheduler/depend.h"
 #include "scheduler/lifecycle.h"
-#include "scheduler/sched.h"
 
 enum dep_type { DEP_AFTER, DEP_AFTEROK, DEP_AFTERNOTOK, DEP_AFTERANY };
 
@@ -204,7 +203,7 @@ static void depend_release (struct server *srv, struct job *job)
     if (lifecycle_change (srv, job, strpbrk (job->rec.hold_types, "uo") ? 'H' : 'Q',
                           JOB_EV_RELEASED, "scheduler", "dependencies satisfied") < 0)
         log_error ("job %s: record release", job->id);
-    sched_request (srv->sched);
+    server_request_pass (srv);
 }
 
 void depend_update (struct server *srv)

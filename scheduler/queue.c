@@ -18,7 +18,6 @@
 #include "common/util.h"
 #include "scheduler/jobs.h"
 #include "scheduler/queue.h"
-#include "scheduler/sched.h"
 
 struct queues {
     struct server *srv;
@@ -684,7 +683,7 @@ static void queue_manage (struct server *srv, struct conn *c, struct wire_msg *m
     }
     server_user_name (conn_peer_uid (c), who, sizeof (who));
     log_msg (LOG_INFO, "queue %s: %s by %s", name, op, who);
-    sched_request (srv->sched);
+    server_request_pass (srv);
     server_reply_after_commit (srv, c, msg, NULL);
 }
 

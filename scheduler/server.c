@@ -226,7 +226,7 @@ static void server_conn_close (struct conn *c, void *arg)
     if (conn_aux (c)) {
         struct node *n = conn_aux (c);
         log_msg (LOG_WARNING, "node %s: connection lost", n->name);
-        n->conn = NULL;
+        node_set_link (n, NULL);
     }
     for (int i = 0; i < srv->nconns; i++) {
         if (srv->conns[i] == c) {

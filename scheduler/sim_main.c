@@ -96,9 +96,9 @@ static int parse_options (int argc, char **argv, struct options *o,
                 return errprintf (err, "invalid --cores '%s'", optarg);
             break;
         case 'g':
-            if (util_parse_int (optarg, 0, NODE_MAX_GPUS, &o->cluster.gpus) < 0)
+            if (util_parse_int (optarg, 0, GPU_MAX, &o->cluster.gpus) < 0)
                 return errprintf (err, "invalid --gpus '%s' (0 to %d)", optarg,
-                                  NODE_MAX_GPUS);
+                                  GPU_MAX);
             break;
         case 'p': o->policies = optarg; break;
         case 'F':

@@ -9,9 +9,6 @@
 #include "scheduler/place.h"
 #include "scheduler/test/cluster.h"
 
-/* Placement needs a connected node; tests have no connections. */
-static char fake_conn;
-
 static void *xcalloc (size_t n, size_t size)
 {
     void *p = calloc (n ? n : 1, size);
@@ -54,7 +51,7 @@ void cluster_node (struct cluster *c, int i, int ncpus, int64_t mem, int ngpus,
     memset (n, 0, sizeof (*n));
     snprintf (n->name, sizeof (n->name), "n%05d", i);
     n->state = NODE_UP;
-    n->conn = (struct conn *)&fake_conn;
+    n->reachable = 1;
     n->ncpus = ncpus;
     n->mem = mem;
     n->ngpus = ngpus;
@@ -68,10 +65,10 @@ void cluster_node (struct cluster *c, int i, int ncpus, int64_t mem, int ngpus,
 
 void cluster_mig (struct cluster *c, int i, int g, const char *profile, int n)
 {
-    struct node_gpu *gpu = &c->node[i].gpu[g];
+    struct gpu *gpu = &c->node[i].gpu[g];
 
-    for (int k = 0; k < n && gpu->nmig < NODE_MAX_MIG; k++) {
-        struct node_mig *m = &gpu->mig[gpu->nmig++];
+    for (int k = 0; k < n && gpu->nmig < GPU_MIG_MAX; k++) {
+        struct gpu_mig *m = &gpu->mig[gpu->nmig++];
         snprintf (m->profile, sizeof (m->profile), "%s", profile);
         snprintf (m->uuid, sizeof (m->uuid), "MIG-SIM-%d-%d-%d", i, g, k);
     }
