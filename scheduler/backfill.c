@@ -81,14 +81,14 @@ static int cmp_end (const void *a, const void *b)
 struct job **backfill_running_by_end (const struct policy_ctx *ctx,
                                       struct job **started, int nstarted, int *np)
 {
-    struct job **v;
+    struct job **v, *j;
     int n = nstarted, k = 0, out = 0;
 
-    for (struct job *j = ctx->running; j; j = j->r_next)
+    LIST_FOREACH (j, ctx->running, r_link)
         n++;
     if (!(v = calloc (n ? n : 1, sizeof (*v))))
         return NULL;
-    for (struct job *j = ctx->running; j; j = j->r_next)
+    LIST_FOREACH (j, ctx->running, r_link)
         if (j->alloc)
             v[k++] = j;
     for (int i = 0; i < nstarted; i++)

@@ -47,9 +47,10 @@ static json_t *gpus_json (const struct node *n)
 static json_t *jobs_by_node (struct server *srv)
 {
     json_t *map = json_object ();
+    struct job *j;
 
-    for (struct job *j = jobs_running_first (srv->jobs); map && j; j = j->r_next)
-        for (int s = 0; j->alloc && s < j->alloc->n; s++) {
+    LIST_FOREACH (j, jobs_running (srv->jobs), r_link)
+        for (int s = 0; map && j->alloc && s < j->alloc->n; s++) {
             const char *name = j->alloc->slot[s].node_name;
             json_t *a = json_object_get (map, name);
             if (!a && json_object_set_new (map, name, (a = json_array ())) < 0)

@@ -135,11 +135,13 @@ int nodes_send (struct node *n, struct wire_msg *msg)
 /* Every job the scheduler believes runs on node n. */
 static int node_jobs (struct server *srv, struct node *n, struct job **out, int max)
 {
+    struct job *job;
     int k = 0;
 
     /* The running list: every job holding an allocation, array subjobs too. */
-    for (struct job *job = jobs_running_first (srv->jobs); job && k < max;
-         job = job->r_next) {
+    LIST_FOREACH (job, jobs_running (srv->jobs), r_link) {
+        if (k == max)
+            break;
         if (!job->alloc || (job->rec.state != 'R' && job->rec.state != 'E'))
             continue;
         for (int s = 0; s < job->alloc->n; s++) {

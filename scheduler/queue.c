@@ -344,13 +344,15 @@ void queue_note_start (struct queues *qs, const struct job *job)
     user_count (q, job->rec.uid, 1)->n++;
 }
 
-void queue_pass_begin (struct queues *qs, struct job *running)
+void queue_pass_begin (struct queues *qs, struct job_list *running)
 {
+    struct job *j;
+
     for (int i = 0; i < qs->n; i++) {
         qs->v[i]->nrun = 0;
         qs->v[i]->nusers = 0;
     }
-    for (struct job *j = running; j; j = j->r_next)
+    LIST_FOREACH (j, running, r_link)
         queue_note_start (qs, j);
 }
 

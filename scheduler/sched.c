@@ -231,6 +231,7 @@ void sched_run (struct sched *s)
 {
     struct server *srv = s->srv;
     struct policy_ctx ctx = { .fit = sched_fit, .start = sched_start, .arg = srv };
+    struct job *j;
     int n, k = 0;
 
     if (!srv->pass_requested)
@@ -243,10 +244,10 @@ void sched_run (struct sched *s)
     ctx.jobs = calloc (n, sizeof (*ctx.jobs));
     if (!ctx.jobs)
         return;
-    for (struct job *j = jobs_queued_first (srv->jobs); j; j = j->q_next)
+    TAILQ_FOREACH (j, jobs_queued (srv->jobs), q_link)
         ctx.jobs[ctx.njobs++] = j;
     ctx.nodes = nodes_all (srv->nodes, &ctx.nnodes);
-    ctx.running = jobs_running_first (srv->jobs);
+    ctx.running = jobs_running (srv->jobs);
     ctx.default_walltime = s->default_walltime;
     ctx.now = util_wall_secs ();
     /* Every queued job gets its priority (qstat -f shows it); only those

@@ -39,6 +39,7 @@ struct engine {
     int least_cores;        /* the fewest cores any queued job asks for */
     int64_t wake;           /* the earliest reservation after now, or INT64_MAX */
     int series_cap;
+    struct job_list running;    /* started, not yet ended: newest first */
     struct policy_ctx ctx;
 };
 
@@ -148,11 +149,7 @@ static int eng_start (struct policy_ctx *ctx, struct job *job, struct alloc *a)
     alloc_apply (a, job->rec.seq, 1);
     job->alloc = a;
     job->rec.stime = ctx->now;
-    job->r_prev = NULL;
-    job->r_next = ctx->running;
-    if (ctx->running)
-        ctx->running->r_prev = job;
-    ctx->running = job;
+    LIST_INSERT_HEAD (&e->running, job, r_link);
     o->start = ctx->now;
     o->end = ctx->now + run_time (&e->t->job[idx]);
     for (int i = 0; i < a->n; i++) {
@@ -172,12 +169,7 @@ static void job_finish (struct engine *e, int idx)
 
     (void)job_state_set (job, 'F', JOB_EV_FINISHED, "hpcq-sim", __func__);
     alloc_apply (job->alloc, job->rec.seq, -1);
-    if (job->r_prev)
-        job->r_prev->r_next = job->r_next;
-    else
-        e->ctx.running = job->r_next;
-    if (job->r_next)
-        job->r_next->r_prev = job->r_prev;
+    LIST_REMOVE (job, r_link);
     e->cores_used -= o->cores;
     e->gpus_used -= o->gpus;
     free (job->alloc);
@@ -341,6 +333,8 @@ int sim_engine_run (const struct sim_trace *t, const struct sim_cluster *c,
     run->njobs = t->njobs;
     e.t = t;
     e.run = run;
+    LIST_INIT (&e.running);
+    e.ctx.running = &e.running;
     e.ctx.nodes = NULL;
     e.ctx.default_walltime = -1;
     e.ctx.fit = eng_fit;
