@@ -15,6 +15,8 @@ top=$(pwd)
 PACKAGES="build-essential autoconf automake libtool pkg-config libsqlite3-dev
           uuid-dev libjansson-dev sqlite3 python3 procps bc
           libopenmpi-dev openmpi-bin libucx-dev libnetcdf-dev netcdf-bin libpng-dev zlib1g-dev"
+# Hash tables (common/hash.h): uthash, hashing with xxHash; both header-only.
+PACKAGES="$PACKAGES uthash-dev libxxhash-dev"
 
 install_packages() {
     local missing="" p

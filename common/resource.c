@@ -24,6 +24,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/hash.h"
 #include "common/resource.h"
 #include "common/util.h"
 
@@ -754,27 +755,35 @@ void resource_format_select (const struct hpcq_resources *res,
     }
 }
 
-/* Interned texts: few (GPU models and MIG profiles a site has), looked up
- * by a linear scan; requests parsed on several threads at a scheduler's
- * start share the table. */
+/* Interned texts (GPU models and MIG profiles a site has), kept for the
+ * life of the process; requests parsed on several threads at a
+ * scheduler's start share the table. */
+struct intern_text {
+    UT_hash_handle hh;
+    char text[];
+};
+
 static struct {
     pthread_mutex_t lock;
-    const char *v[RESOURCE_INTERN_MAX];
+    struct intern_text *set;
     int n;
 } intern = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 const char *resource_intern (const char *s)
 {
-    const char *found = NULL;
+    struct intern_text *t;
+    size_t len = strlen (s);
 
     pthread_mutex_lock (&intern.lock);
-    for (int i = 0; i < intern.n && !found; i++)
-        if (strcmp (intern.v[i], s) == 0)
-            found = intern.v[i];
-    if (!found && intern.n < RESOURCE_INTERN_MAX && (found = strdup (s)))
-        intern.v[intern.n++] = found;
+    HASH_FIND (hh, intern.set, s, len, t);
+    if (!t && intern.n < RESOURCE_INTERN_MAX
+        && (t = malloc (sizeof (*t) + len + 1))) {
+        memcpy (t->text, s, len + 1);
+        HASH_ADD_KEYPTR (hh, intern.set, t->text, len, t);
+        intern.n++;
+    }
     pthread_mutex_unlock (&intern.lock);
-    if (!found)
+    if (!t)
         errno = ENOSPC;
-    return found;
+    return t ? t->text : NULL;
 }

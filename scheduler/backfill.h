@@ -42,7 +42,7 @@ int backfill_same_request (const struct job *a, const struct job *b);
 
 /* Requests that failed to fit in this pass, by kind of attempt. */
 struct reqcache;
-struct reqcache *reqcache_create (int size_hint);
+struct reqcache *reqcache_create (void);
 void reqcache_destroy (struct reqcache *rc);
 /* 1 if a request equal to job's failed attempt kind (a small number)
  * already in this pass. */
