@@ -15,6 +15,7 @@
 #define HPCQ_SCHEDULER_SERVER_H
 
 #include <stdint.h>
+#include <sys/queue.h>
 #include <sys/types.h>
 
 #include "common/config.h"
@@ -80,8 +81,7 @@ struct server {
     const struct handler *tables[8];
     int ntables;
 
-    struct pending *pending;    /* messages waiting for the commit */
-    struct pending **pending_tail;
+    STAILQ_HEAD (, pending) pending;    /* messages waiting for the commit */
     struct conn **conns;        /* open connections, closed at shutdown */
     int nconns, conns_cap;
 };
