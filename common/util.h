@@ -26,8 +26,6 @@ void util_die (int code, const char *fmt, ...)
  * callers say what was wrong in their own words. */
 int util_parse_i64 (const char *s, int64_t min, int64_t max, int64_t *out);
 int util_parse_int (const char *s, int min, int max, int *out);
-/* The same for a finite number in [min, max]. */
-int util_parse_double (const char *s, double min, double max, double *out);
 
 /* Monotonic and wall clocks in milliseconds / seconds. */
 int64_t util_now_ms (void);
@@ -52,5 +50,11 @@ int util_mkdir_p (const char *path);
 
 /* Short host name (up to the first dot) into buf. */
 void util_short_hostname (char *buf, int len);
+
+/* Whole-string numbers, for option parsers: s must be a decimal number
+ * and nothing else, within [min, max] (a double also finite).  Return 0
+ * with *v set, or -1 with errno EINVAL (not a number) or ERANGE. */
+int util_parse_long (const char *s, long min, long max, long *v);
+int util_parse_double (const char *s, double min, double max, double *v);
 
 #endif
