@@ -105,16 +105,20 @@ struct job **backfill_running_by_end (const struct policy_ctx *ctx,
     return v;
 }
 
-/* Request equivalence classes: the requests that failed in this pass, by
- * kind of attempt, in a hash table keyed by what placement reads of a
+/* Request equivalence classes: the requests that failed in this pass, a
+ * hash table per kind of attempt, keyed by what placement reads of a
  * request.  GPU models and MIG profiles are interned (resource_intern), so
  * equal texts are equal pointers; node labels are the queue's (borrowed),
  * so equal labels of two queues make two classes, which only costs a
  * placement.  A key is its header, its chunks and then its place text
  * (with its '\0'), packed: only those bytes are hashed and compared, and
- * they are zeroed before they are filled, padding included. */
+ * they are zeroed before they are filled, padding included.  A job's key
+ * and its hash are made once (arrays queue runs of equal requests: the
+ * last job's are kept) and looked up in each kind's table. */
+#define REQCACHE_KINDS 4
+
 struct reqkey {
-    int kind, nchunks;
+    int nchunks;
     const char *labels;         /* NULL: any node */
     struct {
         int count, ncpus, ngpus;
@@ -130,10 +134,11 @@ struct reqent {
 };
 
 struct reqcache {
-    struct reqent *set;
-    const struct job *last;     /* the last job keyed, and its key */
+    struct reqent *set[REQCACHE_KINDS];
+    const struct job *last;     /* the last job keyed, its key and hash */
     struct reqkey key;
     size_t len;
+    unsigned hashv;
 };
 
 /* Fill k from job's request; returns the key's length. */
@@ -199,33 +204,33 @@ void reqcache_destroy (struct reqcache *rc)
 
     if (!rc)
         return;
-    HASH_ITER (hh, rc->set, e, tmp) {
-        HASH_DEL (rc->set, e);
-        free (e);
-    }
+    for (int k = 0; k < REQCACHE_KINDS; k++)
+        HASH_ITER (hh, rc->set[k], e, tmp) {
+            HASH_DEL (rc->set[k], e);
+            free (e);
+        }
     free (rc);
 }
 
-/* The job's key for kind: filled once per job and pass (the last job's is
- * kept: arrays queue runs of equal requests). */
-static const struct reqkey *req_key (struct reqcache *rc, const struct job *job, int kind)
+/* Make rc's key and hash job's, unless they are already. */
+static void req_key (struct reqcache *rc, const struct job *job)
 {
-    if (rc->last != job) {
-        if (!rc->last || !backfill_same_request (rc->last, job))
-            rc->len = reqkey_fill (&rc->key, job);
-        rc->last = job;
+    if (rc->last == job)
+        return;
+    if (!rc->last || !backfill_same_request (rc->last, job)) {
+        rc->len = reqkey_fill (&rc->key, job);
+        HASH_VALUE (&rc->key, rc->len, rc->hashv);
     }
-    rc->key.kind = kind;
-    return &rc->key;
+    rc->last = job;
 }
 
 int reqcache_failed (struct reqcache *rc, const struct job *job, int kind)
 {
     struct reqent *e = NULL;
 
-    if (rc) {
-        const struct reqkey *k = req_key (rc, job, kind);
-        HASH_FIND (hh, rc->set, k, rc->len, e);
+    if (rc && kind >= 0 && kind < REQCACHE_KINDS) {
+        req_key (rc, job);
+        HASH_FIND_BYHASHVALUE (hh, rc->set[kind], &rc->key, rc->len, rc->hashv, e);
     }
     return e != NULL;
 }
@@ -235,11 +240,11 @@ void reqcache_add (struct reqcache *rc, const struct job *job, int kind)
     struct reqent *e;
 
     /* A cache that cannot grow only means more placements are tried. */
-    if (!rc || reqcache_failed (rc, job, kind)
+    if (!rc || kind < 0 || kind >= REQCACHE_KINDS || reqcache_failed (rc, job, kind)
         || !(e = malloc (sizeof (*e))))
         return;
     memcpy (&e->key, &rc->key, rc->len);
-    HASH_ADD (hh, rc->set, key, rc->len, e);
+    HASH_ADD_BYHASHVALUE (hh, rc->set[kind], key, rc->len, rc->hashv, e);
 }
 
 /* Attempt kinds for the cache. */
