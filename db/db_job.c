@@ -134,10 +134,12 @@ int db_job_update (struct db *db, const struct db_job *j)
     if (db_exec_stmt (db, st) < 0)
         return -1;
     /* An array's subjob has no row until something happens to it (its
-     * request is its array's: the stored text is empty). */
+     * request is its array's: the stored text is empty, unless qalter
+     * gave it one of its own). */
     if (sqlite3_changes (db_handle (db)) == 0 && j->array_parent) {
         struct db_job row = *j;
-        row.spec = (char *)"";
+        if (!row.spec)
+            row.spec = (char *)"";
         return db_job_insert (db, &row);
     }
     return 0;

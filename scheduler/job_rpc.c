@@ -164,80 +164,129 @@ struct stat_req {
     int subjobs;        /* qstat -t: arrays' subjobs after each array */
 };
 
-/* sel with each array's subjobs after it (qstat -t).  New array or NULL. */
-static struct job **stat_expand (struct job **sel, int *nsel)
-{
-    int n = 0, k = 0;
-    struct job **out;
-
-    for (int i = 0; i < *nsel; i++)
-        n += 1 + (sel[i]->is_array ? sel[i]->nsub : 0);
-    if (!(out = calloc (n ? n : 1, sizeof (*out))))
-        return NULL;
-    for (int i = 0; i < *nsel; i++) {
-        out[k++] = sel[i];
-        for (int j = 0; sel[i]->is_array && j < sel[i]->nsub; j++)
-            out[k++] = sel[i]->sub[j];
-    }
-    *nsel = k;
-    return out;
-}
+/* A job to describe: job itself (pos -1), or its untouched subjob at pos
+ * (asked for by id), which is described without being split out. */
+struct stat_item {
+    struct job *job;
+    int pos;
+};
 
 static void stat_ids (struct server *srv, const struct stat_req *r,
-                      struct job **sel, int *nsel, json_t *unknown, json_t *finished)
+                      struct stat_item *sel, int *nsel, json_t *unknown, json_t *finished)
 {
     json_t *v;
     size_t i;
 
     json_array_foreach (r->ids, i, v) {
         const char *id = json_string_value (v);
-        struct job *job = jobs_find (srv->jobs, id);
+        int pos;
+        struct job *job = jobs_find_pos (srv->jobs, id, &pos), scratch;
+        const struct job *seen = job && pos >= 0
+                                 ? jobs_subjob_view (srv->jobs, job, pos, &scratch, 0) : job;
         if (!job)
             json_array_append_new (unknown, json_string (id ? id : "?"));
-        else if (job->rec.state == 'F' && !r->history)
-            json_array_append_new (finished, json_string (job->id));
+        else if (seen->rec.state == 'F' && !r->history)
+            json_array_append_new (finished, json_string (seen->id));
         else
-            sel[(*nsel)++] = job;
+            sel[(*nsel)++] = (struct stat_item){ job, pos };
     }
 }
 
+/* Where a reply's walk over the selected jobs is: sel[i] itself (sub -1)
+ * or, with qstat -t, its subjob at position sub.  An untouched subjob is
+ * described in scratch, not split out: listing a million-task array makes
+ * no job of any of its subjobs. */
+struct stat_cursor {
+    struct stat_item *sel;
+    int nsel, i, sub;
+    int subjobs;
+    struct job scratch;
+};
+
+/* qstat -t: the item is an array whose subjobs follow it. */
+static int stat_expands (const struct stat_cursor *cur, const struct stat_item *it)
+{
+    return cur->subjobs && it->pos < 0 && it->job->arr;
+}
+
+/* The next job to describe, or NULL at the end. */
+static const struct job *stat_next (struct server *srv, struct stat_cursor *cur, int uuid)
+{
+    while (cur->i < cur->nsel) {
+        struct stat_item *it = &cur->sel[cur->i];
+        int pos = cur->sub++;
+        if (pos < 0)
+            return it->pos < 0 ? it->job
+                               : jobs_subjob_view (srv->jobs, it->job, it->pos,
+                                                   &cur->scratch, uuid);
+        if (stat_expands (cur, it) && pos < array_size (it->job->arr))
+            return jobs_subjob_view (srv->jobs, it->job, pos, &cur->scratch, uuid);
+        cur->i++;
+        cur->sub = -1;
+    }
+    return NULL;
+}
+
+/* Is anything left to describe? */
+static int stat_more (struct stat_cursor *cur)
+{
+    for (; cur->i < cur->nsel; cur->i++, cur->sub = -1) {
+        struct stat_item *it = &cur->sel[cur->i];
+        if (cur->sub < 0 || (stat_expands (cur, it) && cur->sub < array_size (it->job->arr)))
+            return 1;
+    }
+    return 0;
+}
+
 /* A chunk of the qstat table: one line per job (job_attr_row). */
-static json_t *stat_rows (struct job **sel, int from, int to)
+static json_t *stat_rows (struct server *srv, struct stat_cursor *cur, int max, int *last)
 {
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream (&text, &len);
     json_t *rows = NULL;
+    const struct job *job = NULL;
     int rc = f ? 0 : -1;
 
-    for (int i = from; rc == 0 && i < to; i++)
-        rc = job_attr_row (f, sel[i]);
+    for (int k = 0; rc == 0 && k < max && (job = stat_next (srv, cur, 0)); k++)
+        rc = job_attr_row (f, job);
+    *last = !stat_more (cur);
     if (f && fclose (f) == 0 && rc == 0)
         rows = json_stringn (text, len);
     free (text);
     return rows;
 }
 
+static json_t *stat_jobs (struct server *srv, struct stat_cursor *cur, int max, int *last)
+{
+    json_t *jobs = json_object ();
+    const struct job *job = NULL;
+
+    for (int k = 0; jobs && k < max && (job = stat_next (srv, cur, 1)); k++)
+        json_object_set_new (jobs, job->id, job_attr_json (srv, job));
+    *last = !stat_more (cur);
+    return jobs;
+}
+
 static void stat_send (struct server *srv, struct conn *c, const struct wire_msg *msg,
-                       const struct stat_req *r, struct job **sel, int nsel,
+                       const struct stat_req *r, struct stat_item *sel, int nsel,
                        json_t *unknown, json_t *finished)
 {
-    int i = 0, chunk = r->table ? STAT_CHUNK_ROWS : STAT_CHUNK;
+    struct stat_cursor *cur = calloc (1, sizeof (*cur));
+    int last;
 
+    if (!cur) {
+        server_reply_error (c, msg, ENOMEM, "job.stat: out of memory");
+        return;
+    }
+    *cur = (struct stat_cursor){ .sel = sel, .nsel = nsel, .sub = -1,
+                                 .subjobs = r->subjobs };
     do {
-        int end = i + chunk < nsel ? i + chunk : nsel, last = end == nsel;
-        json_t *jobs, *body;
-        if (r->table)
-            jobs = stat_rows (sel, i, end);
-        else {
-            jobs = json_object ();
-            for (int k = i; jobs && k < end; k++)
-                json_object_set_new (jobs, sel[k]->id, job_attr_json (srv, sel[k]));
-        }
-        i = end;
-        body = json_pack ("{s:s s:I s:O s:O s:b}", "server", srv->name, "timestamp",
-                          (json_int_t)util_wall_secs (), "unknown", unknown,
-                          "finished", finished, "more", !last);
+        json_t *jobs = r->table ? stat_rows (srv, cur, STAT_CHUNK_ROWS, &last)
+                                : stat_jobs (srv, cur, STAT_CHUNK, &last);
+        json_t *body = json_pack ("{s:s s:I s:O s:O s:b}", "server", srv->name, "timestamp",
+                                  (json_int_t)util_wall_secs (), "unknown", unknown,
+                                  "finished", finished, "more", !last);
         if (body && r->table)
             json_object_set_new (body, "columns",
                                  json_pack ("[ssssss]", JOB_ATTR_ROW_COLUMNS));
@@ -250,17 +299,19 @@ static void stat_send (struct server *srv, struct conn *c, const struct wire_msg
         }
         if (!body) {
             server_reply_error (c, msg, ENOMEM, "job.stat: out of memory");
-            return;
+            break;
         }
         (void)conn_reply (c, msg, 0, NULL, body);
-    } while (i < nsel);
+    } while (!last);
+    free (cur);
 }
 
 static void job_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     struct stat_req r = { 0 };
     json_t *unknown, *finished;
-    struct job **all, **sel;
+    struct job **all;
+    struct stat_item *sel;
     int n, nsel = 0;
 
     if (json_unpack (msg->body, "{s?o s?s s?b s?b s?b}", "ids", &r.ids, "user", &r.user,
@@ -284,16 +335,8 @@ static void job_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
         else
             for (int i = 0; i < n; i++)
                 if (stat_wanted (all[i], r.user, r.history))
-                    sel[nsel++] = all[i];
-        if (r.subjobs) {
-            struct job **ex = stat_expand (sel, &nsel);
-            free (sel);
-            sel = ex;
-        }
-        if (sel)
-            stat_send (srv, c, msg, &r, sel, nsel, unknown, finished);
-        else
-            server_reply_error (c, msg, ENOMEM, "job.stat: out of memory");
+                    sel[nsel++] = (struct stat_item){ all[i], -1 };
+        stat_send (srv, c, msg, &r, sel, nsel, unknown, finished);
     }
     free (sel);
     json_decref (unknown);
@@ -343,21 +386,31 @@ static int delete_one (struct server *srv, struct job *job, const char *who)
     }
 }
 
-/* qdel NUM[]: every subjob goes; the array ends when the last has. */
+/* qdel NUM[]: the untouched subjobs go with the array, which is E until
+ * the ones that run have ended; the split-out ones are deleted one by one.
+ * The array ends when the last has. */
 static void array_delete (struct server *srv, struct conn *c, struct wire_msg *msg,
                           struct job *array, const char *who)
 {
+    struct job_array *a = array->arr;
+
     if (array->rec.state == 'F') {
         server_reply_error (c, msg, EINVAL, "Job has finished %s", array->id);
         return;
     }
-    for (int i = 0; i < array->nsub; i++) {
-        if (delete_one (srv, array->sub[i], who) < 0) {
+    job_set_comment (array, "Job deleted by %s", who);
+    if (lifecycle_change (srv, array, 'E', JOB_EV_DELETED, who, "array") < 0) {
+        server_reply_error (c, msg, errno, "cannot record deletion of %s", array->id);
+        return;
+    }
+    for (int i = 0; i < a->nsub; i++) {
+        if (delete_one (srv, a->sub[i], who) < 0) {
             server_reply_error (c, msg, errno, "cannot record deletion of %s",
-                                array->sub[i]->id);
+                                a->sub[i]->id);
             return;
         }
     }
+    lifecycle_array_update (srv, array);
     log_msg (LOG_INFO, "job array %s (%s) deleted by %s", array->id, array->rec.owner, who);
     server_reply_after_commit (srv, c, msg, NULL);
 }
@@ -386,14 +439,14 @@ static void job_delete (struct server *srv, struct conn *c, struct wire_msg *msg
     server_reply_after_commit (srv, c, msg, NULL);
 }
 
-/* Holds, releases and changes apply to whole jobs; arrays and their
- * subjobs take only qdel for now. */
+/* A whole array cannot be altered (its subjobs share its request); each
+ * of its subjobs can. */
 static int refuse_arrays (struct conn *c, struct wire_msg *msg, struct job *job)
 {
-    if (!job->is_array && !job->parent)
+    if (!job->is_array)
         return 0;
-    server_reply_error (c, msg, EINVAL, "%s is not supported for job arrays yet (%s)",
-                        msg->type, job->id);
+    server_reply_error (c, msg, EINVAL, "%s is not supported for whole job arrays; "
+                        "name a subjob (%s)", msg->type, job->id);
     return -1;
 }
 
@@ -459,14 +512,56 @@ static int hold_request (struct server *srv, struct conn *c, struct wire_msg *ms
     return mask;
 }
 
+/* Add the holds in mask to a queued or held job. */
+static int hold_one (struct server *srv, struct job *job, int mask, const char *who)
+{
+    holds_format (mask | holds_of (job), job->rec.hold_types,
+                  sizeof (job->rec.hold_types));
+    job_set_comment (job, "Job held by %s", who);
+    return lifecycle_change (srv, job, 'H', JOB_EV_HELD, who, job->rec.hold_types);
+}
+
+/* Lift the holds in mask from a held job: queued unless others stay. */
+static int release_one (struct server *srv, struct job *job, int mask, const char *who)
+{
+    /* Only the types asked for go; a dependency's system hold stays unless
+     * a manager lifts it. */
+    int left = holds_of (job) & ~mask;
+
+    holds_format (left, job->rec.hold_types, sizeof (job->rec.hold_types));
+    if (left)
+        job_set_comment (job, "Job held: hold types %s remain", job->rec.hold_types);
+    else
+        job_set_comment (job, "Job released by %s", who);
+    return lifecycle_change (srv, job, left ? 'H' : 'Q', JOB_EV_RELEASED, who,
+                             job->rec.hold_types);
+}
+
+/* An array's hold or release reaches its split-out subjobs that have not
+ * started (the untouched ones follow the array's state). */
+static int array_holds_follow (struct server *srv, struct job *array, int mask, int hold,
+                               const char *who)
+{
+    struct job_array *a = array->arr;
+
+    for (int i = 0; a && i < a->nsub; i++) {
+        struct job *sj = a->sub[i];
+        if (hold && (sj->rec.state == 'Q' || sj->rec.state == 'H')
+            && hold_one (srv, sj, mask, who) < 0)
+            return -1;
+        if (!hold && sj->rec.state == 'H' && release_one (srv, sj, mask, who) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     struct job *job = job_rpc_target (srv, c, msg);
     char who[64];
     int mask;
 
-    if (!job || refuse_arrays (c, msg, job) < 0
-        || (mask = hold_request (srv, c, msg, job)) < 0)
+    if (!job || (mask = hold_request (srv, c, msg, job)) < 0)
         return;
     if (job->rec.state != 'Q' && job->rec.state != 'H') {
         /* Holding a running job needs checkpoint support (a later issue). */
@@ -475,10 +570,7 @@ static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
         return;
     }
     server_user_name (conn_peer_uid (c), who, sizeof (who));
-    holds_format (mask | holds_of (job), job->rec.hold_types,
-                  sizeof (job->rec.hold_types));
-    job_set_comment (job, "Job held by %s", who);
-    if (lifecycle_change (srv, job, 'H', JOB_EV_HELD, who, job->rec.hold_types) < 0) {
+    if (hold_one (srv, job, mask, who) < 0 || array_holds_follow (srv, job, mask, 1, who) < 0) {
         server_reply_error (c, msg, errno, "cannot record hold of %s", job->id);
         return;
     }
@@ -489,10 +581,9 @@ static void job_release (struct server *srv, struct conn *c, struct wire_msg *ms
 {
     struct job *job = job_rpc_target (srv, c, msg);
     char who[64];
-    int mask, left;
+    int mask;
 
-    if (!job || refuse_arrays (c, msg, job) < 0
-        || (mask = hold_request (srv, c, msg, job)) < 0)
+    if (!job || (mask = hold_request (srv, c, msg, job)) < 0)
         return;
     if (job->rec.state != 'H') {
         /* PBS accepts qrls of a job without holds and does nothing. */
@@ -504,16 +595,8 @@ static void job_release (struct server *srv, struct conn *c, struct wire_msg *ms
         return;
     }
     server_user_name (conn_peer_uid (c), who, sizeof (who));
-    /* Only the types asked for go; a dependency's system hold stays unless
-     * a manager lifts it. */
-    left = holds_of (job) & ~mask;
-    holds_format (left, job->rec.hold_types, sizeof (job->rec.hold_types));
-    if (left)
-        job_set_comment (job, "Job held: hold types %s remain", job->rec.hold_types);
-    else
-        job_set_comment (job, "Job released by %s", who);
-    if (lifecycle_change (srv, job, left ? 'H' : 'Q', JOB_EV_RELEASED, who,
-                          job->rec.hold_types) < 0) {
+    if (release_one (srv, job, mask, who) < 0
+        || array_holds_follow (srv, job, mask, 0, who) < 0) {
         server_reply_error (c, msg, errno, "cannot record release of %s", job->id);
         return;
     }
@@ -587,7 +670,11 @@ static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
     }
     text = json_dumps (o, JSON_COMPACT);
     json_decref (o);
-    jobspec_release (&job->spec);
+    /* A subjob's request was its array's until now: from here on it has
+     * one of its own, stored in its row. */
+    if (!job->parent || job->own_spec)
+        jobspec_release (&job->spec);
+    job->own_spec = job->parent != NULL;
     job->spec = spec;
     free (job->rec.spec);
     job->rec.spec = text;

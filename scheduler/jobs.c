@@ -26,6 +26,9 @@ struct jobs {
     struct job_queue queued;        /* jobs in state Q */
     int nqueued;
     struct job_list running;        /* jobs holding an allocation */
+    TAILQ_HEAD (, job_array) pending;   /* arrays with untouched queued subjobs */
+    struct job **transient;         /* subjobs split out for this pass */
+    int ntransient, transient_cap;
 };
 
 void jobs_running_add (struct jobs *js, struct job *job)
@@ -78,6 +81,7 @@ struct jobs *jobs_create (struct server *srv)
     js->next_seq = 1;
     TAILQ_INIT (&js->queued);
     LIST_INIT (&js->running);
+    TAILQ_INIT (&js->pending);
     return js;
 }
 
@@ -85,11 +89,13 @@ static void job_free (struct job *job)
 {
     if (!job)
         return;
-    for (int i = 0; i < job->nsub; i++)
-        job_free (job->sub[i]);
-    free (job->sub);
+    if (job->arr) {
+        for (int i = 0; i < job->arr->nsub; i++)
+            job_free (job->arr->sub[i]);
+        array_destroy (job->arr);
+    }
     db_job_release (&job->rec);
-    if (!job->parent)
+    if (!job->parent || job->own_spec)
         jobspec_release (&job->spec);   /* a subjob's is its array's */
     free (job->alloc);
     free (job->resv);
@@ -103,6 +109,7 @@ void jobs_destroy (struct jobs *js)
     for (int i = 0; i < js->n; i++)
         job_free (js->v[i]);
     free (js->v);
+    free (js->transient);
     free (js);
 }
 
@@ -137,51 +144,165 @@ static void job_make_id (struct server *srv, struct job *job)
                   srv->name);
 }
 
-/* A subjob of array: everything its own but the request, which it shares. */
-static struct job *subjob_new (struct job *array, int pos, int index)
+int64_t job_subkey (int64_t parent_seq, int pos, int n)
 {
-    struct job *sj = xzalloc (sizeof (*sj));
-    uuid_t ns, u;
-    char name[32];
+    if (n > 1 << JOB_SUBKEY_BITS)
+        return JOB_SUBKEY_BIG + (parent_seq << JOB_SUBKEY_BIG_BITS) + pos;
+    return JOB_SUBKEY (parent_seq, pos);
+}
 
+/* An array joins the arrays a pass takes subjobs from while it is queued
+ * and has untouched subjobs, and leaves when not. */
+static void pending_update (struct jobs *js, struct job *array)
+{
+    struct job_array *a = array->arr;
+    int want = a && array->rec.state == 'Q' && a->untouched > 0;
+
+    if (!a || want == a->pending)
+        return;
+    if (want)
+        TAILQ_INSERT_TAIL (&js->pending, a, pending_link);
+    else
+        TAILQ_REMOVE (&js->pending, a, pending_link);
+    a->pending = want;
+}
+
+struct job_array *jobs_pending_arrays_first (struct jobs *js)
+{
+    return TAILQ_FIRST (&js->pending);
+}
+
+struct job_array *jobs_pending_arrays_next (struct job_array *a)
+{
+    return TAILQ_NEXT (a, pending_link);
+}
+
+/* The subjob at pos of array as it is while untouched: everything its own
+ * but the request, which it shares, and the strings of the array's record,
+ * which it borrows (the caller clears them if it keeps the job). */
+static void subjob_fill (struct jobs *js, struct job *array, int pos, struct job *sj,
+                         int with_uuid)
+{
+    struct job_array *a = array->arr;
+    int index = array_index_at (a, pos);
+    char st = array_untouched_state (array);
+
+    memset (sj, 0, sizeof (*sj));
     sj->parent = array;
+    sj->array_pos = pos;
     sj->array_index = index;
     sj->spec = array->spec;
     sj->rec = array->rec;
-    sj->rec.seq = JOB_SUBKEY (array->rec.seq, pos);
+    sj->rec.seq = job_subkey (array->rec.seq, pos, array_size (a));
     sj->rec.array_parent = array->rec.seq;
     sj->rec.array_index = index;
-    /* Each subjob is an identity of its own (its checkpoints, its runs),
-     * derived from its array's and its index (a name-based UUID), so a
-     * subjob that has no row yet is the same one after a restart. */
-    snprintf (name, sizeof (name), "subjob %d", index);
-    if (uuid_parse (array->rec.uuid, ns) == 0)
-        uuid_generate_sha1 (u, ns, name, strlen (name));
-    else
-        uuid_generate (u);
-    uuid_unparse_lower (u, sj->rec.uuid);
+    sj->rec.state = st;
+    sj->rec.run_count = 0;
+    sj->rec.has_exit = 0;
+    sj->rec.exit_status = 0;
+    sj->rec.stime = 0;
+    sj->rec.session_id = 0;
+    /* Deleted with its array: it ended when the array was deleted. */
+    sj->rec.etime = st == 'F' ? array->rec.mtime : 0;
+    sj->rec.comment = st == 'F' ? (char *)"Job deleted with its array before it ran" : NULL;
     sj->rec.spec = NULL;    /* its request is its array's */
-    sj->rec.comment = NULL;
     sj->rec.exec_host = sj->rec.exec_vnode = NULL;
     sj->rec.resources_used = sj->rec.alloc = NULL;
+    sj->prio = array->prio;
+    sj->prio_f = array->prio_f;
+    sj->rec.uuid[0] = '\0';
+    if (with_uuid) {
+        /* Each subjob is an identity of its own (its checkpoints, its
+         * runs), derived from its array's and its index (a name-based
+         * UUID), so a subjob that has no row yet is the same one after a
+         * restart. */
+        uuid_t ns, u;
+        char name[32];
+        snprintf (name, sizeof (name), "subjob %d", index);
+        if (uuid_parse (array->rec.uuid, ns) == 0)
+            uuid_generate_sha1 (u, ns, name, strlen (name));
+        else
+            uuid_generate (u);
+        uuid_unparse_lower (u, sj->rec.uuid);
+    }
+    job_make_id (js->srv, sj);
+}
+
+const struct job *jobs_subjob_view (struct jobs *js, struct job *array, int pos,
+                                    struct job *scratch, int uuid)
+{
+    struct job *sj = array_sub (array->arr, pos);
+
+    if (sj)
+        return sj;
+    subjob_fill (js, array, pos, scratch, uuid);
+    return scratch;
+}
+
+static int transient_push (struct jobs *js, struct job *sj)
+{
+    if (js->ntransient == js->transient_cap) {
+        int cap = js->transient_cap ? js->transient_cap * 2 : 256;
+        struct job **v = realloc (js->transient, cap * sizeof (*v));
+        if (!v)
+            return -1;
+        js->transient = v;
+        js->transient_cap = cap;
+    }
+    js->transient[js->ntransient++] = sj;
+    return 0;
+}
+
+struct job *jobs_subjob (struct jobs *js, struct job *array, int pos, int transient)
+{
+    struct job_array *a = array->arr;
+    struct job *sj;
+
+    if (!a || pos < 0 || pos >= array_size (a))
+        return NULL;
+    if ((sj = array_sub (a, pos))) {
+        if (!transient)
+            sj->transient = 0;
+        return sj;
+    }
+    sj = xzalloc (sizeof (*sj));
+    subjob_fill (js, array, pos, sj, 1);
+    if (sj->rec.comment)
+        sj->rec.comment = xstrdup (sj->rec.comment);
+    sj->transient = transient;
+    if (array_split_add (a, sj) < 0 || (transient && transient_push (js, sj) < 0)) {
+        array_split_remove (a, sj);
+        job_free (sj);
+        return NULL;
+    }
+    if (sj->rec.state == 'Q')
+        queue_link (js, sj);
+    pending_update (js, array);
     return sj;
+}
+
+void jobs_unsplit_transient (struct jobs *js)
+{
+    for (int i = 0; i < js->ntransient; i++) {
+        struct job *sj = js->transient[i];
+        /* Started, or the top job with its reservation: it stays. */
+        if (!sj->transient || sj->rec.state != 'Q' || sj->rec.run_count > 0
+            || sj->est_start > 0 || sj->resv) {
+            sj->transient = 0;
+            continue;
+        }
+        queue_unlink (js, sj);
+        array_split_remove (sj->parent->arr, sj);
+        pending_update (js, sj->parent);
+        job_free (sj);
+    }
+    js->ntransient = 0;
 }
 
 void job_drop_spec_text (struct job *job)
 {
     free (job->rec.spec);
     job->rec.spec = NULL;
-}
-
-static int array_append (struct job *array, struct job *sj)
-{
-    struct job **v = realloc (array->sub, (array->nsub + 1) * sizeof (*v));
-
-    if (!v)
-        return -1;
-    array->sub = v;
-    array->sub[array->nsub++] = sj;
-    return 0;
 }
 
 /* Loading parses every stored request, most of a restart's time on a
@@ -252,8 +373,9 @@ static void *load_parse_slice (void *arg)
 {
     struct load_slice *sl = arg;
 
+    /* A subjob's row has its own request only once qalter gave it one. */
     for (int i = sl->from; i < sl->to; i++)
-        if (!sl->l->v[i]->rec.array_parent)
+        if (!sl->l->v[i]->rec.array_parent || sl->l->text[sl->l->off[i]])
             sl->l->bad[i] = load_parse_one (sl->l->v[i], sl->l->text + sl->l->off[i]) < 0;
     return NULL;
 }
@@ -291,35 +413,72 @@ static int load_parse (struct load *l)
     return 0;
 }
 
-/* A subjob row: it joins its array (loaded before it: rows come by seq). */
+/* The top-level job numbered seq (no subjob), or NULL. */
+static struct job *top_lookup (struct jobs *js, int64_t seq)
+{
+    int lo = 0, hi = js->n - 1;
+
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (js->v[mid]->rec.seq == seq)
+            return js->v[mid];
+        if (js->v[mid]->rec.seq < seq)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return NULL;
+}
+
+/* A subjob key's array and position; the array NULL if there is none. */
+static struct job *subkey_split (struct jobs *js, int64_t key, int *pos)
+{
+    int big = key >= JOB_SUBKEY_BIG;
+    int bits = big ? JOB_SUBKEY_BIG_BITS : JOB_SUBKEY_BITS;
+    int64_t rel = key - (big ? JOB_SUBKEY_BIG : JOB_SUBKEY_BASE);
+    struct job *array = top_lookup (js, rel >> bits);
+
+    *pos = (int)(rel & ((INT64_C (1) << bits) - 1));
+    if (!array || !array->arr || (array_size (array->arr) > 1 << JOB_SUBKEY_BITS) != big
+        || *pos >= array_size (array->arr))
+        return NULL;
+    return array;
+}
+
+/* A subjob row: a subjob that was split out (its array, loaded before it
+ * since rows come by seq, has every subjob untouched until now). */
 static int load_link_subjob (struct jobs *js, struct job *row)
 {
-    struct job *array = jobs_lookup (js, row->rec.array_parent), *sj;
-    int64_t pos = array ? row->rec.seq - JOB_SUBKEY (array->rec.seq, 0) : -1;
+    int pos;
+    struct job *array = subkey_split (js, row->rec.seq, &pos);
 
-    /* The array made its subjobs as it was linked; this row is what
-     * became of one of them. */
-    if (!array || !array->is_array || pos < 0 || pos >= array->nsub) {
+    if (!array || array->rec.seq != row->rec.array_parent || array_sub (array->arr, pos)) {
         log_msg (LOG_ERR, "subjob row %lld without its array %lld", (long long)row->rec.seq,
                  (long long)row->rec.array_parent);
         job_free (row);
         return 0;
     }
-    sj = array->sub[pos];
-    if (sj->rec.state == 'Q')
-        queue_unlink (js, sj);
-    db_job_release (&sj->rec);
-    sj->rec = row->rec;     /* the subjob takes the row's record */
-    free (row);
-    job_make_id (js->srv, sj);
-    if (sj->rec.state == 'Q')
-        queue_link (js, sj);
-    if ((sj->rec.state == 'R' || sj->rec.state == 'E') && sj->rec.alloc
-        && (sj->alloc = alloc_from_json (js->srv->nodes, sj->rec.alloc))) {
-        alloc_apply (sj->alloc, sj->rec.seq, 1);
-        jobs_running_add (js, sj);
-        array->array_running++;
+    row->parent = array;
+    row->array_pos = pos;
+    row->array_index = array_index_at (array->arr, pos);
+    if (row->spec.name)     /* parsed: qalter gave it a request of its own */
+        row->own_spec = 1;
+    else
+        row->spec = array->spec;
+    job_make_id (js->srv, row);
+    if (array_split_add (array->arr, row) < 0) {
+        job_free (row);
+        return -1;
     }
+    if (row->rec.state == 'Q')
+        queue_link (js, row);
+    if ((row->rec.state == 'R' || row->rec.state == 'E') && row->rec.alloc
+        && (row->alloc = alloc_from_json (js->srv->nodes, row->rec.alloc))) {
+        alloc_apply (row->alloc, row->rec.seq, 1);
+        jobs_running_add (js, row);
+        array->arr->running++;
+    }
+    pending_update (js, array);
     return 0;
 }
 
@@ -403,12 +562,16 @@ int jobs_insert (struct jobs *js, struct job *job)
 
 void jobs_refile (struct jobs *js, struct job *job, char old)
 {
-    if (job->is_array)
-        return;     /* an array never runs itself: only its subjobs queue */
+    if (job->is_array) {
+        pending_update (js, job);   /* it never runs itself: its subjobs do */
+        return;
+    }
     if (old == 'Q' && job->rec.state != 'Q')
         queue_unlink (js, job);
     else if (old != 'Q' && job->rec.state == 'Q')
         queue_link (js, job);
+    if (job->parent)
+        array_recount (job->parent->arr, job);
 }
 
 int jobs_write (struct jobs *js, struct job *job)
@@ -419,55 +582,28 @@ int jobs_write (struct jobs *js, struct job *job)
 
 int jobs_add_subjobs (struct jobs *js, struct job *array)
 {
-    struct arrayspec a;
+    struct hpcq_error err;
 
-    if (arrayspec_parse (array->spec.array, &a, NULL) < 0)
+    /* In memory only, and none of them a job yet: a subjob is split out,
+     * and its row written, when something happens to it. */
+    if (!(array->arr = array_create (array, &err))) {
+        log_msg (LOG_ERR, "job %s: %s", array->id, err.text);
         return -1;
-    array->is_array = 1;
-    array->array_limit = a.limit;
-    /* In memory only: a subjob's row is written when it first changes
-     * (db_job_update), so an array of any size is one row at submission. */
-    for (int pos = 0; pos < a.n; pos++) {
-        struct job *sj = subjob_new (array, pos, a.index[pos]);
-        job_make_id (js->srv, sj);
-        if (array_append (array, sj) < 0) {
-            job_free (sj);
-            arrayspec_release (&a);
-            return -1;
-        }
-        if (sj->rec.state == 'Q')
-            queue_link (js, sj);
     }
-    arrayspec_release (&a);
+    array->is_array = 1;
+    pending_update (js, array);
     return 0;
-}
-
-/* A subjob by its key: its array, then its position there. */
-static struct job *subjob_lookup (struct jobs *js, int64_t key)
-{
-    int64_t rel = key - JOB_SUBKEY_BASE;
-    int64_t pos = rel & ((INT64_C (1) << JOB_SUBKEY_BITS) - 1);
-    struct job *array = jobs_lookup (js, rel >> JOB_SUBKEY_BITS);
-
-    return array && pos < array->nsub ? array->sub[pos] : NULL;
 }
 
 struct job *jobs_lookup (struct jobs *js, int64_t seq)
 {
-    int lo = 0, hi = js->n - 1;
+    struct job *array;
+    int pos;
 
-    if (seq >= JOB_SUBKEY_BASE)
-        return subjob_lookup (js, seq);
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (js->v[mid]->rec.seq == seq)
-            return js->v[mid];
-        if (js->v[mid]->rec.seq < seq)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return NULL;
+    if (seq < JOB_SUBKEY_BASE)
+        return top_lookup (js, seq);
+    array = subkey_split (js, seq, &pos);
+    return array ? jobs_subjob (js, array, pos, 0) : NULL;
 }
 
 int64_t jobs_parse_id (const char *s)
@@ -485,39 +621,51 @@ int64_t jobs_parse_id (const char *s)
 }
 
 /* "N[]" names the array, "N[I]" its subjob of index I. */
-static struct job *array_find (struct jobs *js, const char *id, const char *br)
+/* "N[]" names the array, "N[I]" its subjob of index I: the split one, or
+ * the array with *pos the untouched one's position. */
+static struct job *array_find (struct jobs *js, const char *id, const char *br, int *pos)
 {
-    struct job *array = jobs_lookup (js, jobs_parse_id (id));
+    struct job *array = top_lookup (js, jobs_parse_id (id)), *sj;
     char *end;
     long index;
 
-    if (!array || !array->is_array)
+    if (!array || !array->arr)
         return NULL;
     if (br[1] == ']')
         return array;
+    errno = 0;
     index = strtol (br + 1, &end, 10);
-    if (end == br + 1 || *end != ']')
+    if (end == br + 1 || *end != ']' || errno || index < 0 || index > INT_MAX
+        || (*pos = array_pos_of (array->arr, (int)index)) < 0)
         return NULL;
-    for (int i = 0; i < array->nsub; i++)
-        if (array->sub[i]->array_index == index)
-            return array->sub[i];
-    return NULL;
+    if ((sj = array_sub (array->arr, *pos)))
+        *pos = -1;
+    return sj ? sj : array;
 }
 
-struct job *jobs_find (struct jobs *js, const char *id)
+struct job *jobs_find_pos (struct jobs *js, const char *id, int *pos)
 {
     const char *br = id ? strchr (id, '[') : NULL;
     const char *close = br ? strchr (br, ']') : NULL;
     const char *dot = id ? strchr (close ? close : id, '.') : NULL;
     size_t len = strlen (js->srv->name);
 
+    *pos = -1;
     if (dot && (strncmp (dot + 1, js->srv->name, len) != 0
                 || (dot[1 + len] != '\0' && dot[1 + len] != '.')))
         return NULL;
     if (br)
-        return close && (close[1] == '\0' || close[1] == '.') ? array_find (js, id, br)
+        return close && (close[1] == '\0' || close[1] == '.') ? array_find (js, id, br, pos)
                                                               : NULL;
-    return jobs_lookup (js, jobs_parse_id (id));
+    return top_lookup (js, jobs_parse_id (id));
+}
+
+struct job *jobs_find (struct jobs *js, const char *id)
+{
+    int pos;
+    struct job *job = jobs_find_pos (js, id, &pos);
+
+    return job && pos >= 0 ? jobs_subjob (js, job, pos, 0) : job;
 }
 
 struct job **jobs_all (struct jobs *js, int *n)

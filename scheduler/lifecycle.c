@@ -62,17 +62,10 @@ int lifecycle_submit (struct server *srv, struct job *job)
 
 void lifecycle_array_update (struct server *srv, struct job *array)
 {
-    int failed = 0;
+    int failed = array_failed (array->arr);
 
-    if (array->rec.state == 'F')
+    if (array->rec.state == 'F' || !array_done (array->arr))
         return;
-    for (int i = 0; i < array->nsub; i++) {
-        const struct job *s = array->sub[i];
-        if (s->rec.state != 'F')
-            return;
-        if (!s->rec.has_exit || s->rec.exit_status != 0)
-            failed = 1;
-    }
     if (job_state_check (array, 'F', JOB_EV_FINISHED, "scheduler", __func__) < 0)
         return;
     /* PBS: an array's exit status is 0 when every subjob's was. */
@@ -107,7 +100,7 @@ int lifecycle_start_at (struct server *srv, struct job *job, struct alloc *alloc
     alloc_apply (alloc, job->rec.seq, 1);
     jobs_running_add (srv->jobs, job);
     if (job->parent)
-        job->parent->array_running++;
+        job->parent->arr->running++;
     job->est_start = 0;
     job->rec.run_count++;
     job->rec.stime = util_wall_secs ();
@@ -135,7 +128,7 @@ static void lifecycle_release_alloc (struct server *srv, struct job *job)
     if (job->alloc) {
         jobs_running_remove (srv->jobs, job);
         if (job->parent)
-            job->parent->array_running--;
+            job->parent->arr->running--;
         alloc_apply (job->alloc, job->rec.seq, -1);
         free (job->alloc);
         job->alloc = NULL;

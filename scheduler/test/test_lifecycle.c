@@ -41,7 +41,9 @@ static const char *const legal[] = {
     "R F finished j", "E F finished j", "S F finished j",
     "R Q requeued j", "S Q requeued j",
     "R S suspended j", "S R resumed j",
-    "Q F finished a", "H F finished a",
+    "Q H held a", "H H held a",
+    "Q E deleted a", "H E deleted a", "E E deleted a",
+    "Q F finished a", "H F finished a", "E F finished a",
 };
 
 static const char states[] = "-QHWRESF";
@@ -120,7 +122,7 @@ static void test_illegal (struct fixture *f)
         { 'E', 'Q', JOB_EV_REQUEUED, 0 },   /* being deleted: it ends, never requeues */
         { 'Q', 'H', JOB_EV_RELEASED, 0 },   /* right states, wrong cause */
         { 'Q', 'R', JOB_EV_STARTED, 1 },    /* an array never runs itself */
-        { 'Q', 'H', JOB_EV_HELD, 1 },
+        { 'Q', 'F', JOB_EV_DELETED, 1 },    /* an array is E while subjobs run on */
         { JOB_STATE_NEW, 'R', JOB_EV_SUBMITTED, 0 },
         { 'Q', 'X', JOB_EV_HELD, 0 },       /* not a state */
     };
