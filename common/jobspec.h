@@ -50,6 +50,8 @@ struct hpcq_jobspec {
                              * sbatch): the job gets Slurm's variables */
     int block;              /* -W block=true: qsub waits for the job's end;
                              * qsub's alone, not sent to the scheduler */
+    int pooled;             /* its strings are the pool's (jobspec_pool):
+                             * read them, never change or free them */
 };
 
 /* Zero spec and set defaults (priority 0, rerunnable 1, resources init). */
@@ -57,6 +59,11 @@ void jobspec_init (struct hpcq_jobspec *spec);
 
 /* Free what spec points to (not spec itself).  Safe on an init'ed spec. */
 void jobspec_release (struct hpcq_jobspec *spec);
+
+/* Replace spec's strings by the pool's shared copies (common/strpool.h):
+ * a scheduler holding many jobs keeps each repeated text once.  The spec
+ * is read-only from then on but for jobspec_release, which returns them. */
+void jobspec_pool (struct hpcq_jobspec *spec);
 
 /* Set "KEY=VALUE" in spec->env, replacing an existing KEY.  Returns 0 or -1
  * (ENOMEM). */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strpool.h"
 #include "db/db_job.h"
 
 static const char *sql_insert =
@@ -58,8 +59,12 @@ void db_job_release (struct db_job *j)
     free (j->exec_vnode);
     free (j->resources_used);
     free (j->alloc);
+    strpool_put (j->owner);
+    strpool_put (j->name);
+    strpool_put (j->queue);
     j->spec = j->comment = j->exec_host = j->exec_vnode = NULL;
     j->resources_used = j->alloc = NULL;
+    j->owner = j->name = j->queue = NULL;
 }
 
 static void bind_opt_int (sqlite3_stmt *st, int i, int64_t v)
@@ -151,6 +156,12 @@ static char *col_dup (sqlite3_stmt *st, int i)
     return s ? strdup ((const char *)s) : NULL;
 }
 
+static const char *col_pool (sqlite3_stmt *st, int i)
+{
+    const unsigned char *s = sqlite3_column_text (st, i);
+    return strpool_get (s ? (const char *)s : "");
+}
+
 static void col_copy (sqlite3_stmt *st, int i, char *buf, size_t len)
 {
     const unsigned char *s = sqlite3_column_text (st, i);
@@ -162,10 +173,10 @@ static void db_job_read_row (sqlite3_stmt *st, struct db_job *j)
     memset (j, 0, sizeof (*j));
     j->seq = sqlite3_column_int64 (st, 0);
     col_copy (st, 1, j->uuid, sizeof (j->uuid));
-    col_copy (st, 2, j->owner, sizeof (j->owner));
+    j->owner = col_pool (st, 2);
     j->uid = sqlite3_column_int64 (st, 3);
-    col_copy (st, 4, j->name, sizeof (j->name));
-    col_copy (st, 5, j->queue, sizeof (j->queue));
+    j->name = col_pool (st, 4);
+    j->queue = col_pool (st, 5);
     j->state = (char)sqlite3_column_text (st, 6)[0];
     col_copy (st, 7, j->hold_types, sizeof (j->hold_types));
     j->priority = sqlite3_column_int (st, 8);

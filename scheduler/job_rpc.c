@@ -17,6 +17,7 @@
 #include "common/directive.h"
 #include "common/arrayspec.h"
 #include "common/log.h"
+#include "common/strpool.h"
 #include "common/util.h"
 #include "scheduler/depend.h"
 #include "scheduler/job_attr.h"
@@ -31,18 +32,20 @@ static struct job *job_new (struct server *srv, struct conn *c,
                             struct hpcq_jobspec *spec)
 {
     struct job *job = xzalloc (sizeof (*job));
+    char owner[64];
     uuid_t u;
 
     job->spec = *spec;      /* takes over what spec points to */
     jobspec_init (spec);
+    jobspec_pool (&job->spec);  /* the texts jobs repeat, kept once */
     job->rec.seq = jobs_next_seq (srv->jobs);
     uuid_generate (u);
     uuid_unparse_lower (u, job->rec.uuid);
     job->rec.uid = conn_peer_uid (c);
-    server_user_name ((uid_t)job->rec.uid, job->rec.owner, sizeof (job->rec.owner));
-    snprintf (job->rec.name, sizeof (job->rec.name), "%s", job->spec.name);
-    snprintf (job->rec.queue, sizeof (job->rec.queue), "%s",
-              job->spec.queue ? job->spec.queue : srv->default_queue);
+    server_user_name ((uid_t)job->rec.uid, owner, sizeof (owner));
+    job->rec.owner = strpool_get (owner);
+    job->rec.name = strpool_ref (job->spec.name);
+    job->rec.queue = strpool_get (job->spec.queue ? job->spec.queue : srv->default_queue);
     job->rec.state = JOB_STATE_NEW;     /* lifecycle_submit decides */
     snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "%s",
               job->spec.hold ? "u" : "n");
@@ -675,12 +678,14 @@ static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
     if (!job->parent || job->own_spec)
         jobspec_release (&job->spec);
     job->own_spec = job->parent != NULL;
+    jobspec_pool (&spec);
     job->spec = spec;
     free (job->rec.spec);
     job->rec.spec = text;
-    snprintf (job->rec.name, sizeof (job->rec.name), "%s", spec.name);
-    snprintf (job->rec.queue, sizeof (job->rec.queue), "%s",
-              spec.queue ? spec.queue : srv->default_queue);
+    strpool_put (job->rec.name);
+    strpool_put (job->rec.queue);
+    job->rec.name = strpool_ref (spec.name);
+    job->rec.queue = strpool_get (spec.queue ? spec.queue : srv->default_queue);
     job->rec.priority = spec.priority;
     server_user_name (conn_peer_uid (c), who, sizeof (who));
     if (!text || lifecycle_change (srv, job, job->rec.state, JOB_EV_ALTERED, who,

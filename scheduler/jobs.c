@@ -14,6 +14,7 @@
 
 #include "common/arrayspec.h"
 #include "common/log.h"
+#include "common/strpool.h"
 #include "common/util.h"
 #include "scheduler/jobs.h"
 #include "scheduler/nodes.h"
@@ -267,8 +268,12 @@ struct job *jobs_subjob (struct jobs *js, struct job *array, int pos, int transi
     }
     sj = xzalloc (sizeof (*sj));
     subjob_fill (js, array, pos, sj, 1);
+    /* What the fill borrowed from the array is the subjob's own now. */
     if (sj->rec.comment)
         sj->rec.comment = xstrdup (sj->rec.comment);
+    strpool_ref (sj->rec.owner);
+    strpool_ref (sj->rec.name);
+    strpool_ref (sj->rec.queue);
     sj->transient = transient;
     if (array_split_add (a, sj) < 0 || (transient && transient_push (js, sj) < 0)) {
         array_split_remove (a, sj);
@@ -461,8 +466,10 @@ static int load_link_subjob (struct jobs *js, struct job *row)
     row->parent = array;
     row->array_pos = pos;
     row->array_index = array_index_at (array->arr, pos);
-    if (row->spec.name)     /* parsed: qalter gave it a request of its own */
+    if (row->spec.name) {   /* parsed: qalter gave it a request of its own */
         row->own_spec = 1;
+        jobspec_pool (&row->spec);
+    }
     else
         row->spec = array->spec;
     job_make_id (js->srv, row);
@@ -485,6 +492,7 @@ static int load_link_subjob (struct jobs *js, struct job *row)
 /* A parsed top-level row: its array settings, id and allocation. */
 static int load_link (struct jobs *js, struct job *job)
 {
+    jobspec_pool (&job->spec);  /* here: the pool is for one thread */
     job->is_array = job->spec.array != NULL;
     job_make_id (js->srv, job);
     if ((job->rec.state == 'R' || job->rec.state == 'E') && job->rec.alloc) {

@@ -19,7 +19,7 @@ for t in common/test/test_resource common/test/test_jobspec common/test/test_dir
          scheduler/test/test_backfill worker/test/test_gpu scheduler/test/test_lifecycle \
          scheduler/test/test_jobs scheduler/test/test_queue scheduler/test/test_depend \
          scheduler/test/test_sched scheduler/test/test_nodes scheduler/test/test_array \
-         common/test/test_arrayspec; do
+         common/test/test_arrayspec common/test/test_strpool; do
     if HPCQ_SRCDIR=$src $vg --log-file="$logs/$(basename $t).log" "$build/$t" > /dev/null; then
         echo "ok: $t"
     else

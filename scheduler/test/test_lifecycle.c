@@ -132,7 +132,7 @@ static void test_illegal (struct fixture *f)
         struct job job = { .is_array = bad[i].array };
         int rc;
         snprintf (job.id, sizeof (job.id), "%zu.fx", i + 1);
-        snprintf (job.rec.owner, sizeof (job.rec.owner), "alice");
+        job.rec.owner = "alice";
         job.rec.state = bad[i].from;
         errno = 0;
         rc = job_state_set (&job, bad[i].to, bad[i].ev, "alice", __func__);
