@@ -65,9 +65,9 @@ struct snode {
     enum link_state state;
     int64_t next_id;
     int64_t hello_id;
-    int64_t hello_sent_ms;
+    double hello_sent_ms;
     int64_t hb_id;          /* heartbeat in flight, 0 if none */
-    int64_t hb_sent_ms;
+    double hb_sent_ms;
     struct sjob *jobs;
     int njobs, jobs_cap;
 };
@@ -159,6 +159,16 @@ static struct event heap_pop (struct swarm *sw)
     return top;
 }
 
+/* A monotonic clock in milliseconds, to the microsecond: round trips on
+ * loopback take a fraction of a millisecond. */
+static double now_ms (void)
+{
+    struct timespec ts;
+
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 static void rtt_add (double **v, int *n, int *cap, double ms)
 {
     if (*n == *cap) {
@@ -240,7 +250,7 @@ static void node_hello (struct snode *n)
                                                        j->attempt, "pid", 1));
     }
     n->state = LINK_HELLO;
-    n->hello_sent_ms = now;
+    n->hello_sent_ms = now_ms ();
     n->hello_id = node_send (n, "node.hello",
                              json_pack ("{s:s s:i s:I s:[] s:s s:o s:o}", "name", n->name,
                                         "ncpus", n->sw->ncpus, "mem",
@@ -297,7 +307,7 @@ static void node_up (struct snode *n)
 {
     struct swarm *sw = n->sw;
     int64_t now = util_now_ms ();
-    double rtt = (double)(now - n->hello_sent_ms);
+    double rtt = now_ms () - n->hello_sent_ms;
 
     if (rtt > sw->st.hello_rtt_max_ms)
         sw->st.hello_rtt_max_ms = rtt;
@@ -326,7 +336,6 @@ static void node_up (struct snode *n)
 static void node_reply (struct snode *n, struct wire_msg *msg)
 {
     struct swarm *sw = n->sw;
-    int64_t now = util_now_ms ();
 
     if (msg->errnum) {
         log_msg (LOG_ERR, "%s: scheduler refused %s: %s", n->name, msg->type,
@@ -338,7 +347,7 @@ static void node_reply (struct snode *n, struct wire_msg *msg)
     if (n->hello_id && msg->id == n->hello_id)
         node_up (n);
     else if (n->hb_id && msg->id == n->hb_id) {
-        double rtt = (double)(now - n->hb_sent_ms);
+        double rtt = now_ms () - n->hb_sent_ms;
         sw->st.hb_answered++;
         if (rtt > sw->heartbeat_ms / 2)
             sw->st.hb_late++;
@@ -464,7 +473,7 @@ static void ev_heartbeat (struct swarm *sw, struct snode *n, int64_t now)
     if (n->hb_id)
         sw->st.hb_missed++;     /* the last one is still unanswered */
     if ((n->hb_id = node_send (n, "node.heartbeat", NULL))) {
-        n->hb_sent_ms = now;
+        n->hb_sent_ms = now_ms ();
         sw->st.hb_sent++;
     }
     heap_push (sw, (struct event){ now + sw->heartbeat_ms, EV_HEARTBEAT, n->idx, 0, 0 });
@@ -615,6 +624,7 @@ static void parse_args (struct swarm *sw, int argc, char **argv)
                 fprintf (stderr, "swarm: %s: %s\n", optarg, strerror (errno));
                 exit (1);
             }
+            setvbuf (sw->launch_log, NULL, _IOLBF, 0);  /* read as it grows */
             break;
         case 'h': usage (0); break;
         default: usage (2);
