@@ -126,6 +126,31 @@ void jobspec_release (struct hpcq_jobspec *spec)
     errno = saved;
 }
 
+/* Inside a JSON string every '"' is escaped, so an "array": not preceded
+ * by a backslash is a key; and only the request object has that key (the
+ * resources and chunks have none). */
+int jobspec_text_array (const char *json, char **range)
+{
+    static const char key[] = "\"array\":";
+    const char *p = json, *v, *end;
+
+    *range = NULL;
+    while (p && (p = strstr (p, key)) && p > json && p[-1] == '\\')
+        p += sizeof (key) - 1;
+    if (!p)
+        return 1;
+    v = p + sizeof (key) - 1;
+    while (*v == ' ')
+        v++;
+    if (strncmp (v, "null", 4) == 0)
+        return 1;
+    if (*v != '"' || !(end = strchr (v + 1, '"')) || memchr (v + 1, '\\', end - v - 1))
+        return -1;
+    *range = xzalloc (end - v);
+    memcpy (*range, v + 1, end - v - 1);
+    return 0;
+}
+
 void jobspec_pool (struct hpcq_jobspec *spec)
 {
     if (spec->pooled)

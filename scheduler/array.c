@@ -19,7 +19,7 @@
 
 enum { GROUP_NONE, GROUP_Q, GROUP_R, GROUP_F };
 
-struct job_array *array_create (struct job *job, struct hpcq_error *err)
+struct job_array *array_create (struct job *job, const char *range, struct hpcq_error *err)
 {
     struct job_array *a = calloc (1, sizeof (*a));
     size_t words;
@@ -29,7 +29,7 @@ struct job_array *array_create (struct job *job, struct hpcq_error *err)
         return NULL;
     }
     a->job = job;
-    if (arrayspec_parse (job->spec.array ? job->spec.array : "", &a->range, err) < 0) {
+    if (arrayspec_parse (range ? range : "", &a->range, err) < 0) {
         free (a);
         return NULL;
     }

@@ -43,8 +43,8 @@ struct job_array {
     int pending;                    /* on that list */
 };
 
-/* The record for array job (its spec.array is the range).  NULL with err. */
-struct job_array *array_create (struct job *job, struct hpcq_error *err);
+/* The record for array job, whose -J range is range.  NULL with err. */
+struct job_array *array_create (struct job *job, const char *range, struct hpcq_error *err);
 /* Frees the record, not the subjobs (jobs.c frees those). */
 void array_destroy (struct job_array *a);
 

@@ -157,7 +157,7 @@ int job_attr_row (FILE *f, const struct job *job)
         && json_string_value (json_object_get (ru, "cput")))
         cput = json_string_value (json_object_get (ru, "cput"));
     put_field (f, job->id, '\t');
-    put_field (f, job->spec.name ? job->spec.name : "", '\t');
+    put_field (f, job->rec.name ? job->rec.name : "", '\t');
     put_field (f, job->rec.owner, '\t');
     put_field (f, cput, '\t');
     putc (job_state_display (job), f);

@@ -324,6 +324,13 @@ static void job_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
         server_reply_error (c, msg, EPROTO, "job.stat: malformed request");
         return;
     }
+    /* Right after a restart only the table of all jobs is answered from
+     * the records alone; anything more waits for the parsed requests. */
+    if ((!r.table || r.subjobs || (r.ids && json_array_size (r.ids) > 0))
+        && jobs_load_wait (srv->jobs) < 0) {
+        server_reply_error (c, msg, EIO, "job.stat: cannot load jobs");
+        return;
+    }
     all = jobs_all (srv->jobs, &n);
     if (r.ids && json_array_size (r.ids) > (size_t)n)
         n = (int)json_array_size (r.ids);

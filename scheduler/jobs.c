@@ -4,7 +4,9 @@
 #endif
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,7 @@ struct jobs {
     TAILQ_HEAD (, job_array) pending;   /* arrays with untouched queued subjobs */
     struct job **transient;         /* subjobs split out for this pass */
     int ntransient, transient_cap;
+    struct load *load;              /* while the stored requests are parsed */
 };
 
 void jobs_running_add (struct jobs *js, struct job *job)
@@ -86,6 +89,8 @@ struct jobs *jobs_create (struct server *srv)
     return js;
 }
 
+static void load_cancel (struct jobs *js);
+
 static void job_free (struct job *job)
 {
     if (!job)
@@ -107,6 +112,7 @@ void jobs_destroy (struct jobs *js)
 {
     if (!js)
         return;
+    load_cancel (js);   /* the parsing threads still use the jobs */
     for (int i = 0; i < js->n; i++)
         job_free (js->v[i]);
     free (js->v);
@@ -310,114 +316,6 @@ void job_drop_spec_text (struct job *job)
     job->rec.spec = NULL;
 }
 
-/* Loading parses every stored request, most of a restart's time on a
- * deep queue, so the rows are read first and their requests parsed on
- * several threads; linking them in then goes in sequence order. */
-struct load {
-    struct job **v;     /* one per row, in sequence order */
-    int n, cap;
-    int *bad;           /* parse failed: the reason is logged */
-    /* The rows' request texts, kept together until parsed so that freeing
-     * them leaves no holes between the jobs' long-lived allocations:
-     * written to one memory stream, each ending in its '\0'. */
-    FILE *texts;
-    char *text;         /* the stream's buffer, once closed */
-    size_t len;
-    size_t *off;        /* v[i]'s text at text + off[i] */
-};
-
-static int load_collect (struct db_job *rec, void *arg)
-{
-    struct load *l = arg;
-    struct job *job;
-
-    if (l->n == l->cap) {
-        int cap = l->cap ? l->cap * 2 : 1024;
-        struct job **nv = realloc (l->v, cap * sizeof (*nv));
-        size_t *no = realloc (l->off, cap * sizeof (*no));
-        if (nv)
-            l->v = nv;
-        if (no)
-            l->off = no;
-        if (!nv || !no)
-            return -1;
-        l->cap = cap;
-    }
-    l->off[l->n] = (size_t)ftell (l->texts);
-    if (fputs (rec->spec ? rec->spec : "", l->texts) == EOF || putc ('\0', l->texts) == EOF)
-        return -1;
-    job = xzalloc (sizeof (*job));
-    job->rec = *rec;    /* takes what rec points to */
-    job_drop_spec_text (job);
-    jobspec_init (&job->spec);
-    l->v[l->n++] = job;
-    return 0;
-}
-
-static int load_parse_one (struct job *job, const char *text)
-{
-    struct hpcq_error err;
-    json_t *o = json_loads (text, 0, NULL);
-
-    if (!o || jobspec_from_json (o, &job->spec, &err) < 0) {
-        log_msg (LOG_ERR, "job %lld: stored request unreadable: %s",
-                 (long long)job->rec.seq, o ? err.text : "bad JSON");
-        json_decref (o);
-        return -1;
-    }
-    json_decref (o);
-    return 0;
-}
-
-struct load_slice {
-    struct load *l;
-    int from, to;
-};
-
-static void *load_parse_slice (void *arg)
-{
-    struct load_slice *sl = arg;
-
-    /* A subjob's row has its own request only once qalter gave it one. */
-    for (int i = sl->from; i < sl->to; i++)
-        if (!sl->l->v[i]->rec.array_parent || sl->l->text[sl->l->off[i]])
-            sl->l->bad[i] = load_parse_one (sl->l->v[i], sl->l->text + sl->l->off[i]) < 0;
-    return NULL;
-}
-
-/* Parse every request, on up to one thread per CPU (8 at most).  jansson
- * is safe across threads for separate values once its hash seed is set. */
-static int load_parse (struct load *l)
-{
-    enum { MAX_THREADS = 8, MIN_PER_THREAD = 2000 };
-    struct load_slice sl[MAX_THREADS];
-    pthread_t tid[MAX_THREADS];
-    long cpus = sysconf (_SC_NPROCESSORS_ONLN);
-    int nt = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (int)cpus, started = 0;
-
-    if (nt > l->n / MIN_PER_THREAD)
-        nt = l->n / MIN_PER_THREAD > 0 ? l->n / MIN_PER_THREAD : 1;
-    if (!(l->bad = calloc (l->n ? l->n : 1, sizeof (*l->bad))))
-        return -1;
-    json_object_seed (0);
-    for (int t = 0; t < nt; t++) {
-        sl[t] = (struct load_slice){ l, (int)((int64_t)l->n * t / nt),
-                                     (int)((int64_t)l->n * (t + 1) / nt) };
-        /* Slice 0 is ours; a thread that cannot start is done here too. */
-        if (t == 0 || pthread_create (&tid[t], NULL, load_parse_slice, &sl[t]) != 0)
-            continue;
-        started |= 1 << t;
-    }
-    load_parse_slice (&sl[0]);
-    for (int t = 1; t < nt; t++) {
-        if (started & (1 << t))
-            pthread_join (tid[t], NULL);
-        else
-            load_parse_slice (&sl[t]);
-    }
-    return 0;
-}
-
 /* The top-level job numbered seq (no subjob), or NULL. */
 static struct job *top_lookup (struct jobs *js, int64_t seq)
 {
@@ -450,10 +348,73 @@ static struct job *subkey_split (struct jobs *js, int64_t key, int *pos)
     return array;
 }
 
-/* A subjob row: a subjob that was split out (its array, loaded before it
- * since rows come by seq, has every subjob untouched until now). */
-static int load_link_subjob (struct jobs *js, struct job *row)
+/* A restart reads and links every row first: the index, the lists,
+ * arrays and allocations, all that a job's record says.  The server
+ * answers from that at once, while the stored requests (most of a
+ * restart's time on a deep queue: JSON to parse) are parsed on threads of
+ * their own.  Until they are (jobs_loading), only what reads records may
+ * run; the server holds everything else behind jobs_load_wait.  The
+ * threads write nothing but their jobs' spec and flags; what they
+ * allocate for good is moved to the loop's own heap when the loop takes
+ * the results in (load_finish), so the threads' arenas are left empty and
+ * given back to the system. */
+#define LOAD_MAX_THREADS 8
+
+struct load;
+
+struct load_slice {
+    struct load *l;
+    int from, to;
+};
+
+struct load {
+    struct job **v;     /* the jobs whose request is to be parsed */
+    int n, cap;
+    int *bad;           /* the request of v[i] is unreadable (logged) */
+    int nthreads;
+    pthread_t tid[LOAD_MAX_THREADS];
+    struct load_slice sl[LOAD_MAX_THREADS];
+    atomic_int done;    /* threads that have finished */
+    struct loop_timer *poll;
+    jobs_loaded_f cb;
+    void *arg;
+};
+
+static int load_want_parse (struct load *l, struct job *job)
 {
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 1024;
+        struct job **nv = realloc (l->v, cap * sizeof (*nv));
+        if (!nv)
+            return -1;
+        l->v = nv;
+        l->cap = cap;
+    }
+    l->v[l->n++] = job;
+    return 0;
+}
+
+static int load_parse_one (struct job *job)
+{
+    struct hpcq_error err;
+    json_t *o = json_loads (job->rec.spec ? job->rec.spec : "", 0, NULL);
+
+    if (!o || jobspec_from_json (o, &job->spec, &err) < 0) {
+        log_msg (LOG_ERR, "job %lld: stored request unreadable: %s",
+                 (long long)job->rec.seq, o ? err.text : "bad JSON");
+        json_decref (o);
+        return -1;
+    }
+    json_decref (o);
+    return 0;
+}
+
+/* A subjob row: a subjob that was split out (its array, read before it
+ * since rows come by seq, has every subjob untouched until now).  Its
+ * request is its array's (set once that is parsed) unless it has one of
+ * its own. */
+static int load_link_subjob (struct jobs *js, struct job *row)
+{   /* 1: linked; 0: dropped (freed); -1: out of memory (freed) */
     int pos;
     struct job *array = subkey_split (js, row->rec.seq, &pos);
 
@@ -466,12 +427,7 @@ static int load_link_subjob (struct jobs *js, struct job *row)
     row->parent = array;
     row->array_pos = pos;
     row->array_index = array_index_at (array->arr, pos);
-    if (row->spec.name) {   /* parsed: qalter gave it a request of its own */
-        row->own_spec = 1;
-        jobspec_pool (&row->spec);
-    }
-    else
-        row->spec = array->spec;
+    row->own_spec = row->rec.spec && row->rec.spec[0];
     job_make_id (js->srv, row);
     if (array_split_add (array->arr, row) < 0) {
         job_free (row);
@@ -486,14 +442,30 @@ static int load_link_subjob (struct jobs *js, struct job *row)
         array->arr->running++;
     }
     pending_update (js, array);
-    return 0;
+    return 1;
 }
 
-/* A parsed top-level row: its array settings, id and allocation. */
+/* A top-level row: its array record (the range read straight from the
+ * stored text), id and allocation. */
 static int load_link (struct jobs *js, struct job *job)
 {
-    jobspec_pool (&job->spec);  /* here: the pool is for one thread */
-    job->is_array = job->spec.array != NULL;
+    struct hpcq_error err;
+    char *range = NULL;
+    int rc = jobspec_text_array (job->rec.spec, &range);
+
+    /* A form the quick read does not take: parse this one now. */
+    if (rc < 0 && load_parse_one (job) == 0 && job->spec.array)
+        range = xstrdup (job->spec.array);
+    if (range) {
+        job->arr = array_create (job, range, &err);
+        free (range);
+        if (!job->arr) {
+            log_msg (LOG_ERR, "job %lld: %s", (long long)job->rec.seq, err.text);
+            job_free (job);
+            return -1;
+        }
+        job->is_array = 1;
+    }
     job_make_id (js->srv, job);
     if ((job->rec.state == 'R' || job->rec.state == 'E') && job->rec.alloc) {
         if ((job->alloc = alloc_from_json (js->srv->nodes, job->rec.alloc))) {
@@ -505,51 +477,200 @@ static int load_link (struct jobs *js, struct job *job)
         job_free (job);
         return -1;
     }
-    /* Its subjobs as submitted; the rows of those that changed follow. */
-    return job->is_array ? jobs_add_subjobs (js, job) : 0;
+    pending_update (js, job);
+    return 0;
 }
 
-int jobs_load (struct jobs *js)
+static int load_row (struct db_job *rec, void *arg)
 {
-    struct load l = { 0 };
-    char buf[32];
-    int i, rc = 0;
+    struct jobs *js = arg;
+    struct job *job = xzalloc (sizeof (*job));
+    int own;
 
-    if (!(l.texts = open_memstream (&l.text, &l.len))
-        || db_job_foreach (js->srv->db, load_collect, &l) < 0)
-        rc = -1;
-    if (l.texts && fclose (l.texts) != 0)
-        rc = -1;
-    if (rc == 0 && load_parse (&l) < 0)
-        rc = -1;
-    /* Each link step owns its row: it links it in or frees it. */
-    for (i = 0; rc == 0 && i < l.n; i++) {
-        if (l.v[i]->rec.array_parent)
-            rc = load_link_subjob (js, l.v[i]);
-        else if (l.bad && l.bad[i]) {
-            job_free (l.v[i]);
-            rc = -1;
-        }
-        else
-            rc = load_link (js, l.v[i]);
+    job->rec = *rec;    /* takes what rec points to */
+    jobspec_init (&job->spec);
+    /* A subjob's row has a request of its own only once qalter gave it one. */
+    own = job->rec.spec && job->rec.spec[0];
+    if (job->rec.array_parent) {
+        int rc = load_link_subjob (js, job);
+        if (rc <= 0 || !own)
+            return rc;
     }
-    for (; i < l.n; i++)    /* after a failure: the rows never linked */
-        job_free (l.v[i]);
-    free (l.v);
-    free (l.bad);
-    free (l.off);
-    free (l.text);
-    if (rc < 0)
+    else if (load_link (js, job) < 0)
         return -1;
+    return load_want_parse (js->load, job);
+}
+
+static void *load_parse_slice (void *arg)
+{
+    struct load_slice *sl = arg;
+
+    for (int i = sl->from; i < sl->to; i++)
+        if (!sl->l->v[i]->spec.name)    /* else parsed as it was read */
+            sl->l->bad[i] = load_parse_one (sl->l->v[i]) < 0;
+    atomic_fetch_add (&sl->l->done, 1);
+    return NULL;
+}
+
+/* A copy of n bytes of p on the caller's heap (p freed), so that what a
+ * parsing thread allocated for good leaves its arena. */
+static void *rehome (void *p, size_t n)
+{
+    void *q;
+
+    if (!p || !n)
+        return p;
+    q = xrealloc (NULL, n);
+    memcpy (q, p, n);
+    free (p);
+    return q;
+}
+
+/* Take a parsed request in: its texts into the pool, its lists onto our
+ * heap, the stored text dropped. */
+static int load_adopt (struct job *job)
+{
+    struct hpcq_jobspec *s = &job->spec;
+
+    if (!job->parent && !s->array != !job->arr) {
+        log_msg (LOG_ERR, "job %lld: its stored request and its array range disagree",
+                 (long long)job->rec.seq);
+        return -1;
+    }
+
+    jobspec_pool (s);
+    s->env = rehome (s->env, (size_t)s->nenv * sizeof (*s->env));
+    s->res.chunk = rehome (s->res.chunk, (size_t)s->res.nchunks * sizeof (*s->res.chunk));
+    job_drop_spec_text (job);
+    return 0;
+}
+
+/* Split-out subjobs share their array's request, parsed only now. */
+static void load_share_specs (struct jobs *js)
+{
+    for (int i = 0; i < js->n; i++) {
+        struct job_array *a = js->v[i]->arr;
+        for (int k = 0; a && k < a->nsub; k++)
+            if (!a->sub[k]->own_spec)
+                a->sub[k]->spec = js->v[i]->spec;
+    }
+}
+
+static void load_free (struct load *l)
+{
+    loop_timer_remove (l->poll);
+    free (l->v);
+    free (l->bad);
+    free (l);
+}
+
+/* The threads are done: take their results in.  0, or -1 if a stored
+ * request could not be read. */
+static int load_finish (struct jobs *js)
+{
+    struct load *l = js->load;
+    int rc = 0;
+
+    for (int t = 0; t < l->nthreads; t++)
+        pthread_join (l->tid[t], NULL);
+    for (int i = 0; i < l->n; i++)
+        if (l->bad[i] || load_adopt (l->v[i]) < 0)
+            rc = -1;
+    load_share_specs (js);
+    js->load = NULL;
+    if (l->cb)
+        l->cb (js, rc, l->arg);
+    load_free (l);
+    malloc_trim (0);    /* the threads' arenas, now empty */
+    if (rc == 0)
+        log_msg (LOG_INFO, "loaded %d jobs (%d queued, %d running), next job %lld",
+                 js->n, jobs_count_state (js, 'Q'), jobs_count_state (js, 'R'),
+                 (long long)js->next_seq);
+    return rc;
+}
+
+static void load_poll (struct loop *loop, void *arg)
+{
+    struct jobs *js = arg;
+
+    if (js->load && atomic_load (&js->load->done) == js->load->nthreads)
+        (void)load_finish (js);
+}
+
+/* Parse every request, on up to one thread per CPU (8 at most).  jansson
+ * is safe across threads for separate values once its hash seed is set. */
+static int load_start (struct jobs *js)
+{
+    enum { MIN_PER_THREAD = 2000 };
+    struct load *l = js->load;
+    long cpus = sysconf (_SC_NPROCESSORS_ONLN);
+    int nt = cpus < 1 ? 1 : cpus > LOAD_MAX_THREADS ? LOAD_MAX_THREADS : (int)cpus;
+
+    if (nt > l->n / MIN_PER_THREAD)
+        nt = l->n / MIN_PER_THREAD > 0 ? l->n / MIN_PER_THREAD : 1;
+    if (!(l->bad = calloc (l->n ? l->n : 1, sizeof (*l->bad))))
+        return -1;
+    json_object_seed (0);
+    for (int t = 0; t < nt; t++) {
+        l->sl[t] = (struct load_slice){ l, (int)((int64_t)l->n * t / nt),
+                                        (int)((int64_t)l->n * (t + 1) / nt) };
+        if (pthread_create (&l->tid[t], NULL, load_parse_slice, &l->sl[t]) != 0)
+            break;
+        l->nthreads++;
+    }
+    /* What no thread took is parsed here and now. */
+    for (int t = l->nthreads; t < nt; t++)
+        load_parse_slice (&l->sl[t]);
+    atomic_fetch_sub (&l->done, nt - l->nthreads);
+    if (l->nthreads == 0)
+        return load_finish (js);
+    if (!(l->poll = loop_timer_add (js->srv->loop, 5, 5, load_poll, js)))
+        return -1;
+    return 0;
+}
+
+int jobs_load (struct jobs *js, jobs_loaded_f cb, void *arg)
+{
+    char buf[32];
+
+    if (!(js->load = calloc (1, sizeof (*js->load))))
+        return -1;
+    js->load->cb = cb;
+    js->load->arg = arg;
+    if (db_job_foreach (js->srv->db, load_row, js) < 0) {
+        load_free (js->load);
+        js->load = NULL;
+        return -1;
+    }
     /* next_seq is also stored so numbers are never reused, even if the
      * newest jobs were purged. */
     if (db_server_get (js->srv->db, "next_seq", buf, sizeof (buf)) == 0
         && atoll (buf) > js->next_seq)
         js->next_seq = atoll (buf);
-    log_msg (LOG_INFO, "loaded %d jobs (%d queued, %d running), next job %lld",
-             js->n, jobs_count_state (js, 'Q'), jobs_count_state (js, 'R'),
-             (long long)js->next_seq);
+    log_msg (LOG_INFO, "read %d jobs; parsing their requests", js->n);
+    if (load_start (js) < 0) {
+        jobs_load_wait (js);
+        return -1;
+    }
     return 0;
+}
+
+static void load_cancel (struct jobs *js)
+{
+    if (js->load) {
+        js->load->cb = NULL;
+        (void)load_finish (js);
+    }
+}
+
+int jobs_loading (const struct jobs *js)
+{
+    return js->load != NULL;
+}
+
+int jobs_load_wait (struct jobs *js)
+{
+    return js->load ? load_finish (js) : 0;
 }
 
 int64_t jobs_next_seq (struct jobs *js)
@@ -594,7 +715,7 @@ int jobs_add_subjobs (struct jobs *js, struct job *array)
 
     /* In memory only, and none of them a job yet: a subjob is split out,
      * and its row written, when something happens to it. */
-    if (!(array->arr = array_create (array, &err))) {
+    if (!(array->arr = array_create (array, array->spec.array, &err))) {
         log_msg (LOG_ERR, "job %s: %s", array->id, err.text);
         return -1;
     }

@@ -84,9 +84,18 @@ int64_t job_subkey (int64_t parent_seq, int pos, int n);
 struct jobs *jobs_create (struct server *srv);
 void jobs_destroy (struct jobs *js);
 
-/* Load every job from the database; running jobs get their allocation back
- * on placeholder nodes.  0 or -1. */
-int jobs_load (struct jobs *js);
+/* Load every job from the database: the records at once (running jobs get
+ * their allocation back on placeholder nodes), their stored requests
+ * parsed on other threads meanwhile; cb (rc 0, or -1 if a stored request
+ * is unreadable) runs on the loop once they are taken in.  0 or -1. */
+typedef void (*jobs_loaded_f) (struct jobs *js, int rc, void *arg);
+int jobs_load (struct jobs *js, jobs_loaded_f cb, void *arg);
+
+/* 1 while the requests are being parsed: until then only the records may
+ * be read (not job->spec, not subjob views).  jobs_load_wait waits for
+ * the parse and takes it in (0, or -1 as cb's rc). */
+int jobs_loading (const struct jobs *js);
+int jobs_load_wait (struct jobs *js);
 
 /* The next sequence number; durable once the batch commits. */
 int64_t jobs_next_seq (struct jobs *js);

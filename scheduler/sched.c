@@ -424,8 +424,8 @@ void sched_run (struct sched *s)
     struct job *j;
     int n, k = 0;
 
-    if (!srv->pass_requested)
-        return;
+    if (!srv->pass_requested || jobs_loading (srv->jobs))
+        return;     /* after a restart: once the requests are parsed */
     srv->pass_requested = 0;
     if (depend_count (srv) > 0)
         depend_update (srv);
