@@ -222,9 +222,27 @@ static int apply_priority (struct hpcq_jobspec *spec, const char *arg,
     return 0;
 }
 
-/* Only depend= has a meaning here; accepting other -W attributes would
- * promise a behaviour that never happens.  The dependency list itself is
- * kept verbatim: it contains commas, so the argument is not split. */
+/* -W umask=NNN: octal, as PBS takes it (022, 0077, 7). */
+static int apply_umask (struct hpcq_jobspec *spec, const char *val,
+                        struct hpcq_error *err)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol (val, &end, 8);
+    if (val[0] < '0' || val[0] > '7' || *end != '\0' || errno != 0
+        || strlen (val) > 4 || v > 0777)
+        return invalid (err, "invalid -W umask value '%s' (expected octal"
+                        " digits, 0 to 777)", val);
+    spec->umask = (int)v;
+    return 0;
+}
+
+/* depend= and umask= have a meaning here; accepting other -W attributes
+ * would promise a behaviour that never happens.  The dependency list
+ * itself is kept verbatim: it contains commas, so the argument is not
+ * split. */
 static int apply_attribute (struct hpcq_jobspec *spec, const char *arg,
                             struct hpcq_error *err)
 {
@@ -232,7 +250,9 @@ static int apply_attribute (struct hpcq_jobspec *spec, const char *arg,
 
     if (!eq)
         return invalid (err, "invalid -W value '%s' (expected"
-                        " depend=...)", arg);
+                        " depend=... or umask=...)", arg);
+    if (eq - arg == 5 && strncmp (arg, "umask", 5) == 0)
+        return apply_umask (spec, eq + 1, err);
     if (eq - arg != 6 || strncmp (arg, "depend", 6) != 0)
         return invalid (err, "unknown -W attribute '%.*s'",
                         (int)(eq - arg), arg);

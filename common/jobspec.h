@@ -40,9 +40,12 @@ struct hpcq_jobspec {
     char *mail_users;       /* -M */
     char *submit_args;      /* the qsub command line as typed, for qstat -f */
     char *array;            /* -J / -t / --array range, NULL = not an array */
+    int umask;              /* -W umask=NNN for the job's files, -1 = not given
+                             * (the worker then uses PBS's 077) */
 };
 
-/* Zero spec and set defaults (priority 0, rerunnable 1, resources init). */
+/* Zero spec and set defaults (priority 0, rerunnable 1, umask -1,
+ * resources init). */
 void jobspec_init (struct hpcq_jobspec *spec);
 
 /* Free what spec points to (not spec itself).  Safe on an init'ed spec. */
