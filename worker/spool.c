@@ -66,8 +66,10 @@ struct spool *spool_open (const char *path, struct hpcq_error *err)
         goto error;
     }
     if ((sp->fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+        int saved = errno;
         errprintf (err, "cannot open spool_dir '%s': %s", path,
-                   errno == ELOOP ? "it is a symlink" : strerror (errno));
+                   lstat (path, &st) == 0 && S_ISLNK (st.st_mode) ? "it is a symlink"
+                                                                 : strerror (saved));
         goto error;
     }
     if (fstat (sp->fd, &st) < 0 || st.st_uid != geteuid ()) {
