@@ -428,7 +428,7 @@ static int task_cred (struct tasks *ts, struct task *t, const struct launch_req 
 static int task_cgroup (struct tasks *ts, struct task *t, const struct launch_req *req,
                         struct hpcq_error *err)
 {
-    struct cgroup_limits lim = { req->mem, t->cpus[0] ? t->cpus : NULL, ts->pids_max };
+    struct cgroup_limits lim = { req->mem, NULL, ts->pids_max };
     char name[64];
 
     t->slots = xzalloc ((req->ncpus > 0 ? req->ncpus : 1) * sizeof (int));
@@ -436,6 +436,7 @@ static int task_cgroup (struct tasks *ts, struct task *t, const struct launch_re
     cores_format (ts->cores, t->slots, t->nslots, t->cpus, sizeof (t->cpus));
     if (!ts->cg)
         return 0;
+    lim.cpus = t->cpus[0] ? t->cpus : NULL;
     snprintf (name, sizeof (name), "job_%lld.%d", (long long)req->seq, req->attempt);
     return (t->cg = cgroup_job_create (ts->cg, name, &lim, err)) ? 0 : -1;
 }
