@@ -7,7 +7,7 @@
 # cgroup hierarchy.
 . "$(dirname "$0")/lib.sh"
 
-cluster_start 1 --cpus-per-worker 2 --worker-conf 1 'job_pids_max = 40'
+cluster_start 1 --cpus-per-worker 2
 cg=$(containment)
 say "worker: ${cg:-(no containment line in its log)}"
 case $cg in
@@ -15,15 +15,17 @@ case $cg in
     'a 400 MB allocation under -l mem=50mb is killed, and the comment says why' \
     'a job without mem is not limited' \
     'a 1-cpu job is confined to one CPU, which the worker names' \
-    'job_pids_max caps the tasks of a job' \
     'cput counts CPU time the script did not wait for' \
-    'resources_used.mem is the peak of the whole job' ;;
+    'resources_used.mem is the peak of the whole job' \
+    'job_pids_max caps the tasks of a job' \
+    'v2: a 400 MB allocation under -l mem=50mb is killed' ;;
 esac
 # Where the memory controller is missing, the worker says so in that line.
 memory_limited=yes
-case $cg in *"memory limits are not enforced"*|"cgroup v1 ("*) ;; esac
-case $cg in "cgroup v1 ("*memory*|"cgroup v2"*) ;; *) memory_limited= ;; esac
-case $cg in *"memory limits are not enforced"*) memory_limited= ;; esac
+case $cg in
+"cgroup v1 ("*memory*) ;;
+"cgroup v1"*|*"memory limits are not enforced"*) memory_limited= ;;
+esac
 
 alloc() { echo "python3 -c 'x = bytearray($1 * 1024 * 1024); print(\"alive\")'"; }
 
@@ -51,27 +53,6 @@ test_expect_success 'a 1-cpu job is confined to one CPU, which the worker names'
     grep -q "job $id started as pid [0-9]* on cpus $cpus$" $CLUSTER/worker1.log
 '
 
-# Forks sleepers until the kernel refuses, and says how many it got.
-cat > forks.py <<'S'
-import os, time
-n = 0
-for i in range(60):
-    try:
-        if os.fork() == 0:
-            time.sleep(5)
-            os._exit(0)
-        n += 1
-    except OSError:
-        break
-print(n)
-S
-
-test_expect_success 'job_pids_max caps the tasks of a job' '
-    id=$(echo "python3 forks.py" | qsub) && wait_state $id F 60 &&
-    n=$(cat STDIN.o$(seqno $id)) && echo "forked: $n" &&
-    test "$n" -gt 0 && test "$n" -lt 40
-'
-
 # A CPU burner in its own session, which the script does not wait for.
 cat > burn.sh <<'S'
 #!/bin/sh
@@ -96,8 +77,33 @@ test_expect_success 'resources_used.mem is the peak of the whole job' '
     test $kb -ge $(( 80 * 1024 ))
 '
 
-# The same limit through cgroup v2 (memory.max, memory.events), where the
-# memory controller is available to it.
+cluster_stop >/dev/null
+CLUSTER=$TEST_ROOT/pids
+cluster_start 1 --cpus-per-worker 2 --worker-conf 1 'job_pids_max = 40'
+
+# Forks sleepers until the kernel refuses, and says how many it got.
+cat > forks.py <<'S'
+import os, time
+n = 0
+for i in range(60):
+    try:
+        if os.fork() == 0:
+            time.sleep(5)
+            os._exit(0)
+        n += 1
+    except OSError:
+        break
+print(n)
+S
+
+test_expect_success 'job_pids_max caps the tasks of a job' '
+    id=$(echo "python3 forks.py" | qsub -o pids.out) && wait_state $id F 60 &&
+    n=$(cat pids.out) && echo "forked: $n" &&
+    test "$n" -gt 0 && test "$n" -lt 40
+'
+
+# The same memory limit through cgroup v2 (memory.max, memory.events),
+# where the memory controller is available to it.
 cluster_stop >/dev/null
 CLUSTER=$TEST_ROOT/c2
 cluster_start 1 --cpus-per-worker 2 --worker-conf 1 'cgroup = v2'
@@ -109,9 +115,9 @@ case $cg in
         "no memory controller for cgroup v2 here: $cg" ;;
 *)
     test_expect_success 'v2: a 400 MB allocation under -l mem=50mb is killed' '
-        id=$(alloc 400 | qsub -l mem=50mb) && wait_state $id F 60 &&
+        id=$(alloc 400 | qsub -l mem=50mb -o v2.out) && wait_state $id F 60 &&
         test "$(job_attr $id comment)" = "Job killed: memory limit 50mb exceeded" &&
-        ! grep -q alive STDIN.o$(seqno $id)
+        ! grep -q alive v2.out
     ' ;;
 esac
 
