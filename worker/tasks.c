@@ -575,7 +575,7 @@ struct tasks *tasks_create (struct worker *w, struct hpcq_error *err)
     ts->ps = privsep_create (w->loop);
     tasks_open_cgroups (ts, w->cfg, w->name);
     if ((n = launch_kill_leftovers (ts->spool, ts->cg)) > 0)
-        log_msg (LOG_WARNING, "killed %d jobs left by a previous worker", n);
+        log_msg (LOG_WARNING, "killed %d job sessions left by a previous worker", n);
     return ts;
 error:
     tasks_destroy (ts);
