@@ -53,15 +53,20 @@ test_expect_success 'a 1-cpu job is confined to one CPU, which the worker names'
     grep -q "job $id started as pid [0-9]* on cpus $cpus$" $CLUSTER/worker1.log
 '
 
-# A CPU burner in its own session, which the script does not wait for.
+# A CPU burner in its own session, which the script does not wait for:
+# it takes 80 MB and 1.5 s of CPU time, says so, and lives on; the script
+# ends once it has said so (or after a minute).
 cat > burn.sh <<'S'
 #!/bin/sh
+rm -f burned
 setsid python3 -c '
 import time
-while time.process_time() < 1.5: pass
 x = bytearray(80 * 1024 * 1024)
-time.sleep(30)' &
-sleep 6
+while time.process_time() < 1.5: pass
+open("burned", "w").close()
+time.sleep(300)' &
+n=0
+while [ ! -e burned ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
 S
 
 test_expect_success 'cput counts CPU time the script did not wait for' '
