@@ -352,13 +352,15 @@ static void child_say (int fd, char type, const char *text)
     free (rec);
 }
 
-/* In the child: report why we could not exec, then exit. */
-static void child_fail (int fd, const char *what, const char *path)
+/* In the child: report why we could not exec, then exit (freeing envp:
+ * memory checkers look at a child that leaves by _exit too). */
+static void child_fail (int fd, char **envp, const char *what, const char *path)
 {
     char msg[1024];
 
     snprintf (msg, sizeof (msg), "%s %s: %s", what, path, strerror (errno));
     child_say (fd, 'X', msg);
+    launch_environ_free (envp);
     _exit (127);
 }
 
@@ -369,19 +371,19 @@ static int open_output (const char *path)
 }
 
 static void child_stdio (const struct launch_req *req, const char *out_path,
-                         const char *err_path, int fd)
+                         const char *err_path, char **envp, int fd)
 {
     int out, errf, in = open ("/dev/null", O_RDONLY);
     int join = req->spec.join;
 
     out = open_output (join == JOIN_EO ? err_path : out_path);
     if (out < 0)
-        child_fail (fd, "cannot open output file", join == JOIN_EO ? err_path : out_path);
+        child_fail (fd, envp, "cannot open output file", join == JOIN_EO ? err_path : out_path);
     errf = join != JOIN_NONE ? out : open_output (err_path);
     if (errf < 0)
-        child_fail (fd, "cannot open error file", err_path);
+        child_fail (fd, envp, "cannot open error file", err_path);
     if (in < 0 || dup2 (in, 0) < 0 || dup2 (out, 1) < 0 || dup2 (errf, 2) < 0)
-        child_fail (fd, "cannot set up", "stdio");
+        child_fail (fd, envp, "cannot set up", "stdio");
 }
 
 /* Everything from here on that touches a path the user named runs after
@@ -399,14 +401,14 @@ static void child_exec (const struct launch_req *req, const struct launch_env *e
     sigprocmask (SIG_SETMASK, &none, NULL);
     signal (SIGPIPE, SIG_DFL);
     if (setsid () < 0)
-        child_fail (fd, "setsid", "");
+        child_fail (fd, envp, "setsid", "");
     if (e->cg && cgroup_job_enter (e->cg) < 0)
-        child_fail (fd, "cannot enter cgroup", cgroup_job_path (e->cg));
+        child_fail (fd, envp, "cannot enter cgroup", cgroup_job_path (e->cg));
     if (e->cred && privsep_drop (e->cred) < 0)
-        child_fail (fd, "cannot become user", req->owner);
+        child_fail (fd, envp, "cannot become user", req->owner);
     umask (req->spec.umask >= 0 ? (mode_t)req->spec.umask : LAUNCH_DEFAULT_UMASK);
     if (chdir (req->spec.workdir) < 0)
-        child_fail (fd, "cannot enter working directory", req->spec.workdir);
+        child_fail (fd, envp, "cannot enter working directory", req->spec.workdir);
     launch_resolve_output (req, req->spec.output_path, 'o', out_path, sizeof (out_path));
     launch_resolve_output (req, req->spec.error_path, 'e', err_path, sizeof (err_path));
     /* Where stdout and stderr go, -j counted: the worker's notes go where
@@ -416,12 +418,12 @@ static void child_exec (const struct launch_req *req, const struct launch_env *e
     snprintf (ckpt, sizeof (ckpt), "%s/.hpcq/checkpoints/%s", req->spec.workdir,
               req->uuid);
     (void)util_mkdir_p (ckpt);
-    child_stdio (req, out_path, err_path, fd);
+    child_stdio (req, out_path, err_path, envp, fd);
     if (strncmp (req->spec.script, "#!", 2) == 0)
         execve (script, (char *[]){ (char *)script, NULL }, envp);
     else
         execve ("/bin/sh", (char *[]){ "sh", (char *)script, NULL }, envp);
-    child_fail (fd, "cannot execute", script);
+    child_fail (fd, envp, "cannot execute", script);
 }
 
 static void status_parse (struct launch_status *st)

@@ -115,7 +115,9 @@ static void test_as_user (const struct privsep_cred *nobody)
     is (text, "precious\n", "it is unchanged");
     free (text);
     ok (run_as (nobody, 5000, append_to, mine) == 0, "the user writes in a 1777 folder");
-    ok (stat (mine, &st) == 0 && st.st_uid == nobody->uid && st.st_gid == nobody->gid,
+    if (stat (mine, &st) < 0)
+        memset (&st, 0, sizeof (st));
+    ok (st.st_uid == nobody->uid && st.st_gid == nobody->gid,
         "that file is the user's (%u:%u)", (unsigned)st.st_uid, (unsigned)st.st_gid);
     ok (run_as (nobody, 5000, try_root, NULL) == 0, "the helper cannot become root again");
     ok (run_as (nobody, 5000, report_ids, ids) == 0, "the helper reports its ids");
@@ -157,9 +159,10 @@ int main (void)
     ok (loop && loop_signals (loop, signals, 1, on_signal, NULL) == 0, "a loop for SIGCHLD");
     ps = privsep_create (loop);
 
-    ok (privsep_cred_lookup (getuid (), &me, &err) == 0 && me.uid == getuid ()
-        && me.name[0] && me.ngroups >= 1, "my own credentials: %s, %d groups", me.name,
-        me.ngroups);
+    if (privsep_cred_lookup (getuid (), &me, &err) < 0)
+        memset (&me, 0, sizeof (me));
+    ok (me.uid == getuid () && me.name[0] && me.ngroups >= 1,
+        "my own credentials: %s, %d groups", me.name, me.ngroups);
     privsep_cred_copy (&copy, &me);
     ok (copy.ngroups == me.ngroups && copy.groups != me.groups
         && (me.ngroups == 0 || copy.groups[0] == me.groups[0]), "a copy has its own groups");
