@@ -56,6 +56,13 @@ int cg_read (const char *dir, const char *file, char *buf, size_t len)
     return 0;
 }
 
+/* Next line of text, or NULL. */
+static const char *next_line (const char *p)
+{
+    p = strchr (p, '\n');
+    return p ? p + 1 : NULL;
+}
+
 int64_t cg_read_key (const char *dir, const char *file, const char *key)
 {
     char buf[4096];
@@ -63,11 +70,9 @@ int64_t cg_read_key (const char *dir, const char *file, const char *key)
 
     if (cg_read (dir, file, buf, sizeof (buf)) < 0)
         return -1;
-    for (char *line = buf; line && *line; line = strchr (line, '\n') ? strchr (line, '\n') + 1
-                                                                   : NULL) {
+    for (const char *line = buf; line && *line; line = next_line (line))
         if (strncmp (line, key, klen) == 0 && line[klen] == ' ')
             return strtoll (line + klen + 1, NULL, 10);
-    }
     return -1;
 }
 
@@ -91,13 +96,6 @@ int cg_exists (const char *dir, const char *file)
 
     snprintf (path, sizeof (path), "%s/%s", dir, file);
     return access (path, F_OK) == 0;
-}
-
-/* Next line of text, or NULL. */
-static const char *next_line (const char *p)
-{
-    p = strchr (p, '\n');
-    return p ? p + 1 : NULL;
 }
 
 static int in_list (const char *list, size_t len, const char *word)

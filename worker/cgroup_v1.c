@@ -56,15 +56,16 @@ static int v1_setup (struct cgroups *cg, const struct cgroup_conf *conf,
         const char *ctrl = v1_ctrls[i];
         struct hpcq_error e;
 
-        if (cg_worker_dir (ctrl, conf, own, sizeof (own), h->dir, sizeof (h->dir), &e) < 0) {
+        if (cg_worker_dir (ctrl, conf, own, sizeof (own), h->dir, sizeof (h->dir), &e)
+            < 0) {
             if (i == 0)
                 return errprintf (err, "%s", e.text);
             used = strlen (missing);
             snprintf (missing + used, sizeof (missing) - used, " %s", ctrl);
             continue;
         }
-        if (util_mkdir_each (h->dir, 0755, strcmp (ctrl, "cpuset") == 0 ? cpuset_made : NULL,
-                             NULL) < 0)
+        if (util_mkdir_each (h->dir, 0755,
+                             strcmp (ctrl, "cpuset") == 0 ? cpuset_made : NULL, NULL) < 0)
             return errprintf (err, "cannot create %s: %s", h->dir, strerror (errno));
         snprintf (h->ctrl, sizeof (h->ctrl), "%s", ctrl);
         cg->nhier++;

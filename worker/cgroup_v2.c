@@ -89,7 +89,8 @@ static int v2_setup (struct cgroups *cg, const struct cgroup_conf *conf,
     if (cg_worker_dir ("", conf, cg->base, sizeof (cg->base), h->dir, sizeof (h->dir), err)
         < 0)
         return -1;
-    if (!cg_exists (cg->base, "cgroup.procs") || util_mkdir_each (h->dir, 0755, NULL, NULL) < 0)
+    if (!cg_exists (cg->base, "cgroup.procs")
+        || util_mkdir_each (h->dir, 0755, NULL, NULL) < 0)
         return errprintf (err, "cannot create %s: %s", h->dir, strerror (errno));
     cg->nhier = 1;
     snprintf (prefix_dir, sizeof (prefix_dir), "%s/%s", cg->base, conf->prefix);

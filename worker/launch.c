@@ -375,10 +375,11 @@ static void child_stdio (const struct launch_req *req, const char *out_path,
 {
     int out, errf, in = open ("/dev/null", O_RDONLY);
     int join = req->spec.join;
+    const char *out_file = join == JOIN_EO ? err_path : out_path;
 
-    out = open_output (join == JOIN_EO ? err_path : out_path);
+    out = open_output (out_file);
     if (out < 0)
-        child_fail (fd, envp, "cannot open output file", join == JOIN_EO ? err_path : out_path);
+        child_fail (fd, envp, "cannot open output file", out_file);
     errf = join != JOIN_NONE ? out : open_output (err_path);
     if (errf < 0)
         child_fail (fd, envp, "cannot open error file", err_path);

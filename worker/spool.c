@@ -29,8 +29,8 @@ static void check_parents (const char *path)
     while ((slash = strrchr (tmp, '/')) && slash != tmp) {
         *slash = '\0';
         if (stat (tmp, &st) == 0 && !(st.st_mode & S_IXOTH)) {
-            log_msg (LOG_WARNING, "spool_dir %s: %s (mode %04o) cannot be passed through by "
-                     "other users: their jobs will fail to start", path, tmp,
+            log_msg (LOG_WARNING, "spool_dir %s: %s (mode %04o) cannot be passed "
+                     "through by other users: their jobs will fail to start", path, tmp,
                      (unsigned)(st.st_mode & 07777));
             return;
         }
@@ -73,8 +73,8 @@ struct spool *spool_open (const char *path, struct hpcq_error *err)
         goto error;
     }
     if (fstat (sp->fd, &st) < 0 || st.st_uid != geteuid ()) {
-        errprintf (err, "spool_dir '%s' is owned by uid %u, not by the worker (uid %u)", path,
-                   (unsigned)st.st_uid, (unsigned)geteuid ());
+        errprintf (err, "spool_dir '%s' is owned by uid %u, not by the worker (uid %u)",
+                   path, (unsigned)st.st_uid, (unsigned)geteuid ());
         goto error;
     }
     if ((st.st_mode & 07777) != mode && fchmod (sp->fd, mode) < 0) {
@@ -122,8 +122,9 @@ int spool_write (struct spool *sp, const char *name, const char *text, mode_t mo
         return errprintf (err, "cannot create %s/%s: %s", sp->path, name, strerror (errno));
     rc = util_write_all (fd, text, strlen (text));
     /* fchmod: the mode must not depend on the worker's umask. */
-    if (rc == 0 && (fchmod (fd, mode) < 0
-                    || (uid != (uid_t)-1 && uid != geteuid () && fchown (fd, uid, gid) < 0)))
+    if (rc == 0 && fchmod (fd, mode) < 0)
+        rc = -1;
+    if (rc == 0 && uid != (uid_t)-1 && uid != geteuid () && fchown (fd, uid, gid) < 0)
         rc = -1;
     if (close (fd) < 0)
         rc = -1;

@@ -68,7 +68,8 @@ static void test_parse (void)
     check_dir (hybrid_cgroup, hybrid_mountinfo, "cpuacct",
                "/sys/fs/cgroup/cpu,cpuacct/user.slice");
     check_dir (hybrid_cgroup, hybrid_mountinfo, "", "/sys/fs/cgroup/unified");
-    check_dir (hybrid_cgroup, hybrid_mountinfo, "pids", "(none: No such file or directory)");
+    check_dir (hybrid_cgroup, hybrid_mountinfo, "pids",
+               "(none: No such file or directory)");
     check_dir (v2_cgroup, v2_mountinfo, "",
                "/sys/fs/cgroup/system.slice/hpcq-worker.service");
     check_dir (v2_cgroup, v2_mountinfo, "memory", "(none: No such file or directory)");
