@@ -26,7 +26,7 @@ static const char *known_keys[] = {
     /* worker */
     "server", "node_name", "ncpus", "mem", "gpus", "gpu_model", "gpu_mem",
     "spool_dir", "heartbeat_interval", "kill_delay", "labels", "mig_layout",
-    "cgroup", "cgroup_prefix", "job_pids_max", "user_io_timeout",
+    "jobdir_root", "cgroup", "cgroup_prefix", "job_pids_max", "user_io_timeout",
     /* both */
     "log_file", "log_level", "acl_roots",
     NULL,

@@ -50,6 +50,8 @@ struct launch_req {
     char **nodefile;            /* one host per MPI slot */
     int nnodefile;
     int64_t walltime;           /* seconds, -1 = none */
+    char sandbox[4096];         /* -W sandbox=PRIVATE: its directory (set by
+                                 * launch_start), else "" */
 };
 
 /* Decode a job.launch body.  -1 with err (EPROTO). */
@@ -61,16 +63,18 @@ struct launch_env {
     const char *node_name;
     const struct gpu_info *gpus;
     int ngpus;
+    const char *jobdir_root;            /* where sandboxes go; NULL: the owner's home */
     const struct privsep_cred *cred;    /* who the job runs as */
     const struct cgroup_job *cg;        /* the job's cgroup, NULL without */
 };
 
-/* Write the spool files and fork the job's child.  Returns the child's
- * pid (also its session and process group) and the read end of its status
- * pipe in *status_fd (non-blocking, close-on-exec, the caller's to close),
- * or -1 with err if the job could not even be forked. */
-pid_t launch_start (const struct launch_req *req, const struct launch_env *env,
-                    int *status_fd, struct hpcq_error *err);
+/* Name the sandbox (-W sandbox=PRIVATE: req->sandbox), write the spool
+ * files and fork the job's child.  Returns the child's pid (also its
+ * session and process group) and the read end of its status pipe in
+ * *status_fd (non-blocking, close-on-exec, the caller's to close), or -1
+ * with err if the job could not even be forked. */
+pid_t launch_start (struct launch_req *req, const struct launch_env *env, int *status_fd,
+                    struct hpcq_error *err);
 
 /* What the child said before exec. */
 struct launch_status {

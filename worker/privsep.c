@@ -165,7 +165,8 @@ int privsep_run (struct privsep *ps, const struct privsep_cred *c, int64_t timeo
     h->done = done;
     h->done_arg = done_arg;
     h->ps = ps;
-    h->timer = loop_timer_add (ps->loop, timeout_ms, 0, helper_timeout, h);
+    if (timeout_ms > 0)
+        h->timer = loop_timer_add (ps->loop, timeout_ms, 0, helper_timeout, h);
     LIST_INSERT_HEAD (&ps->helpers, h, link);
     return 0;
 }

@@ -63,7 +63,8 @@ struct privsep *privsep_create (struct loop *loop);
 /* Kills the helpers still running (their done is not called). */
 void privsep_destroy (struct privsep *ps);
 
-/* Run fn(arg) as c's user in a child, killed after timeout_ms.  Never
+/* Run fn(arg) as c's user in a child, killed after timeout_ms (0: never,
+ * for work that may take long but holds nothing up).  Never
  * waits: done (may be NULL) is called from privsep_reaped().  arg is
  * read in the child only (it has a copy of the worker's memory); done_arg
  * must live until done is called.  0, or -1 with errno (fork). */

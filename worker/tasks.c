@@ -25,6 +25,7 @@
 #include "common/util.h"
 #include "worker/cgroup.h"
 #include "worker/cores.h"
+#include "worker/sandbox.h"
 #include "worker/tasks.h"
 #include "worker/worker.h"
 
@@ -82,6 +83,7 @@ static void task_free (struct task *t)
 {
     loop_timer_remove (t->walltime_timer);
     loop_timer_remove (t->kill_timer);
+    loop_timer_remove (t->warn_timer);
     loop_timer_remove (t->start_timer);
     loop_fd_remove (t->status_watch);
     if (t->status_watch)
@@ -185,9 +187,12 @@ static void cleanup_tick (struct loop *l, void *arg)
     }
 }
 
-/* What a finished or failed task gives back: cores, cgroup, spool files. */
+/* What a finished or failed task gives back: cores, cgroup, spool files,
+ * its sandbox. */
 static void task_release (struct tasks *ts, struct task *t)
 {
+    if (t->sandbox[0] && sandbox_remove (ts->ps, &t->cred, t->sandbox) < 0)
+        log_error ("job %s: remove its sandbox %s", t->jobid, t->sandbox);
     cores_release (ts->cores, t->slots, t->nslots);
     t->nslots = 0;
     if (t->cg) {
@@ -234,6 +239,12 @@ void tasks_kill (struct tasks *ts, struct task *t, enum task_kill why, int immed
         t->kill_timer = task_timer (ts, t, ts->w->kill_delay_ms, task_kill_now);
 }
 
+void tasks_signal (struct tasks *ts, struct task *t, int signo)
+{
+    if (!t->done)
+        task_signal (t, signo);
+}
+
 struct note {
     const char *path;
     const char *text;
@@ -254,16 +265,37 @@ static int note_append (void *arg)
     return close (fd) < 0 || rc < 0 ? 1 : 0;
 }
 
+int tasks_append (struct tasks *ts, struct task *t, const char *path, const char *text)
+{
+    struct note n = { path, text };
+
+    if (!path[0])
+        return 0;
+    return privsep_run (ts->ps, &t->cred, ts->io_timeout_ms, note_append, &n, NULL, NULL);
+}
+
 /* PBS tells the user in the error file why the job was killed: written
  * by a helper that has become the job's owner, never by root. */
-static void task_note (struct tasks *ts, const struct task *t, const char *text)
+static void task_note (struct tasks *ts, struct task *t, const char *text)
 {
-    struct note n = { t->note_path, text };
+    if (tasks_append (ts, t, t->stderr_path, text) < 0)
+        log_error ("job %s: note in %s", t->jobid, t->stderr_path);
+}
 
-    if (!t->note_path[0])
+/* sbatch --signal: the signal, secs before the walltime, to every process
+ * of the job or to its batch shell alone (B:). */
+static void task_warn (struct loop *l, void *arg)
+{
+    struct task *t = arg;
+
+    t->warn_timer = NULL;
+    if (t->done)
         return;
-    if (privsep_run (ts->ps, &t->cred, ts->io_timeout_ms, note_append, &n, NULL, NULL) < 0)
-        log_error ("job %s: note in %s", t->jobid, t->note_path);
+    log_msg (LOG_INFO, "job %s: signal %d ahead of its walltime", t->jobid, t->warn_signo);
+    if (t->warn_batch_only)
+        (void)kill (t->pid, t->warn_signo);
+    else
+        task_signal (t, t->warn_signo);
 }
 
 static void task_walltime (struct loop *l, void *arg)
@@ -330,7 +362,8 @@ static void task_finish (struct tasks *ts, struct task *t)
     task_result (t, &u);
     loop_timer_remove (t->walltime_timer);
     loop_timer_remove (t->kill_timer);
-    t->walltime_timer = t->kill_timer = NULL;
+    loop_timer_remove (t->warn_timer);
+    t->walltime_timer = t->kill_timer = t->warn_timer = NULL;
     task_release (ts, t);
     if (t->start_error[0])
         log_msg (LOG_ERR, "job %s: cannot start: %s", t->jobid, t->start_error);
@@ -357,7 +390,8 @@ static void task_started (struct tasks *ts, struct task *t)
     const struct launch_status *st = t->status;
 
     task_stop_watching (t);
-    snprintf (t->note_path, sizeof (t->note_path), "%s", st->stderr_path);
+    snprintf (t->stdout_path, sizeof (t->stdout_path), "%s", st->stdout_path);
+    snprintf (t->stderr_path, sizeof (t->stderr_path), "%s", st->stderr_path);
     if (st->error[0])
         snprintf (t->start_error, sizeof (t->start_error), "%s", st->error);
     else {
@@ -366,6 +400,11 @@ static void task_started (struct tasks *ts, struct task *t)
         worker_job_started (ts->w, t);
         if (t->walltime >= 0)
             t->walltime_timer = task_timer (ts, t, t->walltime * 1000, task_walltime);
+        if (t->walltime >= 0 && t->warn_signo > 0)
+            t->warn_timer = task_timer (ts, t, t->walltime > t->warn_secs
+                                                   ? (t->walltime - t->warn_secs) * 1000
+                                                   : 0,
+                                        task_warn);
         if (t->kill != KILL_NONE)
             task_signal (t, SIGKILL);   /* deleted while it started */
     }
@@ -441,16 +480,21 @@ static int task_cgroup (struct tasks *ts, struct task *t, const struct launch_re
     return (t->cg = cgroup_job_create (ts->cg, name, &lim, err)) ? 0 : -1;
 }
 
-void tasks_launch (struct tasks *ts, const struct launch_req *req)
+void tasks_launch (struct tasks *ts, struct launch_req *req)
 {
     struct worker *w = ts->w;
     struct task *t = task_new (ts, req->seq, req->attempt, req->jobid);
-    struct launch_env env = { ts->spool, w->name, w->gpus, w->ngpus, &t->cred, NULL };
+    struct launch_env env = { ts->spool, w->name, w->gpus, w->ngpus,
+                              config_get (w->cfg, "jobdir_root", NULL), &t->cred, NULL };
     struct hpcq_error err;
     char why[512];
 
     t->walltime = req->walltime;
     t->mem = req->mem;
+    if (req->spec.signal && jobspec_parse_signal (req->spec.signal, &t->warn_signo,
+                                                  &t->warn_secs, &t->warn_batch_only,
+                                                  NULL) < 0)
+        t->warn_signo = 0;
     /* PBS's acl_roots: the scheduler checks it at submission, and this
      * node again, in case the launch did not come from that scheduler. */
     if (req->uid == 0 && !util_user_listed (ts->acl_roots, req->owner)) {
@@ -464,7 +508,9 @@ void tasks_launch (struct tasks *ts, const struct launch_req *req)
         return;
     }
     env.cg = t->cg;
-    if ((t->pid = launch_start (req, &env, &t->status_fd, &err)) < 0) {
+    t->pid = launch_start (req, &env, &t->status_fd, &err);
+    snprintf (t->sandbox, sizeof (t->sandbox), "%s", req->sandbox);
+    if (t->pid < 0) {
         t->pid = 0;
         task_fail (ts, t, err.text);
         return;

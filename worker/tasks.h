@@ -40,7 +40,9 @@ struct task {
     int64_t start_ms;
     int64_t walltime;           /* seconds, -1 = none */
     int64_t mem;                /* the job's memory limit here, 0 = none */
-    char note_path[4096];       /* where PBS's notes go: the error file */
+    char stdout_path[4096];     /* where its stdout goes (qmsg -O) */
+    char stderr_path[4096];     /* where its stderr goes: PBS's notes, qmsg -E */
+    char sandbox[4096];         /* -W sandbox=PRIVATE: removed after it; "" if none */
     struct privsep_cred cred;   /* the job's owner */
     struct cgroup_job *cg;      /* NULL: process group only */
     int *slots;                 /* the cores it holds (cores.h) */
@@ -60,6 +62,8 @@ struct task {
 
     struct loop_timer *walltime_timer;
     struct loop_timer *kill_timer;
+    struct loop_timer *warn_timer;  /* sbatch --signal, before the walltime */
+    int warn_signo, warn_secs, warn_batch_only;
     enum task_kill kill;
     int done;                   /* exited; result below */
     int exit_status;
@@ -84,9 +88,10 @@ struct tasks *tasks_create (struct worker *w, struct hpcq_error *err);
 /* Kills every job left and removes its cgroup (waiting a moment). */
 void tasks_destroy (struct tasks *ts);
 
-/* Start a job (req is the caller's).  The task is added at once; its
- * job.started, or its failure as a result, follows from the loop. */
-void tasks_launch (struct tasks *ts, const struct launch_req *req);
+/* Start a job (req is the caller's; launch_start fills in its sandbox).
+ * The task is added at once; its job.started, or its failure as a result,
+ * follows from the loop. */
+void tasks_launch (struct tasks *ts, struct launch_req *req);
 
 struct task *tasks_find (struct tasks *ts, int64_t seq, int attempt);
 struct task *tasks_find_report (struct tasks *ts, int64_t report_id);
@@ -98,6 +103,13 @@ struct task *tasks_next (struct task *t);
  * SIGTERM now and SIGKILL after the worker's kill delay, or SIGKILL at
  * once (immediate). */
 void tasks_kill (struct tasks *ts, struct task *t, enum task_kill why, int immediate);
+
+/* Send signo to every process of the task (qsig). */
+void tasks_signal (struct tasks *ts, struct task *t, int signo);
+
+/* Append text to path as the task's owner, in the background (qmsg).
+ * 0, or -1 with errno. */
+int tasks_append (struct tasks *ts, struct task *t, const char *path, const char *text);
 
 /* Reap exited children (SIGCHLD).  Finished tasks are handed to the
  * worker to report. */

@@ -15,6 +15,34 @@
 #include "worker/tasks.h"
 #include "worker/worker.h"
 
+/* qmsg: a line into the job's error (E) and/or output (O) file, written
+ * as the job's owner. */
+static void worker_message (struct worker *w, struct conn *c, struct wire_msg *msg)
+{
+    const char *text, *to;
+    json_int_t seq;
+    int attempt;
+    struct task *t;
+    char *line;
+
+    if (json_unpack (msg->body, "{s:I s:i s:s s:s}", "seq", &seq, "attempt", &attempt,
+                     "text", &text, "to", &to) < 0) {
+        (void)conn_reply (c, msg, EPROTO, "job.message: malformed request", NULL);
+        return;
+    }
+    (void)conn_reply (c, msg, 0, NULL, NULL);
+    if (!(t = tasks_find (w->tasks, seq, attempt)) || t->done)
+        return;
+    line = xzalloc (strlen (text) + 2);
+    sprintf (line, "%s\n", text);
+    if (strchr (to, 'E') && tasks_append (w->tasks, t, t->stderr_path, line) < 0)
+        log_error ("job %s: qmsg", t->jobid);
+    if (strchr (to, 'O') && (!strchr (to, 'E') || strcmp (t->stdout_path, t->stderr_path))
+        && tasks_append (w->tasks, t, t->stdout_path, line) < 0)
+        log_error ("job %s: qmsg", t->jobid);
+    free (line);
+}
+
 static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg);
 static void worker_link_close (struct conn *c, void *arg);
 
@@ -165,6 +193,13 @@ static void worker_signal (struct worker *w, struct conn *c, struct wire_msg *ms
     if (!(t = tasks_find (w->tasks, seq, attempt)) || t->done)
         return;
     log_msg (LOG_INFO, "job %s: %s requested (%s)", t->jobid, sig, reason);
+    if (strcmp (reason, "qsig") == 0) {
+        /* A user's signal to the job's processes (qsig), nothing more. */
+        int signo = jobspec_signal_number (sig);
+        if (signo > 0)
+            tasks_signal (w->tasks, t, signo);
+        return;
+    }
     if (strcmp (reason, "stale") == 0) {
         /* This copy was requeued elsewhere: it must go, and its result is
          * of no interest to anybody. */
@@ -185,6 +220,8 @@ static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
         worker_launch (w, c, msg);
     else if (strcmp (msg->type, "job.signal") == 0)
         worker_signal (w, c, msg);
+    else if (strcmp (msg->type, "job.message") == 0)
+        worker_message (w, c, msg);
     else
         (void)conn_reply (c, msg, ENOSYS, "unknown request", NULL);
 }
