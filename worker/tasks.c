@@ -57,6 +57,15 @@ struct tasks {
     struct loop_timer *cleanup_timer;
 };
 
+/* A qmsg line that came while the task was starting. */
+struct task_msg {
+    char to[4];
+    char *text;
+    struct task_msg *next;
+};
+
+#define PENDING_MSGS_MAX 64
+
 static void cleanup_tick (struct loop *l, void *arg);
 
 struct task *tasks_first (struct tasks *ts)
@@ -90,6 +99,12 @@ static void task_free (struct task *t)
         close (t->status_fd);
     free (t->status);
     free (t->slots);
+    while (t->pending_msgs) {
+        struct task_msg *m = t->pending_msgs;
+        t->pending_msgs = m->next;
+        free (m->text);
+        free (m);
+    }
     privsep_cred_release (&t->cred);
     cgroup_job_free (t->cg);
     free (t);
@@ -241,7 +256,11 @@ void tasks_kill (struct tasks *ts, struct task *t, enum task_kill why, int immed
 
 void tasks_signal (struct tasks *ts, struct task *t, int signo)
 {
-    if (!t->done)
+    if (t->done || signo <= 0 || signo >= 64)
+        return;
+    if (t->starting)
+        t->pending_signals |= 1ULL << signo;
+    else
         task_signal (t, signo);
 }
 
@@ -265,21 +284,77 @@ static int note_append (void *arg)
     return close (fd) < 0 || rc < 0 ? 1 : 0;
 }
 
-int tasks_append (struct tasks *ts, struct task *t, const char *path, const char *text)
+/* Append text to path as the job's owner, by a helper that has become
+ * the owner, never by root; not waited for. */
+static void task_append (struct tasks *ts, struct task *t, const char *path,
+                         const char *text)
 {
     struct note n = { path, text };
 
-    if (!path[0])
-        return 0;
-    return privsep_run (ts->ps, &t->cred, ts->io_timeout_ms, note_append, &n, NULL, NULL);
+    if (path[0] && privsep_run (ts->ps, &t->cred, ts->io_timeout_ms, note_append, &n,
+                                NULL, NULL) < 0)
+        log_error ("job %s: append to %s", t->jobid, path);
 }
 
-/* PBS tells the user in the error file why the job was killed: written
- * by a helper that has become the job's owner, never by root. */
+/* PBS tells the user in the error file why the job was killed. */
 static void task_note (struct tasks *ts, struct task *t, const char *text)
 {
-    if (tasks_append (ts, t, t->stderr_path, text) < 0)
-        log_error ("job %s: note in %s", t->jobid, t->stderr_path);
+    task_append (ts, t, t->stderr_path, text);
+}
+
+static void task_deliver_message (struct tasks *ts, struct task *t, const char *to,
+                                  const char *text)
+{
+    size_t len = strlen (text);
+    char *line = xzalloc (len + 2);
+
+    memcpy (line, text, len);
+    line[len] = '\n';
+    if (strchr (to, 'E'))
+        task_append (ts, t, t->stderr_path, line);
+    /* -j oe or eo: one file, one line. */
+    if (strchr (to, 'O') && (!strchr (to, 'E') || strcmp (t->stdout_path, t->stderr_path)))
+        task_append (ts, t, t->stdout_path, line);
+    free (line);
+}
+
+void tasks_message (struct tasks *ts, struct task *t, const char *to, const char *text)
+{
+    struct task_msg *m, **tail = &t->pending_msgs;
+    int n = 0;
+
+    if (t->done)
+        return;
+    if (!t->starting) {
+        task_deliver_message (ts, t, to, text);
+        return;
+    }
+    for (; *tail; tail = &(*tail)->next)
+        n++;
+    if (n >= PENDING_MSGS_MAX) {
+        log_msg (LOG_WARNING, "job %s: qmsg dropped (%d wait for it to start)", t->jobid, n);
+        return;
+    }
+    m = xzalloc (sizeof (*m));
+    snprintf (m->to, sizeof (m->to), "%s", to);
+    m->text = xstrdup (text);
+    *tail = m;
+}
+
+/* What came for the task while it started, now that its script runs. */
+static void task_deliver_pending (struct tasks *ts, struct task *t)
+{
+    while (t->pending_msgs) {
+        struct task_msg *m = t->pending_msgs;
+        t->pending_msgs = m->next;
+        task_deliver_message (ts, t, m->to, m->text);
+        free (m->text);
+        free (m);
+    }
+    for (int signo = 1; signo < 64; signo++)
+        if (t->pending_signals & (1ULL << signo))
+            task_signal (t, signo);
+    t->pending_signals = 0;
 }
 
 /* sbatch --signal: the signal, secs before the walltime, to every process
@@ -407,6 +482,8 @@ static void task_started (struct tasks *ts, struct task *t)
                                         task_warn);
         if (t->kill != KILL_NONE)
             task_signal (t, SIGKILL);   /* deleted while it started */
+        else
+            task_deliver_pending (ts, t);
     }
     free (t->status);
     t->status = NULL;

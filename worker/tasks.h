@@ -56,6 +56,8 @@ struct task {
     struct loop_timer *start_timer;
     struct launch_status *status;
     char start_error[1024];     /* why the child could not exec */
+    uint64_t pending_signals;   /* qsig while starting: sent once it runs */
+    struct task_msg *pending_msgs;  /* qmsg while starting, the same */
     int reaped;                 /* the child's exit, kept until started */
     int wait_status;
     struct rusage ru;
@@ -104,12 +106,14 @@ struct task *tasks_next (struct task *t);
  * once (immediate). */
 void tasks_kill (struct tasks *ts, struct task *t, enum task_kill why, int immediate);
 
-/* Send signo to every process of the task (qsig). */
+/* Send signo to every process of the task (qsig); to a task still
+ * starting, once its script runs. */
 void tasks_signal (struct tasks *ts, struct task *t, int signo);
 
-/* Append text to path as the task's owner, in the background (qmsg).
- * 0, or -1 with errno. */
-int tasks_append (struct tasks *ts, struct task *t, const char *path, const char *text);
+/* qmsg: append a line of text to the job's error file (to has 'E') and/or
+ * its output file ('O'), as its owner, in the background; to a task still
+ * starting (its files are not known yet), once its script runs. */
+void tasks_message (struct tasks *ts, struct task *t, const char *to, const char *text);
 
 /* Reap exited children (SIGCHLD).  Finished tasks are handed to the
  * worker to report. */

@@ -23,7 +23,6 @@ static void worker_message (struct worker *w, struct conn *c, struct wire_msg *m
     json_int_t seq;
     int attempt;
     struct task *t;
-    char *line;
 
     if (json_unpack (msg->body, "{s:I s:i s:s s:s}", "seq", &seq, "attempt", &attempt,
                      "text", &text, "to", &to) < 0) {
@@ -31,16 +30,8 @@ static void worker_message (struct worker *w, struct conn *c, struct wire_msg *m
         return;
     }
     (void)conn_reply (c, msg, 0, NULL, NULL);
-    if (!(t = tasks_find (w->tasks, seq, attempt)) || t->done)
-        return;
-    line = xzalloc (strlen (text) + 2);
-    sprintf (line, "%s\n", text);
-    if (strchr (to, 'E') && tasks_append (w->tasks, t, t->stderr_path, line) < 0)
-        log_error ("job %s: qmsg", t->jobid);
-    if (strchr (to, 'O') && (!strchr (to, 'E') || strcmp (t->stdout_path, t->stderr_path))
-        && tasks_append (w->tasks, t, t->stdout_path, line) < 0)
-        log_error ("job %s: qmsg", t->jobid);
-    free (line);
+    if ((t = tasks_find (w->tasks, seq, attempt)))
+        tasks_message (w->tasks, t, to, text);
 }
 
 static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg);
