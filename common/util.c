@@ -156,11 +156,10 @@ int util_fsync_dir (const char *dir)
 
 int util_mkdir_p (const char *path)
 {
-    return util_mkdir_each (path, 0700, NULL, NULL);
+    return util_mkdir_mode (path, 0700);
 }
 
-int util_mkdir_each (const char *path, mode_t mode, int (*made) (const char *dir, void *arg),
-                     void *arg)
+int util_mkdir_mode (const char *path, mode_t mode)
 {
     char tmp[4096];
     size_t len = strlen (path);
@@ -175,11 +174,7 @@ int util_mkdir_each (const char *path, mode_t mode, int (*made) (const char *dir
         if (c != '/' && c != '\0')
             continue;
         *p = '\0';
-        if (mkdir (tmp, mode) == 0) {
-            if (made && made (tmp, arg) < 0)
-                return -1;
-        }
-        else if (errno != EEXIST)
+        if (mkdir (tmp, mode) < 0 && errno != EEXIST)
             return -1;
         *p = c;
         if (c == '\0')

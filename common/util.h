@@ -36,10 +36,8 @@ int util_fsync_dir (const char *dir);
 /* Make a directory and its parents (mode 0700 for new ones).  0 or -1. */
 int util_mkdir_p (const char *path);
 
-/* The same with mode for new ones (less the umask), calling made (if not
- * NULL) on each directory it creates, parents first.  0 or -1. */
-int util_mkdir_each (const char *path, mode_t mode,
-                     int (*made) (const char *dir, void *arg), void *arg);
+/* The same with mode for new ones (less the umask).  0 or -1. */
+int util_mkdir_mode (const char *path, mode_t mode);
 
 /* 1 if user is in the comma-separated list of user names (an entry
  * "user@host" counts by its user part), else 0.  list may be NULL. */

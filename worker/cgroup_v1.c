@@ -37,12 +37,36 @@ static int cpuset_inherit (const char *dir, const char *file, const char *want)
     return cg_write (dir, file, "%s", buf);
 }
 
-static int cpuset_made (const char *dir, void *arg)
+/* A cpuset with no cores or no memory nodes takes no task (ENOSPC). */
+static int cpuset_fill (const char *dir)
 {
-    if (cpuset_inherit (dir, "cpuset.cpus", NULL) < 0
-        || cpuset_inherit (dir, "cpuset.mems", NULL) < 0)
-        return -1;
+    static const char *files[] = { "cpuset.cpus", "cpuset.mems" };
+    char buf[4096];
+
+    for (int i = 0; i < 2; i++) {
+        if (cg_read (dir, files[i], buf, sizeof (buf)) < 0)
+            return -1;
+        if (buf[strspn (buf, " \n")] == '\0' && cpuset_inherit (dir, files[i], NULL) < 0)
+            return -1;
+    }
     return 0;
+}
+
+/* Every level below the worker's own cgroup, top down: another worker of
+ * the cluster may have just made PREFIX and not filled it yet. */
+static int cpuset_fill_levels (const char *own, const char *dir)
+{
+    char path[PATH_MAX];
+    size_t olen = strlen (own);
+
+    snprintf (path, sizeof (path), "%s", dir);
+    for (char *p = path + olen + 1; (p = strchr (p, '/')); p++) {
+        *p = '\0';
+        if (cpuset_fill (path) < 0)
+            return -1;
+        *p = '/';
+    }
+    return cpuset_fill (dir);
 }
 
 static int v1_setup (struct cgroups *cg, const struct cgroup_conf *conf,
@@ -64,8 +88,8 @@ static int v1_setup (struct cgroups *cg, const struct cgroup_conf *conf,
             snprintf (missing + used, sizeof (missing) - used, " %s", ctrl);
             continue;
         }
-        if (util_mkdir_each (h->dir, 0755,
-                             strcmp (ctrl, "cpuset") == 0 ? cpuset_made : NULL, NULL) < 0)
+        if (util_mkdir_mode (h->dir, 0755) < 0
+            || (strcmp (ctrl, "cpuset") == 0 && cpuset_fill_levels (own, h->dir) < 0))
             return errprintf (err, "cannot create %s: %s", h->dir, strerror (errno));
         snprintf (h->ctrl, sizeof (h->ctrl), "%s", ctrl);
         cg->nhier++;

@@ -90,7 +90,7 @@ static int v2_setup (struct cgroups *cg, const struct cgroup_conf *conf,
         < 0)
         return -1;
     if (!cg_exists (cg->base, "cgroup.procs")
-        || util_mkdir_each (h->dir, 0755, NULL, NULL) < 0)
+        || util_mkdir_mode (h->dir, 0755) < 0)
         return errprintf (err, "cannot create %s: %s", h->dir, strerror (errno));
     cg->nhier = 1;
     snprintf (prefix_dir, sizeof (prefix_dir), "%s/%s", cg->base, conf->prefix);

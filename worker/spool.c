@@ -45,7 +45,7 @@ static int make_parents (const char *path)
     if (!(slash = strrchr (parent, '/')) || slash == parent)
         return 0;
     *slash = '\0';
-    return util_mkdir_each (parent, 0755, NULL, NULL);
+    return util_mkdir_mode (parent, 0755);
 }
 
 struct spool *spool_open (const char *path, struct hpcq_error *err)
