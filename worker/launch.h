@@ -61,7 +61,7 @@ void launch_req_release (struct launch_req *req);
 struct launch_env {
     struct spool *spool;
     const char *node_name;
-    const struct gpu_info *gpus;
+    const struct gpu *gpus;
     int ngpus;
     const char *jobdir_root;            /* where sandboxes go; NULL: the owner's home */
     const struct privsep_cred *cred;    /* who the job runs as */
