@@ -75,7 +75,7 @@ static int v1_setup (struct cgroups *cg, const struct cgroup_conf *conf,
     char own[PATH_MAX], missing[128] = "";
     size_t used;
 
-    for (size_t i = 0; i < sizeof (v1_ctrls) / sizeof (v1_ctrls[0]); i++) {
+    for (size_t i = 0; i < ARRAY_SIZE (v1_ctrls); i++) {
         struct cgroup_hier *h = &cg->hier[cg->nhier];
         const char *ctrl = v1_ctrls[i];
         struct hpcq_error e;

@@ -46,7 +46,7 @@ static int enable_controllers (const char *dir)
 
     if (cg_read (dir, "cgroup.controllers", avail, sizeof (avail)) < 0)
         return -1;
-    for (size_t i = 0; i < sizeof (v2_wanted) / sizeof (v2_wanted[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE (v2_wanted); i++)
         if (word_in (avail, v2_wanted[i])
             && cg_write (dir, "cgroup.subtree_control", "+%s", v2_wanted[i]) < 0)
             return -1;

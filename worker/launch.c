@@ -207,7 +207,7 @@ void launch_cleanup (struct spool *sp, int64_t seq, int attempt)
     static const char *suffixes[] = { "SC", "nodes", "session" };
     char name[128];
 
-    for (size_t i = 0; i < sizeof (suffixes) / sizeof (suffixes[0]); i++) {
+    for (size_t i = 0; i < ARRAY_SIZE (suffixes); i++) {
         spool_name (name, sizeof (name), seq, attempt, suffixes[i]);
         spool_remove (sp, name);
     }
