@@ -146,13 +146,11 @@ static void test_reload (struct fixture *f, int64_t first, int64_t array)
 
 static void test_alloc (struct fixture *f)
 {
-    /* slot[] is a flexible array: room for two. */
-    struct alloc *a = xzalloc (sizeof (*a) + 2 * sizeof (a->slot[0]));
+    struct alloc *a = alloc_new (2);     /* slots are a flexible array */
     char *host = NULL, *vnode = NULL, *text;
     struct alloc *back;
     json_t *o;
 
-    a->n = 2;
     a->slot[0] = (struct alloc_slot){ .node_name = "n1", .ncpus = 2, .mem = 1LL << 30,
                                      .mpiprocs = 2 };
     a->slot[1] = (struct alloc_slot){ .node_name = "n2", .ncpus = 1, .ngpus = 2,
