@@ -69,7 +69,8 @@ struct node {
     struct node_use use;
     uint32_t whole_gpus;    /* bit g: GPU g is not in MIG mode */
     uint32_t mig_gpus;      /* bit g: GPU g is in MIG mode */
-    struct conn *conn;  /* link to its worker while up */
+    struct conn *conn;  /* link to its worker while up: it alone holds the name */
+    char holder[64];    /* host of the worker that last held the name */
     int offline;        /* out of service (pbsnodes -o): no new jobs */
     char ib_switch[32];
     char labels[256];
