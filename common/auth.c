@@ -163,6 +163,14 @@ int auth_from_config (const struct config *cfg, const char *prog,
     return 0;
 }
 
+/* libmunge's detail about the last error on ctx, else the code's text. */
+static const char *auth_munge_error (munge_ctx_t ctx, munge_err_t e)
+{
+    const char *s = munge_ctx_strerror (ctx);
+
+    return s ? s : munge_strerror (e);
+}
+
 static int digest_feed (const char *buf, size_t len, void *arg)
 {
     sha256_update (arg, len, (const uint8_t *)buf);
@@ -211,7 +219,7 @@ json_t *auth_sign (struct auth *a, const struct wire_msg *m, enum auth_dir dir,
         return NULL;
     }
     if ((e = munge_encode (&text, a->enc, digest, sizeof (digest))) != EMUNGE_SUCCESS) {
-        errprintf (err, "cannot get a MUNGE credential: %s", munge_ctx_strerror (a->enc));
+        errprintf (err, "cannot get a MUNGE credential: %s", auth_munge_error (a->enc, e));
         free (text);
         errno = EPERM;
         return NULL;
@@ -272,7 +280,7 @@ int auth_verify (struct auth *a, const struct wire_msg *m, enum auth_dir dir,
             return errprintf (err, "credential refused: %s (made by uid %u on %s)",
                               munge_strerror (e), (unsigned)cred->uid, cred->addr);
         }
-        return auth_refuse (err, "credential refused: %s", munge_ctx_strerror (a->dec));
+        return auth_refuse (err, "credential refused: %s", auth_munge_error (a->dec, e));
     }
     if (cred->ttl > a->ttl) {
         free (payload);
