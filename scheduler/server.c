@@ -567,9 +567,7 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         errprintf (err, "state_dir is not set (config file or --state-dir)");
         goto error;
     }
-    if (server_settings (srv, err) < 0
-        || auth_from_config (cfg, "hpcq-scheduler", &srv->auth, err) < 0
-        || server_open_db (srv, state_dir, err) < 0)
+    if (server_settings (srv, err) < 0 || server_open_db (srv, state_dir, err) < 0)
         goto error;
     if (!(srv->nodes = nodes_create (srv)) || !(srv->jobs = jobs_create (srv))
         || !(srv->depend = depend_create ())) {
@@ -597,7 +595,10 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         errprintf (err, "cannot register handlers");
         goto error;
     }
-    if (server_listen (srv, state_dir, err) < 0)
+    /* After every setting is checked (their errors come first), before
+     * anyone can connect. */
+    if (auth_from_config (cfg, "hpcq-scheduler", &srv->auth, err) < 0
+        || server_listen (srv, state_dir, err) < 0)
         goto error;
     log_msg (LOG_INFO, "server %s ready: socket %s, tcp port %d, authentication %s",
              srv->name, srv->socket_path, srv->tcp_port, srv->auth ? "munge" : "OFF");
