@@ -388,13 +388,17 @@ static void node_take_resources (struct node *n, const struct node *rep)
     place_node_sync (n);
 }
 
-/* The peer's host, without the port ("10.0.0.7:40312" -> "10.0.0.7"). */
+/* The peer's host, without the port ("10.0.0.7:40312" -> "10.0.0.7"),
+ * or "local" for the Unix socket. */
 static void node_peer_host (struct conn *c, char *buf, size_t len)
 {
     const char *name = conn_peer_name (c), *colon = strrchr (name, ':');
     size_t n = colon ? (size_t)(colon - name) : strlen (name);
 
-    snprintf (buf, len, "%.*s", (int)(n < len ? n : len - 1), name);
+    if (conn_is_local (c))
+        snprintf (buf, len, "local");
+    else
+        snprintf (buf, len, "%.*s", (int)(n < len ? n : len - 1), name);
 }
 
 /* A node name belongs to the worker whose link holds it: a second claimant
@@ -416,9 +420,9 @@ static int node_claim (struct server *srv, struct conn *c, struct wire_msg *msg,
     }
     node_peer_host (c, host, sizeof (host));
     if (n && n->conn && n->conn != c) {
-        log_msg (LOG_WARNING, "node %s: refused a second claimant at %s (uid %u): the "
+        log_msg (LOG_WARNING, "node %s: refused a second claimant at %s (uid %d): the "
                  "worker at %s holds the name", name, conn_peer_name (c),
-                 (unsigned)conn_peer_uid (c), conn_peer_name (n->conn));
+                 (int)conn_peer_uid (c), conn_peer_name (n->conn));
         server_reply_error (c, msg, EEXIST, "node.hello: node %s is held by a live "
                             "worker at %s; not evicting it", name,
                             conn_peer_name (n->conn));
@@ -426,8 +430,8 @@ static int node_claim (struct server *srv, struct conn *c, struct wire_msg *msg,
         return -1;
     }
     if (n && n->holder[0] && strcmp (n->holder, host) != 0)
-        log_msg (LOG_WARNING, "node %s: registers from %s (uid %u), last time from %s",
-                 name, host, (unsigned)conn_peer_uid (c), n->holder);
+        log_msg (LOG_WARNING, "node %s: registers from %s (uid %d), last time from %s",
+                 name, host, (int)conn_peer_uid (c), n->holder);
     return 0;
 }
 

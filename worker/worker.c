@@ -81,8 +81,9 @@ static void worker_connect (struct worker *w)
         log_error ("link.open: no random numbers");
         conn_close (w->link);
     }
-    else
-        w->open_id = worker_send (w, "link.open", json_pack ("{s:s}", "nonce", w->nonce));
+    else if (!(w->open_id = worker_send (w, "link.open",
+                                         json_pack ("{s:s}", "nonce", w->nonce))))
+        conn_close (w->link);
 }
 
 static json_t *worker_sign (struct conn *c, const struct wire_msg *m, void *arg)
@@ -94,6 +95,19 @@ static json_t *worker_sign (struct conn *c, const struct wire_msg *m, void *arg)
     if (!cred)
         log_msg (LOG_ERR, "%s to the scheduler: %s", m->type, err.text);
     return cred;
+}
+
+/* msg carries a credential of root, ours or the service user's, made for
+ * it on a link bound to binding.  -1 with err if not. */
+static int worker_trust (struct worker *w, struct wire_msg *msg, const char *binding,
+                         struct auth_cred *cred, struct hpcq_error *err)
+{
+    if (auth_verify (w->auth, msg, AUTH_TO_WORKER, binding, cred, err) < 0)
+        return -1;
+    if (!auth_is_service (w->auth, cred->uid))
+        return errprintf (err, "its credential is of uid %u, not root or the "
+                          "cluster's service user", (unsigned)cred->uid);
+    return 0;
 }
 
 /* The answer to link.open: the scheduler's nonce, signed for ours by a
@@ -115,11 +129,8 @@ static int worker_link_opened (struct worker *w, struct conn *c, struct wire_msg
         || strlen (theirs) != AUTH_NONCE_HEX)
         return errprintf (err, "link.open: its answer has no nonce");
     snprintf (binding, sizeof (binding), "%s:%s", w->nonce, theirs);
-    if (auth_verify (w->auth, msg, AUTH_TO_WORKER, binding, &cred, err) < 0)
+    if (worker_trust (w, msg, binding, &cred, err) < 0)
         return -1;
-    if (!auth_is_service (w->auth, cred.uid))
-        return errprintf (err, "its credential is of uid %u, not root or the "
-                          "cluster's service user", (unsigned)cred.uid);
     conn_set_binding (c, binding);
     conn_set_signer (c, worker_sign, w);
     w->open_id = 0;
@@ -129,7 +140,8 @@ static int worker_link_opened (struct worker *w, struct conn *c, struct wire_msg
     return 0;
 }
 
-/* Is this message from the scheduler, for this link?  -1 with err if not. */
+/* Is this message from the scheduler, for this link?  1: act on it; 0:
+ * it was the answer to link.open, handled here; -1 with err: refused. */
 static int worker_check (struct worker *w, struct conn *c, struct wire_msg *msg,
                          struct hpcq_error *err)
 {
@@ -137,12 +149,7 @@ static int worker_check (struct worker *w, struct conn *c, struct wire_msg *msg,
 
     if (w->open_id)
         return worker_link_opened (w, c, msg, err);
-    if (auth_verify (w->auth, msg, AUTH_TO_WORKER, conn_binding (c), &cred, err) < 0)
-        return -1;
-    if (!auth_is_service (w->auth, cred.uid))
-        return errprintf (err, "%s: credential of uid %u, not root or the cluster's "
-                          "service user", msg->type, (unsigned)cred.uid);
-    return 1;
+    return worker_trust (w, msg, conn_binding (c), &cred, err) < 0 ? -1 : 1;
 }
 
 static void worker_link_close (struct conn *c, void *arg)
