@@ -49,8 +49,17 @@ if [ "$(id -u)" = 0 ] && [ -n "$other_users" ]; then
         ! pbsnodes -a | grep ghost2 &&
         qdel $id
     '
+    test_expect_success 'another user'"'"'s node.hello on the Unix socket is refused' '
+        chmod 755 $CLUSTER &&
+        as_user_py nobody "$HPCQ_SRCDIR/tests/wire-client.py" ${HPCQ_SERVER#unix:} \
+            "json:$(hello_frame ghost3 64)" > local.out; cat local.out &&
+        wire_check local.out reply 1 "r[\"errnum\"] == 1 and \"uid 65534 may not speak for a node\" in r[\"error\"]" &&
+        ! pbsnodes -a | grep ghost3
+    '
 else
     test_skip 'a fake worker with another user'"'"'s credential is refused' \
+        'needs root and a working "nobody" user'
+    test_skip 'another user'"'"'s node.hello on the Unix socket is refused' \
         'needs root and a working "nobody" user'
 fi
 
