@@ -58,6 +58,10 @@ struct fx_peer *fixture_user (struct fixture *f);
 struct fx_peer *fixture_worker (struct fixture *f, const char *name, int ncpus,
                                 int64_t mem);
 
+/* Close p's connection, as a worker that dies does, and turn the loop so
+ * the server sees it (a node's name is free again once its link is gone). */
+void fixture_disconnect (struct fixture *f, struct fx_peer *p);
+
 /* Send a request (body stolen, NULL = {}) and turn the loop until its
  * reply arrives.  Returns the reply's errnum (0: success); *reply gets its
  * body (new reference) if reply is not NULL; errstr (if not NULL, len
