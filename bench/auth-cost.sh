@@ -15,7 +15,9 @@
 #      finished, jobs/s (every job.launch, acknowledgement, job.started and
 #      job.finished is signed and checked on both sides with munge);
 #   4. start latency: LATN jobs one at a time, from just before qsub to the
-#      job's own `date +%s.%N`, median and p95 in ms.
+#      job's own `date +%s.%N`, median and p95 in ms;
+# and once, what one credential costs: remunge(1) making and decoding
+# 2,000 credentials of 32 bytes (a digest) on the munge cluster's munged.
 # Prints a table (medians, min-max, and the ratio munge / none) in
 # Markdown.  Stops only what it started and removes its folder.
 set -uo pipefail
@@ -115,6 +117,12 @@ for rep in $(seq 1 "$REPS"); do
         latency "$m" || exit 1
     done
 done
+# One credential: made and decoded, one after another (what a message
+# costs its two ends, on one host).
+if command -v remunge >/dev/null; then
+    n=$(remunge -S "${mungesock[munge]}" -N 2000 -T 1 -d -l 32 -q 2>/dev/null)
+    [ -n "$n" ] && record munge cred_us "$(echo "1000000 / $n" | bc -l)"
+fi
 for m in munge none; do
     sort -g "lat.$m" | awk -v m="$m" '{ v[NR] = $1 } END {
         printf "%s\tlatency_median_ms\t%s\n", m, v[int((NR + 1) / 2)];
@@ -132,10 +140,11 @@ names = [("submit_unix_per_s", "submission over the Unix socket, qsub per job (j
          ("submit_tcp_per_s", "submission over TCP with a credential, qsub per job (jobs/s)"),
          ("e2e_per_s", "end to end, /bin/true jobs (jobs/s)"),
          ("latency_median_ms", "start latency, qsub to running, median (ms)"),
-         ("latency_p95_ms", "start latency, p95 (ms)")]
-def cell(v):
+         ("latency_p95_ms", "start latency, p95 (ms)"),
+         ("cred_us", "one credential made and decoded by munged (remunge, us)")]
+def cell(v, k):
     if not v:
-        return "refused"
+        return "refused" if k == "submit_tcp_per_s" else "-"
     med = statistics.median(v)
     return "%.1f" % med if len(v) == 1 else "%.1f (%.1f-%.1f)" % (med, min(v), max(v))
 print("| measure | auth = munge | auth = none | munge / none |")
@@ -143,5 +152,5 @@ print("| --- | ---: | ---: | ---: |")
 for k, label in names:
     a, b = rows.get(k, {}).get("munge", []), rows.get(k, {}).get("none", [])
     ratio = "%.2f" % (statistics.median(a) / statistics.median(b)) if a and b else ""
-    print("| %s | %s | %s | %s |" % (label, cell(a), cell(b), ratio))
+    print("| %s | %s | %s | %s |" % (label, cell(a, k), cell(b, k), ratio))
 PY
