@@ -14,8 +14,9 @@
 #   3. end to end: E2EN /bin/true jobs submitted, until the last has
 #      finished, jobs/s (every job.launch, acknowledgement, job.started and
 #      job.finished is signed and checked on both sides with munge);
-#   4. start latency: LATN jobs one at a time, from just before qsub to the
-#      job's own `date +%s.%N`, median and p95 in ms;
+#   4. start latency: LATN jobs one at a time on each, alternating between
+#      the two job by job, from just before qsub to the job's own
+#      `date +%s.%N`, median and p95 in ms;
 # and once, what one credential costs: remunge(1) making and decoding
 # 2,000 credentials of 32 bytes (a digest) on the munge cluster's munged.
 # Prints a table (medians, min-max, and the ratio munge / none) in
@@ -97,14 +98,16 @@ end_to_end() {
 }
 
 latency() {
-    local m=$1 i t0 id f
+    local m i t0 id f
     for i in $(seq 1 "$LATN"); do
-        t0=$(now)
-        id=$(on "$m" qsub lat.sh) || return 1
-        f=started.$id
-        for _ in $(seq 1 2000); do [ -s "$f" ] && break; sleep 0.005; done
-        [ -s "$f" ] || { echo "auth-cost.sh: job $id did not start" >&2; return 1; }
-        echo "($(cat "$f") - $t0) * 1000" | bc -l >> "lat.$m"
+        for m in munge none; do
+            t0=$(now)
+            id=$(on "$m" qsub lat.sh) || return 1
+            f=started.$id
+            for _ in $(seq 1 2000); do [ -s "$f" ] && break; sleep 0.005; done
+            [ -s "$f" ] || { echo "auth-cost.sh: job $id did not start" >&2; return 1; }
+            echo "($(cat "$f") - $t0) * 1000" | bc -l >> "lat.$m"
+        done
     done
 }
 
@@ -114,8 +117,8 @@ for rep in $(seq 1 "$REPS"); do
         submit_unix "$m" || exit 1
         [ "$m" = munge ] && { submit_tcp "$m" || exit 1; }
         end_to_end "$m" || exit 1
-        latency "$m" || exit 1
     done
+    latency || exit 1
 done
 # One credential: made and decoded, one after another (what a message
 # costs its two ends, on one host).
