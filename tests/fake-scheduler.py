@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """fake-scheduler.py - an impostor on the scheduler's port, for the tests.
 
-    fake-scheduler.py [--sign] --workdir DIR [--seconds S] [--links N] HOST:PORT
+    fake-scheduler.py [--sign] --workdir DIR [--seconds S] [--links N] HOST:PORT|unix:PATH
 
 What a hostile user who binds the port after the real scheduler stopped
 would do: accept workers, answer every request with success (link.open
@@ -59,11 +59,20 @@ class Link:
             self.buf = self.buf[4 + n:]
 
 
-def serve(args):
-    host, _, port = args.address.rpartition(":")
+def listener(address):
+    if address.startswith("unix:"):
+        lsock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        lsock.bind(address[5:])
+        return lsock
+    host, _, port = address.rpartition(":")
     lsock = socket.socket()
     lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     lsock.bind((host, int(port)))
+    return lsock
+
+
+def serve(args):
+    lsock = listener(args.address)
     lsock.listen(16)
     print("listening", flush=True)
     links = {}

@@ -48,8 +48,23 @@ if [ "$(id -u)" = 0 ] && [ -n "$other_users" ]; then
         grep "refusing the scheduler at 127.0.0.1:$port: its credential is of uid 65534" $CLUSTER/worker1.log &&
         ! grep "job 9999.fake" $CLUSTER/worker1.log
     '
+
+    test_expect_success 'a root worker refuses a Unix socket whose listener is another user' '
+        sed -e "s|^server = .*|server = unix:$PUB/fake.sock|" -e "s|^node_name = .*|node_name = viaunix|" \
+            -e "s|^spool_dir = .*|spool_dir = $TEST_ROOT/spool-unix|" $CLUSTER/worker1.conf > unix.conf &&
+        { as_user_py nobody "$HPCQ_SRCDIR/tests/fake-scheduler.py" --workdir $PUB \
+            --seconds 20 unix:$PUB/fake.sock > $PUB/fake3.out 2>&1 & fake=$!; } &&
+        wait_until 10 test -S $PUB/fake.sock &&
+        { hpcq-worker --config unix.conf --log-file $TEST_ROOT/unix.log & w=$!; } &&
+        wait_until 15 grep -q "refusing the scheduler at unix:$PUB/fake.sock: it runs as uid 65534" \
+            $TEST_ROOT/unix.log; rc=$?
+        kill $w; wait $w; wait $fake
+        cat $PUB/fake3.out; test $rc = 0 && ! test -e $PUB/pwned && ! grep "got node.hello" $PUB/fake3.out
+    '
 else
     test_skip 'an ordinary user on the port, with a real credential, gets no root job run' \
+        'needs root and a working "nobody" user'
+    test_skip 'a root worker refuses a Unix socket whose listener is another user' \
         'needs root and a working "nobody" user'
 fi
 

@@ -63,6 +63,15 @@ test_expect_success 'a worker with auth = none is refused by a scheduler with MU
     ! grep "node mixed2 up" $M/scheduler.log
 '
 
+test_expect_success 'a worker on the Unix socket needs no credential: the kernel says who listens' '
+    worker_conf w0.conf 0 local1 munge &&
+    sed -i "s|^server = .*|server = unix:$M/hpcq.sock|" w0.conf &&
+    { hpcq-worker --config w0.conf --log-file w0.log > w0.out 2>&1 & w=$!; } &&
+    wait_until 15 grep -q "node local1 up" $M/scheduler.log; rc=$?
+    kill $w; wait $w; cat w0.log
+    test $rc = 0 && ! grep "refus" w0.log
+'
+
 test_expect_success 'a daemon that cannot reach munged does not start, and says why' '
     printf "state_dir = %s\nlisten = 127.0.0.1:0\nmunge_socket = %s\n" \
         $TEST_ROOT/s3 $TEST_ROOT/nosuch.sock > s3.conf &&

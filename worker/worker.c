@@ -61,6 +61,22 @@ static void worker_hello (struct worker *w)
     w->hello_id = worker_send (w, "node.hello", body);
 }
 
+/* Over a Unix socket the kernel says who listens (SO_PEERCRED, at the time
+ * it listened): the hello goes only to a service uid, and nothing else on
+ * the link needs a credential. */
+static void worker_local_link (struct worker *w)
+{
+    uid_t uid = conn_peer_uid (w->link);
+
+    if (!auth_is_service (w->auth, uid)) {
+        log_msg (LOG_ERR, "refusing the scheduler at %s: it runs as uid %d, not root or "
+                 "the cluster's service user; closing the link", w->server, (int)uid);
+        conn_close (w->link);
+        return;
+    }
+    worker_hello (w);
+}
+
 static void worker_connect (struct worker *w)
 {
     struct hpcq_error err;
@@ -78,6 +94,8 @@ static void worker_connect (struct worker *w)
     log_msg (LOG_INFO, "connected to scheduler at %s", w->server);
     if (!w->auth)
         worker_hello (w);
+    else if (conn_is_local (w->link))
+        worker_local_link (w);
     else if (auth_nonce (w->nonce) < 0) {
         log_error ("link.open: no random numbers");
         conn_close (w->link);
@@ -148,6 +166,8 @@ static int worker_check (struct worker *w, struct conn *c, struct wire_msg *msg,
 {
     struct auth_cred cred;
 
+    if (conn_is_local (c))
+        return 1;
     if (w->open_id)
         return worker_link_opened (w, c, msg, err);
     return worker_trust (w, msg, conn_binding (c), &cred, err) < 0 ? -1 : 1;
