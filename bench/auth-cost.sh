@@ -53,7 +53,9 @@ S
 
 declare -A unix_sock port mungesock
 for m in munge none; do
-    line=$(hpcq-local start "$tmp/$m" --workers 1 --cpus-per-worker "$CPUS" --auth "$m") ||
+    # Server names tell their job ids apart (the jobs write started.ID here).
+    line=$(hpcq-local start "$tmp/$m" --workers 1 --cpus-per-worker "$CPUS" --auth "$m" \
+               --server-name "$m") ||
         { echo "auth-cost.sh: cannot start the $m cluster" >&2; exit 1; }
     unix_sock[$m]=unix:$tmp/$m/hpcq.sock
     port[$m]=$(sed -n 's/^tcp=127.0.0.1://p' "$tmp/$m/scheduler.address")
