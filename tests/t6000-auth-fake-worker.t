@@ -67,7 +67,8 @@ pbsnodes -r node1 >/dev/null
 
 lost() { grep -c "lost the scheduler" $CLUSTER/worker1.log || true; }
 ups() { grep -c "node node1 up" $CLUSTER/scheduler.log || true; }
-gone() { ! kill -0 "$1" 2>/dev/null; }
+# A process that exited, though init may not have reaped it yet.
+gone() { ! kill -0 "$1" 2>/dev/null || grep -q '^[0-9]* (.*) Z ' "/proc/$1/stat"; }
 
 test_expect_success 'claiming a live node'"'"'s name is refused; its worker keeps the link and the job; a forged result is not recorded' '
     id=$(echo "sleep 4" | qsub) && wait_state $id R &&

@@ -94,12 +94,15 @@ test_expect_success 'auth, munge_ttl and service_user are checked' '
     ! hpcq-worker --config w6.conf 2> w6.err && grep "service_user: no such user" w6.err
 '
 
+# A process that exited, though init may not have reaped it yet.
+gone() { ! kill -0 "$1" 2>/dev/null || grep -q '^[0-9]* (.*) Z ' "/proc/$1/stat"; }
+
 test_expect_success 'hpcq-local runs a munged of its own and stops it' '
     hpcq-local status $M | grep "^munged: running" &&
     pid=$(cat $M/munge/munged.pid) && kill -0 $pid &&
     test "$(stat -c %a $M/munge/munge.key)" = 600 &&
     hpcq-local stop $M &&
-    ! kill -0 $pid 2>/dev/null && ! test -S $M/munge/munge.sock &&
+    gone $pid && ! test -S $M/munge/munge.sock &&
     hpcq-local start-scheduler $M && hpcq-local start-worker $M 1 &&
     kill -0 $(cat $M/munge/munged.pid) && hpcq-local stop $M
 '
