@@ -177,14 +177,6 @@ struct fx_peer *fixture_worker (struct fixture *f, const char *name, int ncpus,
     return p;
 }
 
-void fixture_disconnect (struct fixture *f, struct fx_peer *p)
-{
-    if (p->c)
-        conn_destroy (p->c);
-    p->c = NULL;
-    fixture_turn (f);
-}
-
 /* Take the oldest message on p that matches; NULL if none. */
 static struct wire_msg *fx_take (struct fx_peer *p, int reply, int64_t id, const char *type)
 {

@@ -58,10 +58,6 @@ struct fx_peer *fixture_user (struct fixture *f);
 struct fx_peer *fixture_worker (struct fixture *f, const char *name, int ncpus,
                                 int64_t mem);
 
-/* Close p's connection, as a worker that dies does, and turn the loop so
- * the server sees it (a node's name is free again once its link is gone). */
-void fixture_disconnect (struct fixture *f, struct fx_peer *p);
-
 /* Send a request (body stolen, NULL = {}) and turn the loop until its
  * reply arrives.  Returns the reply's errnum (0: success); *reply gets its
  * body (new reference) if reply is not NULL; errstr (if not NULL, len
@@ -84,7 +80,8 @@ void fixture_turns (struct fixture *f, int ms);
 /* 1 while p's connection is open (the server may close it). */
 int fixture_connected (struct fx_peer *p);
 
-/* Close p's connection, as a worker that dies does. */
+/* Close p's connection, as a worker that dies does (turn the loop for the
+ * server to see it: a node's name is free again once its link is gone). */
 void fixture_disconnect (struct fx_peer *p);
 
 /* Submit a job as p's user with qsub-style options ("-h", "-l",
