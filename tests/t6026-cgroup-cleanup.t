@@ -15,6 +15,7 @@ case $cg in
 "cgroup v1"*) ;;
 *) skip_all "${cg:-no cgroup v1 here}" \
     "a killed worker's job: the next worker kills it and removes its cgroup" \
+    "a second worker with the same config leaves the first one's jobs alone" \
     "stopping a worker removes its cgroup folders" \
     "two clusters on one host, both with a node1, do not share cgroups" \
     "a worker without cgroups says so once, and still runs jobs" ;;
@@ -31,6 +32,18 @@ test_expect_success "a killed worker's job: the next worker kills it and removes
     hpcq-local start-worker $CLUSTER 1 &&
     grep -q "killed 1 job sessions left by a previous worker" $CLUSTER/worker1.log &&
     wait_until 10 gone $pid && test ! -e $dir
+'
+
+test_expect_success "a second worker with the same config leaves the first one's jobs alone" '
+    id=$(echo "sleep 300" | qsub) && wait_state $id R &&
+    wait_until 10 grep -q "job $id started" $CLUSTER/worker1.log || exit 1
+    hpcq-worker --config $CLUSTER/worker1.conf --spool $TEST_ROOT/spool-dup \
+        --log-file $TEST_ROOT/dup.log > dup.out 2>&1 &
+    dup=$!
+    wait_until 15 grep -q "containment: no cgroups (.* is in use by another live worker" \
+        $TEST_ROOT/dup.log; rc=$?
+    kill $dup; wait $dup
+    test $rc = 0 && sleep 1 && test "$(job_state $id)" = R && qdel $id && wait_state $id F
 '
 
 test_expect_success "stopping a worker removes its cgroup folders" '

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -409,6 +410,25 @@ int cgroups_sweep (struct cgroups *cg)
     return n;
 }
 
+/* PREFIX/NODE belongs to one live worker: a second one (the same config
+ * started twice) must not sweep the first one's jobs as leftovers. */
+static int cgroups_lock (struct cgroups *cg, struct hpcq_error *err)
+{
+    cg->lock_fd = open (cg->hier[0].dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (cg->lock_fd < 0)
+        return errprintf (err, "cannot open %s: %s", cg->hier[0].dir, strerror (errno));
+    if (flock (cg->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+        int saved = errno;
+        close (cg->lock_fd);
+        cg->lock_fd = -1;
+        if (saved == EWOULDBLOCK)
+            return errprintf (err, "%s is in use by another live worker (the same "
+                              "cgroup_prefix and node name)", cg->hier[0].dir);
+        return errprintf (err, "cannot lock %s: %s", cg->hier[0].dir, strerror (saved));
+    }
+    return 0;
+}
+
 struct cgroups *cgroups_open (const struct cgroup_conf *conf, struct hpcq_error *err)
 {
     struct cgroups *cg;
@@ -427,7 +447,7 @@ struct cgroups *cgroups_open (const struct cgroup_conf *conf, struct hpcq_error 
     if (strcmp (conf->mode, "v1") == 0 || strcmp (conf->mode, "auto") == 0) {
         cg->ops = &cgroup_v1_ops;
         if (cgroup_v1_ops.setup (cg, conf, &e1) == 0)
-            return cg;
+            return cgroups_lock (cg, err) == 0 ? cg : (free (cg), NULL);
         if (strcmp (conf->mode, "v1") == 0) {
             errprintf (err, "cgroup v1: %s", e1.text);
             goto error;
@@ -437,7 +457,7 @@ struct cgroups *cgroups_open (const struct cgroup_conf *conf, struct hpcq_error 
         memset (cg, 0, sizeof (*cg));
         cg->ops = &cgroup_v2_ops;
         if (cgroup_v2_ops.setup (cg, conf, err) == 0)
-            return cg;
+            return cgroups_lock (cg, err) == 0 ? cg : (free (cg), NULL);
         if (strcmp (conf->mode, "auto") == 0)
             errprintf (err, "cgroup v1: %s; cgroup v2: %s", e1.text, err->text);
         goto error;
@@ -457,6 +477,7 @@ void cgroups_close (struct cgroups *cg)
 {
     if (!cg)
         return;
+    close (cg->lock_fd);
     for (int i = 0; i < cg->nhier; i++) {
         char *slash;
         if (rmdir (cg->hier[i].dir) < 0)

@@ -52,9 +52,11 @@ struct cgroup_usage {
 struct cgroups;
 struct cgroup_job;
 
-/* Find the hierarchies and create this worker's directory in each.
- * Returns NULL with err when cgroups cannot be used here (not root, not
- * mounted, no freezer...).  Caller destroys with cgroups_close(). */
+/* Find the hierarchies and create this worker's directory in each, and
+ * hold it (flock) while the worker lives.  Returns NULL with err when
+ * cgroups cannot be used here (not root, not mounted, no freezer...) or
+ * another live worker holds the same PREFIX/NODE.  Caller destroys with
+ * cgroups_close(). */
 struct cgroups *cgroups_open (const struct cgroup_conf *conf, struct hpcq_error *err);
 
 /* Remove the worker's directories (they must be empty by then). */

@@ -225,6 +225,8 @@ static void test_live (const char *mode)
     }
     diag ("%s", cgroups_describe (cg));
     ok (1, "%s: opened", mode);
+    ok (!cgroups_open (&conf, &err) && strstr (err.text, "in use by another live worker"),
+        "%s: a second worker with the same prefix and node is refused: %s", mode, err.text);
     j = cgroup_job_create (cg, "job_7.1", &lim, &err);
     ok (j != NULL, "%s: a job cgroup is created: %s", mode, j ? cgroup_job_path (j) : err.text);
     if (!j) {
