@@ -26,9 +26,9 @@ static const char *known_keys[] = {
     /* worker */
     "server", "node_name", "ncpus", "mem", "gpus", "gpu_model", "gpu_mem",
     "spool_dir", "heartbeat_interval", "kill_delay", "labels", "mig_layout",
-    "jobdir_root",
+    "jobdir_root", "cgroup", "cgroup_prefix", "job_pids_max", "user_io_timeout",
     /* both */
-    "log_file", "log_level",
+    "log_file", "log_level", "acl_roots",
     /* both daemons (and munge_socket for the client commands) */
     "auth", "munge_socket", "munge_ttl", "service_user",
     NULL,
