@@ -175,12 +175,13 @@ static int mig_layout_item (struct gpu_info *gpu, char *item, const char *node,
                             int *slices, struct hpcq_error *err)
 {
     char *star = strchr (item, '*');
-    int count = 1;
+    long count = 1;
 
     if (star) {
         char *end;
         *star++ = '\0';
-        count = (int)strtol (star, &end, 10);
+        /* Checked as a long: cast to int first, 4294967297 would be 1. */
+        count = strtol (star, &end, 10);
         if (*end || count < 1 || count > GPU_MIG_MAX)
             return errprintf (err, "mig_layout: bad count '%s'", star);
     }
@@ -206,16 +207,17 @@ static int mig_layout_term (struct gpu_info *gpus, int n, char *term, const char
                             struct hpcq_error *err)
 {
     char *colon = strchr (term, ':'), *end, *item;
-    int g, slices = 0;
+    long g;
+    int slices = 0;
 
     if (!colon)
         return errprintf (err, "mig_layout: '%s' is not GPU:PROFILE", term);
     *colon++ = '\0';
-    g = (int)strtol (term, &end, 10);
+    g = strtol (term, &end, 10);
     if (!*term || *end || g < 0 || g >= n)
         return errprintf (err, "mig_layout: no simulated GPU '%s' (have %d)", term, n);
     if (gpus[g].nmig)
-        return errprintf (err, "mig_layout: GPU %d given twice", g);
+        return errprintf (err, "mig_layout: GPU %ld given twice", g);
     while ((item = strsep (&colon, "+")))
         if (mig_layout_item (&gpus[g], item, node, &slices, err) < 0)
             return -1;
