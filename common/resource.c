@@ -248,8 +248,10 @@ int resource_check_mig (const char *s, struct hpcq_error *err)
     const char *end;
     int64_t slices, gb;
 
-    if (parse_digits (s, &end, &slices) < 0 || slices < 1 || slices > 8
-        || strncmp (end, "g.", 2) != 0
+    /* No leading zeros: a profile has one spelling, the one nodes report
+     * ("01g.5gb" would match none), and it fits HPCQ_MIG_MAX. */
+    if (parse_digits (s, &end, &slices) < 0 || s[0] == '0' || slices < 1 || slices > 8
+        || strncmp (end, "g.", 2) != 0 || end[2] == '0'
         || parse_digits (end + 2, &end, &gb) < 0 || gb < 1 || gb > 9999
         || strcmp (end, "gb") != 0)
         return invalid (err, "invalid MIG profile '%s' (expected slices and "
