@@ -23,6 +23,16 @@ void *xzalloc (size_t n)
     return p;
 }
 
+void *xrealloc (void *p, size_t n)
+{
+    void *r = realloc (p, n ? n : 1);
+    if (!r) {
+        fprintf (stderr, "out of memory\n");
+        abort ();
+    }
+    return r;
+}
+
 char *xstrdup (const char *s)
 {
     char *p = strdup (s ? s : "");

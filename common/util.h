@@ -5,9 +5,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The number of elements of an array (not a pointer). */
+#define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
+
 /* Allocation that aborts on failure: for the CLI and start-up paths only,
  * where running out of memory leaves nothing sensible to do. */
 void *xzalloc (size_t n);
+void *xrealloc (void *p, size_t n);
 char *xstrdup (const char *s);
 
 /* Monotonic and wall clocks in milliseconds / seconds. */

@@ -13,6 +13,7 @@
 
 #include "common/util.h"
 #include "scheduler/job_attr.h"
+#include "scheduler/job_state.h"
 
 static void set_str (json_t *o, const char *key, const char *value)
 {
@@ -132,7 +133,7 @@ json_t *job_attr_summary (struct server *srv, const struct job *job)
             json_object_set_new (o, "resources_used", ru);
     }
     {
-        char state = job_display_state (job);
+        char state = job_state_display (job);
         json_object_set_new (o, "job_state", json_stringn (&state, 1));
     }
     set_str (o, "queue", job->rec.queue);
@@ -159,7 +160,7 @@ int job_attr_row (FILE *f, const struct job *job)
     put_field (f, job->spec.name ? job->spec.name : "", '\t');
     put_field (f, job->rec.owner, '\t');
     put_field (f, cput, '\t');
-    putc (job_display_state (job), f);
+    putc (job_state_display (job), f);
     putc ('\t', f);
     put_field (f, job->rec.queue, '\n');
     json_decref (ru);

@@ -22,6 +22,7 @@
 #include "scheduler/job_attr.h"
 #include "scheduler/job_rpc.h"
 #include "scheduler/jobs.h"
+#include "scheduler/lifecycle.h"
 #include "scheduler/nodes.h"
 #include "scheduler/queue.h"
 #include "scheduler/sched.h"
@@ -42,7 +43,7 @@ static struct job *job_new (struct server *srv, struct conn *c,
     snprintf (job->rec.name, sizeof (job->rec.name), "%s", job->spec.name);
     snprintf (job->rec.queue, sizeof (job->rec.queue), "%s",
               job->spec.queue ? job->spec.queue : srv->default_queue);
-    job->rec.state = job->spec.hold ? 'H' : 'Q';
+    job->rec.state = JOB_STATE_NEW;     /* lifecycle_submit decides */
     snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "%s",
               job->spec.hold ? "u" : "n");
     job->rec.priority = job->spec.priority;
@@ -116,7 +117,7 @@ static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg
     o = jobspec_to_json (&job->spec);
     job->rec.spec = o ? json_dumps (o, JSON_COMPACT) : NULL;
     json_decref (o);
-    if (!job->rec.spec || jobs_add (srv->jobs, job) < 0) {
+    if (!job->rec.spec || lifecycle_submit (srv, job) < 0) {
         server_reply_error (c, msg, errno ? errno : ENOMEM, "cannot store job");
         db_job_release (&job->rec);
         jobspec_release (&job->spec);
@@ -331,7 +332,7 @@ static int delete_one (struct server *srv, struct job *job, const char *who)
     case 'R':
     case 'E':
         job_set_comment (job, "Job deleted by %s", who);
-        if (job_set_state (srv, job, 'E', "deleted", who, "running") < 0)
+        if (lifecycle_change (srv, job, 'E', JOB_EV_DELETED, who, "running") < 0)
             return -1;
         job_signal_worker (job, "TERM", "deleted");
         job->kill_sent = 1;
@@ -339,7 +340,7 @@ static int delete_one (struct server *srv, struct job *job, const char *who)
     default:
         job_set_comment (job, "Job deleted by %s before it ran", who);
         job->rec.etime = util_wall_secs ();
-        return job_set_state (srv, job, 'F', "deleted", who, "queued");
+        return lifecycle_change (srv, job, 'F', JOB_EV_DELETED, who, "queued");
     }
 }
 
@@ -478,7 +479,7 @@ static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
     holds_format (mask | holds_of (job), job->rec.hold_types,
                   sizeof (job->rec.hold_types));
     job_set_comment (job, "Job held by %s", who);
-    if (job_set_state (srv, job, 'H', "held", who, job->rec.hold_types) < 0) {
+    if (lifecycle_change (srv, job, 'H', JOB_EV_HELD, who, job->rec.hold_types) < 0) {
         server_reply_error (c, msg, errno, "cannot record hold of %s", job->id);
         return;
     }
@@ -512,8 +513,8 @@ static void job_release (struct server *srv, struct conn *c, struct wire_msg *ms
         job_set_comment (job, "Job held: hold types %s remain", job->rec.hold_types);
     else
         job_set_comment (job, "Job released by %s", who);
-    if (job_set_state (srv, job, left ? 'H' : 'Q', "released", who,
-                       job->rec.hold_types) < 0) {
+    if (lifecycle_change (srv, job, left ? 'H' : 'Q', JOB_EV_RELEASED, who,
+                          job->rec.hold_types) < 0) {
         server_reply_error (c, msg, errno, "cannot record release of %s", job->id);
         return;
     }
@@ -596,7 +597,8 @@ static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
               spec.queue ? spec.queue : srv->default_queue);
     job->rec.priority = spec.priority;
     server_user_name (conn_peer_uid (c), who, sizeof (who));
-    if (!text || job_set_state (srv, job, job->rec.state, "altered", who, NULL) < 0) {
+    if (!text || lifecycle_change (srv, job, job->rec.state, JOB_EV_ALTERED, who,
+                                   NULL) < 0) {
         server_reply_error (c, msg, errno ? errno : ENOMEM, "cannot record change of %s",
                             job->id);
         return;
