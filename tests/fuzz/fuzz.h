@@ -10,8 +10,8 @@
  * (a crash, for libFuzzer and for the replay alike).
  *
  * Adding a target: write the file, add a line to tests/fuzz/targets.def
- * and one to FUZZ_TARGET_SOURCES in Makefile.am, and commit a few seeds
- * under tests/fuzz/corpus/NAME/.
+ * and one to FUZZ_TARGET_SOURCES in tests/fuzz/local.mk, and commit a
+ * few seeds under tests/fuzz/corpus/NAME/.
  */
 #ifndef HPCQ_TESTS_FUZZ_FUZZ_H
 #define HPCQ_TESTS_FUZZ_FUZZ_H
