@@ -302,8 +302,7 @@ static void job_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
 
 /* The job named in a request that the caller may act on, or NULL after
  * replying with the reason (PBS wording). */
-static struct job *job_target (struct server *srv, struct conn *c,
-                               struct wire_msg *msg)
+struct job *job_rpc_target (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     const char *id;
     struct job *job;
@@ -365,7 +364,7 @@ static void array_delete (struct server *srv, struct conn *c, struct wire_msg *m
 
 static void job_delete (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_target (srv, c, msg);
+    struct job *job = job_rpc_target (srv, c, msg);
     char who[64];
 
     if (!job)
@@ -462,7 +461,7 @@ static int hold_request (struct server *srv, struct conn *c, struct wire_msg *ms
 
 static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_target (srv, c, msg);
+    struct job *job = job_rpc_target (srv, c, msg);
     char who[64];
     int mask;
 
@@ -488,7 +487,7 @@ static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
 
 static void job_release (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_target (srv, c, msg);
+    struct job *job = job_rpc_target (srv, c, msg);
     char who[64];
     int mask, left;
 
@@ -566,7 +565,7 @@ static int alter_apply (struct server *srv, json_t *opts, struct hpcq_jobspec *s
 
 static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_target (srv, c, msg);
+    struct job *job = job_rpc_target (srv, c, msg);
     struct hpcq_jobspec spec;
     struct hpcq_error err;
     char who[64], *text;

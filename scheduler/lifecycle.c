@@ -211,7 +211,15 @@ int lifecycle_node_lost_at (struct server *srv, struct job *job, const char *why
         return lifecycle_end_at (srv, job, JOB_EXEC_NODE_LOST, reason, 0,
                                  now - job->rec.stime, 0, "scheduler", caller);
     }
-    if (job_state_check (job, 'Q', JOB_EV_REQUEUED, "scheduler", caller) < 0)
+    return lifecycle_requeue_at (srv, job, why, "scheduler", caller);
+}
+
+int lifecycle_requeue_at (struct server *srv, struct job *job, const char *why,
+                          const char *actor, const char *caller)
+{
+    int64_t now = util_wall_secs ();
+
+    if (job_state_check (job, 'Q', JOB_EV_REQUEUED, actor, caller) < 0)
         return -1;
     lifecycle_release_alloc (srv, job);
     job->launch_pending = 0;
@@ -223,5 +231,5 @@ int lifecycle_node_lost_at (struct server *srv, struct job *job, const char *why
     free (job->rec.exec_vnode);
     job->rec.exec_host = job->rec.exec_vnode = NULL;
     log_msg (LOG_WARNING, "job %s (%s) requeued: %s", job->id, job->rec.owner, why);
-    return lifecycle_change_at (srv, job, 'Q', JOB_EV_REQUEUED, "scheduler", why, caller);
+    return lifecycle_change_at (srv, job, 'Q', JOB_EV_REQUEUED, actor, why, caller);
 }

@@ -63,6 +63,14 @@ int lifecycle_end_at (struct server *srv, struct job *job, int exit_status,
 int lifecycle_node_lost_at (struct server *srv, struct job *job, const char *why,
                             const char *caller);
 
+/* End a running job's attempt without a result (its copy is being killed:
+ * qrerun) and queue it again for a new attempt ("requeued" by actor).
+ * 0 or -1. */
+#define lifecycle_requeue(srv, job, why, actor) \
+    lifecycle_requeue_at ((srv), (job), (why), (actor), __func__)
+int lifecycle_requeue_at (struct server *srv, struct job *job, const char *why,
+                          const char *actor, const char *caller);
+
 /* An array's state from its subjobs': it finishes when all have (exit
  * status 0 when every subjob's was). */
 void lifecycle_array_update (struct server *srv, struct job *array);

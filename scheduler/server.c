@@ -20,6 +20,7 @@
 #include "common/util.h"
 #include "scheduler/depend.h"
 #include "scheduler/fairshare.h"
+#include "scheduler/job_ops.h"
 #include "scheduler/job_rpc.h"
 #include "scheduler/jobs.h"
 #include "scheduler/node_admin.h"
@@ -223,6 +224,7 @@ static void server_conn_close (struct conn *c, void *arg)
     for (struct pending *p = srv->pending; p; p = p->next)
         if (p->conn == c)
             p->conn = NULL;
+    job_ops_conn_closed (srv->job_ops, c);
     if (conn_aux (c)) {
         struct node *n = conn_aux (c);
         log_msg (LOG_WARNING, "node %s: connection lost", n->name);
@@ -475,7 +477,8 @@ struct server *server_create (struct loop *loop, struct config *cfg,
     }
     if (job_rpc_register (srv) < 0 || queue_rpc_register (srv) < 0
         || node_admin_register (srv) < 0
-        || loop_before_sleep (loop, server_before_sleep, srv) < 0) {
+        || loop_before_sleep (loop, server_before_sleep, srv) < 0
+        || !(srv->job_ops = job_ops_create (srv))) {
         errprintf (err, "cannot register handlers");
         goto error;
     }
@@ -510,6 +513,7 @@ void server_destroy (struct server *srv)
         close (srv->tcp_fd);
     if (srv->address_path[0])
         (void)unlink (srv->address_path);
+    job_ops_destroy (srv->job_ops);
     sched_destroy (srv->sched);
     depend_destroy (srv->depend);
     jobs_destroy (srv->jobs);

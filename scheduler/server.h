@@ -28,6 +28,7 @@ struct sched;
 struct depend;
 struct queues;
 struct fairshare;
+struct job_ops;
 struct server;
 
 enum {
@@ -51,6 +52,7 @@ struct server {
     struct depend *depend;
     struct queues *queues;
     struct fairshare *fairshare;
+    struct job_ops *job_ops;    /* qsig, qrerun, qrun, qorder, qmsg, waits (job_ops.h) */
     char name[64];              /* server name: job ids are NUM.NAME */
     char host[256];             /* this host, for Job_Owner and hello */
     char default_queue[64];
