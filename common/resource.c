@@ -300,13 +300,27 @@ static int chunk_set_host (struct hpcq_chunk *c, const char *val,
     return 0;
 }
 
+static int is_select_key (const char *name);
+
+/* A label is printed in the select statement as NAME=True, so it may not
+ * be named like a chunk resource: "nodes=2:ncpus" would print as
+ * ncpus=True, which no select reads back. */
+static int check_label (const char *name, struct hpcq_error *err)
+{
+    if (resource_check_word ("node label", name, err) < 0)
+        return -1;
+    if (is_select_key (name))
+        return invalid (err, "node label '%s' is the name of a resource", name);
+    return 0;
+}
+
 int resource_chunk_add_label (struct hpcq_chunk *c, const char *name,
                               struct hpcq_error *err)
 {
     char buf[1024];
     const char *have = chunk_labels (c);
 
-    if (resource_check_word ("node label", name, err) < 0)
+    if (check_label (name, err) < 0)
         return -1;
     if (snprintf (buf, sizeof (buf), "%s%s%s", have, have[0] ? "," : "", name)
         >= (int)sizeof (buf))
@@ -326,6 +340,14 @@ static const struct chunk_key select_keys[] = {
     { "host", chunk_set_host },
     { NULL, NULL },
 };
+
+static int is_select_key (const char *name)
+{
+    for (const struct chunk_key *k = select_keys; k->name; k++)
+        if (strcasecmp (k->name, name) == 0)
+            return 1;
+    return 0;
+}
 
 /* One "key=value" item of a chunk term (modified in place). */
 static int chunk_apply_item (struct hpcq_chunk *c, char *item,
@@ -678,7 +700,7 @@ static int check_labels (const char *s, struct hpcq_error *err)
         return invalid (err, "node label list too long");
     strcpy (buf, s);
     for (p = buf; (word = strsep (&p, ","));)
-        if (resource_check_word ("node label", word, err) < 0)
+        if (check_label (word, err) < 0)
             return -1;
     return 0;
 }
