@@ -234,7 +234,7 @@ static void test_tools (void)
 static void test_command (void)
 {
     struct hpcq_jobspec s;
-    struct hpcq_error err;
+    struct hpcq_error err = { "" };     /* printed on success too */
     struct sbatch_cli cli = { 0 };
     char *argv[] = { "-J", "cli", "--parsable", "-W", "--wrap=echo hi", "-D", "/w",
                      "-t", "5", "script.sh", "-N", "9", NULL };
