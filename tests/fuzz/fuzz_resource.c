@@ -62,6 +62,7 @@ static void check_select (const struct hpcq_resources *res)
         || resource_total_ngpus (&back) != resource_total_ngpus (res)
         || resource_total_chunks (&back) != resource_total_chunks (res))
         fuzz_fail ("select '%s' reads back with other totals", sel + 7);
+    resource_release (&back);
 }
 
 FUZZ_TARGET (resource)
@@ -89,6 +90,7 @@ FUZZ_TARGET (resource)
             fuzz_fail ("a finalized request has negative totals");
         check_select (&res);
     }
+    resource_release (&res);
     free (text);
     return 0;
 }
