@@ -16,7 +16,6 @@
 #include "common/util.h"
 #include "scheduler/fairshare.h"
 #include "scheduler/lifecycle.h"
-#include "scheduler/sched.h"
 
 /* job moved from old to its present state: write it and its event. */
 static int lifecycle_record (struct server *srv, struct job *job, char old,
@@ -143,7 +142,7 @@ static void lifecycle_release_alloc (struct server *srv, struct job *job)
     }
     free (job->rec.alloc);
     job->rec.alloc = NULL;
-    sched_request (srv->sched);
+    server_request_pass (srv);
 }
 
 static int lifecycle_store_usage (struct job *job, int64_t cput, int64_t walltime,
