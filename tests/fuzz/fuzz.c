@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "common/auth.h"
 #include "common/jobspec.h"
 #include "common/log.h"
 #include "common/wire.h"
@@ -67,6 +68,28 @@ static int same_string (const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp (a, b) == 0);
 }
 
+/* The receiver's check of a credential compares the digest it computes
+ * of the message it decoded with the one the sender signed: both must be
+ * the same for a message as a sender builds it (a request carries no
+ * errnum or error), and differ between the two directions. */
+static void check_digest (const struct wire_msg *sent, const struct wire_msg *got)
+{
+    uint8_t a[AUTH_DIGEST_LEN], b[AUTH_DIGEST_LEN], c[AUTH_DIGEST_LEN];
+    const char *binding = "0123456789abcdef0123456789abcdef:fedcba9876543210fedcba9876543210";
+
+    if (!sent->is_reply && (sent->errnum || sent->errstr))
+        return;                 /* no sender builds this */
+    if (auth_digest (sent, AUTH_TO_SCHEDULER, binding, a) < 0
+        || auth_digest (got, AUTH_TO_SCHEDULER, binding, b) < 0
+        || auth_digest (got, AUTH_TO_WORKER, binding, c) < 0)
+        fuzz_fail ("auth_digest: %m");
+    if (memcmp (a, b, sizeof (a)) != 0)
+        fuzz_fail ("a %s message's digest changed on its way through the wire",
+                   sent->type);
+    if (memcmp (b, c, sizeof (b)) == 0)
+        fuzz_fail ("the same digest for both directions");
+}
+
 void fuzz_check_msg (const struct wire_msg *m)
 {
     struct wire_msg back;
@@ -95,6 +118,7 @@ void fuzz_check_msg (const struct wire_msg *m)
         || (!back.cred != !m->cred) || (m->cred && !json_equal (back.cred, m->cred)))
         fuzz_fail ("a message changed on its way through wire_encode: %.*s",
                    (int)(len - WIRE_HDR_LEN), buf + WIRE_HDR_LEN);
+    check_digest (m, &back);
     wire_msg_release (&back);
     free (buf);
 }

@@ -45,7 +45,8 @@ struct hpcq_jobspec;
 
 /* What any decoded message must be: a version, a type of 1..63 bytes, an
  * errnum in range, a body object, and the same message again after
- * wire_encode and wire_decode.  Fails (aborts) otherwise. */
+ * wire_encode and wire_decode, with the same MUNGE digest (auth_digest).
+ * Fails (aborts) otherwise. */
 void fuzz_check_msg (const struct wire_msg *m);
 
 /* What qsub would send for spec (after resource_finalize) must decode in
