@@ -52,9 +52,12 @@ struct hpcq_jobspec {
                              * qsub's alone, not sent to the scheduler */
     int pooled;             /* its strings are the pool's (jobspec_pool):
                              * read them, never change or free them */
+    int umask;              /* -W umask=NNN for the job's files, -1 = not given
+                             * (the worker then uses PBS's 077) */
 };
 
-/* Zero spec and set defaults (priority 0, rerunnable 1, resources init). */
+/* Zero spec and set defaults (priority 0, rerunnable 1, umask -1,
+ * resources init). */
 void jobspec_init (struct hpcq_jobspec *spec);
 
 /* Free what spec points to (not spec itself).  Safe on an init'ed spec. */

@@ -73,6 +73,8 @@ int main (void)
     refused ("5-1", "invalid array range");
     refused ("1-4000001", "more than 4000000");
     refused ("0-2000000,0-2000000", "more than 4000000");
+    refused ("0-99999999", "more than 4000000");   /* counted, never stored */
+    refused ("0-999999999", "invalid array range"); /* past 10^8 is not a number */
     refused ("7", "invalid array range");
     refused ("1-3%0", "invalid array range");
     refused ("1-3:0", "invalid array step");
