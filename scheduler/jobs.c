@@ -622,6 +622,7 @@ static int load_start (struct jobs *js)
     for (int t = l->nthreads; t < nt; t++)
         load_parse_slice (&l->sl[t]);
     atomic_fetch_sub (&l->done, nt - l->nthreads);
+    log_msg (LOG_INFO, "parsing %d stored requests on %d threads", l->n, l->nthreads);
     if (l->nthreads == 0)
         return load_finish (js);
     if (!(l->poll = loop_timer_add (js->srv->loop, 5, 5, load_poll, js)))
@@ -647,7 +648,7 @@ int jobs_load (struct jobs *js, jobs_loaded_f cb, void *arg)
     if (db_server_get (js->srv->db, "next_seq", buf, sizeof (buf)) == 0
         && atoll (buf) > js->next_seq)
         js->next_seq = atoll (buf);
-    log_msg (LOG_INFO, "read %d jobs; parsing their requests", js->n);
+    log_msg (LOG_INFO, "read %d jobs", js->n);
     if (load_start (js) < 0) {
         jobs_load_wait (js);
         return -1;
