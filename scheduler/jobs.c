@@ -378,26 +378,44 @@ struct load {
     struct loop_timer *poll;
     jobs_loaded_f cb;
     void *arg;
+    /* The rows' request texts, kept together until parsed so that freeing
+     * them leaves no holes between the jobs' long-lived allocations (a
+     * quarter more resident memory at 100,000 jobs): written to one memory
+     * stream, each ending in its '\0', v[i]'s at text + off[i]. */
+    FILE *texts;
+    char *text;         /* the stream's buffer, once closed */
+    size_t len;
+    size_t *off;
 };
 
+/* job's request is to be parsed: its text moves to the stream. */
 static int load_want_parse (struct load *l, struct job *job)
 {
     if (l->n == l->cap) {
         int cap = l->cap ? l->cap * 2 : 1024;
         struct job **nv = realloc (l->v, cap * sizeof (*nv));
-        if (!nv)
+        size_t *no = realloc (l->off, cap * sizeof (*no));
+        if (nv)
+            l->v = nv;
+        if (no)
+            l->off = no;
+        if (!nv || !no)
             return -1;
-        l->v = nv;
         l->cap = cap;
     }
+    l->off[l->n] = (size_t)ftell (l->texts);
+    if (fputs (job->rec.spec ? job->rec.spec : "", l->texts) == EOF
+        || putc ('\0', l->texts) == EOF)
+        return -1;
+    job_drop_spec_text (job);
     l->v[l->n++] = job;
     return 0;
 }
 
-static int load_parse_one (struct job *job)
+static int load_parse_one (struct job *job, const char *text)
 {
     struct hpcq_error err;
-    json_t *o = json_loads (job->rec.spec ? job->rec.spec : "", 0, NULL);
+    json_t *o = json_loads (text ? text : "", 0, NULL);
 
     if (!o || jobspec_from_json (o, &job->spec, &err) < 0) {
         log_msg (LOG_ERR, "job %lld: stored request unreadable: %s",
@@ -454,7 +472,7 @@ static int load_link (struct jobs *js, struct job *job)
     int rc = jobspec_text_array (job->rec.spec, &range);
 
     /* A form the quick read does not take: parse this one now. */
-    if (rc < 0 && load_parse_one (job) == 0 && job->spec.array)
+    if (rc < 0 && load_parse_one (job, job->rec.spec) == 0 && job->spec.array)
         range = xstrdup (job->spec.array);
     if (range) {
         job->arr = array_create (job, range, &err);
@@ -493,8 +511,12 @@ static int load_row (struct db_job *rec, void *arg)
     own = job->rec.spec && job->rec.spec[0];
     if (job->rec.array_parent) {
         int rc = load_link_subjob (js, job);
-        if (rc <= 0 || !own)
+        if (rc <= 0)
             return rc;
+        if (!own) {         /* the array's request, parsed with the array */
+            job_drop_spec_text (job);
+            return 0;
+        }
     }
     else if (load_link (js, job) < 0)
         return -1;
@@ -507,7 +529,7 @@ static void *load_parse_slice (void *arg)
 
     for (int i = sl->from; i < sl->to; i++)
         if (!sl->l->v[i]->spec.name)    /* else parsed as it was read */
-            sl->l->bad[i] = load_parse_one (sl->l->v[i]) < 0;
+            sl->l->bad[i] = load_parse_one (sl->l->v[i], sl->l->text + sl->l->off[i]) < 0;
     atomic_fetch_add (&sl->l->done, 1);
     return NULL;
 }
@@ -559,6 +581,10 @@ static void load_share_specs (struct jobs *js)
 static void load_free (struct load *l)
 {
     loop_timer_remove (l->poll);
+    if (l->texts)
+        fclose (l->texts);
+    free (l->text);
+    free (l->off);
     free (l->v);
     free (l->bad);
     free (l);
@@ -574,7 +600,7 @@ static int load_finish (struct jobs *js)
     for (int t = 0; t < l->nthreads; t++)
         pthread_join (l->tid[t], NULL);
     for (int i = 0; i < l->n; i++)
-        if (l->bad[i] || load_adopt (l->v[i]) < 0)
+        if (!l->bad || l->bad[i] || load_adopt (l->v[i]) < 0)
             rc = -1;
     load_share_specs (js);
     js->load = NULL;
@@ -608,6 +634,11 @@ static int load_start (struct jobs *js)
 
     if (nt > l->n / MIN_PER_THREAD)
         nt = l->n / MIN_PER_THREAD > 0 ? l->n / MIN_PER_THREAD : 1;
+    if (fclose (l->texts) != 0) {   /* its buffer, l->text, is complete */
+        l->texts = NULL;
+        return -1;
+    }
+    l->texts = NULL;
     if (!(l->bad = calloc (l->n ? l->n : 1, sizeof (*l->bad))))
         return -1;
     json_object_seed (0);
@@ -636,6 +667,11 @@ int jobs_load (struct jobs *js, jobs_loaded_f cb, void *arg)
 
     if (!(js->load = calloc (1, sizeof (*js->load))))
         return -1;
+    if (!(js->load->texts = open_memstream (&js->load->text, &js->load->len))) {
+        free (js->load);
+        js->load = NULL;
+        return -1;
+    }
     js->load->cb = cb;
     js->load->arg = arg;
     if (db_job_foreach (js->srv->db, load_row, js) < 0) {
