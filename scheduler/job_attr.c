@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "scheduler/ckpt.h"
 #include "scheduler/job_attr.h"
 #include "scheduler/job_state.h"
 
@@ -218,7 +219,7 @@ json_t *job_attr_json (struct server *srv, const struct job *job)
     if (!o)
         return NULL;
     set_str (o, "server", srv->name);
-    set_str (o, "Checkpoint", "u");
+    ckpt_attr_json (srv, job, o);
     set_time (o, "ctime", job->rec.ctime);
     set_path (o, "Error_Path", job, s->error_path, 'e');
     set_str (o, "exec_host", job->rec.exec_host);

@@ -330,6 +330,7 @@ static int delete_one (struct server *srv, struct job *job, const char *who)
         return 0;
     case 'R':
     case 'E':
+    case 'S':   /* suspended: the worker lets it go on, to die */
         job_set_comment (job, "Job deleted by %s", who);
         if (lifecycle_change (srv, job, 'E', JOB_EV_DELETED, who, "running") < 0)
             return -1;

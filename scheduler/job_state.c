@@ -66,11 +66,12 @@ static const struct job_transition table[] = {
     { 'R', 'F', JOB_EV_FINISHED, J },
     { 'E', 'F', JOB_EV_FINISHED, J },
     { 'S', 'F', JOB_EV_FINISHED, J },
-    /* A new attempt: the node failed (later: preemption, spot reclaim). */
+    /* A new attempt: the node failed, preemption (C, R), a checkpoint then
+     * requeue (qrerun), a spot reclaim. */
     { 'R', 'Q', JOB_EV_REQUEUED, J },
     { 'S', 'Q', JOB_EV_REQUEUED, J },
-    /* Suspension (preemption's S).  The database takes 'S' once the
-     * migration that adds preemption widens jobs.state's CHECK. */
+    /* Suspension (preemption's S, qsig -s suspend; migration 0006 lets the
+     * database hold 'S'). */
     { 'R', 'S', JOB_EV_SUSPENDED, J },
     { 'S', 'R', JOB_EV_RESUMED, J },
     /* An array ends when its last subjob has (its subjobs are deleted one

@@ -9,6 +9,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "scheduler/ckpt.h"
 #include "scheduler/depend.h"
 #include "scheduler/fairshare.h"
 #include "scheduler/lifecycle.h"
@@ -197,6 +198,7 @@ void sched_launch (struct server *srv, struct job *job)
                                                                    : job->rec.seq));
     json_object_set_new (body, "array_index", json_integer (job->parent ? job->array_index
                                                                         : -1));
+    json_object_set_new (body, "checkpoint", ckpt_launch_json (srv, job));
     wire_request_init (&m, "job.launch", job->rec.seq, body);
     server_send_after_commit (srv, ms->node->conn, &m);
 }

@@ -29,6 +29,9 @@ struct depend;
 struct queues;
 struct fairshare;
 struct job_ops;
+struct ckpt;
+struct nodeclass;
+struct preempt;
 struct server;
 
 enum {
@@ -53,6 +56,9 @@ struct server {
     struct queues *queues;
     struct fairshare *fairshare;
     struct job_ops *job_ops;    /* qsig, qrerun, qrun, qorder, qmsg, waits (job_ops.h) */
+    struct nodeclass *nodeclass;    /* node classes, prices, interruptions (nodeclass.h) */
+    struct ckpt *ckpt;          /* checkpoint cadence and requests (ckpt.h) */
+    struct preempt *preempt;    /* preemption and suspension (preempt.h) */
     char name[64];              /* server name: job ids are NUM.NAME */
     char host[256];             /* this host, for Job_Owner and hello */
     char default_queue[64];

@@ -40,6 +40,14 @@ struct launch_req {
     char stdout_path[4096];     /* resolved by launch_start */
     char stderr_path[4096];
     char sandbox[4096];         /* -W sandbox=PRIVATE: its directory, else "" */
+    /* The scheduler's "checkpoint" object: the job's checkpoint folder
+     * ("" = WORKDIR/.hpcq/checkpoints/UUID), generations to keep (0: the
+     * app's default), the checkpoint signal's name, and whether its CPU
+     * time is wanted (-c c=MIN). */
+    char ckpt_dir[4096];
+    int ckpt_keep;
+    char ckpt_signal[16];
+    int ckpt_cpu;
 };
 
 /* Decode a job.launch body.  -1 with err (EPROTO). */
@@ -52,6 +60,7 @@ struct launch_env {
     const struct gpu_info *gpus;
     int ngpus;
     const char *jobdir_root;    /* where sandboxes go; NULL: the owner's home */
+    const char *ckpt_socket;    /* where jobs report checkpoints ($HPCQ_CKPT_SOCKET) */
 };
 
 /* Fork and exec the job.  Returns the child's pid (also its process group

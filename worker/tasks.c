@@ -12,6 +12,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "worker/checkpoint.h"
 #include "worker/launch.h"
 #include "worker/sandbox.h"
 #include "worker/tasks.h"
@@ -132,6 +133,14 @@ struct task *tasks_find_report (struct tasks *ts, int64_t report_id)
     return NULL;
 }
 
+struct task *tasks_find_jobid (struct tasks *ts, const char *jobid, int attempt)
+{
+    for (struct task *t = ts->head; t; t = t->next)
+        if (t->attempt == attempt && strcmp (t->jobid, jobid) == 0)
+            return t;
+    return NULL;
+}
+
 void tasks_remove (struct tasks *ts, struct task *t)
 {
     struct task **tp = &ts->head;
@@ -154,10 +163,27 @@ static void task_kill_now (struct loop *l, void *arg)
     }
 }
 
+void tasks_suspend (struct tasks *ts, struct task *t, int on)
+{
+    if (t->done || t->suspended == on)
+        return;
+    if (kill (-t->pid, on ? SIGSTOP : SIGCONT) < 0) {
+        log_error ("job %s: %s", t->jobid, on ? "suspend" : "resume");
+        return;
+    }
+    t->suspended = on;
+    log_msg (LOG_INFO, "job %s %s", t->jobid, on ? "suspended" : "resumed");
+}
+
 void tasks_kill (struct tasks *ts, struct task *t, enum task_kill why, int immediate)
 {
     if (t->done)
         return;
+    /* A stopped job gets its signal only once it runs again. */
+    if (t->suspended) {
+        (void)kill (-t->pid, SIGCONT);
+        t->suspended = 0;
+    }
     if (t->kill == KILL_NONE)
         t->kill = why;
     if (immediate || ts->w->kill_delay_ms == 0) {
@@ -260,8 +286,12 @@ void tasks_reap (struct tasks *ts)
         for (t = ts->head; t; t = t->next)
             if (t->pid == pid && !t->done)
                 break;
-        if (!t)
-            continue;   /* a child whose launch had already failed */
+        if (!t) {
+            /* A helper (a checkpoint folder's removal), or a child whose
+             * launch had already failed. */
+            (void)checkpoint_reaped (ts->w->ckpt, pid, status);
+            continue;
+        }
         task_exited (ts, t, status, &ru);
         worker_report (ts->w, t);
     }

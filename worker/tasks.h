@@ -37,6 +37,8 @@ struct task {
     int warn_signo, warn_batch_only;
     struct loop_timer *walltime_timer;
     struct loop_timer *kill_timer;
+    int ckpt_cpu;               /* -c c=MIN: its CPU time goes in heartbeats */
+    int suspended;              /* stopped (preemption's S) */
     enum task_kill kill;
     int done;                   /* exited; result below */
     int exit_status;
@@ -65,12 +67,19 @@ struct task *tasks_add_failed (struct tasks *ts, int64_t seq, int attempt,
                                const char *jobid, int exit_status, const char *why);
 struct task *tasks_find (struct tasks *ts, int64_t seq, int attempt);
 struct task *tasks_find_report (struct tasks *ts, int64_t report_id);
+/* The task of job jobid ("42.server"), attempt attempt, or NULL. */
+struct task *tasks_find_jobid (struct tasks *ts, const char *jobid, int attempt);
 void tasks_remove (struct tasks *ts, struct task *t);
 struct task *tasks_first (struct tasks *ts);
 
 /* Signal a task's process group: SIGTERM now and SIGKILL after the
  * worker's kill delay, or SIGKILL at once (immediate). */
 void tasks_kill (struct tasks *ts, struct task *t, enum task_kill why, int immediate);
+
+/* Stop every process of the task (on=1), or let them go on (0):
+ * SIGSTOP/SIGCONT to its process group.  A task being killed is let go on
+ * so that it can die. */
+void tasks_suspend (struct tasks *ts, struct task *t, int on);
 
 /* sbatch --signal: send signo secs before the walltime to the task's
  * process group, or to its batch shell alone (batch_only).  A task

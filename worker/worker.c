@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/resource.h"
 #include "common/util.h"
+#include "worker/checkpoint.h"
 #include "worker/launch.h"
 #include "worker/owner.h"
 #include "worker/tasks.h"
@@ -19,7 +20,7 @@
 static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg);
 static void worker_link_close (struct conn *c, void *arg);
 
-static int64_t worker_send (struct worker *w, const char *type, json_t *body)
+int64_t worker_send (struct worker *w, const char *type, json_t *body)
 {
     struct wire_msg m;
     int64_t id = w->next_id++;
@@ -83,6 +84,7 @@ static void worker_link_close (struct conn *c, void *arg)
              w->server, tasks_count (w->tasks));
     w->link = NULL;
     w->hello_id = 0;
+    checkpoint_link_down (w->ckpt);
     /* Results in flight are re-sent with the next hello. */
     for (struct task *t = tasks_first (w->tasks); t; t = t->next)
         if (t->report_id != REPORT_NONE_WANTED)
@@ -102,6 +104,7 @@ static void worker_hello_acked (struct worker *w)
         else if (t->done)
             worker_report (w, t);
     }
+    checkpoint_link_up (w->ckpt);
 }
 
 static void worker_handle_reply (struct worker *w, struct wire_msg *msg)
@@ -117,6 +120,8 @@ static void worker_handle_reply (struct worker *w, struct wire_msg *msg)
     }
     if (w->hello_id && msg->id == w->hello_id)
         worker_hello_acked (w);
+    else if (checkpoint_reply (w->ckpt, msg))
+        return;
     else if (strcmp (msg->type, "job.finished") == 0
              && (t = tasks_find_report (w->tasks, msg->id)))
         tasks_remove (w->tasks, t);
@@ -136,12 +141,14 @@ static void worker_task_extras (struct worker *w, struct task *t,
     if (req->spec.signal
         && jobspec_parse_signal (req->spec.signal, &signo, &secs, &batch_only, NULL) == 0)
         tasks_warn (w->tasks, t, signo, secs, batch_only);
+    t->ckpt_cpu = req->ckpt_cpu;
 }
 
 static void worker_launch (struct worker *w, struct conn *c, struct wire_msg *msg)
 {
     struct launch_env env = { w->spool, w->name, w->gpus, w->ngpus,
-                              config_get (w->cfg, "jobdir_root", NULL) };
+                              config_get (w->cfg, "jobdir_root", NULL),
+                              checkpoint_socket (w->ckpt) };
     struct launch_req req;
     struct hpcq_error err;
     struct task *t;
@@ -190,8 +197,14 @@ static void worker_signal (struct worker *w, struct conn *c, struct wire_msg *ms
     if (!(t = tasks_find (w->tasks, seq, attempt)) || t->done)
         return;
     log_msg (LOG_INFO, "job %s: %s requested (%s)", t->jobid, sig, reason);
-    if (strcmp (reason, "qsig") == 0) {
-        /* A user's signal to the job's processes (qsig), nothing more. */
+    if (strcmp (reason, "suspend") == 0 || strcmp (reason, "resume") == 0) {
+        /* Preemption's S: every process of the job stops, or goes on. */
+        tasks_suspend (w->tasks, t, strcmp (reason, "suspend") == 0);
+        return;
+    }
+    if (strcmp (reason, "qsig") == 0 || strcmp (reason, "checkpoint") == 0) {
+        /* A user's signal to the job's processes (qsig), or the signal that
+         * asks it for a checkpoint: nothing more. */
         int signo = jobspec_signal_number (sig);
         if (signo > 0)
             (void)kill (-t->pid, signo);
@@ -243,6 +256,8 @@ static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
         worker_signal (w, c, msg);
     else if (strcmp (msg->type, "job.message") == 0)
         worker_message (w, c, msg);
+    else if (strcmp (msg->type, "ckpt.remove") == 0)
+        checkpoint_remove (w->ckpt, c, msg);
     else
         (void)conn_reply (c, msg, ENOSYS, "unknown request", NULL);
 }
@@ -258,8 +273,10 @@ static void worker_tick (struct loop *l, void *arg)
         return;
     }
     if (now - w->last_beat_ms >= w->heartbeat_ms) {
+        json_t *usage = checkpoint_usage_json (w->ckpt);
         w->last_beat_ms = now;
-        (void)worker_send (w, "node.heartbeat", NULL);
+        (void)worker_send (w, "node.heartbeat",
+                           usage ? json_pack ("{s:o}", "jobs", usage) : NULL);
     }
 }
 
@@ -322,6 +339,8 @@ struct worker *worker_create (struct loop *loop, struct config *cfg,
         errprintf (err, "cannot create worker: %s", strerror (errno));
         goto error;
     }
+    if (!(w->ckpt = checkpoint_create (w, err)))
+        goto error;
     {
         int n = launch_kill_leftovers (w->spool);
         if (n > 0)
@@ -341,6 +360,7 @@ void worker_destroy (struct worker *w)
         return;
     loop_timer_remove (w->tick);
     conn_destroy (w->link);
+    checkpoint_destroy (w->ckpt);
     tasks_destroy (w->tasks);
     free (w);
 }
