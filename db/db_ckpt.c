@@ -20,7 +20,7 @@ static const char *sql_preempt_add =
     "INSERT INTO preemptions (job_seq, attempt, time, method, preemptor, reason)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
 static const char *sql_preempt_all =
-    "SELECT job_seq, method, reason FROM preemptions ORDER BY job_seq, rowid";
+    "SELECT job_seq, attempt, method, reason FROM preemptions ORDER BY job_seq, rowid";
 static const char *sql_attempt_cost =
     "UPDATE attempts SET cost = ?3, cost_spot = ?4, suspended = ?5"
     " WHERE job_seq = ?1 AND attempt = ?2";
@@ -163,21 +163,22 @@ int db_preempt_add (struct db *db, int64_t seq, int attempt, int64_t time, char 
 }
 
 struct preempt_cb {
-    int (*cb) (int64_t seq, char method, const char *reason, void *arg);
+    int (*cb) (int64_t seq, int attempt, char method, const char *reason, void *arg);
     void *arg;
 };
 
 static int preempt_row (sqlite3_stmt *st, void *arg)
 {
     struct preempt_cb *k = arg;
-    const char *m = col_text (st, 1);
+    const char *m = col_text (st, 2);
 
-    return k->cb (sqlite3_column_int64 (st, 0), m ? m[0] : '?', col_text (st, 2), k->arg);
+    return k->cb (sqlite3_column_int64 (st, 0), sqlite3_column_int (st, 1), m ? m[0] : '?',
+                  col_text (st, 3), k->arg);
 }
 
 int db_preempt_foreach (struct db *db,
-                        int (*cb) (int64_t seq, char method, const char *reason,
-                                   void *arg),
+                        int (*cb) (int64_t seq, int attempt, char method,
+                                   const char *reason, void *arg),
                         void *arg)
 {
     sqlite3_stmt *st = db_stmt (db, sql_preempt_all);

@@ -42,8 +42,8 @@ int db_preempt_add (struct db *db, int64_t seq, int attempt, int64_t time, char 
                     int64_t preemptor, const char *reason);
 /* cb for every preemption by job, oldest first. */
 int db_preempt_foreach (struct db *db,
-                        int (*cb) (int64_t seq, char method, const char *reason,
-                                   void *arg),
+                        int (*cb) (int64_t seq, int attempt, char method,
+                                   const char *reason, void *arg),
                         void *arg);
 
 /* What an attempt cost (cost_spot: the part of it on spot nodes) and how

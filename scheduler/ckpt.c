@@ -24,6 +24,7 @@
 #include "scheduler/cadence.h"
 #include "scheduler/ckpt.h"
 #include "scheduler/jobs.h"
+#include "scheduler/lifecycle.h"
 #include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
 
@@ -249,11 +250,12 @@ static void pending_remove (struct ckpt *ck, struct job *job)
         }
 }
 
-static void job_event (struct server *srv, struct job *job, const char *type,
+/* A checkpoint event: through lifecycle, as a change to the same state. */
+static void job_event (struct server *srv, struct job *job, enum job_event ev,
                        const char *actor, const char *detail)
 {
-    if (db_event_add (srv->db, job->rec.seq, util_wall_secs (), type, actor, detail) < 0)
-        log_error ("job %s: record %s", job->id, type);
+    if (lifecycle_change (srv, job, job->rec.state, ev, actor, detail) < 0)
+        log_error ("job %s: record %s", job->id, job_event_name (ev));
 }
 
 /* End the request under way; the waiters are told outcome (each once,
@@ -310,7 +312,7 @@ int ckpt_request (struct server *srv, struct job *job, const char *reason,
     else
         snprintf (detail, sizeof (detail), "%s (the %s checkpoint under way for %.1f s "
                   "counts)", reason, jc->req_reason, (now - jc->req_ms) / 1000.0);
-    job_event (srv, job, "checkpoint_requested", "scheduler", detail);
+    job_event (srv, job, JOB_EV_CHECKPOINT_REQUESTED, "scheduler", detail);
     if (done) {
         jc->w[jc->nw++] = (struct ckpt_waiter){ done, arg, deadline_ms };
         if (deadline_ms > jc->req_until_ms)
@@ -358,7 +360,7 @@ static void requests_expire (struct server *srv, int64_t now)
                       (now - jc->req_ms) / 1000.0);
             log_msg (LOG_WARNING, "job %s (%s): checkpoint %s", job->id, job->rec.owner,
                      detail);
-            job_event (srv, job, "checkpoint_missed", "scheduler", detail);
+            job_event (srv, job, JOB_EV_CHECKPOINT_MISSED, "scheduler", detail);
             /* The cadence starts over rather than asking again at once. */
             jc->base_ms = now;
             jc->base_cput = jc->cput;
@@ -451,7 +453,7 @@ static int ckpt_record (struct server *srv, struct job *job, struct node *n,
               (long long)c.generation, size, c.duration >= 0 ? "" : "cost unknown ",
               c.duration >= 0 ? c.duration : 0.0, c.reason ? ", " : "",
               c.reason ? c.reason : "");
-    job_event (srv, job, "checkpoint", n->name, detail);
+    job_event (srv, job, JOB_EV_CHECKPOINTED, n->name, detail);
     log_msg (LOG_INFO, "job %s (%s): checkpoint %s", job->id, job->rec.owner, detail);
     return 1;
 }
@@ -740,7 +742,8 @@ static int load_ckpt (const struct db_ckpt *c, void *arg)
     return 0;
 }
 
-static int load_preempt (int64_t seq, char method, const char *reason, void *arg)
+static int load_preempt (int64_t seq, int attempt, char method, const char *reason,
+                         void *arg)
 {
     struct server *srv = arg;
     struct job *job = jobs_lookup (srv->jobs, seq);
@@ -750,6 +753,7 @@ static int load_preempt (int64_t seq, char method, const char *reason, void *arg
         return 0;
     jc = ckpt_job_state (job);
     jc->preempt_count++;
+    jc->auto_resume = method == 'S' && attempt == job->rec.run_count;
     snprintf (jc->preempt_reason, sizeof (jc->preempt_reason), "%s", reason ? reason : "");
     return 0;
 }

@@ -94,6 +94,8 @@ struct job_ckpt {
     int preempt_count;
     char preempt_reason[160];
     int preempting;                 /* a method is under way (C waits) */
+    int auto_resume;                /* suspended by preemption (S): resumed by
+                                     * the scheduler, not only by qsig */
     /* Suspension, this attempt (monotonic ms).  released: its allocation's
      * resources are not held (it is suspended, or was deleted while it
      * was), so its end must not release them again. */

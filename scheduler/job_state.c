@@ -28,6 +28,9 @@ static const char *const event_names[JOB_EV_COUNT] = {
     [JOB_EV_REQUEUED] = "requeued",
     [JOB_EV_SUSPENDED] = "suspended",
     [JOB_EV_RESUMED] = "resumed",
+    [JOB_EV_CHECKPOINT_REQUESTED] = "checkpoint_requested",
+    [JOB_EV_CHECKPOINTED] = "checkpoint",
+    [JOB_EV_CHECKPOINT_MISSED] = "checkpoint_missed",
 };
 
 #define J JOB_KIND_JOB
@@ -74,6 +77,16 @@ static const struct job_transition table[] = {
      * database hold 'S'). */
     { 'R', 'S', JOB_EV_SUSPENDED, J },
     { 'S', 'R', JOB_EV_RESUMED, J },
+    /* Checkpoints leave the state as it is: asked of a running job; its
+     * report may come while it is being deleted (E); a request may be
+     * given up on while it is stopped (S). */
+    { 'R', 'R', JOB_EV_CHECKPOINT_REQUESTED, J },
+    { 'R', 'R', JOB_EV_CHECKPOINTED, J },
+    { 'E', 'E', JOB_EV_CHECKPOINTED, J },
+    { 'S', 'S', JOB_EV_CHECKPOINTED, J },
+    { 'R', 'R', JOB_EV_CHECKPOINT_MISSED, J },
+    { 'E', 'E', JOB_EV_CHECKPOINT_MISSED, J },
+    { 'S', 'S', JOB_EV_CHECKPOINT_MISSED, J },
     /* An array ends when its last subjob has (its subjobs are deleted one
      * by one: the array itself only finishes). */
     { 'Q', 'F', JOB_EV_FINISHED, A },

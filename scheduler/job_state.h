@@ -39,6 +39,11 @@ enum job_event {
     JOB_EV_REQUEUED,
     JOB_EV_SUSPENDED,
     JOB_EV_RESUMED,
+    /* Checkpoints (ckpt.h): events of a running job that leave its state
+     * as it is, so a job's history shows them in order with the rest. */
+    JOB_EV_CHECKPOINT_REQUESTED,    /* the checkpoint signal went */
+    JOB_EV_CHECKPOINTED,            /* its worker reported one complete */
+    JOB_EV_CHECKPOINT_MISSED,       /* none came within checkpoint_grace */
     JOB_EV_COUNT
 };
 

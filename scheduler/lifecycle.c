@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/ckpt.h"
+#include "scheduler/cost.h"
 #include "scheduler/fairshare.h"
 #include "scheduler/lifecycle.h"
 #include "scheduler/nodes.h"
@@ -186,6 +187,8 @@ int lifecycle_end_at (struct server *srv, struct job *job, int exit_status,
         reason = why;
     }
     ckpt_attempt_ended (srv, job);
+    if (cost_attempt_ended (srv, job) < 0)
+        return -1;
     lifecycle_release_alloc (srv, job);
     job->rec.has_exit = 1;
     job->rec.exit_status = exit_status;
@@ -232,6 +235,8 @@ int lifecycle_requeue_at (struct server *srv, struct job *job, const char *why,
     if (job_state_check (job, 'Q', JOB_EV_REQUEUED, actor, caller) < 0)
         return -1;
     ckpt_attempt_ended (srv, job);
+    if (cost_attempt_ended (srv, job) < 0)
+        return -1;
     lifecycle_release_alloc (srv, job);
     job->launch_pending = 0;
     if (db_attempt_end (srv->db, job->rec.seq, job->rec.run_count, now,
@@ -349,6 +354,7 @@ int lifecycle_resume_at (struct server *srv, struct job *job, const char *actor,
     jobs_running_add (srv->jobs, job);
     jc = ckpt_job_state (job);
     jc->released = 0;
+    jc->auto_resume = 0;
     if (jc->suspend_since_ms) {
         jc->suspended_ms += util_now_ms () - jc->suspend_since_ms;
         jc->suspend_since_ms = 0;

@@ -32,6 +32,7 @@ struct job_ops;
 struct ckpt;
 struct nodeclass;
 struct preempt;
+struct cost;
 struct server;
 
 enum {
@@ -59,6 +60,7 @@ struct server {
     struct nodeclass *nodeclass;    /* node classes, prices, interruptions (nodeclass.h) */
     struct ckpt *ckpt;          /* checkpoint cadence and requests (ckpt.h) */
     struct preempt *preempt;    /* preemption and suspension (preempt.h) */
+    struct cost *cost;          /* what jobs and queues cost (cost.h) */
     char name[64];              /* server name: job ids are NUM.NAME */
     char host[256];             /* this host, for Job_Owner and hello */
     char default_queue[64];
