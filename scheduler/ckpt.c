@@ -333,6 +333,22 @@ void ckpt_cancel (struct server *srv, struct job *job, ckpt_done_f done, void *a
         }
 }
 
+void ckpt_requeue_done (struct server *srv, struct job *job, enum ckpt_outcome outcome,
+                        void *why)
+{
+    char detail[256];
+
+    if (job->ck)
+        job->ck->preempting = 0;
+    if (outcome == CKPT_GONE || job->rec.state != 'R')
+        return;
+    snprintf (detail, sizeof (detail), "%s: %s", (const char *)why,
+              outcome == CKPT_REPORTED ? "checkpoint reported"
+                                       : "no checkpoint reported in time");
+    if (lifecycle_requeue_from_checkpoint (srv, job, detail, "scheduler") < 0)
+        log_error ("job %s: requeue after its checkpoint", job->id);
+}
+
 /* Waiters past their deadline, and requests given up on. */
 static void requests_expire (struct server *srv, int64_t now)
 {
@@ -720,6 +736,9 @@ void ckpt_attr_json (struct server *srv, const struct job *job, json_t *o)
         && (t = ckpt_interval (srv, job)) > 0) {
         resource_format_walltime ((int64_t)llround (t), text, sizeof (text));
         json_object_set_new (cp, "interval", json_string (text));
+        /* What Young/Daly took as the mean time between interruptions. */
+        if (job_mode (job, NULL) == CKPT_AUTO)
+            json_object_set_new (cp, "mtbi", json_integer (llround (job_mtbi (srv, job))));
     }
     json_object_set_new (o, "checkpoint", cp);
     if (jc && jc->preempt_count > 0) {

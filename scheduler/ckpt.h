@@ -25,6 +25,11 @@
  *       done may change the job's state (requeue it: lifecycle.h).
  *   ckpt_cancel (srv, job, done, arg)
  *       Forget a done that is no longer wanted (never called then).
+ *   ckpt_requeue_done
+ *       A done that requeues the job (lifecycle_requeue_from_checkpoint)
+ *       once its checkpoint is reported or the deadline is over; arg is a
+ *       string that outlives the request (a literal) saying why:
+ *       "preempted (C)", "rerun (qrerun)", "reclaimed".
  *   ckpt_job_checkpoints (srv, job)
  *       1 if the job takes checkpoint signals where it runs: its -c is
  *       anything but n and u, or it is u on a spot node.
@@ -126,6 +131,8 @@ int64_t ckpt_grace_ms (struct server *srv);
 int ckpt_request (struct server *srv, struct job *job, const char *reason,
                   int64_t deadline_ms, ckpt_done_f done, void *arg);
 void ckpt_cancel (struct server *srv, struct job *job, ckpt_done_f done, void *arg);
+void ckpt_requeue_done (struct server *srv, struct job *job, enum ckpt_outcome outcome,
+                        void *why);
 
 /* The cadence interval now, seconds (Young/Daly for auto); 0 if the job has
  * none. */

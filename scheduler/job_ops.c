@@ -246,19 +246,6 @@ static void job_sig (struct server *srv, struct conn *c, struct wire_msg *msg)
 
 /* ---- job.rerun: qrerun ------------------------------------------------- */
 
-/* A rerun's checkpoint is reported, or its grace is over: requeue. */
-static void rerun_ckpt_done (struct server *srv, struct job *job, enum ckpt_outcome outcome,
-                             void *arg)
-{
-    if (outcome == CKPT_GONE || job->rec.state != 'R')
-        return;
-    if (lifecycle_requeue_from_checkpoint (srv, job, outcome == CKPT_REPORTED
-                                           ? "rerun (qrerun): checkpoint reported"
-                                           : "rerun (qrerun): no checkpoint within "
-                                             "checkpoint_grace", "scheduler") < 0)
-        log_error ("job %s: requeue after its checkpoint", job->id);
-}
-
 static void job_rerun (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     struct job *job = job_rpc_target (srv, c, msg);
@@ -283,7 +270,7 @@ static void job_rerun (struct server *srv, struct conn *c, struct wire_msg *msg)
      * from there.  -W force, or a suspended job: PBS's plain requeue. */
     if (!force && job->rec.state == 'R' && ckpt_job_checkpoints (srv, job)) {
         if (ckpt_request (srv, job, why, util_now_ms () + ckpt_grace_ms (srv),
-                          rerun_ckpt_done, NULL) < 0) {
+                          ckpt_requeue_done, "rerun (qrerun)") < 0) {
             server_reply_error (c, msg, errno ? errno : EIO, "cannot ask %s for a checkpoint",
                                 job->id);
             return;

@@ -203,21 +203,6 @@ static void record (struct preempt *p, struct job *v, const struct job *by, char
     log_msg (LOG_INFO, "job %s (%s) preempted: %s", v->id, v->rec.owner, reason);
 }
 
-/* C: the victim's checkpoint came, or its grace is over: requeue it. */
-static void ckpt_done (struct server *srv, struct job *v, enum ckpt_outcome outcome,
-                       void *arg)
-{
-    if (v->ck)
-        v->ck->preempting = 0;
-    if (outcome == CKPT_GONE || v->rec.state != 'R')
-        return;
-    if (lifecycle_requeue_from_checkpoint (srv, v, outcome == CKPT_REPORTED
-                                           ? "preempted (C): checkpoint reported"
-                                           : "preempted (C): no checkpoint within "
-                                             "checkpoint_grace", "scheduler") < 0)
-        log_error ("job %s: requeue after its checkpoint", v->id);
-}
-
 /* Preempt v for `by` by the first method of its queue's order that
  * applies.  1 if its resources are free now (S, R), 0 if they will be
  * (C, D), -1 if no method worked. */
@@ -242,7 +227,7 @@ static int preempt_one (struct preempt *p, struct job *v, struct job *by)
         case 'C':
             ckpt_job_state (v)->preempting = 1;
             if (ckpt_request (srv, v, reason, util_now_ms () + ckpt_grace_ms (srv),
-                              ckpt_done, NULL) < 0) {
+                              ckpt_requeue_done, "preempted (C)") < 0) {
                 v->ck->preempting = 0;
                 continue;
             }
