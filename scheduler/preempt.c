@@ -333,7 +333,8 @@ static int fits_without (struct pass *ps, const struct job *by, struct job **v, 
     return a != NULL;
 }
 
-/* The fewest, lowest-priority victims that let `by` fit: the shortest
+/* The fewest, lowest-priority victims that let `by` fit: one alone if one
+ * will do (the lowest in priority of those that would); else the shortest
  * prefix of the candidates that does, less those it can spare (tried from
  * the highest priority down).  Their number (marked in skip 0), or 0. */
 static int choose (struct pass *ps, const struct job *by, struct job **v, int n, char *skip)
@@ -342,6 +343,14 @@ static int choose (struct pass *ps, const struct job *by, struct job **v, int n,
     int k = 0, chosen;
 
     memset (skip, 1, n);
+    for (int i = 0; i < n; i++) {
+        skip[i] = 0;
+        if (fits_without (ps, by, v, n, skip, tmp)) {
+            free (tmp);
+            return 1;
+        }
+        skip[i] = 1;
+    }
     while (k < n) {
         skip[k++] = 0;
         if (fits_without (ps, by, v, k, skip, tmp))

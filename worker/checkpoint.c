@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,6 +279,47 @@ long checkpoint_session_cpu (pid_t sid)
     }
     closedir (d);
     return found ? ticks / (hz > 0 ? hz : 100) : -1;
+}
+
+/* 1 if process pid catches or blocks signo (its SigCgt or SigBlk mask in
+ * /proc/PID/status). */
+static int handles_signal (int pid, int signo)
+{
+    char path[64], *text, *line;
+    int yes = 0;
+
+    snprintf (path, sizeof (path), "/proc/%d/status", pid);
+    if (!(text = util_read_file (path, 1 << 16, NULL)))
+        return 0;
+    for (line = text; line && !yes; line = strchr (line, '\n') ? strchr (line, '\n') + 1 : NULL)
+        if (!strncmp (line, "SigCgt:", 7) || !strncmp (line, "SigBlk:", 7))
+            yes = (strtoull (line + 7, NULL, 16) >> (signo - 1)) & 1;
+    free (text);
+    return yes;
+}
+
+int checkpoint_signal (struct checkpoint *cp, const struct task *t, int signo)
+{
+    DIR *d = opendir ("/proc");
+    struct dirent *de;
+    int n = 0;
+
+    if (!d)
+        return 0;
+    while ((de = readdir (d))) {
+        long long v[7];
+        int pid = atoi (de->d_name);
+        if (pid <= 0 || util_proc_stat (pid, v, 6) < 0 || v[6] != t->pid
+            || !handles_signal (pid, signo))
+            continue;
+        if (kill (pid, signo) == 0)
+            n++;
+    }
+    closedir (d);
+    if (n == 0)
+        log_msg (LOG_WARNING, "job %s: no process of it catches signal %d: the "
+                 "checkpoint request goes unanswered", t->jobid, signo);
+    return n;
 }
 
 json_t *checkpoint_usage_json (struct checkpoint *cp)

@@ -29,6 +29,7 @@
 #include "common/error.h"
 
 struct worker;
+struct task;
 struct checkpoint;
 
 /* Open SPOOL/ckpt.sock.  NULL with err. */
@@ -49,6 +50,13 @@ int checkpoint_reply (struct checkpoint *cp, const struct wire_msg *msg);
 void checkpoint_remove (struct checkpoint *cp, struct conn *c, struct wire_msg *msg);
 /* SIGCHLD: 1 if pid was a removal of ours (now finished), else 0. */
 int checkpoint_reaped (struct checkpoint *cp, pid_t pid, int status);
+
+/* Deliver the checkpoint signal signo to the task's processes that catch
+ * or block it (an app's handler, or its signalfd), never to one that
+ * would die of it: the batch shell running the app in the foreground
+ * does not trap it, and a job is never killed by a request for a
+ * checkpoint.  Returns how many processes got it. */
+int checkpoint_signal (struct checkpoint *cp, const struct task *t, int signo);
 
 /* For the heartbeat: [{seq, attempt, cput}] of the jobs that checkpoint
  * on CPU time, or NULL if none (new reference). */

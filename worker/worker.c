@@ -202,9 +202,14 @@ static void worker_signal (struct worker *w, struct conn *c, struct wire_msg *ms
         tasks_suspend (w->tasks, t, strcmp (reason, "suspend") == 0);
         return;
     }
-    if (strcmp (reason, "qsig") == 0 || strcmp (reason, "checkpoint") == 0) {
-        /* A user's signal to the job's processes (qsig), or the signal that
-         * asks it for a checkpoint: nothing more. */
+    if (strcmp (reason, "checkpoint") == 0) {
+        int signo = jobspec_signal_number (sig);
+        if (signo > 0)
+            (void)checkpoint_signal (w->ckpt, t, signo);
+        return;
+    }
+    if (strcmp (reason, "qsig") == 0) {
+        /* A user's signal to the job's processes (qsig), nothing more. */
         int signo = jobspec_signal_number (sig);
         if (signo > 0)
             (void)kill (-t->pid, signo);
