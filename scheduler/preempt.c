@@ -32,6 +32,11 @@
 #include "scheduler/queue.h"
 #include "scheduler/sched.h"
 
+/* Bounds on the victim search per waiting job and pass (each try is one
+ * placement over all nodes). */
+#define PREEMPT_MAX_CANDIDATES 1024
+#define PREEMPT_MAX_SINGLES 256
+
 struct preempt {
     struct server *srv;
     int queue_prio;             /* preempt_queue_prio */
@@ -314,6 +319,10 @@ static int candidates (struct pass *ps, const struct job *by, struct job ***out)
     }
     if (n > 1)
         qsort_r (v, n, sizeof (*v), victim_cmp, p);
+    /* The lowest in priority are enough to choose from, and the search
+     * stays bounded on a big cluster. */
+    if (n > PREEMPT_MAX_CANDIDATES)
+        n = PREEMPT_MAX_CANDIDATES;
     *out = v;
     return n;
 }
@@ -333,35 +342,43 @@ static int fits_without (struct pass *ps, const struct job *by, struct job **v, 
     return a != NULL;
 }
 
+/* 1 if by fits under usage tmp. */
+static int fits (struct pass *ps, const struct job *by, const struct node_use *tmp)
+{
+    struct alloc *a = fit (ps, tmp, by);
+
+    free (a);
+    return a != NULL;
+}
+
 /* The fewest, lowest-priority victims that let `by` fit: one alone if one
- * will do (the lowest in priority of those that would); else the shortest
- * prefix of the candidates that does, less those it can spare (tried from
- * the highest priority down).  Their number (marked in skip 0), or 0. */
+ * will do (the lowest in priority of those that would, among the first
+ * PREEMPT_MAX_SINGLES); else the shortest prefix of the candidates that
+ * does, less those it can spare (tried from the highest priority down).
+ * Their number (marked in skip 0), or 0. */
 static int choose (struct pass *ps, const struct job *by, struct job **v, int n, char *skip)
 {
     struct node_use *tmp = xzalloc (ps->nn * sizeof (*tmp));
-    int k = 0, chosen;
+    size_t size = ps->nn * sizeof (*tmp);
+    int k = 0, chosen = 0;
 
     memset (skip, 1, n);
-    for (int i = 0; i < n; i++) {
-        skip[i] = 0;
-        if (fits_without (ps, by, v, n, skip, tmp)) {
+    for (int i = 0; i < n && i < PREEMPT_MAX_SINGLES; i++) {
+        memcpy (tmp, ps->use, size);
+        use_apply (tmp, v[i]->alloc, v[i]->rec.seq, -1);
+        if (fits (ps, by, tmp)) {
+            skip[i] = 0;
             free (tmp);
             return 1;
         }
-        skip[i] = 1;
     }
-    while (k < n) {
+    memcpy (tmp, ps->use, size);
+    while (k < n && !chosen) {
+        use_apply (tmp, v[k]->alloc, v[k]->rec.seq, -1);
         skip[k++] = 0;
-        if (fits_without (ps, by, v, k, skip, tmp))
-            break;
+        chosen = fits (ps, by, tmp) ? k : 0;
     }
-    if (!fits_without (ps, by, v, k, skip, tmp)) {
-        free (tmp);
-        return 0;
-    }
-    chosen = k;
-    for (int i = k - 1; i >= 0 && chosen > 1; i--) {
+    for (int i = chosen - 1; i >= 0 && chosen > 1; i--) {
         skip[i] = 1;
         if (fits_without (ps, by, v, k, skip, tmp))
             chosen--;

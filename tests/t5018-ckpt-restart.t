@@ -51,7 +51,18 @@ test_expect_success 'a suspended job whose node dies is requeued' '
     wait_until 20 eval "test \"\$(job_attr $v run_count)\" = 1 && test \"\$(job_state $v)\" = Q" &&
     db_query "SELECT type || \":\" || old_state || \">\" || new_state FROM events
               WHERE job_seq = $(seqno $v) ORDER BY id DESC LIMIT 1" | grep -qx "requeued:S>Q" &&
-    hpcq-local start-worker $CLUSTER 1 && qdel $(cat ids) $(cat id.x) 2>/dev/null; true
+    qdel $(cat ids) $(cat id.x) 2>/dev/null; true
+'
+
+test_expect_success 'a report made while the scheduler is away is held by the worker and recorded' '
+    hpcq-local start-worker $CLUSTER 1 >/dev/null 2>&1; true &&
+    printf "#!/bin/bash\nwhile [ ! -e $PWD/go ]; do sleep 0.1; done\nhpcq-ckpt done --generation 7 --bytes 70\nsleep 2\n" >late.sh &&
+    id=$(qsub -c s late.sh) && wait_state $id R 30 &&
+    kill -9 $(cat $CLUSTER/scheduler.pid) && touch go && sleep 1 &&
+    grep -q "job $id: checkpoint 7 reported" $CLUSTER/worker1.log &&
+    hpcq-local start-scheduler $CLUSTER &&
+    wait_until 20 eval "test \"\$(db_query \"SELECT size FROM checkpoints WHERE job_seq = $(seqno $id)\")\" = 70" &&
+    wait_state $id F 30 && test "$(job_attr $id checkpoint.generation)" = 7
 '
 
 test_expect_success 'no change of state was refused as illegal' '
