@@ -542,7 +542,9 @@ static int cadence_due (struct server *srv, struct job *job, int64_t now)
 
 static void cadence_scan (struct server *srv, int64_t now)
 {
-    for (struct job *job = jobs_running_first (srv->jobs); job; job = job->r_next) {
+    struct job *job;
+
+    LIST_FOREACH (job, jobs_running (srv->jobs), r_link) {
         if (job->rec.state != 'R' || !cadence_due (srv, job, now))
             continue;
         if (ckpt_request (srv, job, "cadence", 0, NULL, NULL) < 0)
@@ -781,16 +783,17 @@ int ckpt_load (struct ckpt *ck)
 {
     struct server *srv = ck->srv;
     int64_t now = util_now_ms ();
+    struct job *job;
 
     if (db_ckpt_foreach (srv->db, load_ckpt, srv) < 0
         || db_preempt_foreach (srv->db, load_preempt, srv) < 0)
         return -1;
     /* Running jobs count their cadence from the restart: when their last
      * checkpoint was in monotonic time is not known. */
-    for (struct job *job = jobs_running_first (srv->jobs); job; job = job->r_next)
+    LIST_FOREACH (job, jobs_running (srv->jobs), r_link)
         ckpt_job_state (job)->base_ms = now;
     /* Suspended jobs were loaded without their resources. */
-    for (struct job *job = jobs_suspended_first (srv->jobs); job; job = job->s_next) {
+    LIST_FOREACH (job, jobs_suspended (srv->jobs), s_link) {
         ckpt_job_state (job)->released = 1;
         job->ck->suspend_since_ms = now;
     }

@@ -130,23 +130,31 @@ double cost_job (struct server *srv, const struct job *job)
     return c;
 }
 
+/* job's cost so far if it is of queue (its spot part added to *spot). */
+static double queue_job_cost (struct server *srv, const struct job *job,
+                              const char *queue, double *spot)
+{
+    double c, s;
+
+    if (strcmp (job->rec.queue, queue) != 0)
+        return 0;
+    c = cost_attempt (srv, job, &s);
+    *spot += s;
+    return c;
+}
+
 json_t *cost_queue_json (struct server *srv, const char *queue)
 {
+    struct job *j;
     const struct queue_cost *q = queue_cost (srv->cost, queue);
     double total = q->cost, spot = q->spot;
     char a[32], b[32], c[32];
 
     /* The running attempts so far, and the suspended ones. */
-    for (int pass = 0; pass < 2; pass++)
-        for (struct job *j = pass ? jobs_suspended_first (srv->jobs)
-                                  : jobs_running_first (srv->jobs);
-             j; j = pass ? j->s_next : j->r_next) {
-            double s;
-            if (strcmp (j->rec.queue, queue) != 0)
-                continue;
-            total += cost_attempt (srv, j, &s);
-            spot += s;
-        }
+    LIST_FOREACH (j, jobs_running (srv->jobs), r_link)
+        total += queue_job_cost (srv, j, queue, &spot);
+    LIST_FOREACH (j, jobs_suspended (srv->jobs), s_link)
+        total += queue_job_cost (srv, j, queue, &spot);
     snprintf (a, sizeof (a), "%.4f", total);
     snprintf (b, sizeof (b), "%.4f", spot);
     snprintf (c, sizeof (c), "%.4f", total - spot);

@@ -19,7 +19,6 @@
 #include "scheduler/fairshare.h"
 #include "scheduler/lifecycle.h"
 #include "scheduler/nodes.h"
-#include "scheduler/sched.h"
 
 /* job moved from old to its present state: write it and its event. */
 static int lifecycle_record (struct server *srv, struct job *job, char old,
@@ -151,7 +150,7 @@ static void lifecycle_release_alloc (struct server *srv, struct job *job)
     }
     free (job->rec.alloc);
     job->rec.alloc = NULL;
-    sched_request (srv->sched);
+    server_request_pass (srv);
 }
 
 static int lifecycle_store_usage (struct job *job, int64_t cput, int64_t walltime,
@@ -288,7 +287,7 @@ int lifecycle_suspend_at (struct server *srv, struct job *job, const char *why,
     job->ck->released = 1;
     job_set_comment (job, "Suspended: %s", why);
     log_msg (LOG_INFO, "job %s (%s) suspended: %s", job->id, job->rec.owner, why);
-    sched_request (srv->sched);
+    server_request_pass (srv);
     return lifecycle_change_at (srv, job, 'S', JOB_EV_SUSPENDED, actor, why, caller);
 }
 

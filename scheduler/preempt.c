@@ -308,7 +308,9 @@ static int candidates (struct pass *ps, const struct job *by, struct job ***out)
     int level = job_level (p, by), n = 0, cap = 0;
     struct job **v = NULL;
 
-    for (struct job *j = jobs_running_first (p->srv->jobs); j; j = j->r_next) {
+    struct job *j;
+
+    LIST_FOREACH (j, jobs_running (p->srv->jobs), r_link) {
         if (j->rec.state != 'R' || !j->alloc || (j->ck && j->ck->preempting)
             || job_level (p, j) <= level || !target_ok (q, j->rec.queue)
             || ps->now - j->rec.stime < p->min_runtime || !any_method (p, j))
@@ -435,7 +437,9 @@ static int lowest_running (struct preempt *p)
 {
     int lowest = -1;
 
-    for (struct job *j = jobs_running_first (p->srv->jobs); j; j = j->r_next)
+    struct job *j;
+
+    LIST_FOREACH (j, jobs_running (p->srv->jobs), r_link)
         if (j->rec.state == 'R' && job_level (p, j) > lowest)
             lowest = job_level (p, j);
     return lowest;
@@ -445,6 +449,7 @@ int preempt_pass (struct preempt *p, struct job **jobs, int n)
 {
     struct pass ps = { .p = p, .now = util_wall_secs () };
     int lowest = lowest_running (p), freed = 0, waiting = 0;
+    struct job *j;
 
     for (int i = 0; i < n; i++)
         waiting |= jobs[i]->rec.state == 'Q' && job_level (p, jobs[i]) < lowest;
@@ -458,7 +463,7 @@ int preempt_pass (struct preempt *p, struct job **jobs, int n)
     }
     /* Victims already on their way out (C waiting for its checkpoint, D
      * for its end) count as gone. */
-    for (struct job *j = jobs_running_first (p->srv->jobs); j; j = j->r_next)
+    LIST_FOREACH (j, jobs_running (p->srv->jobs), r_link)
         if (j->alloc && j->ck && j->ck->preempting && !j->ck->released)
             use_apply (ps.use, j->alloc, j->rec.seq, -1);
     for (int i = 0; i < n; i++)
@@ -475,13 +480,16 @@ void preempt_resume_pass (struct preempt *p)
     struct server *srv = p->srv;
     int highest_waiting = 1 << 30;
 
-    if (!jobs_suspended_first (srv->jobs))
+    struct job *j, *next;
+
+    if (LIST_EMPTY (jobs_suspended (srv->jobs)))
         return;
-    for (struct job *j = jobs_queued_first (srv->jobs); j; j = j->q_next)
+    TAILQ_FOREACH (j, jobs_queued (srv->jobs), q_link)
         if (job_level (p, j) < highest_waiting)
             highest_waiting = job_level (p, j);
-    for (struct job *j = jobs_suspended_first (srv->jobs), *next; j; j = next) {
-        next = j->s_next;
+    /* A job resumed leaves the list: its successor is taken first. */
+    for (j = LIST_FIRST (jobs_suspended (srv->jobs)); j; j = next) {
+        next = LIST_NEXT (j, s_link);
         /* Only what preemption suspended (qsig -s resume for the rest); not
          * while a job of a higher level waits: the resources may be its. */
         if (!j->ck || !j->ck->auto_resume || highest_waiting < job_level (p, j)

@@ -24,7 +24,6 @@ struct sched {
     struct server *srv;
     const struct policy_ops *policy;
     int64_t default_walltime;   /* -1: jobs without walltime are unbounded */
-    int requested;
     struct loop_timer *tick;
 };
 
@@ -32,7 +31,8 @@ struct sched {
  * should wait forever on a missed request. */
 static void sched_tick (struct loop *l, void *arg)
 {
-    sched_request (arg);
+    struct sched *s = arg;
+    server_request_pass (s->srv);
 }
 
 struct sched *sched_create (struct server *srv, struct hpcq_error *err)
@@ -57,7 +57,7 @@ struct sched *sched_create (struct server *srv, struct hpcq_error *err)
         free (s);
         return NULL;
     }
-    s->requested = 1;
+    server_request_pass (srv);
     ms = srv->sched_interval_ms;
     if (!(s->tick = loop_timer_add (srv->loop, ms, ms, sched_tick, s))) {
         errprintf (err, "event loop: %s", strerror (errno));
@@ -75,11 +75,6 @@ void sched_destroy (struct sched *s)
     free (s);
 }
 
-void sched_request (struct sched *s)
-{
-    s->requested = 1;
-}
-
 /* 1 if some known node has a GPU of model (any if ""), in MIG mode with
  * an instance of profile when profile is given. */
 static int sched_have_gpu (struct node **nodes, int nnodes, const char *model,
@@ -87,7 +82,7 @@ static int sched_have_gpu (struct node **nodes, int nnodes, const char *model,
 {
     for (int i = 0; i < nnodes; i++)
         for (int g = 0; g < nodes[i]->ngpus; g++) {
-            const struct node_gpu *gpu = &nodes[i]->gpu[g];
+            const struct gpu *gpu = &nodes[i]->gpu[g];
             if (!place_model_match (gpu->model, model))
                 continue;
             if (!profile[0])
@@ -362,6 +357,7 @@ static void sched_pass (struct sched *s, int preempt)
 {
     struct server *srv = s->srv;
     struct policy_ctx ctx = { .fit = sched_fit, .start = sched_start, .arg = srv };
+    struct job *j;
     int n, k = 0, again = 0;
 
     if ((n = jobs_queued_count (srv->jobs)) == 0)
@@ -369,10 +365,10 @@ static void sched_pass (struct sched *s, int preempt)
     ctx.jobs = calloc (n, sizeof (*ctx.jobs));
     if (!ctx.jobs)
         return;
-    for (struct job *j = jobs_queued_first (srv->jobs); j; j = j->q_next)
+    TAILQ_FOREACH (j, jobs_queued (srv->jobs), q_link)
         ctx.jobs[ctx.njobs++] = j;
     ctx.nodes = nodes_all (srv->nodes, &ctx.nnodes);
-    ctx.running = jobs_running_first (srv->jobs);
+    ctx.running = jobs_running (srv->jobs);
     ctx.default_walltime = s->default_walltime;
     ctx.now = util_wall_secs ();
     /* Every queued job gets its priority (qstat -f shows it); only those
@@ -398,9 +394,9 @@ void sched_run (struct sched *s)
     struct server *srv = s->srv;
     int n;
 
-    if (!s->requested)
+    if (!srv->pass_requested)
         return;
-    s->requested = 0;
+    srv->pass_requested = 0;
     if (depend_count (srv) > 0)
         depend_update (srv);
     /* Suspended jobs whose resources came free go first. */
@@ -409,5 +405,5 @@ void sched_run (struct sched *s)
     sched_pass (s, 1);
     /* Jobs that just started may release "after" dependents. */
     if (depend_count (srv) > 0 && jobs_queued_count (srv->jobs) != n)
-        s->requested = 1;
+        server_request_pass (srv);
 }
