@@ -146,19 +146,19 @@ static void test_reload (struct fixture *f, int64_t first, int64_t array)
 
 static void test_alloc (struct fixture *f)
 {
-    struct alloc a = { .n = 2 };
+    struct alloc *a = alloc_new (2);     /* slots are a flexible array */
     char *host = NULL, *vnode = NULL, *text;
     struct alloc *back;
     json_t *o;
 
-    a.slot[0] = (struct alloc_slot){ .node_name = "n1", .ncpus = 2, .mem = 1LL << 30,
+    a->slot[0] = (struct alloc_slot){ .node_name = "n1", .ncpus = 2, .mem = 1LL << 30,
                                      .mpiprocs = 2 };
-    a.slot[1] = (struct alloc_slot){ .node_name = "n2", .ncpus = 1, .ngpus = 2,
+    a->slot[1] = (struct alloc_slot){ .node_name = "n2", .ncpus = 1, .ngpus = 2,
                                      .gpus = { 0, 3 }, .mpiprocs = 1, .excl = 1 };
-    alloc_format_exec (&a, &host, &vnode);
+    alloc_format_exec (a, &host, &vnode);
     is (host, "n1/0*2+n2/0*1", "exec_host");
     is (vnode, "(n1:ncpus=2:mem=1gb)+(n2:ncpus=1:ngpus=2)", "exec_vnode");
-    o = alloc_to_json (&a);
+    o = alloc_to_json (a);
     text = json_dumps (o, JSON_COMPACT);
     back = text ? alloc_from_json (f->srv->nodes, text) : NULL;
     ok (back && back->n == 2 && !strcmp (back->slot[1].node_name, "n2")
@@ -174,6 +174,7 @@ static void test_alloc (struct fixture *f)
     json_decref (o);
     free (text);
     free (back);
+    free (a);
     free (host);
     free (vnode);
 }
