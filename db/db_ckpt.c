@@ -188,7 +188,7 @@ int db_preempt_foreach (struct db *db,
 }
 
 int db_attempt_set_cost (struct db *db, int64_t seq, int attempt, double cost,
-                         double cost_spot, int64_t suspended)
+                         double cost_spot, double suspended)
 {
     sqlite3_stmt *st = write_stmt (db, sql_attempt_cost);
 
@@ -198,7 +198,7 @@ int db_attempt_set_cost (struct db *db, int64_t seq, int attempt, double cost,
     sqlite3_bind_int (st, 2, attempt);
     sqlite3_bind_double (st, 3, cost);
     sqlite3_bind_double (st, 4, cost_spot);
-    sqlite3_bind_int64 (st, 5, suspended);
+    sqlite3_bind_double (st, 5, suspended);
     return db_exec_stmt (db, st);
 }
 

@@ -47,9 +47,9 @@ int db_preempt_foreach (struct db *db,
                         void *arg);
 
 /* What an attempt cost (cost_spot: the part of it on spot nodes) and how
- * long it was suspended. */
+ * long it was suspended (seconds). */
 int db_attempt_set_cost (struct db *db, int64_t seq, int attempt, double cost,
-                         double cost_spot, int64_t suspended);
+                         double cost_spot, double suspended);
 /* cb for each job's cost over its ended attempts, with its queue. */
 int db_cost_foreach (struct db *db,
                      int (*cb) (int64_t seq, const char *queue, double cost,

@@ -118,7 +118,7 @@ int cost_attempt_ended (struct server *srv, struct job *job)
     q->cost += c;
     q->spot += spot;
     return db_attempt_set_cost (srv->db, job->rec.seq, job->rec.run_count, c, spot,
-                                suspended / 1000);
+                                suspended / 1000.0);
 }
 
 double cost_job (struct server *srv, const struct job *job)

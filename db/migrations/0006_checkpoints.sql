@@ -42,7 +42,7 @@ CREATE INDEX preemptions_by_job ON preemptions (job_seq);
 -- S.  NULL for attempts before this migration.
 ALTER TABLE attempts ADD COLUMN cost REAL;
 ALTER TABLE attempts ADD COLUMN cost_spot REAL;
-ALTER TABLE attempts ADD COLUMN suspended INTEGER;
+ALTER TABLE attempts ADD COLUMN suspended REAL;
 
 -- The interruptions of nodes, by node class (its class= label, else
 -- 'default'): kind 'failure' (it stopped answering) or 'reclaim' (its
