@@ -18,7 +18,8 @@ for t in common/test/test_resource common/test/test_jobspec common/test/test_dir
          db/test/test_db scheduler/test/test_priority scheduler/test/test_place \
          scheduler/test/test_backfill worker/test/test_gpu scheduler/test/test_lifecycle \
          scheduler/test/test_jobs scheduler/test/test_queue scheduler/test/test_depend \
-         scheduler/test/test_sched scheduler/test/test_nodes; do
+         scheduler/test/test_sched scheduler/test/test_nodes scheduler/test/test_cadence \
+         common/test/test_ckptspec; do
     if HPCQ_SRCDIR=$src $vg --log-file="$logs/$(basename $t).log" "$build/$t" > /dev/null; then
         echo "ok: $t"
     else
