@@ -82,7 +82,7 @@ fi
 
 test_expect_success 'hpcq-md reports each checkpoint it writes, with its size on disk' '
     id=$(echo "$MD --cpu --cells 4x4x4 --steps 60 --thermo 0 --checkpoint-every 20" |
-         qsub -c s) && wait_state $id F 60 && test "$(job_attr $id Exit_status)" = 0 &&
+         qsub $(app_vars) -c s) && wait_state $id F 120 && test "$(job_attr $id Exit_status)" = 0 &&
     ckpt_rows $id >rows && cat rows && test $(wc -l <rows) = 3 &&
     cut -d"|" -f1 rows | tr "\n" " " | grep -qx "1 2 3 " &&
     dir=$(db_query "SELECT path FROM checkpoints WHERE job_seq = $(seqno $id) LIMIT 1") &&
@@ -100,7 +100,7 @@ test_expect_success 'the folder of a job that ended well is removed once the wor
 
 test_expect_success 'hpcq-climate reports its checkpoints too' '
     id=$(echo "$CLIMATE --case thermal --nx 40 --nz 20 --sim-time 20 --checkpoint-every 5 --quiet" |
-         qsub -c s) && wait_state $id F 60 && cat STDIN.e${id%%.*} &&
+         qsub $(app_vars) -c s) && wait_state $id F 120 && cat STDIN.e${id%%.*} &&
     test "$(job_attr $id Exit_status)" = 0 &&
     n=$(db_query "SELECT count(*) FROM checkpoints WHERE job_seq = $(seqno $id) AND size > 0") &&
     echo "$n checkpoints" && test "$n" -ge 3

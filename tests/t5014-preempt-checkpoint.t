@@ -17,6 +17,22 @@ running_on() { db_query "SELECT count(*) FROM jobs WHERE state IN ('R', 'E')"; }
 count_is() { test "$($1)" = "$2"; }
 has_session() { test -n "$(job_attr $1 session_id)"; }
 node_of() { job_attr $1 exec_host | cut -d/ -f1; }
+# Some process of session $1 catches SIGUSR1 (bit 9 of SigCgt): hpcq-md
+# has installed its handlers.
+session_catches_usr1() {
+    local sid=$1 f m line
+    for f in /proc/[0-9]*/stat; do
+        read -r line <"$f" 2>/dev/null || continue
+        set -- ${line##*) }
+        [ "$4" = "$sid" ] || continue
+        m=$(awk "/^SigCgt:/ {print \$2}" "${f%/stat}/status" 2>/dev/null) || continue
+        [ -n "$m" ] && (( (16#$m >> 9) & 1 )) && return 0
+    done
+    return 1
+}
+# An express job starts within LIMIT seconds (a sanitized build is slower).
+LIMIT=2
+built_with_asan && LIMIT=10
 requeued() { test "$(db_query "SELECT count(*) FROM events WHERE job_seq = $(seqno $1)
                                AND type = 'requeued'")" -ge 1; }
 
@@ -26,8 +42,9 @@ test_expect_success 'the run nobody interrupts' '
 '
 
 test_expect_success 'an hpcq-md run in a low queue (C) and three jobs fill the cluster' '
-    md=$(echo "$RUN --dump-state $PWD/md.state" | qsub -q low -c s -l select=1:ncpus=1) &&
+    md=$(echo "$RUN --dump-state $PWD/md.state" | qsub $(app_vars) -q low -c s -l select=1:ncpus=1) &&
     echo $md >id.md && wait_state $md R && wait_until 30 has_session $md &&
+    wait_until 60 session_catches_usr1 $(job_attr $md session_id) &&
     n1=$(node_of $md) && echo $n1 >node.md &&
     other=$(test $n1 = node1 && echo node2 || echo node1) &&
     echo "sleep 300" | qsub -l select=1:ncpus=1:host=$n1 >ids &&
@@ -38,7 +55,7 @@ test_expect_success 'an hpcq-md run in a low queue (C) and three jobs fill the c
 test_expect_success 'an express job preempts it by C and starts within 2 s' '
     t0=$(date +%s.%N) && e=$(echo "sleep 2" | qsub -q express) && echo $e >id.e &&
     wait_state $e R 20 && took=$(echo "$(date +%s.%N) - $t0" | bc) &&
-    echo "express started after $took s" && test "$(echo "$took < 2" | bc)" = 1 &&
+    echo "express started after $took s" && test "$(echo "$took < $LIMIT" | bc)" = 1 &&
     md=$(cat id.md) && test "$(job_state $md)" = Q &&
     test "$(job_attr $md preemption.count)" = 1 &&
     job_attr $md preemption.last_reason | grep -q "checkpoint, then requeue"
@@ -59,7 +76,7 @@ test_expect_success 'it restarts from its checkpoint on the other node, and ends
     md=$(cat id.md) && qdel $(sed -n 2p ids) &&
     wait_until 30 eval "test \"\$(job_attr $md run_count)\" = 2" &&
     test "$(node_of $md)" != "$(cat node.md)" &&
-    wait_state $md F 120 && test "$(job_attr $md Exit_status)" = 0 &&
+    wait_state $md F 600 && test "$(job_attr $md Exit_status)" = 0 &&
     cat STDIN.[oe]$(seqno $md) | grep "restarting from step" &&
     cmp ref.state md.state && echo "final states identical: $(wc -c <md.state) bytes"
 '

@@ -24,7 +24,7 @@ test_expect_success 'the climate run nobody interrupts' '
 '
 
 test_expect_success 'qrerun of a checkpointing job: checkpoint, requeue, go on from it' '
-    id=$(echo "$RUN --restart --dump $PWD/run.nc" | qsub -c s) && echo $id >id.c &&
+    id=$(echo "$RUN --restart --dump $PWD/run.nc" | qsub $(app_vars) -c s) && echo $id >id.c &&
     wait_state $id R && wait_until 30 has_session $id && sleep 2 &&
     qrerun $id && wait_until 20 requeued $id &&
     db_query "SELECT detail FROM events WHERE job_seq = $(seqno $id) AND type = \"requeued\"" |
@@ -35,7 +35,7 @@ test_expect_success 'qrerun of a checkpointing job: checkpoint, requeue, go on f
 '
 
 test_expect_success 'its second attempt restarts from the checkpoint and ends bitwise identical' '
-    id=$(cat id.c) && wait_until 30 run_count_is $id 2 && wait_state $id F 180 &&
+    id=$(cat id.c) && wait_until 30 run_count_is $id 2 && wait_state $id F 600 &&
     test "$(job_attr $id Exit_status)" = 0 &&
     cat STDIN.[oe]$(seqno $id) | grep "^restarted from .*climate-00000001.ckpt at step" &&
     cmp ref.nc run.nc && echo "identical: $(wc -c <run.nc) bytes"

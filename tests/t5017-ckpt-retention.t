@@ -26,7 +26,7 @@ test_expect_success 'the folder is ROOT/UUID, the owner'"'"'s, mode 0700' '
 
 test_expect_success 'checkpoint_keep reaches the apps: hpcq-md keeps 3 generations' '
     id=$(echo "$MD --cpu --cells 3x3x3 --steps 50 --thermo 0 --checkpoint-every 10; ls \$HPCQ_CHECKPOINT_DIR; exit 1" |
-         qsub -c s) && wait_state $id F 30 && out=STDIN.o$(seqno $id) && cat $out &&
+         qsub $(app_vars) -c s) && wait_state $id F 120 && out=STDIN.o$(seqno $id) && cat $out &&
     test "$(grep -c "ckpt$" $out)" = 3 && grep -q md-00000005.ckpt $out &&
     test "$(job_attr $id checkpoint.count)" = 5
 '
