@@ -42,4 +42,8 @@ int config_foreach (const struct config *cfg,
  * SYSCONFDIR/hpcq.conf.  Returns the server address or NULL (caller frees). */
 char *config_client_server (struct hpcq_error *err);
 
+/* Another key of that same file (e.g. munge_socket), or NULL if the file
+ * or the key is missing (caller frees). */
+char *config_client_get (const char *key);
+
 #endif

@@ -9,16 +9,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/log.h"
 #include "common/util.h"
 #include "worker/checkpoint.h"
-#include "worker/owner.h"
+#include "worker/privsep.h"
 #include "worker/tasks.h"
 #include "worker/worker.h"
 
@@ -36,9 +36,11 @@ struct report {
     int64_t sent_id;            /* in flight with this wire id, 0 if not sent */
 };
 
+/* A folder's removal, running in a privsep helper. */
 struct removal {
-    pid_t pid;
+    struct checkpoint *cp;
     int64_t seq;
+    LIST_ENTRY (removal) link;
 };
 
 struct checkpoint {
@@ -52,8 +54,7 @@ struct checkpoint {
     int nconns;
     struct report *reports;
     int nreports;
-    struct removal *removals;
-    int nremovals;
+    LIST_HEAD (, removal) removals;
 };
 
 const char *checkpoint_socket (const struct checkpoint *cp)
@@ -158,9 +159,9 @@ static struct task *sock_task (struct checkpoint *cp, struct conn *c, struct wir
                           NULL);
         return NULL;
     }
-    if (peer != 0 && (int64_t)peer != t->uid) {
+    if (peer != 0 && peer != t->cred.uid) {
         log_msg (LOG_WARNING, "uid %u reported a checkpoint of job %s (owner uid %lld): "
-                 "refused", (unsigned)peer, t->jobid, (long long)t->uid);
+                 "refused", (unsigned)peer, t->jobid, (long long)t->cred.uid);
         (void)conn_reply (c, msg, EPERM, "only the job's owner may report its checkpoints",
                           NULL);
         return NULL;
@@ -326,7 +327,7 @@ json_t *checkpoint_usage_json (struct checkpoint *cp)
 {
     json_t *a = NULL;
 
-    for (struct task *t = tasks_first (cp->w->tasks); t; t = t->next) {
+    for (struct task *t = tasks_first (cp->w->tasks); t; t = tasks_next (t)) {
         long cpu;
         if (t->done || !t->ckpt_cpu || (cpu = checkpoint_session_cpu (t->pid)) < 0)
             continue;
@@ -378,34 +379,75 @@ struct remove_req {
     uid_t uid;
 };
 
-/* In a child, as the folder's owner: exit 0 removed (or already gone), 1
- * not the owner's folder, 2 could not. */
-static void remove_child (void *arg)
+/* As the folder's owner (privsep_run): 0 removed (or already gone), 1 not
+ * the owner's folder, 2 could not. */
+static int remove_as_owner (void *arg)
 {
     const struct remove_req *r = arg;
     char parent[4096], *slash;
     struct stat st;
-    int dfd;
+    int dfd, rc;
 
     snprintf (parent, sizeof (parent), "%s", r->path);
     if (!(slash = strrchr (parent, '/')) || slash == parent || !slash[1])
-        _exit (2);
+        return 2;
     *slash = '\0';
     if ((dfd = open (parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-        _exit (errno == ENOENT ? 0 : 2);
+        return errno == ENOENT ? 0 : 2;
     if (fstatat (dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        _exit (errno == ENOENT ? 0 : 2);
-    if (!S_ISDIR (st.st_mode) || st.st_uid != r->uid)
-        _exit (1);
-    _exit (remove_at (dfd, slash + 1, 0) == 0 ? 0 : 2);
+        rc = errno == ENOENT ? 0 : 2;
+    else if (!S_ISDIR (st.st_mode) || st.st_uid != r->uid)
+        rc = 1;
+    else
+        rc = remove_at (dfd, slash + 1, 0) == 0 ? 0 : 2;
+    close (dfd);
+    return rc;
+}
+
+static void removed_send (struct checkpoint *cp, int64_t seq, const char *error)
+{
+    json_t *body = json_pack ("{s:I s:b}", "seq", (json_int_t)seq, "ok", error == NULL);
+
+    if (body && error)
+        json_object_set_new (body, "error", json_string (error));
+    (void)worker_send (cp->w, "ckpt.removed", body);
+}
+
+/* The helper is done: say how it went (status -1: killed). */
+static void removal_done (int status, void *arg)
+{
+    static const char *why[] = { NULL, "not a folder of the job's owner",
+                                 "cannot remove it" };
+    struct removal *r = arg;
+
+    removed_send (r->cp, r->seq, why[status < 0 || status > 2 ? 2 : status]);
+    LIST_REMOVE (r, link);
+    free (r);
+}
+
+/* Who the removal runs as: the owner as this node knows them; a worker
+ * that is not root acts as itself whoever asks. */
+static int removal_cred (uid_t uid, struct privsep_cred *cred)
+{
+    struct hpcq_error err;
+
+    if (privsep_cred_lookup (uid, cred, &err) == 0)
+        return 0;
+    if (geteuid () == 0)
+        return -1;
+    memset (cred, 0, sizeof (*cred));
+    cred->uid = geteuid ();
+    cred->gid = getegid ();
+    return 0;
 }
 
 void checkpoint_remove (struct checkpoint *cp, struct conn *c, struct wire_msg *msg)
 {
     json_int_t seq, uid;
     const char *path;
-    struct remove_req r;
-    pid_t pid;
+    struct privsep_cred cred;
+    struct remove_req req;
+    struct removal *r;
 
     if (json_unpack (msg->body, "{s:I s:s s:I}", "seq", &seq, "path", &path, "uid",
                      &uid) < 0 || path[0] != '/' || uid < 0) {
@@ -415,43 +457,29 @@ void checkpoint_remove (struct checkpoint *cp, struct conn *c, struct wire_msg *
     (void)conn_reply (c, msg, 0, NULL, NULL);
     /* A worker that is not root removes only its own user's folders. */
     if (geteuid () != 0 && (uid_t)uid != geteuid ()) {
-        worker_send (cp->w, "ckpt.removed",
-                     json_pack ("{s:I s:b s:s}", "seq", seq, "ok", 0, "error",
-                                "the worker is not root and the folder is another user's"));
+        removed_send (cp, seq, "the worker is not root and the folder is another user's");
         return;
     }
-    r = (struct remove_req){ path, (uid_t)uid };
-    if ((pid = owner_run ((uid_t)uid, remove_child, &r)) < 0) {
+    if (removal_cred ((uid_t)uid, &cred) < 0) {
+        removed_send (cp, seq, "the folder's owner is unknown on this node");
+        return;
+    }
+    req = (struct remove_req){ path, (uid_t)uid };
+    r = xzalloc (sizeof (*r));
+    r->cp = cp;
+    r->seq = seq;
+    /* No time limit: a large folder takes long, and nothing waits for it. */
+    if (privsep_run (tasks_privsep (cp->w->tasks), &cred, 0, remove_as_owner, &req,
+                     removal_done, r) < 0) {
         log_error ("remove checkpoint folder %s", path);
-        return;     /* the scheduler asks again later */
+        free (r);   /* the scheduler asks again later */
     }
-    cp->removals = xrealloc (cp->removals, (cp->nremovals + 1) * sizeof (*cp->removals));
-    cp->removals[cp->nremovals++] = (struct removal){ pid, seq };
-    log_msg (LOG_INFO, "job %lld: removing checkpoint folder %s as uid %lld", (long long)seq,
-             path, (long long)uid);
-}
-
-int checkpoint_reaped (struct checkpoint *cp, pid_t pid, int status)
-{
-    static const char *why[] = { NULL, "not a folder of the job's owner",
-                                 "cannot remove it" };
-
-    for (int i = 0; i < cp->nremovals; i++) {
-        int64_t seq = cp->removals[i].seq;
-        int code = WIFEXITED (status) ? WEXITSTATUS (status) : 2;
-        json_t *body;
-        if (cp->removals[i].pid != pid)
-            continue;
-        cp->removals[i] = cp->removals[--cp->nremovals];
-        if (code > 2)
-            code = 2;
-        body = json_pack ("{s:I s:b}", "seq", (json_int_t)seq, "ok", code == 0);
-        if (code)
-            json_object_set_new (body, "error", json_string (why[code]));
-        worker_send (cp->w, "ckpt.removed", body);
-        return 1;
+    else {
+        LIST_INSERT_HEAD (&cp->removals, r, link);
+        log_msg (LOG_INFO, "job %lld: removing checkpoint folder %s as uid %lld",
+                 (long long)seq, path, (long long)uid);
     }
-    return 0;
+    privsep_cred_release (&cred);
 }
 
 /* ---- life -------------------------------------------------------------- */
@@ -462,6 +490,7 @@ struct checkpoint *checkpoint_create (struct worker *w, struct hpcq_error *err)
 
     cp->w = w;
     cp->fd = -1;
+    LIST_INIT (&cp->removals);
     if (sock_open (cp, w->spool, err) < 0) {
         checkpoint_destroy (cp);
         return NULL;
@@ -484,6 +513,11 @@ void checkpoint_destroy (struct checkpoint *cp)
     for (int i = 0; i < cp->nreports; i++)
         json_decref (cp->reports[i].body);
     free (cp->reports);
-    free (cp->removals);
+    /* The helpers go with the worker's privsep, their done uncalled. */
+    while (!LIST_EMPTY (&cp->removals)) {
+        struct removal *r = LIST_FIRST (&cp->removals);
+        LIST_REMOVE (r, link);
+        free (r);
+    }
     free (cp);
 }

@@ -12,8 +12,8 @@
  *   their CPU time in each heartbeat: the user and system time of their
  *   session's processes, and of the children those waited for.
  * - ckpt.remove from the scheduler: a finished job's checkpoint folder is
- *   removed as its owner, never following a symlink, and answered with
- *   ckpt.removed.
+ *   removed as its owner (a privsep helper, privsep.h), never following a
+ *   symlink, and answered with ckpt.removed.
  *
  * The socket serves one request per connection; a connection that sends
  * nothing whole within a few seconds is closed, and at most
@@ -48,8 +48,6 @@ int checkpoint_reply (struct checkpoint *cp, const struct wire_msg *msg);
 
 /* ckpt.remove {seq, path, uid}. */
 void checkpoint_remove (struct checkpoint *cp, struct conn *c, struct wire_msg *msg);
-/* SIGCHLD: 1 if pid was a removal of ours (now finished), else 0. */
-int checkpoint_reaped (struct checkpoint *cp, pid_t pid, int status);
 
 /* Deliver the checkpoint signal signo to the task's processes that catch
  * or block it (an app's handler, or its signalfd), never to one that
