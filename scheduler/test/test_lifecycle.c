@@ -43,6 +43,12 @@ static const char *const legal[] = {
     "R S suspended j", "S R resumed j",
     "Q H held a", "H H held a",
     "Q E deleted a", "H E deleted a", "E E deleted a",
+    /* Checkpoints leave the state as it is: asked of a running job; their
+     * report may come while it is deleted, or be given up on while it is
+     * suspended. */
+    "R R checkpoint_requested j",
+    "R R checkpoint j", "E E checkpoint j", "S S checkpoint j",
+    "R R checkpoint_missed j", "E E checkpoint_missed j", "S S checkpoint_missed j",
     "Q F finished a", "H F finished a", "E F finished a",
 };
 
