@@ -206,6 +206,10 @@ static int client_reply (struct client *c, int64_t id, json_t **bodyp,
 
     if (client_recv (c, &rep, err) < 0)
         return -1;
+    /* An error to no request: the server refused the connection itself
+     * (conn_refuse: too many connections) and says why. */
+    if (rep.is_reply && rep.id == 0 && rep.errnum != 0 && id != 0)
+        rep.id = id;
     if (!rep.is_reply || rep.id != id) {
         wire_msg_release (&rep);
         errno = EPROTO;

@@ -18,6 +18,7 @@
 #include "common/arrayspec.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "scheduler/clients.h"
 #include "scheduler/depend.h"
 #include "scheduler/fairshare.h"
 #include "scheduler/job_rpc.h"
@@ -151,7 +152,8 @@ static void server_flush_pending (struct server *srv, int send)
     srv->pending_tail = &srv->pending;
     while (p) {
         struct pending *next = p->next;
-        if (send && p->conn && conn_send (p->conn, &p->msg) < 0)
+        /* A reply that cannot go is answered with an error in its place. */
+        if (send && p->conn && conn_send_or_error (p->conn, &p->msg) < 0)
             log_error ("send %s to %s", p->msg.type, conn_peer_name (p->conn));
         wire_msg_release (&p->msg);
         free (p);
@@ -228,59 +230,7 @@ static void server_conn_close (struct conn *c, void *arg)
         log_msg (LOG_WARNING, "node %s: connection lost", n->name);
         n->conn = NULL;
     }
-    for (int i = 0; i < srv->nconns; i++) {
-        if (srv->conns[i] == c) {
-            srv->conns[i] = srv->conns[--srv->nconns];
-            break;
-        }
-    }
-}
-
-/* A peer that stops in the middle of a message holds a buffer and a slot:
- * give it a while (slow links), then let it go. */
-#define SERVER_PARTIAL_TIMEOUT_MS 10000
-
-static void server_sweep (struct loop *l, void *arg)
-{
-    struct server *srv = arg;
-    int64_t now = util_now_ms ();
-
-    for (int i = srv->nconns - 1; i >= 0; i--) {
-        struct conn *c = srv->conns[i];
-        if (conn_partial_ms (c, now) > SERVER_PARTIAL_TIMEOUT_MS) {
-            log_msg (LOG_WARNING, "dropping %s: message incomplete for %d s",
-                     conn_peer_name (c), SERVER_PARTIAL_TIMEOUT_MS / 1000);
-            conn_close (c);
-        }
-    }
-}
-
-static void server_accept (struct loop *l, int fd, int revents, void *arg)
-{
-    struct server *srv = arg;
-    int cfd = accept4 (fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    struct conn *c;
-
-    if (cfd < 0) {
-        if (errno != EAGAIN && errno != EINTR)
-            log_error ("accept");
-        return;
-    }
-    if (srv->nconns == srv->conns_cap) {
-        int cap = srv->conns_cap ? srv->conns_cap * 2 : 64;
-        struct conn **nc = realloc (srv->conns, cap * sizeof (*nc));
-        if (!nc) {
-            close (cfd);
-            return;
-        }
-        srv->conns = nc;
-        srv->conns_cap = cap;
-    }
-    if (!(c = conn_create (l, cfd, server_conn_msg, server_conn_close, srv))) {
-        log_error ("new connection");
-        return;
-    }
-    srv->conns[srv->nconns++] = c;
+    clients_forget (srv->clients, c);
 }
 
 static int listen_unix (struct server *srv, const char *path, struct hpcq_error *err)
@@ -411,13 +361,10 @@ static int server_listen (struct server *srv, const char *state_dir,
     if ((srv->tcp_fd = listen_tcp (srv, config_get (srv->cfg, "listen",
                                                     "127.0.0.1:15001"), err)) < 0)
         return -1;
-    if (!(srv->sweep = loop_timer_add (srv->loop, 1000, 1000, server_sweep, srv)))
-        return errprintf (err, "event loop: %s", strerror (errno));
-    if (!(srv->unix_watch = loop_fd_add (srv->loop, srv->unix_fd, LOOP_READ,
-                                         server_accept, srv))
-        || !(srv->tcp_watch = loop_fd_add (srv->loop, srv->tcp_fd, LOOP_READ,
-                                           server_accept, srv)))
-        return errprintf (err, "event loop: %s", strerror (errno));
+    if (!(srv->clients = clients_create (srv, server_conn_msg, server_conn_close, err))
+        || clients_listen (srv->clients, srv->unix_fd, err) < 0
+        || clients_listen (srv->clients, srv->tcp_fd, err) < 0)
+        return -1;
     return server_write_address (srv, state_dir, err);
 }
 
@@ -496,12 +443,7 @@ void server_destroy (struct server *srv)
     int saved = errno;
     /* Only what is durable may be sent. */
     server_flush_pending (srv, srv->db && db_commit (srv->db) == 0);
-    for (int i = 0; i < srv->nconns; i++)
-        conn_destroy (srv->conns[i]);
-    free (srv->conns);
-    loop_timer_remove (srv->sweep);
-    loop_fd_remove (srv->unix_watch);
-    loop_fd_remove (srv->tcp_watch);
+    clients_destroy (srv->clients);
     if (srv->unix_fd >= 0) {
         close (srv->unix_fd);
         (void)unlink (srv->socket_path);

@@ -28,6 +28,7 @@ struct sched;
 struct depend;
 struct queues;
 struct fairshare;
+struct clients;
 struct server;
 
 enum {
@@ -61,8 +62,7 @@ struct server {
     int64_t max_array_size;     /* subjobs one array may have (PBS Pro's attribute) */
 
     int unix_fd, tcp_fd;
-    struct loop_watch *unix_watch, *tcp_watch;
-    struct loop_timer *sweep;
+    struct clients *clients;    /* every connection, and their limits */
     char socket_path[108];
     char address_path[4096];
     int tcp_port;
@@ -76,8 +76,6 @@ struct server {
 
     struct pending *pending;    /* messages waiting for the commit */
     struct pending **pending_tail;
-    struct conn **conns;        /* open connections, closed at shutdown */
-    int nconns, conns_cap;
 };
 
 /* Create from cfg (owned by the caller, outlives the server).  NULL with err. */
