@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -174,4 +175,19 @@ void util_short_hostname (char *buf, int len)
     buf[len - 1] = '\0';
     if ((dot = strchr (buf, '.')))
         *dot = '\0';
+}
+
+int util_parse_bool (const char *s, int *out)
+{
+    static const char *yes[] = { "true", "t", "1", "yes", "y", NULL };
+    static const char *no[] = { "false", "f", "0", "no", "n", NULL };
+
+    for (int i = 0; yes[i]; i++)
+        if (strcasecmp (s, yes[i]) == 0)
+            return *out = 1, 0;
+    for (int i = 0; no[i]; i++)
+        if (strcasecmp (s, no[i]) == 0)
+            return *out = 0, 0;
+    errno = EINVAL;
+    return -1;
 }

@@ -34,4 +34,8 @@ int util_mkdir_p (const char *path);
 /* Short host name (up to the first dot) into buf. */
 void util_short_hostname (char *buf, int len);
 
+/* PBS's boolean words: true/t/1/yes/y and false/f/0/no/n, any case.
+ * 0 with *out set, or -1 (EINVAL) for anything else. */
+int util_parse_bool (const char *s, int *out);
+
 #endif

@@ -117,3 +117,13 @@ CREATE TABLE fairshare (
     usage      REAL NOT NULL DEFAULT 0,
     decayed_at INTEGER NOT NULL
 );
+
+-- qmgr's server and queue attributes that have no column of their own
+-- (scope '' is the server, else a queue's name): query_other_jobs,
+-- max_queued, max_queued_res.RES.  They override the config file's.
+CREATE TABLE settings (
+    scope TEXT NOT NULL,
+    name  TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (scope, name)
+);

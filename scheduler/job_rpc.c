@@ -22,9 +22,11 @@
 #include "scheduler/job_attr.h"
 #include "scheduler/job_rpc.h"
 #include "scheduler/jobs.h"
+#include "scheduler/limits.h"
 #include "scheduler/nodes.h"
 #include "scheduler/queue.h"
 #include "scheduler/sched.h"
+#include "scheduler/server_attr.h"
 
 static struct job *job_new (struct server *srv, struct conn *c,
                             struct hpcq_jobspec *spec)
@@ -51,9 +53,8 @@ static struct job *job_new (struct server *srv, struct conn *c,
     return job;
 }
 
-/* The queue admits the request (filling in its resources_default) and
- * some node could hold it. */
-/* A range qsub let through may still be more than this server takes. */
+/* A range qsub let through may still be more than this server takes.
+ * The number of subjobs, or -1. */
 static int submit_check_array (struct server *srv, const char *range,
                                struct hpcq_error *err)
 {
@@ -71,21 +72,61 @@ static int submit_check_array (struct server *srv, const char *range,
         return errprintf (err, "Array job exceeds server or queue size limit: %d subjobs, "
                           "max_array_size is %lld", n, (long long)srv->max_array_size);
     }
-    return 0;
+    return n;
 }
 
-static int submit_check (struct server *srv, struct hpcq_jobspec *spec,
+/* The queue admits the request (filling in its resources_default), some
+ * node could hold it, and the owner (uid) may queue that much more
+ * (max_queued: an array counts as its subjobs). */
+static int submit_check (struct server *srv, uid_t uid, struct hpcq_jobspec *spec,
                          struct hpcq_error *err)
 {
-    const char *queue = spec->queue ? spec->queue : srv->default_queue;
+    struct limits_req lr = { .uid = uid, .res = &spec->res, .n = 1 };
     struct queue *q;
+    char user[64];
 
-    if (spec->array && submit_check_array (srv, spec->array, err) < 0)
+    lr.queue = spec->queue ? spec->queue : srv->default_queue;
+    if (spec->array && (lr.n = submit_check_array (srv, spec->array, err)) < 0)
         return -1;
-    if (queue_admit (srv->queues, queue, &spec->res, err) < 0)
+    if (queue_admit (srv->queues, lr.queue, &spec->res, err) < 0)
         return -1;
-    q = queue_lookup (srv->queues, queue);
-    return sched_feasible (srv, &spec->res, q ? q->rec.node_labels : NULL, err);
+    q = queue_lookup (srv->queues, lr.queue);
+    if (sched_feasible (srv, &spec->res, q ? q->rec.node_labels : NULL, err) < 0)
+        return -1;
+    server_user_name (uid, user, sizeof (user));
+    lr.user = user;
+    return limits_admit (srv->limits, &lr, err);
+}
+
+/* The request as stored, if it is small enough for every message that
+ * will carry it (JOBSPEC_TEXT_MAX).  New string, or NULL with err. */
+static char *spec_text (struct server *srv, const struct hpcq_jobspec *spec,
+                        struct hpcq_error *err)
+{
+    json_t *o = jobspec_to_json (spec);
+    char *text = o ? json_dumps (o, JSON_COMPACT) : NULL;
+    size_t len;
+
+    json_decref (o);
+    if (!text) {
+        errprintf_code (err, ENOMEM, "cannot store job: out of memory");
+        return NULL;
+    }
+    if ((len = strlen (text)) > (size_t)srv->max_spec_size) {
+        errprintf_code (err, E2BIG, "job request too large: %zu bytes (script, "
+                        "environment and options together), max_spec_size is %lld",
+                        len, (long long)srv->max_spec_size);
+        free (text);
+        return NULL;
+    }
+    return text;
+}
+
+static void job_discard (struct job *job)
+{
+    db_job_release (&job->rec);
+    jobspec_release (&job->spec);
+    free (job);
 }
 
 static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg)
@@ -96,31 +137,29 @@ static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg
     json_t *o;
 
     jobspec_init (&spec);
+    if (limits_rate (srv->limits, conn_peer_uid (c), &err) < 0) {
+        server_reply_error (c, msg, EAGAIN, "%s", err.text);
+        return;
+    }
     if (!(o = json_object_get (msg->body, "spec"))
         || jobspec_from_json (o, &spec, &err) < 0) {
         server_reply_error (c, msg, EPROTO, "%s", o ? err.text : "missing job spec");
         goto out;
     }
-    if (submit_check (srv, &spec, &err) < 0) {
+    if (submit_check (srv, conn_peer_uid (c), &spec, &err) < 0) {
         server_reply_error (c, msg, errno, "%s", err.text);
         goto out;
     }
     job = job_new (srv, c, &spec);
-    if (depend_attach (srv, job, &err) < 0) {
+    if (!(job->rec.spec = spec_text (srv, &job->spec, &err))
+        || depend_attach (srv, job, &err) < 0) {
         server_reply_error (c, msg, errno, "%s", err.text);
-        db_job_release (&job->rec);
-        jobspec_release (&job->spec);
-        free (job);
+        job_discard (job);
         goto out;
     }
-    o = jobspec_to_json (&job->spec);
-    job->rec.spec = o ? json_dumps (o, JSON_COMPACT) : NULL;
-    json_decref (o);
-    if (!job->rec.spec || jobs_add (srv->jobs, job) < 0) {
+    if (jobs_add (srv->jobs, job) < 0) {
         server_reply_error (c, msg, errno ? errno : ENOMEM, "cannot store job");
-        db_job_release (&job->rec);
-        jobspec_release (&job->spec);
-        free (job);
+        job_discard (job);
         goto out;
     }
     if (job->is_array && jobs_add_subjobs (srv->jobs, job) < 0) {
@@ -129,6 +168,7 @@ static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg
                             job->id);
         goto out;
     }
+    limits_account_new (srv->limits, job);
     job_drop_spec_text (job);
     log_msg (LOG_DEBUG, "job %s (%s) submitted", job->id, job->rec.owner);
     srv->stat_submitted++;
@@ -537,8 +577,8 @@ static int spec_copy (const struct hpcq_jobspec *from, struct hpcq_jobspec *to,
     return rc;
 }
 
-static int alter_apply (struct server *srv, json_t *opts, struct hpcq_jobspec *spec,
-                        struct hpcq_error *err)
+static int alter_apply (struct server *srv, const struct job *job, json_t *opts,
+                        struct hpcq_jobspec *spec, struct hpcq_error *err)
 {
     const char *letter, *arg;
     json_t *o;
@@ -560,7 +600,7 @@ static int alter_apply (struct server *srv, json_t *opts, struct hpcq_jobspec *s
     }
     if (resource_finalize (&spec->res, err) < 0)
         return -1;
-    return submit_check (srv, spec, err);
+    return submit_check (srv, (uid_t)job->rec.uid, spec, err);
 }
 
 static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
@@ -569,7 +609,6 @@ static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
     struct hpcq_jobspec spec;
     struct hpcq_error err;
     char who[64], *text;
-    json_t *o;
 
     if (!job || refuse_arrays (c, msg, job) < 0)
         return;
@@ -578,15 +617,16 @@ static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
         return;
     }
     jobspec_init (&spec);
+    /* The job's own share does not count against its new request. */
+    limits_account (srv->limits, job, -1);
     if (spec_copy (&job->spec, &spec, &err) < 0
-        || alter_apply (srv, json_object_get (msg->body, "options"), &spec, &err) < 0
-        || !(o = jobspec_to_json (&spec))) {
+        || alter_apply (srv, job, json_object_get (msg->body, "options"), &spec, &err) < 0
+        || !(text = spec_text (srv, &spec, &err))) {
         server_reply_error (c, msg, errno ? errno : EINVAL, "%s", err.text);
+        limits_account (srv->limits, job, 1);
         jobspec_release (&spec);
         return;
     }
-    text = json_dumps (o, JSON_COMPACT);
-    json_decref (o);
     jobspec_release (&job->spec);
     job->spec = spec;
     free (job->rec.spec);
@@ -595,8 +635,9 @@ static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
     snprintf (job->rec.queue, sizeof (job->rec.queue), "%s",
               spec.queue ? spec.queue : srv->default_queue);
     job->rec.priority = spec.priority;
+    limits_account (srv->limits, job, 1);
     server_user_name (conn_peer_uid (c), who, sizeof (who));
-    if (!text || job_set_state (srv, job, job->rec.state, "altered", who, NULL) < 0) {
+    if (job_set_state (srv, job, job->rec.state, "altered", who, NULL) < 0) {
         server_reply_error (c, msg, errno ? errno : ENOMEM, "cannot record change of %s",
                             job->id);
         return;
@@ -633,15 +674,18 @@ static void server_stat (struct server *srv, struct conn *c, struct wire_msg *ms
 {
     int nnodes;
 
+    json_t *attrs = json_object ();
+
     (void)nodes_all (srv->nodes, &nnodes);
+    server_attr_json (srv, attrs);
     (void)conn_reply (c, msg, 0, NULL,
-                      json_pack ("{s:s s:s s:s s:o s:i s:s s:I s:I}", "server",
+                      json_pack ("{s:s s:s s:s s:o s:i s:s s:I s:I s:o}", "server",
                                  srv->name, "server_state", "Active", "default_queue",
                                  srv->default_queue, "state_count",
                                  state_counts (srv, NULL), "nodes", nnodes,
                                  "pbs_version", PACKAGE_VERSION, "hpcq_commits",
                                  (json_int_t)srv->stat_commits, "hpcq_jobs_submitted",
-                                 (json_int_t)srv->stat_submitted));
+                                 (json_int_t)srv->stat_submitted, "attributes", attrs));
 }
 
 static void queue_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
@@ -652,6 +696,7 @@ static void queue_stat (struct server *srv, struct conn *c, struct wire_msg *msg
 
     for (int i = 0; i < n; i++) {
         json_t *o = queue_attrs_json (all[i]);
+        limits_attrs_json (srv->limits, all[i]->rec.name, o);
         json_object_set_new (o, "state_count", state_counts (srv, all[i]->rec.name));
         json_object_set_new (queues, all[i]->rec.name, o);
     }

@@ -16,6 +16,7 @@
 #include "common/util.h"
 #include "scheduler/fairshare.h"
 #include "scheduler/jobs.h"
+#include "scheduler/limits.h"
 #include "scheduler/nodes.h"
 #include "scheduler/sched.h"
 
@@ -567,6 +568,13 @@ int job_set_state (struct server *srv, struct job *job, char state,
         queue_unlink (srv->jobs, job);
     else if (job->rec.state != 'Q' && state == 'Q')
         queue_link (srv->jobs, job);
+    /* A job counts against max_queued until it finishes. */
+    if (job->rec.state != 'F' && state == 'F')
+        limits_account (srv->limits, job, -1);
+    else if (job->rec.state == 'F' && state != 'F') {
+        job->rec.state = state;
+        limits_account (srv->limits, job, 1);
+    }
     job->rec.state = state;
     job->rec.mtime = util_wall_secs ();
     if (db_job_update (srv->db, &job->rec) < 0)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/arrayspec.h"
+#include "common/jobspec.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/clients.h"
@@ -23,11 +24,13 @@
 #include "scheduler/fairshare.h"
 #include "scheduler/job_rpc.h"
 #include "scheduler/jobs.h"
+#include "scheduler/limits.h"
 #include "scheduler/node_admin.h"
 #include "scheduler/nodes.h"
 #include "scheduler/queue.h"
 #include "scheduler/sched.h"
 #include "scheduler/server.h"
+#include "scheduler/server_attr.h"
 
 /* A message held back until the batch it depends on is committed. */
 struct pending {
@@ -331,6 +334,9 @@ static int server_settings (struct server *srv, struct hpcq_error *err)
     if (config_get_int (srv->cfg, "max_array_size", 10000, 1, ARRAYSPEC_MAX,
                         &srv->max_array_size, err) < 0)
         return -1;
+    if (config_get_int (srv->cfg, "max_spec_size", JOBSPEC_TEXT_MAX, 4096,
+                        JOBSPEC_TEXT_MAX, &srv->max_spec_size, err) < 0)
+        return -1;
     srv->operator_uid = getuid ();
     return 0;
 }
@@ -405,7 +411,9 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         errprintf (err, "cannot create subsystems: %s", strerror (errno));
         goto error;
     }
-    if (!(srv->sched = sched_create (srv, err)))
+    if (!(srv->sched = sched_create (srv, err))
+        || !(srv->limits = limits_create (srv, err))
+        || !(srv->attrs = server_attr_create (srv, err)))
         goto error;
     if (!(srv->queues = queue_create_all (srv, err))
         || !(srv->fairshare = fairshare_create (srv, err)))
@@ -420,8 +428,9 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         errprintf (err, "cannot load jobs from the database");
         goto error;
     }
+    limits_recount (srv->limits);
     if (job_rpc_register (srv) < 0 || queue_rpc_register (srv) < 0
-        || node_admin_register (srv) < 0
+        || node_admin_register (srv) < 0 || server_attr_register (srv) < 0
         || loop_before_sleep (loop, server_before_sleep, srv) < 0) {
         errprintf (err, "cannot register handlers");
         goto error;
@@ -453,6 +462,8 @@ void server_destroy (struct server *srv)
     if (srv->address_path[0])
         (void)unlink (srv->address_path);
     sched_destroy (srv->sched);
+    server_attr_destroy (srv->attrs);
+    limits_destroy (srv->limits);
     depend_destroy (srv->depend);
     jobs_destroy (srv->jobs);
     fairshare_destroy (srv->fairshare);

@@ -29,6 +29,8 @@ struct depend;
 struct queues;
 struct fairshare;
 struct clients;
+struct limits;
+struct server_attrs;
 struct server;
 
 enum {
@@ -52,6 +54,8 @@ struct server {
     struct depend *depend;
     struct queues *queues;
     struct fairshare *fairshare;
+    struct limits *limits;      /* max_queued, the submission rate limit */
+    struct server_attrs *attrs; /* qmgr's server attributes */
     char name[64];              /* server name: job ids are NUM.NAME */
     char host[256];             /* this host, for Job_Owner and hello */
     char default_queue[64];
@@ -60,6 +64,7 @@ struct server {
     int64_t node_timeout_ms;
     int64_t sched_interval_ms;
     int64_t max_array_size;     /* subjobs one array may have (PBS Pro's attribute) */
+    int64_t max_spec_size;      /* bytes of a job's request (JOBSPEC_TEXT_MAX at most) */
 
     int unix_fd, tcp_fd;
     struct clients *clients;    /* every connection, and their limits */
