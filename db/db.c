@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/log.h"
 #include "db/db.h"
@@ -113,6 +114,28 @@ static int db_migrate (struct db *db, struct hpcq_error *err)
     return 0;
 }
 
+/* The database and its -wal and -shm files are private: a file made
+ * before the daemons set umask 077 (older versions made them 0644, so
+ * anyone could read every script) is made 0600 again. */
+static int db_private (const char *path, struct hpcq_error *err)
+{
+    static const char *suffix[] = { "", "-wal", "-shm" };
+    char p[4200];
+    struct stat st;
+
+    for (int i = 0; i < 3; i++) {
+        snprintf (p, sizeof (p), "%s%s", path, suffix[i]);
+        if (stat (p, &st) < 0 || !(st.st_mode & 077))
+            continue;
+        if (chmod (p, st.st_mode & 0700) < 0)
+            return errprintf (err, "cannot make '%s' private (mode %03o): %s", p,
+                              (unsigned)(st.st_mode & 0777), strerror (errno));
+        log_msg (LOG_WARNING, "database: %s was mode %03o, now %03o", p,
+                 (unsigned)(st.st_mode & 0777), (unsigned)(st.st_mode & 0700));
+    }
+    return 0;
+}
+
 struct db *db_open (const char *path, struct hpcq_error *err)
 {
     struct db *db = calloc (1, sizeof (*db));
@@ -138,7 +161,7 @@ struct db *db_open (const char *path, struct hpcq_error *err)
                    sqlite3_errmsg (db->h));
         goto error;
     }
-    if (db_migrate (db, err) < 0)
+    if (db_migrate (db, err) < 0 || db_private (path, err) < 0)
         goto error;
     return db;
 error:

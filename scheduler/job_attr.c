@@ -139,6 +139,26 @@ json_t *job_attr_summary (struct server *srv, const struct job *job)
     return o;
 }
 
+json_t *job_attr_public (struct server *srv, const struct job *job)
+{
+    json_t *o = json_object (), *ru = NULL, *cput;
+    char owner[384], state = job_display_state (job);
+
+    if (!o)
+        return NULL;
+    snprintf (owner, sizeof (owner), "%s@%s", job->rec.owner, job->spec.submit_host);
+    set_str (o, "Job_Name", job->spec.name);
+    set_str (o, "Job_Owner", owner);
+    if (job->rec.resources_used && (ru = json_loads (job->rec.resources_used, 0, NULL))
+        && (cput = json_object_get (ru, "cput")))
+        json_object_set_new (o, "resources_used", json_pack ("{s:O}", "cput", cput));
+    json_decref (ru);
+    json_object_set_new (o, "job_state", json_stringn (&state, 1));
+    set_str (o, "queue", job->rec.queue);
+    set_str (o, "server", srv->name);
+    return o;
+}
+
 /* s with tabs and newlines as spaces: they separate a row's values. */
 static void put_field (FILE *f, const char *s, int sep)
 {

@@ -21,6 +21,7 @@
 #include "scheduler/depend.h"
 #include "scheduler/job_attr.h"
 #include "scheduler/job_rpc.h"
+#include "scheduler/job_stat.h"
 #include "scheduler/jobs.h"
 #include "scheduler/limits.h"
 #include "scheduler/nodes.h"
@@ -177,166 +178,6 @@ static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg
                                                        "uuid", job->rec.uuid));
 out:
     jobspec_release (&spec);
-}
-
-/* What job.stat returns for one job, if the filters let it through. */
-static int stat_wanted (const struct job *job, const char *user, int history)
-{
-    if (job->rec.state == 'F' && !history)
-        return 0;
-    if (user && strcmp (job->rec.owner, user) != 0)
-        return 0;
-    return 1;
-}
-
-/* Jobs per reply message: a status of many thousand jobs is streamed in
- * several messages (each well under WIRE_MAX_MSG), "more":true on all but
- * the last. */
-#define STAT_CHUNK 500
-#define STAT_CHUNK_ROWS 5000     /* table rows: under 100 bytes each */
-
-struct stat_req {
-    json_t *ids;
-    const char *user;
-    int history;
-    int table;          /* only the qstat table's columns, as rows */
-    int subjobs;        /* qstat -t: arrays' subjobs after each array */
-};
-
-/* sel with each array's subjobs after it (qstat -t).  New array or NULL. */
-static struct job **stat_expand (struct job **sel, int *nsel)
-{
-    int n = 0, k = 0;
-    struct job **out;
-
-    for (int i = 0; i < *nsel; i++)
-        n += 1 + (sel[i]->is_array ? sel[i]->nsub : 0);
-    if (!(out = calloc (n ? n : 1, sizeof (*out))))
-        return NULL;
-    for (int i = 0; i < *nsel; i++) {
-        out[k++] = sel[i];
-        for (int j = 0; sel[i]->is_array && j < sel[i]->nsub; j++)
-            out[k++] = sel[i]->sub[j];
-    }
-    *nsel = k;
-    return out;
-}
-
-static void stat_ids (struct server *srv, const struct stat_req *r,
-                      struct job **sel, int *nsel, json_t *unknown, json_t *finished)
-{
-    json_t *v;
-    size_t i;
-
-    json_array_foreach (r->ids, i, v) {
-        const char *id = json_string_value (v);
-        struct job *job = jobs_find (srv->jobs, id);
-        if (!job)
-            json_array_append_new (unknown, json_string (id ? id : "?"));
-        else if (job->rec.state == 'F' && !r->history)
-            json_array_append_new (finished, json_string (job->id));
-        else
-            sel[(*nsel)++] = job;
-    }
-}
-
-/* A chunk of the qstat table: one line per job (job_attr_row). */
-static json_t *stat_rows (struct job **sel, int from, int to)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream (&text, &len);
-    json_t *rows = NULL;
-    int rc = f ? 0 : -1;
-
-    for (int i = from; rc == 0 && i < to; i++)
-        rc = job_attr_row (f, sel[i]);
-    if (f && fclose (f) == 0 && rc == 0)
-        rows = json_stringn (text, len);
-    free (text);
-    return rows;
-}
-
-static void stat_send (struct server *srv, struct conn *c, const struct wire_msg *msg,
-                       const struct stat_req *r, struct job **sel, int nsel,
-                       json_t *unknown, json_t *finished)
-{
-    int i = 0, chunk = r->table ? STAT_CHUNK_ROWS : STAT_CHUNK;
-
-    do {
-        int end = i + chunk < nsel ? i + chunk : nsel, last = end == nsel;
-        json_t *jobs, *body;
-        if (r->table)
-            jobs = stat_rows (sel, i, end);
-        else {
-            jobs = json_object ();
-            for (int k = i; jobs && k < end; k++)
-                json_object_set_new (jobs, sel[k]->id, job_attr_json (srv, sel[k]));
-        }
-        i = end;
-        body = json_pack ("{s:s s:I s:O s:O s:b}", "server", srv->name, "timestamp",
-                          (json_int_t)util_wall_secs (), "unknown", unknown,
-                          "finished", finished, "more", !last);
-        if (body && r->table)
-            json_object_set_new (body, "columns",
-                                 json_pack ("[ssssss]", JOB_ATTR_ROW_COLUMNS));
-        if (body && jobs)
-            json_object_set_new (body, r->table ? "rows" : "jobs", jobs);
-        else {
-            json_decref (jobs);
-            json_decref (body);
-            body = NULL;
-        }
-        if (!body) {
-            server_reply_error (c, msg, ENOMEM, "job.stat: out of memory");
-            return;
-        }
-        (void)conn_reply (c, msg, 0, NULL, body);
-    } while (i < nsel);
-}
-
-static void job_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
-{
-    struct stat_req r = { 0 };
-    json_t *unknown, *finished;
-    struct job **all, **sel;
-    int n, nsel = 0;
-
-    if (json_unpack (msg->body, "{s?o s?s s?b s?b s?b}", "ids", &r.ids, "user", &r.user,
-                     "history", &r.history, "table", &r.table, "subjobs",
-                     &r.subjobs) < 0
-        || (r.ids && !json_is_array (r.ids))) {
-        server_reply_error (c, msg, EPROTO, "job.stat: malformed request");
-        return;
-    }
-    all = jobs_all (srv->jobs, &n);
-    if (r.ids && json_array_size (r.ids) > (size_t)n)
-        n = (int)json_array_size (r.ids);
-    sel = calloc (n ? n : 1, sizeof (*sel));
-    unknown = json_array ();
-    finished = json_array ();
-    if (!sel || !unknown || !finished)
-        server_reply_error (c, msg, ENOMEM, "job.stat: out of memory");
-    else {
-        if (r.ids && json_array_size (r.ids) > 0)
-            stat_ids (srv, &r, sel, &nsel, unknown, finished);
-        else
-            for (int i = 0; i < n; i++)
-                if (stat_wanted (all[i], r.user, r.history))
-                    sel[nsel++] = all[i];
-        if (r.subjobs) {
-            struct job **ex = stat_expand (sel, &nsel);
-            free (sel);
-            sel = ex;
-        }
-        if (sel)
-            stat_send (srv, c, msg, &r, sel, nsel, unknown, finished);
-        else
-            server_reply_error (c, msg, ENOMEM, "job.stat: out of memory");
-    }
-    free (sel);
-    json_decref (unknown);
-    json_decref (finished);
 }
 
 /* The job named in a request that the caller may act on, or NULL after
@@ -706,7 +547,6 @@ static void queue_stat (struct server *srv, struct conn *c, struct wire_msg *msg
 
 static const struct handler job_handlers[] = {
     { "job.submit", job_submit, ROLE_ANY },
-    { "job.stat", job_stat, ROLE_ANY },
     { "job.delete", job_delete, ROLE_ANY },
     { "job.hold", job_hold, ROLE_ANY },
     { "job.release", job_release, ROLE_ANY },
@@ -718,5 +558,5 @@ static const struct handler job_handlers[] = {
 
 int job_rpc_register (struct server *srv)
 {
-    return server_register (srv, job_handlers);
+    return server_register (srv, job_handlers) < 0 ? -1 : job_stat_register (srv);
 }

@@ -236,6 +236,29 @@ static void server_conn_close (struct conn *c, void *arg)
     clients_forget (srv->clients, c);
 }
 
+/* The socket's folder: made 0755 if missing (everyone must reach the
+ * socket); one that others cannot enter gets a warning. */
+static int socket_dir (const char *path, struct hpcq_error *err)
+{
+    char dir[4096], *slash;
+    struct stat st;
+
+    snprintf (dir, sizeof (dir), "%s", path);
+    if (!(slash = strrchr (dir, '/')) || slash == dir)
+        return 0;
+    *slash = '\0';
+    if (stat (dir, &st) == 0) {
+        if (!(st.st_mode & 001))
+            log_msg (LOG_WARNING, "other users cannot reach the socket: its folder %s "
+                     "is mode %03o", dir, (unsigned)(st.st_mode & 0777));
+        return 0;
+    }
+    if (util_mkdir_p (dir) < 0 || chmod (dir, 0755) < 0)
+        return errprintf (err, "cannot create the socket's folder %s: %s", dir,
+                          strerror (errno));
+    return 0;
+}
+
 static int listen_unix (struct server *srv, const char *path, struct hpcq_error *err)
 {
     struct sockaddr_un sun = { .sun_family = AF_UNIX };
@@ -243,6 +266,8 @@ static int listen_unix (struct server *srv, const char *path, struct hpcq_error 
 
     if (strlen (path) >= sizeof (sun.sun_path))
         return errprintf (err, "socket path too long: %s", path);
+    if (socket_dir (path, err) < 0)
+        return -1;
     strcpy (sun.sun_path, path);
     if ((fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
         return errprintf (err, "socket: %s", strerror (errno));
@@ -341,14 +366,56 @@ static int server_settings (struct server *srv, struct hpcq_error *err)
     return 0;
 }
 
+/* Is path in the folder dir (at any depth)? */
+static int path_inside (const char *path, const char *dir)
+{
+    size_t n = strlen (dir);
+
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return strncmp (path, dir, n) == 0 && path[n] == '/';
+}
+
+/* The state folder holds every job's script and environment, so it is
+ * private: 0700, or 0711 when the socket is inside it (others may then
+ * reach the socket by its name and list nothing).  One made by someone
+ * else is left as it is, with a warning if others may read it. */
+static int server_state_dir (struct server *srv, const char *state_dir,
+                             struct hpcq_error *err)
+{
+    const char *sock = config_get (srv->cfg, "socket", NULL);
+    int sock_inside = !sock || path_inside (sock, state_dir);
+    mode_t want = sock_inside ? 0711 : 0700;
+    struct stat st;
+
+    if (stat (state_dir, &st) < 0) {
+        if (errno != ENOENT || util_mkdir_p (state_dir) < 0 || chmod (state_dir, want) < 0)
+            return errprintf (err, "cannot create state_dir '%s': %s", state_dir,
+                              strerror (errno));
+        return 0;
+    }
+    if (!S_ISDIR (st.st_mode)) {
+        errno = ENOTDIR;
+        return errprintf (err, "state_dir '%s' is not a folder", state_dir);
+    }
+    if (st.st_mode & 066)
+        log_msg (LOG_WARNING, "state_dir %s is mode %03o: other users may list it; "
+                 "chmod %03o it (its files are private either way)", state_dir,
+                 (unsigned)(st.st_mode & 0777), (unsigned)want);
+    if (sock_inside && !(st.st_mode & 001))
+        log_msg (LOG_WARNING, "the socket is in state_dir %s, which other users cannot "
+                 "enter (mode %03o): only its owner can connect; chmod 711 it or set "
+                 "'socket' elsewhere", state_dir, (unsigned)(st.st_mode & 0777));
+    return 0;
+}
+
 static int server_open_db (struct server *srv, const char *state_dir,
                            struct hpcq_error *err)
 {
     char path[4096];
 
-    if (util_mkdir_p (state_dir) < 0)
-        return errprintf (err, "cannot create state_dir '%s': %s", state_dir,
-                          strerror (errno));
+    if (server_state_dir (srv, state_dir, err) < 0)
+        return -1;
     snprintf (path, sizeof (path), "%s/hpcq.sqlite", state_dir);
     if (!(srv->db = db_open (path, err)))
         return -1;

@@ -17,7 +17,7 @@ unset HPCQ_SERVER HPCQ_CONFIG
 
 test_count=0
 test_failures=0
-TEST_ROOT=$(mktemp -d /tmp/hpcq-t.XXXXXX)
+TEST_ROOT=$(mktemp -d "${HPCQ_TEST_TMPDIR:-/tmp}/hpcq-t.XXXXXX")
 CLUSTER=$TEST_ROOT/c
 WORK=$TEST_ROOT/work
 mkdir -p "$WORK"
@@ -116,8 +116,9 @@ wait_state() { wait_until "${3:-30}" has_state "$1" "$2"; }
 # Sequence number of a job id ("12.host" -> 12).
 seqno() { echo "${1%%.*}"; }
 
-# sqlite3 on the scheduler's database (read-only queries).
-db_query() { sqlite3 -batch -noheader "$CLUSTER/hpcq.sqlite" "$@"; }
+# sqlite3 on the scheduler's database (read-only queries); hpcq-local keeps
+# it in DIR/state, private to the cluster's user.
+db_query() { sqlite3 -batch -noheader "$CLUSTER/state/hpcq.sqlite" "$@"; }
 
 # other_users_setup CMD...: let other users reach the cluster (the test's
 # folder is opened to them) and set other_users=yes if "as_user nobody CMD"
