@@ -100,6 +100,10 @@ int sbatch_parse_time (const char *s, int64_t *secs, struct hpcq_error *err)
             return invalid (err, "invalid time '%s'", s);
         p = end + 1;
     }
+    /* Each field within a walltime's range keeps the sums below exact. */
+    if (d > RESOURCE_WALLTIME_MAX / 86400 || f[0] > RESOURCE_WALLTIME_MAX
+        || f[1] > RESOURCE_WALLTIME_MAX || f[2] > RESOURCE_WALLTIME_MAX)
+        return invalid (err, "time '%s' is more than the longest allowed", s);
     /* Without days: M, M:S, H:M:S.  With days: D-H, D-H:M, D-H:M:S. */
     if (dash)
         *secs = d * 86400 + f[0] * 3600 + (n > 1 ? f[1] * 60 : 0) + (n > 2 ? f[2] : 0);
@@ -111,6 +115,8 @@ int sbatch_parse_time (const char *s, int64_t *secs, struct hpcq_error *err)
         *secs = f[0] * 3600 + f[1] * 60 + f[2];
     if (*secs <= 0)
         return invalid (err, "invalid time '%s'", s);
+    if (*secs > RESOURCE_WALLTIME_MAX)
+        return invalid (err, "time '%s' is more than the longest allowed", s);
     return 0;
 }
 

@@ -21,6 +21,7 @@ struct sched {
     struct server *srv;
     const struct policy_ops *policy;
     int64_t default_walltime;   /* -1: jobs without walltime are unbounded */
+    int64_t down_grace_ms;      /* node_down_grace: a down node counts this long */
     int requested;
     struct loop_timer *tick;
 };
@@ -50,10 +51,13 @@ struct sched *sched_create (struct server *srv, struct hpcq_error *err)
         free (s);
         return NULL;
     }
-    if (dw && resource_parse_walltime (dw, &s->default_walltime, err) < 0) {
+    if ((dw && resource_parse_walltime (dw, &s->default_walltime, err) < 0)
+        || config_get_int (srv->cfg, "node_down_grace", 3600, 0, 86400 * 365, &ms,
+                           err) < 0) {
         free (s);
         return NULL;
     }
+    s->down_grace_ms = ms * 1000;
     s->requested = 1;
     ms = srv->sched_interval_ms;
     if (!(s->tick = loop_timer_add (srv->loop, ms, ms, sched_tick, s))) {
@@ -115,48 +119,91 @@ static int sched_check_gpu_kinds (struct node **nodes, int nnodes,
     return 0;
 }
 
+/* Does a node count when judging whether a request could ever run?  Up,
+ * not heard from yet since a restart, out of service by an administrator
+ * (it comes back), or down for less than node_down_grace: a node gone for
+ * longer may never return, and jobs that only it could hold would wait
+ * forever. */
+static int node_counts (const struct sched *s, const struct node *n, int64_t now)
+{
+    if (n->ncpus <= 0)
+        return 0;
+    return n->state != NODE_DOWN || now - n->down_since_ms < s->down_grace_ms;
+}
+
+/* The nodes left out of the judgement, named in err's message. */
+static void list_left_out (struct node **nodes, int nnodes, const struct sched *s,
+                           int64_t now, char *buf, size_t len)
+{
+    size_t used = 0;
+    int k = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; i < nnodes && used < len; i++) {
+        if (nodes[i]->ncpus <= 0 || node_counts (s, nodes[i], now))
+            continue;
+        if (k++ < 3)
+            used += snprintf (buf + used, len - used, "%s%s", k > 1 ? "," : "",
+                              nodes[i]->name);
+        else if (k == 4)
+            used += snprintf (buf + used, len - used, ",...");
+    }
+}
+
 int sched_feasible (struct server *srv, const struct hpcq_resources *res,
                     const char *labels, struct hpcq_error *err)
 {
     int nnodes, known = 0, maxcpus = 0, maxgpus = 0;
-    int64_t maxmem = 0;
-    struct node **nodes = nodes_all (srv->nodes, &nnodes);
+    int64_t maxmem = 0, now = util_now_ms ();
+    struct node **all = nodes_all (srv->nodes, &nnodes), **nodes;
     struct alloc *a;
-    char sel[512], mem[32];
+    char sel[512], mem[32], gone[96];
+    int rc = -1;
 
+    if (!(nodes = calloc (nnodes ? nnodes : 1, sizeof (*nodes))))
+        return errprintf_code (err, ENOMEM, "out of memory");
     for (int i = 0; i < nnodes; i++) {
-        if (nodes[i]->ncpus <= 0)
+        if (!node_counts (srv->sched, all[i], now))
             continue;
-        known++;
-        if (nodes[i]->ncpus > maxcpus)
-            maxcpus = nodes[i]->ncpus;
-        if (nodes[i]->mem > maxmem)
-            maxmem = nodes[i]->mem;
-        if (nodes[i]->ngpus > maxgpus)
-            maxgpus = nodes[i]->ngpus;
+        nodes[known++] = all[i];
+        if (all[i]->ncpus > maxcpus)
+            maxcpus = all[i]->ncpus;
+        if (all[i]->mem > maxmem)
+            maxmem = all[i]->mem;
+        if (all[i]->ngpus > maxgpus)
+            maxgpus = all[i]->ngpus;
     }
-    if (known == 0)
-        return 0;   /* no worker has registered yet: nothing to judge by */
-    if (sched_check_gpu_kinds (nodes, nnodes, res, err) < 0)
-        return -1;
-    if ((a = place_alloc (nodes, nnodes, res, labels, 0, 1))) {
+    if (known == 0) {
+        rc = 0;     /* no worker has registered yet: nothing to judge by */
+        goto out;
+    }
+    if (sched_check_gpu_kinds (nodes, known, res, err) < 0)
+        goto out;
+    if ((a = place_alloc (nodes, known, res, labels, 0, 1))) {
         free (a);
-        return 0;
+        rc = 0;
+        goto out;
     }
     resource_format_select (res, sel, sizeof (sel));
-    if (labels && labels[0] && (a = place_alloc (nodes, nnodes, res, NULL, 0, 1))) {
+    if (labels && labels[0] && (a = place_alloc (nodes, known, res, NULL, 0, 1))) {
         free (a);
         errno = E2BIG;
-        return errprintf (err, "Job exceeds queue resource limits: no node with the "
-                          "queue's node_labels=%s can satisfy select=%s%s%s", labels, sel,
-                          res->place[0] ? " place=" : "", res->place);
+        errprintf (err, "Job exceeds queue resource limits: no node with the "
+                   "queue's node_labels=%s can satisfy select=%s%s%s", labels, sel,
+                   res->place[0] ? " place=" : "", res->place);
+        goto out;
     }
     resource_format_size (maxmem, mem, sizeof (mem));
+    list_left_out (all, nnodes, srv->sched, now, gone, sizeof (gone));
     errno = E2BIG;
-    return errprintf (err, "Job exceeds server resource limits: no node can "
-                      "satisfy select=%s%s%s (%d node%s, largest has %d cpus, "
-                      "mem=%s, %d gpus)", sel, res->place[0] ? " place=" : "",
-                      res->place, known, known == 1 ? "" : "s", maxcpus, mem, maxgpus);
+    errprintf (err, "Job exceeds server resource limits: no node can satisfy select=%s%s%s "
+               "(%d node%s up or recently seen, largest has %d cpus, mem=%s, %d gpus%s%s)",
+               sel, res->place[0] ? " place=" : "", res->place, known, known == 1 ? "" : "s",
+               maxcpus, mem, maxgpus, gone[0] ? "; down longer than node_down_grace: " : "",
+               gone);
+out:
+    free (nodes);
+    return rc;
 }
 
 static json_t *sched_nodefile (const struct alloc *a)
@@ -231,6 +278,142 @@ static int sched_start (struct policy_ctx *ctx, struct job *job, struct alloc *a
     return 0;
 }
 
+/* --- jobs the nodes up now cannot hold --- */
+
+/* Could a job of this request run on the nodes up now, were they empty?
+ * Answered once per distinct request (and labels) in a pass: a deep
+ * queue has few distinct requests. */
+struct upfit {
+    struct node **up;
+    int nup;
+    struct upfit_ent {
+        uint64_t hash;
+        const struct job *rep;  /* a job with that request (borrowed) */
+        int fits;
+    } *v;
+    size_t cap, n;              /* cap: a power of two */
+};
+
+static uint64_t upfit_hash (const struct job *job)
+{
+    const struct hpcq_resources *r = &job->spec.res;
+    uint64_t h = 1469598103934665603ULL;
+
+#define MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ULL)
+    for (int c = 0; c < r->nchunks; c++) {
+        MIX (r->chunk[c].count);
+        MIX (r->chunk[c].ncpus);
+        MIX (r->chunk[c].mem);
+        MIX (r->chunk[c].ngpus);
+        MIX ((uintptr_t)r->chunk[c].gpu_model);     /* interned: one pointer per text */
+        MIX ((uintptr_t)r->chunk[c].mig);
+    }
+    for (const char *p = r->place; *p; p++)
+        MIX (*p);
+    MIX ((uintptr_t)job->node_labels);              /* its queue's, borrowed */
+#undef MIX
+    return h;
+}
+
+static int same_request (const struct job *a, const struct job *b)
+{
+    const struct hpcq_resources *x = &a->spec.res, *y = &b->spec.res;
+
+    if (x->nchunks != y->nchunks || strcmp (x->place, y->place) != 0
+        || a->node_labels != b->node_labels)
+        return 0;
+    for (int c = 0; c < x->nchunks; c++) {
+        const struct hpcq_chunk *p = &x->chunk[c], *q = &y->chunk[c];
+        if (p->count != q->count || p->ncpus != q->ncpus || p->mem != q->mem
+            || p->ngpus != q->ngpus || p->gpu_model != q->gpu_model || p->mig != q->mig)
+            return 0;
+    }
+    return 1;
+}
+
+static struct upfit_ent *upfit_slot (struct upfit *u, uint64_t h, const struct job *job)
+{
+    size_t i = h & (u->cap - 1);
+
+    while (u->v[i].rep && !(u->v[i].hash == h && same_request (u->v[i].rep, job)))
+        i = (i + 1) & (u->cap - 1);
+    return &u->v[i];
+}
+
+static int upfit_grow (struct upfit *u)
+{
+    size_t cap = u->cap ? u->cap * 2 : 64;
+    struct upfit_ent *old = u->v, *v = calloc (cap, sizeof (*v));
+    size_t oldcap = u->cap;
+
+    if (!v)
+        return -1;
+    u->v = v;
+    u->cap = cap;
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i].rep)
+            *upfit_slot (u, old[i].hash, old[i].rep) = old[i];
+    free (old);
+    return 0;
+}
+
+/* 1 if the job could run on the nodes up (were they empty), else 0. */
+static int upfit_job (struct upfit *u, const struct job *job)
+{
+    uint64_t h = upfit_hash (job);
+    struct upfit_ent *e;
+    struct alloc *a;
+
+    if (u->n * 2 >= u->cap && upfit_grow (u) < 0)
+        return 1;   /* cannot tell: let the policy decide, as before */
+    e = upfit_slot (u, h, job);
+    if (e->rep)
+        return e->fits;
+    a = place_alloc (u->up, u->nup, &job->spec.res, job->node_labels, 0, 1);
+    *e = (struct upfit_ent){ .hash = h, .rep = job, .fits = a != NULL };
+    free (a);
+    u->n++;
+    return e->fits;
+}
+
+/* Can a launch reach node n now? */
+static int node_up (const struct node *n)
+{
+    return n->state == NODE_UP && n->conn && !n->offline && n->ncpus > 0;
+}
+
+/* Drop from ctx the jobs that could not run on the nodes up now even if
+ * they were empty (some need a node that is down or out of service): a
+ * down node takes no placement and no reservation, so such a job would
+ * be the top job forever and hold the queue behind it.  They wait, with
+ * a comment saying why, until the nodes return.  Nothing to do, and
+ * nothing spent, while every node is up. */
+static void sched_drop_unplaceable (struct policy_ctx *ctx)
+{
+    struct upfit u = { 0 };
+    int k = 0;
+
+    if (!(u.up = calloc (ctx->nnodes ? ctx->nnodes : 1, sizeof (*u.up))))
+        return;
+    for (int i = 0; i < ctx->nnodes; i++)
+        if (node_up (ctx->nodes[i]))
+            u.up[u.nup++] = ctx->nodes[i];
+    for (int i = 0; u.nup < ctx->nnodes && i < ctx->njobs; i++) {
+        struct job *job = ctx->jobs[i];
+        static const char why[] = "Not Running: needs nodes that are down or offline";
+        if (upfit_job (&u, job)) {
+            ctx->jobs[k++] = job;
+            continue;
+        }
+        if (!job->rec.comment || strcmp (job->rec.comment, why) != 0)
+            job_set_comment (job, "%s", why);
+    }
+    if (u.nup < ctx->nnodes)
+        ctx->njobs = k;
+    free (u.v);
+    free (u.up);
+}
+
 void sched_run (struct sched *s)
 {
     struct server *srv = s->srv;
@@ -261,6 +444,7 @@ void sched_run (struct sched *s)
         if (queue_may_start (srv->queues, ctx.jobs[i]))
             ctx.jobs[k++] = ctx.jobs[i];
     ctx.njobs = k;
+    sched_drop_unplaceable (&ctx);
     if (ctx.njobs > 0)
         s->policy->pass (&ctx);
     free (ctx.jobs);
