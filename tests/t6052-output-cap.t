@@ -1,0 +1,59 @@
+#!/bin/bash
+# A client that does not read its answers holds neither the scheduler's
+# memory nor its loop (issue 10, finding 6): pipelined qstat requests that
+# are never read leave the scheduler's resident memory where it was, the
+# client is dropped once idle, one that floods small requests is dropped at
+# the output cap, and other users' qstat answers stay fast meanwhile.
+. "$(dirname "$0")/lib.sh"
+
+cluster_start 1 --node-timeout 2 --sched-config max_array_size=50000 \
+    --sched-config client_idle_timeout=4 --sched-config client_output_max=16777216
+
+load() { python3 "$HPCQ_SRCDIR/tests/conn-load.py" "$@"; }
+sched_pid=$(cat "$CLUSTER/scheduler.pid")
+rss_kb() { awk '/^VmRSS/ { print $2 }' /proc/$sched_pid/status; }
+
+run=$(echo "sleep 300" | qsub -N runner)
+test_expect_success 'a running job and 30,000 held subjobs' '
+    wait_state $run R &&
+    echo true | qsub -h -J 1-30000 > array.id &&
+    test "$(qstat -t | grep -c "\[[0-9][0-9]*\]")" = 30000
+'
+
+test_expect_success 'pipelined table requests never read: memory stays put, the client is dropped once idle' '
+    rss0=$(rss_kb) &&
+    { load pipeline "$HPCQ_SERVER" 100 12 > pipe.out & } &&
+    sleep 3 && rss3=$(rss_kb) &&
+    load latency "$HPCQ_SERVER" $run 2 > lat.out && cat lat.out &&
+    rss5=$(rss_kb) && wait &&
+    cat pipe.out && echo "rss: $rss0 kB before, $rss3 and $rss5 kB while unread" &&
+    test $((rss3 - rss0)) -lt 40000 && test $((rss5 - rss0)) -lt 40000 &&
+    grep -q "^closed after" pipe.out &&
+    grep -q "closing uid $(id -u) pid [0-9]*: idle for 4 s (client_idle_timeout)" \
+        "$CLUSTER/scheduler.log"
+'
+
+test_expect_success 'meanwhile another client was answered at once' '
+    awk "/^count/ { exit !(\$2 >= 20 && \$8 < 500) }" lat.out
+'
+
+test_expect_success 'a flood of small requests never read is dropped at the output cap' '
+    rss0=$(rss_kb) &&
+    load flood "$HPCQ_SERVER" 200000 20 > flood.out && cat flood.out &&
+    grep -q "^closed after" flood.out &&
+    grep -q "dropping uid $(id -u) pid [0-9]*: it does not read its answers" \
+        "$CLUSTER/scheduler.log" &&
+    rss1=$(rss_kb) && echo "rss: $rss0 kB before, $rss1 kB after" &&
+    test $((rss1 - rss0)) -lt 40000
+'
+
+test_expect_success 'no node was marked down and the job was not requeued' '
+    ! grep -q "is down" "$CLUSTER/scheduler.log" &&
+    test "$(job_attr $run job_state)" = R && test "$(job_attr $run run_count)" = 1
+'
+
+test_expect_success 'the scheduler still answers everyone' '
+    qstat $run | grep -q runner && qstat -B | grep -q Active
+'
+
+test_done
