@@ -104,6 +104,11 @@ void limits_account (struct limits *lim, const struct job *job, int sign);
 /* A new job, or each subjob of a new array. */
 void limits_account_new (struct limits *lim, const struct job *job);
 
+/* The token bucket's settings (limits_create reads them from the
+ * config; tests set them here). */
+void limits_rate_config (struct limits *lim, int enable, int64_t bucket_size,
+                         int64_t refill_rate, int64_t refill_period);
+
 /* One submission by uid: 0 if its bucket had a token, else -1 with errno
  * EAGAIN and err ("rate limit: ...").  Always 0 when rl_enable is off. */
 int limits_rate (struct limits *lim, uid_t uid, struct hpcq_error *err);
