@@ -336,6 +336,8 @@ static int conn_deliver (struct conn *c)
     c->partial_since_ms = 0;
     c->on_msg (c, &msg, c->arg);
     wire_msg_release (&msg);
+    /* A request that took long to handle is work, not idleness. */
+    c->active_ms = util_now_ms ();
     return 0;
 }
 
