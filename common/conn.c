@@ -26,6 +26,10 @@
 #include "common/util.h"
 
 #define CONN_READ_CHUNK 65536
+/* A peer whose answers pile up unread past this has its next requests
+ * wait in its socket: one client cannot make a loop turn produce more
+ * than about this much output, whatever it pipelines. */
+#define CONN_INPUT_OUTQ_MAX (1024 * 1024)
 
 struct conn {
     struct loop *loop;
@@ -183,11 +187,17 @@ void conn_close_after_flush (struct conn *c)
         c->flush_then_close = 1;
 }
 
-/* What the loop should watch for: input unless paused, output while some
+/* Does c read requests now: not paused, and its answers not piling up. */
+static int conn_reading (const struct conn *c)
+{
+    return !c->paused && conn_outq_len (c) < CONN_INPUT_OUTQ_MAX;
+}
+
+/* What the loop should watch for: input while reading, output while some
  * is queued or a producer waits for room. */
 static int conn_watch_events (const struct conn *c)
 {
-    return (c->paused ? 0 : LOOP_READ)
+    return (conn_reading (c) ? LOOP_READ : 0)
            | (c->out_len > c->out_off || c->on_drain ? LOOP_WRITE : 0);
 }
 
@@ -397,9 +407,9 @@ static void conn_io (struct loop *l, int fd, int revents, void *arg)
     int rc = 1;
 
     c->busy++;
-    /* Not reading, yet told of input: the peer hung up (or the socket
-     * failed); the loop would tell again every turn. */
-    if (c->paused && (revents & LOOP_READ))
+    /* Not reading, and the peer hung up (or the socket failed): the loop
+     * would tell again every turn. */
+    if (!conn_reading (c) && (revents & LOOP_HUP))
         rc = -1;
     if (rc > 0 && (revents & LOOP_WRITE) && conn_flush (c) < 0)
         rc = -1;
@@ -407,9 +417,11 @@ static void conn_io (struct loop *l, int fd, int revents, void *arg)
         && conn_outq_len (c) <= c->drain_low)
         c->on_drain (c, c->drain_arg);
     /* Bound the work per wakeup so one busy peer cannot starve others. */
-    for (int i = 0; rc > 0 && i < 64 && !c->closing && !c->paused
+    for (int i = 0; rc > 0 && i < 64 && !c->closing && conn_reading (c)
                     && (revents & LOOP_READ); i++)
         rc = conn_read_some (c);
+    if (rc > 0 && !c->closing)
+        (void)loop_fd_modify (c->watch, conn_watch_events (c));
     c->busy--;
     if (rc < 0)
         c->closing = 1;
