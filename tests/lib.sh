@@ -116,6 +116,10 @@ wait_state() { wait_until "${3:-30}" has_state "$1" "$2"; }
 # Sequence number of a job id ("12.host" -> 12).
 seqno() { echo "${1%%.*}"; }
 
+# True when the daemons are built with sanitizers (several times slower):
+# tests that time the daemons scale their load down then.
+sanitized() { ldd "$(command -v hpcq-scheduler)" 2>/dev/null | grep -qE 'lib(a|ub)san'; }
+
 # sqlite3 on the scheduler's database (read-only queries); hpcq-local keeps
 # it in DIR/state, private to the cluster's user.
 db_query() { sqlite3 -batch -noheader "$CLUSTER/state/hpcq.sqlite" "$@"; }

@@ -8,7 +8,9 @@
 # client_output_max, is exercised in common/test/test_wire.)
 . "$(dirname "$0")/lib.sh"
 
-cluster_start 1 --node-timeout 3 \
+timeout=3
+sanitized && timeout=6     # several times slower: about the loop, not the build
+cluster_start 1 --node-timeout $timeout \
     --sched-config client_idle_timeout=4 --sched-config client_output_max=16777216
 
 load() { python3 "$HPCQ_SRCDIR/tests/conn-load.py" "$@"; }
