@@ -35,11 +35,11 @@
 /* One part of an answer: at most this many jobs, and about this many
  * bytes (so that a part is a few milliseconds of work and far under
  * WIRE_MAX_MSG; a part that still does not fit is made again, halved). */
-#define STAT_PART_JOBS 500
-#define STAT_PART_ROWS 5000
-#define STAT_PART_BYTES (256 * 1024)
+#define STAT_PART_JOBS 64
+#define STAT_PART_ROWS 1000
+#define STAT_PART_BYTES (32 * 1024)
 /* The next part is made once no more than this is still queued. */
-#define STAT_LOW_WATER (64 * 1024)
+#define STAT_LOW_WATER (16 * 1024)
 
 /* Where the walk stands: the top-level job (all jobs: the first with a
  * sequence number >= seq; ids: the id at index idx), and with -t the

@@ -167,7 +167,10 @@ def latency(addr, jobid, seconds):
         t0 = time.monotonic()
         s = connect(addr)
         s.sendall(frame("job.stat", 1, {"ids": [jobid], "table": True}))
-        rep = read_reply(s, 30)
+        try:
+            rep = read_reply(s, 60)
+        except (TimeoutError, socket.timeout):
+            rep = {}    # no answer in 60 s: counted as 60 s
         s.close()
         if rep.get("errnum"):
             print("error %s" % rep.get("error"))
