@@ -9,15 +9,26 @@
 #include "common/client.h"
 
 /* PBS exit codes: error number modulo 256. */
-static int pbs_exit (int errnum)
+static int pbs_exit (const char *prog, int errnum)
 {
     switch (errnum) {
     case ENOENT: return 153;    /* PBSE_UNKJOBID */
     case EPERM: return 159;     /* PBSE_PERM */
     case EINVAL:
     case EBUSY: return 168;     /* PBSE_BADSTATE */
+    case ERANGE: return 165;    /* PBSE_UNKSIG */
+    case EAGAIN: return 196;    /* PBSE_RESCUNAV */
+    case ENOTSUP:               /* PBSE_NORERUN for qrerun, else PBSE_NOSUP */
+        return strcmp (prog, "qrerun") == 0 ? 190 : 181;
     default: return 1;
     }
+}
+
+/* A reply that refused one job (the next may still go), not a lost link. */
+static int refused (int errnum)
+{
+    return errnum == ENOENT || errnum == EPERM || errnum == EINVAL || errnum == EBUSY
+           || errnum == ERANGE || errnum == EAGAIN || errnum == ENOTSUP;
 }
 
 int jobcmd_run (const char *prog, const char *type, int argc, char **argv,
@@ -41,8 +52,8 @@ int jobcmd_run (const char *prog, const char *type, int argc, char **argv,
             json_object_update (body, extra);
         if (client_rpc (c, type, body, NULL, &err) < 0) {
             fprintf (stderr, "%s: %s\n", prog, err.text);
-            rc = pbs_exit (errno);
-            if (errno != ENOENT && errno != EPERM && errno != EINVAL && errno != EBUSY)
+            rc = pbs_exit (prog, errno);
+            if (!refused (errno))
                 break;  /* the connection itself failed */
         }
     }

@@ -9,24 +9,23 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "common/client.h"
+#include "cli/jobwait.h"
+#include "cli/submit.h"
 #include "common/directive.h"
 #include "common/jobspec.h"
 #include "common/sbatch.h"
 #include "common/util.h"
 
-#define SCRIPT_MAX (4 << 20)
-
 static const char *usage_text =
     "Usage: qsub [-N name] [-q queue] [-l resource_list] [-o path] [-e path]\n"
     "            [-j oe|eo|n] [-v var[=value],...] [-V] [-h] [-p priority]\n"
-    "            [-W depend=...] [-A account] [-r y|n] [-m abe|n] [-M users]\n"
+    "            [-W depend=...|block=true|sandbox=PRIVATE] [-A account] [-r y|n]\n"
+    "            [-m abe|n] [-M users]\n"
     "            [-S shell] [-C prefix] [script]\n"
     "Submits a batch job; the script is read from standard input if not given.\n"
     "#PBS lines at the top of the script give the same options; the command\n"
@@ -50,62 +49,6 @@ static void die (int code, const char *fmt, ...)
     exit (code);
 }
 
-static char *join_args (int argc, char **argv)
-{
-    size_t len = 1;
-    char *s;
-
-    for (int i = 1; i < argc; i++)
-        len += strlen (argv[i]) + 1;
-    s = xzalloc (len);
-    for (int i = 1; i < argc; i++) {
-        if (i > 1)
-            strcat (s, " ");
-        strcat (s, argv[i]);
-    }
-    return s;
-}
-
-/* The PBS_O_* variables describing where the job came from. */
-static void set_origin (struct hpcq_jobspec *spec)
-{
-    static const char *vars[] = { "HOME", "LANG", "LOGNAME", "PATH", "MAIL",
-                                  "SHELL", "TZ", NULL };
-    char cwd[PATH_MAX], host[256], key[64];
-
-    if (!getcwd (cwd, sizeof (cwd)))
-        die (1, "cannot determine the current directory: %s", strerror (errno));
-    util_short_hostname (host, sizeof (host));
-    spec->workdir = xstrdup (cwd);
-    spec->submit_host = xstrdup (host);
-    for (int i = 0; vars[i]; i++) {
-        const char *v = getenv (vars[i]);
-        snprintf (key, sizeof (key), "PBS_O_%s", vars[i]);
-        if (v && jobspec_setenv (spec, key, v) < 0)
-            die (1, "out of memory");
-    }
-    if (jobspec_setenv (spec, "PBS_O_WORKDIR", cwd) < 0
-        || jobspec_setenv (spec, "PBS_O_HOST", host) < 0
-        || jobspec_setenv (spec, "PBS_O_SYSTEM", "Linux") < 0)
-        die (1, "out of memory");
-}
-
-static char *read_script (const char *path, size_t *len)
-{
-    char *text = path ? util_read_file (path, SCRIPT_MAX, len)
-                      : util_read_fd (0, SCRIPT_MAX, len);
-
-    if (!text)
-        die (1, errno == EFBIG ? "script %s is larger than 4 MiB"
-                               : "cannot read script %s: %s",
-             path ? path : "from standard input", strerror (errno));
-    if (memchr (text, '\0', *len))
-        die (1, "script %s is not a text file", path ? path : "(stdin)");
-    if (*len == 0)
-        die (1, "script %s is empty", path ? path : "from standard input");
-    return text;
-}
-
 static const char *base_name (const char *path)
 {
     const char *slash = strrchr (path, '/');
@@ -116,9 +59,9 @@ static void build_spec (struct hpcq_jobspec *spec, const char *path,
                         struct opt *opts, int nopts, const char *prefix)
 {
     struct hpcq_error err;
-    size_t len;
 
-    spec->script = read_script (path, &len);
+    if (!(spec->script = submit_read_script (path, &err)))
+        die (1, "%s", err.text);
     /* Slurm's directives first, so #PBS lines and the command line win. */
     if (sbatch_parse_script (spec, spec->script, &err) < 0)
         die (1, "directive error: %s", err.text);
@@ -135,28 +78,37 @@ static void build_spec (struct hpcq_jobspec *spec, const char *path,
     }
     if (resource_finalize (&spec->res, &err) < 0)
         die (2, "%s", err.text);
-    set_origin (spec);
+    if (submit_set_origin (spec, &err) < 0)
+        die (1, "%s", err.text);
 }
 
-static void submit (struct hpcq_jobspec *spec)
+/* -W block=true: PBS's qsub waits and exits with the job's exit status
+ * (3 when the job ended without one, e.g. deleted before it ran). */
+static int block (const char *jobid)
+{
+    char comment[512];
+    int has_exit, status;
+
+    fflush (stdout);
+    if (jobwait ("qsub", jobid, &has_exit, &status, comment, sizeof (comment)) < 0)
+        return 2;
+    if (!has_exit) {
+        fprintf (stderr, "qsub: %s %s\n", jobid, comment[0] ? comment : "Job ended without "
+                 "an exit status");
+        return 3;
+    }
+    return status & 0xff;
+}
+
+static int submit (struct hpcq_jobspec *spec)
 {
     struct hpcq_error err;
-    struct client *c;
-    json_t *body = json_object (), *reply = NULL, *js = jobspec_to_json (spec);
-    const char *jobid;
+    char id[256];
 
-    if (!js)
-        die (1, "cannot encode the job: %s", strerror (errno));
-    json_object_set_new (body, "spec", js);
-    if (!(c = client_connect (NULL, &err)))
+    if (submit_send (spec, id, sizeof (id), &err) < 0)
         die (1, "%s", err.text);
-    if (client_rpc (c, "job.submit", body, &reply, &err) < 0)
-        die (1, "%s", err.text);
-    if (json_unpack (reply, "{s:s}", "jobid", &jobid) < 0)
-        die (1, "malformed reply from server");
-    printf ("%s\n", jobid);
-    json_decref (reply);
-    client_destroy (c);
+    printf ("%s\n", id);
+    return spec->block ? block (id) : 0;
 }
 
 static struct opt *opts;   /* global so it stays reachable when die() exits */
@@ -189,10 +141,10 @@ int main (int argc, char **argv)
     if (argc - optind > 1)
         die (2, "too many arguments: give one script (extra: '%s')", argv[optind + 1]);
     jobspec_init (&spec);
-    spec.submit_args = join_args (argc, argv);
+    spec.submit_args = submit_join_args (argc, argv);
     build_spec (&spec, optind < argc ? argv[optind] : NULL, opts, nopts, prefix);
-    submit (&spec);
+    c = submit (&spec);
     jobspec_release (&spec);
     free (opts);
-    return 0;
+    return c;
 }

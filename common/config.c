@@ -32,6 +32,7 @@ static const char *known_keys[] = {
     /* worker */
     "server", "node_name", "ncpus", "mem", "gpus", "gpu_model", "gpu_mem",
     "spool_dir", "heartbeat_interval", "kill_delay", "labels", "mig_layout",
+    "jobdir_root",
     /* both */
     "log_file", "log_level",
     NULL,

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/arrayspec.h"
 #include "common/directive.h"
@@ -222,9 +223,52 @@ static int apply_priority (struct hpcq_jobspec *spec, const char *arg,
     return 0;
 }
 
-/* Only depend= has a meaning here; accepting other -W attributes would
- * promise a behaviour that never happens.  The dependency list itself is
- * kept verbatim: it contains commas, so the argument is not split. */
+/* -W block=true|false: qsub waits for the job and exits with its status. */
+static int attr_block (struct hpcq_jobspec *spec, const char *val,
+                       struct hpcq_error *err)
+{
+    if (strcasecmp (val, "true") == 0)
+        spec->block = 1;
+    else if (strcasecmp (val, "false") == 0)
+        spec->block = 0;
+    else
+        return invalid (err, "illegal -W value: block=%s (expected true or false)", val);
+    return 0;
+}
+
+/* -W sandbox=HOME|PRIVATE (PBS Pro): PRIVATE gives the job a scratch
+ * directory of its own, its working directory and TMPDIR, removed after. */
+static int attr_sandbox (struct hpcq_jobspec *spec, const char *val,
+                         struct hpcq_error *err)
+{
+    if (strcasecmp (val, "HOME") == 0)
+        return set_string (&spec->sandbox, "HOME", err);
+    if (strcasecmp (val, "PRIVATE") == 0)
+        return set_string (&spec->sandbox, "PRIVATE", err);
+    return invalid (err, "illegal -W value: sandbox=%s (expected HOME or PRIVATE)", val);
+}
+
+/* The dependency list is kept verbatim: it contains commas, so the
+ * argument is not split. */
+static int attr_depend (struct hpcq_jobspec *spec, const char *val,
+                        struct hpcq_error *err)
+{
+    if (val[0] == '\0')
+        return invalid (err, "empty dependency list in -W depend=");
+    return set_string (&spec->depend, val, err);
+}
+
+/* The -W attributes with a meaning here; accepting others would promise
+ * a behaviour that never happens. */
+static const struct {
+    const char *name;
+    int (*apply) (struct hpcq_jobspec *spec, const char *val, struct hpcq_error *err);
+} w_attrs[] = {
+    { "depend", attr_depend },
+    { "block", attr_block },
+    { "sandbox", attr_sandbox },
+};
+
 static int apply_attribute (struct hpcq_jobspec *spec, const char *arg,
                             struct hpcq_error *err)
 {
@@ -232,13 +276,12 @@ static int apply_attribute (struct hpcq_jobspec *spec, const char *arg,
 
     if (!eq)
         return invalid (err, "invalid -W value '%s' (expected"
-                        " depend=...)", arg);
-    if (eq - arg != 6 || strncmp (arg, "depend", 6) != 0)
-        return invalid (err, "unknown -W attribute '%.*s'",
-                        (int)(eq - arg), arg);
-    if (eq[1] == '\0')
-        return invalid (err, "empty dependency list in -W depend=");
-    return set_string (&spec->depend, eq + 1, err);
+                        " attribute=value)", arg);
+    for (size_t i = 0; i < ARRAY_SIZE (w_attrs); i++)
+        if (strlen (w_attrs[i].name) == (size_t)(eq - arg)
+            && strncmp (arg, w_attrs[i].name, eq - arg) == 0)
+            return w_attrs[i].apply (spec, eq + 1, err);
+    return invalid (err, "unknown -W attribute '%.*s'", (int)(eq - arg), arg);
 }
 
 static int apply_account (struct hpcq_jobspec *spec, const char *arg,

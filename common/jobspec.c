@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ctype.h>
+#include <signal.h>
+#include <strings.h>
 
 #include "common/jobspec.h"
 
@@ -48,11 +50,13 @@ static const struct string_field string_fields[] = {
     { "mail_users", offsetof (struct hpcq_jobspec, mail_users), 0 },
     { "submit_args", offsetof (struct hpcq_jobspec, submit_args), 0 },
     { "array", offsetof (struct hpcq_jobspec, array), 0 },
+    { "sandbox", offsetof (struct hpcq_jobspec, sandbox), 0 },
+    { "signal", offsetof (struct hpcq_jobspec, signal), 0 },
 };
 
 /* Keys that are not in string_fields. */
 static const char *other_keys[] = {
-    "join", "env", "hold", "priority", "rerunnable", "resources", NULL,
+    "join", "env", "hold", "priority", "rerunnable", "resources", "slurm", NULL,
 };
 
 /* Indexed by JOIN_*. */
@@ -249,6 +253,10 @@ static json_t *chunks_to_json (const struct hpcq_resources *res)
             json_object_set_new (o, "gpu_model", json_string (c->gpu_model));
         if (o && chunk_mig (c)[0])
             json_object_set_new (o, "mig", json_string (c->mig));
+        if (o && chunk_host (c)[0])
+            json_object_set_new (o, "host", json_string (c->host));
+        if (o && chunk_labels (c)[0])
+            json_object_set_new (o, "labels", json_string (c->labels));
         if (json_array_append_new (a, o) < 0) {
             json_decref (a);
             return NULL;
@@ -278,11 +286,18 @@ static json_t *scalars_to_json (const struct hpcq_jobspec *spec)
         errno = EINVAL;
         return NULL;
     }
-    return json_pack ("{s:s s:b s:i s:b}",
-                      "join", join_names[spec->join],
-                      "hold", spec->hold,
-                      "priority", spec->priority,
-                      "rerunnable", spec->rerunnable);
+    json_t *o = json_pack ("{s:s s:b s:i s:b}",
+                           "join", join_names[spec->join],
+                           "hold", spec->hold,
+                           "priority", spec->priority,
+                           "rerunnable", spec->rerunnable);
+
+    /* Only when set, so specs stored before it existed decode the same. */
+    if (o && spec->slurm && json_object_set_new (o, "slurm", json_true ()) < 0) {
+        json_decref (o);
+        return NULL;
+    }
+    return o;
 }
 
 json_t *jobspec_to_json (const struct hpcq_jobspec *spec)
@@ -377,6 +392,11 @@ static int decode_strings (const json_t *o, struct hpcq_jobspec *spec,
     if (spec->workdir[0] != '/')
         return invalid (err, "workdir '%s' is not an absolute path",
                         spec->workdir);
+    if (spec->sandbox && strcmp (spec->sandbox, "HOME") != 0
+        && strcmp (spec->sandbox, "PRIVATE") != 0)
+        return invalid (err, "sandbox '%s' is not HOME or PRIVATE", spec->sandbox);
+    if (spec->signal && jobspec_parse_signal (spec->signal, NULL, NULL, NULL, &name_err) < 0)
+        return invalid (err, "%s", name_err.text);
     return 0;
 }
 
@@ -401,11 +421,12 @@ static int decode_scalars (const json_t *o, struct hpcq_jobspec *spec,
     json_int_t priority = 0;
 
     /* unpack wants a non-const root but only reads it */
-    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s?s s?b s?I s?b}",
+    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s?s s?b s?I s?b s?b}",
                         "join", &join,
                         "hold", &spec->hold,
                         "priority", &priority,
-                        "rerunnable", &spec->rerunnable) < 0)
+                        "rerunnable", &spec->rerunnable,
+                        "slurm", &spec->slurm) < 0)
         return invalid (err, "%s", jerr.text);
     if (priority < PRIORITY_MIN || priority > PRIORITY_MAX)
         return invalid (err, "priority %lld out of range",
@@ -456,19 +477,22 @@ static int decode_chunk (json_t *o, size_t i, struct hpcq_chunk *c,
 {
     json_error_t jerr;
     json_int_t count, ncpus, mem = 0, ngpus = 0, mpiprocs = 1;
-    const char *model = "", *mig = "";
+    const char *model = "", *mig = "", *host = "", *labels = "";
 
-    if (json_unpack_ex (o, &jerr, JSON_STRICT, "{s:I s:I s?I s?I s?I s?s s?s}",
+    if (json_unpack_ex (o, &jerr, JSON_STRICT, "{s:I s:I s?I s?I s?I s?s s?s s?s s?s}",
                         "count", &count,
                         "ncpus", &ncpus,
                         "mem", &mem,
                         "ngpus", &ngpus,
                         "mpiprocs", &mpiprocs,
                         "gpu_model", &model,
-                        "mig", &mig) < 0)
+                        "mig", &mig,
+                        "host", &host,
+                        "labels", &labels) < 0)
         return invalid (err, "chunk %zu: %s", i + 1, jerr.text);
-    if (strlen (model) > HPCQ_GPU_MODEL_MAX || strlen (mig) > HPCQ_MIG_MAX)
-        return invalid (err, "chunk %zu: gpu_model or mig too long", i + 1);
+    if (strlen (model) > HPCQ_GPU_MODEL_MAX || strlen (mig) > HPCQ_MIG_MAX
+        || strlen (host) > HPCQ_HOST_MAX || strlen (labels) > 1000)
+        return invalid (err, "chunk %zu: gpu_model, mig, host or labels too long", i + 1);
     if (count < 1 || count > INT_MAX)
         return invalid (err, "chunk %zu: count %lld out of range", i + 1,
                         (long long)count);
@@ -489,7 +513,9 @@ static int decode_chunk (json_t *o, size_t i, struct hpcq_chunk *c,
                               .mpiprocs = (int)mpiprocs };
     /* Checked with the rest of the request by resource_finalize(). */
     if ((model[0] && !(c->gpu_model = resource_intern (model)))
-        || (mig[0] && !(c->mig = resource_intern (mig))))
+        || (mig[0] && !(c->mig = resource_intern (mig)))
+        || (host[0] && !(c->host = resource_intern (host)))
+        || (labels[0] && !(c->labels = resource_intern (labels))))
         return invalid (err, "chunk %zu: too many different GPU models and MIG "
                         "profiles", i + 1);
     return 0;
@@ -571,9 +597,10 @@ void jobspec_expand_path (const char *pattern, long long seq, int index,
     size_t o = 0;
 
     for (const char *p = pattern; *p && o + 1 < len; p++) {
-        if (p[0] == '%' && p[1] == 'j' && index >= 0)
+        /* %J is Slurm's job.step: the batch step is the job's number. */
+        if (p[0] == '%' && (p[1] == 'j' || p[1] == 'J') && index >= 0)
             o += snprintf (buf + o, len - o, "%lld.%d", seq, index), p++;
-        else if (p[0] == '%' && (p[1] == 'j' || p[1] == 'A'))
+        else if (p[0] == '%' && (p[1] == 'j' || p[1] == 'J' || p[1] == 'A'))
             o += snprintf (buf + o, len - o, "%lld", seq), p++;
         else if (p[0] == '%' && p[1] == 'a')
             o += snprintf (buf + o, len - o, "%d", index >= 0 ? index : 0), p++;
@@ -587,4 +614,67 @@ void jobspec_expand_path (const char *pattern, long long seq, int index,
             o = len - 1;
     }
     buf[o < len ? o : len - 1] = '\0';
+}
+
+/* Signal names a job may ask for ahead of its walltime. */
+static const struct {
+    const char *name;
+    int signo;
+} warn_signals[] = {
+    { "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT }, { "ABRT", SIGABRT },
+    { "KILL", SIGKILL }, { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "ALRM", SIGALRM },
+    { "TERM", SIGTERM }, { "CONT", SIGCONT }, { "STOP", SIGSTOP }, { "TSTP", SIGTSTP },
+    { "URG", SIGURG }, { "XCPU", SIGXCPU }, { "WINCH", SIGWINCH },
+};
+
+int jobspec_signal_number (const char *name)
+{
+    char *end;
+    long n;
+
+    if (strncasecmp (name, "SIG", 3) == 0)
+        name += 3;
+    for (size_t i = 0; i < ARRAY_SIZE (warn_signals); i++)
+        if (strcasecmp (name, warn_signals[i].name) == 0)
+            return warn_signals[i].signo;
+    n = strtol (name, &end, 10);
+    if (end == name || *end || n < 1 || n >= NSIG)
+        return -1;
+    return (int)n;
+}
+
+int jobspec_parse_signal (const char *s, int *signo, int *secs, int *batch_only,
+                          struct hpcq_error *err)
+{
+    char name[32];
+    const char *at = strchr (s, '@'), *p = s;
+    int b = 0, sig, t = 60;
+    char *end;
+
+    if (strncmp (p, "B:", 2) == 0)
+        b = 1, p += 2;
+    else if (strncmp (p, "R:", 2) == 0 || strncmp (p, "RB:", 3) == 0
+             || strncmp (p, "BR:", 3) == 0)
+        return errprintf_code (err, EINVAL, "--signal '%s': the R flag (reservations)"
+                               " is not supported", s);
+    if ((size_t)((at ? at : p + strlen (p)) - p) >= sizeof (name))
+        return errprintf_code (err, EINVAL, "invalid --signal '%s'", s);
+    snprintf (name, sizeof (name), "%.*s", (int)((at ? at : p + strlen (p)) - p), p);
+    if ((sig = jobspec_signal_number (name)) < 0)
+        return errprintf_code (err, EINVAL, "invalid --signal '%s' (unknown signal '%s')",
+                               s, name);
+    if (at) {
+        long v = strtol (at + 1, &end, 10);
+        if (end == at + 1 || *end || v < 0 || v > 65535)
+            return errprintf_code (err, EINVAL, "invalid --signal '%s' (time must be "
+                                   "0 to 65535 seconds)", s);
+        t = (int)v;
+    }
+    if (signo)
+        *signo = sig;
+    if (secs)
+        *secs = t;
+    if (batch_only)
+        *batch_only = b;
+    return 0;
 }

@@ -48,6 +48,16 @@ struct hpcq_jobspec {
     char *mail_users;       /* -M */
     char *submit_args;      /* the qsub command line as typed, for qstat -f */
     char *array;            /* -J / -t / --array range, NULL = not an array */
+    char *sandbox;          /* -W sandbox=HOME|PRIVATE; NULL = HOME (PBS's
+                             * default): PRIVATE runs the job in a scratch
+                             * directory of its own, removed after it */
+    char *signal;           /* sbatch --signal=[B:]SIG[@SECONDS]: SIG that
+                             * many seconds (default 60) before the walltime,
+                             * to the batch shell only with B: */
+    int slurm;              /* submitted in Slurm's dialect (#SBATCH lines or
+                             * sbatch): the job gets Slurm's variables */
+    int block;              /* -W block=true: qsub waits for the job's end;
+                             * qsub's alone, not sent to the scheduler */
 };
 
 /* Zero spec and set defaults (priority 0, rerunnable 1, resources init). */
@@ -69,12 +79,22 @@ const char *jobspec_getenv (const struct hpcq_jobspec *spec, const char *key);
  * Returns 0 or -1 with err (EINVAL).  Shared by -N and jobspec_from_json. */
 int jobspec_check_name (const char *name, struct hpcq_error *err);
 
-/* An output path pattern with Slurm's %j (job number; N.I for subjob I
+/* An output path pattern with Slurm's %j and %J (job number; N.I for subjob I
  * of array N, as PBS names their files), %A (the array's number), %a (the
  * subjob's index), %x (job name) and %% expanded, into buf.  index is -1
  * for a job that is not an array subjob.  Other % sequences are kept. */
 void jobspec_expand_path (const char *pattern, long long seq, int index,
                           const char *name, char *buf, size_t len);
+
+/* Slurm's --signal value "[B:]SIG[@SECONDS]": the signal's number, the
+ * seconds before the walltime (default 60) and whether only the batch
+ * shell gets it.  Any output pointer may be NULL.  0 or -1 with err. */
+int jobspec_parse_signal (const char *s, int *signo, int *secs, int *batch_only,
+                          struct hpcq_error *err);
+
+/* A signal by name ("USR1", "SIGUSR1", case-insensitive) or number; -1
+ * if it is neither. */
+int jobspec_signal_number (const char *name);
 
 /* Encode as a new JSON object (caller owns the reference), NULL on ENOMEM. */
 json_t *jobspec_to_json (const struct hpcq_jobspec *spec);

@@ -25,6 +25,7 @@
 #include <strings.h>
 
 #include "common/resource.h"
+#include "common/torque.h"
 
 struct size_unit {
     const char *name;
@@ -196,6 +197,7 @@ void resource_init (struct hpcq_resources *res)
     res->job_ncpus = -1;
     res->job_mem = -1;
     res->job_ngpus = -1;
+    res->job_vmem = res->job_pmem = res->job_pvmem = -1;
 }
 
 /* Chunk keys: one table for select= and one for Torque's nodes=. */
@@ -227,23 +229,6 @@ static int chunk_set_mpiprocs (struct hpcq_chunk *c, const char *val,
                                struct hpcq_error *err)
 {
     return parse_int ("mpiprocs", val, 0, &c->mpiprocs, err);
-}
-
-/* Torque's nodefile lists a node once per ppn, so ppn is also the rank
- * count MPI sees on that node. */
-static int chunk_set_ppn (struct hpcq_chunk *c, const char *val,
-                          struct hpcq_error *err)
-{
-    if (parse_int ("ppn", val, 1, &c->ncpus, err) < 0)
-        return -1;
-    c->mpiprocs = c->ncpus;
-    return 0;
-}
-
-static int chunk_set_gpus (struct hpcq_chunk *c, const char *val,
-                           struct hpcq_error *err)
-{
-    return parse_int ("gpus", val, 0, &c->ngpus, err);
 }
 
 int resource_check_mig (const char *s, struct hpcq_error *err)
@@ -294,6 +279,44 @@ static int chunk_set_gpu_model (struct hpcq_chunk *c, const char *val,
     return 0;
 }
 
+int resource_check_word (const char *what, const char *s, struct hpcq_error *err)
+{
+    size_t len = strlen (s);
+
+    if (len == 0 || len > HPCQ_HOST_MAX
+        || strspn (s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                   "0123456789-_.") != len)
+        return invalid (err, "invalid %s '%s' (letters, digits, '-', '_' and '.', "
+                        "at most %d characters)", what, s, HPCQ_HOST_MAX);
+    return 0;
+}
+
+static int chunk_set_host (struct hpcq_chunk *c, const char *val,
+                           struct hpcq_error *err)
+{
+    if (resource_check_word ("host", val, err) < 0)
+        return -1;
+    if (!(c->host = resource_intern (val)))
+        return invalid (err, "too many different host names and labels");
+    return 0;
+}
+
+int resource_chunk_add_label (struct hpcq_chunk *c, const char *name,
+                              struct hpcq_error *err)
+{
+    char buf[1024];
+    const char *have = chunk_labels (c);
+
+    if (resource_check_word ("node label", name, err) < 0)
+        return -1;
+    if (snprintf (buf, sizeof (buf), "%s%s%s", have, have[0] ? "," : "", name)
+        >= (int)sizeof (buf))
+        return invalid (err, "too many node labels in one chunk");
+    if (!(c->labels = resource_intern (buf)))
+        return invalid (err, "too many different host names and labels");
+    return 0;
+}
+
 static const struct chunk_key select_keys[] = {
     { "ncpus", chunk_set_ncpus },
     { "mem", chunk_set_mem },
@@ -301,12 +324,7 @@ static const struct chunk_key select_keys[] = {
     { "mpiprocs", chunk_set_mpiprocs },
     { "gpu_model", chunk_set_gpu_model },
     { "mig", chunk_set_mig },
-    { NULL, NULL },
-};
-
-static const struct chunk_key nodes_keys[] = {
-    { "ppn", chunk_set_ppn },
-    { "gpus", chunk_set_gpus },
+    { "host", chunk_set_host },
     { NULL, NULL },
 };
 
@@ -324,6 +342,9 @@ static int chunk_apply_item (struct hpcq_chunk *c, char *item,
         if (strcasecmp (keys->name, item) == 0)
             return keys->set (c, val, err);
     }
+    /* PBS's boolean node resources, "bigmem=True": here a node label. */
+    if (strcasecmp (val, "true") == 0)
+        return resource_chunk_add_label (c, item, err);
     return invalid (err, "unknown resource '%s' in %s", item, what);
 }
 
@@ -376,6 +397,17 @@ done:
     return rc;
 }
 
+struct hpcq_chunk *resource_add_chunk (struct hpcq_resources *res,
+                                       struct hpcq_error *err)
+{
+    if (res->nchunks >= HPCQ_MAX_CHUNKS) {
+        invalid (err, "too many chunks (at most %d)", HPCQ_MAX_CHUNKS);
+        return NULL;
+    }
+    res->chunk[res->nchunks] = default_chunk;
+    return &res->chunk[res->nchunks++];
+}
+
 /* Top-level resource names. */
 struct resource_key {
     const char *name;
@@ -386,13 +418,38 @@ struct resource_key {
 static int res_set_select (struct hpcq_resources *res, const char *val,
                            struct hpcq_error *err)
 {
+    res->torque = 0;
     return chunks_parse (res, val, select_keys, "select", err);
 }
 
 static int res_set_nodes (struct hpcq_resources *res, const char *val,
                           struct hpcq_error *err)
 {
-    return chunks_parse (res, val, nodes_keys, "nodes", err);
+    return torque_parse_nodes (res, val, err);
+}
+
+static int res_set_procs (struct hpcq_resources *res, const char *val,
+                          struct hpcq_error *err)
+{
+    return torque_parse_procs (res, val, err);
+}
+
+static int res_set_vmem (struct hpcq_resources *res, const char *val,
+                         struct hpcq_error *err)
+{
+    return resource_parse_size (val, &res->job_vmem, err);
+}
+
+static int res_set_pmem (struct hpcq_resources *res, const char *val,
+                         struct hpcq_error *err)
+{
+    return resource_parse_size (val, &res->job_pmem, err);
+}
+
+static int res_set_pvmem (struct hpcq_resources *res, const char *val,
+                          struct hpcq_error *err)
+{
+    return resource_parse_size (val, &res->job_pvmem, err);
 }
 
 static int res_set_walltime (struct hpcq_resources *res, const char *val,
@@ -431,6 +488,10 @@ static int res_set_place (struct hpcq_resources *res, const char *val,
 static const struct resource_key resource_keys[] = {
     { "select", res_set_select },
     { "nodes", res_set_nodes },
+    { "procs", res_set_procs },
+    { "vmem", res_set_vmem },
+    { "pmem", res_set_pmem },
+    { "pvmem", res_set_pvmem },
     { "walltime", res_set_walltime },
     { "mem", res_set_mem },
     { "ncpus", res_set_ncpus },
@@ -570,6 +631,9 @@ static void fold_job_wide (struct hpcq_resources *res)
     if (res->job_ngpus >= 0)
         c->ngpus = res->job_ngpus;
     res->nchunks = 1;
+    /* Torque's vmem (whole job) and pmem, pvmem (per processor) size the
+     * one chunk's memory too. */
+    torque_spread_memory (res);
     res->job_ncpus = -1;
     res->job_mem = -1;
     res->job_ngpus = -1;
@@ -586,8 +650,12 @@ static int check_job_wide (const struct hpcq_resources *res,
 
     if (res->job_ncpus >= 0)
         return invalid (err, "job-wide ncpus=%d cannot be combined with"
-                        " select or nodes; put ncpus in the chunk",
+                        " select; put ncpus in the chunk",
                         res->job_ncpus);
+    if (res->job_vmem >= 0 || res->job_pmem >= 0 || res->job_pvmem >= 0)
+        return invalid (err, "%s is Torque's and cannot be combined with select;"
+                        " put mem in the chunks", res->job_vmem >= 0 ? "vmem"
+                        : res->job_pmem >= 0 ? "pmem" : "pvmem");
     if (res->job_mem >= 0 && res->job_mem != resource_total_mem (res)) {
         resource_format_size (res->job_mem, want, sizeof (want));
         resource_format_size (resource_total_mem (res), have, sizeof (have));
@@ -598,6 +666,21 @@ static int check_job_wide (const struct hpcq_resources *res,
         return invalid (err, "job-wide ngpus=%d does not match the select"
                         " total %d", res->job_ngpus,
                         resource_total_ngpus (res));
+    return 0;
+}
+
+/* A comma-separated list of label words. */
+static int check_labels (const char *s, struct hpcq_error *err)
+{
+    char buf[1024];
+    char *p, *word;
+
+    if (strlen (s) >= sizeof (buf))
+        return invalid (err, "node label list too long");
+    strcpy (buf, s);
+    for (p = buf; (word = strsep (&p, ","));)
+        if (resource_check_word ("node label", word, err) < 0)
+            return -1;
     return 0;
 }
 
@@ -620,6 +703,10 @@ static int check_chunk (const struct hpcq_chunk *c, int i,
                         c->mpiprocs);
     /* The strings may come from a stored spec, not only from the parser. */
     if (chunk_mig (c)[0] && resource_check_mig (c->mig, err) < 0)
+        return -1;
+    if (chunk_host (c)[0] && resource_check_word ("host", c->host, err) < 0)
+        return -1;
+    if (chunk_labels (c)[0] && check_labels (c->labels, err) < 0)
         return -1;
     if (chunk_model (c)[0] && check_gpu_model (c->gpu_model, err) < 0)
         return -1;
@@ -660,6 +747,8 @@ static int check_chunks (const struct hpcq_resources *res,
 
 int resource_finalize (struct hpcq_resources *res, struct hpcq_error *err)
 {
+    if (res->torque && torque_finalize (res, err) < 0)
+        return -1;
     if (res->nchunks == 0)
         fold_job_wide (res);
     if (check_chunks (res, err) < 0 || check_job_wide (res, err) < 0)
@@ -738,6 +827,13 @@ static void format_chunk (const struct hpcq_chunk *c, char *buf, int len,
         append (buf, len, pos, ":gpu_model=%s", c->gpu_model);
     if (chunk_mig (c)[0])
         append (buf, len, pos, ":mig=%s", c->mig);
+    if (chunk_host (c)[0])
+        append (buf, len, pos, ":host=%s", c->host);
+    for (const char *l = chunk_labels (c); *l;) {
+        size_t n = strcspn (l, ",");
+        append (buf, len, pos, ":%.*s=True", (int)n, l);
+        l += n + (l[n] == ',');
+    }
 }
 
 void resource_format_select (const struct hpcq_resources *res,

@@ -2,7 +2,7 @@
  *
  * Accepts the PBS Pro and Torque spellings users already write:
  *   -l select=2:ncpus=4:mem=8gb:ngpus=1+1:ncpus=1
- *   -l nodes=2:ppn=4:gpus=1
+ *   -l nodes=2:ppn=4:gpus=1   (Torque: converted as PBS Pro does, torque.h)
  *   -l walltime=01:30:00,mem=4gb,ncpus=8
  *   -l place=scatter
  * and keeps them as chunks (one per select term), each with a repeat count.
@@ -35,6 +35,12 @@ struct hpcq_chunk {
      * ngpus > 0 with mig. */
     const char *gpu_model;
     const char *mig;
+    /* Also interned, NULL = "".  host: only the node of this name
+     * (host=NAME; Torque's nodes=NAME).  labels: comma-separated node
+     * labels the node must carry (PBS's NAME=True; Torque's node
+     * properties, nodes=2:bigmem).  Read with chunk_host(), chunk_labels(). */
+    const char *host;
+    const char *labels;
 };
 
 #define HPCQ_GPU_MODEL_MAX 47       /* characters in a gpu_model */
@@ -49,6 +55,18 @@ static inline const char *chunk_mig (const struct hpcq_chunk *c)
 {
     return c->mig ? c->mig : "";
 }
+
+static inline const char *chunk_host (const struct hpcq_chunk *c)
+{
+    return c->host ? c->host : "";
+}
+
+static inline const char *chunk_labels (const struct hpcq_chunk *c)
+{
+    return c->labels ? c->labels : "";
+}
+
+#define HPCQ_HOST_MAX 63            /* characters in a host= name */
 
 /* The one copy of s this process keeps (never freed): equal texts give
  * the same pointer.  Safe from several threads.  NULL with errno ENOSPC
@@ -67,6 +85,12 @@ struct hpcq_resources {
     int job_ncpus;
     int64_t job_mem;
     int job_ngpus;
+    /* Torque's spelling: the chunks came from nodes= or procs=, so the
+     * job-wide ncpus, mem, vmem (whole job) and pmem, pvmem (per process)
+     * are spread over them at finalize as PBS Pro converts them
+     * (torque.h).  -1 = not given. */
+    int torque;
+    int64_t job_vmem, job_pmem, job_pvmem;
 };
 
 /* Set res to "nothing requested". */
@@ -84,6 +108,20 @@ int resource_parse_list (struct hpcq_resources *res, const char *arg,
  * ngpus become one chunk when no select/nodes was given; otherwise they
  * must agree with it) and check it.  Returns 0 or -1 with err. */
 int resource_finalize (struct hpcq_resources *res, struct hpcq_error *err);
+
+/* A new chunk at the end of res's list, set to the defaults (count 1,
+ * ncpus 1, mpiprocs 1), or NULL with err when the list is full.  For
+ * parsers of other spellings (torque.c). */
+struct hpcq_chunk *resource_add_chunk (struct hpcq_resources *res,
+                                       struct hpcq_error *err);
+
+/* Add the node label name to chunk c's labels.  0 or -1 with err. */
+int resource_chunk_add_label (struct hpcq_chunk *c, const char *name,
+                              struct hpcq_error *err);
+
+/* 0 if s may be a host= name or a node label (letters, digits, '-', '_',
+ * '.'; 1 to HPCQ_HOST_MAX characters), -1 with err naming what. */
+int resource_check_word (const char *what, const char *s, struct hpcq_error *err);
 
 /* Totals over all chunks (count * per-chunk value). */
 int resource_total_ncpus (const struct hpcq_resources *res);

@@ -24,8 +24,10 @@ struct sbatch {
     char gpu_type[64];              /* --gres=gpu:TYPE:N: a model or MIG profile */
     int64_t mem, mem_per_cpu, time;
     const char *name, *output, *error, *partition, *dependency, *account;
-    const char *mail_type, *mail_user, *export, *array;
+    const char *mail_type, *mail_user, *export, *array, *signal, *constraint;
     int exclusive, requeue;         /* requeue: -1 unset, 0 no, 1 yes */
+    int hold;
+    struct sbatch_cli *cli;         /* the command's own options, or NULL */
 };
 
 /* Long option names with their one-letter forms (0: none). */
@@ -45,6 +47,10 @@ static const struct {
     { "mail-user", 0, 1 },        { "export", 0, 1 },
     { "exclusive", 0, 0 },        { "requeue", 0, 0 },
     { "no-requeue", 0, 0 },       { "array", 'a', 1 },
+    { "signal", 0, 1 },           { "constraint", 'C', 1 },
+    { "hold", 'H', 0 },           { "chdir", 'D', 1 },
+    { "wrap", 0, 1 },             { "parsable", 0, 0 },
+    { "wait", 'W', 0 },
 };
 
 #define NOPTS (sizeof (sbatch_opts) / sizeof (sbatch_opts[0]))
@@ -148,6 +154,32 @@ static int parse_gres (struct sbatch *sb, const char *v, struct hpcq_error *err)
     return 0;
 }
 
+/* Slurm features are node labels here: NAME, or NAME&NAME (all of them). */
+static int check_constraint (const char *v, struct hpcq_error *err)
+{
+    size_t len = strlen (v);
+
+    if (len == 0 || len > 200 || strspn (v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopq"
+                                         "rstuvwxyz0123456789-_.&") != len
+        || v[0] == '&' || v[len - 1] == '&' || strstr (v, "&&"))
+        return invalid (err, "unsupported --constraint '%s' (features joined by '&' "
+                        "only: a node must have all of them)", v);
+    return 0;
+}
+
+static int cli_option (struct sbatch_cli *cli, const char *name, const char *v)
+{
+    if (!strcmp (name, "wrap"))
+        cli->wrap = v;
+    else if (!strcmp (name, "chdir"))
+        cli->chdir = v;
+    else if (!strcmp (name, "parsable"))
+        cli->parsable = 1;
+    else
+        cli->wait = 1;
+    return 0;
+}
+
 static int set_option (struct sbatch *sb, const char *name, const char *v,
                        struct hpcq_error *err)
 {
@@ -178,6 +210,16 @@ static int set_option (struct sbatch *sb, const char *name, const char *v,
     }
     if (!strcmp (name, "exclusive"))
         return (sb->exclusive = 1), 0;
+    if (!strcmp (name, "hold"))
+        return (sb->hold = 1), 0;
+    if (!strcmp (name, "signal"))
+        return jobspec_parse_signal (v, NULL, NULL, NULL, err) < 0 ? -1 : (sb->signal = v, 0);
+    if (!strcmp (name, "constraint"))
+        return check_constraint (v, err) < 0 ? -1 : (sb->constraint = v, 0);
+    /* The command's own: meaningless in a script, as in Slurm. */
+    if (!strcmp (name, "wrap") || !strcmp (name, "chdir") || !strcmp (name, "parsable")
+        || !strcmp (name, "wait"))
+        return sb->cli ? cli_option (sb->cli, name, v) : 0;
     if (!strcmp (name, "requeue") || !strcmp (name, "no-requeue"))
         return (sb->requeue = name[0] == 'r'), 0;
     const char **dst = !strcmp (name, "job-name") ? &sb->name
@@ -200,11 +242,14 @@ static int take_option (struct sbatch *sb, char **words, int n, int *i,
     char *w = words[(*i)++], *val = NULL;
     size_t k;
 
+    /* The words are left as they are: sbatch reads its argv twice. */
     if (w[0] == '-' && w[1] == '-') {
         char *eq = strchr (w, '=');
+        size_t len = eq ? (size_t)(eq - w - 2) : strlen (w + 2);
         if (eq)
-            *eq = '\0', val = eq + 1;
-        for (k = 0; k < NOPTS && strcmp (sbatch_opts[k].name, w + 2); k++)
+            val = eq + 1;
+        for (k = 0; k < NOPTS && (strlen (sbatch_opts[k].name) != len
+                                  || strncmp (sbatch_opts[k].name, w + 2, len)); k++)
             ;
     }
     else if (w[0] == '-' && w[1]) {
@@ -216,10 +261,12 @@ static int take_option (struct sbatch *sb, char **words, int n, int *i,
     else
         return invalid (err, "unexpected argument '%s'", w);
     if (k == NOPTS)
-        return invalid (err, "unknown #SBATCH option '%s'", w);
+        return invalid (err, sb->cli ? "unrecognized option '%s'" : "unknown #SBATCH option '%s'",
+                        w);
     if (sbatch_opts[k].has_arg && !val) {
         if (*i >= n)
-            return invalid (err, "#SBATCH option '%s' needs a value", w);
+            return invalid (err, sb->cli ? "option '%s' requires an argument"
+                                         : "#SBATCH option '%s' needs a value", w);
         val = words[(*i)++];
     }
     return set_option (sb, sbatch_opts[k].name, val ? val : "", err);
@@ -230,11 +277,11 @@ static int apply_resources (struct hpcq_jobspec *spec, const struct sbatch *sb,
                             struct hpcq_error *err)
 {
     int cpt = sb->cpus_per_task ? sb->cpus_per_task : 1, count, tpn;
-    char sel[256];
+    char sel[512];
     int64_t mem;
 
     if (!sb->nodes && !sb->ntasks && !sb->tasks_per_node && !sb->cpus_per_task
-        && !sb->gpus && !sb->mem && !sb->mem_per_cpu)
+        && !sb->gpus && !sb->mem && !sb->mem_per_cpu && !sb->constraint)
         return 0;
     if (sb->nodes) {
         count = sb->nodes;
@@ -267,6 +314,11 @@ static int apply_resources (struct hpcq_jobspec *spec, const struct sbatch *sb,
     if (mem > 0)
         snprintf (sel + strlen (sel), sizeof (sel) - strlen (sel), ":mem=%lldb",
                   (long long)mem);
+    for (const char *f = sb->constraint; f && *f;) {
+        size_t n = strcspn (f, "&");
+        snprintf (sel + strlen (sel), sizeof (sel) - strlen (sel), ":%.*s=True", (int)n, f);
+        f += n + (f[n] == '&');
+    }
     if (directive_apply (spec, 'l', sel, err) < 0)
         return -1;
     if (sb->exclusive || (sb->nodes > 1 && sb->tasks_per_node))
@@ -288,6 +340,9 @@ static const char *mail_points (const char *types)
 
 static int apply_export (struct hpcq_jobspec *spec, const char *exp, struct hpcq_error *err)
 {
+    /* sbatch's default is ALL: the submitter's environment goes along. */
+    if (!exp)
+        return directive_apply (spec, 'V', NULL, err);
     if (!strcmp (exp, "NONE"))
         return 0;
     if (!strncmp (exp, "ALL", 3)) {
@@ -319,11 +374,19 @@ static int apply_sbatch (struct hpcq_jobspec *spec, const struct sbatch *sb,
         || (sb->account && directive_apply (spec, 'A', sb->account, err) < 0)
         || (sb->mail_user && directive_apply (spec, 'M', sb->mail_user, err) < 0)
         || (sb->mail_type && directive_apply (spec, 'm', mail_points (sb->mail_type), err) < 0)
-        || (sb->export && apply_export (spec, sb->export, err) < 0)
+        || ((sb->export || sb->cli) && apply_export (spec, sb->export, err) < 0)
         || (sb->requeue >= 0 && directive_apply (spec, 'r', sb->requeue ? "y" : "n", err) < 0))
         return -1;
     if (sb->array && directive_apply (spec, 'J', sb->array, err) < 0)
         return -1;
+    if (sb->hold && directive_apply (spec, 'h', NULL, err) < 0)
+        return -1;
+    if (sb->signal) {
+        free (spec->signal);
+        if (!(spec->signal = strdup (sb->signal)))
+            return errprintf_code (err, ENOMEM, "out of memory");
+    }
+    spec->slurm = 1;
     if (sb->dependency) {
         snprintf (buf, sizeof (buf), "depend=%s", sb->dependency);
         if (directive_apply (spec, 'W', buf, err) < 0)
@@ -354,17 +417,14 @@ static int sbatch_line (struct sbatch *sb, char *line, struct hpcq_error *err)
     return rc;
 }
 
-int sbatch_parse_script (struct hpcq_jobspec *spec, const char *script,
-                         struct hpcq_error *err)
+/* The script's #SBATCH lines into sb; values point into copy (which
+ * the caller frees after applying).  Returns the number of lines, or -1. */
+static int scan_script (struct sbatch *sb, char *copy, struct hpcq_error *err)
 {
-    struct sbatch sb = { .requeue = -1 };
     struct hpcq_error lerr;
-    char *copy = strdup (script), *p = copy, *lines[4096];
+    char *p = copy;
     int lineno = 0, nlines = 0, rc = 0;
 
-    if (!copy)
-        return errprintf_code (err, ENOMEM, "out of memory");
-    /* Values point into copy, so it lives until they are applied. */
     while (*p && rc == 0) {
         char *eol = strchr (p, '\n'), *s = p;
         if (eol)
@@ -379,13 +439,66 @@ int sbatch_parse_script (struct hpcq_jobspec *spec, const char *script,
             break;      /* the first command ends the directives */
         if (strncmp (s, "#SBATCH", 7) != 0 || !isspace ((unsigned char)s[7]))
             continue;
-        if (nlines < (int)(sizeof (lines) / sizeof (lines[0])))
-            lines[nlines++] = s;
-        if (sbatch_line (&sb, s + 7, &lerr) < 0)
+        nlines++;
+        if (sbatch_line (sb, s + 7, &lerr) < 0)
             rc = errprintf_code (err, EINVAL, "line %d: %s", lineno, lerr.text);
     }
-    if (rc == 0 && nlines > 0 && apply_sbatch (spec, &sb, &lerr) < 0)
+    return rc < 0 ? -1 : nlines;
+}
+
+int sbatch_parse_script (struct hpcq_jobspec *spec, const char *script,
+                         struct hpcq_error *err)
+{
+    struct sbatch sb = { .requeue = -1 };
+    struct hpcq_error lerr;
+    char *copy = strdup (script);
+    int n, rc = 0;
+
+    if (!copy)
+        return errprintf_code (err, ENOMEM, "out of memory");
+    if ((n = scan_script (&sb, copy, err)) < 0)
+        rc = -1;
+    else if (n > 0 && apply_sbatch (spec, &sb, &lerr) < 0)
         rc = errprintf_code (err, EINVAL, "#SBATCH: %s", lerr.text);
     free (copy);
-    return rc < 0 ? -1 : nlines > 0;
+    return rc < 0 ? -1 : n > 0;
+}
+
+int sbatch_scan_command (int argc, char **argv, struct sbatch_cli *cli,
+                         struct hpcq_error *err)
+{
+    struct sbatch sb = { .requeue = -1, .cli = cli };
+    int i = 0;
+
+    while (i < argc && argv[i][0] == '-' && argv[i][1]) {
+        if (strcmp (argv[i], "--") == 0) {
+            i++;
+            break;
+        }
+        if (take_option (&sb, argv, argc, &i, err) < 0)
+            return -1;
+    }
+    cli->first_arg = i;
+    return 0;
+}
+
+int sbatch_parse_command (struct hpcq_jobspec *spec, const char *script, int argc,
+                          char **argv, struct sbatch_cli *cli, struct hpcq_error *err)
+{
+    struct sbatch sb = { .requeue = -1 };
+    char *copy = strdup (script);
+    int i = 0, rc = 0;
+
+    if (!copy)
+        return errprintf_code (err, ENOMEM, "out of memory");
+    /* The script's lines first, then the command line on top. */
+    if (scan_script (&sb, copy, err) < 0)
+        rc = -1;
+    sb.cli = cli;
+    while (rc == 0 && i < cli->first_arg && i < argc)
+        rc = strcmp (argv[i], "--") == 0 ? (i++, 0) : take_option (&sb, argv, argc, &i, err);
+    if (rc == 0 && apply_sbatch (spec, &sb, err) < 0)
+        rc = -1;
+    free (copy);
+    return rc;
 }

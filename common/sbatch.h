@@ -20,6 +20,26 @@
 int sbatch_parse_script (struct hpcq_jobspec *spec, const char *script,
                          struct hpcq_error *err);
 
+/* The sbatch command's own options, which a script cannot give. */
+struct sbatch_cli {
+    const char *wrap;       /* --wrap=COMMAND */
+    const char *chdir;      /* -D, --chdir=DIR */
+    int parsable;           /* --parsable: print the job number alone */
+    int wait;               /* -W, --wait: wait for the job, exit with its status */
+    int first_arg;          /* argv index of the script (after the options) */
+};
+
+/* First pass over sbatch's arguments (argv without the program name):
+ * checks the options, fills cli and finds the script.  0 or -1 with err. */
+int sbatch_scan_command (int argc, char **argv, struct sbatch_cli *cli,
+                         struct hpcq_error *err);
+
+/* The script's #SBATCH lines, then the options before cli->first_arg on
+ * top, applied to spec (which is then in Slurm's dialect, with its
+ * defaults: output to slurm-%j.out).  0 or -1 with err. */
+int sbatch_parse_command (struct hpcq_jobspec *spec, const char *script, int argc,
+                          char **argv, struct sbatch_cli *cli, struct hpcq_error *err);
+
 /* Slurm time: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS -> seconds. */
 int sbatch_parse_time (const char *s, int64_t *secs, struct hpcq_error *err);
 

@@ -5,9 +5,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The number of elements of an array (not a pointer). */
+#define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
+
 /* Allocation that aborts on failure: for the CLI and start-up paths only,
  * where running out of memory leaves nothing sensible to do. */
 void *xzalloc (size_t n);
+void *xrealloc (void *p, size_t n);
 char *xstrdup (const char *s);
 
 /* Monotonic and wall clocks in milliseconds / seconds. */
@@ -37,5 +41,11 @@ void util_short_hostname (char *buf, int len);
 /* PBS's boolean words: true/t/1/yes/y and false/f/0/no/n, any case.
  * 0 with *out set, or -1 (EINVAL) for anything else. */
 int util_parse_bool (const char *s, int *out);
+
+/* Whole-string numbers, for option parsers: s must be a decimal number
+ * and nothing else, within [min, max] (a double also finite).  Return 0
+ * with *v set, or -1 with errno EINVAL (not a number) or ERANGE. */
+int util_parse_long (const char *s, long min, long max, long *v);
+int util_parse_double (const char *s, double min, double max, double *v);
 
 #endif

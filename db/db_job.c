@@ -41,8 +41,8 @@ static const char *sql_attempt_end =
     " WHERE job_seq = ?1 AND attempt = ?2";
 
 static const char *sql_event_add =
-    "INSERT INTO events (job_seq, time, type, actor, detail)"
-    " VALUES (?1, ?2, ?3, ?4, ?5)";
+    "INSERT INTO events (job_seq, time, type, actor, detail, old_state, new_state)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 
 /* IS, not =: server events (seq 0) are stored with a NULL job. */
 static const char *sql_event_count =
@@ -240,8 +240,18 @@ int db_attempt_end (struct db *db, int64_t seq, int attempt, int64_t end,
     return db_exec_stmt (db, st);
 }
 
-int db_event_add (struct db *db, int64_t seq, int64_t time, const char *type,
-                  const char *actor, const char *detail)
+/* A state letter as text, or NULL for none. */
+static void bind_opt_state (sqlite3_stmt *st, int i, char state)
+{
+    if (state)
+        sqlite3_bind_text (st, i, &state, 1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null (st, i);
+}
+
+int db_event_add_state (struct db *db, int64_t seq, int64_t time, const char *type,
+                        const char *actor, const char *detail, char old_state,
+                        char new_state)
 {
     sqlite3_stmt *st;
 
@@ -252,7 +262,15 @@ int db_event_add (struct db *db, int64_t seq, int64_t time, const char *type,
     sqlite3_bind_text (st, 3, type, -1, SQLITE_STATIC);
     sqlite3_bind_text (st, 4, actor, -1, SQLITE_STATIC);
     bind_opt_text (st, 5, detail);
+    bind_opt_state (st, 6, old_state);
+    bind_opt_state (st, 7, new_state);
     return db_exec_stmt (db, st);
+}
+
+int db_event_add (struct db *db, int64_t seq, int64_t time, const char *type,
+                  const char *actor, const char *detail)
+{
+    return db_event_add_state (db, seq, time, type, actor, detail, 0, 0);
 }
 
 int db_event_count (struct db *db, int64_t seq, const char *type)

@@ -70,6 +70,11 @@ int db_attempt_end (struct db *db, int64_t seq, int attempt, int64_t end,
 /* Event history.  seq may be 0 for server events. */
 int db_event_add (struct db *db, int64_t seq, int64_t time, const char *type,
                   const char *actor, const char *detail);
+/* An event that moved a job from old_state to new_state (PBS letters;
+ * '\0' for none: old_state at submission). */
+int db_event_add_state (struct db *db, int64_t seq, int64_t time, const char *type,
+                        const char *actor, const char *detail, char old_state,
+                        char new_state);
 
 /* Number of events of a type for a job (tests and accounting). */
 int db_event_count (struct db *db, int64_t seq, const char *type);

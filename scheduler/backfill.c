@@ -169,7 +169,8 @@ int backfill_same_request (const struct job *a, const struct job *b)
         const struct hpcq_chunk *p = &x->chunk[c], *q = &y->chunk[c];
         if (p->count != q->count || p->ncpus != q->ncpus || p->ngpus != q->ngpus
             || p->mem != q->mem || !same (chunk_model (p), chunk_model (q))
-            || !same (chunk_mig (p), chunk_mig (q)))
+            || !same (chunk_mig (p), chunk_mig (q)) || !same (chunk_host (p), chunk_host (q))
+            || !same (chunk_labels (p), chunk_labels (q)))
             return 0;
     }
     return 1;

@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/depend.h"
+#include "scheduler/lifecycle.h"
 #include "scheduler/sched.h"
 
 enum dep_type { DEP_AFTER, DEP_AFTEROK, DEP_AFTERNOTOK, DEP_AFTERANY };
@@ -184,9 +185,10 @@ int depend_attach (struct server *srv, struct job *job, struct hpcq_error *err)
     if (!(d->v = realloc (d->v, (d->n + 1) * sizeof (*d->v))))
         abort ();
     d->v[d->n++] = w;
-    if (job->rec.state == 'Q' || job->rec.state == 'H') {
+    /* A new job is held from its submission (lifecycle_submit holds a job
+     * with holds); a reloaded one is held already. */
+    if (job->rec.state == JOB_STATE_NEW || job->rec.state == 'H') {
         hold_types_add (job, 's');
-        job->rec.state = 'H';
         job_set_comment (job, "Job held: waiting for %s", why);
     }
     return 0;
@@ -202,8 +204,8 @@ static void depend_release (struct server *srv, struct job *job)
 {
     hold_types_drop (job, 's');
     job_set_comment (job, "Dependencies satisfied");
-    if (job_set_state (srv, job, strpbrk (job->rec.hold_types, "uo") ? 'H' : 'Q',
-                       "released", "scheduler", "dependencies satisfied") < 0)
+    if (lifecycle_change (srv, job, strpbrk (job->rec.hold_types, "uo") ? 'H' : 'Q',
+                          JOB_EV_RELEASED, "scheduler", "dependencies satisfied") < 0)
         log_error ("job %s: record release", job->id);
     sched_request (srv->sched);
 }
@@ -227,7 +229,8 @@ void depend_update (struct server *srv)
         else if (st == DEP_NEVER && !strstr (job->rec.comment ? job->rec.comment : "",
                                              "can never")) {
             job_set_comment (job, "Job held: dependency %s can never be satisfied", why);
-            if (job_set_state (srv, job, 'H', "dependency_failed", "scheduler", why) < 0)
+            if (lifecycle_change (srv, job, 'H', JOB_EV_DEPENDENCY_FAILED, "scheduler",
+                                  why) < 0)
                 log_error ("job %s: record dependency failure", job->id);
         }
     }

@@ -13,6 +13,7 @@
 
 #include "common/util.h"
 #include "scheduler/job_attr.h"
+#include "scheduler/job_state.h"
 
 static void set_str (json_t *o, const char *key, const char *value)
 {
@@ -132,30 +133,33 @@ json_t *job_attr_summary (struct server *srv, const struct job *job)
             json_object_set_new (o, "resources_used", ru);
     }
     {
-        char state = job_display_state (job);
+        char state = job_state_display (job);
         json_object_set_new (o, "job_state", json_stringn (&state, 1));
     }
     set_str (o, "queue", job->rec.queue);
     return o;
 }
 
+/* What PBS's job tables (qstat, -a, -n, -s, -t) and Slurm's squeue show
+ * of any job: who, what, where, when, how big, and why it waits.  An
+ * allow-list, so that an attribute added later stays private until it is
+ * put here on purpose. */
+static const char *public_attrs[] = {
+    "Job_Name", "Job_Owner", "resources_used", "job_state", "queue", "server",
+    "Checkpoint", "ctime", "exec_host", "exec_vnode", "Hold_Types", "mtime", "Priority",
+    "qtime", "Rerunable", "Resource_List", "stime", "substate", "comment", "estimated",
+    "etime", "run_count", "Exit_status", "obittime", "project", "array",
+    "array_indices_submitted", "array_state_count", "array_id", "array_index", NULL,
+};
+
 json_t *job_attr_public (struct server *srv, const struct job *job)
 {
-    json_t *o = json_object (), *ru = NULL, *cput;
-    char owner[384], state = job_display_state (job);
+    json_t *all = job_attr_json (srv, job), *o = all ? json_object () : NULL, *v;
 
-    if (!o)
-        return NULL;
-    snprintf (owner, sizeof (owner), "%s@%s", job->rec.owner, job->spec.submit_host);
-    set_str (o, "Job_Name", job->spec.name);
-    set_str (o, "Job_Owner", owner);
-    if (job->rec.resources_used && (ru = json_loads (job->rec.resources_used, 0, NULL))
-        && (cput = json_object_get (ru, "cput")))
-        json_object_set_new (o, "resources_used", json_pack ("{s:O}", "cput", cput));
-    json_decref (ru);
-    json_object_set_new (o, "job_state", json_stringn (&state, 1));
-    set_str (o, "queue", job->rec.queue);
-    set_str (o, "server", srv->name);
+    for (int i = 0; o && public_attrs[i]; i++)
+        if ((v = json_object_get (all, public_attrs[i])))
+            json_object_set (o, public_attrs[i], v);
+    json_decref (all);
     return o;
 }
 
@@ -179,7 +183,7 @@ int job_attr_row (FILE *f, const struct job *job)
     put_field (f, job->spec.name ? job->spec.name : "", '\t');
     put_field (f, job->rec.owner, '\t');
     put_field (f, cput, '\t');
-    putc (job_display_state (job), f);
+    putc (job_state_display (job), f);
     putc ('\t', f);
     put_field (f, job->rec.queue, '\n');
     json_decref (ru);

@@ -23,6 +23,7 @@
 #include "scheduler/job_rpc.h"
 #include "scheduler/job_stat.h"
 #include "scheduler/jobs.h"
+#include "scheduler/lifecycle.h"
 #include "scheduler/limits.h"
 #include "scheduler/nodes.h"
 #include "scheduler/queue.h"
@@ -45,7 +46,7 @@ static struct job *job_new (struct server *srv, struct conn *c,
     snprintf (job->rec.name, sizeof (job->rec.name), "%s", job->spec.name);
     snprintf (job->rec.queue, sizeof (job->rec.queue), "%s",
               job->spec.queue ? job->spec.queue : srv->default_queue);
-    job->rec.state = job->spec.hold ? 'H' : 'Q';
+    job->rec.state = JOB_STATE_NEW;     /* lifecycle_submit decides */
     snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "%s",
               job->spec.hold ? "u" : "n");
     job->rec.priority = job->spec.priority;
@@ -158,7 +159,7 @@ static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg
         job_discard (job);
         goto out;
     }
-    if (jobs_add (srv->jobs, job) < 0) {
+    if (lifecycle_submit (srv, job) < 0) {
         server_reply_error (c, msg, errno ? errno : ENOMEM, "cannot store job");
         job_discard (job);
         goto out;
@@ -182,8 +183,7 @@ out:
 
 /* The job named in a request that the caller may act on, or NULL after
  * replying with the reason (PBS wording). */
-static struct job *job_target (struct server *srv, struct conn *c,
-                               struct wire_msg *msg)
+struct job *job_rpc_target (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     const char *id;
     struct job *job;
@@ -212,7 +212,7 @@ static int delete_one (struct server *srv, struct job *job, const char *who)
     case 'R':
     case 'E':
         job_set_comment (job, "Job deleted by %s", who);
-        if (job_set_state (srv, job, 'E', "deleted", who, "running") < 0)
+        if (lifecycle_change (srv, job, 'E', JOB_EV_DELETED, who, "running") < 0)
             return -1;
         job_signal_worker (job, "TERM", "deleted");
         job->kill_sent = 1;
@@ -220,7 +220,7 @@ static int delete_one (struct server *srv, struct job *job, const char *who)
     default:
         job_set_comment (job, "Job deleted by %s before it ran", who);
         job->rec.etime = util_wall_secs ();
-        return job_set_state (srv, job, 'F', "deleted", who, "queued");
+        return lifecycle_change (srv, job, 'F', JOB_EV_DELETED, who, "queued");
     }
 }
 
@@ -245,7 +245,7 @@ static void array_delete (struct server *srv, struct conn *c, struct wire_msg *m
 
 static void job_delete (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_target (srv, c, msg);
+    struct job *job = job_rpc_target (srv, c, msg);
     char who[64];
 
     if (!job)
@@ -342,7 +342,7 @@ static int hold_request (struct server *srv, struct conn *c, struct wire_msg *ms
 
 static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_target (srv, c, msg);
+    struct job *job = job_rpc_target (srv, c, msg);
     char who[64];
     int mask;
 
@@ -359,7 +359,7 @@ static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
     holds_format (mask | holds_of (job), job->rec.hold_types,
                   sizeof (job->rec.hold_types));
     job_set_comment (job, "Job held by %s", who);
-    if (job_set_state (srv, job, 'H', "held", who, job->rec.hold_types) < 0) {
+    if (lifecycle_change (srv, job, 'H', JOB_EV_HELD, who, job->rec.hold_types) < 0) {
         server_reply_error (c, msg, errno, "cannot record hold of %s", job->id);
         return;
     }
@@ -368,7 +368,7 @@ static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
 
 static void job_release (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_target (srv, c, msg);
+    struct job *job = job_rpc_target (srv, c, msg);
     char who[64];
     int mask, left;
 
@@ -393,8 +393,8 @@ static void job_release (struct server *srv, struct conn *c, struct wire_msg *ms
         job_set_comment (job, "Job held: hold types %s remain", job->rec.hold_types);
     else
         job_set_comment (job, "Job released by %s", who);
-    if (job_set_state (srv, job, left ? 'H' : 'Q', "released", who,
-                       job->rec.hold_types) < 0) {
+    if (lifecycle_change (srv, job, left ? 'H' : 'Q', JOB_EV_RELEASED, who,
+                          job->rec.hold_types) < 0) {
         server_reply_error (c, msg, errno, "cannot record release of %s", job->id);
         return;
     }
@@ -446,7 +446,7 @@ static int alter_apply (struct server *srv, const struct job *job, json_t *opts,
 
 static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_target (srv, c, msg);
+    struct job *job = job_rpc_target (srv, c, msg);
     struct hpcq_jobspec spec;
     struct hpcq_error err;
     char who[64], *text;
@@ -478,7 +478,7 @@ static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
     job->rec.priority = spec.priority;
     limits_account (srv->limits, job, 1);
     server_user_name (conn_peer_uid (c), who, sizeof (who));
-    if (job_set_state (srv, job, job->rec.state, "altered", who, NULL) < 0) {
+    if (lifecycle_change (srv, job, job->rec.state, JOB_EV_ALTERED, who, NULL) < 0) {
         server_reply_error (c, msg, errno ? errno : ENOMEM, "cannot record change of %s",
                             job->id);
         return;

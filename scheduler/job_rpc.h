@@ -8,4 +8,10 @@
 
 int job_rpc_register (struct server *srv);
 
+struct job;
+
+/* The job named by the request's "id" that the caller may act on (its
+ * owner, an operator), or NULL after replying with PBS's reason. */
+struct job *job_rpc_target (struct server *srv, struct conn *c, struct wire_msg *msg);
+
 #endif

@@ -14,11 +14,8 @@
 #include "common/arrayspec.h"
 #include "common/log.h"
 #include "common/util.h"
-#include "scheduler/fairshare.h"
 #include "scheduler/jobs.h"
-#include "scheduler/limits.h"
 #include "scheduler/nodes.h"
-#include "scheduler/sched.h"
 
 struct jobs {
     struct server *srv;
@@ -30,7 +27,7 @@ struct jobs {
     struct job *r_head;             /* jobs holding an allocation */
 };
 
-static void running_link (struct jobs *js, struct job *job)
+void jobs_running_add (struct jobs *js, struct job *job)
 {
     job->r_prev = NULL;
     job->r_next = js->r_head;
@@ -39,7 +36,7 @@ static void running_link (struct jobs *js, struct job *job)
     js->r_head = job;
 }
 
-static void running_unlink (struct jobs *js, struct job *job)
+void jobs_running_remove (struct jobs *js, struct job *job)
 {
     if (job->r_prev)
         job->r_prev->r_next = job->r_next;
@@ -129,7 +126,7 @@ void jobs_destroy (struct jobs *js)
     free (js);
 }
 
-static int jobs_append (struct jobs *js, struct job *job)
+int jobs_add (struct jobs *js, struct job *job)
 {
     if (js->n == js->cap) {
         int cap = js->cap ? js->cap * 2 : 256;
@@ -340,7 +337,7 @@ static int load_link_subjob (struct jobs *js, struct job *row)
     if ((sj->rec.state == 'R' || sj->rec.state == 'E') && sj->rec.alloc
         && (sj->alloc = alloc_from_json (js->srv->nodes, sj->rec.alloc))) {
         alloc_apply (sj->alloc, sj->rec.seq, 1);
-        running_link (js, sj);
+        jobs_running_add (js, sj);
         array->array_running++;
     }
     return 0;
@@ -354,10 +351,10 @@ static int load_link (struct jobs *js, struct job *job)
     if ((job->rec.state == 'R' || job->rec.state == 'E') && job->rec.alloc) {
         if ((job->alloc = alloc_from_json (js->srv->nodes, job->rec.alloc))) {
             alloc_apply (job->alloc, job->rec.seq, 1);
-            running_link (js, job);
+            jobs_running_add (js, job);
         }
     }
-    if (jobs_append (js, job) < 0) {
+    if (jobs_add (js, job) < 0) {
         job_free (job);
         return -1;
     }
@@ -413,7 +410,7 @@ int64_t jobs_next_seq (struct jobs *js)
     return js->next_seq;
 }
 
-int jobs_add (struct jobs *js, struct job *job)
+int jobs_insert (struct jobs *js, struct job *job)
 {
     char buf[32];
 
@@ -421,12 +418,23 @@ int jobs_add (struct jobs *js, struct job *job)
     if (db_job_insert (js->srv->db, &job->rec) < 0)
         return -1;
     snprintf (buf, sizeof (buf), "%lld", (long long)job->rec.seq + 1);
-    if (db_server_set (js->srv->db, "next_seq", buf) < 0)
-        return -1;
-    if (db_event_add (js->srv->db, job->rec.seq, job->rec.ctime, "submitted",
-                      job->rec.owner, job->rec.queue) < 0)
-        return -1;
-    return jobs_append (js, job);
+    return db_server_set (js->srv->db, "next_seq", buf);
+}
+
+void jobs_refile (struct jobs *js, struct job *job, char old)
+{
+    if (job->is_array)
+        return;     /* an array never runs itself: only its subjobs queue */
+    if (old == 'Q' && job->rec.state != 'Q')
+        queue_unlink (js, job);
+    else if (old != 'Q' && job->rec.state == 'Q')
+        queue_link (js, job);
+}
+
+int jobs_write (struct jobs *js, struct job *job)
+{
+    job->rec.mtime = util_wall_secs ();
+    return db_job_update (js->srv->db, &job->rec);
 }
 
 int jobs_add_subjobs (struct jobs *js, struct job *array)
@@ -557,198 +565,6 @@ void job_set_comment (struct job *job, const char *fmt, ...)
     va_end (ap);
     free (job->rec.comment);
     job->rec.comment = xstrdup (buf);
-}
-
-int job_set_state (struct server *srv, struct job *job, char state,
-                   const char *event, const char *actor, const char *detail)
-{
-    if (job->is_array)
-        ;   /* an array never runs itself: only its subjobs queue */
-    else if (job->rec.state == 'Q' && state != 'Q')
-        queue_unlink (srv->jobs, job);
-    else if (job->rec.state != 'Q' && state == 'Q')
-        queue_link (srv->jobs, job);
-    /* A job counts against max_queued until it finishes. */
-    if (job->rec.state != 'F' && state == 'F')
-        limits_account (srv->limits, job, -1);
-    else if (job->rec.state == 'F' && state != 'F') {
-        job->rec.state = state;
-        limits_account (srv->limits, job, 1);
-    }
-    job->rec.state = state;
-    job->rec.mtime = util_wall_secs ();
-    if (db_job_update (srv->db, &job->rec) < 0)
-        return -1;
-    if (event && db_event_add (srv->db, job->rec.seq, job->rec.mtime, event,
-                               actor, detail) < 0)
-        return -1;
-    if (job->parent)
-        job_array_update (srv, job->parent);
-    return 0;
-}
-
-char job_display_state (const struct job *job)
-{
-    if (job->is_array && job->rec.state != 'F') {
-        for (int i = 0; i < job->nsub; i++)
-            if (job->sub[i]->rec.run_count > 0 || job->sub[i]->rec.state == 'F')
-                return 'B';
-    }
-    return job->rec.state;
-}
-
-void job_array_update (struct server *srv, struct job *array)
-{
-    int failed = 0;
-
-    if (array->rec.state == 'F')
-        return;
-    for (int i = 0; i < array->nsub; i++) {
-        const struct job *s = array->sub[i];
-        if (s->rec.state != 'F')
-            return;
-        if (!s->rec.has_exit || s->rec.exit_status != 0)
-            failed = 1;
-    }
-    /* PBS: an array's exit status is 0 when every subjob's was. */
-    array->rec.has_exit = 1;
-    array->rec.exit_status = failed;
-    array->rec.etime = util_wall_secs ();
-    job_set_comment (array, "Job Array Finished");
-    if (job_set_state (srv, array, 'F', "finished", "scheduler", NULL) < 0)
-        log_error ("job %s: record end of array", array->id);
-}
-
-int job_start (struct server *srv, struct job *job, struct alloc *alloc)
-{
-    json_t *o = alloc_to_json (alloc);
-    char *text = o ? json_dumps (o, JSON_COMPACT) : NULL;
-
-    json_decref (o);
-    if (!text)
-        return -1;
-    free (job->rec.alloc);
-    job->rec.alloc = text;
-    free (job->rec.exec_host);
-    free (job->rec.exec_vnode);
-    alloc_format_exec (alloc, &job->rec.exec_host, &job->rec.exec_vnode);
-    job->alloc = alloc;
-    alloc_apply (alloc, job->rec.seq, 1);
-    running_link (srv->jobs, job);
-    if (job->parent)
-        job->parent->array_running++;
-    job->est_start = 0;
-    job->rec.run_count++;
-    job->rec.stime = util_wall_secs ();
-    job->rec.has_exit = 0;
-    job->rec.session_id = 0;
-    free (job->rec.resources_used);
-    job->rec.resources_used = NULL;
-    {
-        char when[64];
-        util_format_ctime (job->rec.stime, when, sizeof (when));
-        job_set_comment (job, "Job run at %s on %s", when, job->rec.exec_vnode);
-    }
-    /* A subjob's first start may be the first its row is written. */
-    if (job->parent && db_job_update (srv->db, &job->rec) < 0)
-        return -1;
-    if (db_attempt_start (srv->db, job->rec.seq, job->rec.run_count,
-                          alloc->slot[0].node_name, job->rec.exec_host,
-                          job->rec.stime) < 0)
-        return -1;
-    job->launch_pending = 1;
-    job->kill_sent = 0;
-    return job_set_state (srv, job, 'R', "started", "scheduler", job->rec.exec_host);
-}
-
-static void job_release_alloc (struct server *srv, struct job *job)
-{
-    if (job->alloc) {
-        running_unlink (srv->jobs, job);
-        if (job->parent)
-            job->parent->array_running--;
-        alloc_apply (job->alloc, job->rec.seq, -1);
-        free (job->alloc);
-        job->alloc = NULL;
-    }
-    free (job->rec.alloc);
-    job->rec.alloc = NULL;
-    sched_request (srv->sched);
-}
-
-static int job_store_usage (struct job *job, int64_t cput, int64_t walltime,
-                            int64_t maxrss)
-{
-    char cpu[32], wall[32], mem[32];
-    json_t *o;
-
-    resource_format_walltime (cput, cpu, sizeof (cpu));
-    resource_format_walltime (walltime, wall, sizeof (wall));
-    resource_format_size (maxrss, mem, sizeof (mem));
-    o = json_pack ("{s:s s:s s:s s:i}", "cput", cpu, "walltime", wall, "mem", mem,
-                   "ncpus", resource_total_ncpus (&job->spec.res));
-    if (!o)
-        return -1;
-    free (job->rec.resources_used);
-    job->rec.resources_used = json_dumps (o, JSON_COMPACT);
-    json_decref (o);
-    return job->rec.resources_used ? 0 : -1;
-}
-
-int job_end (struct server *srv, struct job *job, int exit_status,
-             const char *reason, int64_t cput, int64_t walltime,
-             int64_t maxrss, const char *actor)
-{
-    char detail[128], why[512];
-
-    /* reason may be the job's own comment, which is replaced below. */
-    if (reason) {
-        snprintf (why, sizeof (why), "%s", reason);
-        reason = why;
-    }
-    job_release_alloc (srv, job);
-    job->rec.has_exit = 1;
-    job->rec.exit_status = exit_status;
-    job->rec.etime = util_wall_secs ();
-    job->launch_pending = 0;
-    if (job_store_usage (job, cput, walltime, maxrss) < 0
-        || fairshare_charge (srv->fairshare, job, walltime) < 0)
-        return -1;
-    if (reason)
-        job_set_comment (job, "%s", reason);
-    else
-        job_set_comment (job, "Job run at %s and finished", job->rec.exec_host
-                         ? job->rec.exec_host : "?");
-    if (db_attempt_end (srv->db, job->rec.seq, job->rec.run_count, job->rec.etime,
-                        exit_status, reason, cput, walltime, maxrss) < 0)
-        return -1;
-    snprintf (detail, sizeof (detail), "Exit_status=%d", exit_status);
-    log_msg (LOG_INFO, "job %s (%s) finished: exit status %d", job->id,
-             job->rec.owner, exit_status);
-    return job_set_state (srv, job, 'F', "finished", actor, detail);
-}
-
-int job_node_lost (struct server *srv, struct job *job, const char *why)
-{
-    int64_t now = util_wall_secs ();
-
-    if (!job->spec.rerunnable || job->rec.state == 'E') {
-        char reason[256];
-        snprintf (reason, sizeof (reason), "Job failed: %s", why);
-        return job_end (srv, job, JOB_EXEC_NODE_LOST, reason, 0,
-                        now - job->rec.stime, 0, "scheduler");
-    }
-    job_release_alloc (srv, job);
-    job->launch_pending = 0;
-    if (db_attempt_end (srv->db, job->rec.seq, job->rec.run_count, now,
-                        JOB_EXEC_RERUN, why, 0, now - job->rec.stime, 0) < 0)
-        return -1;
-    job_set_comment (job, "Requeued: %s", why);
-    free (job->rec.exec_host);
-    free (job->rec.exec_vnode);
-    job->rec.exec_host = job->rec.exec_vnode = NULL;
-    log_msg (LOG_WARNING, "job %s (%s) requeued: %s", job->id, job->rec.owner, why);
-    return job_set_state (srv, job, 'Q', "requeued", "scheduler", why);
 }
 
 void job_signal_worker (struct job *job, const char *sig, const char *reason)

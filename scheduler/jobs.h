@@ -1,9 +1,9 @@
 /* jobs.h - the scheduler's jobs in memory, written through to the database.
  *
  * Every job since the database was created is here (finished ones too, for
- * qstat -x), indexed by sequence number.  State changes go through the
- * job_set_* functions, which update the durable record in the open
- * transaction and record an event in the job's history.
+ * qstat -x), indexed by sequence number, with the lists a scheduling pass
+ * reads (queued, running).  A job's state is changed only by lifecycle.h,
+ * which writes each change through with an event in the job's history.
  */
 #ifndef HPCQ_SCHEDULER_JOBS_H
 #define HPCQ_SCHEDULER_JOBS_H
@@ -71,18 +71,17 @@ int jobs_load (struct jobs *js);
 /* The next sequence number; durable once the batch commits. */
 int64_t jobs_next_seq (struct jobs *js);
 
-/* Add a new job (takes ownership) and insert it.  0 or -1. */
+/* Give a new job its id and write its row (and the next sequence number)
+ * in the open transaction; memory is untouched.  0 or -1. */
+int jobs_insert (struct jobs *js, struct job *job);
+
+/* Add a job to the index (takes ownership), queued if its state is Q.
+ * 0 or -1 (ENOMEM: the job is still the caller's). */
 int jobs_add (struct jobs *js, struct job *job);
 
 /* Expand array job (already added) into its subjobs, one per index of its
  * -J range, and insert them.  0 or -1. */
 int jobs_add_subjobs (struct jobs *js, struct job *array);
-
-/* The array's state from its subjobs: finished when all are. */
-void job_array_update (struct server *srv, struct job *array);
-
-/* 'B' for an array some of whose subjobs have begun, else the state. */
-char job_display_state (const struct job *job);
 
 /* Free the request's JSON text once it is stored: the parsed request
  * (job->spec) is what the scheduler uses, and the text was a third of a
@@ -106,20 +105,21 @@ struct job **jobs_all (struct jobs *js, int *n);
 struct job *jobs_queued_first (struct jobs *js);
 int jobs_queued_count (struct jobs *js);
 
-/* The jobs holding an allocation (running or exiting). */
+/* The jobs holding an allocation (running or exiting); a job joins when
+ * it gets one and leaves when it releases it. */
 struct job *jobs_running_first (struct jobs *js);
+void jobs_running_add (struct jobs *js, struct job *job);
+void jobs_running_remove (struct jobs *js, struct job *job);
 int jobs_count_state (struct jobs *js, char state);
 
-/* State changes, each written through with an event (actor: who did it). */
-int job_set_state (struct server *srv, struct job *job, char state,
-                   const char *event, const char *actor, const char *detail);
-int job_start (struct server *srv, struct job *job, struct alloc *alloc);
-/* The attempt ended: record exit and usage, release the allocation. */
-int job_end (struct server *srv, struct job *job, int exit_status,
-             const char *reason, int64_t cput, int64_t walltime,
-             int64_t maxrss, const char *actor);
-/* The node under a running job failed: requeue it or fail it. */
-int job_node_lost (struct server *srv, struct job *job, const char *why);
+/* After job's state changed from old (lifecycle.h): join or leave the
+ * queued list. */
+void jobs_refile (struct jobs *js, struct job *job, char old);
+
+/* Write job's record through to the open transaction (its mtime now):
+ * for changes that are no state change (the session a worker reports).
+ * 0 or -1. */
+int jobs_write (struct jobs *js, struct job *job);
 /* Ask the job's mother-superior worker to signal it ("TERM" or "KILL";
  * reason "deleted" escalates to SIGKILL after the kill delay).  Not
  * durable: repeated when the node reconnects. */

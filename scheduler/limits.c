@@ -576,6 +576,17 @@ void limits_account (struct limits *lim, const struct job *job, int sign)
     usage_add (lim, job->rec.queue, (uid_t)job->rec.uid, job->rec.owner, v, sign);
 }
 
+void limits_state_changed (struct limits *lim, const struct job *job, char old)
+{
+    int was = old != 'F', now = job->rec.state != 'F';
+    int64_t v[LIM_NATTR];
+
+    if (!lim || !lim->active || job->is_array || was == now)
+        return;
+    req_amounts (&job->spec.res, 1, v);
+    usage_add (lim, job->rec.queue, (uid_t)job->rec.uid, job->rec.owner, v, now ? 1 : -1);
+}
+
 void limits_account_new (struct limits *lim, const struct job *job)
 {
     if (!job->is_array) {

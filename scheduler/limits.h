@@ -103,6 +103,9 @@ int limits_admit (struct limits *lim, const struct limits_req *req,
 void limits_account (struct limits *lim, const struct job *job, int sign);
 /* A new job, or each subjob of a new array. */
 void limits_account_new (struct limits *lim, const struct job *job);
+/* job's state just changed from old (lifecycle.c): it leaves the counts
+ * when it finishes, and comes back if it ever leaves F. */
+void limits_state_changed (struct limits *lim, const struct job *job, char old);
 
 /* The token bucket's settings (limits_create reads them from the
  * config; tests set them here). */

@@ -11,6 +11,7 @@
 #include "common/util.h"
 #include "db/db_node.h"
 #include "scheduler/jobs.h"
+#include "scheduler/lifecycle.h"
 #include "scheduler/nodes.h"
 #include "scheduler/sched.h"
 
@@ -160,7 +161,7 @@ static void node_mark_down (struct server *srv, struct node *n, const char *why)
         log_error ("node %s: record state", n->name);
     snprintf (reason, sizeof (reason), "node %s %s", n->name, why);
     for (int i = 0; i < k; i++)
-        if (job_node_lost (srv, jobs[i], reason) < 0)
+        if (lifecycle_node_lost (srv, jobs[i], reason) < 0)
             log_error ("job %s: handle node loss", jobs[i]->id);
     if (n->conn) {
         conn_set_aux (n->conn, NULL);
@@ -347,7 +348,7 @@ static void node_reconcile_missing (struct server *srv, struct node *n,
             sched_launch (srv, job);
         }
         else
-            job_node_lost (srv, job, "its node restarted and lost it");
+            lifecycle_node_lost (srv, job, "its node restarted and lost it");
     }
 }
 
@@ -476,7 +477,7 @@ static void node_job_started (struct server *srv, struct conn *c, struct wire_ms
         (void)json_unpack (msg->body, "{s?I}", "session_id", &sid);
         job->launch_pending = 0;
         job->rec.session_id = sid;
-        if (job_set_state (srv, job, job->rec.state, NULL, NULL, NULL) < 0)
+        if (jobs_write (srv->jobs, job) < 0)
             log_error ("job %s: record session", job->id);
     }
     server_reply_after_commit (srv, c, msg, NULL);
@@ -501,7 +502,7 @@ static void node_finished (struct server *srv, struct node *n, json_t *body)
     }
     if (!reason && job->rec.state == 'E' && job->rec.comment)
         reason = job->rec.comment;   /* e.g. "Job deleted by alice" */
-    if (job_end (srv, job, exit_status, reason, cput, wall, maxrss, n->name) < 0)
+    if (lifecycle_end (srv, job, exit_status, reason, cput, wall, maxrss, n->name) < 0)
         log_error ("job %s: record result", job->id);
 }
 

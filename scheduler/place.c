@@ -319,6 +319,13 @@ static int64_t clamp20 (int64_t v)
     return v < 0 ? 0 : v > 0xfffff ? 0xfffff : v;
 }
 
+/* The chunk's own conditions on the node: its host= and node labels. */
+static int chunk_node_ok (const struct node *n, const struct hpcq_chunk *c)
+{
+    return (!c->host || strcmp (n->name, c->host) == 0)
+           && (!c->labels || place_labels_match (n->labels, c->labels));
+}
+
 /* How badly placing c on n (usage u) fits, lower is better; -1 if it
  * does not fit at all.  See place.h for the order. */
 static int64_t chunk_score (const struct node *n, const struct node_use *u,
@@ -327,7 +334,8 @@ static int64_t chunk_score (const struct node *n, const struct node_use *u,
     int64_t cpus_left = n->ncpus - u->ncpus_used - c->ncpus;
     int whole = 0, left = 0;
 
-    if (cpus_left < 0 || (c->mem > 0 && n->mem - u->mem_used < c->mem))
+    if (cpus_left < 0 || (c->mem > 0 && n->mem - u->mem_used < c->mem)
+        || !chunk_node_ok (n, c))
         return -1;
     if (chunk_mig (c)[0]) {
         if ((*mig_gpu = mig_tightest (n, u, c, &left)) < 0)
@@ -607,7 +615,7 @@ int place_chunk_copies (const struct node *n, const struct node_use *u,
 {
     int k;
 
-    if (!node_usable (n, labels, 0))
+    if (!node_usable (n, labels, 0) || !chunk_node_ok (n, c))
         return 0;
     if (!u)
         u = &n->use;

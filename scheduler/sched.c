@@ -11,6 +11,7 @@
 #include "common/util.h"
 #include "scheduler/depend.h"
 #include "scheduler/fairshare.h"
+#include "scheduler/lifecycle.h"
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
 #include "scheduler/policy.h"
@@ -267,7 +268,7 @@ static int sched_start (struct policy_ctx *ctx, struct job *job, struct alloc *a
         free (a);
         return 0;
     }
-    if (job_start (srv, job, a) < 0) {
+    if (lifecycle_start (srv, job, a) < 0) {
         log_error ("job %s: start", job->id);
         return -1;
     }

@@ -22,6 +22,7 @@
 #include "scheduler/clients.h"
 #include "scheduler/depend.h"
 #include "scheduler/fairshare.h"
+#include "scheduler/job_ops.h"
 #include "scheduler/job_rpc.h"
 #include "scheduler/jobs.h"
 #include "scheduler/limits.h"
@@ -228,6 +229,7 @@ static void server_conn_close (struct conn *c, void *arg)
     for (struct pending *p = srv->pending; p; p = p->next)
         if (p->conn == c)
             p->conn = NULL;
+    job_ops_conn_closed (srv->job_ops, c);
     if (conn_aux (c)) {
         struct node *n = conn_aux (c);
         log_msg (LOG_WARNING, "node %s: connection lost", n->name);
@@ -498,7 +500,8 @@ struct server *server_create (struct loop *loop, struct config *cfg,
     limits_recount (srv->limits);
     if (job_rpc_register (srv) < 0 || queue_rpc_register (srv) < 0
         || node_admin_register (srv) < 0 || server_attr_register (srv) < 0
-        || loop_before_sleep (loop, server_before_sleep, srv) < 0) {
+        || loop_before_sleep (loop, server_before_sleep, srv) < 0
+        || !(srv->job_ops = job_ops_create (srv))) {
         errprintf (err, "cannot register handlers");
         goto error;
     }
@@ -528,6 +531,7 @@ void server_destroy (struct server *srv)
         close (srv->tcp_fd);
     if (srv->address_path[0])
         (void)unlink (srv->address_path);
+    job_ops_destroy (srv->job_ops);
     sched_destroy (srv->sched);
     server_attr_destroy (srv->attrs);
     limits_destroy (srv->limits);

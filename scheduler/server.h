@@ -31,6 +31,7 @@ struct fairshare;
 struct clients;
 struct limits;
 struct server_attrs;
+struct job_ops;
 struct server;
 
 enum {
@@ -56,6 +57,7 @@ struct server {
     struct fairshare *fairshare;
     struct limits *limits;      /* max_queued, the submission rate limit */
     struct server_attrs *attrs; /* qmgr's server attributes */
+    struct job_ops *job_ops;    /* qsig, qrerun, qrun, qorder, qmsg, waits (job_ops.h) */
     char name[64];              /* server name: job ids are NUM.NAME */
     char host[256];             /* this host, for Job_Owner and hello */
     char default_queue[64];

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "scheduler/job_state.h"
 #include "scheduler/jobs.h"
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
@@ -170,9 +171,10 @@ static int eng_start (struct policy_ctx *ctx, struct job *job, struct alloc *a)
     int idx = (int)(job->rec.seq - 1);
     struct sim_outcome *o = &e->run->out[idx];
 
+    if (job_state_set (job, 'R', JOB_EV_STARTED, "hpcq-sim", __func__) < 0)
+        return -1;
     alloc_apply (a, job->rec.seq, 1);
     job->alloc = a;
-    job->rec.state = 'R';
     job->rec.stime = ctx->now;
     job->r_prev = NULL;
     job->r_next = ctx->running;
@@ -196,6 +198,7 @@ static void job_finish (struct engine *e, int idx)
     struct job *job = e->live[idx];
     const struct sim_outcome *o = &e->run->out[idx];
 
+    (void)job_state_set (job, 'F', JOB_EV_FINISHED, "hpcq-sim", __func__);
     alloc_apply (job->alloc, job->rec.seq, -1);
     if (job->r_prev)
         job->r_prev->r_next = job->r_next;
@@ -221,7 +224,7 @@ static int job_arrive (struct engine *e, int idx)
     if (!job)
         return -1;
     job->rec.seq = idx + 1;
-    job->rec.state = 'Q';
+    (void)job_state_set (job, 'Q', JOB_EV_SUBMITTED, "hpcq-sim", __func__);
     job->rec.ctime = sj->submit;
     job->spec.res = sj->res;
     snprintf (job->id, sizeof (job->id), "%lld.sim", (long long)sj->id);

@@ -1,8 +1,9 @@
 #!/bin/bash
 # query_other_jobs (PBS Pro's server attribute; issue 10, finding 5): by
-# default a user sees others' jobs only as the qstat table shows them,
-# never their Variable_List or Submit_arguments; the owner, operators and
-# managers see everything, and a manager may open it all with qmgr.
+# default a user sees others' jobs only as job tables (and squeue) show
+# them, never their Variable_List, Submit_arguments, paths or account; the
+# owner, operators and managers see everything, and a manager may open it
+# all with qmgr.
 . "$(dirname "$0")/lib.sh"
 
 cluster_start 1 --sched-config operators=bin
@@ -11,6 +12,7 @@ other_users_setup qstat
 if [ -z "$other_users" ]; then
     for t in 'another user sees the job in the table' \
              'but not its environment or arguments in qstat -f' \
+             'squeue shows it to another user as Slurm would' \
              'nor in qstat -f -F json' 'the owner sees everything' \
              'root and operators see everything' \
              'qmgr opens it to everyone, and closes it again' \
@@ -35,9 +37,16 @@ test_expect_success 'but not its environment or arguments in qstat -f' '
     as_user daemon qstat -f $id > f.out && cat f.out &&
     grep -qx "    job_state = H" f.out && grep -q "^    Job_Owner = nobody@" f.out &&
     grep -qx "    Job_Name = secretjob" f.out &&
+    grep -qx "    Resource_List.ncpus = 1" f.out &&
     ! grep -q "Variable_List" f.out && ! grep -q "Submit_arguments" f.out &&
     ! grep -q hunter2 f.out && ! grep -q Account_Name f.out &&
+    ! grep -qE "Output_Path|Error_Path|jobdir|hpcq_uuid" f.out &&
     as_user daemon qstat -f > all.out && ! grep -q hunter2 all.out && grep -q secretjob all.out
+'
+
+test_expect_success 'squeue shows it to another user as Slurm would' '
+    as_user daemon squeue > sq.out && cat sq.out &&
+    grep -E "^ *${id%%.*} +workq +secretjob +nobody +PD " sq.out
 '
 
 test_expect_success 'nor in qstat -f -F json' '

@@ -19,8 +19,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/arrayspec.h"
+#include "common/hostlist.h"
 #include "common/util.h"
 #include "worker/launch.h"
+#include "worker/sandbox.h"
 
 #define ENV_MAX 512
 
@@ -289,6 +292,9 @@ static void env_add (char **envp, int *n, const char *key, const char *fmt, ...)
         free (kv);
 }
 
+static void launch_env_compat (char **envp, int *n, const struct launch_req *req,
+                               const struct launch_env *e);
+
 static void env_user (char **envp, int *n, const struct launch_req *req)
 {
     struct passwd pw, *res = NULL;
@@ -351,6 +357,7 @@ static char **launch_environ (const struct launch_req *req, const struct launch_
         env_add (envp, &n, "SLURM_ARRAY_TASK_ID", "%d", req->array_index);
         env_add (envp, &n, "SLURM_ARRAY_JOB_ID", "%lld", (long long)req->number);
     }
+    launch_env_compat (envp, &n, req, e);
     /* A node with GPUs hides the ones the job was not given. */
     if (e->ngpus > 0 || req->ngpus > 0) {
         gpu_visible_devices (e->gpus, e->ngpus, req->gpus, req->ngpus,
@@ -428,7 +435,9 @@ static void child_exec (const struct launch_req *req, const char *script,
     if (setsid () < 0)
         child_fail (errfd, "setsid", "");
     child_become_owner (req, errfd);
-    if (chdir (req->spec.workdir) < 0)
+    if (req->sandbox[0] && sandbox_make (req->sandbox) < 0)
+        child_fail (errfd, "cannot create sandbox", req->sandbox);
+    if (chdir (req->sandbox[0] ? req->sandbox : req->spec.workdir) < 0)
         child_fail (errfd, "cannot enter working directory", req->spec.workdir);
     snprintf (ckpt, sizeof (ckpt), "%s/.hpcq/checkpoints/%s", req->spec.workdir,
               req->uuid);
@@ -471,6 +480,11 @@ pid_t launch_start (struct launch_req *req, const struct launch_env *e,
                     sizeof (req->stdout_path));
     resolve_output (req, req->spec.error_path, 'e', req->stderr_path,
                     sizeof (req->stderr_path));
+    if (req->spec.sandbox && strcmp (req->spec.sandbox, "PRIVATE") == 0
+        && sandbox_path (e->jobdir_root, geteuid () == 0 ? (uid_t)req->uid : geteuid (),
+                         req->jobid, req->sandbox, sizeof (req->sandbox)) < 0)
+        return errprintf (err, "cannot name a sandbox for %s: %s", req->jobid,
+                          strerror (errno));
     if (pipe2 (pfd, O_CLOEXEC) < 0)
         return errprintf (err, "pipe: %s", strerror (errno));
     envp = launch_environ (req, e, nodes);
@@ -496,4 +510,139 @@ pid_t launch_start (struct launch_req *req, const struct launch_env *e,
     close (pfd[0]);
     launch_record_session (e->spool, req, pid);
     return pid;
+}
+
+/* The nodefile's hosts, each once, in order; *ppn: lines of the first. */
+static int nodefile_hosts (const struct launch_req *req, const char **hosts, int *ppn)
+{
+    int k = 0;
+
+    *ppn = 0;
+    for (int i = 0; i < req->nnodefile; i++) {
+        int seen = 0;
+        for (int j = 0; j < k && !seen; j++)
+            seen = strcmp (hosts[j], req->nodefile[i]) == 0;
+        if (!seen)
+            hosts[k++] = req->nodefile[i];
+        if (strcmp (req->nodefile[i], req->nodefile[0]) == 0)
+            (*ppn)++;
+    }
+    return k;
+}
+
+/* Slurm's SLURM_TASKS_PER_NODE: "2(x3),1", the tasks on each node. */
+static void tasks_per_node (const struct launch_req *req, const char **hosts, int nh,
+                            char *buf, size_t len)
+{
+    size_t o = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; i < nh;) {
+        int c = 0, reps = 1;
+        for (int l = 0; l < req->nnodefile; l++)
+            c += strcmp (req->nodefile[l], hosts[i]) == 0;
+        while (i + reps < nh) {
+            int d = 0;
+            for (int l = 0; l < req->nnodefile; l++)
+                d += strcmp (req->nodefile[l], hosts[i + reps]) == 0;
+            if (d != c)
+                break;
+            reps++;
+        }
+        o += snprintf (buf + o, o < len ? len - o : 0, reps > 1 ? "%s%d(x%d)" : "%s%d",
+                       o ? "," : "", c, reps);
+        i += reps;
+    }
+}
+
+/* Slurm's array variables beyond the task's own index. */
+static void env_slurm_array (char **envp, int *n, const struct launch_req *req)
+{
+    struct arrayspec a;
+
+    if (req->array_index < 0 || !req->spec.array
+        || arrayspec_parse (req->spec.array, &a, NULL) < 0)
+        return;
+    if (a.n > 0) {
+        env_add (envp, n, "SLURM_ARRAY_TASK_MIN", "%d", a.index[0]);
+        env_add (envp, n, "SLURM_ARRAY_TASK_MAX", "%d", a.index[a.n - 1]);
+        env_add (envp, n, "SLURM_ARRAY_TASK_COUNT", "%d", a.n);
+    }
+    arrayspec_release (&a);
+}
+
+/* Slurm's variables, for a job in Slurm's dialect. */
+static void env_slurm (char **envp, int *n, const struct launch_req *req,
+                       const struct launch_env *e, const char **hosts, int nh, int ppn)
+{
+    const struct hpcq_jobspec *s = &req->spec;
+    const char *subdir = jobspec_getenv (s, "PBS_O_WORKDIR");
+    char id[64], list[8192], tpn[1024], gpus[256] = "";
+    size_t o = 0;
+
+    /* A task of array N is "N_I", as Slurm names it. */
+    if (req->array_index >= 0)
+        snprintf (id, sizeof (id), "%lld_%d", (long long)req->number, req->array_index);
+    else
+        snprintf (id, sizeof (id), "%lld", (long long)req->number);
+    hostlist_format (hosts, nh, list, sizeof (list));
+    tasks_per_node (req, hosts, nh, tpn, sizeof (tpn));
+    env_add (envp, n, "SLURM_JOB_ID", "%s", id);
+    env_add (envp, n, "SLURM_JOBID", "%s", id);
+    env_add (envp, n, "SLURM_JOB_NAME", "%s", s->name);
+    env_add (envp, n, "SLURM_SUBMIT_DIR", "%s", subdir ? subdir : s->workdir);
+    env_add (envp, n, "SLURM_SUBMIT_HOST", "%s", s->submit_host ? s->submit_host : "");
+    env_add (envp, n, "SLURM_JOB_PARTITION", "%s", req->queue);
+    env_add (envp, n, "SLURM_CLUSTER_NAME", "%s", req->server);
+    env_add (envp, n, "SLURM_JOB_USER", "%s", req->owner);
+    env_add (envp, n, "SLURM_JOB_UID", "%lld", (long long)req->uid);
+    if (s->account)
+        env_add (envp, n, "SLURM_JOB_ACCOUNT", "%s", s->account);
+    env_add (envp, n, "SLURM_JOB_NUM_NODES", "%d", nh);
+    env_add (envp, n, "SLURM_NNODES", "%d", nh);
+    env_add (envp, n, "SLURM_JOB_NODELIST", "%s", list);
+    env_add (envp, n, "SLURM_NODELIST", "%s", list);
+    env_add (envp, n, "SLURMD_NODENAME", "%s", e->node_name);
+    env_add (envp, n, "SLURM_NTASKS", "%d", req->nnodefile);
+    env_add (envp, n, "SLURM_NPROCS", "%d", req->nnodefile);
+    env_add (envp, n, "SLURM_TASKS_PER_NODE", "%s", tpn);
+    if (!strchr (tpn, ','))
+        env_add (envp, n, "SLURM_NTASKS_PER_NODE", "%d", ppn);
+    if (ppn > 0 && req->ncpus % ppn == 0)
+        env_add (envp, n, "SLURM_CPUS_PER_TASK", "%d", req->ncpus / ppn);
+    env_add (envp, n, "SLURM_CPUS_ON_NODE", "%d", req->ncpus);
+    if (req->mem > 0)
+        env_add (envp, n, "SLURM_MEM_PER_NODE", "%lld", (long long)(req->mem >> 20));
+    env_add (envp, n, "SLURM_GPUS_ON_NODE", "%d", req->ngpus);
+    for (int g = 0; g < req->ngpus; g++)
+        o += snprintf (gpus + o, o < sizeof (gpus) ? sizeof (gpus) - o : 0, "%s%d",
+                       g ? "," : "", req->gpus[g]);
+    if (req->ngpus > 0)
+        env_add (envp, n, "SLURM_JOB_GPUS", "%s", gpus);
+    env_add (envp, n, "SLURM_NODEID", "0");
+    env_add (envp, n, "SLURM_PROCID", "0");
+    env_add (envp, n, "SLURM_LOCALID", "0");
+    env_slurm_array (envp, n, req);
+}
+
+/* What Torque's and Slurm's scripts read.  Torque's are set for every job
+ * (PBS scripts from Torque read them, and no library acts on them);
+ * Slurm's only for jobs in Slurm's dialect: Open MPI, for one, switches to
+ * launching through srun when it sees SLURM_JOBID (docs/compat.md). */
+static void launch_env_compat (char **envp, int *n, const struct launch_req *req,
+                               const struct launch_env *e)
+{
+    const char **hosts = xzalloc ((req->nnodefile + 1) * sizeof (*hosts));
+    int ppn, nh = nodefile_hosts (req, hosts, &ppn);
+
+    env_add (envp, n, "PBS_NUM_NODES", "%d", nh);
+    env_add (envp, n, "PBS_NUM_PPN", "%d", ppn);
+    env_add (envp, n, "PBS_NP", "%d", req->nnodefile);
+    if (req->sandbox[0]) {
+        env_add (envp, n, "PBS_JOBDIR", "%s", req->sandbox);
+        env_add (envp, n, "TMPDIR", "%s", req->sandbox);
+    }
+    if (req->spec.slurm)
+        env_slurm (envp, n, req, e, hosts, nh, ppn);
+    free (hosts);
 }

@@ -39,6 +39,7 @@ struct launch_req {
     int64_t walltime;           /* seconds, -1 = none */
     char stdout_path[4096];     /* resolved by launch_start */
     char stderr_path[4096];
+    char sandbox[4096];         /* -W sandbox=PRIVATE: its directory, else "" */
 };
 
 /* Decode a job.launch body.  -1 with err (EPROTO). */
@@ -50,6 +51,7 @@ struct launch_env {
     const char *node_name;
     const struct gpu_info *gpus;
     int ngpus;
+    const char *jobdir_root;    /* where sandboxes go; NULL: the owner's home */
 };
 
 /* Fork and exec the job.  Returns the child's pid (also its process group

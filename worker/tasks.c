@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "worker/launch.h"
+#include "worker/sandbox.h"
 #include "worker/tasks.h"
 #include "worker/worker.h"
 
@@ -34,6 +35,7 @@ struct tasks *tasks_create (struct worker *w)
 
 static void task_free (struct task *t)
 {
+    loop_timer_remove (t->warn_timer);
     loop_timer_remove (t->walltime_timer);
     loop_timer_remove (t->kill_timer);
     free (t);
@@ -177,6 +179,30 @@ static void task_note (const struct task *t, const char *text)
     }
 }
 
+static void task_warn (struct loop *l, void *arg)
+{
+    struct task *t = arg;
+
+    t->warn_timer = NULL;
+    if (t->done)
+        return;
+    log_msg (LOG_INFO, "job %s: signal %d ahead of its walltime", t->jobid, t->warn_signo);
+    (void)kill (t->warn_batch_only ? t->pid : -t->pid, t->warn_signo);
+}
+
+void tasks_warn (struct tasks *ts, struct task *t, int signo, int secs, int batch_only)
+{
+    int64_t at;
+
+    if (t->walltime < 0 || t->done)
+        return;
+    at = t->walltime > secs ? (t->walltime - secs) * 1000 : 0;
+    t->warn_signo = signo;
+    t->warn_batch_only = batch_only;
+    loop_timer_remove (t->warn_timer);
+    t->warn_timer = task_timer (ts, t, at, task_warn);
+}
+
 static void task_walltime (struct loop *l, void *arg)
 {
     struct task *t = arg;
@@ -214,8 +240,11 @@ static void task_exited (struct tasks *ts, struct task *t, int status,
     (void)kill (-t->pid, SIGKILL);
     loop_timer_remove (t->walltime_timer);
     loop_timer_remove (t->kill_timer);
-    t->walltime_timer = t->kill_timer = NULL;
+    loop_timer_remove (t->warn_timer);
+    t->walltime_timer = t->kill_timer = t->warn_timer = NULL;
     launch_cleanup (ts->w->spool, t->seq, t->attempt);
+    if (t->sandbox[0])
+        sandbox_remove (t->sandbox, (uid_t)t->uid);
     log_msg (LOG_INFO, "job %s exited with status %d after %lld s", t->jobid,
              t->exit_status, (long long)t->wall);
 }

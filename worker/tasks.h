@@ -30,6 +30,11 @@ struct task {
     int64_t start_ms;
     int64_t walltime;           /* seconds, -1 = none */
     char stderr_path[4096];
+    char stdout_path[4096];     /* for qmsg -O (stderr_path for -E) */
+    char sandbox[4096];         /* removed when it ends; "" if none */
+    int64_t uid;                /* its owner */
+    struct loop_timer *warn_timer;  /* sbatch --signal, before the walltime */
+    int warn_signo, warn_batch_only;
     struct loop_timer *walltime_timer;
     struct loop_timer *kill_timer;
     enum task_kill kill;
@@ -66,6 +71,11 @@ struct task *tasks_first (struct tasks *ts);
 /* Signal a task's process group: SIGTERM now and SIGKILL after the
  * worker's kill delay, or SIGKILL at once (immediate). */
 void tasks_kill (struct tasks *ts, struct task *t, enum task_kill why, int immediate);
+
+/* sbatch --signal: send signo secs before the walltime to the task's
+ * process group, or to its batch shell alone (batch_only).  A task
+ * without a walltime gets none. */
+void tasks_warn (struct tasks *ts, struct task *t, int signo, int secs, int batch_only);
 
 /* Reap exited children (SIGCHLD).  Finished tasks are handed to the
  * worker to report. */

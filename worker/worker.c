@@ -12,6 +12,7 @@
 #include "common/resource.h"
 #include "common/util.h"
 #include "worker/launch.h"
+#include "worker/owner.h"
 #include "worker/tasks.h"
 #include "worker/worker.h"
 
@@ -121,9 +122,26 @@ static void worker_handle_reply (struct worker *w, struct wire_msg *msg)
         tasks_remove (w->tasks, t);
 }
 
+/* What the launch knows that later requests need: the output file for
+ * qmsg, the sandbox to remove, the owner, the --signal ahead of walltime. */
+static void worker_task_extras (struct worker *w, struct task *t,
+                                const struct launch_req *req)
+{
+    int signo, secs, batch_only;
+
+    snprintf (t->stdout_path, sizeof (t->stdout_path), "%s",
+              req->spec.join == JOIN_EO ? req->stderr_path : req->stdout_path);
+    snprintf (t->sandbox, sizeof (t->sandbox), "%s", req->sandbox);
+    t->uid = geteuid () == 0 ? req->uid : (int64_t)geteuid ();
+    if (req->spec.signal
+        && jobspec_parse_signal (req->spec.signal, &signo, &secs, &batch_only, NULL) == 0)
+        tasks_warn (w->tasks, t, signo, secs, batch_only);
+}
+
 static void worker_launch (struct worker *w, struct conn *c, struct wire_msg *msg)
 {
-    struct launch_env env = { w->spool, w->name, w->gpus, w->ngpus };
+    struct launch_env env = { w->spool, w->name, w->gpus, w->ngpus,
+                              config_get (w->cfg, "jobdir_root", NULL) };
     struct launch_req req;
     struct hpcq_error err;
     struct task *t;
@@ -146,8 +164,9 @@ static void worker_launch (struct worker *w, struct conn *c, struct wire_msg *ms
     }
     else {
         log_msg (LOG_INFO, "job %s started as pid %d", req.jobid, (int)pid);
-        tasks_add (w->tasks, req.seq, req.attempt, req.jobid, pid, req.walltime,
-                   req.spec.join == 1 ? req.stdout_path : req.stderr_path);
+        t = tasks_add (w->tasks, req.seq, req.attempt, req.jobid, pid, req.walltime,
+                       req.spec.join == 1 ? req.stdout_path : req.stderr_path);
+        worker_task_extras (w, t, &req);
         worker_send (w, "job.started", json_pack ("{s:I s:i s:i}", "seq",
                                                   (json_int_t)req.seq, "attempt",
                                                   req.attempt, "session_id", (int)pid));
@@ -171,6 +190,13 @@ static void worker_signal (struct worker *w, struct conn *c, struct wire_msg *ms
     if (!(t = tasks_find (w->tasks, seq, attempt)) || t->done)
         return;
     log_msg (LOG_INFO, "job %s: %s requested (%s)", t->jobid, sig, reason);
+    if (strcmp (reason, "qsig") == 0) {
+        /* A user's signal to the job's processes (qsig), nothing more. */
+        int signo = jobspec_signal_number (sig);
+        if (signo > 0)
+            (void)kill (-t->pid, signo);
+        return;
+    }
     if (strcmp (reason, "stale") == 0) {
         /* This copy was requeued elsewhere: it must go, and its result is
          * of no interest to anybody. */
@@ -179,6 +205,30 @@ static void worker_signal (struct worker *w, struct conn *c, struct wire_msg *ms
     }
     else
         tasks_kill (w->tasks, t, KILL_DELETED, strcmp (sig, "KILL") == 0);
+}
+
+/* qmsg: a line into the job's error (E) and/or output (O) file, written
+ * as the job's owner. */
+static void worker_message (struct worker *w, struct conn *c, struct wire_msg *msg)
+{
+    const char *text, *to;
+    json_int_t seq;
+    int attempt;
+    struct task *t;
+
+    if (json_unpack (msg->body, "{s:I s:i s:s s:s}", "seq", &seq, "attempt", &attempt,
+                     "text", &text, "to", &to) < 0) {
+        (void)conn_reply (c, msg, EPROTO, "job.message: malformed request", NULL);
+        return;
+    }
+    (void)conn_reply (c, msg, 0, NULL, NULL);
+    if (!(t = tasks_find (w->tasks, seq, attempt)) || t->done)
+        return;
+    if (strchr (to, 'E') && owner_append ((uid_t)t->uid, t->stderr_path, text) < 0)
+        log_error ("job %s: qmsg", t->jobid);
+    if (strchr (to, 'O') && (!strchr (to, 'E') || strcmp (t->stdout_path, t->stderr_path))
+        && owner_append ((uid_t)t->uid, t->stdout_path, text) < 0)
+        log_error ("job %s: qmsg", t->jobid);
 }
 
 static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
@@ -191,6 +241,8 @@ static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
         worker_launch (w, c, msg);
     else if (strcmp (msg->type, "job.signal") == 0)
         worker_signal (w, c, msg);
+    else if (strcmp (msg->type, "job.message") == 0)
+        worker_message (w, c, msg);
     else
         (void)conn_reply (c, msg, ENOSYS, "unknown request", NULL);
 }

@@ -146,6 +146,16 @@ static void test_apply_values (void)
     check_apply (&spec, 'W', "umask=022", "unknown -W attribute 'umask'");
     check_apply (&spec, 'W', "depend=", "empty dependency list");
     check_apply (&spec, 'W', "depend", "invalid -W value 'depend'");
+    check_apply (&spec, 'W', "block=true", NULL);
+    ok (spec.block == 1, "-W block=true");
+    check_apply (&spec, 'W', "block=FALSE", NULL);
+    ok (spec.block == 0, "-W block=FALSE");
+    check_apply (&spec, 'W', "block=yes", "illegal -W value: block=yes");
+    check_apply (&spec, 'W', "sandbox=private", NULL);
+    is (spec.sandbox, "PRIVATE", "-W sandbox=private is PRIVATE");
+    check_apply (&spec, 'W', "sandbox=HOME", NULL);
+    is (spec.sandbox, "HOME", "-W sandbox=HOME");
+    check_apply (&spec, 'W', "sandbox=/tmp", "illegal -W value: sandbox=/tmp");
 
     check_apply (&spec, 'o', "login1:/scratch/out.txt", NULL);
     is (spec.output_path, "/scratch/out.txt", "-o host:path drops the host");

@@ -459,7 +459,7 @@ static void test_decode_resources (void)
                "chunk 1: mpiprocs -1 out of range", "mpiprocs -1");
     check_bad (with_chunk ("count", json_string ("2")), "chunk 1: ",
                "string count");
-    check_bad (with_chunk ("host", json_string ("n1")), "chunk 1: ",
+    check_bad (with_chunk ("hostname", json_string ("n1")), "chunk 1: ",
                "unknown chunk key");
     check_bad (with_chunk ("count", json_integer (1000000000)),
                "too large", "totals that overflow");

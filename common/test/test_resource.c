@@ -221,6 +221,9 @@ static void test_select (void)
     check_select ("nodes=3", "3:ncpus=1");
     check_select ("nodes=2:ppn=4+1:ppn=2",
                   "2:ncpus=4:mpiprocs=4+1:ncpus=2:mpiprocs=2");
+    check_select ("select=1:ncpus=2:host=n1:bigmem=True",
+                  "1:ncpus=2:host=n1:bigmem=True");
+    check_select ("select=2:fast=true:ib=True", "2:ncpus=1:fast=True:ib=True");
     check_select ("ncpus=8,mem=4gb", "1:ncpus=8:mem=4gb");
     check_select ("ngpus=2", "1:ncpus=1:ngpus=2");
     check_select ("ngpus=0", "1:ncpus=1");
@@ -324,7 +327,8 @@ static void test_errors (void)
     check_error ("mem=12XB", "invalid size '12XB'");
     check_error ("foo=1", "unknown resource 'foo'");
     check_error ("nodect=2", "unknown resource 'nodect'");
-    check_error ("vmem=1gb", "unknown resource 'vmem'");
+    check_error ("vmem=1gb,select=1:ncpus=1", "vmem is Torque's");
+    check_error ("select=1:ncpus=1,pmem=1gb", "pmem is Torque's");
     check_error ("foo", "unknown resource 'foo'");
     check_error ("walltime", "missing value for resource 'walltime'");
     check_error ("walltime=", "missing value for resource 'walltime'");
@@ -333,8 +337,10 @@ static void test_errors (void)
     check_error ("walltime=10,,mem=1gb", "empty item");
     check_error ("select=2:foo=1", "unknown resource 'foo' in select");
     check_error ("select=2:ppn=1", "unknown resource 'ppn' in select");
-    check_error ("nodes=2:ncpus=1", "unknown resource 'ncpus' in nodes");
-    check_error ("nodes=node01:ppn=2", "invalid chunk count 'node01'");
+    check_error ("nodes=2:mem=1gb", "unknown resource 'mem' in nodes");
+    check_error ("nodes=node/01:ppn=2", "invalid host 'node/01'");
+    check_error ("select=1:host=a,b", "unknown resource 'b'");
+    check_error ("select=1:big mem=True", "invalid node label 'big mem'");
     check_error ("select=0:ncpus=1", "invalid chunk count '0'");
     check_error ("select=-1:ncpus=1", "invalid chunk count '-1'");
     check_error ("select=2:ncpus=0", "invalid ncpus '0'");

@@ -1,5 +1,6 @@
 /* test_sbatch.c - #SBATCH directives mapped onto the PBS job request. */
 #include <config.h>
+#include <signal.h>
 #include <string.h>
 
 #include "common/resource.h"
@@ -155,8 +156,96 @@ static void test_expand (void)
     is (buf, "sim-7-%-%u", "%%x the name, %%%% a percent, others kept");
     jobspec_expand_path ("o_%A_%a.%j", 9, 3, "x", buf, sizeof (buf));
     is (buf, "o_9_3.9.3", "subjob: %%A the array, %%a the index, %%j N.I");
+    jobspec_expand_path ("w-%J.err", 5, -1, "x", buf, sizeof (buf));
+    is (buf, "w-5.err", "%%J (job.step) is the job number for the batch step");
     jobspec_expand_path ("%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j", 123456789, -1, "x", buf, 16);
     ok (strlen (buf) == 15, "output is cut at the buffer");
+}
+
+/* What the workflow tools write (see docs/compat.md for the versions). */
+static void test_tools (void)
+{
+    struct hpcq_jobspec s;
+    struct hpcq_error err;
+    int signo = 0, secs = 0, b = 0;
+
+    /* Nextflow's slurm executor: .command.run's header. */
+    ok (parse ("#!/bin/bash\n#SBATCH -J nf-hello_(1)\n#SBATCH -o /w/.command.log\n"
+               "#SBATCH --no-requeue\n#SBATCH --signal B:USR2@30\n#SBATCH -c 2\n"
+               "#SBATCH -t 01:00:00\n#SBATCH --mem 2048M\n#SBATCH -p workq\n"
+               "# NEXTFLOW TASK: hello (1)\nset -e\n", &s, &err) == 1,
+        "Nextflow's header parses: %s", err.text);
+    is (select_of (&s), "1:ncpus=2:mem=2gb", "Nextflow: -c 2 --mem 2048M");
+    ok (s.rerunnable == 0 && s.slurm == 1 && s.res.walltime == 3600
+        && !strcmp (s.name, "nf-hello_(1)") && !strcmp (s.queue, "workq"),
+        "Nextflow: --no-requeue, name, -t, -p");
+    ok (s.signal && jobspec_parse_signal (s.signal, &signo, &secs, &b, NULL) == 0
+        && signo == SIGUSR2 && secs == 30 && b == 1, "Nextflow: --signal B:USR2@30");
+    jobspec_release (&s);
+
+    /* dask-jobqueue's SLURMCluster. */
+    ok (parse ("#!/usr/bin/env bash\n\n#SBATCH -J dask-worker\n"
+               "#SBATCH -e logs/dask-worker-%J.err\n#SBATCH -o logs/dask-worker-%J.out\n"
+               "#SBATCH -n 1\n#SBATCH -N 1\n#SBATCH --cpus-per-task=2\n#SBATCH --mem=2G\n"
+               "#SBATCH -t 00:30:00\n\npython -m distributed.cli.dask_worker\n", &s, &err) == 1,
+        "dask-jobqueue's header parses: %s", err.text);
+    is (select_of (&s), "1:ncpus=2:mem=2gb", "dask: -n 1 -N 1 --cpus-per-task=2 --mem=2G");
+    ok (s.join == JOIN_NONE && !strcmp (s.error_path, "logs/dask-worker-%J.err"),
+        "dask: -e and -o apart");
+    jobspec_release (&s);
+
+    /* Parsl's SlurmProvider template. */
+    ok (parse ("#!/bin/bash\n\n#SBATCH --job-name=parsl.slurm.1700000000.1\n"
+               "#SBATCH --output=/r/parsl.slurm.1.stdout\n#SBATCH --error=/r/parsl.slurm.1.stderr\n"
+               "#SBATCH --nodes=1\n#SBATCH --time=10\n#SBATCH --ntasks-per-node=1\n\n"
+               "#SBATCH --exclusive\n#SBATCH --partition=workq\n#SBATCH --mem=1g\n"
+               "#SBATCH --cpus-per-task=2\n\nexport JOBNAME=x\n", &s, &err) == 1,
+        "Parsl's template parses: %s", err.text);
+    is (select_of (&s), "1:ncpus=2:mem=1gb", "Parsl: --nodes=1 --cpus-per-task=2 --mem=1g");
+    ok (s.res.walltime == 600 && !strcmp (s.res.place, "scatter:excl"),
+        "Parsl: --time=10 is minutes, --exclusive");
+    jobspec_release (&s);
+
+    ok (parse ("#SBATCH --constraint=bigmem&ib\n", &s, &err) == 1
+        && !strcmp (select_of (&s), "1:ncpus=1:bigmem=True:ib=True"),
+        "--constraint features are node labels: %s", err.text);
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --constraint=a|b\n", &s, &err) == -1
+        && strstr (err.text, "unsupported --constraint 'a|b'"), "--constraint with | refused: %s",
+        err.text);
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --signal=R:USR1\n", &s, &err) == -1 && strstr (err.text, "R flag"),
+        "--signal R: refused: %s", err.text);
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --qos=high\n", &s, &err) == -1
+        && strstr (err.text, "unknown #SBATCH option '--qos=high'"), "--qos refused: %s", err.text);
+    jobspec_release (&s);
+}
+
+/* sbatch's own command line: options before the script, which win. */
+static void test_command (void)
+{
+    struct hpcq_jobspec s;
+    struct hpcq_error err;
+    struct sbatch_cli cli = { 0 };
+    char *argv[] = { "-J", "cli", "--parsable", "-W", "--wrap=echo hi", "-D", "/w",
+                     "-t", "5", "script.sh", "-N", "9", NULL };
+
+    ok (sbatch_scan_command (12, argv, &cli, &err) == 0 && cli.first_arg == 9
+        && cli.parsable && cli.wait && !strcmp (cli.wrap, "echo hi")
+        && !strcmp (cli.chdir, "/w"), "sbatch's options scanned up to the script");
+    jobspec_init (&s);
+    ok (sbatch_parse_command (&s, "#!/bin/sh\n#SBATCH -J script -t 10\n#SBATCH -N 2\n", 12,
+                              argv, &cli, &err) == 0, "sbatch applies: %s", err.text);
+    ok (!strcmp (s.name, "cli") && s.res.walltime == 300 && s.slurm,
+        "the command line wins over #SBATCH lines");
+    is (select_of (&s), "2:ncpus=1", "-N 2 from the script stays");
+    jobspec_release (&s);
+    {
+        char *bad[] = { "--qos=x", "s.sh", NULL };
+        ok (sbatch_scan_command (2, bad, &cli, &err) == -1
+            && strstr (err.text, "unrecognized option '--qos=x'"), "unknown option: %s", err.text);
+    }
 }
 
 int main (void)
@@ -167,5 +256,7 @@ int main (void)
     test_errors ();
     test_gres_types ();
     test_expand ();
+    test_tools ();
+    test_command ();
     return done_testing ();
 }

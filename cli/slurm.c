@@ -1,0 +1,176 @@
+/* slurm.c - see slurm.h */
+#include <config.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/slurm.h"
+#include "common/client.h"
+#include "common/hostlist.h"
+
+void slurm_id (const char *pbs_id, char *buf, size_t len)
+{
+    size_t n = strcspn (pbs_id, ".[");
+
+    if (pbs_id[n] == '[' && pbs_id[n + 1] != ']')
+        snprintf (buf, len, "%.*s_%.*s", (int)n, pbs_id, (int)strcspn (pbs_id + n + 1, "]"),
+                  pbs_id + n + 1);
+    else
+        snprintf (buf, len, "%.*s", (int)n, pbs_id);
+}
+
+void slurm_to_pbs_id (const char *id, char *buf, size_t len)
+{
+    size_t n = strcspn (id, "_.");
+
+    if (id[n] == '_')
+        snprintf (buf, len, "%.*s[%.*s]", (int)n, id, (int)strcspn (id + n + 1, "."),
+                  id + n + 1);
+    else
+        snprintf (buf, len, "%.*s", (int)n, id);
+}
+
+const char *slurm_attr (json_t *attrs, const char *key)
+{
+    const char *s = json_string_value (json_object_get (attrs, key));
+    return s ? s : "";
+}
+
+const char *slurm_state (json_t *attrs)
+{
+    const char *st = slurm_attr (attrs, "job_state"), *comment = slurm_attr (attrs, "comment");
+    json_t *ex = json_object_get (attrs, "Exit_status");
+    long long status = json_integer_value (ex);
+
+    switch (st[0]) {
+    case 'R':
+    case 'B':
+        return "RUNNING";
+    case 'E':
+        return "COMPLETING";
+    case 'F':
+        break;
+    default:
+        return "PENDING";
+    }
+    if (strstr (comment, "deleted") || strstr (comment, "Deleted"))
+        return "CANCELLED";
+    if (!json_is_integer (ex))
+        return "CANCELLED";
+    if (status == 0)
+        return "COMPLETED";
+    if (status == -29)
+        return "TIMEOUT";
+    if (status == -11)
+        return "NODE_FAIL";
+    return "FAILED";
+}
+
+const char *slurm_state_code (const char *state)
+{
+    static const struct { const char *name, *code; } codes[] = {
+        { "PENDING", "PD" }, { "RUNNING", "R" }, { "COMPLETING", "CG" },
+        { "COMPLETED", "CD" }, { "FAILED", "F" }, { "CANCELLED", "CA" },
+        { "TIMEOUT", "TO" }, { "NODE_FAIL", "NF" },
+    };
+
+    for (size_t i = 0; i < sizeof (codes) / sizeof (codes[0]); i++)
+        if (strcmp (codes[i].name, state) == 0)
+            return codes[i].code;
+    return "PD";
+}
+
+static void merge (json_t *reply, void *arg)
+{
+    json_object_update (arg, json_object_get (reply, "jobs"));
+}
+
+json_t *slurm_jobs (const char *prog, json_t *ids, int history)
+{
+    struct hpcq_error err;
+    struct client *c = client_connect (NULL, &err);
+    json_t *jobs = json_object ();
+    json_t *body = json_pack ("{s:o s:b s:b s:b}", "ids", ids ? ids : json_array (),
+                              "history", history, "table", 0, "subjobs", 1);
+
+    if (!c || client_rpc_stream (c, "job.stat", body, merge, jobs, &err) < 0) {
+        fprintf (stderr, "%s: error: %s\n", prog, err.text);
+        exit (1);
+    }
+    client_destroy (c);
+    return jobs;
+}
+
+void slurm_duration (long long secs, char *buf, size_t len)
+{
+    if (secs < 0)
+        secs = 0;
+    if (secs >= 86400)
+        snprintf (buf, len, "%lld-%02lld:%02lld:%02lld", secs / 86400, secs / 3600 % 24,
+                  secs / 60 % 60, secs % 60);
+    else if (secs >= 3600)
+        snprintf (buf, len, "%lld:%02lld:%02lld", secs / 3600, secs / 60 % 60, secs % 60);
+    else
+        snprintf (buf, len, "%lld:%02lld", secs / 60, secs % 60);
+}
+
+void slurm_nodelist (json_t *attrs, char *buf, size_t len, int *nnodes)
+{
+    char copy[4096], *p = copy, *tok;
+    const char *hosts[256];
+    int n = 0;
+
+    snprintf (copy, sizeof (copy), "%s", slurm_attr (attrs, "exec_host"));
+    while ((tok = strsep (&p, "+")) && n < 256) {
+        tok[strcspn (tok, "/")] = '\0';
+        if (tok[0])
+            hosts[n++] = tok;
+    }
+    hostlist_format (hosts, n, buf, len);
+    /* Distinct nodes: the list drops repeats. */
+    *nnodes = 0;
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = strcmp (hosts[i], hosts[j]) == 0;
+        *nnodes += !seen;
+    }
+}
+
+long long slurm_time (json_t *attrs, const char *key)
+{
+    const char *s = slurm_attr (attrs, key);
+    struct tm tm = { .tm_isdst = -1 };
+
+    if (!s[0] || !strptime (s, "%a %b %d %H:%M:%S %Y", &tm))
+        return 0;
+    return (long long)mktime (&tm);
+}
+
+int slurm_field_spec (const char *fmt, int *width, int *right, char *letter)
+{
+    const char *p = fmt + 1;
+
+    *right = 0;
+    *width = 0;
+    if (*p == '.')
+        *right = 1, p++;
+    if (*p == '-')
+        p++;
+    while (isdigit ((unsigned char)*p))
+        *width = *width * 10 + (*p++ - '0');
+    *letter = *p ? *p++ : '\0';
+    return (int)(p - fmt);
+}
+
+void slurm_put (const char *value, int width, int right)
+{
+    if (width <= 0)
+        fputs (value, stdout);
+    else if (right)
+        printf ("%*.*s", width, width, value);
+    else
+        printf ("%-*.*s", width, width, value);
+}

@@ -1,0 +1,239 @@
+/* squeue - the job queue the way Slurm's squeue shows it.
+ *
+ * Default columns "JOBID PARTITION NAME USER ST TIME NODES
+ * NODELIST(REASON)"; -o/--format with Slurm's %-fields; -h/--noheader;
+ * filters -u, -j, -t, -p.  Without -t, pending and running jobs only, as
+ * Slurm; -t all adds the finished ones hpcq keeps (qstat -x's history).
+ */
+#include <config.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "cli/slurm.h"
+#include "common/util.h"
+
+#define DEFAULT_FORMAT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
+
+static const char *usage_text =
+    "Usage: squeue [-h|--noheader] [-u USERS] [-j IDS] [-t STATES] [-p PARTITIONS]\n"
+    "              [-o|--format FORMAT] [--only-job-state]\n"
+    "Shows hpcq's jobs as Slurm's squeue does.  FORMAT fields: %i %A %a %j %u %P\n"
+    "%t %T %M %l %D %C %R %N %r %V %S %Q.  See squeue(1) and docs/compat.md.\n";
+
+struct opts {
+    int noheader;
+    const char *users, *ids, *states, *parts, *format;
+};
+
+/* name in the comma-separated list (NULL list: everything matches). */
+static int listed (const char *list, const char *name)
+{
+    size_t n = strlen (name);
+
+    if (!list)
+        return 1;
+    for (const char *p = list; *p;) {
+        size_t k = strcspn (p, ",");
+        if (k == n && strncasecmp (p, name, n) == 0)
+            return 1;
+        p += k + (p[k] == ',');
+    }
+    return 0;
+}
+
+static int state_wanted (const char *states, const char *state)
+{
+    if (!states)
+        return !strcmp (state, "PENDING") || !strcmp (state, "RUNNING")
+               || !strcmp (state, "COMPLETING");
+    return listed (states, "all") || listed (states, state)
+           || listed (states, slurm_state_code (state));
+}
+
+static const char *reason (json_t *job, const char *state)
+{
+    const char *holds = slurm_attr (job, "Hold_Types");
+
+    if (strcmp (state, "PENDING") != 0)
+        return "None";
+    if (strchr (holds, 's'))
+        return "Dependency";
+    if (strchr (holds, 'u') || strchr (holds, 'o'))
+        return "JobHeldUser";
+    return "Resources";
+}
+
+/* The value of one %-field for a job. */
+static void field (char c, const char *id, json_t *job, char *buf, size_t len)
+{
+    const char *state = slurm_state (job);
+    json_t *rl = json_object_get (job, "Resource_List");
+    char nodes[4096];
+    int nn = 0;
+    long long start = slurm_time (job, "stime");
+
+    slurm_nodelist (job, nodes, sizeof (nodes), &nn);
+    switch (c) {
+    case 'i': snprintf (buf, len, "%s", id); break;
+    case 'A': snprintf (buf, len, "%.*s", (int)strcspn (id, "_"), id); break;
+    case 'a': snprintf (buf, len, "%s", strchr (id, '_') ? strchr (id, '_') + 1 : "N/A"); break;
+    case 'j': snprintf (buf, len, "%s", slurm_attr (job, "Job_Name")); break;
+    case 'u': snprintf (buf, len, "%.*s", (int)strcspn (slurm_attr (job, "Job_Owner"), "@"),
+                        slurm_attr (job, "Job_Owner")); break;
+    case 'P': snprintf (buf, len, "%s", slurm_attr (job, "queue")); break;
+    case 't': snprintf (buf, len, "%s", slurm_state_code (state)); break;
+    case 'T': snprintf (buf, len, "%s", state); break;
+    case 'M':
+        if (!strcmp (state, "RUNNING") || !strcmp (state, "COMPLETING"))
+            slurm_duration (start ? (long long)time (NULL) - start : 0, buf, len);
+        else
+            slurm_duration (0, buf, len);
+        break;
+    case 'l': {
+        const char *w = slurm_attr (rl, "walltime");
+        int h = 0, m = 0, s = 0;
+        if (w[0] && sscanf (w, "%d:%d:%d", &h, &m, &s) == 3)
+            slurm_duration ((long long)h * 3600 + m * 60 + s, buf, len);
+        else
+            snprintf (buf, len, "UNLIMITED");
+        break;
+    }
+    case 'D':
+        snprintf (buf, len, "%lld", nn ? (long long)nn
+                  : (long long)json_integer_value (json_object_get (rl, "nodect")));
+        break;
+    case 'C':
+        snprintf (buf, len, "%lld", (long long)json_integer_value (json_object_get (rl, "ncpus")));
+        break;
+    case 'N': snprintf (buf, len, "%s", nn ? nodes : ""); break;
+    case 'R':
+        if (nn)
+            snprintf (buf, len, "%s", nodes);
+        else
+            snprintf (buf, len, "(%s)", reason (job, state));
+        break;
+    case 'r': snprintf (buf, len, "%s", reason (job, state)); break;
+    case 'V': snprintf (buf, len, "%s", slurm_attr (job, "ctime")); break;
+    case 'S': snprintf (buf, len, "%s", start ? slurm_attr (job, "stime") : "N/A"); break;
+    case 'Q':
+        snprintf (buf, len, "%lld", (long long)json_integer_value (json_object_get (job, "Priority")));
+        break;
+    default: snprintf (buf, len, "%%%c", c); break;
+    }
+}
+
+static const char *header_of (char c)
+{
+    switch (c) {
+    case 'i': return "JOBID";
+    case 'A': return "ARRAY_JOB_ID";
+    case 'a': return "ARRAY_TASK_ID";
+    case 'j': return "NAME";
+    case 'u': return "USER";
+    case 'P': return "PARTITION";
+    case 't': return "ST";
+    case 'T': return "STATE";
+    case 'M': return "TIME";
+    case 'l': return "TIME_LIMIT";
+    case 'D': return "NODES";
+    case 'C': return "CPUS";
+    case 'N': return "NODELIST";
+    case 'R': return "NODELIST(REASON)";
+    case 'r': return "REASON";
+    case 'V': return "SUBMIT_TIME";
+    case 'S': return "START_TIME";
+    case 'Q': return "PRIORITY";
+    default: return "?";
+    }
+}
+
+/* One line in format: a job's fields, or (job NULL) the header. */
+static void print_line (const char *format, const char *id, json_t *job)
+{
+    char value[8192];
+
+    for (const char *p = format; *p;) {
+        int width, right;
+        char c;
+        if (*p != '%') {
+            putchar (*p++);
+            continue;
+        }
+        if (p[1] == '%') {
+            putchar ('%');
+            p += 2;
+            continue;
+        }
+        p += slurm_field_spec (p, &width, &right, &c);
+        if (job)
+            field (c, id, job, value, sizeof (value));
+        slurm_put (job ? value : header_of (c), width, right);
+    }
+    putchar ('\n');
+}
+
+int main (int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "noheader", no_argument, NULL, 'h' }, { "user", required_argument, NULL, 'u' },
+        { "jobs", required_argument, NULL, 'j' }, { "job", required_argument, NULL, 'j' },
+        { "states", required_argument, NULL, 't' }, { "partition", required_argument, NULL, 'p' },
+        { "format", required_argument, NULL, 'o' }, { "only-job-state", no_argument, NULL, 'J' },
+        { "all", no_argument, NULL, 'a' }, { "help", no_argument, NULL, 'H' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct opts o = { .format = DEFAULT_FORMAT };
+    json_t *jobs, *job;
+    const char *pbs_id;
+    int c, all_states;
+
+    opterr = 0;
+    while ((c = getopt_long (argc, argv, "hu:j:t:p:o:a", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h': o.noheader = 1; break;
+        case 'u': o.users = optarg; break;
+        case 'j': o.ids = optarg; break;
+        case 't': o.states = optarg; break;
+        case 'p': o.parts = optarg; break;
+        case 'o': o.format = optarg; break;
+        case 'J': case 'a': break;
+        case 'H': fputs (usage_text, stdout); return 0;
+        default:
+            fprintf (stderr, "squeue: unrecognized option '%s'\n%s", argv[optind - 1],
+                     "Try \"squeue --help\" for more information\n");
+            return 1;
+        }
+    }
+    all_states = o.ids != NULL || (o.states && listed (o.states, "all"));
+    jobs = slurm_jobs ("squeue", NULL, all_states || o.states != NULL);
+    if (!o.noheader)
+        print_line (o.format, NULL, NULL);
+    json_object_foreach (jobs, pbs_id, job) {
+        char id[128], user[64];
+        const char *state = slurm_state (job), *owner = slurm_attr (job, "Job_Owner");
+        slurm_id (pbs_id, id, sizeof (id));
+        snprintf (user, sizeof (user), "%.*s", (int)strcspn (owner, "@"), owner);
+        /* An array shows as its tasks, as in Slurm. */
+        if (json_is_true (json_object_get (job, "array")) || !strcmp (slurm_attr (job, "array"), "True"))
+            continue;
+        if (!listed (o.users, user) || !listed (o.parts, slurm_attr (job, "queue")))
+            continue;
+        if (o.ids) {
+            char arr[64];
+            snprintf (arr, sizeof (arr), "%.*s", (int)strcspn (id, "_"), id);
+            if (!listed (o.ids, id) && !listed (o.ids, arr))
+                continue;
+            if (o.states && !state_wanted (o.states, state))
+                continue;
+        }
+        else if (!state_wanted (o.states, state))
+            continue;
+        print_line (o.format, id, job);
+    }
+    json_decref (jobs);
+    return 0;
+}

@@ -1,0 +1,237 @@
+/* lifecycle.c - see lifecycle.h
+ *
+ * Each entry point checks its change against the table first, before it
+ * touches anything (an allocation, an attempt record, the comment), so a
+ * refused change leaves the job exactly as it was.
+ */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "scheduler/fairshare.h"
+#include "scheduler/lifecycle.h"
+#include "scheduler/limits.h"
+#include "scheduler/sched.h"
+
+/* job moved from old to its present state: write it and its event. */
+static int lifecycle_record (struct server *srv, struct job *job, char old,
+                             enum job_event ev, const char *actor, const char *detail)
+{
+    if (jobs_write (srv->jobs, job) < 0
+        || db_event_add_state (srv->db, job->rec.seq, job->rec.mtime, job_event_name (ev),
+                               actor, detail, old, job->rec.state) < 0)
+        return -1;
+    if (job->parent)
+        lifecycle_array_update (srv, job->parent);
+    return 0;
+}
+
+int lifecycle_change_at (struct server *srv, struct job *job, char to,
+                         enum job_event ev, const char *actor, const char *detail,
+                         const char *caller)
+{
+    char old = job->rec.state;
+
+    if (job_state_set (job, to, ev, actor, caller) < 0)
+        return -1;
+    jobs_refile (srv->jobs, job, old);
+    limits_state_changed (srv->limits, job, old);
+    return lifecycle_record (srv, job, old, ev, actor, detail);
+}
+
+int lifecycle_submit (struct server *srv, struct job *job)
+{
+    /* Any hold (u, o, or s for dependencies) holds it from the start. */
+    char to = job->rec.hold_types[0] && strcmp (job->rec.hold_types, "n") != 0 ? 'H' : 'Q';
+
+    if (job_state_set (job, to, JOB_EV_SUBMITTED, job->rec.owner, __func__) < 0)
+        return -1;
+    if (jobs_insert (srv->jobs, job) < 0
+        || db_event_add_state (srv->db, job->rec.seq, job->rec.ctime,
+                               job_event_name (JOB_EV_SUBMITTED), job->rec.owner,
+                               job->rec.queue, JOB_STATE_NEW, to) < 0
+        || jobs_add (srv->jobs, job) < 0) {
+        job->rec.state = JOB_STATE_NEW;     /* not submitted after all */
+        return -1;
+    }
+    return 0;
+}
+
+void lifecycle_array_update (struct server *srv, struct job *array)
+{
+    int failed = 0;
+
+    if (array->rec.state == 'F')
+        return;
+    for (int i = 0; i < array->nsub; i++) {
+        const struct job *s = array->sub[i];
+        if (s->rec.state != 'F')
+            return;
+        if (!s->rec.has_exit || s->rec.exit_status != 0)
+            failed = 1;
+    }
+    if (job_state_check (array, 'F', JOB_EV_FINISHED, "scheduler", __func__) < 0)
+        return;
+    /* PBS: an array's exit status is 0 when every subjob's was. */
+    array->rec.has_exit = 1;
+    array->rec.exit_status = failed;
+    array->rec.etime = util_wall_secs ();
+    job_set_comment (array, "Job Array Finished");
+    if (lifecycle_change (srv, array, 'F', JOB_EV_FINISHED, "scheduler", NULL) < 0)
+        log_error ("job %s: record end of array", array->id);
+}
+
+int lifecycle_start_at (struct server *srv, struct job *job, struct alloc *alloc,
+                        const char *caller)
+{
+    char when[64];
+    json_t *o;
+    char *text;
+
+    if (job_state_check (job, 'R', JOB_EV_STARTED, "scheduler", caller) < 0)
+        return -1;
+    o = alloc_to_json (alloc);
+    text = o ? json_dumps (o, JSON_COMPACT) : NULL;
+    json_decref (o);
+    if (!text)
+        return -1;
+    free (job->rec.alloc);
+    job->rec.alloc = text;
+    free (job->rec.exec_host);
+    free (job->rec.exec_vnode);
+    alloc_format_exec (alloc, &job->rec.exec_host, &job->rec.exec_vnode);
+    job->alloc = alloc;
+    alloc_apply (alloc, job->rec.seq, 1);
+    jobs_running_add (srv->jobs, job);
+    if (job->parent)
+        job->parent->array_running++;
+    job->est_start = 0;
+    job->rec.run_count++;
+    job->rec.stime = util_wall_secs ();
+    job->rec.has_exit = 0;
+    job->rec.session_id = 0;
+    free (job->rec.resources_used);
+    job->rec.resources_used = NULL;
+    util_format_ctime (job->rec.stime, when, sizeof (when));
+    job_set_comment (job, "Job run at %s on %s", when, job->rec.exec_vnode);
+    /* A subjob's first start may be the first its row is written. */
+    if (job->parent && db_job_update (srv->db, &job->rec) < 0)
+        return -1;
+    if (db_attempt_start (srv->db, job->rec.seq, job->rec.run_count,
+                          alloc->slot[0].node_name, job->rec.exec_host,
+                          job->rec.stime) < 0)
+        return -1;
+    job->launch_pending = 1;
+    job->kill_sent = 0;
+    return lifecycle_change_at (srv, job, 'R', JOB_EV_STARTED, "scheduler",
+                                job->rec.exec_host, caller);
+}
+
+static void lifecycle_release_alloc (struct server *srv, struct job *job)
+{
+    if (job->alloc) {
+        jobs_running_remove (srv->jobs, job);
+        if (job->parent)
+            job->parent->array_running--;
+        alloc_apply (job->alloc, job->rec.seq, -1);
+        free (job->alloc);
+        job->alloc = NULL;
+    }
+    free (job->rec.alloc);
+    job->rec.alloc = NULL;
+    sched_request (srv->sched);
+}
+
+static int lifecycle_store_usage (struct job *job, int64_t cput, int64_t walltime,
+                                  int64_t maxrss)
+{
+    char cpu[32], wall[32], mem[32];
+    json_t *o;
+
+    resource_format_walltime (cput, cpu, sizeof (cpu));
+    resource_format_walltime (walltime, wall, sizeof (wall));
+    resource_format_size (maxrss, mem, sizeof (mem));
+    o = json_pack ("{s:s s:s s:s s:i}", "cput", cpu, "walltime", wall, "mem", mem,
+                   "ncpus", resource_total_ncpus (&job->spec.res));
+    if (!o)
+        return -1;
+    free (job->rec.resources_used);
+    job->rec.resources_used = json_dumps (o, JSON_COMPACT);
+    json_decref (o);
+    return job->rec.resources_used ? 0 : -1;
+}
+
+int lifecycle_end_at (struct server *srv, struct job *job, int exit_status,
+                      const char *reason, int64_t cput, int64_t walltime,
+                      int64_t maxrss, const char *actor, const char *caller)
+{
+    char detail[128], why[512];
+
+    if (job_state_check (job, 'F', JOB_EV_FINISHED, actor, caller) < 0)
+        return -1;
+    /* reason may be the job's own comment, which is replaced below. */
+    if (reason) {
+        snprintf (why, sizeof (why), "%s", reason);
+        reason = why;
+    }
+    lifecycle_release_alloc (srv, job);
+    job->rec.has_exit = 1;
+    job->rec.exit_status = exit_status;
+    job->rec.etime = util_wall_secs ();
+    job->launch_pending = 0;
+    if (lifecycle_store_usage (job, cput, walltime, maxrss) < 0
+        || fairshare_charge (srv->fairshare, job, walltime) < 0)
+        return -1;
+    if (reason)
+        job_set_comment (job, "%s", reason);
+    else
+        job_set_comment (job, "Job run at %s and finished", job->rec.exec_host
+                         ? job->rec.exec_host : "?");
+    if (db_attempt_end (srv->db, job->rec.seq, job->rec.run_count, job->rec.etime,
+                        exit_status, reason, cput, walltime, maxrss) < 0)
+        return -1;
+    snprintf (detail, sizeof (detail), "Exit_status=%d", exit_status);
+    log_msg (LOG_INFO, "job %s (%s) finished: exit status %d", job->id,
+             job->rec.owner, exit_status);
+    return lifecycle_change_at (srv, job, 'F', JOB_EV_FINISHED, actor, detail, caller);
+}
+
+int lifecycle_node_lost_at (struct server *srv, struct job *job, const char *why,
+                            const char *caller)
+{
+    int64_t now = util_wall_secs ();
+
+    if (!job->spec.rerunnable || job->rec.state == 'E') {
+        char reason[256];
+        snprintf (reason, sizeof (reason), "Job failed: %s", why);
+        return lifecycle_end_at (srv, job, JOB_EXEC_NODE_LOST, reason, 0,
+                                 now - job->rec.stime, 0, "scheduler", caller);
+    }
+    return lifecycle_requeue_at (srv, job, why, "scheduler", caller);
+}
+
+int lifecycle_requeue_at (struct server *srv, struct job *job, const char *why,
+                          const char *actor, const char *caller)
+{
+    int64_t now = util_wall_secs ();
+
+    if (job_state_check (job, 'Q', JOB_EV_REQUEUED, actor, caller) < 0)
+        return -1;
+    lifecycle_release_alloc (srv, job);
+    job->launch_pending = 0;
+    if (db_attempt_end (srv->db, job->rec.seq, job->rec.run_count, now,
+                        JOB_EXEC_RERUN, why, 0, now - job->rec.stime, 0) < 0)
+        return -1;
+    job_set_comment (job, "Requeued: %s", why);
+    free (job->rec.exec_host);
+    free (job->rec.exec_vnode);
+    job->rec.exec_host = job->rec.exec_vnode = NULL;
+    log_msg (LOG_WARNING, "job %s (%s) requeued: %s", job->id, job->rec.owner, why);
+    return lifecycle_change_at (srv, job, 'Q', JOB_EV_REQUEUED, actor, why, caller);
+}
