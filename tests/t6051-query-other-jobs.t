@@ -46,7 +46,7 @@ test_expect_success 'but not its environment or arguments in qstat -f' '
 
 test_expect_success 'squeue shows it to another user as Slurm would' '
     as_user daemon squeue > sq.out && cat sq.out &&
-    grep -E "^ *${id%%.*} +workq +secretjob +nobody +PD " sq.out
+    grep -E "^ *${id%%.*} +workq +secretjo +nobody +PD +0:00 +1 +\(JobHeldUser\)" sq.out
 '
 
 test_expect_success 'nor in qstat -f -F json' '
