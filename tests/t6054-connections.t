@@ -47,6 +47,13 @@ test_expect_success 'idle connections are closed after client_idle_timeout' '
     test "$(grep -c "idle for 4 s (client_idle_timeout)" "$CLUSTER/scheduler.log")" -ge 10
 '
 
+test_expect_success 'a connection waiting for its job (qsub -W block=true) is not idle' '
+    printf "#!/bin/sh\nsleep 7\nexit 3\n" > slow.sh &&
+    n0=$(grep -c "idle for 4 s" "$CLUSTER/scheduler.log") &&
+    qsub -W block=true slow.sh > b.out; rc=$? && cat b.out && test $rc = 3 &&
+    test "$(grep -c "idle for 4 s" "$CLUSTER/scheduler.log")" = $n0
+'
+
 port=$(sed -n "s/^tcp=127.0.0.1://p" "$CLUSTER/state/scheduler.address")
 test_expect_success 'unidentified TCP peers past tcp_unidentified_max displace the oldest' '
     { load idle "127.0.0.1:$port" 30 6 > tcp.out & } &&
