@@ -15,7 +15,7 @@ top=$(pwd)
 PACKAGES="build-essential autoconf automake libtool pkg-config libsqlite3-dev uthash-dev
           uuid-dev libjansson-dev sqlite3 python3 procps bc
           libopenmpi-dev openmpi-bin libucx-dev libnetcdf-dev netcdf-bin libpng-dev zlib1g-dev
-          libxxhash-dev"
+          libxxhash-dev iproute2 util-linux"
 # Installed without their recommended packages (Snakemake 7's would bring
 # ~200 more, ImageMagick and GDAL among them): the workflow tool the
 # compatibility tests run for real (t1100, t1106); LAMMPS, which hpcq-md

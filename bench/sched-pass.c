@@ -12,7 +12,12 @@
  * ended again, untimed).
  *
  *   sched-pass [--policy easy|conservative|fifo] [--jobs N] [--nodes N]
- *              [--passes N] [--scaling]
+ *              [--passes N] [--scaling] [--big N]
+ *
+ * --big N puts one job of N whole GPU nodes (select=N:ncpus=32:ngpus=8,
+ * place=scatter, 12 hours) at the head of the queue, with the highest
+ * priority: the pass reserves the cluster for it and backfills the rest
+ * around that reservation.  The other jobs are the same draws as without.
  *
  * --scaling also times 50k/100k/200k jobs on 2,000 nodes and 100k jobs on
  * 1k/2k/4k nodes.  Results: bench/RESULTS.md.
@@ -112,11 +117,20 @@ static void fill (struct cluster *c, int64_t *seq)
     c->now = 0;
 }
 
+static int big_nodes;           /* --big N: one N-node job first, 0 = none */
+
 /* The queue: runs of identical jobs (arrays), a few with priority. */
 static struct job **make_queue (struct cluster *c, int n, int64_t *seq)
 {
     struct job **q = calloc (n, sizeof (*q));
     int k = 0;
+
+    if (big_nodes > 0) {
+        char req[160];
+        snprintf (req, sizeof (req), "select=%d:ncpus=32:ngpus=8,place=scatter,walltime=43200",
+                  big_nodes);
+        q[k++] = cluster_job (c, ++*seq, req, 100);
+    }
 
     while (k < n) {
         char req[160];
@@ -141,6 +155,7 @@ struct result {
     int started, running;
     int full;                   /* nodes without a free core before the pass */
     double sort;                /* CPU ms of the priority sort alone */
+    int64_t big_start;          /* --big: the big job's reservation (s from now), -1 none */
 };
 
 /* Time passes passes of policy over njobs queued on nnodes. */
@@ -175,6 +190,7 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
         t[p] = clock_ms (CLOCK_MONOTONIC) - t0;
         cpu[p] = clock_ms (CLOCK_PROCESS_CPUTIME_ID) - c0;
         r.started = c->nstarted;
+        r.big_start = big_nodes && q[0]->est_start > 0 ? q[0]->est_start - c->now : -1;
         /* Back to the state before the pass: end what it started, forget
          * conservative's reservations (each pass is a first one). */
         while (c->running != first_new) {
@@ -212,10 +228,13 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
 
 static void report (const char *policy, int nnodes, int njobs, struct result r)
 {
-    printf ("%-12s %4d nodes %6d jobs  median %6.2f ms  min %6.2f  max %6.2f"
+    printf ("%-12s%s %4d nodes %6d jobs  median %6.2f ms  min %6.2f  max %6.2f"
             "  cpu median %7.2f ms (sort %5.2f)  (%d running, %d nodes full, %d started)\n",
-            policy, nnodes, njobs, r.median, r.min, r.max, r.cpu_median, r.sort, r.running,
+            policy, big_nodes ? " +big" : "", nnodes, njobs, r.median, r.min, r.max, r.cpu_median, r.sort, r.running,
             r.full, r.started);
+    if (big_nodes)
+        printf ("             the %d-node job: %s %.1f h from now\n", big_nodes,
+                r.big_start >= 0 ? "reserved" : "NOT reserved", r.big_start / 3600.0);
     fflush (stdout);
 }
 
@@ -236,9 +255,11 @@ int main (int argc, char *argv[])
             passes = atoi (argv[++i]);
         else if (!strcmp (argv[i], "--scaling"))
             scaling = 1;
+        else if (!strcmp (argv[i], "--big") && i + 1 < argc)
+            big_nodes = atoi (argv[++i]);
         else {
             fprintf (stderr, "usage: sched-pass [--policy easy|conservative|fifo] "
-                     "[--jobs N] [--nodes N] [--passes N] [--scaling]\n");
+                     "[--jobs N] [--nodes N] [--passes N] [--scaling] [--big N]\n");
             return 2;
         }
     }

@@ -110,6 +110,7 @@ void jobspec_release (struct hpcq_jobspec *spec)
     for (i = 0; i < ARRAY_SIZE (string_fields); i++)
         free (*string_member (spec, &string_fields[i]));
     env_free (spec->env, spec->nenv);
+    resource_release (&spec->res);
     /* Leave it init'ed, so releasing twice or reusing it is safe. */
     jobspec_init (spec);
     errno = saved;
@@ -239,7 +240,7 @@ static json_t *chunks_to_json (const struct hpcq_resources *res)
 
     if (!a)
         return NULL;
-    for (i = 0; i < res->nchunks && i < HPCQ_MAX_CHUNKS; i++) {
+    for (i = 0; i < res->nchunks; i++) {
         const struct hpcq_chunk *c = &res->chunk[i];
         json_t *o = json_pack ("{s:i s:i s:I s:i s:i}",
                                "count", c->count,
@@ -533,11 +534,15 @@ static int decode_chunks (json_t *chunks, struct hpcq_resources *res,
         || json_array_size (chunks) > HPCQ_MAX_CHUNKS)
         return invalid (err, "resources.chunks must have 1 to %d entries",
                         HPCQ_MAX_CHUNKS);
+    free (res->chunk);
+    res->nchunks = 0;
+    if (!(res->chunk = calloc (json_array_size (chunks), sizeof (*res->chunk))))
+        return errprintf (err, "out of memory");
     json_array_foreach (chunks, i, v) {
         if (decode_chunk (v, i, &res->chunk[i], err) < 0)
             return -1;
+        res->nchunks = (int)i + 1;
     }
-    res->nchunks = (int)i;
     return 0;
 }
 

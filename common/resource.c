@@ -200,6 +200,47 @@ void resource_init (struct hpcq_resources *res)
     res->job_vmem = res->job_pmem = res->job_pvmem = -1;
 }
 
+void resource_release (struct hpcq_resources *res)
+{
+    if (!res)
+        return;
+    free (res->chunk);
+    resource_init (res);
+}
+
+int resource_copy (struct hpcq_resources *dst, const struct hpcq_resources *src)
+{
+    *dst = *src;
+    dst->chunk = NULL;
+    if (src->nchunks > 0) {
+        if (!(dst->chunk = malloc (src->nchunks * sizeof (*src->chunk)))) {
+            resource_init (dst);
+            errno = ENOMEM;
+            return -1;
+        }
+        memcpy (dst->chunk, src->chunk, src->nchunks * sizeof (*src->chunk));
+    }
+    return 0;
+}
+
+struct hpcq_chunk *resource_add_chunk (struct hpcq_resources *res,
+                                       struct hpcq_error *err)
+{
+    struct hpcq_chunk *v;
+
+    if (res->nchunks >= HPCQ_MAX_CHUNKS) {
+        invalid (err, "too many chunks (at most %d)", HPCQ_MAX_CHUNKS);
+        return NULL;
+    }
+    if (!(v = realloc (res->chunk, (res->nchunks + 1) * sizeof (*v)))) {
+        errprintf (err, "out of memory");
+        return NULL;
+    }
+    res->chunk = v;
+    v[res->nchunks] = default_chunk;
+    return &v[res->nchunks++];
+}
+
 /* Chunk keys: one table for select= and one for Torque's nodes=. */
 struct chunk_key {
     const char *name;
@@ -368,7 +409,8 @@ static int chunk_parse (char *term, const struct chunk_key *keys,
     return 0;
 }
 
-/* "term+term+..." into res->chunk[], replacing any earlier select/nodes. */
+/* "term+term+..." into res's chunk list, replacing any earlier
+ * select/nodes. */
 static int chunks_parse (struct hpcq_resources *res, const char *value,
                          const struct chunk_key *keys, const char *what,
                          struct hpcq_error *err)
@@ -376,36 +418,26 @@ static int chunks_parse (struct hpcq_resources *res, const char *value,
     char *copy = strdup (value);
     char *rest = copy;
     char *term;
-    int n = 0;
     int rc = -1;
 
     if (!copy)
         return errprintf (err, "out of memory");
+    res->nchunks = 0;
     while ((term = strsep (&rest, "+"))) {
-        if (n == HPCQ_MAX_CHUNKS) {
-            invalid (err, "too many chunks in %s (at most %d)", what,
-                     HPCQ_MAX_CHUNKS);
+        struct hpcq_chunk *c = resource_add_chunk (res, err);
+        if (!c) {
+            if (res->nchunks == HPCQ_MAX_CHUNKS)
+                invalid (err, "too many chunks in %s (at most %d)", what,
+                         HPCQ_MAX_CHUNKS);
             goto done;
         }
-        if (chunk_parse (term, keys, what, &res->chunk[n++], err) < 0)
+        if (chunk_parse (term, keys, what, c, err) < 0)
             goto done;
     }
-    res->nchunks = n;
     rc = 0;
 done:
     free (copy);
     return rc;
-}
-
-struct hpcq_chunk *resource_add_chunk (struct hpcq_resources *res,
-                                       struct hpcq_error *err)
-{
-    if (res->nchunks >= HPCQ_MAX_CHUNKS) {
-        invalid (err, "too many chunks (at most %d)", HPCQ_MAX_CHUNKS);
-        return NULL;
-    }
-    res->chunk[res->nchunks] = default_chunk;
-    return &res->chunk[res->nchunks++];
 }
 
 /* Top-level resource names. */
@@ -523,7 +555,7 @@ static int resource_apply_item (struct hpcq_resources *res, char *item,
 int resource_parse_list (struct hpcq_resources *res, const char *arg,
                          struct hpcq_error *err)
 {
-    struct hpcq_resources tmp = *res;
+    struct hpcq_resources tmp;
     char *copy;
     char *rest;
     char *item;
@@ -531,15 +563,21 @@ int resource_parse_list (struct hpcq_resources *res, const char *arg,
 
     if (!arg || arg[0] == '\0')
         return invalid (err, "empty resource list");
-    if (!(copy = strdup (arg)))
-        return errprintf (err, "out of memory");
     /* Work on a copy so a bad list leaves res as it was. */
+    if (!(copy = strdup (arg)) || resource_copy (&tmp, res) < 0) {
+        free (copy);
+        return errprintf (err, "out of memory");
+    }
     rest = copy;
     while (rc == 0 && (item = strsep (&rest, ",")))
         rc = resource_apply_item (&tmp, item, err);
     free (copy);
-    if (rc == 0)
+    if (rc == 0) {
+        resource_release (res);
         *res = tmp;
+    }
+    else
+        resource_release (&tmp);
     return rc;
 }
 
@@ -551,7 +589,7 @@ static const struct hpcq_chunk *chunks_of (const struct hpcq_resources *res,
         *n = 1;
         return &default_chunk;
     }
-    *n = res->nchunks > HPCQ_MAX_CHUNKS ? HPCQ_MAX_CHUNKS : res->nchunks;
+    *n = res->nchunks;
     return res->chunk;
 }
 
@@ -618,25 +656,27 @@ int resource_total_chunks (const struct hpcq_resources *res)
 }
 
 /* Job-wide values with no select/nodes become the one chunk.  They are
- * cleared afterwards so that finalizing twice is harmless. */
-static void fold_job_wide (struct hpcq_resources *res)
+ * cleared afterwards so that finalizing twice is harmless.  0 or -1. */
+static int fold_job_wide (struct hpcq_resources *res, struct hpcq_error *err)
 {
-    struct hpcq_chunk *c = &res->chunk[0];
+    struct hpcq_chunk *c;
 
-    *c = default_chunk;
+    res->nchunks = 0;
+    if (!(c = resource_add_chunk (res, err)))
+        return -1;
     if (res->job_ncpus > 0)
         c->ncpus = res->job_ncpus;
     if (res->job_mem >= 0)
         c->mem = res->job_mem;
     if (res->job_ngpus >= 0)
         c->ngpus = res->job_ngpus;
-    res->nchunks = 1;
     /* Torque's vmem (whole job) and pmem, pvmem (per processor) size the
      * one chunk's memory too. */
     torque_spread_memory (res);
     res->job_ncpus = -1;
     res->job_mem = -1;
     res->job_ngpus = -1;
+    return 0;
 }
 
 /* With select/nodes, PBS Pro refuses a job-wide ncpus (which chunk would
@@ -749,8 +789,8 @@ int resource_finalize (struct hpcq_resources *res, struct hpcq_error *err)
 {
     if (res->torque && torque_finalize (res, err) < 0)
         return -1;
-    if (res->nchunks == 0)
-        fold_job_wide (res);
+    if (res->nchunks == 0 && fold_job_wide (res, err) < 0)
+        return -1;
     if (check_chunks (res, err) < 0 || check_job_wide (res, err) < 0)
         return -1;
     if (res->walltime < -1 || res->walltime > RESOURCE_WALLTIME_MAX)

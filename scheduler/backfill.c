@@ -64,41 +64,51 @@ void backfill_use_apply (const struct policy_ctx *ctx, struct node_use *use,
     }
 }
 
-static const struct policy_ctx *sort_ctx;
+/* A running job and when its walltime runs out, side by side for the
+ * sort (not looked up through the job at each comparison). */
+struct end_key {
+    int64_t end;
+    struct job *job;
+};
 
 /* By end time, then by address, so that a job listed twice sorts next
  * to itself. */
 static int cmp_end (const void *a, const void *b)
 {
-    const struct job *p = *(struct job *const *)a, *q = *(struct job *const *)b;
-    int64_t x = backfill_end (sort_ctx, p), y = backfill_end (sort_ctx, q);
+    const struct end_key *p = a, *q = b;
 
-    if (x != y)
-        return x < y ? -1 : 1;
-    return p < q ? -1 : p > q;
+    if (p->end != q->end)
+        return p->end < q->end ? -1 : 1;
+    return p->job < q->job ? -1 : p->job > q->job;
 }
 
 struct job **backfill_running_by_end (const struct policy_ctx *ctx,
                                       struct job **started, int nstarted, int *np)
 {
     struct job **v;
-    int n = nstarted, k = 0, out = 0;
+    struct end_key *k;
+    int n = nstarted, m = 0, out = 0;
 
     for (struct job *j = ctx->running; j; j = j->r_next)
         n++;
-    if (!(v = calloc (n ? n : 1, sizeof (*v))))
+    v = calloc (n ? n : 1, sizeof (*v));
+    k = malloc ((n ? n : 1) * sizeof (*k));
+    if (!v || !k) {
+        free (v);
+        free (k);
         return NULL;
+    }
     for (struct job *j = ctx->running; j; j = j->r_next)
         if (j->alloc)
-            v[k++] = j;
+            k[m++] = (struct end_key){ backfill_end (ctx, j), j };
     for (int i = 0; i < nstarted; i++)
         if (started[i]->alloc)
-            v[k++] = started[i];
-    sort_ctx = ctx;
-    qsort (v, k, sizeof (*v), cmp_end);
-    for (int i = 0; i < k; i++)
-        if (out == 0 || v[out - 1] != v[i])
-            v[out++] = v[i];
+            k[m++] = (struct end_key){ backfill_end (ctx, started[i]), started[i] };
+    qsort (k, m, sizeof (*k), cmp_end);
+    for (int i = 0; i < m; i++)
+        if (out == 0 || v[out - 1] != k[i].job)
+            v[out++] = k[i].job;
+    free (k);
     *np = out;
     return v;
 }
@@ -264,20 +274,25 @@ void reqcache_add (struct reqcache *rc, const struct job *job, int kind)
 enum { FAIL_NOW = 1, FAIL_BOTH = 2 };
 
 /* The reservation search's cheap necessary condition: for each chunk of
- * the job, how many copies fit node by node. */
+ * the job (the first BOUND_TERMS select terms: a condition on some terms
+ * is still a necessary one, and the counts stay nodes x 16 at most), how
+ * many copies fit node by node. */
+#define BOUND_TERMS 16
+
 struct bound {
     const struct hpcq_resources *res;
     const char *labels;
     int scatter, excl;
-    int *copies;                /* [node][chunk] */
-    int64_t total[HPCQ_MAX_CHUNKS];
+    int nterms;
+    int *copies;                /* [node][term] */
+    int64_t total[BOUND_TERMS];
 };
 
 static void bound_node (struct bound *b, const struct policy_ctx *ctx,
                         const struct node_use *use, int i, int sign)
 {
-    for (int c = 0; c < b->res->nchunks; c++) {
-        int *k = &b->copies[i * b->res->nchunks + c];
+    for (int c = 0; c < b->nterms; c++) {
+        int *k = &b->copies[i * b->nterms + c];
         if (sign > 0)
             *k = place_chunk_copies (ctx->nodes[i], &use[i], &b->res->chunk[c],
                                      b->labels, b->scatter, b->excl,
@@ -294,7 +309,8 @@ static int bound_init (struct bound *b, const struct policy_ctx *ctx,
     b->labels = job->node_labels;
     b->scatter = strncmp (b->res->place, "scatter", 7) == 0;
     b->excl = strstr (b->res->place, "excl") != NULL;
-    if (!(b->copies = calloc ((size_t)(ctx->nnodes ? ctx->nnodes : 1) * b->res->nchunks,
+    b->nterms = b->res->nchunks < BOUND_TERMS ? b->res->nchunks : BOUND_TERMS;
+    if (!(b->copies = calloc ((size_t)(ctx->nnodes ? ctx->nnodes : 1) * b->nterms,
                               sizeof (int))))
         return -1;
     for (int i = 0; i < ctx->nnodes; i++)
@@ -304,7 +320,7 @@ static int bound_init (struct bound *b, const struct policy_ctx *ctx,
 
 static int bound_ok (const struct bound *b)
 {
-    for (int c = 0; c < b->res->nchunks; c++)
+    for (int c = 0; c < b->nterms; c++)
         if (b->total[c] < b->res->chunk[c].count)
             return 0;
     return 1;

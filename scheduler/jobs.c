@@ -3,6 +3,7 @@
 #include <config.h>
 #endif
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -605,14 +606,15 @@ json_t *alloc_to_json (const struct alloc *a)
 struct alloc *alloc_from_json (struct nodes *ns, const char *text)
 {
     json_t *arr = json_loads (text, 0, NULL), *o;
-    struct alloc *a = xzalloc (sizeof (*a));
+    struct alloc *a = NULL;
     size_t i;
 
     if (!json_is_array (arr) || json_array_size (arr) == 0
-        || json_array_size (arr) > 64)
+        || json_array_size (arr) > INT_MAX
+        || !(a = alloc_new ((int)json_array_size (arr))))
         goto error;
     json_array_foreach (arr, i, o) {
-        struct alloc_slot *s = &a->slot[a->n++];
+        struct alloc_slot *s = &a->slot[i];
         const char *node;
         json_t *gpus, *g, *mig = NULL;
         json_int_t mem;
@@ -639,48 +641,46 @@ error:
     return NULL;
 }
 
-static char *strcat_grow (char *s, const char *add)
+/* Close a memory stream and return its text (the caller frees it), or
+ * NULL if it could not be made or written. */
+static char *stream_text (FILE *f, char **text)
 {
-    size_t len = s ? strlen (s) : 0;
-    char *r = realloc (s, len + strlen (add) + 1);
-    if (!r) {
-        free (s);
-        return NULL;
+    int bad = !f || ferror (f);
+
+    if (f && fclose (f) != 0)
+        bad = 1;
+    if (bad) {
+        free (*text);
+        *text = NULL;
     }
-    strcpy (r + len, add);
-    return r;
+    return *text;
 }
 
 /* exec_host "n1/0*2+n2/0*2", exec_vnode "(n1:ncpus=2:ngpus=1)+(n2:ncpus=2:mig=1g.5gb)". */
 void alloc_format_exec (const struct alloc *a, char **exec_host, char **exec_vnode)
 {
     char *host = NULL, *vnode = NULL;
+    size_t hlen, vlen;
+    FILE *h = open_memstream (&host, &hlen), *v = open_memstream (&vnode, &vlen);
 
-    for (int i = 0; i < a->n; i++) {
+    /* Streams, not a string grown slot by slot: a job of thousands of
+     * nodes would copy its text thousands of times. */
+    for (int i = 0; h && v && i < a->n; i++) {
         const struct alloc_slot *s = &a->slot[i];
-        char h[160], v[256], mem[32] = "";
+        fprintf (h, "%s%s/0*%d", i ? "+" : "", s->node_name, s->ncpus);
+        fprintf (v, "%s(%s:ncpus=%d", i ? "+" : "", s->node_name, s->ncpus);
         if (s->mem > 0) {
             char sz[24];
             resource_format_size (s->mem, sz, sizeof (sz));
-            snprintf (mem, sizeof (mem), ":mem=%s", sz);
+            fprintf (v, ":mem=%s", sz);
         }
-        snprintf (h, sizeof (h), "%s%s/0*%d", i ? "+" : "", s->node_name, s->ncpus);
-        snprintf (v, sizeof (v), "%s(%s:ncpus=%d%s", i ? "+" : "", s->node_name,
-                  s->ncpus, mem);
-        host = strcat_grow (host, h);
-        vnode = strcat_grow (vnode, v);
-        if (s->ngpus) {
-            snprintf (v, sizeof (v), ":ngpus=%d", s->ngpus);
-            vnode = strcat_grow (vnode, v);
-        }
+        if (s->ngpus)
+            fprintf (v, ":ngpus=%d", s->ngpus);
         if (s->nmig && s->node && s->mig_gpu >= 0 && s->mig_gpu < s->node->ngpus
-            && s->mig_inst >= 0 && s->mig_inst < s->node->gpu[s->mig_gpu].nmig) {
-            snprintf (v, sizeof (v), ":mig=%s",
-                      s->node->gpu[s->mig_gpu].mig[s->mig_inst].profile);
-            vnode = strcat_grow (vnode, v);
-        }
-        vnode = strcat_grow (vnode, ")");
+            && s->mig_inst >= 0 && s->mig_inst < s->node->gpu[s->mig_gpu].nmig)
+            fprintf (v, ":mig=%s", s->node->gpu[s->mig_gpu].mig[s->mig_inst].profile);
+        fputc (')', v);
     }
-    *exec_host = host;
-    *exec_vnode = vnode;
+    *exec_host = stream_text (h, &host);
+    *exec_vnode = stream_text (v, &vnode);
 }

@@ -71,6 +71,8 @@ struct node {
     uint32_t mig_gpus;      /* bit g: GPU g is in MIG mode */
     struct conn *conn;  /* link to its worker while up */
     int offline;        /* out of service (pbsnodes -o): no new jobs */
+    int ib_group;       /* 1 + ib_switch's number (place.c's), 0 if none: */
+                        /* beside conn and offline, which the same scans read */
     char ib_switch[32];
     char labels[256];
     char comment[256];  /* an administrator's reason for offline */

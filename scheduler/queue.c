@@ -257,7 +257,7 @@ struct queue **queue_all (struct queues *qs, int *n)
  * several chunks keep their own shape. */
 static void apply_defaults (const struct queue *q, struct hpcq_resources *res)
 {
-    struct hpcq_chunk *c = &res->chunk[0];
+    struct hpcq_chunk *c = res->chunk;
     int single = res->nchunks == 1 && c->count == 1;
 
     if (res->walltime < 0)

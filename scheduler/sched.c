@@ -120,6 +120,119 @@ static int sched_check_gpu_kinds (struct node **nodes, int nnodes,
     return 0;
 }
 
+/* " place=X" when a place was asked for, else "". */
+static const char *place_text (const struct hpcq_resources *res, char *buf, size_t len)
+{
+    snprintf (buf, len, "%s%s", res->place[0] ? " place=" : "", res->place);
+    return buf;
+}
+
+/* One select term as PBS writes it, with its count: "100:ncpus=1". */
+static void term_text (const struct hpcq_chunk *c, char *buf, int len)
+{
+    struct hpcq_resources one;
+
+    resource_init (&one);
+    one.nchunks = 1;
+    one.chunk = (struct hpcq_chunk *)c;     /* borrowed, only read */
+    resource_format_select (&one, buf, len);
+}
+
+/* A select term that more nodes, or more room, than the cluster has
+ * would hold: counted on the empty nodes (each copy fits on a node by
+ * its size; with place=scatter or excl one copy per node).  -1 with err
+ * saying so, 1 if a term fits on no node at all, 0 if every term alone
+ * fits. */
+static int sched_term_shortfall (struct node **nodes, int nnodes,
+                                 const struct hpcq_resources *res, const char *labels,
+                                 const char *sel, int usable, struct hpcq_error *err)
+{
+    int scatter = strncmp (res->place, "scatter", 7) == 0;
+    int excl = strstr (res->place, "excl") != NULL;
+    char where[300], term[256], one[256], pl[48], what[1100];
+
+    snprintf (where, sizeof (where), "%s%s", labels && labels[0] ? " with node_labels=" : "",
+              labels && labels[0] ? labels : "");
+    for (int c = 0; c < res->nchunks; c++) {
+        const struct hpcq_chunk *ch = &res->chunk[c];
+        struct hpcq_chunk single = *ch;
+        int64_t room = 0;
+        int holders = 0, most = 0;
+        for (int i = 0; i < nnodes; i++) {
+            int k = place_chunk_capacity (nodes[i], ch, labels, scatter, excl, ch->count);
+            room += k;
+            holders += k > 0;
+            most = k > most ? k : most;
+        }
+        if (holders == 0)
+            return 1;       /* fits on no node: the caller says so */
+        if (room >= ch->count)
+            continue;
+        term_text (ch, term, sizeof (term));
+        single.count = 1;
+        term_text (&single, one, sizeof (one));
+        place_text (res, pl, sizeof (pl));
+        /* Of several terms, say which one. */
+        snprintf (what, sizeof (what), "%s%s%s%s", res->nchunks > 1 ? sel : term, pl,
+                  res->nchunks > 1 ? ": its term " : "", res->nchunks > 1 ? term : "");
+        errno = E2BIG;
+        if (most <= 1 && holders == usable)
+            return errprintf (err, "Job exceeds server resource limits: select=%s needs %d "
+                              "nodes; the cluster has %d%s", what, ch->count, usable, where);
+        if (most <= 1)
+            return errprintf (err, "Job exceeds server resource limits: select=%s needs %d "
+                              "nodes that can hold %s; %d of the cluster's %d nodes%s can",
+                              what, ch->count, one, holders, usable, where);
+        return errprintf (err, "Job exceeds server resource limits: select=%s needs room "
+                          "for %d chunks of %s; the cluster's %d nodes%s hold %lld", what,
+                          ch->count, one, usable, where, (long long)room);
+    }
+    return 0;
+}
+
+/* The whole request against the cluster's totals: nodes (scatter or
+ * excl: one chunk each), cores, memory, GPUs.  -1 with err, or 0. */
+static int sched_total_shortfall (struct node **nodes, int nnodes,
+                                  const struct hpcq_resources *res, const char *labels,
+                                  const char *sel, int usable, struct hpcq_error *err)
+{
+    int64_t cpus = 0, gpus = 0, mem = 0;
+    int one_each = strncmp (res->place, "scatter", 7) == 0 || strstr (res->place, "excl");
+    char pl[48], have[32], want[32];
+
+    for (int i = 0; i < nnodes; i++) {
+        if (nodes[i]->ncpus <= 0
+            || (labels && labels[0] && !place_labels_match (nodes[i]->labels, labels)))
+            continue;
+        cpus += nodes[i]->ncpus;
+        mem += nodes[i]->mem;
+        gpus += nodes[i]->ngpus;
+    }
+    place_text (res, pl, sizeof (pl));
+    errno = E2BIG;
+    if (one_each && resource_total_chunks (res) > usable)
+        return errprintf (err, "Job exceeds server resource limits: select=%s%s needs %d "
+                          "nodes; the cluster has %d", sel, pl, resource_total_chunks (res),
+                          usable);
+    if (resource_total_ncpus (res) > cpus)
+        return errprintf (err, "Job exceeds server resource limits: select=%s%s needs %d "
+                          "cpus; the cluster's %d nodes have %lld", sel, pl,
+                          resource_total_ncpus (res), usable, (long long)cpus);
+    if (resource_total_ngpus (res) > gpus)
+        return errprintf (err, "Job exceeds server resource limits: select=%s%s needs %d "
+                          "GPUs; the cluster's %d nodes have %lld", sel, pl,
+                          resource_total_ngpus (res), usable, (long long)gpus);
+    if (resource_total_mem (res) > mem) {
+        resource_format_size (resource_total_mem (res), want, sizeof (want));
+        resource_format_size (mem, have, sizeof (have));
+        return errprintf (err, "Job exceeds server resource limits: select=%s%s needs "
+                          "mem=%s; the cluster's %d nodes have %s", sel, pl, want, usable,
+                          have);
+    }
+    errno = 0;
+    return 0;
+}
+
 /* Does a node count when judging whether a request could ever run?  Up,
  * not heard from yet since a restart, out of service by an administrator
  * (it comes back), or down for less than node_down_grace: a node gone for
@@ -151,22 +264,33 @@ static void list_left_out (struct node **nodes, int nnodes, const struct sched *
     }
 }
 
+/* Add the nodes left out of a judgement to its refusal, if any. */
+static void note_left_out (struct hpcq_error *err, const char *gone)
+{
+    size_t n = strlen (err->text);
+
+    if (gone[0] && n + 40 < sizeof (err->text))
+        snprintf (err->text + n, sizeof (err->text) - n,
+                  " (down longer than node_down_grace: %s)", gone);
+}
+
 int sched_feasible (struct server *srv, const struct hpcq_resources *res,
                     const char *labels, struct hpcq_error *err)
 {
-    int nnodes, known = 0, maxcpus = 0, maxgpus = 0;
+    int nall, nnodes = 0, maxcpus = 0, maxgpus = 0, usable = 0, rc = -1;
     int64_t maxmem = 0, now = util_now_ms ();
-    struct node **all = nodes_all (srv->nodes, &nnodes), **nodes;
+    struct node **all = nodes_all (srv->nodes, &nall), **nodes;
     struct alloc *a;
     char sel[512], mem[32], gone[96];
-    int rc = -1;
 
-    if (!(nodes = calloc (nnodes ? nnodes : 1, sizeof (*nodes))))
+    /* Judged on the nodes that count (node_counts): a node down for long
+     * neither lets a request in nor keeps it waiting forever. */
+    if (!(nodes = calloc (nall ? nall : 1, sizeof (*nodes))))
         return errprintf_code (err, ENOMEM, "out of memory");
-    for (int i = 0; i < nnodes; i++) {
+    for (int i = 0; i < nall; i++) {
         if (!node_counts (srv->sched, all[i], now))
             continue;
-        nodes[known++] = all[i];
+        nodes[nnodes++] = all[i];
         if (all[i]->ncpus > maxcpus)
             maxcpus = all[i]->ncpus;
         if (all[i]->mem > maxmem)
@@ -174,34 +298,43 @@ int sched_feasible (struct server *srv, const struct hpcq_resources *res,
         if (all[i]->ngpus > maxgpus)
             maxgpus = all[i]->ngpus;
     }
-    if (known == 0) {
+    list_left_out (all, nall, srv->sched, now, gone, sizeof (gone));
+    if (nnodes == 0) {
         rc = 0;     /* no worker has registered yet: nothing to judge by */
         goto out;
     }
-    if (sched_check_gpu_kinds (nodes, known, res, err) < 0)
-        goto out;
-    if ((a = place_alloc (nodes, known, res, labels, 0, 1))) {
+    if (sched_check_gpu_kinds (nodes, nnodes, res, err) < 0)
+        goto refused;
+    if ((a = place_alloc (nodes, nnodes, res, labels, 0, 1))) {
         free (a);
         rc = 0;
         goto out;
     }
     resource_format_select (res, sel, sizeof (sel));
-    if (labels && labels[0] && (a = place_alloc (nodes, known, res, NULL, 0, 1))) {
+    if (labels && labels[0] && (a = place_alloc (nodes, nnodes, res, NULL, 0, 1))) {
         free (a);
         errno = E2BIG;
         errprintf (err, "Job exceeds queue resource limits: no node with the "
                    "queue's node_labels=%s can satisfy select=%s%s%s", labels, sel,
                    res->place[0] ? " place=" : "", res->place);
-        goto out;
+        goto refused;
     }
+    /* Counted reasons first: a request the cluster is too small for is
+     * told so, not that "no node" can take it. */
+    for (int i = 0; i < nnodes; i++)
+        usable += !labels || !labels[0] || place_labels_match (nodes[i]->labels, labels);
+    if ((rc = sched_term_shortfall (nodes, nnodes, res, labels, sel, usable, err)) < 0
+        || (rc == 0 && sched_total_shortfall (nodes, nnodes, res, labels, sel, usable, err) < 0))
+        goto refused;
     resource_format_size (maxmem, mem, sizeof (mem));
-    list_left_out (all, nnodes, srv->sched, now, gone, sizeof (gone));
     errno = E2BIG;
-    errprintf (err, "Job exceeds server resource limits: no node can satisfy select=%s%s%s "
-               "(%d node%s up or recently seen, largest has %d cpus, mem=%s, %d gpus%s%s)",
-               sel, res->place[0] ? " place=" : "", res->place, known, known == 1 ? "" : "s",
-               maxcpus, mem, maxgpus, gone[0] ? "; down longer than node_down_grace: " : "",
-               gone);
+    errprintf (err, "Job exceeds server resource limits: no node can "
+               "satisfy select=%s%s%s (%d node%s up or recently seen, largest has %d cpus, "
+               "mem=%s, %d gpus)", sel, res->place[0] ? " place=" : "",
+               res->place, nnodes, nnodes == 1 ? "" : "s", maxcpus, mem, maxgpus);
+refused:
+    rc = -1;
+    note_left_out (err, gone);
 out:
     free (nodes);
     return rc;

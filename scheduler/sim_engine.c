@@ -226,7 +226,7 @@ static int job_arrive (struct engine *e, int idx)
     job->rec.seq = idx + 1;
     (void)job_state_set (job, 'Q', JOB_EV_SUBMITTED, "hpcq-sim", __func__);
     job->rec.ctime = sj->submit;
-    job->spec.res = sj->res;
+    job->spec.res = sj->res;    /* borrowed: the trace owns the chunks */
     snprintf (job->id, sizeof (job->id), "%lld.sim", (long long)sj->id);
     if (!(cap = place_job (e->nodep, e->nnodes, job, 1))) {
         e->run->out[idx].skipped = 1;

@@ -19,10 +19,10 @@
 #include "scheduler/sim_trace.h"
 
 #define MAX_POLICIES 8
-/* The most chunks one allocation holds: the largest job the daemon can
- * place spans this many nodes. */
-#define ALLOC_SLOTS ((int)(sizeof (((struct alloc *)0)->slot) \
-                           / sizeof (((struct alloc *)0)->slot[0])))
+/* Nodes the largest job of an SWF trace spans when the node size is left
+ * to hpcq-sim: few enough that a replay stays quick (a job may hold any
+ * number of nodes; this only picks the nodes' size). */
+#define SIM_JOB_NODES 64
 
 struct options {
     const char *trace;
@@ -140,10 +140,9 @@ static int ceil_div (int a, int b)
 }
 
 /* Fill in the cluster's size where not given.  An SWF trace's machine has
- * MaxProcs processors; we keep that many cores, on nodes as small as the
- * daemon's allocation allows (the largest job must fit in ALLOC_SLOTS
- * nodes): a power of two, so 1-processor nodes of the traced machines
- * become 2 or 4-core nodes. */
+ * MaxProcs processors; we keep that many cores, on nodes as small as keep
+ * the largest job within SIM_JOB_NODES nodes: a power of two, so
+ * 1-processor nodes of the traced machines become 2 or 4-core nodes. */
 static int cluster_size (struct options *o, const struct sim_trace *t,
                          struct hpcq_error *err)
 {
@@ -161,7 +160,7 @@ static int cluster_size (struct options *o, const struct sim_trace *t,
     if (!c->cores && c->nodes)
         c->cores = ceil_div (total, c->nodes);
     if (!c->cores)
-        for (c->cores = 1; ceil_div (total, c->cores) > ALLOC_SLOTS; c->cores *= 2)
+        for (c->cores = 1; ceil_div (total, c->cores) > SIM_JOB_NODES; c->cores *= 2)
             ;
     if (!c->nodes)
         c->nodes = ceil_div (total, c->cores);

@@ -323,6 +323,8 @@ int sim_trace_resolve (struct sim_trace *t, int cores_per_node,
 void sim_trace_release (struct sim_trace *t)
 {
     if (t) {
+        for (int i = 0; i < t->njobs; i++)
+            resource_release (&t->job[i].res);
         free (t->job);
         t->job = NULL;
         t->njobs = 0;

@@ -37,6 +37,7 @@ void cluster_destroy (struct cluster *c)
         return;
     for (int i = 0; i < c->njobs; i++) {
         free (c->job[i]->alloc);
+        resource_release (&c->job[i]->spec.res);
         free (c->job[i]);
     }
     free (c->job);
