@@ -329,7 +329,7 @@ int sched_feasible (struct server *srv, const struct hpcq_resources *res,
     resource_format_size (maxmem, mem, sizeof (mem));
     errno = E2BIG;
     errprintf (err, "Job exceeds server resource limits: no node can "
-               "satisfy select=%s%s%s (%d node%s up or recently seen, largest has %d cpus, "
+               "satisfy select=%s%s%s (%d node%s, largest has %d cpus, "
                "mem=%s, %d gpus)", sel, res->place[0] ? " place=" : "",
                res->place, nnodes, nnodes == 1 ? "" : "s", maxcpus, mem, maxgpus);
 refused:
