@@ -219,6 +219,8 @@ static void accept_resume (struct loop *l, void *arg)
  * backlog while idle ones time out, instead of accept failing in a loop. */
 static void accept_pause (struct clients *cl, int err)
 {
+    if (cl->resume)
+        return;     /* already paused (both listeners failed in one turn) */
     cl->backoff_ms = cl->backoff_ms ? cl->backoff_ms * 2 : BACKOFF_MIN_MS;
     if (cl->backoff_ms > BACKOFF_MAX_MS)
         cl->backoff_ms = BACKOFF_MAX_MS;
