@@ -16,6 +16,8 @@ PACKAGES="build-essential autoconf automake libtool pkg-config libsqlite3-dev ut
           uuid-dev libjansson-dev sqlite3 python3 procps bc
           libopenmpi-dev openmpi-bin libucx-dev libnetcdf-dev netcdf-bin libpng-dev zlib1g-dev
           libxxhash-dev iproute2 util-linux"
+# Hash tables (common/hash.h): uthash, hashing with xxHash; both header-only.
+PACKAGES="$PACKAGES uthash-dev"
 # Installed without their recommended packages (Snakemake 7's would bring
 # ~200 more, ImageMagick and GDAL among them): the workflow tool the
 # compatibility tests run for real (t1100, t1106); LAMMPS, which hpcq-md

@@ -31,7 +31,7 @@
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
 #include "scheduler/policy.h"
-#include "scheduler/test/cluster.h"
+#include "scheduler/cluster.h"
 
 #define GB (INT64_C (1) << 30)
 
@@ -163,7 +163,7 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
                           int passes)
 {
     struct cluster *c = cluster_create (nnodes);
-    struct job **q, **copy = calloc (njobs, sizeof (*copy));
+    struct job **q, **copy = calloc (njobs, sizeof (*copy)), *j;
     double *t = calloc (passes, sizeof (*t)), *cpu = calloc (passes, sizeof (*cpu));
     struct result r = { 0 };
     int64_t seq = 0;
@@ -171,7 +171,7 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
     rng_state = 88172645463325252ULL;
     build_nodes (c);
     fill (c, &seq);
-    for (struct job *j = c->running; j; j = j->r_next)
+    LIST_FOREACH (j, &c->running, r_link)
         r.running++;
     q = make_queue (c, njobs, &seq);
     for (int i = 0; i < c->nnodes; i++)
@@ -181,7 +181,7 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
         struct job *first_new;
         double t0, c0;
         memcpy (copy, q, njobs * sizeof (*copy));
-        first_new = c->running;
+        first_new = LIST_FIRST (&c->running);
         cluster_ctx (c, &ctx, copy, njobs);
         c->nstarted = 0;
         c0 = clock_ms (CLOCK_PROCESS_CPUTIME_ID);
@@ -193,11 +193,8 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
         r.big_start = big_nodes && q[0]->est_start > 0 ? q[0]->est_start - c->now : -1;
         /* Back to the state before the pass: end what it started, forget
          * conservative's reservations (each pass is a first one). */
-        while (c->running != first_new) {
-            struct job *j = c->running;
-            cluster_end (c, j);
-            j->rec.state = 'Q';
-        }
+        while (LIST_FIRST (&c->running) != first_new)
+            cluster_requeue (c, LIST_FIRST (&c->running));
         for (int k = 0; k < njobs; k++) {
             free (q[k]->resv);
             q[k]->resv = NULL;

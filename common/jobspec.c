@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "common/jobspec.h"
+#include "common/util.h"
 
 #define JOBSPEC_NAME_MAX 236
 #define PRIORITY_MIN (-1024)
@@ -62,7 +63,6 @@ static const char *other_keys[] = {
 /* Indexed by JOIN_*. */
 static const char *join_names[] = { "n", "oe", "eo" };
 
-#define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
 
 static char **string_member (struct hpcq_jobspec *spec,
                              const struct string_field *f)
@@ -634,18 +634,16 @@ static const struct {
 
 int jobspec_signal_number (const char *name)
 {
-    char *end;
-    long n;
+    int n;
 
     if (strncasecmp (name, "SIG", 3) == 0)
         name += 3;
     for (size_t i = 0; i < ARRAY_SIZE (warn_signals); i++)
         if (strcasecmp (name, warn_signals[i].name) == 0)
             return warn_signals[i].signo;
-    n = strtol (name, &end, 10);
-    if (end == name || *end || n < 1 || n >= NSIG)
+    if (util_parse_int (name, 1, NSIG - 1, &n) < 0)
         return -1;
-    return (int)n;
+    return n;
 }
 
 int jobspec_parse_signal (const char *s, int *signo, int *secs, int *batch_only,
@@ -654,7 +652,6 @@ int jobspec_parse_signal (const char *s, int *signo, int *secs, int *batch_only,
     char name[32];
     const char *at = strchr (s, '@'), *p = s;
     int b = 0, sig, t = 60;
-    char *end;
 
     if (strncmp (p, "B:", 2) == 0)
         b = 1, p += 2;
@@ -668,13 +665,9 @@ int jobspec_parse_signal (const char *s, int *signo, int *secs, int *batch_only,
     if ((sig = jobspec_signal_number (name)) < 0)
         return errprintf_code (err, EINVAL, "invalid --signal '%s' (unknown signal '%s')",
                                s, name);
-    if (at) {
-        long v = strtol (at + 1, &end, 10);
-        if (end == at + 1 || *end || v < 0 || v > 65535)
-            return errprintf_code (err, EINVAL, "invalid --signal '%s' (time must be "
-                                   "0 to 65535 seconds)", s);
-        t = (int)v;
-    }
+    if (at && util_parse_int (at + 1, 0, 65535, &t) < 0)
+        return errprintf_code (err, EINVAL, "invalid --signal '%s' (time must be "
+                               "0 to 65535 seconds)", s);
     if (signo)
         *signo = sig;
     if (secs)

@@ -24,8 +24,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/hash.h"
 #include "common/resource.h"
 #include "common/torque.h"
+#include "common/util.h"
 
 struct size_unit {
     const char *name;
@@ -65,7 +67,6 @@ static const struct hpcq_chunk default_chunk = {
 static const char *place_arrangements[] = { "free", "pack", "scatter", NULL };
 static const char *place_sharings[] = { "excl", "shared", NULL };
 
-#define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
 
 /* A parse error is EINVAL whatever errno held before. */
 #define invalid(err, ...) errprintf_code (err, EINVAL, __VA_ARGS__)
@@ -893,27 +894,35 @@ void resource_format_select (const struct hpcq_resources *res,
     }
 }
 
-/* Interned texts: few (GPU models and MIG profiles a site has), looked up
- * by a linear scan; requests parsed on several threads at a scheduler's
- * start share the table. */
+/* Interned texts (GPU models and MIG profiles a site has), kept for the
+ * life of the process; requests parsed on several threads at a
+ * scheduler's start share the table. */
+struct intern_text {
+    UT_hash_handle hh;
+    char text[];
+};
+
 static struct {
     pthread_mutex_t lock;
-    const char *v[RESOURCE_INTERN_MAX];
+    struct intern_text *set;
     int n;
 } intern = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 const char *resource_intern (const char *s)
 {
-    const char *found = NULL;
+    struct intern_text *t;
+    size_t len = strlen (s);
 
     pthread_mutex_lock (&intern.lock);
-    for (int i = 0; i < intern.n && !found; i++)
-        if (strcmp (intern.v[i], s) == 0)
-            found = intern.v[i];
-    if (!found && intern.n < RESOURCE_INTERN_MAX && (found = strdup (s)))
-        intern.v[intern.n++] = found;
+    HASH_FIND (hh, intern.set, s, len, t);
+    if (!t && intern.n < RESOURCE_INTERN_MAX
+        && (t = malloc (sizeof (*t) + len + 1))) {
+        memcpy (t->text, s, len + 1);
+        HASH_ADD_KEYPTR (hh, intern.set, t->text, len, t);
+        intern.n++;
+    }
     pthread_mutex_unlock (&intern.lock);
-    if (!found)
+    if (!t)
         errno = ENOSPC;
-    return found;
+    return t ? t->text : NULL;
 }

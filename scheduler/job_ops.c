@@ -378,7 +378,7 @@ static void job_order (struct server *srv, struct conn *c, struct wire_msg *msg)
         server_reply_error (c, msg, errno ? errno : EIO, "cannot record order of %s", a->id);
         return;
     }
-    sched_request (srv->sched);
+    server_request_pass (srv);
     server_reply_after_commit (srv, c, msg, NULL);
 }
 

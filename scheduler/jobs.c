@@ -23,67 +23,44 @@ struct jobs {
     struct job **v;         /* sorted by seq: seqs only grow */
     int n, cap;
     int64_t next_seq;
-    struct job *q_head, *q_tail;    /* jobs in state Q */
+    struct job_queue queued;        /* jobs in state Q */
     int nqueued;
-    struct job *r_head;             /* jobs holding an allocation */
+    struct job_list running;        /* jobs holding an allocation */
 };
 
 void jobs_running_add (struct jobs *js, struct job *job)
 {
-    job->r_prev = NULL;
-    job->r_next = js->r_head;
-    if (js->r_head)
-        js->r_head->r_prev = job;
-    js->r_head = job;
+    LIST_INSERT_HEAD (&js->running, job, r_link);
 }
 
 void jobs_running_remove (struct jobs *js, struct job *job)
 {
-    if (job->r_prev)
-        job->r_prev->r_next = job->r_next;
-    else if (js->r_head == job)
-        js->r_head = job->r_next;
-    else
+    if (!job->r_link.le_prev)
         return;     /* not linked */
-    if (job->r_next)
-        job->r_next->r_prev = job->r_prev;
-    job->r_prev = job->r_next = NULL;
+    LIST_REMOVE (job, r_link);
+    job->r_link.le_prev = NULL;
 }
 
-struct job *jobs_running_first (struct jobs *js)
+struct job_list *jobs_running (struct jobs *js)
 {
-    return js->r_head;
+    return &js->running;
 }
 
 static void queue_link (struct jobs *js, struct job *job)
 {
-    job->q_prev = js->q_tail;
-    job->q_next = NULL;
-    if (js->q_tail)
-        js->q_tail->q_next = job;
-    else
-        js->q_head = job;
-    js->q_tail = job;
+    TAILQ_INSERT_TAIL (&js->queued, job, q_link);
     js->nqueued++;
 }
 
 static void queue_unlink (struct jobs *js, struct job *job)
 {
-    if (job->q_prev)
-        job->q_prev->q_next = job->q_next;
-    else
-        js->q_head = job->q_next;
-    if (job->q_next)
-        job->q_next->q_prev = job->q_prev;
-    else
-        js->q_tail = job->q_prev;
-    job->q_prev = job->q_next = NULL;
+    TAILQ_REMOVE (&js->queued, job, q_link);
     js->nqueued--;
 }
 
-struct job *jobs_queued_first (struct jobs *js)
+struct job_queue *jobs_queued (struct jobs *js)
 {
-    return js->q_head;
+    return &js->queued;
 }
 
 int jobs_queued_count (struct jobs *js)
@@ -99,6 +76,8 @@ struct jobs *jobs_create (struct server *srv)
         return NULL;
     js->srv = srv;
     js->next_seq = 1;
+    TAILQ_INIT (&js->queued);
+    LIST_INIT (&js->running);
     return js;
 }
 

@@ -17,7 +17,6 @@
 #include "scheduler/fairshare.h"
 #include "scheduler/lifecycle.h"
 #include "scheduler/limits.h"
-#include "scheduler/sched.h"
 
 /* job moved from old to its present state: write it and its event. */
 static int lifecycle_record (struct server *srv, struct job *job, char old,
@@ -145,7 +144,7 @@ static void lifecycle_release_alloc (struct server *srv, struct job *job)
     }
     free (job->rec.alloc);
     job->rec.alloc = NULL;
-    sched_request (srv->sched);
+    server_request_pass (srv);
 }
 
 static int lifecycle_store_usage (struct job *job, int64_t cput, int64_t walltime,

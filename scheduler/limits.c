@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <uthash.h>
 
+#include "common/hash.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "db/db_settings.h"

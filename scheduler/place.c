@@ -136,7 +136,7 @@ static uint32_t gpu_mask (const struct node *n, int mig)
 
     if (__builtin_popcount (n->whole_gpus | n->mig_gpus) == n->ngpus)
         return mig ? n->mig_gpus : n->whole_gpus;
-    for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++)
+    for (int g = 0; g < n->ngpus && g < GPU_MAX; g++)
         if ((n->gpu[g].nmig > 0) == mig)
             m |= 1u << g;
     return m;
@@ -147,7 +147,7 @@ void place_node_sync (struct node *n)
     node_use_of (n, &n->use);
     ib_switch_find (n);
     n->whole_gpus = n->mig_gpus = 0;
-    for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++) {
+    for (int g = 0; g < n->ngpus && g < GPU_MAX; g++) {
         if (n->gpu[g].nmig)
             n->mig_gpus |= 1u << g;
         else
@@ -162,11 +162,11 @@ void node_use_of (const struct node *n, struct node_use *u)
     u->mem_used = n->mem_used;
     u->njobs = n->njobs;
     u->excl_by = n->excl_by;
-    for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++) {
-        const struct node_gpu *gpu = &n->gpu[g];
+    for (int g = 0; g < n->ngpus && g < GPU_MAX; g++) {
+        const struct gpu *gpu = &n->gpu[g];
         if (gpu->used_by)
             u->gpus |= 1u << g;
-        for (int i = 0; i < gpu->nmig && i < NODE_MAX_MIG; i++)
+        for (int i = 0; i < gpu->nmig && i < GPU_MIG_MAX; i++)
             if (gpu->mig[i].used_by)
                 u->mig[g] |= (uint8_t)(1u << i);
     }
@@ -186,7 +186,7 @@ static void use_combine (struct node_use *u, const struct node_use *also)
     if (!u->excl_by)
         u->excl_by = also->excl_by;
     u->gpus |= also->gpus;
-    for (int g = 0; g < NODE_MAX_GPUS; g++)
+    for (int g = 0; g < GPU_MAX; g++)
         u->mig[g] |= also->mig[g];
 }
 
@@ -199,15 +199,15 @@ void node_use_apply (struct node_use *u, const struct alloc_slot *s, int64_t seq
     if (s->excl)
         u->excl_by = sign > 0 ? seq : 0;
     for (int g = 0; g < s->ngpus; g++) {
-        if (s->gpus[g] < 0 || s->gpus[g] >= NODE_MAX_GPUS)
+        if (s->gpus[g] < 0 || s->gpus[g] >= GPU_MAX)
             continue;
         if (sign > 0)
             u->gpus |= 1u << s->gpus[g];
         else
             u->gpus &= ~(1u << s->gpus[g]);
     }
-    if (s->nmig && s->mig_gpu >= 0 && s->mig_gpu < NODE_MAX_GPUS && s->mig_inst >= 0
-        && s->mig_inst < NODE_MAX_MIG) {
+    if (s->nmig && s->mig_gpu >= 0 && s->mig_gpu < GPU_MAX && s->mig_inst >= 0
+        && s->mig_inst < GPU_MIG_MAX) {
         if (sign > 0)
             u->mig[s->mig_gpu] |= (uint8_t)(1u << s->mig_inst);
         else
@@ -225,10 +225,10 @@ void alloc_slot_apply (struct node *n, const struct alloc_slot *s, int64_t seq,
     if (s->excl)
         n->excl_by = sign > 0 ? seq : 0;
     for (int g = 0; g < s->ngpus; g++)
-        if (s->gpus[g] >= 0 && s->gpus[g] < NODE_MAX_GPUS)
+        if (s->gpus[g] >= 0 && s->gpus[g] < GPU_MAX)
             n->gpu[s->gpus[g]].used_by = sign > 0 ? seq : 0;
-    if (s->nmig && s->mig_gpu >= 0 && s->mig_gpu < NODE_MAX_GPUS && s->mig_inst >= 0
-        && s->mig_inst < NODE_MAX_MIG)
+    if (s->nmig && s->mig_gpu >= 0 && s->mig_gpu < GPU_MAX && s->mig_inst >= 0
+        && s->mig_inst < GPU_MIG_MAX)
         n->gpu[s->mig_gpu].mig[s->mig_inst].used_by = sign > 0 ? seq : 0;
 }
 
@@ -355,7 +355,7 @@ static int node_usable (const struct node *n, const char *labels, int empty)
         return n->ncpus > 0;
     /* Up and connected: a node whose link just dropped may still be "up"
      * until its heartbeat times out, but a launch could not reach it. */
-    return n->state == NODE_UP && n->conn && !n->offline;
+    return n->state == NODE_UP && n->reachable && !n->offline;
 }
 
 /* Cores node i uses as the placement supposes (cheap: no GPU walk). */
@@ -390,7 +390,7 @@ static int whole_free (const struct node *n, const struct node_use *u, const cha
     if (!model[0])
         return __builtin_popcount (gpu_mask (n, 0) & ~u->gpus);
 
-    for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++)
+    for (int g = 0; g < n->ngpus && g < GPU_MAX; g++)
         if (!n->gpu[g].nmig && !(u->gpus & (1u << g))
             && place_model_match (n->gpu[g].model, model))
             k++;
@@ -401,10 +401,10 @@ static int whole_free (const struct node *n, const struct node_use *u, const cha
 static int mig_free_on (const struct node *n, const struct node_use *u, int g,
                         const char *profile)
 {
-    const struct node_gpu *gpu = &n->gpu[g];
+    const struct gpu *gpu = &n->gpu[g];
     int k = 0;
 
-    for (int i = 0; i < gpu->nmig && i < NODE_MAX_MIG; i++)
+    for (int i = 0; i < gpu->nmig && i < GPU_MIG_MAX; i++)
         if (!(u->mig[g] & (1u << i)) && (!profile || !strcmp (gpu->mig[i].profile, profile)))
             k++;
     return k;
@@ -432,7 +432,7 @@ static int mig_tightest (const struct node *n, const struct node_use *u,
 {
     int best = -1, best_free = 0;
 
-    for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++) {
+    for (int g = 0; g < n->ngpus && g < GPU_MAX; g++) {
         int f;
         if (!n->gpu[g].nmig || !place_model_match (n->gpu[g].model, chunk_model (c)))
             continue;
@@ -509,7 +509,7 @@ static int candidate (const struct place_in *in, struct tentative *t, int i,
         u->ncpus_used += mine->ncpus_used;
         u->mem_used += mine->mem_used;
         u->gpus |= mine->gpus;
-        for (int g = 0; g < NODE_MAX_GPUS; g++)
+        for (int g = 0; g < GPU_MAX; g++)
             u->mig[g] |= mine->mig[g];
     }
     return 0;
@@ -530,7 +530,7 @@ static void chunk_take (struct alloc_slot *slot, struct node *n, struct node_use
             && place_model_match (n->gpu[g].model, chunk_model (c)))
             slot->gpus[slot->ngpus++] = g;
     if (chunk_mig (c)[0]) {
-        const struct node_gpu *gpu = &n->gpu[mig_gpu];
+        const struct gpu *gpu = &n->gpu[mig_gpu];
         for (int i = 0; i < gpu->nmig; i++) {
             if (!(u->mig[mig_gpu] & (1u << i)) && !strcmp (gpu->mig[i].profile, c->mig)) {
                 slot->nmig = 1;

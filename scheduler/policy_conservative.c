@@ -127,7 +127,7 @@ static void seg_totals (struct timeline *tl, struct seg *sg)
     for (int i = 0; i < tl->ctx->nnodes; i++) {
         const struct node *n = tl->ctx->nodes[i];
         sg->free_cpus += n->ncpus - sg->use[i].ncpus_used;
-        for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++)
+        for (int g = 0; g < n->ngpus && g < GPU_MAX; g++)
             sg->free_gpus += n->gpu[g].nmig
                              ? __builtin_popcount (((1u << n->gpu[g].nmig) - 1)
                                                    & ~(unsigned)sg->use[i].mig[g])
@@ -270,7 +270,7 @@ static int alloc_still_fits (struct policy_ctx *ctx, const struct alloc *a,
         for (e = s + 1; e < a->n && ord[e]->node == n; e++)
             ;
         fits = n && n->pidx >= 0 && n->pidx < ctx->nnodes && ctx->nodes[n->pidx] == n
-               && n->state == NODE_UP && n->conn && !n->offline
+               && n->state == NODE_UP && n->reachable && !n->offline
                && node_slots_fit (n, use[n->pidx], ord + s, e - s);
     }
     if (ord != small)

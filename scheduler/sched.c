@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/depend.h"
@@ -23,7 +24,6 @@ struct sched {
     const struct policy_ops *policy;
     int64_t default_walltime;   /* -1: jobs without walltime are unbounded */
     int64_t down_grace_ms;      /* node_down_grace: a down node counts this long */
-    int requested;
     struct loop_timer *tick;
 };
 
@@ -31,7 +31,8 @@ struct sched {
  * should wait forever on a missed request. */
 static void sched_tick (struct loop *l, void *arg)
 {
-    sched_request (arg);
+    struct sched *s = arg;
+    server_request_pass (s->srv);
 }
 
 struct sched *sched_create (struct server *srv, struct hpcq_error *err)
@@ -59,7 +60,7 @@ struct sched *sched_create (struct server *srv, struct hpcq_error *err)
         return NULL;
     }
     s->down_grace_ms = ms * 1000;
-    s->requested = 1;
+    server_request_pass (srv);
     ms = srv->sched_interval_ms;
     if (!(s->tick = loop_timer_add (srv->loop, ms, ms, sched_tick, s))) {
         errprintf (err, "event loop: %s", strerror (errno));
@@ -77,11 +78,6 @@ void sched_destroy (struct sched *s)
     free (s);
 }
 
-void sched_request (struct sched *s)
-{
-    s->requested = 1;
-}
-
 /* 1 if some known node has a GPU of model (any if ""), in MIG mode with
  * an instance of profile when profile is given. */
 static int sched_have_gpu (struct node **nodes, int nnodes, const char *model,
@@ -89,7 +85,7 @@ static int sched_have_gpu (struct node **nodes, int nnodes, const char *model,
 {
     for (int i = 0; i < nnodes; i++)
         for (int g = 0; g < nodes[i]->ngpus; g++) {
-            const struct node_gpu *gpu = &nodes[i]->gpu[g];
+            const struct gpu *gpu = &nodes[i]->gpu[g];
             if (!place_model_match (gpu->model, model))
                 continue;
             if (!profile[0])
@@ -414,99 +410,89 @@ static int sched_start (struct policy_ctx *ctx, struct job *job, struct alloc *a
 
 /* --- jobs the nodes up now cannot hold --- */
 
+/* One chunk as a request key holds it: everything placement looks at.
+ * Interned strings are compared by address, as placement does. */
+struct upfit_chunk {
+    int count, ncpus, ngpus;
+    int64_t mem;
+    const char *gpu_model, *mig;
+};
+
 /* Could a job of this request run on the nodes up now, were they empty?
- * Answered once per distinct request (and labels) in a pass: a deep
- * queue has few distinct requests. */
+ * Answered once per distinct request in a pass: a deep queue has few.
+ * The key is the request as bytes: its chunks, place and labels (the
+ * queue's, borrowed, by address), zeroed first so padding compares too. */
 struct upfit {
     struct node **up;
     int nup;
+    char *key;                  /* the key being looked up, reused */
+    size_t keycap;
     struct upfit_ent {
-        uint64_t hash;
-        const struct job *rep;  /* a job with that request (borrowed) */
+        char *key;
         int fits;
-    } *v;
-    size_t cap, n;              /* cap: a power of two */
+        UT_hash_handle hh;
+    } *seen;
 };
 
-static uint64_t upfit_hash (const struct job *job)
+/* job's request as a key in u->key; its length, or 0 (out of memory). */
+static size_t upfit_key_of (struct upfit *u, const struct job *job)
 {
     const struct hpcq_resources *r = &job->spec.res;
-    uint64_t h = 1469598103934665603ULL;
+    size_t len = sizeof (int) + 32 + sizeof (const char *)
+                 + (size_t)r->nchunks * sizeof (struct upfit_chunk);
+    char *p;
 
-#define MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ULL)
-    for (int c = 0; c < r->nchunks; c++) {
-        MIX (r->chunk[c].count);
-        MIX (r->chunk[c].ncpus);
-        MIX (r->chunk[c].mem);
-        MIX (r->chunk[c].ngpus);
-        MIX ((uintptr_t)r->chunk[c].gpu_model);     /* interned: one pointer per text */
-        MIX ((uintptr_t)r->chunk[c].mig);
-    }
-    for (const char *p = r->place; *p; p++)
-        MIX (*p);
-    MIX ((uintptr_t)job->node_labels);              /* its queue's, borrowed */
-#undef MIX
-    return h;
-}
-
-static int same_request (const struct job *a, const struct job *b)
-{
-    const struct hpcq_resources *x = &a->spec.res, *y = &b->spec.res;
-
-    if (x->nchunks != y->nchunks || strcmp (x->place, y->place) != 0
-        || a->node_labels != b->node_labels)
-        return 0;
-    for (int c = 0; c < x->nchunks; c++) {
-        const struct hpcq_chunk *p = &x->chunk[c], *q = &y->chunk[c];
-        if (p->count != q->count || p->ncpus != q->ncpus || p->mem != q->mem
-            || p->ngpus != q->ngpus || p->gpu_model != q->gpu_model || p->mig != q->mig)
+    if (len > u->keycap) {
+        char *k = realloc (u->key, len);
+        if (!k)
             return 0;
+        u->key = k;
+        u->keycap = len;
     }
-    return 1;
-}
-
-static struct upfit_ent *upfit_slot (struct upfit *u, uint64_t h, const struct job *job)
-{
-    size_t i = h & (u->cap - 1);
-
-    while (u->v[i].rep && !(u->v[i].hash == h && same_request (u->v[i].rep, job)))
-        i = (i + 1) & (u->cap - 1);
-    return &u->v[i];
-}
-
-static int upfit_grow (struct upfit *u)
-{
-    size_t cap = u->cap ? u->cap * 2 : 64;
-    struct upfit_ent *old = u->v, *v = calloc (cap, sizeof (*v));
-    size_t oldcap = u->cap;
-
-    if (!v)
-        return -1;
-    u->v = v;
-    u->cap = cap;
-    for (size_t i = 0; i < oldcap; i++)
-        if (old[i].rep)
-            *upfit_slot (u, old[i].hash, old[i].rep) = old[i];
-    free (old);
-    return 0;
+    memset (u->key, 0, len);
+    p = u->key;
+    memcpy (p, &r->nchunks, sizeof (int));
+    p += sizeof (int);
+    snprintf (p, 32, "%s", r->place);
+    p += 32;
+    {
+        const char *labels = job->node_labels;
+        memcpy (p, &labels, sizeof (labels));
+        p += sizeof (labels);
+    }
+    for (int c = 0; c < r->nchunks; c++, p += sizeof (struct upfit_chunk)) {
+        struct upfit_chunk ch;
+        memset (&ch, 0, sizeof (ch));
+        ch.count = r->chunk[c].count;
+        ch.ncpus = r->chunk[c].ncpus;
+        ch.ngpus = r->chunk[c].ngpus;
+        ch.mem = r->chunk[c].mem;
+        ch.gpu_model = r->chunk[c].gpu_model;
+        ch.mig = r->chunk[c].mig;
+        memcpy (p, &ch, sizeof (ch));
+    }
+    return len;
 }
 
 /* 1 if the job could run on the nodes up (were they empty), else 0. */
 static int upfit_job (struct upfit *u, const struct job *job)
 {
-    uint64_t h = upfit_hash (job);
+    size_t len = upfit_key_of (u, job);
     struct upfit_ent *e;
     struct alloc *a;
 
-    if (u->n * 2 >= u->cap && upfit_grow (u) < 0)
-        return 1;   /* cannot tell: let the policy decide, as before */
-    e = upfit_slot (u, h, job);
-    if (e->rep)
+    if (len == 0)
+        return 1;   /* cannot tell: the policy decides, as before */
+    HASH_FIND (hh, u->seen, u->key, len, e);
+    if (e)
         return e->fits;
+    e = xzalloc (sizeof (*e));
+    e->key = xzalloc (len);
+    memcpy (e->key, u->key, len);
     a = place_alloc (u->up, u->nup, &job->spec.res, job->node_labels, 0, 1);
-    *e = (struct upfit_ent){ .hash = h, .rep = job, .fits = a != NULL };
+    e->fits = a != NULL;
     free (a);
-    u->n++;
+    HASH_ADD_KEYPTR (hh, u->seen, e->key, len, e);
     return e->fits;
 }
 
@@ -525,6 +511,7 @@ static int node_up (const struct node *n)
 static void sched_drop_unplaceable (struct policy_ctx *ctx)
 {
     struct upfit u = { 0 };
+    struct upfit_ent *e, *tmp;
     int k = 0;
 
     if (!(u.up = calloc (ctx->nnodes ? ctx->nnodes : 1, sizeof (*u.up))))
@@ -544,7 +531,12 @@ static void sched_drop_unplaceable (struct policy_ctx *ctx)
     }
     if (u.nup < ctx->nnodes)
         ctx->njobs = k;
-    free (u.v);
+    HASH_ITER (hh, u.seen, e, tmp) {
+        HASH_DEL (u.seen, e);
+        free (e->key);
+        free (e);
+    }
+    free (u.key);
     free (u.up);
 }
 
@@ -552,11 +544,12 @@ void sched_run (struct sched *s)
 {
     struct server *srv = s->srv;
     struct policy_ctx ctx = { .fit = sched_fit, .start = sched_start, .arg = srv };
+    struct job *j;
     int n, k = 0;
 
-    if (!s->requested)
+    if (!srv->pass_requested)
         return;
-    s->requested = 0;
+    srv->pass_requested = 0;
     if (depend_count (srv) > 0)
         depend_update (srv);
     if ((n = jobs_queued_count (srv->jobs)) == 0)
@@ -564,10 +557,10 @@ void sched_run (struct sched *s)
     ctx.jobs = calloc (n, sizeof (*ctx.jobs));
     if (!ctx.jobs)
         return;
-    for (struct job *j = jobs_queued_first (srv->jobs); j; j = j->q_next)
+    TAILQ_FOREACH (j, jobs_queued (srv->jobs), q_link)
         ctx.jobs[ctx.njobs++] = j;
     ctx.nodes = nodes_all (srv->nodes, &ctx.nnodes);
-    ctx.running = jobs_running_first (srv->jobs);
+    ctx.running = jobs_running (srv->jobs);
     ctx.default_walltime = s->default_walltime;
     ctx.now = util_wall_secs ();
     /* Every queued job gets its priority (qstat -f shows it); only those
@@ -584,5 +577,5 @@ void sched_run (struct sched *s)
     free (ctx.jobs);
     /* Jobs that just started may release "after" dependents. */
     if (depend_count (srv) > 0 && jobs_queued_count (srv->jobs) != n)
-        s->requested = 1;
+        server_request_pass (srv);
 }

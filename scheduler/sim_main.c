@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/resource.h"
+#include "common/util.h"
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
 #include "scheduler/policy.h"
@@ -75,16 +76,6 @@ static int fail (const char *msg)
     return 1;
 }
 
-static int parse_int (const char *s, int min, int max, int *v)
-{
-    char *end;
-    long x = strtol (s, &end, 10);
-
-    if (!*s || *end || x < min || x > max)
-        return -1;
-    *v = (int)x;
-    return 0;
-}
 
 /* 0, or -1 with err. */
 static int parse_options (int argc, char **argv, struct options *o,
@@ -97,17 +88,17 @@ static int parse_options (int argc, char **argv, struct options *o,
     while ((c = getopt_long (argc, argv, "n:c:g:p:F:l:Gh", longopts, NULL)) != -1) {
         switch (c) {
         case 'n':
-            if (parse_int (optarg, 1, 1000000, &o->cluster.nodes) < 0)
+            if (util_parse_int (optarg, 1, 1000000, &o->cluster.nodes) < 0)
                 return errprintf (err, "invalid --nodes '%s'", optarg);
             break;
         case 'c':
-            if (parse_int (optarg, 1, 1000000, &o->cluster.cores) < 0)
+            if (util_parse_int (optarg, 1, 1000000, &o->cluster.cores) < 0)
                 return errprintf (err, "invalid --cores '%s'", optarg);
             break;
         case 'g':
-            if (parse_int (optarg, 0, NODE_MAX_GPUS, &o->cluster.gpus) < 0)
+            if (util_parse_int (optarg, 0, GPU_MAX, &o->cluster.gpus) < 0)
                 return errprintf (err, "invalid --gpus '%s' (0 to %d)", optarg,
-                                  NODE_MAX_GPUS);
+                                  GPU_MAX);
             break;
         case 'p': o->policies = optarg; break;
         case 'F':
@@ -119,7 +110,7 @@ static int parse_options (int argc, char **argv, struct options *o,
         case 'P': o->png_path = optarg; break;
         case 'j': o->jobs_path = optarg; break;
         case 'l':
-            if (parse_int (optarg, 1, 1 << 30, &o->limit) < 0)
+            if (util_parse_int (optarg, 1, 1 << 30, &o->limit) < 0)
                 return errprintf (err, "invalid --limit '%s'", optarg);
             break;
         case 'G': o->gpu_format = 1; break;

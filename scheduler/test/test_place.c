@@ -8,7 +8,7 @@
 #include "common/test/tap.h"
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
-#include "scheduler/test/cluster.h"
+#include "scheduler/cluster.h"
 
 #define GB (INT64_C (1) << 30)
 
