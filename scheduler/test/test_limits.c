@@ -108,6 +108,12 @@ static struct job *job_of (uid_t uid, const char *owner, const char *queue,
     return j;
 }
 
+static void job_free (struct job *j)
+{
+    resource_release (&j->spec.res);
+    free (j);
+}
+
 static int admit (struct limits *lim, uid_t uid, const char *user, const char *queue,
                   const char *res, int n, struct hpcq_error *err)
 {
@@ -117,7 +123,7 @@ static int admit (struct limits *lim, uid_t uid, const char *user, const char *q
 
     err->text[0] = '\0';
     rc = limits_admit (lim, &r, err);
-    free (j);
+    job_free (j);
     return rc;
 }
 
@@ -195,7 +201,7 @@ static void test_admit (void)
         json_decref (o);
     }
     for (int i = 0; i < k; i++)
-        free (jobs[i]);
+        job_free (jobs[i]);
     limits_destroy (lim);
 }
 
