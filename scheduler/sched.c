@@ -510,6 +510,7 @@ static int node_up (const struct node *n)
  * nothing spent, while every node is up. */
 static void sched_drop_unplaceable (struct policy_ctx *ctx)
 {
+    static const char why[] = "Not Running: needs nodes that are down or offline";
     struct upfit u = { 0 };
     struct upfit_ent *e, *tmp;
     int k = 0;
@@ -519,9 +520,15 @@ static void sched_drop_unplaceable (struct policy_ctx *ctx)
     for (int i = 0; i < ctx->nnodes; i++)
         if (node_up (ctx->nodes[i]))
             u.up[u.nup++] = ctx->nodes[i];
-    for (int i = 0; u.nup < ctx->nnodes && i < ctx->njobs; i++) {
+    /* Every node up: nothing to do.  None up: nothing starts, so nothing
+     * is held up either, and the comments keep saying what happened (a
+     * requeue, say). */
+    if (u.nup == 0 || u.nup == ctx->nnodes) {
+        free (u.up);
+        return;
+    }
+    for (int i = 0; i < ctx->njobs; i++) {
         struct job *job = ctx->jobs[i];
-        static const char why[] = "Not Running: needs nodes that are down or offline";
         if (upfit_job (&u, job)) {
             ctx->jobs[k++] = job;
             continue;
@@ -529,8 +536,7 @@ static void sched_drop_unplaceable (struct policy_ctx *ctx)
         if (!job->rec.comment || strcmp (job->rec.comment, why) != 0)
             job_set_comment (job, "%s", why);
     }
-    if (u.nup < ctx->nnodes)
-        ctx->njobs = k;
+    ctx->njobs = k;
     HASH_ITER (hh, u.seen, e, tmp) {
         HASH_DEL (u.seen, e);
         free (e->key);
