@@ -12,6 +12,7 @@
 #include "db/db.h"
 
 extern const char *const db_migrations[];
+extern const int db_migration_version[];
 
 #define DB_MAX_STMTS 64
 
@@ -85,7 +86,9 @@ int db_schema_version (struct db *db)
     return v;
 }
 
-/* Apply migrations past user_version, each in its own transaction. */
+/* Apply the migrations numbered past user_version, in order, each in its
+ * own transaction; user_version becomes the number of the last one
+ * applied.  Numbers may have gaps (they are reserved per branch). */
 static int db_migrate (struct db *db, struct hpcq_error *err)
 {
     int have = db_schema_version (db), n = 0;
@@ -94,22 +97,26 @@ static int db_migrate (struct db *db, struct hpcq_error *err)
         n++;
     if (have < 0)
         return errprintf (err, "cannot read schema version: %s", sqlite3_errmsg (db->h));
-    if (have > n) {
+    if (n > 0 && have > db_migration_version[n - 1]) {
         errno = EPROTO;
         return errprintf (err, "database schema version %d is newer than this "
-                          "program (%d)", have, n);
+                          "program (%d)", have, db_migration_version[n - 1]);
     }
-    for (int i = have; i < n; i++) {
+    for (int i = 0; i < n; i++) {
+        int v = db_migration_version[i];
         char pragma[64];
-        snprintf (pragma, sizeof (pragma), "PRAGMA user_version = %d", i + 1);
+
+        if (v <= have)
+            continue;
+        snprintf (pragma, sizeof (pragma), "PRAGMA user_version = %d", v);
         if (db_exec (db, "BEGIN IMMEDIATE") < 0 || db_exec (db, db_migrations[i]) < 0
             || db_exec (db, pragma) < 0 || db_exec (db, "COMMIT") < 0) {
             /* Take the cause before ROLLBACK replaces it with "not an error". */
-            errprintf (err, "migration %d failed: %s", i + 1, sqlite3_errmsg (db->h));
+            errprintf (err, "migration %d failed: %s", v, sqlite3_errmsg (db->h));
             (void)db_exec (db, "ROLLBACK");
             return -1;
         }
-        log_msg (LOG_INFO, "database: applied migration %d", i + 1);
+        log_msg (LOG_INFO, "database: applied migration %d", v);
     }
     return 0;
 }

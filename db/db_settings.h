@@ -1,5 +1,5 @@
 /* db_settings.h - qmgr's server and queue attributes that are not columns
- * of their own (migration 0005): (scope, name) -> value text, scope "" for
+ * of their own (migration 0007): (scope, name) -> value text, scope "" for
  * the server, a queue's name for that queue.  Writes join the open
  * transaction.
  */

@@ -29,6 +29,7 @@ struct sched;
 struct depend;
 struct queues;
 struct fairshare;
+struct auth;
 struct clients;
 struct limits;
 struct server_attrs;
@@ -36,8 +37,8 @@ struct job_ops;
 struct server;
 
 enum {
-    ROLE_ANY = 0,       /* local users (uid from SO_PEERCRED) */
-    ROLE_NODE = 1,      /* worker daemons */
+    ROLE_ANY = 0,       /* users: uid from SO_PEERCRED, or over TCP a MUNGE credential */
+    ROLE_NODE = 1,      /* worker daemons: a service uid (root, the scheduler's user) */
 };
 
 struct handler {
@@ -49,6 +50,7 @@ struct handler {
 struct server {
     struct loop *loop;
     struct config *cfg;
+    struct auth *auth;          /* MUNGE; NULL with auth = none */
     struct db *db;
     struct jobs *jobs;
     struct nodes *nodes;
@@ -124,6 +126,10 @@ int server_may_act (const struct server *srv, uid_t uid, int64_t owner_uid);
  * (config 'operators', and every manager) place operator holds. */
 int server_is_manager (const struct server *srv, uid_t uid);
 int server_is_operator (const struct server *srv, uid_t uid);
+
+/* May uid submit a job, which runs as uid?  Root only if named in the
+ * config key 'acl_roots' (PBS Pro's server attribute); everyone else. */
+int server_may_run_as (const struct server *srv, uid_t uid);
 
 /* The user name for uid ("uid1234" if it has none). */
 void server_user_name (uid_t uid, char *buf, int len);

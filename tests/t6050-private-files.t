@@ -60,7 +60,8 @@ old=$TEST_ROOT/old
 mkdir -p "$old/state" && chmod 755 "$old/state"
 sqlite3 "$old/state/hpcq.sqlite" "PRAGMA journal_mode = WAL; CREATE TABLE t (x);" >/dev/null
 chmod 644 "$old/state/hpcq.sqlite"
-printf "state_dir = %s/state\nlisten = 127.0.0.1:0\nserver_name = old\n" "$old" > "$old/s.conf"
+printf "state_dir = %s/state\nlisten = 127.0.0.1:0\nserver_name = old\nmunge_socket = %s\n" \
+    "$old" "$HPCQ_MUNGE_SOCKET" > "$old/s.conf"
 hpcq-scheduler --config "$old/s.conf" --log-file "$old/s.log" > "$old/s.out" 2>&1 &
 old_pid=$!
 wait_until 30 test -S "$old/state/hpcq.sock" >/dev/null 2>&1
@@ -73,7 +74,8 @@ kill $old_pid; wait $old_pid 2>/dev/null
 
 new=$TEST_ROOT/new
 mkdir -p "$new"
-printf "state_dir = %s/state\nlisten = 127.0.0.1:0\nserver_name = new\n" "$new" > "$new/s.conf"
+printf "state_dir = %s/state\nlisten = 127.0.0.1:0\nserver_name = new\nmunge_socket = %s\n" \
+    "$new" "$HPCQ_MUNGE_SOCKET" > "$new/s.conf"
 hpcq-scheduler --config "$new/s.conf" --log-file "$new/s.log" > "$new/s.out" 2>&1 &
 new_pid=$!
 wait_until 30 test -S "$new/state/hpcq.sock" >/dev/null 2>&1

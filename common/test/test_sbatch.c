@@ -29,6 +29,11 @@ static void test_time (void)
         "times past 2^31 - 1 seconds are refused, without overflow");
     ok (t ("24855-3:14:08") == -1 && t ("24855-3:14:07") == 2147483647,
         "the longest time is 2^31 - 1 seconds");
+    /* 2^64 / 86400 days and 2^64 / 60 minutes, rounded up: wrapped, they
+     * were 61184 s and 44 s. */
+    ok (t ("213503982334602-0") == -1 && t ("307445734561825861") == -1
+            && t ("106751991167301-0") == -1 && t ("0:0:99999999999999999999") == -1,
+        "times past int64 are refused, not wrapped");
 }
 
 /* Parse script into a fresh spec; returns sbatch_parse_script's result. */
@@ -121,6 +126,13 @@ static void test_errors (void)
         && strstr (err.text, "MIG"), "several MIG instances on several nodes: %s", err.text);
     jobspec_release (&s);
     ok (parse ("#SBATCH --mem=12XB\n", &s, &err) < 0, "bad memory");
+    jobspec_release (&s);
+    /* Products of counts that fit, each, must not wrap (found by fuzzing). */
+    ok (parse ("#SBATCH --ntasks-per-node=1000000 -c 1000000\n", &s, &err) < 0
+        && strstr (err.text, "too many cpus"), "tasks x cpus past int: %s", err.text);
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --mem-per-cpu=1000000T -c 1000000\n", &s, &err) < 0
+        && strstr (err.text, "too large"), "memory per cpu x cpus past int64: %s", err.text);
     jobspec_release (&s);
 }
 
@@ -226,7 +238,7 @@ static void test_tools (void)
 static void test_command (void)
 {
     struct hpcq_jobspec s;
-    struct hpcq_error err;
+    struct hpcq_error err = { "" };     /* printed on success too */
     struct sbatch_cli cli = { 0 };
     char *argv[] = { "-J", "cli", "--parsable", "-W", "--wrap=echo hi", "-D", "/w",
                      "-t", "5", "script.sh", "-N", "9", NULL };
