@@ -94,7 +94,7 @@ static void user_uncount (struct clients *cl, uid_t uid)
  * system, not users to cap. */
 static int uid_capped (const struct clients *cl, uid_t uid)
 {
-    return uid != 0 && uid != cl->srv->operator_uid && uid != (uid_t)-1;
+    return uid != (uid_t)-1 && !server_is_service (cl->srv, uid);
 }
 
 static struct client *client_of (struct clients *cl, struct conn *c)
@@ -117,16 +117,36 @@ void clients_forget (struct clients *cl, struct conn *c)
         conn_set_slot (e->c, (int)(e - cl->v));
 }
 
-void clients_set_uid (struct clients *cl, struct conn *c, uid_t uid)
+/* The refusal a user past max_user_connections gets, into text. */
+static void over_cap_text (struct clients *cl, uid_t uid, int n, char *text, size_t len)
+{
+    char name[64];
+
+    server_user_name (uid, name, sizeof (name));
+    snprintf (text, len, "too many connections: user %s has %d open "
+              "(max_user_connections is %lld); close some and retry", name, n,
+              (long long)cl->max_per_user);
+}
+
+int clients_set_uid (struct clients *cl, struct conn *c, uid_t uid, struct hpcq_error *err)
 {
     struct client *e = client_of (cl, c);
     struct user_count *u;
+    char text[256];
 
     if (!e || e->counted || !uid_capped (cl, uid) || !(u = user_count (cl, uid, 1)))
-        return;
+        return 0;
+    if (u->n >= cl->max_per_user) {
+        over_cap_text (cl, uid, u->n, text, sizeof (text));
+        if (u->n == 0)
+            user_uncount (cl, uid);
+        errno = EUSERS;
+        return errprintf (err, "%s", text);
+    }
     e->uid = uid;
     e->counted = 1;
     u->n++;
+    return 0;
 }
 
 void clients_set_persistent (struct clients *cl, struct conn *c)
@@ -175,15 +195,12 @@ static int clients_admit (struct clients *cl, struct conn *c)
     uid_t uid = conn_peer_uid (c);
     struct user_count *u = NULL;
     struct client *e;
-    char text[256], name[64];
+    char text[256];
 
     if (conn_is_local (c) && uid_capped (cl, uid)) {
         u = user_count (cl, uid, 1);
         if (u && u->n >= cl->max_per_user) {
-            server_user_name (uid, name, sizeof (name));
-            snprintf (text, sizeof (text), "too many connections: user %s has %d open "
-                      "(max_user_connections is %lld); close some and retry", name,
-                      u->n, (long long)cl->max_per_user);
+            over_cap_text (cl, uid, u->n, text, sizeof (text));
             if (cl->refused++ % 100 == 0)   /* one line per 100: a storm stays small */
                 log_msg (LOG_WARNING, "refusing %s: %s", conn_peer_name (c), text);
             conn_refuse (c, EUSERS, text);

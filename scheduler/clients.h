@@ -4,7 +4,8 @@
  *
  *  - Per user: a uid (SO_PEERCRED on the Unix socket, or a credential on
  *    TCP once the connection has one) holds at most max_user_connections
- *    at once; root and the scheduler's own user are not capped.  One more
+ *    at once; root, the scheduler's own user and service_user are not
+ *    capped.  One more
  *    is told why (conn_refuse) and closed.
  *  - TCP peers that have not yet said who they are (a worker's node.hello,
  *    a credential): at most tcp_unidentified_max; a newcomer past that
@@ -45,9 +46,11 @@ int clients_listen (struct clients *cl, int fd, struct hpcq_error *err);
 /* c is closing (call from the on_close callback): drop it from the table. */
 void clients_forget (struct clients *cl, struct conn *c);
 
-/* A TCP connection proved it speaks for uid (a MUNGE credential): from
- * now on it counts as that user's, not as an unidentified peer. */
-void clients_set_uid (struct clients *cl, struct conn *c, uid_t uid);
+/* A TCP connection proved it speaks for uid (its first MUNGE credential):
+ * from now on it counts as that user's, not as an unidentified peer.
+ * -1 (EUSERS, err says why) if that user already holds
+ * max_user_connections: the caller refuses and closes it. */
+int clients_set_uid (struct clients *cl, struct conn *c, uid_t uid, struct hpcq_error *err);
 
 /* c may stay idle (a request that answers much later): no idle timeout. */
 void clients_set_persistent (struct clients *cl, struct conn *c);

@@ -180,7 +180,7 @@ static const struct handler *server_find (struct server *srv, const char *type)
 }
 
 /* Root, the scheduler's own user and service_user may speak for a node. */
-static int server_is_service (const struct server *srv, uid_t uid)
+int server_is_service (const struct server *srv, uid_t uid)
 {
     return uid == 0 || uid == srv->operator_uid
            || (srv->auth && auth_is_service (srv->auth, uid));
@@ -261,8 +261,15 @@ static int server_check_cred (struct server *srv, struct conn *c, struct wire_ms
         server_refuse (c, msg, err.text);
         return -1;
     }
-    if (conn_peer_uid (c) == (uid_t)-1)
+    if (conn_peer_uid (c) == (uid_t)-1) {
         conn_set_peer_uid (c, cred.uid);
+        /* From now on it is that user's connection, under their cap. */
+        if (clients_set_uid (srv->clients, c, cred.uid, &err) < 0) {
+            server_refuse (c, msg, err.text);
+            conn_close_after_flush (c);
+            return -1;
+        }
+    }
     else if (conn_peer_uid (c) != cred.uid) {
         snprintf (why, sizeof (why), "a credential of uid %u on a connection of uid %u",
                   (unsigned)cred.uid, (unsigned)conn_peer_uid (c));

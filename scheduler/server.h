@@ -126,6 +126,9 @@ int server_may_act (const struct server *srv, uid_t uid, int64_t owner_uid);
  * (config 'operators', and every manager) place operator holds. */
 int server_is_manager (const struct server *srv, uid_t uid);
 int server_is_operator (const struct server *srv, uid_t uid);
+/* Root, the scheduler's own user or service_user: who may speak for a
+ * node (and is not a user the connection limits count). */
+int server_is_service (const struct server *srv, uid_t uid);
 
 /* May uid submit a job, which runs as uid?  Root only if named in the
  * config key 'acl_roots' (PBS Pro's server attribute); everyone else. */

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Connections cannot exhaust the scheduler (issue 10, finding 7): a user
-# holds at most max_user_connections and the next is told why; idle ones
+# holds at most max_user_connections (Unix socket and MUNGE-authenticated
+# TCP together) and the next is told why; idle ones
 # are closed after client_idle_timeout; out of descriptors, accept pauses
 # instead of spinning (the scheduler's CPU time and log stay small), and
 # serves again once descriptors are free; unidentified TCP peers beyond
@@ -26,19 +27,22 @@ if [ -n "$other_users" ]; then
         sleep 1.5 &&
         ! as_user nobody qstat 2> q.err && cat q.err &&
         grep -q "too many connections: user nobody has 20 open (max_user_connections is 20)" q.err &&
+        ! HPCQ_SERVER=127.0.0.1:$(sched_port) as_user nobody qstat 2> t.err &&
+        cat t.err && grep -q "too many connections: user nobody has 20 open" t.err &&
         as_user daemon qstat > /dev/null && qstat > /dev/null &&
         wait && cat idle.out &&
         grep -qx "connected 20" idle.out && grep -qx "refused 10" idle.out &&
         grep -q "refusing uid $(id -u nobody) pid [0-9]*: too many connections" \
             "$CLUSTER/scheduler.log"
     '
-    test_expect_success 'once they close, the user connects again' '
-        as_user nobody qstat > /dev/null
+    test_expect_success 'once they close, the user connects again, on either socket' '
+        as_user nobody qstat > /dev/null &&
+        HPCQ_SERVER=127.0.0.1:$(sched_port) as_user nobody qstat > /dev/null
     '
 else
     test_skip 'a user past max_user_connections is refused, and told why' \
         'needs a second user: run as root'
-    test_skip 'once they close, the user connects again' 'needs a second user'
+    test_skip 'once they close, the user connects again, on either socket' 'needs a second user'
 fi
 
 test_expect_success 'idle connections are closed after client_idle_timeout' '
