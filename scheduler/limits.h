@@ -30,26 +30,11 @@
 
 #include "common/error.h"
 #include "common/resource.h"
+#include "scheduler/limit_list.h"
 
 struct server;
 struct job;
 struct limits;
-
-/* One parsed limit attribute value; NULL is "not set". */
-struct limit_list;
-
-/* Parse a limit list; is_size: values are sizes ("4gb"), else counts.
- * New list (limit_list_free), or NULL with errno EINVAL and err. */
-struct limit_list *limit_list_parse (const char *text, int is_size,
-                                     struct hpcq_error *err);
-void limit_list_free (struct limit_list *l);
-/* The list as PBS prints it: "[o:PBS_ALL=1000], [u:PBS_GENERIC=10]". */
-void limit_list_format (const struct limit_list *l, char *buf, size_t len);
-/* l with add's entries set (op '+') or removed (op '-': entries of add's
- * kind and name).  New list, or NULL with err. */
-struct limit_list *limit_list_merge (const struct limit_list *l,
-                                     const struct limit_list *add, int op,
-                                     struct hpcq_error *err);
 
 /* Which limit an attribute name is: 0 for max_queued, 1 + resource index
  * for max_queued_res.RES, -1 if none (err says why when the name starts
