@@ -34,6 +34,10 @@ struct clients;
 struct limits;
 struct server_attrs;
 struct job_ops;
+struct ckpt;
+struct nodeclass;
+struct preempt;
+struct cost;
 struct server;
 
 enum {
@@ -61,6 +65,10 @@ struct server {
     struct limits *limits;      /* max_queued, the submission rate limit */
     struct server_attrs *attrs; /* qmgr's server attributes */
     struct job_ops *job_ops;    /* qsig, qrerun, qrun, qorder, qmsg, waits (job_ops.h) */
+    struct nodeclass *nodeclass;    /* node classes, prices, interruptions (nodeclass.h) */
+    struct ckpt *ckpt;          /* checkpoint cadence and requests (ckpt.h) */
+    struct preempt *preempt;    /* preemption and suspension (preempt.h) */
+    struct cost *cost;          /* what jobs and queues cost (cost.h) */
     char name[64];              /* server name: job ids are NUM.NAME */
     char host[256];             /* this host, for Job_Owner and hello */
     char default_queue[64];
