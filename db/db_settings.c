@@ -11,8 +11,7 @@ static const char *sql_set =
     " ON CONFLICT (scope, name) DO UPDATE SET value = excluded.value";
 static const char *sql_delete_one =
     "DELETE FROM settings WHERE scope = ?1 AND name = ?2";
-static const char *sql_delete_scope =
-    "DELETE FROM settings WHERE scope = ?1";
+static const char *sql_delete_scope = "DELETE FROM settings WHERE scope = ?1";
 static const char *sql_all =
     "SELECT scope, name, value FROM settings ORDER BY scope, name";
 
@@ -55,7 +54,8 @@ int db_setting_foreach (struct db *db,
     while ((rc = sqlite3_step (st)) == SQLITE_ROW) {
         if ((out = cb ((const char *)sqlite3_column_text (st, 0),
                        (const char *)sqlite3_column_text (st, 1),
-                       (const char *)sqlite3_column_text (st, 2), arg)) < 0)
+                       (const char *)sqlite3_column_text (st, 2), arg))
+            < 0)
             break;
     }
     sqlite3_reset (st);

@@ -22,14 +22,14 @@
 #include "scheduler/server.h"
 
 #define CLIENTS_MAX_LISTEN 4
-#define PARTIAL_TIMEOUT_MS 10000    /* stuck mid-message */
+#define PARTIAL_TIMEOUT_MS 10000 /* stuck mid-message */
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 2000
 
 struct client {
     struct conn *c;
     uid_t uid;
-    int counted;            /* 1: counts against uid's cap */
+    int counted; /* 1: counts against uid's cap */
     int tcp;
     int persistent;
     int64_t since_ms;
@@ -47,7 +47,7 @@ struct clients {
 
     struct client *v;
     int n, cap;
-    struct user_count *users;   /* uids with connections counted */
+    struct user_count *users; /* uids with connections counted */
     int nusers, users_cap;
 
     int64_t max_per_user;
@@ -58,9 +58,9 @@ struct clients {
     struct loop_watch *watch[CLIENTS_MAX_LISTEN];
     int nlisten;
     struct loop_timer *sweep;
-    struct loop_timer *resume;  /* accept paused until it fires */
+    struct loop_timer *resume; /* accept paused until it fires */
     int64_t backoff_ms;
-    int64_t refused;            /* connections turned away since start */
+    int64_t refused; /* connections turned away since start */
 };
 
 static struct user_count *user_count (struct clients *cl, uid_t uid, int add)
@@ -123,12 +123,14 @@ static void over_cap_text (struct clients *cl, uid_t uid, int n, char *text, siz
     char name[64];
 
     server_user_name (uid, name, sizeof (name));
-    snprintf (text, len, "too many connections: user %s has %d open "
-              "(max_user_connections is %lld); close some and retry", name, n,
-              (long long)cl->max_per_user);
+    snprintf (text, len,
+              "too many connections: user %s has %d open "
+              "(max_user_connections is %lld); close some and retry",
+              name, n, (long long)cl->max_per_user);
 }
 
-int clients_set_uid (struct clients *cl, struct conn *c, uid_t uid, struct hpcq_error *err)
+int clients_set_uid (struct clients *cl, struct conn *c, uid_t uid,
+                     struct hpcq_error *err)
 {
     struct client *e = client_of (cl, c);
     struct user_count *u;
@@ -183,7 +185,8 @@ static void make_room_tcp (struct clients *cl)
     }
     if (k < cl->max_unidentified || !oldest)
         return;
-    log_msg (LOG_WARNING, "dropping %s: %d TCP connections have not identified "
+    log_msg (LOG_WARNING,
+             "dropping %s: %d TCP connections have not identified "
              "themselves (tcp_unidentified_max); the oldest makes room",
              conn_peer_name (oldest->c), k);
     conn_close (oldest->c);
@@ -201,17 +204,17 @@ static int clients_admit (struct clients *cl, struct conn *c)
         u = user_count (cl, uid, 1);
         if (u && u->n >= cl->max_per_user) {
             over_cap_text (cl, uid, u->n, text, sizeof (text));
-            if (cl->refused++ % 100 == 0)   /* one line per 100: a storm stays small */
+            if (cl->refused++ % 100 == 0) /* one line per 100: a storm stays small */
                 log_msg (LOG_WARNING, "refusing %s: %s", conn_peer_name (c), text);
             conn_refuse (c, EUSERS, text);
             return -1;
         }
-    }
-    else if (!conn_is_local (c))
+    } else if (!conn_is_local (c))
         make_room_tcp (cl);
     e = &cl->v[cl->n];
-    *e = (struct client){ .c = c, .uid = uid, .tcp = !conn_is_local (c),
-                          .since_ms = util_now_ms () };
+    *e = (struct client){
+        .c = c, .uid = uid, .tcp = !conn_is_local (c), .since_ms = util_now_ms ()
+    };
     if (u) {
         e->counted = 1;
         u->n++;
@@ -237,16 +240,18 @@ static void accept_resume (struct loop *l, void *arg)
 static void accept_pause (struct clients *cl, int err)
 {
     if (cl->resume)
-        return;     /* already paused (both listeners failed in one turn) */
+        return; /* already paused (both listeners failed in one turn) */
     cl->backoff_ms = cl->backoff_ms ? cl->backoff_ms * 2 : BACKOFF_MIN_MS;
     if (cl->backoff_ms > BACKOFF_MAX_MS)
         cl->backoff_ms = BACKOFF_MAX_MS;
-    log_msg (LOG_WARNING, "accept: %s with %d connections open; not accepting for "
-             "%lld ms", strerror (err), cl->n, (long long)cl->backoff_ms);
+    log_msg (LOG_WARNING,
+             "accept: %s with %d connections open; not accepting for "
+             "%lld ms",
+             strerror (err), cl->n, (long long)cl->backoff_ms);
     for (int i = 0; i < cl->nlisten; i++)
         (void)loop_fd_modify (cl->watch[i], 0);
-    if (!(cl->resume = loop_timer_add (cl->srv->loop, cl->backoff_ms, 0, accept_resume,
-                                       cl)))
+    if (!(cl->resume =
+              loop_timer_add (cl->srv->loop, cl->backoff_ms, 0, accept_resume, cl)))
         accept_resume (cl->srv->loop, cl);
 }
 
@@ -299,14 +304,13 @@ static void clients_sweep (struct loop *l, void *arg)
     for (int i = cl->n - 1; i >= 0; i--) {
         struct client *e = &cl->v[i];
         if (i >= cl->n)
-            continue;   /* closing one closed others */
+            continue; /* closing one closed others */
         if (conn_partial_ms (e->c, now) > PARTIAL_TIMEOUT_MS) {
             log_msg (LOG_WARNING, "dropping %s: message incomplete for %d s",
                      conn_peer_name (e->c), PARTIAL_TIMEOUT_MS / 1000);
             conn_close (e->c);
-        }
-        else if (cl->idle_ms > 0 && !e->persistent && !conn_aux (e->c)
-                 && conn_idle_ms (e->c, now) > cl->idle_ms) {
+        } else if (cl->idle_ms > 0 && !e->persistent && !conn_aux (e->c)
+                   && conn_idle_ms (e->c, now) > cl->idle_ms) {
             log_msg (LOG_INFO, "closing %s: idle for %lld s (client_idle_timeout)",
                      conn_peer_name (e->c), (long long)(cl->idle_ms / 1000));
             conn_close (e->c);
@@ -320,8 +324,8 @@ int clients_listen (struct clients *cl, int fd, struct hpcq_error *err)
         errno = ENOSPC;
         return errprintf (err, "too many listening sockets");
     }
-    if (!(cl->watch[cl->nlisten] = loop_fd_add (cl->srv->loop, fd, LOOP_READ,
-                                                clients_accept, cl)))
+    if (!(cl->watch[cl->nlisten] =
+              loop_fd_add (cl->srv->loop, fd, LOOP_READ, clients_accept, cl)))
         return errprintf (err, "event loop: %s", strerror (errno));
     cl->nlisten++;
     return 0;
@@ -348,14 +352,18 @@ static int clients_settings (struct clients *cl, struct hpcq_error *err)
     const struct config *cfg = cl->srv->cfg;
     int64_t idle;
 
-    if (config_get_int (cfg, "max_user_connections", 128, 1, 1000000,
-                        &cl->max_per_user, err) < 0
+    if (config_get_int (cfg, "max_user_connections", 128, 1, 1000000, &cl->max_per_user,
+                        err)
+            < 0
         || config_get_int (cfg, "tcp_unidentified_max", 256, 1, 1000000,
-                           &cl->max_unidentified, err) < 0
-        || config_get_int (cfg, "client_idle_timeout", 300, 0, 86400 * 365, &idle,
-                           err) < 0
-        || config_get_int (cfg, "client_output_max", 64 << 20, 2 * (int64_t)WIRE_MAX_MSG,
-                           INT64_C (1) << 40, &cl->output_max, err) < 0)
+                           &cl->max_unidentified, err)
+               < 0
+        || config_get_int (cfg, "client_idle_timeout", 300, 0, 86400 * 365, &idle, err)
+               < 0
+        || config_get_int (cfg, "client_output_max", 64 << 20,
+                           2 * (int64_t)WIRE_MAX_MSG, INT64_C (1) << 40,
+                           &cl->output_max, err)
+               < 0)
         return -1;
     cl->idle_ms = idle * 1000;
     return 0;

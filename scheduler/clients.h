@@ -50,7 +50,8 @@ void clients_forget (struct clients *cl, struct conn *c);
  * from now on it counts as that user's, not as an unidentified peer.
  * -1 (EUSERS, err says why) if that user already holds
  * max_user_connections: the caller refuses and closes it. */
-int clients_set_uid (struct clients *cl, struct conn *c, uid_t uid, struct hpcq_error *err);
+int clients_set_uid (struct clients *cl, struct conn *c, uid_t uid,
+                     struct hpcq_error *err);
 
 /* c may stay idle (a request that answers much later): no idle timeout. */
 void clients_set_persistent (struct clients *cl, struct conn *c);

@@ -34,12 +34,15 @@ static int parse_value (const char *s, int is_size, int64_t *v, struct hpcq_erro
 
     if (is_size)
         return resource_parse_size (s, v, err) < 0 || *v > LIMIT_VALUE_MAX
-               ? bad (err, "Illegal attribute or resource value: limit '%s'", s) : 0;
+                   ? bad (err, "Illegal attribute or resource value: limit '%s'", s)
+                   : 0;
     errno = 0;
     *v = strtoll (s, &end, 10);
     if (errno || end == s || *end || *v < 0 || *v > LIMIT_VALUE_MAX)
-        return bad (err, "Illegal attribute or resource value: limit '%s' (a whole "
-                    "number)", s);
+        return bad (err,
+                    "Illegal attribute or resource value: limit '%s' (a whole "
+                    "number)",
+                    s);
     return 0;
 }
 
@@ -50,21 +53,29 @@ static int parse_entry (char *s, int is_size, struct limit_entry *e,
     char *colon = strchr (s, ':'), *eq = strrchr (s, '=');
 
     if (!colon || !eq || eq < colon || colon != s + 1)
-        return bad (err, "Illegal attribute or resource value: '[%s]' is not "
-                    "[u:USER=N], [g:GROUP=N] or [o:PBS_ALL=N]", s);
+        return bad (err,
+                    "Illegal attribute or resource value: '[%s]' is not "
+                    "[u:USER=N], [g:GROUP=N] or [o:PBS_ALL=N]",
+                    s);
     *eq = '\0';
     e->kind = (char)tolower ((unsigned char)s[0]);
     if (e->kind == 'p')
-        return bad (err, "project limits ([p:%s]) are not supported: hpcq has no "
-                    "projects", colon + 1);
+        return bad (err,
+                    "project limits ([p:%s]) are not supported: hpcq has no "
+                    "projects",
+                    colon + 1);
     if (!strchr ("ugo", e->kind) || !valid_entity (colon + 1)
         || strlen (colon + 1) >= sizeof (e->name))
-        return bad (err, "Illegal attribute or resource value: unknown limit "
-                    "entity '%s' (u:, g: or o:)", s);
+        return bad (err,
+                    "Illegal attribute or resource value: unknown limit "
+                    "entity '%s' (u:, g: or o:)",
+                    s);
     snprintf (e->name, sizeof (e->name), "%s", colon + 1);
     if ((e->kind == 'o') != (strcmp (e->name, "PBS_ALL") == 0))
-        return bad (err, "Illegal attribute or resource value: '%s': o: takes "
-                    "PBS_ALL, and only o: does", s);
+        return bad (err,
+                    "Illegal attribute or resource value: '%s': o: takes "
+                    "PBS_ALL, and only o: does",
+                    s);
     return parse_value (eq + 1, is_size, &e->value, err);
 }
 
@@ -91,7 +102,7 @@ static void list_put (struct limit_list *l, const struct limit_entry *e)
 struct limit_list *limit_list_parse (const char *text, int is_size,
                                      struct hpcq_error *err)
 {
-    size_t cap = strlen (text) / 6 + 1;     /* "[o:X=1]" is 7 characters */
+    size_t cap = strlen (text) / 6 + 1; /* "[o:X=1]" is 7 characters */
     struct limit_list *l;
     char *copy = xstrdup (text), *p = copy;
 
@@ -105,8 +116,10 @@ struct limit_list *limit_list_parse (const char *text, int is_size,
         if (!*p)
             break;
         if (*p != '[' || !(close = strchr (p, ']'))) {
-            bad (err, "Illegal attribute or resource value: '%s' (limits are "
-                 "written [u:USER=N], [o:PBS_ALL=N], ...)", text);
+            bad (err,
+                 "Illegal attribute or resource value: '%s' (limits are "
+                 "written [u:USER=N], [o:PBS_ALL=N], ...)",
+                 text);
             goto error;
         }
         *close = '\0';

@@ -16,11 +16,11 @@
 
 #define LIMIT_NAME_MAX 64
 #define LIMIT_MAX_ENTRIES 4096
-#define LIMIT_VALUE_MAX (INT64_C (1) << 53)   /* counts and bytes alike */
+#define LIMIT_VALUE_MAX (INT64_C (1) << 53) /* counts and bytes alike */
 
 struct limit_entry {
-    char kind;                      /* 'u', 'g' or 'o' */
-    char name[LIMIT_NAME_MAX];      /* entity, PBS_GENERIC or PBS_ALL */
+    char kind;                 /* 'u', 'g' or 'o' */
+    char name[LIMIT_NAME_MAX]; /* entity, PBS_GENERIC or PBS_ALL */
     int64_t value;
 };
 

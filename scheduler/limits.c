@@ -41,7 +41,7 @@ struct scope {
 
 /* What the jobs of one entity in one scope use. */
 struct usage {
-    char key[160];                  /* scope '\x1f' kind ':' entity */
+    char key[160]; /* scope '\x1f' kind ':' entity */
     int64_t v[LIM_NATTR];
     UT_hash_handle hh;
 };
@@ -49,8 +49,8 @@ struct usage {
 struct bucket {
     uid_t uid;
     int64_t tokens;
-    int64_t period;                 /* refill periods since the epoch */
-    int64_t logged;                 /* when a refusal was last logged */
+    int64_t period; /* refill periods since the epoch */
+    int64_t logged; /* when a refusal was last logged */
     UT_hash_handle hh;
 };
 
@@ -64,8 +64,8 @@ struct limits {
     struct server *srv;
     struct scope *scopes;
     struct usage *usage;
-    int active;                     /* some limit is set somewhere */
-    int groups;                     /* some g: limit is set */
+    int active; /* some limit is set somewhere */
+    int groups; /* some g: limit is set */
     struct group_name *gcache;
 
     int rl_enable;
@@ -139,7 +139,8 @@ static void limits_summarize (struct limits *lim)
     struct scope *s, *tmp;
 
     lim->active = lim->groups = 0;
-    HASH_ITER (hh, lim->scopes, s, tmp) {
+    HASH_ITER (hh, lim->scopes, s, tmp)
+    {
         for (int i = 0; i < LIM_NATTR; i++) {
             if (!s->attr[i])
                 continue;
@@ -160,7 +161,8 @@ static void attr_store (struct limits *lim, const char *scope, const char *name,
         return;
     limit_list_format (l, text, sizeof (text));
     if ((l ? db_setting_set (lim->srv->db, scope ? scope : "", name, text)
-           : db_setting_delete (lim->srv->db, scope ? scope : "", name)) < 0)
+           : db_setting_delete (lim->srv->db, scope ? scope : "", name))
+        < 0)
         log_error ("cannot store %s", name);
 }
 
@@ -311,7 +313,8 @@ static struct usage *usage_get (struct limits *lim, const char *scope, char kind
 }
 
 /* What one job of request res adds, n times. */
-static void req_amounts (const struct hpcq_resources *res, int64_t n, int64_t v[LIM_NATTR])
+static void req_amounts (const struct hpcq_resources *res, int64_t n,
+                         int64_t v[LIM_NATTR])
 {
     v[LIM_JOBS] = n;
     v[LIM_NCPUS] = n * resource_total_ncpus (res);
@@ -340,8 +343,8 @@ static void entities_of (struct limits *lim, uid_t uid, const char *user,
     }
 }
 
-static void usage_add (struct limits *lim, const char *queue, uid_t uid, const char *user,
-                       const int64_t v[LIM_NATTR], int sign)
+static void usage_add (struct limits *lim, const char *queue, uid_t uid,
+                       const char *user, const int64_t v[LIM_NATTR], int sign)
 {
     const char *scopes[2] = { "", queue };
     struct entities e;
@@ -378,7 +381,8 @@ void limits_state_changed (struct limits *lim, const struct job *job, char old)
     if (!lim || !lim->active || job->is_array || was == now)
         return;
     req_amounts (&job->spec.res, 1, v);
-    usage_add (lim, job->rec.queue, (uid_t)job->rec.uid, job->rec.owner, v, now ? 1 : -1);
+    usage_add (lim, job->rec.queue, (uid_t)job->rec.uid, job->rec.owner, v,
+               now ? 1 : -1);
 }
 
 void limits_account_new (struct limits *lim, const struct job *job)
@@ -398,8 +402,9 @@ void limits_recount (struct limits *lim)
     int n;
 
     if (!lim->srv || !lim->srv->jobs)
-        return;     /* no jobs to count from (tests): the counts stay */
-    HASH_ITER (hh, lim->usage, u, tmp) {
+        return; /* no jobs to count from (tests): the counts stay */
+    HASH_ITER (hh, lim->usage, u, tmp)
+    {
         HASH_DEL (lim->usage, u);
         free (u);
     }
@@ -439,14 +444,15 @@ static int refuse (struct hpcq_error *err, int attr, const char *scope, char kin
         if (kind == 'o')
             return errprintf (err, "Maximum number of jobs already in %s", where);
         if (generic)
-            return *scope ? errprintf (err, "would exceed queue %s's per-%s limit", scope, who)
+            return *scope ? errprintf (err, "would exceed queue %s's per-%s limit",
+                                       scope, who)
                           : errprintf (err, "would exceed complex's per-%s limit", who);
-        return errprintf (err, "Maximum number of jobs for %s %s already in %s", who, name,
-                          where);
+        return errprintf (err, "Maximum number of jobs for %s %s already in %s", who,
+                          name, where);
     }
     if (kind == 'o')
-        return errprintf (err, "would exceed limit on resource %s in %s", res_names[attr],
-                          where);
+        return errprintf (err, "would exceed limit on resource %s in %s",
+                          res_names[attr], where);
     if (generic)
         return errprintf (err, "would exceed per-%s limit on resource %s in %s", who,
                           res_names[attr], where);
@@ -526,16 +532,17 @@ int limits_rate_at (struct limits *lim, uid_t uid, int64_t now, struct hpcq_erro
         return 0;
     }
     server_user_name (uid, user, sizeof (user));
-    if (b->logged != now) {     /* one line a second per user at most */
+    if (b->logged != now) { /* one line a second per user at most */
         b->logged = now;
         log_msg (LOG_WARNING, "rate limit: refusing submissions from %s", user);
     }
     errno = EAGAIN;
-    return errprintf (err, "rate limit: user %s submitted more than %lld jobs at once "
+    return errprintf (err,
+                      "rate limit: user %s submitted more than %lld jobs at once "
                       "and %lld per %lld s after that (rl_bucket_size, rl_refill_rate, "
-                      "rl_refill_period); try again in a moment", user,
-                      (long long)lim->rl_bucket_size, (long long)lim->rl_refill_rate,
-                      (long long)lim->rl_refill_period);
+                      "rl_refill_period); try again in a moment",
+                      user, (long long)lim->rl_bucket_size,
+                      (long long)lim->rl_refill_rate, (long long)lim->rl_refill_period);
 }
 
 int limits_rate (struct limits *lim, uid_t uid, struct hpcq_error *err)
@@ -553,7 +560,7 @@ static int load_one (const char *scope, const char *name, const char *value, voi
     struct hpcq_error err;
 
     if (limits_attr_index (name, NULL) < 0)
-        return 0;   /* another module's setting */
+        return 0; /* another module's setting */
     if (limits_apply (lim, *scope ? scope : NULL, name, value, '=', 0, &err) < 0)
         log_msg (LOG_ERR, "stored %s of %s unreadable, ignored: %s", name,
                  *scope ? scope : "the server", err.text);
@@ -624,19 +631,23 @@ void limits_destroy (struct limits *lim)
 
     if (!lim)
         return;
-    HASH_ITER (hh, lim->scopes, s, stmp) {
+    HASH_ITER (hh, lim->scopes, s, stmp)
+    {
         HASH_DEL (lim->scopes, s);
         scope_free (s);
     }
-    HASH_ITER (hh, lim->usage, u, utmp) {
+    HASH_ITER (hh, lim->usage, u, utmp)
+    {
         HASH_DEL (lim->usage, u);
         free (u);
     }
-    HASH_ITER (hh, lim->buckets, b, btmp) {
+    HASH_ITER (hh, lim->buckets, b, btmp)
+    {
         HASH_DEL (lim->buckets, b);
         free (b);
     }
-    HASH_ITER (hh, lim->gcache, g, gtmp) {
+    HASH_ITER (hh, lim->gcache, g, gtmp)
+    {
         HASH_DEL (lim->gcache, g);
         free (g);
     }

@@ -45,7 +45,8 @@ struct attr_req {
     int op;
 };
 
-static int attr_unpack (json_t *a, int unset, struct attr_req *r, struct hpcq_error *err)
+static int attr_unpack (json_t *a, int unset, struct attr_req *r,
+                        struct hpcq_error *err)
 {
     json_t *value = json_array_get (a, 1), *op = json_array_get (a, 2);
 
@@ -55,7 +56,8 @@ static int attr_unpack (json_t *a, int unset, struct attr_req *r, struct hpcq_er
     if (op && json_string_value (op) && strchr ("+-", json_string_value (op)[0]))
         r->op = json_string_value (op)[0];
     if (!json_is_array (a) || json_array_size (a) > 3 || !r->name
-        || (value && !json_is_null (value) && !r->value) || (op && !json_is_string (op))) {
+        || (value && !json_is_null (value) && !r->value)
+        || (op && !json_is_string (op))) {
         errno = EPROTO;
         return errprintf (err, "server.manage: malformed attribute");
     }
@@ -75,14 +77,17 @@ static int attr_check (const struct attr_req *r, struct hpcq_error *err)
 
     if (strcasecmp (r->name, "query_other_jobs") == 0) {
         if (r->value && util_parse_bool (r->value, &b) < 0)
-            return errprintf_code (err, EINVAL, "Illegal attribute or resource value: "
-                                   "query_other_jobs=%s (true or false)", r->value);
+            return errprintf_code (err, EINVAL,
+                                   "Illegal attribute or resource value: "
+                                   "query_other_jobs=%s (true or false)",
+                                   r->value);
         if (r->op != '=')
             return errprintf_code (err, EINVAL, "query_other_jobs takes = only");
         return 0;
     }
     if ((rc = limits_check_value (r->name, r->value, err)) == 0)
-        return errprintf_code (err, EINVAL, "Unknown attribute %s (qmgr sets "
+        return errprintf_code (err, EINVAL,
+                               "Unknown attribute %s (qmgr sets "
                                "query_other_jobs, max_queued and max_queued_res.RES on "
                                "the server; the rest is in the hpcq-scheduler config)",
                                r->name);
@@ -99,12 +104,13 @@ static int attr_apply (struct server *srv, const struct attr_req *r,
     if (r->value) {
         (void)util_parse_bool (r->value, &b);
         if (db_setting_set (srv->db, "", "query_other_jobs", b ? "True" : "False") < 0)
-            return errprintf (err, "cannot store query_other_jobs: %s", strerror (errno));
-    }
-    else {
+            return errprintf (err, "cannot store query_other_jobs: %s",
+                              strerror (errno));
+    } else {
         const char *base = config_get (srv->cfg, "query_other_jobs", "false");
         if (db_setting_delete (srv->db, "", "query_other_jobs") < 0)
-            return errprintf (err, "cannot store query_other_jobs: %s", strerror (errno));
+            return errprintf (err, "cannot store query_other_jobs: %s",
+                              strerror (errno));
         (void)util_parse_bool (base, &b);
     }
     srv->attrs->query_other_jobs = b;
@@ -131,14 +137,16 @@ static void server_manage (struct server *srv, struct conn *c, struct wire_msg *
         return;
     }
     unset = strcmp (op, "unset") == 0;
-    json_array_foreach (attrs, i, a) {
+    json_array_foreach (attrs, i, a)
+    {
         if (attr_unpack (a, unset, &r, &err) < 0 || attr_check (&r, &err) < 0) {
             server_reply_error (c, msg, errno ? errno : EINVAL, "%s", err.text);
             return;
         }
     }
     server_user_name (conn_peer_uid (c), who, sizeof (who));
-    json_array_foreach (attrs, i, a) {
+    json_array_foreach (attrs, i, a)
+    {
         (void)attr_unpack (a, unset, &r, &err);
         if (attr_apply (srv, &r, &err) < 0) {
             /* Checked above: only the database or memory can fail here,
@@ -147,7 +155,10 @@ static void server_manage (struct server *srv, struct conn *c, struct wire_msg *
             return;
         }
         log_msg (LOG_INFO, "server: %s %s%s%s by %s", op, r.name,
-                 r.value ? (r.op == '=' ? " = " : r.op == '+' ? " += " : " -= ") : "",
+                 r.value ? (r.op == '='   ? " = "
+                            : r.op == '+' ? " += "
+                                          : " -= ")
+                         : "",
                  r.value ? r.value : "", who);
     }
     server_reply_after_commit (srv, c, msg, NULL);

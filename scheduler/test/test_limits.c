@@ -36,14 +36,17 @@ static void test_parse (void)
     struct limit_list *l, *add, *m;
     char buf[512];
 
-    l = limit_list_parse ("[u:PBS_GENERIC=10],[u:alice=20] , [o:PBS_ALL=1000]", 0, &err);
+    l = limit_list_parse ("[u:PBS_GENERIC=10],[u:alice=20] , [o:PBS_ALL=1000]", 0,
+                          &err);
     limit_list_format (l, buf, sizeof (buf));
     ok (l && !strcmp (buf, "[o:PBS_ALL=1000], [u:PBS_GENERIC=10], [u:alice=20]"),
         "entries parse, with or without spaces, and print in PBS's order: %s", buf);
     add = limit_list_parse ("[u:bob=5] [u:alice=7]", 0, &err);
     m = limit_list_merge (l, add, '+', &err);
     limit_list_format (m, buf, sizeof (buf));
-    ok (m && !strcmp (buf, "[o:PBS_ALL=1000], [u:PBS_GENERIC=10], [u:alice=7], [u:bob=5]"),
+    ok (m
+            && !strcmp (buf,
+                        "[o:PBS_ALL=1000], [u:PBS_GENERIC=10], [u:alice=7], [u:bob=5]"),
         "+= adds entries and replaces those of the same entity: %s", buf);
     limit_list_free (m);
     m = limit_list_merge (l, add, '-', &err);
@@ -136,14 +139,17 @@ static void test_admit (void)
 
     ok (admit (lim, 1001, "alice", "workq", NULL, 100000, &err) == 0,
         "no limit set: anything is admitted");
-    ok (limits_set (lim, NULL, "max_queued", "[u:PBS_GENERIC=2], [u:alice=3], [o:PBS_ALL=6]",
-                    '=', &err) == 0, "set the server's max_queued");
+    ok (limits_set (lim, NULL, "max_queued",
+                    "[u:PBS_GENERIC=2], [u:alice=3], [o:PBS_ALL=6]", '=', &err)
+            == 0,
+        "set the server's max_queued");
     for (; k < 3; k++) {
         jobs[k] = job_of (1001, "alice", "workq", NULL);
         limits_account (lim, jobs[k], 1);
     }
     ok (admit (lim, 1001, "alice", "workq", NULL, 1, &err) < 0 && errno == EDQUOT
-            && !strcmp (err.text, "Maximum number of jobs for user alice already in complex"),
+            && !strcmp (err.text,
+                        "Maximum number of jobs for user alice already in complex"),
         "alice past her own limit: %s", err.text);
     ok (admit (lim, 1002, "bob", "workq", NULL, 2, &err) == 0,
         "bob may queue two (the generic limit)");
@@ -174,12 +180,16 @@ static void test_admit (void)
     ok (admit (lim, 1002, "bob", "small", NULL, 1, &err) < 0
             && !strcmp (err.text, "would exceed queue small's per-user limit"),
         "the queue's generic limit, in its words: %s", err.text);
-    ok (admit (lim, 1002, "bob", "workq", NULL, 1, &err) == 0, "other queues are not limited");
+    ok (admit (lim, 1002, "bob", "workq", NULL, 1, &err) == 0,
+        "other queues are not limited");
 
-    ok (limits_set (lim, NULL, "max_queued_res.ncpus", "[u:PBS_GENERIC=8], [o:PBS_ALL=14]", '=',
-                    &err) == 0, "max_queued_res.ncpus");
+    ok (limits_set (lim, NULL, "max_queued_res.ncpus",
+                    "[u:PBS_GENERIC=8], [o:PBS_ALL=14]", '=', &err)
+            == 0,
+        "max_queued_res.ncpus");
     ok (admit (lim, 1002, "bob", "workq", "ncpus=7", 1, &err) < 0
-            && !strcmp (err.text, "would exceed per-user limit on resource ncpus in complex"),
+            && !strcmp (err.text,
+                        "would exceed per-user limit on resource ncpus in complex"),
         "bob's 2 cpus queued + 7: %s", err.text);
     ok (admit (lim, 1005, "erin", "workq", "select=2:ncpus=2", 1, &err) == 0,
         "4 more cpus are fine for erin (10 of 14 in all)");
@@ -188,13 +198,14 @@ static void test_admit (void)
         "but not three times (an array of three): %s", err.text);
     ok (limits_set (lim, NULL, "max_queued_res.mem", "[u:erin=1gb]", '=', &err) == 0
             && admit (lim, 1005, "erin", "workq", "mem=2gb", 1, &err) < 0
-            && !strcmp (err.text, "would exceed user erin's limit on resource mem in complex"),
+            && !strcmp (err.text,
+                        "would exceed user erin's limit on resource mem in complex"),
         "a user's own limit on mem: %s", err.text);
     {
         json_t *o = json_object ();
         limits_attrs_json (lim, NULL, o);
-        ok (!strcmp (json_string_value (json_object_get (json_object_get (o, "max_queued_res"),
-                                                         "ncpus")),
+        ok (!strcmp (json_string_value (json_object_get (
+                         json_object_get (o, "max_queued_res"), "ncpus")),
                      "[o:PBS_ALL=14], [u:PBS_GENERIC=8]")
                 && !json_object_get (o, "max_queued"),
             "the attributes as qmgr lists them");
@@ -209,16 +220,18 @@ static void test_bucket (void)
 {
     struct limits *lim = limits_create (NULL, NULL);
     struct hpcq_error err = { "" };
-    int64_t t = 999999;     /* a period starts here (rl_refill_period 3) */
+    int64_t t = 999999; /* a period starts here (rl_refill_period 3) */
     int n = 0;
 
     ok (limits_rate_at (lim, 1001, t, &err) == 0, "off by default (rl_enable)");
     limits_rate_config (lim, 1, 5, 2, 3);
     while (n < 10 && limits_rate_at (lim, 1001, t, &err) == 0)
         n++;
-    ok (n == 5 && errno == EAGAIN && strstr (err.text, "rate limit: user uid1001 submitted"),
+    ok (n == 5 && errno == EAGAIN
+            && strstr (err.text, "rate limit: user uid1001 submitted"),
         "a burst of rl_bucket_size (%d), then: %s", n, err.text);
-    ok (limits_rate_at (lim, 1002, t, &err) == 0, "another user has a bucket of their own");
+    ok (limits_rate_at (lim, 1002, t, &err) == 0,
+        "another user has a bucket of their own");
     ok (limits_rate_at (lim, 0, t, &err) == 0, "root is not limited");
     ok (limits_rate_at (lim, 1001, t + 2, &err) < 0, "no token before the period ends");
     n = 0;

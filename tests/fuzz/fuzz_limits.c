@@ -56,7 +56,8 @@ FUZZ_TARGET (limits)
     }
     for (int i = 0; i < l->n; i++)
         for (int k = 0; k < i; k++)
-            if (l->e[i].kind == l->e[k].kind && strcmp (l->e[i].name, l->e[k].name) == 0)
+            if (l->e[i].kind == l->e[k].kind
+                && strcmp (l->e[i].name, l->e[k].name) == 0)
                 fuzz_fail ("'%s': [%c:%s] twice", s, l->e[i].kind, l->e[i].name);
     if (!(a = malloc (TEXT_MAX)) || !(b = malloc (TEXT_MAX)))
         fuzz_fail ("out of memory");
@@ -71,7 +72,8 @@ FUZZ_TARGET (limits)
             limit_list_format (minus, a, TEXT_MAX);
             limit_list_format (both, b, TEXT_MAX);
             if (strcmp (a, b) != 0)
-                fuzz_fail ("'%s' += and -= '%s' gives '%s', -= alone '%s'", s, nl, b, a);
+                fuzz_fail ("'%s' += and -= '%s' gives '%s', -= alone '%s'", s, nl, b,
+                           a);
         }
     }
     limit_list_free (both);
