@@ -93,7 +93,7 @@ struct server {
     int64_t stat_commits;       /* transactions committed (group commits) */
     int64_t stat_submitted;     /* jobs accepted since start */
 
-    const struct handler *tables[8];
+    const struct handler *tables[16];
     int ntables;
 
     STAILQ_HEAD (, pending) pending;    /* messages waiting for the commit */
