@@ -42,7 +42,7 @@ test_expect_success 'an untouched array comes back after kill -9 as it was' '
 '
 
 test_expect_success 'qhold and qrls of a whole array: its subjobs run after the release' '
-    id=$(echo "sleep 0.2" | qsub -J 1-6 -o /dev/null -e /dev/null) && n=${id%%[*} &&
+    id=$(echo "sleep 1" | qsub -J 1-6%1 -o /dev/null -e /dev/null) && n=${id%%[*} &&
     wait_until 20 sh -c "qstat -t | grep -q \"^$n\[[0-9][0-9]*\]\..* R \"" && qhold $id &&
     test "$(job_state "$n[6]")" = H &&
     qrls $id && wait_state $id F 60 &&
