@@ -269,3 +269,18 @@ proc_stopped() {
         [ -n "$path" ] && grep -qx "frozen 1" "/sys/fs/cgroup$path/cgroup.events" 2>/dev/null
     fi
 }
+
+# kill9_scheduler: kill -9 the cluster's scheduler and wait until it has
+# exited (a zombie init has not reaped yet counts), so that
+# hpcq-local start-scheduler does not find it still running.
+kill9_scheduler() {
+    local pid
+    pid=$(cat "$CLUSTER/scheduler.pid") && kill -9 "$pid" &&
+        wait_until 10 proc_exited "$pid"
+}
+proc_exited() {
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+    stat=${stat##*) }
+    [ "${stat%% *}" = Z ]
+}
