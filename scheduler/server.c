@@ -25,6 +25,7 @@
 #include "scheduler/jobs.h"
 #include "scheduler/node_admin.h"
 #include "scheduler/nodes.h"
+#include "scheduler/power.h"
 #include "scheduler/queue.h"
 #include "scheduler/sched.h"
 #include "scheduler/server.h"
@@ -452,7 +453,9 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         errprintf (err, "state_dir is not set (config file or --state-dir)");
         goto error;
     }
-    if (server_settings (srv, err) < 0 || server_open_db (srv, state_dir, err) < 0)
+    /* A bad power setting is refused before the database is touched. */
+    if (server_settings (srv, err) < 0 || !(srv->power = power_create (srv, err))
+        || server_open_db (srv, state_dir, err) < 0)
         goto error;
     if (!(srv->nodes = nodes_create (srv)) || !(srv->jobs = jobs_create (srv))
         || !(srv->depend = depend_create ())) {
@@ -481,6 +484,9 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         errprintf (err, "cannot register handlers");
         goto error;
     }
+    /* Elastic cloud nodes, once the jobs say which nodes run some. */
+    if (power_start (srv->power, err) < 0)
+        goto error;
     if (server_listen (srv, state_dir, err) < 0)
         goto error;
     log_msg (LOG_INFO, "server %s ready: socket %s, tcp port %d", srv->name,
@@ -501,6 +507,7 @@ void server_destroy (struct server *srv)
     for (int i = 0; i < srv->nconns; i++)
         conn_destroy (srv->conns[i]);
     free (srv->conns);
+    power_destroy (srv->power);
     loop_timer_remove (srv->sweep);
     loop_fd_remove (srv->unix_watch);
     loop_fd_remove (srv->tcp_watch);

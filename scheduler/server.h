@@ -30,6 +30,7 @@ struct depend;
 struct queues;
 struct fairshare;
 struct job_ops;
+struct power;
 struct server;
 
 enum {
@@ -54,6 +55,7 @@ struct server {
     struct queues *queues;
     struct fairshare *fairshare;
     struct job_ops *job_ops;    /* qsig, qrerun, qrun, qorder, qmsg, waits (job_ops.h) */
+    struct power *power;        /* elastic cloud nodes (power.h) */
     char name[64];              /* server name: job ids are NUM.NAME */
     char host[256];             /* this host, for Job_Owner and hello */
     char default_queue[64];
