@@ -21,6 +21,8 @@ const char *node_admin_state (const struct node *n)
         return "cloud";
     if (n->state != NODE_UP)
         return "down";
+    if (n->drain & NODE_DRAIN_RECLAIM)
+        return n->njobs > 0 ? "draining" : "reclaiming";
     if (n->offline)
         return n->njobs > 0 ? "draining" : "offline";
     if (n->excl_by || (n->ncpus > 0 && n->ncpus_used >= n->ncpus))

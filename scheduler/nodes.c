@@ -14,6 +14,7 @@
 #include "scheduler/lifecycle.h"
 #include "scheduler/nodes.h"
 #include "scheduler/power.h"
+#include "scheduler/reclaim.h"
 #include "scheduler/sched.h"
 
 struct nodes {
@@ -374,6 +375,7 @@ static void node_hello (struct server *srv, struct conn *c, struct wire_msg *msg
     conn_set_aux (c, n);
     n->state = NODE_UP;
     power_node_hello (srv->power, n);
+    reclaim_node_hello (srv->reclaim, n);
     n->last_heard_ms = util_now_ms ();
     node_record (srv, n, gpus);
     log_msg (LOG_INFO, "node %s up: %d cpus, %lld bytes, %d gpus, %zu running",

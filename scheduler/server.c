@@ -26,6 +26,7 @@
 #include "scheduler/node_admin.h"
 #include "scheduler/nodes.h"
 #include "scheduler/power.h"
+#include "scheduler/reclaim.h"
 #include "scheduler/queue.h"
 #include "scheduler/sched.h"
 #include "scheduler/server.h"
@@ -484,8 +485,9 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         errprintf (err, "cannot register handlers");
         goto error;
     }
-    /* Elastic cloud nodes, once the jobs say which nodes run some. */
-    if (power_start (srv->power, err) < 0)
+    /* Elastic cloud nodes, once the jobs say which nodes run some; spot
+     * reclaims. */
+    if (power_start (srv->power, err) < 0 || !(srv->reclaim = reclaim_create (srv, err)))
         goto error;
     if (server_listen (srv, state_dir, err) < 0)
         goto error;
@@ -507,6 +509,7 @@ void server_destroy (struct server *srv)
     for (int i = 0; i < srv->nconns; i++)
         conn_destroy (srv->conns[i]);
     free (srv->conns);
+    reclaim_destroy (srv->reclaim);
     power_destroy (srv->power);
     loop_timer_remove (srv->sweep);
     loop_fd_remove (srv->unix_watch);

@@ -31,6 +31,7 @@ struct queues;
 struct fairshare;
 struct job_ops;
 struct power;
+struct reclaim;
 struct server;
 
 enum {
@@ -56,6 +57,7 @@ struct server {
     struct fairshare *fairshare;
     struct job_ops *job_ops;    /* qsig, qrerun, qrun, qorder, qmsg, waits (job_ops.h) */
     struct power *power;        /* elastic cloud nodes (power.h) */
+    struct reclaim *reclaim;    /* spot reclaim notices (reclaim.h) */
     char name[64];              /* server name: job ids are NUM.NAME */
     char host[256];             /* this host, for Job_Owner and hello */
     char default_queue[64];

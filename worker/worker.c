@@ -12,6 +12,7 @@
 #include "common/resource.h"
 #include "common/util.h"
 #include "worker/launch.h"
+#include "worker/notice.h"
 #include "worker/owner.h"
 #include "worker/tasks.h"
 #include "worker/worker.h"
@@ -19,7 +20,7 @@
 static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg);
 static void worker_link_close (struct conn *c, void *arg);
 
-static int64_t worker_send (struct worker *w, const char *type, json_t *body)
+int64_t worker_send (struct worker *w, const char *type, json_t *body)
 {
     struct wire_msg m;
     int64_t id = w->next_id++;
@@ -95,6 +96,7 @@ static void worker_hello_acked (struct worker *w)
     struct task *t = tasks_first (w->tasks), *next;
 
     w->hello_id = 0;
+    notice_link_up (w->notice);
     for (; t; t = next) {
         next = t->next;
         if (t->done && t->report_id == REPORT_IN_HELLO)
@@ -108,6 +110,8 @@ static void worker_handle_reply (struct worker *w, struct wire_msg *msg)
 {
     struct task *t;
 
+    if (notice_reply (w->notice, msg))
+        return;
     if (msg->errnum) {
         log_msg (LOG_ERR, "scheduler refused %s: %s", msg->type,
                  msg->errstr ? msg->errstr : "?");
@@ -315,7 +319,7 @@ struct worker *worker_create (struct loop *loop, struct config *cfg,
     w->loop = loop;
     w->cfg = cfg;
     w->next_id = 1;
-    if (worker_settings (w, err) < 0)
+    if (worker_settings (w, err) < 0 || !(w->notice = notice_create (w, err)))
         goto error;
     if (!(w->tasks = tasks_create (w))
         || !(w->tick = loop_timer_add (loop, 0, 200, worker_tick, w))) {
@@ -339,6 +343,7 @@ void worker_destroy (struct worker *w)
 {
     if (!w)
         return;
+    notice_destroy (w->notice);
     loop_timer_remove (w->tick);
     conn_destroy (w->link);
     tasks_destroy (w->tasks);

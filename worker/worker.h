@@ -18,6 +18,7 @@
 
 struct tasks;
 struct task;
+struct notice;
 
 struct worker {
     struct loop *loop;
@@ -29,6 +30,7 @@ struct worker {
     struct gpu gpus[GPU_MAX];
     int ngpus;
     char labels[256];
+    struct notice *notice;      /* the provider's spot notice (notice.h) */
     char spool[4096];
     int64_t heartbeat_ms;
     int64_t kill_delay_ms;
@@ -45,6 +47,10 @@ struct worker {
 struct worker *worker_create (struct loop *loop, struct config *cfg,
                               struct hpcq_error *err);
 void worker_destroy (struct worker *w);
+
+/* Send a request to the scheduler now (body stolen).  Its wire id, or 0 if
+ * there is no link. */
+int64_t worker_send (struct worker *w, const char *type, json_t *body);
 
 /* A task finished: report it now if connected (else with the next hello). */
 void worker_report (struct worker *w, struct task *t);
