@@ -33,6 +33,8 @@ static const char *known_keys[] = {
     "notice_provider", "notice_url", "notice_token_url", "notice_interval",
     /* both */
     "log_file", "log_level",
+    /* both daemons (and munge_socket for the client commands) */
+    "auth", "munge_socket", "munge_ttl", "service_user",
     NULL,
 };
 
@@ -177,14 +179,33 @@ int config_load (struct config *cfg, const char *path, struct hpcq_error *err)
     return rc;
 }
 
-char *config_client_server (struct hpcq_error *err)
+static const char *config_client_path (void)
 {
     const char *path = getenv ("HPCQ_CONFIG");
+
+    return path ? path : HPCQ_SYSCONFDIR "/hpcq.conf";
+}
+
+char *config_client_get (const char *key)
+{
+    struct config *cfg = config_create ();
+    struct hpcq_error err;
+    const char *v;
+    char *value = NULL;
+
+    if (cfg && config_load (cfg, config_client_path (), &err) == 0
+        && (v = config_get (cfg, key, NULL)))
+        value = strdup (v);
+    config_destroy (cfg);
+    return value;
+}
+
+char *config_client_server (struct hpcq_error *err)
+{
+    const char *path = config_client_path ();
     struct config *cfg;
     char *server = NULL;
 
-    if (!path)
-        path = HPCQ_SYSCONFDIR "/hpcq.conf";
     if (!(cfg = config_create ()))
         return NULL;
     if (config_load (cfg, path, err) == 0) {

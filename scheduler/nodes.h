@@ -66,7 +66,9 @@ struct node {
     struct node_use use;
     uint32_t whole_gpus;    /* bit g: GPU g is not in MIG mode */
     uint32_t mig_gpus;      /* bit g: GPU g is in MIG mode */
-    struct conn *conn;  /* link to its worker while up (node_set_link) */
+    struct conn *conn;  /* link to its worker while up (node_set_link); it
+                         * alone holds the name (node.hello refuses others) */
+    char holder[64];    /* host of the worker that last held the name */
     int offline;        /* out of service (pbsnodes -o): no new jobs */
     int drain;          /* NODE_DRAIN_* bits: no new jobs either */
     int spot;           /* carries the label spot (or spot=true): cached */

@@ -29,14 +29,15 @@ struct sched;
 struct depend;
 struct queues;
 struct fairshare;
+struct auth;
 struct job_ops;
 struct power;
 struct reclaim;
 struct server;
 
 enum {
-    ROLE_ANY = 0,       /* local users (uid from SO_PEERCRED) */
-    ROLE_NODE = 1,      /* worker daemons */
+    ROLE_ANY = 0,       /* users: uid from SO_PEERCRED, or over TCP a MUNGE credential */
+    ROLE_NODE = 1,      /* worker daemons: a service uid (root, the scheduler's user) */
 };
 
 struct handler {
@@ -48,6 +49,7 @@ struct handler {
 struct server {
     struct loop *loop;
     struct config *cfg;
+    struct auth *auth;          /* MUNGE; NULL with auth = none */
     struct db *db;
     struct jobs *jobs;
     struct nodes *nodes;

@@ -14,7 +14,7 @@ vg="$vg --errors-for-leak-kinds=definite,indirect --error-exitcode=99"
 rc=0
 
 for t in common/test/test_resource common/test/test_jobspec common/test/test_directive \
-         common/test/test_sbatch common/test/test_wire common/test/test_config \
+         common/test/test_sbatch common/test/test_wire common/test/test_config common/test/test_auth \
          db/test/test_db scheduler/test/test_priority scheduler/test/test_place \
          scheduler/test/test_backfill worker/test/test_gpu scheduler/test/test_lifecycle \
          scheduler/test/test_jobs scheduler/test/test_queue scheduler/test/test_depend \

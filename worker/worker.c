@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/auth.h"
 #include "common/client.h"
 #include "common/log.h"
 #include "common/resource.h"
@@ -20,13 +21,16 @@
 static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg);
 static void worker_link_close (struct conn *c, void *arg);
 
+/* Send a request; its id, or 0 when it could not go (no link, or the link
+ * is still opening: what matters is sent again with the hello). */
 int64_t worker_send (struct worker *w, const char *type, json_t *body)
 {
     struct wire_msg m;
     int64_t id = w->next_id++;
 
     wire_request_init (&m, type, id, body);
-    if (!w->link || conn_send (w->link, &m) < 0)
+    if (!w->link || (w->open_id && strcmp (type, "link.open") != 0)
+        || conn_send (w->link, &m) < 0)
         id = 0;
     wire_msg_release (&m);
     return id;
@@ -58,6 +62,22 @@ static void worker_hello (struct worker *w)
     w->hello_id = worker_send (w, "node.hello", body);
 }
 
+/* Over a Unix socket the kernel says who listens (SO_PEERCRED, at the time
+ * it listened): the hello goes only to a service uid, and nothing else on
+ * the link needs a credential. */
+static void worker_local_link (struct worker *w)
+{
+    uid_t uid = conn_peer_uid (w->link);
+
+    if (!auth_is_service (w->auth, uid)) {
+        log_msg (LOG_ERR, "refusing the scheduler at %s: it runs as uid %d, not root or "
+                 "the cluster's service user; closing the link", w->server, (int)uid);
+        conn_close (w->link);
+        return;
+    }
+    worker_hello (w);
+}
+
 static void worker_connect (struct worker *w)
 {
     struct hpcq_error err;
@@ -73,7 +93,85 @@ static void worker_connect (struct worker *w)
         return;
     }
     log_msg (LOG_INFO, "connected to scheduler at %s", w->server);
+    if (!w->auth)
+        worker_hello (w);
+    else if (conn_is_local (w->link))
+        worker_local_link (w);
+    else if (auth_nonce (w->nonce) < 0) {
+        log_error ("link.open: no random numbers");
+        conn_close (w->link);
+    }
+    else if (!(w->open_id = worker_send (w, "link.open",
+                                         json_pack ("{s:s}", "nonce", w->nonce))))
+        conn_close (w->link);
+}
+
+static json_t *worker_sign (struct conn *c, const struct wire_msg *m, void *arg)
+{
+    struct worker *w = arg;
+    struct hpcq_error err;
+    json_t *cred = auth_sign (w->auth, m, AUTH_TO_SCHEDULER, conn_binding (c), &err);
+
+    if (!cred)
+        log_msg (LOG_ERR, "%s to the scheduler: %s", m->type, err.text);
+    return cred;
+}
+
+/* msg carries a credential of root, ours or the service user's, made for
+ * it on a link bound to binding.  -1 with err if not. */
+static int worker_trust (struct worker *w, struct wire_msg *msg, const char *binding,
+                         struct auth_cred *cred, struct hpcq_error *err)
+{
+    if (auth_verify (w->auth, msg, AUTH_TO_WORKER, binding, cred, err) < 0)
+        return -1;
+    if (!auth_is_service (w->auth, cred->uid))
+        return errprintf (err, "its credential is of uid %u, not root or the "
+                          "cluster's service user", (unsigned)cred->uid);
+    return 0;
+}
+
+/* The answer to link.open: the scheduler's nonce, signed for ours by a
+ * service uid.  The link is bound to both; then the hello goes. */
+static int worker_link_opened (struct worker *w, struct conn *c, struct wire_msg *msg,
+                               struct hpcq_error *err)
+{
+    char binding[AUTH_BINDING_MAX];
+    struct auth_cred cred;
+    const char *theirs;
+
+    if (!msg->is_reply || msg->id != w->open_id || strcmp (msg->type, "link.open") != 0)
+        return errprintf (err, "%s%s before the link was open", msg->type,
+                          msg->is_reply ? " reply" : "");
+    if (msg->errnum)
+        return errprintf (err, "it refused link.open: %s",
+                          msg->errstr ? msg->errstr : strerror (msg->errnum));
+    if (json_unpack (msg->body, "{s:s}", "nonce", &theirs) < 0
+        || strlen (theirs) != AUTH_NONCE_HEX)
+        return errprintf (err, "link.open: its answer has no nonce");
+    snprintf (binding, sizeof (binding), "%s:%s", w->nonce, theirs);
+    if (worker_trust (w, msg, binding, &cred, err) < 0)
+        return -1;
+    conn_set_binding (c, binding);
+    conn_set_signer (c, worker_sign, w);
+    w->open_id = 0;
+    log_msg (LOG_INFO, "scheduler at %s authenticated (uid %u)", w->server,
+             (unsigned)cred.uid);
     worker_hello (w);
+    return 0;
+}
+
+/* Is this message from the scheduler, for this link?  1: act on it; 0:
+ * it was the answer to link.open, handled here; -1 with err: refused. */
+static int worker_check (struct worker *w, struct conn *c, struct wire_msg *msg,
+                         struct hpcq_error *err)
+{
+    struct auth_cred cred;
+
+    if (conn_is_local (c))
+        return 1;
+    if (w->open_id)
+        return worker_link_opened (w, c, msg, err);
+    return worker_trust (w, msg, conn_binding (c), &cred, err) < 0 ? -1 : 1;
 }
 
 static void worker_link_close (struct conn *c, void *arg)
@@ -84,6 +182,7 @@ static void worker_link_close (struct conn *c, void *arg)
              w->server, tasks_count (w->tasks));
     w->link = NULL;
     w->hello_id = 0;
+    w->open_id = 0;
     /* Results in flight are re-sent with the next hello. */
     for (struct task *t = tasks_first (w->tasks); t; t = t->next)
         if (t->report_id != REPORT_NONE_WANTED)
@@ -238,7 +337,17 @@ static void worker_message (struct worker *w, struct conn *c, struct wire_msg *m
 static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
 {
     struct worker *w = arg;
+    struct hpcq_error err;
+    int rc;
 
+    if (w->auth && (rc = worker_check (w, c, msg, &err)) <= 0) {
+        if (rc < 0) {
+            log_msg (LOG_ERR, "refusing the scheduler at %s: %s; closing the link",
+                     w->server, err.text);
+            conn_close (c);
+        }
+        return;
+    }
     if (msg->is_reply)
         worker_handle_reply (w, msg);
     else if (strcmp (msg->type, "job.launch") == 0)
@@ -319,7 +428,9 @@ struct worker *worker_create (struct loop *loop, struct config *cfg,
     w->loop = loop;
     w->cfg = cfg;
     w->next_id = 1;
-    if (worker_settings (w, err) < 0 || !(w->notice = notice_create (w, err)))
+    if (worker_settings (w, err) < 0
+        || auth_from_config (cfg, "hpcq-worker", &w->auth, err) < 0
+        || !(w->notice = notice_create (w, err)))
         goto error;
     if (!(w->tasks = tasks_create (w))
         || !(w->tick = loop_timer_add (loop, 0, 200, worker_tick, w))) {
@@ -331,8 +442,9 @@ struct worker *worker_create (struct loop *loop, struct config *cfg,
         if (n > 0)
             log_msg (LOG_WARNING, "killed %d job sessions left by a previous worker", n);
     }
-    log_msg (LOG_INFO, "node %s: %d cpus, %lld bytes, %d gpus; scheduler %s", w->name,
-             w->ncpus, (long long)w->mem, w->ngpus, w->server);
+    log_msg (LOG_INFO, "node %s: %d cpus, %lld bytes, %d gpus; scheduler %s; "
+             "authentication %s", w->name, w->ncpus, (long long)w->mem, w->ngpus,
+             w->server, w->auth ? "munge" : "OFF");
     return w;
 error:
     worker_destroy (w);
@@ -347,5 +459,6 @@ void worker_destroy (struct worker *w)
     loop_timer_remove (w->tick);
     conn_destroy (w->link);
     tasks_destroy (w->tasks);
+    auth_destroy (w->auth);
     free (w);
 }
