@@ -138,10 +138,8 @@ static void requeue (struct reclaim *rc, struct rjob *rj, const char *how)
     restart_now (rc, job);
 }
 
-/* Its checkpoint is reported, or its deadline passed. */
-static void ckpt_done (struct server *srv, struct job *job, int reported, void *arg)
+void reclaim_checkpointed (struct reclaim *rc, struct job *job, int reported)
 {
-    struct reclaim *rc = arg;
     struct rjob *rj = rjob_of (rc, job);
 
     if (rj && rj->attempt == job->rec.run_count && job->rec.state == 'R')
@@ -244,7 +242,7 @@ int reclaim_notice (struct reclaim *rc, struct node *n, int64_t deadline,
         k++;
         /* Asked for a checkpoint now; without one it leaves at its time. */
         if (rck_job_checkpoints (srv, job))
-            (void)rck_request (srv, job, rj->requeue_ms, ckpt_done, rc);
+            (void)rck_request (srv, job, rj->requeue_ms);
     }
     snprintf (detail, sizeof (detail), "%s: %s, taken in %.1f s; %d job%s", n->name, source,
               left / 1000.0, k, k == 1 ? "" : "s");

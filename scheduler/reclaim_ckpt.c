@@ -1,10 +1,15 @@
 /* reclaim_ckpt.c - see reclaim_ckpt.h
  *
- * Until scheduler/ckpt.h is on main, a job is not known to checkpoint on
- * a signal (a signal it does not catch would kill it), so it is requeued
- * when the notice time is nearly up and restarts from what its
- * checkpoint folder holds (the apps' own cadence, HPCQ_CHECKPOINT_INTERVAL);
- * the requeue is lifecycle's plain one with the running copy killed.
+ * This build has no checkpoint module yet (the ckpt branch brings
+ * scheduler/ckpt.h): a job is not known to checkpoint on a signal (one
+ * it does not catch would kill it), so it is requeued when the notice time
+ * is nearly up and restarts from what its checkpoint folder holds (the
+ * apps' own cadence, HPCQ_CHECKPOINT_INTERVAL); the requeue is
+ * lifecycle's plain one with the running copy killed.  With ckpt.h these
+ * four become ckpt_job_checkpoints, ckpt_request (its done calling
+ * reclaim_checkpointed for CKPT_REPORTED and CKPT_EXPIRED),
+ * lifecycle_requeue_from_checkpoint and nodeclass_interrupted (kind
+ * "reclaim").
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -20,8 +25,7 @@ int rck_job_checkpoints (struct server *srv, const struct job *job)
     return 0;
 }
 
-int rck_request (struct server *srv, struct job *job, int64_t deadline_ms,
-                 rck_done_f done, void *arg)
+int rck_request (struct server *srv, struct job *job, int64_t deadline_ms)
 {
     errno = ENOSYS;
     return -1;

@@ -3,12 +3,11 @@
  *
  * The reclaim flow (reclaim.c) needs four things: whether a job takes a
  * checkpoint signal where it runs, a checkpoint asked of it with a
- * deadline and a callback once it is reported or the deadline passes, a
- * requeue that restarts it from that checkpoint, and the node class's
- * interruption history.  scheduler/ckpt.h (checkpoint cadence, reports,
- * preemption) provides them as ckpt_job_checkpoints, ckpt_request,
- * lifecycle_requeue_from_checkpoint and nodeclass_interrupted; these are
- * thin calls into them.
+ * deadline (reclaim_checkpointed() is called once it is reported or the
+ * deadline passes), a requeue that restarts it from that checkpoint, and
+ * the node class's interruption history.  scheduler/ckpt.h provides them
+ * (ckpt_job_checkpoints, ckpt_request, lifecycle_requeue_from_checkpoint,
+ * nodeclass_interrupted); reclaim_ckpt.c says which build it is.
  */
 #ifndef HPCQ_SCHEDULER_RECLAIM_CKPT_H
 #define HPCQ_SCHEDULER_RECLAIM_CKPT_H
@@ -20,22 +19,18 @@
 struct job;
 struct node;
 
-/* The checkpoint asked for was reported (reported 1), or its deadline
- * passed first (0).  Not called when the attempt ends otherwise. */
-typedef void (*rck_done_f) (struct server *srv, struct job *job, int reported,
-                            void *arg);
-
 /* 1 if job takes checkpoint signals where it runs. */
 int rck_job_checkpoints (struct server *srv, const struct job *job);
 
 /* Ask job for a checkpoint now (reason "reclaim"), given up on at
- * deadline_ms (util_now_ms clock); done is called once.  0, or -1 (the
- * job cannot be asked: requeue it at the deadline instead). */
-int rck_request (struct server *srv, struct job *job, int64_t deadline_ms,
-                 rck_done_f done, void *arg);
+ * deadline_ms (util_now_ms clock): reclaim_checkpointed (srv->reclaim,
+ * job, reported) follows once, unless the attempt ends otherwise first.
+ * 0, or -1 (the job cannot be asked: it is requeued at the deadline). */
+int rck_request (struct server *srv, struct job *job, int64_t deadline_ms);
 
-/* Requeue a running job for a new attempt that restarts from its
- * checkpoint (its running copy is killed): "requeued" with why.  0 or -1. */
+/* Requeue a running (or suspended) job for a new attempt that restarts
+ * from its checkpoint, its running copy killed: "requeued" with why.
+ * 0 or -1. */
 int rck_requeue (struct server *srv, struct job *job, const char *why);
 
 /* Node n was reclaimed (detail for people): its class's history. */
