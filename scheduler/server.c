@@ -59,21 +59,9 @@ void server_user_name (uid_t uid, char *buf, int len)
 static int user_listed (const char *list, uid_t uid)
 {
     char name[64];
-    size_t len;
 
-    if (!list || !*list)
-        return 0;
     server_user_name (uid, name, sizeof (name));
-    len = strlen (name);
-    for (const char *p = list; *p;) {
-        size_t n;
-        p += strspn (p, " ,");
-        n = strcspn (p, ",@ ");
-        if (n == len && strncmp (p, name, len) == 0)
-            return 1;
-        p += strcspn (p, ",");
-    }
-    return 0;
+    return util_user_listed (list, name);
 }
 
 int server_is_manager (const struct server *srv, uid_t uid)
@@ -86,6 +74,11 @@ int server_is_operator (const struct server *srv, uid_t uid)
 {
     return server_is_manager (srv, uid)
            || user_listed (config_get (srv->cfg, "operators", NULL), uid);
+}
+
+int server_may_run_as (const struct server *srv, uid_t uid)
+{
+    return uid != 0 || user_listed (config_get (srv->cfg, "acl_roots", NULL), uid);
 }
 
 int server_may_act (const struct server *srv, uid_t uid, int64_t owner_uid)

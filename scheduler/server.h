@@ -128,6 +128,10 @@ int server_may_act (const struct server *srv, uid_t uid, int64_t owner_uid);
 int server_is_manager (const struct server *srv, uid_t uid);
 int server_is_operator (const struct server *srv, uid_t uid);
 
+/* May uid submit a job, which runs as uid?  Root only if named in the
+ * config key 'acl_roots' (PBS Pro's server attribute); everyone else. */
+int server_may_run_as (const struct server *srv, uid_t uid);
+
 /* The user name for uid ("uid1234" if it has none). */
 void server_user_name (uid_t uid, char *buf, int len);
 

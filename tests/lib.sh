@@ -216,3 +216,25 @@ cluster_start_in() {
 
 # on_host I CMD...: run CMD on host nodeI of $CLUSTER (0: the head).
 on_host() { hpcq-local exec "$CLUSTER" "$@"; }
+
+# skip_all REASON DESC...: skip each planned test, visibly, and end.
+skip_all() {
+    local why=$1 desc; shift
+    for desc in "$@"; do test_skip "$desc" "$why"; done
+    test_done
+}
+
+# root_and_nobody: why the tests that need root and a second user cannot
+# run here, or nothing (they can).  Call after other_users_setup.
+root_and_nobody() {
+    if [ "$(id -u)" -ne 0 ]; then echo "not root"
+    elif [ -z "${other_users:-}" ]; then echo "cannot run commands as nobody here"
+    fi
+}
+
+# containment [I]: the cgroup setup worker I logged ("cgroup v1 (...) at
+# DIR"), or why it has none ("no cgroups (REASON)...").
+containment() {
+    wait_until 10 grep -q "containment: " "$CLUSTER/worker${1:-1}.log" &&
+        sed -n 's/.*containment: //p' "$CLUSTER/worker${1:-1}.log" | head -1
+}

@@ -14,9 +14,27 @@
 #include "common/util.h"
 #include "worker/launch.h"
 #include "worker/notice.h"
-#include "worker/owner.h"
 #include "worker/tasks.h"
 #include "worker/worker.h"
+
+/* qmsg: a line into the job's error (E) and/or output (O) file, written
+ * as the job's owner. */
+static void worker_message (struct worker *w, struct conn *c, struct wire_msg *msg)
+{
+    const char *text, *to;
+    json_int_t seq;
+    int attempt;
+    struct task *t;
+
+    if (json_unpack (msg->body, "{s:I s:i s:s s:s}", "seq", &seq, "attempt", &attempt,
+                     "text", &text, "to", &to) < 0) {
+        (void)conn_reply (c, msg, EPROTO, "job.message: malformed request", NULL);
+        return;
+    }
+    (void)conn_reply (c, msg, 0, NULL, NULL);
+    if ((t = tasks_find (w->tasks, seq, attempt)))
+        tasks_message (w->tasks, t, to, text);
+}
 
 static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg);
 static void worker_link_close (struct conn *c, void *arg);
@@ -51,7 +69,7 @@ void worker_report (struct worker *w, struct task *t)
 /* Mark what the hello carries so its acknowledgement can retire them. */
 static void worker_hello (struct worker *w)
 {
-    for (struct task *t = tasks_first (w->tasks); t; t = t->next)
+    for (struct task *t = tasks_first (w->tasks); t; t = tasks_next (t))
         if (t->done)
             t->report_id = REPORT_IN_HELLO;
     json_t *body = json_pack ("{s:s s:i s:I s:o s:s s:o s:o}", "name", w->name,
@@ -184,7 +202,7 @@ static void worker_link_close (struct conn *c, void *arg)
     w->hello_id = 0;
     w->open_id = 0;
     /* Results in flight are re-sent with the next hello. */
-    for (struct task *t = tasks_first (w->tasks); t; t = t->next)
+    for (struct task *t = tasks_first (w->tasks); t; t = tasks_next (t))
         if (t->report_id != REPORT_NONE_WANTED)
             t->report_id = 0;
 }
@@ -197,7 +215,7 @@ static void worker_hello_acked (struct worker *w)
     w->hello_id = 0;
     notice_link_up (w->notice);
     for (; t; t = next) {
-        next = t->next;
+        next = tasks_next (t);
         if (t->done && t->report_id == REPORT_IN_HELLO)
             tasks_remove (w->tasks, t);
         else if (t->done)
@@ -225,30 +243,10 @@ static void worker_handle_reply (struct worker *w, struct wire_msg *msg)
         tasks_remove (w->tasks, t);
 }
 
-/* What the launch knows that later requests need: the output file for
- * qmsg, the sandbox to remove, the owner, the --signal ahead of walltime. */
-static void worker_task_extras (struct worker *w, struct task *t,
-                                const struct launch_req *req)
-{
-    int signo, secs, batch_only;
-
-    snprintf (t->stdout_path, sizeof (t->stdout_path), "%s",
-              req->spec.join == JOIN_EO ? req->stderr_path : req->stdout_path);
-    snprintf (t->sandbox, sizeof (t->sandbox), "%s", req->sandbox);
-    t->uid = geteuid () == 0 ? req->uid : (int64_t)geteuid ();
-    if (req->spec.signal
-        && jobspec_parse_signal (req->spec.signal, &signo, &secs, &batch_only, NULL) == 0)
-        tasks_warn (w->tasks, t, signo, secs, batch_only);
-}
-
 static void worker_launch (struct worker *w, struct conn *c, struct wire_msg *msg)
 {
-    struct launch_env env = { w->spool, w->name, w->gpus, w->ngpus,
-                              config_get (w->cfg, "jobdir_root", NULL) };
     struct launch_req req;
     struct hpcq_error err;
-    struct task *t;
-    pid_t pid;
 
     if (launch_req_decode (msg->body, &req, &err) < 0) {
         (void)conn_reply (c, msg, EPROTO, err.text, NULL);
@@ -256,25 +254,21 @@ static void worker_launch (struct worker *w, struct conn *c, struct wire_msg *ms
         return;
     }
     (void)conn_reply (c, msg, 0, NULL, NULL);
-    if (tasks_find (w->tasks, req.seq, req.attempt)) {
-        launch_req_release (&req);
-        return;     /* a repeated launch: already running or done */
-    }
-    if ((pid = launch_start (&req, &env, &err)) < 0) {
-        log_msg (LOG_ERR, "job %s: cannot start: %s", req.jobid, err.text);
-        t = tasks_add_failed (w->tasks, req.seq, req.attempt, req.jobid, -1, err.text);
-        worker_report (w, t);
-    }
-    else {
-        log_msg (LOG_INFO, "job %s started as pid %d", req.jobid, (int)pid);
-        t = tasks_add (w->tasks, req.seq, req.attempt, req.jobid, pid, req.walltime,
-                       req.spec.join == 1 ? req.stdout_path : req.stderr_path);
-        worker_task_extras (w, t, &req);
-        worker_send (w, "job.started", json_pack ("{s:I s:i s:i}", "seq",
-                                                  (json_int_t)req.seq, "attempt",
-                                                  req.attempt, "session_id", (int)pid));
-    }
+    /* A repeated launch is already running or done. */
+    if (!tasks_find (w->tasks, req.seq, req.attempt))
+        tasks_launch (w->tasks, &req);
     launch_req_release (&req);
+}
+
+void worker_job_started (struct worker *w, const struct task *t)
+{
+    json_t *body = json_pack ("{s:I s:i s:i}", "seq", (json_int_t)t->seq, "attempt",
+                              t->attempt, "session_id", (int)t->pid);
+
+    /* The cores it was given, for the record. */
+    if (body && t->cpus[0])
+        json_object_set_new (body, "cpus", json_string (t->cpus));
+    (void)worker_send (w, "job.started", body);
 }
 
 static void worker_signal (struct worker *w, struct conn *c, struct wire_msg *msg)
@@ -297,7 +291,7 @@ static void worker_signal (struct worker *w, struct conn *c, struct wire_msg *ms
         /* A user's signal to the job's processes (qsig), nothing more. */
         int signo = jobspec_signal_number (sig);
         if (signo > 0)
-            (void)kill (-t->pid, signo);
+            tasks_signal (w->tasks, t, signo);
         return;
     }
     if (strcmp (reason, "stale") == 0) {
@@ -308,30 +302,6 @@ static void worker_signal (struct worker *w, struct conn *c, struct wire_msg *ms
     }
     else
         tasks_kill (w->tasks, t, KILL_DELETED, strcmp (sig, "KILL") == 0);
-}
-
-/* qmsg: a line into the job's error (E) and/or output (O) file, written
- * as the job's owner. */
-static void worker_message (struct worker *w, struct conn *c, struct wire_msg *msg)
-{
-    const char *text, *to;
-    json_int_t seq;
-    int attempt;
-    struct task *t;
-
-    if (json_unpack (msg->body, "{s:I s:i s:s s:s}", "seq", &seq, "attempt", &attempt,
-                     "text", &text, "to", &to) < 0) {
-        (void)conn_reply (c, msg, EPROTO, "job.message: malformed request", NULL);
-        return;
-    }
-    (void)conn_reply (c, msg, 0, NULL, NULL);
-    if (!(t = tasks_find (w->tasks, seq, attempt)) || t->done)
-        return;
-    if (strchr (to, 'E') && owner_append ((uid_t)t->uid, t->stderr_path, text) < 0)
-        log_error ("job %s: qmsg", t->jobid);
-    if (strchr (to, 'O') && (!strchr (to, 'E') || strcmp (t->stdout_path, t->stderr_path))
-        && owner_append ((uid_t)t->uid, t->stdout_path, text) < 0)
-        log_error ("job %s: qmsg", t->jobid);
 }
 
 static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
@@ -414,9 +384,6 @@ static int worker_settings (struct worker *w, struct hpcq_error *err)
     snprintf (w->labels, sizeof (w->labels), "%s", config_get (w->cfg, "labels", ""));
     snprintf (w->spool, sizeof (w->spool), "%s",
               config_get (w->cfg, "spool_dir", "/var/spool/hpcq"));
-    if (util_mkdir_p (w->spool) < 0)
-        return errprintf (err, "cannot create spool_dir '%s': %s", w->spool,
-                          strerror (errno));
     return 0;
 }
 
@@ -432,15 +399,11 @@ struct worker *worker_create (struct loop *loop, struct config *cfg,
         || auth_from_config (cfg, "hpcq-worker", &w->auth, err) < 0
         || !(w->notice = notice_create (w, err)))
         goto error;
-    if (!(w->tasks = tasks_create (w))
-        || !(w->tick = loop_timer_add (loop, 0, 200, worker_tick, w))) {
+    if (!(w->tasks = tasks_create (w, err)))
+        goto error;
+    if (!(w->tick = loop_timer_add (loop, 0, 200, worker_tick, w))) {
         errprintf (err, "cannot create worker: %s", strerror (errno));
         goto error;
-    }
-    {
-        int n = launch_kill_leftovers (w->spool);
-        if (n > 0)
-            log_msg (LOG_WARNING, "killed %d job sessions left by a previous worker", n);
     }
     log_msg (LOG_INFO, "node %s: %d cpus, %lld bytes, %d gpus; scheduler %s; "
              "authentication %s", w->name, w->ncpus, (long long)w->mem, w->ngpus,

@@ -65,4 +65,7 @@ int64_t worker_send (struct worker *w, const char *type, json_t *body);
 /* A task finished: report it now if connected (else with the next hello). */
 void worker_report (struct worker *w, struct task *t);
 
+/* A task's script runs: tell the scheduler (job.started). */
+void worker_job_started (struct worker *w, const struct task *t);
+
 #endif
