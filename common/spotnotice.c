@@ -154,9 +154,40 @@ static int azure_parse (long status, const char *body, size_t len, const char *r
     return rc;
 }
 
-int spotnotice_parse (enum spotnotice_provider p, long status, const char *body,
-                      size_t len, const char *resource, int64_t now,
-                      struct spotnotice *out, struct hpcq_error *err)
+int spotnotice_token (long status, const char *body, size_t len, char *out,
+                      size_t size, struct hpcq_error *err)
+{
+    if (size > 0)
+        out[0] = '\0';
+    if (status != 200)
+        return errprintf (err, "no IMDSv2 token (HTTP status %ld)", status);
+    if (!body || len == 0 || len >= size)
+        return errprintf (err, "no IMDSv2 token (%zu bytes)", len);
+    /* Printable ASCII only: a CR or LF would end the header and let the
+     * answer write headers of its own into the next request. */
+    for (size_t i = 0; i < len; i++)
+        if (body[i] < 0x21 || body[i] > 0x7e)
+            return errprintf (err, "no IMDSv2 token (byte %zu is 0x%02x)", i,
+                              (unsigned char)body[i]);
+    memcpy (out, body, len);
+    out[len] = '\0';
+    return 0;
+}
+
+/* The complaint quotes what the service sent (and jansson's message may
+ * too): it goes to the log as one line, so no control byte of the
+ * answer may start a forged line of its own. */
+static int one_line (struct hpcq_error *err)
+{
+    for (char *c = err->text; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    return -1;
+}
+
+static int parse (enum spotnotice_provider p, long status, const char *body,
+                  size_t len, const char *resource, int64_t now,
+                  struct spotnotice *out, struct hpcq_error *err)
 {
     memset (out, 0, sizeof (*out));
     if (len > DOC_MAX)
@@ -172,4 +203,17 @@ int spotnotice_parse (enum spotnotice_provider p, long status, const char *body,
         return azure_parse (status, body, len, resource, now, out, err);
     }
     return errprintf (err, "unknown provider");
+}
+
+int spotnotice_parse (enum spotnotice_provider p, long status, const char *body,
+                      size_t len, const char *resource, int64_t now,
+                      struct spotnotice *out, struct hpcq_error *err)
+{
+    int rc = parse (p, status, body, len, resource, now, out, err);
+
+    if (rc < 0) {
+        memset (out, 0, sizeof (*out));
+        return one_line (err);
+    }
+    return rc;
 }

@@ -55,4 +55,11 @@ int spotnotice_parse (enum spotnotice_provider p, long status, const char *body,
                       size_t len, const char *resource, int64_t now,
                       struct spotnotice *out, struct hpcq_error *err);
 
+/* Read the answer to AWS's IMDSv2 token request (PUT latest/api/token):
+ * the token goes into a header of the next request, so it must be one
+ * line of 1..size-1 printable bytes.  0 with out filled (terminated), or
+ * -1 with err. */
+int spotnotice_token (long status, const char *body, size_t len, char *out,
+                      size_t size, struct hpcq_error *err);
+
 #endif

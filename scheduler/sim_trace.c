@@ -393,6 +393,7 @@ int sim_trace_read_reclaims (const char *path, struct sim_reclaim **v, int *n,
         *n = 0;
         return -1;
     }
-    qsort (*v, *n, sizeof (**v), cmp_reclaim);
+    if (*n > 1)
+        qsort (*v, *n, sizeof (**v), cmp_reclaim);
     return 0;
 }

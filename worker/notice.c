@@ -219,11 +219,11 @@ static void xfer_done (struct notice *n, struct xfer *x, CURLcode res)
         complain (n, "%s: %s", x->kind == XFER_TOKEN ? n->token_url : n->url,
                   curl_easy_strerror (res));
     else if (x->kind == XFER_TOKEN) {
-        if (status != 200 || x->len == 0 || x->len >= sizeof (n->token)
-            || strcspn (x->buf, "\r\n") != x->len)
-            complain (n, "%s: no IMDSv2 token (HTTP status %ld)", n->token_url, status);
+        struct hpcq_error err;
+        if (spotnotice_token (status, x->buf, x->len, n->token, sizeof (n->token),
+                              &err) < 0)
+            complain (n, "%s: %s", n->token_url, err.text);
         else {
-            snprintf (n->token, sizeof (n->token), "%s", x->buf);
             n->token_ms = util_now_ms ();
             xfer_free (n, x);
             (void)xfer_start (n, XFER_DOC);

@@ -90,6 +90,38 @@ static void test_azure (void)
     ok (parse (SPOTNOTICE_AZURE, 200, "[1, 2", NULL, &n, &err) < 0, "azure: garbage");
 }
 
+static void test_one_line (void)
+{
+    struct spotnotice n;
+    struct hpcq_error err;
+
+    ok (parse (SPOTNOTICE_AWS, 200, "{\"action\": \"x\\nFAKE LINE\", \"time\": \"\"}",
+               NULL, &n, &err) < 0 && !strchr (err.text, '\n')
+        && strstr (err.text, "unknown action 'x?FAKE LINE'"),
+        "a newline sent by the service does not reach the log: %s", err.text);
+    ok (parse (SPOTNOTICE_AZURE, 200, "{\"Events\": \"\\u0001\n", NULL, &n, &err) < 0
+        && !strchr (err.text, '\n'), "nor in jansson's complaint: %s", err.text);
+}
+
+static void test_token (void)
+{
+    char tok[16];
+    struct hpcq_error err;
+
+    ok (spotnotice_token (200, "AQAEAabc==", 10, tok, sizeof (tok), &err) == 0
+        && !strcmp (tok, "AQAEAabc=="), "token: taken as it is");
+    ok (spotnotice_token (200, "abc\r\nX-Evil: 1", 15, tok, sizeof (tok), &err) < 0
+        && tok[0] == '\0' && strstr (err.text, "byte 3 is 0x0d"),
+        "token: a CR would end the header: %s", err.text);
+    ok (spotnotice_token (200, "a\0b", 3, tok, sizeof (tok), &err) < 0,
+        "token: a NUL is refused");
+    ok (spotnotice_token (200, "0123456789abcdef", 16, tok, sizeof (tok), &err) < 0,
+        "token: too long for its buffer");
+    ok (spotnotice_token (403, "abc", 3, tok, sizeof (tok), &err) < 0
+        && strstr (err.text, "HTTP status 403"), "token: 403");
+    ok (spotnotice_token (200, "", 0, tok, sizeof (tok), &err) < 0, "token: empty");
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -99,5 +131,7 @@ int main (void)
     test_aws ();
     test_gcp ();
     test_azure ();
+    test_token ();
+    test_one_line ();
     return done_testing ();
 }
