@@ -238,3 +238,16 @@ containment() {
     wait_until 10 grep -q "containment: " "$CLUSTER/worker${1:-1}.log" &&
         sed -n 's/.*containment: //p' "$CLUSTER/worker${1:-1}.log" | head -1
 }
+
+# spot_metadata_start: a cloud's metadata service for the spot notice
+# tests (tests/spot-metadata.py) on 127.0.0.1, serving from META=$WORK/meta
+# on port PORT; stopped at exit.
+spot_metadata_start() {
+    META=$WORK/meta
+    mkdir -p $META
+    python3 "$HPCQ_SRCDIR/tests/spot-metadata.py" $META &
+    meta_pid=$!
+    trap 'kill $meta_pid 2>/dev/null; test_cleanup' EXIT
+    wait_until 10 test -s $META/port || { echo "Bail out! no metadata server"; exit 1; }
+    PORT=$(cat $META/port)
+}

@@ -9,13 +9,7 @@
 # pbsnodes --reclaim does the same by hand, for operators only.
 . "$(dirname "$0")/lib.sh"
 
-META=$WORK/meta
-mkdir -p $META
-python3 "$HPCQ_SRCDIR/tests/spot-metadata.py" $META &
-meta_pid=$!
-trap 'kill $meta_pid 2>/dev/null; test_cleanup' EXIT
-wait_until 10 test -s $META/port || { echo "Bail out! no metadata server"; exit 1; }
-PORT=$(cat $META/port)
+spot_metadata_start
 
 cluster_start 3 --cpus-per-worker 2 --labels 1=spot --labels 2=spot --labels 3=spot \
     --worker-conf 1 "notice_provider = aws" \
