@@ -33,6 +33,10 @@ struct auth;
 struct job_ops;
 struct power;
 struct reclaim;
+struct ckpt;
+struct nodeclass;
+struct preempt;
+struct cost;
 struct server;
 
 enum {
@@ -60,6 +64,10 @@ struct server {
     struct job_ops *job_ops;    /* qsig, qrerun, qrun, qorder, qmsg, waits (job_ops.h) */
     struct power *power;        /* elastic cloud nodes (power.h) */
     struct reclaim *reclaim;    /* spot reclaim notices (reclaim.h) */
+    struct nodeclass *nodeclass;    /* node classes, prices, interruptions (nodeclass.h) */
+    struct ckpt *ckpt;          /* checkpoint cadence and requests (ckpt.h) */
+    struct preempt *preempt;    /* preemption and suspension (preempt.h) */
+    struct cost *cost;          /* what jobs and queues cost (cost.h) */
     char name[64];              /* server name: job ids are NUM.NAME */
     char host[256];             /* this host, for Job_Owner and hello */
     char default_queue[64];

@@ -22,6 +22,7 @@ FUZZ_TARGET_SOURCES = \
 	tests/fuzz/fuzz_config.c \
 	tests/fuzz/fuzz_sim_trace.c \
 	tests/fuzz/fuzz_mig.c \
+	tests/fuzz/fuzz_ckptspec.c \
 	tests/fuzz/fuzz_spotnotice.c \
 	tests/fuzz/fuzz_reclaims.c
 
