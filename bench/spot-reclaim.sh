@@ -4,21 +4,22 @@
 #
 # Two spot nodes whose workers poll an AWS-format notice (instance-action,
 # IMDSv2) every POLL seconds (default 1; AWS advises 5) from
-# tests/spot-metadata.py on 127.0.0.1.  Each round runs a job on a node,
-# publishes a notice whose time is now (no time to wait for: the flow's
-# own latency), and times, with millisecond stamps:
+# tests/spot-metadata.py on 127.0.0.1.  Each round runs a job (-c s: a
+# checkpoint when its node is reclaimed) that answers its checkpoint
+# signal with hpcq-ckpt done, publishes AWS's two-minute notice, and
+# times, with millisecond stamps:
 #   publish -> scheduler   the worker's next poll, its node.notice
 #                          ("reclaim notice for node" in the scheduler log);
-#   scheduler -> started   drain, requeue (its copy killed), the new
-#                          attempt placed and launched on the other node
+#   scheduler -> started   drain, the checkpoint signal, the job's report,
+#                          the requeue (its copy killed), the new attempt
+#                          placed and launched on the other node
 #                          ("restarts at once on" / "starts on");
 #   publish -> started     the figure bench/RESULTS.md reports;
 # then the provider takes the node (its worker stopped) and it boots again.
-# With a real notice (AWS: 2 minutes) the requeue waits for the job's
-# checkpoint report, or for the notice's end less a margin where no report
-# comes: that wait adds to these figures.
+# A job that reports no checkpoint leaves at the notice's end less a margin
+# (a quarter of it, 1 to 10 s).
 set -eu
-B=${1:?usage: spot-reclaim.sh BUILDDIR [ROUNDS] [POLL]}
+B=$(cd "${1:?usage: spot-reclaim.sh BUILDDIR [ROUNDS] [POLL]}" && pwd)
 ROUNDS=${2:-10}
 POLL=${3:-1}
 S=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,12 +47,13 @@ attr() { qstat -f -x $1 | sed -n "s/^ *$2 = //p"; }
 printf "%5s %18s %18s %16s\n" round publish_scheduler scheduler_started publish_started
 : >$D/rows
 for r in $(seq $ROUNDS); do
-    j=$(echo "sleep 600" | qsub -l select=1:ncpus=2)
+    j=$(printf '%s\n' "trap '$B/cli/hpcq-ckpt done' USR1" 'while :; do sleep 0.1; done' |
+        qsub -c s -l select=1:ncpus=2)
     until [ "$(attr $j job_state)" = R ]; do sleep 0.05; done
     h=$(attr $j exec_host | cut -d/ -f1)
     sleep $POLL     # a poll or two with nothing planned
     t0=$(date +%s%3N)
-    echo "aws 0" >$D/meta/$h
+    echo "aws 120" >$D/meta/$h
     until [ "$(attr $j run_count)" = 2 ] && [ "$(attr $j job_state)" = R ]; do sleep 0.05; done
     known=$(ms "$(grep "reclaim notice for node $h" $LOG | tail -1)")
     started=$(ms "$(grep -E "job $j \(.*\) (restarts at once on|starts on) " $LOG | tail -1)")

@@ -1,13 +1,15 @@
 #!/bin/bash
 # Long runs of the real workloads on spot nodes (issue 12, Done when): a
 # hpcq-md run and a hpcq-climate run, each requested on spot nodes
-# (-l spot=true), are reclaimed 3 times mid-run through the cloud's
-# notices, AWS's instance-action and GCP's preempted (served by
-# tests/spot-metadata.py on 127.0.0.1), then taken by the provider; then
-# the same with hosts that vanish with no notice.  Each run finishes on
-# other nodes with final state bitwise identical to an uninterrupted run,
-# loses at most one checkpoint interval per interruption, and qstat -f and
-# the events show every attempt and reclaim.
+# (-l spot=true) with -c auto, are reclaimed 3 times mid-run through the
+# cloud's notices, AWS's instance-action and GCP's preempted (served by
+# tests/spot-metadata.py on 127.0.0.1): each notice sends the checkpoint
+# signal, the job moves once the app reports its checkpoint, then the
+# provider takes the node; then the same with hosts that vanish with no
+# notice (restarts from the last reported checkpoint).  Each run finishes
+# on other nodes with final state bitwise identical to an uninterrupted
+# run, loses at most one checkpoint interval per interruption, and qstat -f
+# and the events show every attempt, checkpoint and reclaim.
 #
 # "The provider takes the node" is take_host: the worker and every process
 # it started are killed at once (what a host that disappears does), never
@@ -19,10 +21,24 @@ export OMP_NUM_THREADS=1
 unset HPCQ_CHECKPOINT_DIR HPCQ_CHECKPOINT_INTERVAL
 
 # Checkpoints every EVERY steps: the most an interruption may lose.
-MD_EVERY=400
+MD_EVERY=200
 CL_EVERY=50
-MD_RUN="$MD --cpu --cells 5x5x5 --steps 30000 --thermo 100 --thermo-digits 17 --neigh-every 7 --checkpoint-every $MD_EVERY"
-CL_RUN="$CLIMATE --case collision --nx 100 --nz 50 --sim-time 2400 --checkpoint-every $CL_EVERY"
+# Runs long enough to outlast three interruptions on this machine, however
+# busy: about 20 s each at the speed a short run shows now, and never
+# fewer steps than three interruptions take.
+steps_per_s() {
+    local t0 t1
+    t0=$(date +%s%N) && "$@" >/dev/null 2>&1 && t1=$(date +%s%N) &&
+    echo $(( 300 * 1000000000 / (t1 - t0 + 1) ))
+}
+MD_STEPS=$(steps_per_s $MD --cpu --cells 5x5x5 --steps 300 --thermo 0)
+MD_STEPS=$(( MD_STEPS * 20 > 4000 ? MD_STEPS * 20 : 4000 ))
+CL_STEPS=$(steps_per_s $CLIMATE --case collision --nx 100 --nz 50 --sim-time $((300 * 4 / 9)) --quiet)
+CL_STEPS=$(( CL_STEPS * 20 > 1500 ? CL_STEPS * 20 : 1500 ))
+echo "# hpcq-md: $MD_STEPS steps, hpcq-climate: $CL_STEPS steps"
+MD_RUN="$MD --cpu --cells 5x5x5 --steps $MD_STEPS --thermo 50 --thermo-digits 17 --neigh-every 7 --checkpoint-every $MD_EVERY"
+# (the collision case's step is 4/9 s)
+CL_RUN="$CLIMATE --case collision --nx 100 --nz 50 --sim-time $((CL_STEPS * 4 / 9)) --checkpoint-every $CL_EVERY"
 
 spot_metadata_start
 
@@ -77,18 +93,18 @@ interrupt() {
     others=$(for i in 1 2 3 4; do [ node$i = $from ] || [ node$i = $to ] || echo node$i; done)
     wait_until 300 under_way $dir $n $app $(( 2 * $(eval echo \$${app^^}_EVERY) )) || return 1
     pbsnodes -o $others || return 1
-    case $how,$from in
-    notice,node1|notice,node3)
-        echo "aws 3" >$META/$from &&
+    case $how in
+    notice)
+        # AWS gives two minutes, GCP 30 s: the job's checkpoint signal goes
+        # out at the notice, and it moves once its checkpoint is reported,
+        # long before; then the provider takes the node.
+        case $from in
+        node1|node3) echo "aws 120" >$META/$from ;;
+        *) echo gcp >$META/$from ;;
+        esac &&
         wait_until 20 reclaiming $from &&
         wait_until 60 on $id $((n + 2)) $to && take_host $from ;;
-    notice,*)
-        # GCP leaves 30 s; this provider takes the node as soon as it
-        # drains, so the job restarts from its last periodic checkpoint.
-        echo gcp >$META/$from &&
-        wait_until 20 reclaiming $from &&
-        take_host $from && wait_until 60 on $id $((n + 2)) $to ;;
-    kill,*)
+    kill)
         take_host $from && wait_until 60 on $id $((n + 2)) $to ;;
     esac || return 1
     pbsnodes -r $others && wait_until 30 eval "test \"\$(node_state $from)\" = down" &&
@@ -120,7 +136,7 @@ mkdir $WORK/ref
 run_app() {
     local app=$1 how=$2 dir=$WORK/$1-$2 id
     mkdir -p $dir && pbsnodes -o node2 node3 node4 &&
-    id=$(${app}_script $dir | qsub -N $app-$how -l select=1:ncpus=2 -l spot=true $(app_vars)) &&
+    id=$(${app}_script $dir | qsub -N $app-$how -l select=1:ncpus=2 -l spot=true -c auto $(app_vars)) &&
     echo $id >$dir/id && wait_until 20 on $id 1 node1 && pbsnodes -r node2 node3 node4 &&
     interrupt $id $dir $app 0 node1 node2 $how &&
     interrupt $id $dir $app 1 node2 node3 $how &&
@@ -165,9 +181,14 @@ test_expect_success 'qstat -f and the events show every attempt and reclaim' '
         id=$(id_of $d) && test "$(job_attr $id run_count)" = 4 &&
         qstat -f -x $id | grep -q "Resource_List.spot = True" &&
         requeues $id >r.txt && cat r.txt && test $(wc -l <r.txt) = 3 &&
-        sed -n 1p r.txt | grep -q "^reclaimed: node node1 (aws terminate)" &&
-        sed -n 2p r.txt | grep -q "node node2" &&
-        sed -n 3p r.txt | grep -q "^reclaimed: node node3 (aws terminate)" &&
+        sed -n 1p r.txt | grep -q "^reclaimed: node node1 (aws terminate); checkpoint reported" &&
+        sed -n 2p r.txt | grep -q "^reclaimed: node node2 (gcp preempt); checkpoint reported" &&
+        sed -n 3p r.txt | grep -q "^reclaimed: node node3 (aws terminate); checkpoint reported" &&
+        qstat -f -x $id >f.txt && grep "checkpoint\.\|Checkpoint" f.txt &&
+        grep -q "Checkpoint = auto" f.txt &&
+        test "$(sed -n "s/^ *checkpoint.count = //p" f.txt)" -ge 3 &&
+        test "$(db_query "SELECT count(*) FROM events WHERE job_seq = $(seqno $id)
+                AND type = \"checkpoint_requested\" AND detail LIKE \"%reclaim%\"")" = 3 &&
         test "$(db_query "SELECT count(*) FROM attempts WHERE job_seq = $(seqno $id)")" = 4 &&
         test "$(db_query "SELECT group_concat(node, \",\") FROM (SELECT node FROM attempts
                 WHERE job_seq = $(seqno $id) ORDER BY attempt)")" = node1,node2,node3,node4 ||
