@@ -15,10 +15,11 @@
 # then waits for the node to be suspended again.  Prints one line per
 # round and the medians.
 set -eu
-B=${1:?usage: spot-elastic.sh BUILDDIR [ROUNDS]}
+B=$(cd "${1:?usage: spot-elastic.sh BUILDDIR [ROUNDS]}" && pwd)
 ROUNDS=${2:-10}
 export PATH=$B/cli:$B/scheduler:$B/worker:$PATH
 D=$(mktemp -d /tmp/hpcq-elastic.XXXXXX)
+cd $D     # the jobs' output files go here
 trap 'hpcq-local stop $D/c >/dev/null 2>&1; rm -rf $D' EXIT
 
 eval "$(hpcq-local start $D/c --workers 0 --cloud 1 --cpus-per-worker 2 \

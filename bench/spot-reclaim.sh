@@ -25,6 +25,7 @@ POLL=${3:-1}
 S=$(cd "$(dirname "$0")/.." && pwd)
 export PATH=$B/cli:$B/scheduler:$B/worker:$PATH
 D=$(mktemp -d /tmp/hpcq-reclaim.XXXXXX)
+cd $D     # the jobs' output files go here
 mkdir $D/meta
 python3 $S/tests/spot-metadata.py $D/meta &
 META_PID=$!
