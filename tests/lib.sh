@@ -265,3 +265,19 @@ spot_metadata_start() {
     wait_until 10 test -s $META/port || { echo "Bail out! no metadata server"; exit 1; }
     PORT=$(cat $META/port)
 }
+
+# proc_stopped PID STATE: process PID (its /proc state letter STATE) is
+# stopped: state T (SIGSTOP), or in a frozen cgroup (v1 freezer.state
+# FROZEN, v2 cgroup.events "frozen 1").  (t5013, t5018)
+proc_stopped() {
+    local pid=$1 st=$2 path fz
+    [ "$st" = T ] && return 0
+    path=$(sed -n 's/^[0-9]*:[a-z,]*freezer[a-z,]*://p' /proc/$pid/cgroup 2>/dev/null)
+    fz=$(awk '$9 == "cgroup" && index("," $NF ",", ",freezer,") {print $5; exit}' /proc/self/mountinfo)
+    if [ -n "$path" ] && [ -n "$fz" ]; then
+        grep -qx FROZEN "$fz$path/freezer.state" 2>/dev/null
+    else
+        path=$(sed -n 's/^0:://p' /proc/$pid/cgroup 2>/dev/null)
+        [ -n "$path" ] && grep -qx "frozen 1" "/sys/fs/cgroup$path/cgroup.events" 2>/dev/null
+    fi
+}

@@ -33,20 +33,6 @@ session_states() {
         [ "${4}" = "$SID" ] && printf %s "$1"
     done
 }
-# A process of session $SID is stopped: state T (SIGSTOP), or in a frozen
-# cgroup (v1 freezer.state FROZEN, v2 cgroup.events "frozen 1").
-proc_stopped() {
-    local pid=$1 st=$2 path fz
-    [ "$st" = T ] && return 0
-    path=$(sed -n 's/^[0-9]*:[a-z,]*freezer[a-z,]*://p' /proc/$pid/cgroup 2>/dev/null)
-    fz=$(awk '$9 == "cgroup" && index("," $NF ",", ",freezer,") {print $5; exit}' /proc/self/mountinfo)
-    if [ -n "$path" ] && [ -n "$fz" ]; then
-        grep -qx FROZEN "$fz$path/freezer.state" 2>/dev/null
-    else
-        path=$(sed -n 's/^0:://p' /proc/$pid/cgroup 2>/dev/null)
-        [ -n "$path" ] && grep -qx "frozen 1" "/sys/fs/cgroup$path/cgroup.events" 2>/dev/null
-    fi
-}
 # Every process of session $SID is stopped (and there is one).
 session_stopped() {
     local f n=0

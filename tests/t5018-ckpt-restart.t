@@ -14,7 +14,7 @@ BURN='while :; do :; done'
 has_session() { test -n "$(job_attr $1 session_id)"; }
 nstate() { db_query "SELECT count(*) FROM jobs WHERE state = '$1'"; }
 count_is() { test "$(nstate $1)" = "$2"; }
-stopped() { grep -q "^State:.*T (stopped)" /proc/$1/status; }
+stopped() { proc_stopped $1 "$(sed -n 's/^State:\t\(.\).*/\1/p' /proc/$1/status)"; }
 
 test_expect_success 'a job with checkpoints, and a job suspended for an express job' '
     c=$(printf "hpcq-ckpt done --generation 1 --bytes 5 --seconds 0.1\nhpcq-ckpt done --generation 2 --seconds 0.3\n" | qsub -c s) &&
