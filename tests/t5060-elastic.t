@@ -95,7 +95,8 @@ test_expect_success 'a spot node first; -l spot=false on the cheapest on-demand 
 test_expect_success 'a resumed node that runs a job survives a scheduler kill -9' '
     wait_until 30 all_cloud &&
     j=$(echo "sleep 6" | qsub -l select=1:ncpus=8) && wait_state $j R 60 &&
-    n=$(host_of $j) && kill -9 $(cat $CLUSTER/scheduler.pid) &&
+    n=$(host_of $j) && pid=$(cat $CLUSTER/scheduler.pid) && kill -9 $pid &&
+    wait_until 10 sh -c "! kill -0 $pid 2>/dev/null" &&
     hpcq-local start-scheduler $CLUSTER && wait_state $j F 60 &&
     test "$(job_attr $j Exit_status)" = 0 && test "$(job_attr $j run_count)" = 1 &&
     wait_until 30 eval "test \"\$(node_state $n)\" = cloud"
