@@ -34,6 +34,7 @@ struct rjob {
     int attempt;
     struct rnode *rn;
     int64_t requeue_ms;         /* requeued then at the latest */
+    int asked;                  /* a checkpoint was asked of it */
     LIST_ENTRY (rjob) link;
 };
 
@@ -195,7 +196,10 @@ static void reclaim_tick (struct loop *l, void *arg)
         if (rj->job->rec.state != 'R' || rj->job->rec.run_count != rj->attempt)
             rjob_free (rj);         /* it ended, or left, otherwise */
         else if (now >= rj->requeue_ms)
-            requeue (rc, rj, "the notice time is nearly up");
+            /* The checkpoint request expires at the same time: whichever
+             * of the two runs first, the reason is the same. */
+            requeue (rc, rj, rj->asked ? "no checkpoint reported in time"
+                                       : "the notice time is nearly up");
     }
     LIST_FOREACH (rn, &rc->nodes, link) {
         if (rn->taken)
@@ -242,7 +246,7 @@ int reclaim_notice (struct reclaim *rc, struct node *n, int64_t deadline,
         k++;
         /* Asked for a checkpoint now; without one it leaves at its time. */
         if (rck_job_checkpoints (srv, job))
-            (void)rck_request (srv, job, rj->requeue_ms);
+            rj->asked = rck_request (srv, job, rj->requeue_ms) == 0;
     }
     snprintf (detail, sizeof (detail), "%s: %s, taken in %.1f s; %d job%s", n->name, source,
               left / 1000.0, k, k == 1 ? "" : "s");
