@@ -266,11 +266,12 @@ spot_metadata_start() {
     PORT=$(cat $META/port)
 }
 
-# proc_stopped PID STATE: process PID (its /proc state letter STATE) is
-# stopped: state T (SIGSTOP), or in a frozen cgroup (v1 freezer.state
-# FROZEN, v2 cgroup.events "frozen 1").  (t5013, t5018)
+# proc_stopped PID [STATE]: the process is stopped, as a suspended job's
+# are: state T (SIGSTOP), or in a frozen cgroup (v1 freezer.state FROZEN,
+# v2 cgroup.events "frozen 1").  STATE: its state letter, if known.
 proc_stopped() {
-    local pid=$1 st=$2 path fz
+    local pid=$1 st=${2:-} path fz
+    [ -n "$st" ] || st=$(sed -n "s/^State:\t\(.\).*/\1/p" /proc/$pid/status 2>/dev/null)
     [ "$st" = T ] && return 0
     path=$(sed -n 's/^[0-9]*:[a-z,]*freezer[a-z,]*://p' /proc/$pid/cgroup 2>/dev/null)
     fz=$(awk '$9 == "cgroup" && index("," $NF ",", ",freezer,") {print $5; exit}' /proc/self/mountinfo)

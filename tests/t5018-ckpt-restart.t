@@ -14,7 +14,8 @@ BURN='while :; do :; done'
 has_session() { test -n "$(job_attr $1 session_id)"; }
 nstate() { db_query "SELECT count(*) FROM jobs WHERE state = '$1'"; }
 count_is() { test "$(nstate $1)" = "$2"; }
-stopped() { proc_stopped $1 "$(sed -n 's/^State:\t\(.\).*/\1/p' /proc/$1/status)"; }
+# Stopped: state T, or frozen through its cgroup (lib.sh).
+stopped() { proc_stopped $1; }
 
 test_expect_success 'a job with checkpoints, and a job suspended for an express job' '
     c=$(printf "hpcq-ckpt done --generation 1 --bytes 5 --seconds 0.1\nhpcq-ckpt done --generation 2 --seconds 0.3\n" | qsub -c s) &&
