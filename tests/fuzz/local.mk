@@ -24,13 +24,15 @@ FUZZ_TARGET_SOURCES = \
 	tests/fuzz/fuzz_mig.c \
 	tests/fuzz/fuzz_ckptspec.c \
 	tests/fuzz/fuzz_spotnotice.c \
-	tests/fuzz/fuzz_reclaims.c
+	tests/fuzz/fuzz_reclaims.c \
+	tests/fuzz/fuzz_limits.c
 
 # The code under test, compiled again for each build (with the sanitizers,
 # and for libFuzzer with its coverage instrumentation): all of libhpcq, as
 # an archive so each program takes only what it calls and a parser added
 # to libhpcq needs nothing here, plus the parsers that live outside it.
-FUZZ_EXTRA_SOURCES = tests/fuzz/fuzz.c scheduler/sim_trace.c worker/gpu.c
+FUZZ_EXTRA_SOURCES = tests/fuzz/fuzz.c scheduler/sim_trace.c worker/gpu.c \
+	scheduler/limit_list.c
 FUZZ_LIBS = $(JANSSON_LIBS) $(ZLIB_LIBS) $(MUNGE_LIBS) $(NETTLE_LIBS) -lm
 
 check_LIBRARIES = tests/fuzz/libhpcq-san.a
