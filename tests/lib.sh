@@ -258,6 +258,19 @@ containment() {
         sed -n 's/.*containment: //p' "$CLUSTER/worker${1:-1}.log" | head -1
 }
 
+# spot_metadata_start: a cloud's metadata service for the spot notice
+# tests (tests/spot-metadata.py) on 127.0.0.1, serving from META=$WORK/meta
+# on port PORT; stopped at exit.
+spot_metadata_start() {
+    META=$WORK/meta
+    mkdir -p $META
+    python3 "$HPCQ_SRCDIR/tests/spot-metadata.py" $META &
+    meta_pid=$!
+    trap 'kill $meta_pid 2>/dev/null; test_cleanup' EXIT
+    wait_until 10 test -s $META/port || { echo "Bail out! no metadata server"; exit 1; }
+    PORT=$(cat $META/port)
+}
+
 # proc_stopped PID [STATE]: the process is stopped, as a suspended job's
 # are: state T (SIGSTOP), or in a frozen cgroup (v1 freezer.state FROZEN,
 # v2 cgroup.events "frozen 1").  STATE: its state letter, if known.
