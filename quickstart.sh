@@ -19,8 +19,11 @@ PACKAGES="build-essential autoconf automake libtool pkg-config libsqlite3-dev ut
           libxxhash-dev iproute2 util-linux munge libmunge-dev nettle-dev"
 # Hash tables (common/hash.h): uthash, hashing with xxHash; both header-only.
 PACKAGES="$PACKAGES uthash-dev"
-# jq: t7011 compares every job's qstat -f -F json record across a restart.
-PACKAGES="$PACKAGES jq"
+# Spot notices: the worker polls the provider's metadata with libcurl; the
+# tests serve those documents with python3's http.server, and read JSON
+# with jq (t7011 also compares every job's qstat -f -F json record across a
+# restart with it).
+PACKAGES="$PACKAGES libcurl4-openssl-dev jq"
 # Installed without their recommended packages (Snakemake 7's would bring
 # ~200 more, ImageMagick and GDAL among them): the workflow tool the
 # compatibility tests run for real (t1100, t1106); LAMMPS, which hpcq-md

@@ -5,11 +5,14 @@
  *   pbsnodes -l                            the nodes down, offline or draining
  *   pbsnodes -o [-C COMMENT] NODE...       offline: running jobs finish, no new ones
  *   pbsnodes -r NODE...                    back in service
+ *   pbsnodes --reclaim [--notice SECONDS] NODE...
+ *                                          their provider takes them back then
  *
  * Anyone may look; only operators (root, the scheduler's user, the
  * scheduler's managers and operators) may change a node.
  */
 #include <config.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +26,11 @@ static const char *usage_text =
     "       pbsnodes -l\n"
     "       pbsnodes -o [-C COMMENT] NODE...\n"
     "       pbsnodes -r NODE...\n"
+    "       pbsnodes --reclaim [--notice SECONDS] NODE...\n"
     "Shows the nodes (state, resources, jobs); -o takes nodes out of service\n"
-    "(their jobs finish, no new ones start), -r puts them back.  See pbsnodes(8).\n";
+    "(their jobs finish, no new ones start), -r puts them back; --reclaim says\n"
+    "their provider takes them back in SECONDS (default 120): they drain, their\n"
+    "jobs checkpoint and move.  See pbsnodes(8).\n";
 
 static json_t *rpc (const char *type, json_t *body)
 {
@@ -105,6 +111,10 @@ static void print_node (json_t *n)
         printf ("     labels = %s\n", str (n, "labels"));
     if (str (n, "comment")[0])
         printf ("     comment = %s\n", str (n, "comment"));
+    if (json_is_true (json_object_get (n, "spot")))
+        printf ("     spot = True\n");
+    if (json_is_true (json_object_get (n, "cloud")))
+        printf ("     power_state = %s\n", str (n, "power"));
     print_gpus (json_object_get (n, "gpus"));
     printf ("\n");
 }
@@ -122,7 +132,14 @@ static void print_unusable (json_t *nodes)
 
 int main (int argc, char **argv)
 {
-    int opt, offline = 0, clear = 0, list = 0, json = 0;
+    static const struct option longopts[] = {
+        { "reclaim", no_argument, NULL, 'R' },
+        { "notice", required_argument, NULL, 'N' },
+        { NULL, 0, NULL, 0 },
+    };
+    int opt, offline = 0, clear = 0, list = 0, json = 0, reclaim = 0;
+    long notice = -1;
+    char *end;
     const char *comment = NULL;
     json_t *reply, *nodes, *n;
     size_t i;
@@ -131,8 +148,17 @@ int main (int argc, char **argv)
         fputs (usage_text, stdout);
         return 0;
     }
-    while ((opt = getopt (argc, argv, "alorC:F:")) != -1) {
+    while ((opt = getopt_long (argc, argv, "alorC:F:", longopts, NULL)) != -1) {
         switch (opt) {
+        case 'R': reclaim = 1; break;
+        case 'N':
+            notice = strtol (optarg, &end, 10);
+            if (*end || end == optarg || notice < 0 || notice > 86400) {
+                fprintf (stderr, "pbsnodes: invalid --notice '%s' (seconds, 0 to 86400)\n",
+                         optarg);
+                return 2;
+            }
+            break;
         case 'a': break;
         case 'l': list = 1; break;
         case 'o': offline = 1; break;
@@ -148,12 +174,22 @@ int main (int argc, char **argv)
         default: fputs (usage_text, stderr); return 2;
         }
     }
-    if (offline + clear + list > 1 || ((offline || clear) && optind == argc)
-        || (comment && !offline)) {
-        fprintf (stderr, "pbsnodes: %s\n", offline + clear + list > 1
-                 ? "-o, -r and -l exclude one another"
-                 : comment ? "-C goes with -o" : "-o and -r need node names");
+    if (offline + clear + list + reclaim > 1
+        || ((offline || clear || reclaim) && optind == argc)
+        || (comment && !offline) || (notice >= 0 && !reclaim)) {
+        fprintf (stderr, "pbsnodes: %s\n", offline + clear + list + reclaim > 1
+                 ? "-o, -r, -l and --reclaim exclude one another"
+                 : comment ? "-C goes with -o"
+                 : notice >= 0 ? "--notice goes with --reclaim"
+                 : "-o, -r and --reclaim need node names");
         return 2;
+    }
+    if (reclaim) {
+        json_decref (rpc ("node.reclaim", json_pack ("{s:o s:I}", "names",
+                                                     names_of (argc - optind, argv + optind),
+                                                     "notice", (json_int_t)(notice >= 0
+                                                                            ? notice : 120))));
+        return 0;
     }
     if (offline || clear) {
         json_t *body = json_pack ("{s:o s:b}", "names", names_of (argc - optind, argv + optind),

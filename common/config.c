@@ -38,6 +38,10 @@ static const char *known_keys[] = {
     "server", "node_name", "ncpus", "mem", "gpus", "gpu_model", "gpu_mem",
     "spool_dir", "heartbeat_interval", "kill_delay", "labels", "mig_layout",
     "jobdir_root", "cgroup", "cgroup_prefix", "job_pids_max", "user_io_timeout",
+    /* scheduler: elastic cloud nodes (power.h); worker: spot notices (notice.h) */
+    "cloud_nodes", "resume_program", "suspend_program", "suspend_time",
+    "suspend_timeout", "resume_timeout", "max_nodes_resuming",
+    "notice_provider", "notice_url", "notice_token_url", "notice_interval",
     /* both */
     "log_file", "log_level", "acl_roots",
     /* both daemons (and munge_socket for the client commands) */

@@ -126,3 +126,87 @@ size_t hostlist_format (const char *const *hosts, int n, char *buf, size_t len)
     free (h);
     return o.pos;
 }
+
+/* One bracketed range list "01-03,07" after prefix, each number padded
+ * to its written width, suffix after it: cb for each name. */
+static int expand_ranges (const char *prefix, size_t plen, const char *ranges,
+                          size_t rlen, const char *suffix, size_t slen, int max,
+                          int *count, int (*cb) (const char *name, void *arg), void *arg)
+{
+    const char *p = ranges, *end = ranges + rlen;
+
+    while (p < end) {
+        const char *q = p;
+        long long a, b;
+        int width;
+        char *e;
+        while (q < end && *q != ',')
+            q++;
+        if (!isdigit ((unsigned char)*p))
+            return -1;
+        a = strtoll (p, &e, 10);
+        width = (int)(e - p);
+        b = a;
+        if (e < q && *e == '-') {
+            if (!isdigit ((unsigned char)e[1]))
+                return -1;
+            b = strtoll (e + 1, &e, 10);
+        }
+        if (e != q || b < a || width > 18)
+            return -1;
+        for (long long v = a; v <= b; v++) {
+            char name[256];
+            if (++*count > max
+                || snprintf (name, sizeof (name), "%.*s%0*lld%.*s", (int)plen, prefix,
+                             p[0] == '0' && width > 1 ? width : 0, v, (int)slen, suffix)
+                       >= (int)sizeof (name))
+                return -1;
+            if (cb (name, arg) < 0)
+                return -1;
+        }
+        p = q + (q < end);
+    }
+    return 0;
+}
+
+int hostlist_expand (const char *list, int max,
+                     int (*cb) (const char *name, void *arg), void *arg)
+{
+    const char *p = list;
+    int count = 0;
+
+    while (*p) {
+        const char *open = NULL, *close = NULL, *q = p;
+        /* One item: up to a comma outside brackets. */
+        while (*q && (*q != ',' || (open && !close))) {
+            if (*q == '[') {
+                if (open)
+                    return -1;
+                open = q;
+            }
+            else if (*q == ']') {
+                if (!open || close)
+                    return -1;
+                close = q;
+            }
+            q++;
+        }
+        if (q == p || (open && !close))
+            return -1;
+        if (open) {
+            if (expand_ranges (p, (size_t)(open - p), open + 1, (size_t)(close - open - 1),
+                               close + 1, (size_t)(q - close - 1), max, &count, cb, arg) < 0)
+                return -1;
+        }
+        else {
+            char name[256];
+            if (++count > max || (size_t)(q - p) >= sizeof (name))
+                return -1;
+            snprintf (name, sizeof (name), "%.*s", (int)(q - p), p);
+            if (cb (name, arg) < 0)
+                return -1;
+        }
+        p = q + (*q == ',');
+    }
+    return count > 0 ? count : -1;
+}

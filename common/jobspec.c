@@ -332,7 +332,8 @@ static json_t *resources_to_json (const struct hpcq_resources *res)
                            strnlen (res->place, sizeof (res->place)));
 
     /* set_new steals the chunks array even when it fails (or is NULL) */
-    if (!o || json_object_set_new (o, "chunks", chunks_to_json (res)) < 0) {
+    if (!o || json_object_set_new (o, "chunks", chunks_to_json (res)) < 0
+        || (res->spot >= 0 && json_object_set_new (o, "spot", json_boolean (res->spot)) < 0)) {
         json_decref (o);
         return NULL;
     }
@@ -628,13 +629,16 @@ static int decode_resources (const json_t *o, struct hpcq_resources *res,
     json_t *chunks;
     json_int_t walltime = -1;
     const char *place = "";
+    int spot = -1;
 
-    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s:{s:o s?I s?s !}}",
+    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s:{s:o s?I s?s s?b !}}",
                         "resources",
                         "chunks", &chunks,
                         "walltime", &walltime,
-                        "place", &place) < 0)
+                        "place", &place,
+                        "spot", &spot) < 0)
         return invalid (err, "resources: %s", jerr.text);
+    res->spot = spot;
     if (walltime < -1 || walltime > RESOURCE_WALLTIME_MAX)
         return invalid (err, "walltime %lld out of range",
                         (long long)walltime);

@@ -199,6 +199,8 @@ void resource_init (struct hpcq_resources *res)
     res->job_mem = -1;
     res->job_ngpus = -1;
     res->job_vmem = res->job_pmem = res->job_pvmem = -1;
+    res->spot = -1;
+    res->prefer_spot = -1;
 }
 
 void resource_release (struct hpcq_resources *res)
@@ -542,6 +544,29 @@ static int res_set_place (struct hpcq_resources *res, const char *val,
     return 0;
 }
 
+int resource_parse_bool (const char *s)
+{
+    static const char *yes[] = { "true", "t", "yes", "y", "1", NULL };
+    static const char *no[] = { "false", "f", "no", "n", "0", NULL };
+
+    for (int i = 0; yes[i]; i++)
+        if (strcasecmp (s, yes[i]) == 0)
+            return 1;
+    for (int i = 0; no[i]; i++)
+        if (strcasecmp (s, no[i]) == 0)
+            return 0;
+    return -1;
+}
+
+/* spot=true|false: a boolean as PBS spells them. */
+static int res_set_spot (struct hpcq_resources *res, const char *val,
+                         struct hpcq_error *err)
+{
+    if ((res->spot = resource_parse_bool (val)) < 0)
+        return invalid (err, "invalid spot '%s' (true or false)", val);
+    return 0;
+}
+
 static const struct resource_key resource_keys[] = {
     { "select", res_set_select },
     { "nodes", res_set_nodes },
@@ -554,6 +579,7 @@ static const struct resource_key resource_keys[] = {
     { "ncpus", res_set_ncpus },
     { "ngpus", res_set_ngpus },
     { "place", res_set_place },
+    { "spot", res_set_spot },
 };
 
 /* One "name=value" item of an -l list (modified in place). */

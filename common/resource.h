@@ -97,6 +97,14 @@ struct hpcq_resources {
      * (torque.h).  -1 = not given. */
     int torque;
     int64_t job_vmem, job_pmem, job_pvmem;
+    /* -l spot=true|false: only spot nodes (1), never spot nodes (0), or
+     * either (-1, not asked). */
+    int spot;
+    /* Not part of the request: the preference of the job's queue (its
+     * node_preference, set for each scheduling pass): 1 spot nodes, 0
+     * on-demand nodes first, -1 none.  Placement takes a preferred node
+     * over any other that fits. */
+    int prefer_spot;
 };
 
 /* Set res to "nothing requested" (it owns nothing yet). */
@@ -141,6 +149,10 @@ int resource_total_ncpus (const struct hpcq_resources *res);
 int64_t resource_total_mem (const struct hpcq_resources *res);
 int resource_total_ngpus (const struct hpcq_resources *res);
 int resource_total_chunks (const struct hpcq_resources *res);
+
+/* A PBS boolean (true, t, yes, y, 1; false, f, no, n, 0; any case): 1,
+ * 0, or -1 if s is neither. */
+int resource_parse_bool (const char *s);
 
 /* The longest walltime a job may ask for, in seconds: 2^31 - 1 (about 68
  * years).  Bounded so that every use of it stays far inside int64_t: the

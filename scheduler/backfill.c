@@ -129,6 +129,7 @@ struct job **backfill_running_by_end (const struct policy_ctx *ctx,
 
 struct reqkey {
     int nchunks;
+    int spot;                   /* -l spot= (-1 either) */
     const char *labels;         /* NULL: any node */
     struct {
         int count, ncpus, ngpus;
@@ -160,6 +161,7 @@ static size_t reqkey_fill (struct reqkey *k, const struct job *job)
 
     memset (k, 0, place - (char *)k);
     k->nchunks = r->nchunks;
+    k->spot = r->spot;
     k->labels = job->node_labels && job->node_labels[0] ? job->node_labels : NULL;
     for (int c = 0; c < r->nchunks; c++) {
         const struct hpcq_chunk *ch = &r->chunk[c];
@@ -184,12 +186,12 @@ static int same (const char *a, const char *b)
     return a[0] == b[0] && (!a[0] || strcmp (a, b) == 0);
 }
 
-/* Equal requests fit the same way: chunks, place and node labels. */
+/* Equal requests fit the same way: chunks, place, spot= and node labels. */
 int backfill_same_request (const struct job *a, const struct job *b)
 {
     const struct hpcq_resources *x = &a->spec.res, *y = &b->spec.res;
 
-    if (x->nchunks != y->nchunks || !same (x->place, y->place)
+    if (x->nchunks != y->nchunks || x->spot != y->spot || !same (x->place, y->place)
         || !same (a->node_labels ? a->node_labels : "", b->node_labels ? b->node_labels : ""))
         return 0;
     for (int c = 0; c < x->nchunks; c++) {

@@ -173,6 +173,10 @@ void fairshare_rank (struct fairshare *fs, struct job **jobs, int n, int64_t now
 
         j->prio = priority_compute (&fs->w, q ? q->rec.priority : 0, j->rec.priority,
                                     now - j->rec.ctime, f, &j->prio_f);
+        /* A job a spot reclaim requeued was running a moment ago: it goes
+         * first (reclaim.h). */
+        if (j->restart_first)
+            j->prio += PRIORITY_RESTART_FIRST;
         j->prio_f.usage = u->now_usage;
     }
 }

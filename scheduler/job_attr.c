@@ -100,6 +100,8 @@ static json_t *resource_list (const struct job *job)
         resource_format_walltime (res->walltime, buf, sizeof (buf));
         json_object_set_new (o, "walltime", json_string (buf));
     }
+    if (res->spot >= 0)
+        json_object_set_new (o, "spot", json_string (res->spot ? "True" : "False"));
     return o;
 }
 

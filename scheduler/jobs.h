@@ -38,6 +38,8 @@ struct job {
     struct alloc *alloc;        /* while R or E */
     int launch_pending;         /* launch sent, no job.started yet */
     int kill_sent;
+    int restart_first;              /* requeued by a spot reclaim: it goes before
+                                     * every other waiting job (reclaim.h) */
     TAILQ_ENTRY (job) q_link;       /* in the queued list while 'Q' */
     LIST_ENTRY (job) r_link;        /* in the running list while it holds an
                                      * allocation (le_prev NULL when not) */

@@ -107,6 +107,7 @@ int lifecycle_start_at (struct server *srv, struct job *job, struct alloc *alloc
     if (job->parent)
         job->parent->arr->running++;
     job->est_start = 0;
+    job->restart_first = 0;
     job->rec.run_count++;
     job->rec.stime = util_wall_secs ();
     job->rec.has_exit = 0;

@@ -9,11 +9,20 @@
 #include "scheduler/jobs.h"
 #include "scheduler/node_admin.h"
 #include "scheduler/nodes.h"
+#include "scheduler/power.h"
 
 const char *node_admin_state (const struct node *n)
 {
+    if (n->power == NODE_POWER_RESUMING)
+        return "resuming";
+    if (n->power == NODE_POWER_SUSPENDING)
+        return "suspending";
+    if (n->power == NODE_POWER_OFF && n->state != NODE_DOWN)
+        return "cloud";
     if (n->state != NODE_UP)
         return "down";
+    if (n->drain & NODE_DRAIN_RECLAIM)
+        return n->njobs > 0 ? "draining" : "reclaiming";
     if (n->offline)
         return n->njobs > 0 ? "draining" : "offline";
     if (n->excl_by || (n->ncpus > 0 && n->ncpus_used >= n->ncpus))
@@ -62,17 +71,25 @@ static json_t *jobs_by_node (struct server *srv)
 
 static json_t *node_json (const struct node *n, json_t *jobs_map)
 {
-    json_t *jobs = json_object_get (jobs_map, n->name);
+    static const char *const power_names[] = {
+        [NODE_POWER_ON] = "on", [NODE_POWER_OFF] = "off",
+        [NODE_POWER_RESUMING] = "resuming", [NODE_POWER_SUSPENDING] = "suspending",
+    };
+    json_t *jobs = json_object_get (jobs_map, n->name), *o;
     int gpus_used = 0;
 
     for (int g = 0; g < n->ngpus; g++)
         gpus_used += n->gpu[g].used_by != 0;
-    return json_pack ("{s:s s:s s:i s:i s:I s:I s:i s:i s:s s:s s:o s:o}", "name",
-                      n->name, "state", node_admin_state (n), "ncpus", n->ncpus,
-                      "ncpus_used", n->ncpus_used, "mem", (json_int_t)n->mem, "mem_used",
-                      (json_int_t)n->mem_used, "ngpus", n->ngpus, "ngpus_used", gpus_used,
-                      "labels", n->labels, "comment", n->comment, "jobs",
-                      jobs ? json_incref (jobs) : json_array (), "gpus", gpus_json (n));
+    o = json_pack ("{s:s s:s s:i s:i s:I s:I s:i s:i s:s s:s s:o s:o s:b s:b}", "name",
+                   n->name, "state", node_admin_state (n), "ncpus", n->ncpus,
+                   "ncpus_used", n->ncpus_used, "mem", (json_int_t)n->mem, "mem_used",
+                   (json_int_t)n->mem_used, "ngpus", n->ngpus, "ngpus_used", gpus_used,
+                   "labels", n->labels, "comment", n->comment, "jobs",
+                   jobs ? json_incref (jobs) : json_array (), "gpus", gpus_json (n),
+                   "spot", n->spot, "cloud", n->cloud);
+    if (o && n->cloud)
+        json_object_set_new (o, "power", json_string (power_names[n->power]));
+    return o;
 }
 
 /* The nodes a request names ("names": [...], none = all); -1 after
@@ -164,6 +181,8 @@ static void node_offline (struct server *srv, struct conn *c, struct wire_msg *m
                 break;
             node->offline = offline;
             snprintf (node->comment, sizeof (node->comment), "%s", offline ? comment : "");
+            if (!offline)
+                (void)power_node_clear (srv->power, node);
             log_msg (LOG_INFO, "node %s %s by %s%s%s", node->name,
                      offline ? "taken offline" : "back in service", who,
                      offline && comment[0] ? ": " : "", offline ? comment : "");

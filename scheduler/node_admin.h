@@ -4,7 +4,9 @@
  *
  * A node's state as shown: down (no worker), offline (taken out of service,
  * nothing running), draining (taken out of service, jobs still running:
- * they finish, nothing new starts), job-busy (every core taken), free.
+ * they finish, nothing new starts), job-busy (every core taken), free;
+ * a cloud node (power.h) is also cloud (powered off), resuming or
+ * suspending.
  */
 #ifndef HPCQ_SCHEDULER_NODE_ADMIN_H
 #define HPCQ_SCHEDULER_NODE_ADMIN_H

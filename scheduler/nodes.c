@@ -15,6 +15,8 @@
 #include "scheduler/lifecycle.h"
 #include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
+#include "scheduler/power.h"
+#include "scheduler/reclaim.h"
 #include "scheduler/sched.h"
 
 struct nodes {
@@ -209,7 +211,8 @@ static void node_check_timer (struct loop *l, void *arg)
         return;
     for (int i = 0; i < ns->n; i++) {
         struct node *n = ns->v[i];
-        if (n->state == NODE_DOWN)
+        /* A cloud node powered off, resuming or suspending is power.c's. */
+        if (n->state == NODE_DOWN || n->power != NODE_POWER_ON)
             continue;
         if (now - n->last_heard_ms > srv->node_timeout_ms)
             node_mark_down (srv, n, n->state == NODE_UNKNOWN
@@ -436,6 +439,8 @@ static void node_hello (struct server *srv, struct conn *c, struct wire_msg *msg
     node_peer_host (c, n->holder, sizeof (n->holder));
     conn_set_aux (c, n);
     n->state = NODE_UP;
+    power_node_hello (srv->power, n);
+    reclaim_node_hello (srv->reclaim, n);
     n->last_heard_ms = util_now_ms ();
     node_record (srv, n, gpus);
     log_msg (LOG_INFO, "node %s up: %d cpus, %lld bytes, %d gpus, %zu running",

@@ -20,6 +20,22 @@ enum node_state {
     NODE_DOWN,
 };
 
+/* Elastic (cloud) nodes, which the scheduler powers up and down through
+ * the resume and suspend programs (power.h); every other node is ON. */
+enum node_power {
+    NODE_POWER_ON = 0,
+    NODE_POWER_OFF,         /* known, powered off: "cloud" */
+    NODE_POWER_RESUMING,    /* resume_program asked for it; no hello yet */
+    NODE_POWER_SUSPENDING,  /* suspend_program is taking it down */
+};
+
+/* Why a node that is up takes no new jobs, besides an administrator's
+ * offline (node->drain bits). */
+enum {
+    NODE_DRAIN_RECLAIM = 1,     /* its provider gave notice (reclaim.h) */
+    NODE_DRAIN_POWER = 2,       /* it is being suspended (power.h) */
+};
+
 /* What is taken on a node, compactly: the node's own (struct node's use,
  * kept with the fields by alloc_slot_apply) or what a policy supposes at
  * some other time (a few dozen bytes, where a node record is kilobytes). */
@@ -54,13 +70,22 @@ struct node {
                          * alone holds the name (node.hello refuses others) */
     char holder[64];    /* host of the worker that last held the name */
     int offline;        /* out of service (pbsnodes -o): no new jobs */
+    int drain;          /* NODE_DRAIN_* bits: no new jobs either */
+    int spot;           /* carries the label spot (or spot=true): cached */
     int ib_group;       /* 1 + ib_switch's number (place.c's), 0 if none: */
                         /* beside conn and offline, which the same scans read */
     char ib_switch[32];
     char labels[256];
-    char comment[256];  /* an administrator's reason for offline */
+    char comment[256];  /* an administrator's reason for offline, or why
+                         * the scheduler took the node down */
     int64_t last_heard_ms;
     int64_t down_since_ms;
+    /* Cloud nodes (power.h): power state and since when (monotonic ms),
+     * and since when it has run no job (0: busy, or not a cloud node). */
+    int cloud;
+    enum node_power power;
+    int64_t power_since_ms;
+    int64_t idle_since_ms;
     /* Last: kilobytes, where placement's scans want the fields above
      * close together in memory. */
     struct gpu gpu[GPU_MAX];

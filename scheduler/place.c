@@ -108,6 +108,26 @@ static int switch_count (void)
     return n;
 }
 
+int place_label_true (const char *labels, const char *name)
+{
+    size_t len = strlen (name);
+
+    for (const char *p = labels; *p;) {
+        size_t n = strcspn (p, ",");
+        if (n >= len && strncmp (p, name, len) == 0) {
+            if (n == len)
+                return 1;
+            if (p[len] == '=') {
+                char v[16];
+                snprintf (v, sizeof (v), "%.*s", (int)(n - len - 1), p + len + 1);
+                return resource_parse_bool (v) == 1;
+            }
+        }
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
 static void ib_switch_find (struct node *n)
 {
     const char *p = n->labels;
@@ -146,6 +166,7 @@ void place_node_sync (struct node *n)
 {
     node_use_of (n, &n->use);
     ib_switch_find (n);
+    n->spot = place_label_true (n->labels, "spot");
     n->whole_gpus = n->mig_gpus = 0;
     for (int g = 0; g < n->ngpus && g < GPU_MAX; g++) {
         if (n->gpu[g].nmig)
@@ -245,6 +266,8 @@ struct place_in {
     int nnodes;
     const char *labels;
     int empty, scatter, excl;
+    int spot;                   /* the job's spot= (-1 any) */
+    int prefer_spot;            /* its queue's preference (-1 none) */
     const int *cand;            /* only these nodes may be used (in index */
     int ncand;                  /* order), NULL = all */
     const int *sub;             /* of those, only these (an ib_switch group), */
@@ -347,15 +370,26 @@ static struct node_use *tentative_add (struct tentative *t, int i)
     return &e->u;
 }
 
-static int node_usable (const struct node *n, const char *labels, int empty)
+/* spot: the job's spot= request (-1: either kind of node). */
+static int node_usable (const struct node *n, const char *labels, int spot, int empty)
 {
     if (labels && labels[0] && !place_labels_match (n->labels, labels))
+        return 0;
+    if (spot >= 0 && n->spot != spot)
         return 0;
     if (empty)
         return n->ncpus > 0;
     /* Up and connected: a node whose link just dropped may still be "up"
-     * until its heartbeat times out, but a launch could not reach it. */
-    return n->state == NODE_UP && n->reachable && !n->offline;
+     * until its heartbeat times out, but a launch could not reach it.
+     * Neither out of service nor draining (a reclaim, a suspension). */
+    return n->state == NODE_UP && n->reachable && !n->offline && !n->drain;
+}
+
+/* What placing on n costs beyond its fit: a node of the kind its queue
+ * does not prefer comes after every node of the kind it does. */
+static int64_t preference_penalty (const struct place_in *in, const struct node *n)
+{
+    return in->prefer_spot >= 0 && n->spot != in->prefer_spot ? INT64_C (1) << 61 : 0;
 }
 
 /* Cores node i uses as the placement supposes (cheap: no GPU walk). */
@@ -498,7 +532,7 @@ static int candidate (const struct place_in *in, struct tentative *t, int i,
 
     /* Cheapest test first: most nodes of a busy cluster fail on cores. */
     if (n->ncpus - cpus_used_quick (in, i) - (mine ? mine->ncpus_used : 0) < c->ncpus
-        || !node_usable (n, in->labels, in->empty))
+        || !node_usable (n, in->labels, in->spot, in->empty))
         return -1;
     if (mine && (in->scatter || in->excl))
         return -1;
@@ -564,6 +598,7 @@ static int best_node (const struct place_in *in, struct tentative *t,
         if (candidate (in, t, i, c, &u) < 0
             || (s = chunk_score (in->nodes[i], &u, c, &g)) < 0)
             continue;
+        s += preference_penalty (in, in->nodes[i]);
         if (best < 0 || s < best_score) {
             best = i;
             best_score = s;
@@ -669,6 +704,7 @@ static int pick_score (const struct place_in *in, struct tentative *t, int k,
     if (candidate (in, t, i, c, &u) < 0
         || (p->score = chunk_score (in->nodes[i], &u, c, &p->mig_gpu)) < 0)
         return -1;
+    p->score += preference_penalty (in, in->nodes[i]);
     return 0;
 }
 
@@ -751,7 +787,7 @@ static int room_for (const struct place_in *in, const struct hpcq_resources *res
         for (int k = 0; k < nn && room < ch->count; k++) {
             int i = cand_at (in, k);
             struct node_use u;
-            if (!node_usable (in->nodes[i], in->labels, in->empty))
+            if (!node_usable (in->nodes[i], in->labels, in->spot, in->empty))
                 continue;
             use_effective (in, i, &u);
             room += copies_on (in->nodes[i], &u, ch, in->scatter, in->excl,
@@ -830,7 +866,7 @@ static int groups_collect (const struct place_in *in, struct group **grp, int *m
         gid[c] = -1;
         /* A record never synced (place_node_sync) has no group (0). */
         if (node->ib_group <= 0 || node->ib_group > nsw
-            || !node_usable (node, in->labels, in->empty))
+            || !node_usable (node, in->labels, in->spot, in->empty))
             continue;
         if ((k = of[node->ib_group - 1] - 1) < 0) {
             k = n++;
@@ -891,6 +927,8 @@ static void place_in_init (struct place_in *in, struct node **nodes, int nnodes,
     in->labels = labels;
     in->scatter = strncmp (res->place, "scatter", 7) == 0;
     in->excl = strstr (res->place, "excl") != NULL;
+    in->spot = res->spot;
+    in->prefer_spot = res->prefer_spot;
 }
 
 struct alloc *place_alloc (struct node **nodes, int nnodes,
@@ -931,7 +969,7 @@ int place_chunk_copies (const struct node *n, const struct node_use *u,
                         const struct hpcq_chunk *c, const char *labels,
                         int scatter, int excl, int cap)
 {
-    if (!node_usable (n, labels, 0))
+    if (!node_usable (n, labels, -1, 0))
         return 0;
     return copies_on (n, u ? u : &n->use, c, scatter, excl, cap);
 }
@@ -941,7 +979,7 @@ int place_chunk_capacity (const struct node *n, const struct hpcq_chunk *c,
 {
     struct node_use none;
 
-    if (!node_usable (n, labels, 1))
+    if (!node_usable (n, labels, -1, 1))
         return 0;
     memset (&none, 0, sizeof (none));
     return copies_on (n, &none, c, scatter, excl, cap);

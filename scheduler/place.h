@@ -15,7 +15,10 @@
  * to it; CPU-only and MIG chunks go where they break up the fewest whole
  * free GPUs; then the fewest cores left over; then the first node.  A job
  * of several chunks prefers nodes of one ib_switch=X label group, the
- * tightest group that holds it all.
+ * tightest group that holds it all.  A job with -l spot=true or false
+ * goes only on spot nodes (label spot) or never on them; where its queue
+ * prefers one kind (res->prefer_spot) a node of that kind wins over any
+ * other that fits.
  *
  * A job may hold any number of nodes: its allocation is sized to it, and
  * copies of one chunk (select=N) are placed from one scoring of the
@@ -98,6 +101,10 @@ int place_chunk_capacity (const struct node *n, const struct hpcq_chunk *c,
 
 /* 1 if the comma-separated labels have include every one of want. */
 int place_labels_match (const char *have, const char *want);
+
+/* 1 if labels carry name as a bare label or as name=TRUE (a PBS boolean:
+ * "spot", "spot=true"), else 0. */
+int place_label_true (const char *labels, const char *name);
 
 /* Allocation bookkeeping on nodes: add (sign 1) or remove (-1) job seq's
  * use of one slot on node n (a real record, or a policy's copy). */

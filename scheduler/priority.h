@@ -44,6 +44,10 @@ double priority_run_usage (int ncpus, int ngpus, int64_t walltime, double gpu_we
 /* 2^(-(usage/total) / (1/nusers)); 1 when there is no usage at all. */
 double priority_fairshare_factor (double usage, double total, int nusers);
 
+/* Added to the priority of a job a spot reclaim requeued: above any sum
+ * of the factors (each weight times at most 1024). */
+#define PRIORITY_RESTART_FIRST 1e15
+
 /* Fill f from the factors; returns f->total. */
 double priority_compute (const struct priority_weights *w, int queue_priority,
                          int job_priority, int64_t age, double fs_factor,

@@ -118,6 +118,20 @@ static int sched_check_gpu_kinds (struct node **nodes, int nnodes,
     return 0;
 }
 
+/* -l spot=true with no spot node, spot=false with nothing else. */
+static int sched_check_spot (struct node **nodes, int nnodes,
+                             const struct hpcq_resources *res, struct hpcq_error *err)
+{
+    if (res->spot < 0)
+        return 0;
+    for (int i = 0; i < nnodes; i++)
+        if (nodes[i]->ncpus > 0 && nodes[i]->spot == res->spot)
+            return 0;
+    return errprintf_code (err, E2BIG, "Job exceeds server resource limits: %s",
+                           res->spot ? "spot=true, and no node is a spot node"
+                                     : "spot=false, and every node is a spot node");
+}
+
 /* " place=X" when a place was asked for, else "". */
 static const char *place_text (const struct hpcq_resources *res, char *buf, size_t len)
 {
@@ -301,7 +315,8 @@ int sched_feasible (struct server *srv, const struct hpcq_resources *res,
         rc = 0;     /* no worker has registered yet: nothing to judge by */
         goto out;
     }
-    if (sched_check_gpu_kinds (nodes, nnodes, res, err) < 0)
+    if (sched_check_gpu_kinds (nodes, nnodes, res, err) < 0
+        || sched_check_spot (nodes, nnodes, res, err) < 0)
         goto refused;
     if ((a = place_alloc (nodes, nnodes, res, labels, 0, 1))) {
         free (a);

@@ -32,8 +32,10 @@
 #include "scheduler/node_admin.h"
 #include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
+#include "scheduler/power.h"
 #include "scheduler/preempt.h"
 #include "scheduler/queue.h"
+#include "scheduler/reclaim.h"
 #include "scheduler/sched.h"
 #include "scheduler/server.h"
 #include "scheduler/server_attr.h"
@@ -632,7 +634,9 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         errprintf (err, "state_dir is not set (config file or --state-dir)");
         goto error;
     }
-    if (server_settings (srv, err) < 0 || server_open_db (srv, state_dir, err) < 0)
+    /* A bad power setting is refused before the database is touched. */
+    if (server_settings (srv, err) < 0 || !(srv->power = power_create (srv, err))
+        || server_open_db (srv, state_dir, err) < 0)
         goto error;
     if (!(srv->nodes = nodes_create (srv)) || !(srv->jobs = jobs_create (srv))
         || !(srv->depend = depend_create ())) {
@@ -666,6 +670,10 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         errprintf (err, "cannot register handlers");
         goto error;
     }
+    /* Elastic cloud nodes, once the jobs say which nodes run some; spot
+     * reclaims. */
+    if (power_start (srv->power, err) < 0 || !(srv->reclaim = reclaim_create (srv, err)))
+        goto error;
     /* After every setting is checked (their errors come first), before
      * anyone can connect. */
     if (auth_from_config (cfg, "hpcq-scheduler", &srv->auth, err) < 0
@@ -687,6 +695,8 @@ void server_destroy (struct server *srv)
     /* Only what is durable may be sent. */
     server_flush_pending (srv, srv->db && db_commit (srv->db) == 0);
     clients_destroy (srv->clients);
+    reclaim_destroy (srv->reclaim);
+    power_destroy (srv->power);
     if (srv->unix_fd >= 0) {
         close (srv->unix_fd);
         (void)unlink (srv->socket_path);

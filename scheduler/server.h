@@ -34,6 +34,8 @@ struct clients;
 struct limits;
 struct server_attrs;
 struct job_ops;
+struct power;
+struct reclaim;
 struct ckpt;
 struct nodeclass;
 struct preempt;
@@ -65,6 +67,8 @@ struct server {
     struct limits *limits;      /* max_queued, the submission rate limit */
     struct server_attrs *attrs; /* qmgr's server attributes */
     struct job_ops *job_ops;    /* qsig, qrerun, qrun, qorder, qmsg, waits (job_ops.h) */
+    struct power *power;        /* elastic cloud nodes (power.h) */
+    struct reclaim *reclaim;    /* spot reclaim notices (reclaim.h) */
     struct nodeclass *nodeclass;    /* node classes, prices, interruptions (nodeclass.h) */
     struct ckpt *ckpt;          /* checkpoint cadence and requests (ckpt.h) */
     struct preempt *preempt;    /* preemption and suspension (preempt.h) */

@@ -24,7 +24,7 @@ static void metrics_of (const struct sim_report *rep, const struct sim_run *run,
     memset (m, 0, sizeof (*m));
     for (int i = 0; i < run->njobs; i++) {
         const struct sim_outcome *o = &run->out[i];
-        int64_t wait, ran;
+        int64_t wait;
         if (queue && strcmp (t->job[i].queue, queue) != 0)
             continue;
         if (o->skipped) {
@@ -32,7 +32,6 @@ static void metrics_of (const struct sim_report *rep, const struct sim_run *run,
             continue;
         }
         wait = o->start - t->job[i].submit;
-        ran = o->end - o->start;
         if (m->jobs == 0 || t->job[i].submit < m->first_arrival)
             m->first_arrival = t->job[i].submit;
         if (m->jobs == 0 || o->end > m->last_end)
@@ -41,10 +40,14 @@ static void metrics_of (const struct sim_report *rep, const struct sim_run *run,
         wait_sum += (double)wait;
         if (wait > m->max_wait)
             m->max_wait = wait;
-        bsld_sum += fmax (1.0, (double)(wait + ran)
-                               / (double)(ran > SIM_BSLD_TAU ? ran : SIM_BSLD_TAU));
-        core_s += (double)o->cores * (double)ran;
-        gpu_s += (double)o->gpus * (double)ran;
+        bsld_sum += fmax (1.0, (double)(o->end - t->job[i].submit)
+                               / (double)(o->work > SIM_BSLD_TAU ? o->work : SIM_BSLD_TAU));
+        core_s += o->core_s;
+        gpu_s += o->gpu_s;
+        m->attempts += o->attempts;
+        m->lost_node_h += o->lost_node_s / 3600;
+        m->ckpt_node_h += o->ckpt_node_s / 3600;
+        m->cost += o->cost;
     }
     if (m->jobs == 0)
         return;
@@ -63,8 +66,52 @@ void sim_metrics_compute (const struct sim_report *rep, const struct sim_run *ru
     metrics_of (rep, run, NULL, m);
 }
 
+/* The same policy's run with nothing interrupted, or NULL. */
+static const struct sim_run *baseline_of (const struct sim_report *rep,
+                                          const struct sim_run *run)
+{
+    for (int i = 0; i < rep->nruns; i++)
+        if (strcmp (rep->runs[i].policy, run->policy) == 0 && rep->runs[i].scenario
+            && strcmp (rep->runs[i].scenario, "on-demand") == 0)
+            return &rep->runs[i];
+    return NULL;
+}
+
+/* run's cost against its baseline's (1 if that cost nothing). */
+static double cost_ratio (const struct sim_report *rep, const struct sim_run *run)
+{
+    const struct sim_run *b = baseline_of (rep, run);
+    struct sim_metrics m, mb;
+
+    if (!b)
+        return 1;
+    sim_metrics_compute (rep, run, &m);
+    sim_metrics_compute (rep, b, &mb);
+    return mb.cost > 0 ? m.cost / mb.cost : 1;
+}
+
+static void table_interrupts (const struct sim_report *rep, FILE *f)
+{
+    fprintf (f, "%-13s %-11s %-14s %6s %8s %6s %12s %9s %10s %9s %9s %10s %6s\n", "policy",
+             "scenario", "ckpt", "jobs", "attempts", "util", "mean_wait_s", "mean_bsld",
+             "makespan_s", "lost_nh", "ckpt_nh", "cost", "vs_od");
+    for (int i = 0; i < rep->nruns; i++) {
+        const struct sim_run *r = &rep->runs[i];
+        struct sim_metrics m;
+        sim_metrics_compute (rep, r, &m);
+        fprintf (f, "%-13s %-11s %-14s %6d %8d %6.3f %12.1f %9.2f %10lld %9.2f %9.2f %10.2f "
+                 "%6.3f\n", r->policy, r->scenario, r->ckpt, m.jobs, m.attempts,
+                 m.utilization, m.mean_wait, m.mean_bsld, (long long)m.makespan,
+                 m.lost_node_h, m.ckpt_node_h, m.cost, cost_ratio (rep, r));
+    }
+}
+
 void sim_report_table (const struct sim_report *rep, FILE *f)
 {
+    if (rep->interrupts) {
+        table_interrupts (rep, f);
+        return;
+    }
     fprintf (f, "%-13s %7s %7s %6s %12s %10s %10s %10s %8s\n", "policy", "jobs",
              "skipped", "util", "mean_wait_s", "max_wait_s", "mean_bsld",
              "makespan_s", "cpu_s");
@@ -111,6 +158,15 @@ static json_t *queues_json (const struct sim_report *rep, const struct sim_run *
     return a;
 }
 
+/* Add extra's members to o and drop extra (NULL: -1).  0 or -1. */
+static int json_update_steal (json_t *o, json_t *extra)
+{
+    int rc = extra ? json_object_update (o, extra) : -1;
+
+    json_decref (extra);
+    return rc;
+}
+
 static json_t *run_json (const struct sim_report *rep, const struct sim_run *run)
 {
     struct sim_metrics m;
@@ -127,6 +183,19 @@ static json_t *run_json (const struct sim_report *rep, const struct sim_run *run
                    "cpu_s", run->cpu_s);
     if (o && rep->trace->gpu_format
         && json_object_set_new (o, "queues", queues_json (rep, run)) < 0) {
+        json_decref (o);
+        return NULL;
+    }
+    if (o && rep->interrupts
+        && json_update_steal (o, json_pack ("{s:s s:s s:i s:i s:i s:i s:f s:f s:f s:f}",
+                                                 "scenario", run->scenario, "ckpt", run->ckpt,
+                                                 "attempts", m.attempts, "reclaims",
+                                                 run->reclaims, "failures", run->failures,
+                                                 "interrupted", run->interrupted,
+                                                 "lost_node_hours", m.lost_node_h,
+                                                 "ckpt_node_hours", m.ckpt_node_h, "cost",
+                                                 m.cost, "cost_vs_ondemand",
+                                                 cost_ratio (rep, run))) < 0) {
         json_decref (o);
         return NULL;
     }
@@ -181,19 +250,24 @@ int sim_report_jobs (const struct sim_report *rep, const char *path,
 
     if (!f)
         return errprintf (err, "cannot write '%s': %s", path, strerror (errno));
-    fprintf (f, "policy,id,submit,start,end,cores,gpus\n");
+    fprintf (f, "policy,id,submit,start,end,cores,gpus%s\n",
+             rep->interrupts ? ",scenario,ckpt,attempts,lost_node_s,cost" : "");
     for (int r = 0; r < rep->nruns; r++) {
         const struct sim_run *run = &rep->runs[r];
         for (int i = 0; i < run->njobs; i++) {
             const struct sim_outcome *o = &run->out[i];
             const struct sim_job *j = &rep->trace->job[i];
             if (o->skipped)
-                fprintf (f, "%s,%lld,%lld,,,0,0\n", run->policy, (long long)j->id,
+                fprintf (f, "%s,%lld,%lld,,,0,0", run->policy, (long long)j->id,
                          (long long)j->submit);
             else
-                fprintf (f, "%s,%lld,%lld,%lld,%lld,%d,%d\n", run->policy,
+                fprintf (f, "%s,%lld,%lld,%lld,%lld,%d,%d", run->policy,
                          (long long)j->id, (long long)j->submit, (long long)o->start,
                          (long long)o->end, o->cores, o->gpus);
+            if (rep->interrupts)
+                fprintf (f, ",%s,%s,%d,%.1f,%.4f", run->scenario, run->ckpt, o->attempts,
+                         o->lost_node_s, o->cost);
+            fputc ('\n', f);
         }
     }
     if (ferror (f) | (fclose (f) != 0))
@@ -338,6 +412,75 @@ static void time_span (const struct sim_report *rep, int64_t *t0, int64_t *t1)
         *t1 = *t0 + 1;
 }
 
+/* A filled bar from x0 to x1 wide, frac (0..1) of a panel's height high. */
+static void bar (struct canvas *cv, int x0, int x1, int top, double frac,
+                 const unsigned char *c)
+{
+    int h = (int)lround (fmin (fmax (frac, 0), 1) * PANEL_H);
+
+    for (int y = top + PANEL_H - h; y < top + PANEL_H; y++)
+        line (cv, x0, y, x1, y, c);
+}
+
+/* Index of name among the runs' checkpoint policy names, in order of first
+ * appearance: the colour of its bars. */
+static int ckpt_index (const struct sim_report *rep, const char *name)
+{
+    int k = 0;
+
+    for (int i = 0; i < rep->nruns; i++) {
+        const char *n = rep->runs[i].ckpt;
+        int seen = 0;
+        for (int j = 0; j < i; j++)
+            seen |= strcmp (rep->runs[j].ckpt, n) == 0;
+        if (seen)
+            continue;
+        if (strcmp (n, name) == 0)
+            return k;
+        k++;
+    }
+    return k;
+}
+
+/* The interruption chart: a bar per run, runs of one scenario side by
+ * side and a gap between scenarios; lost node-hours above, cost against
+ * the all-on-demand run below (a grey line at 1). */
+static void chart_interrupts (const struct sim_report *rep, struct canvas *cv)
+{
+    static const unsigned char grey[3] = { 120, 120, 120 };
+    const int npal = (int)ARRAY_SIZE (palette);
+    int groups = 0, slots, x;
+    double lmax = 1e-9, cmax = 1.25;
+
+    for (int i = 0; i < rep->nruns; i++) {
+        struct sim_metrics m;
+        sim_metrics_compute (rep, &rep->runs[i], &m);
+        lmax = fmax (lmax, m.lost_node_h);
+        cmax = fmax (cmax, cost_ratio (rep, &rep->runs[i]));
+        groups += i == 0 || strcmp (rep->runs[i].scenario, rep->runs[i - 1].scenario) != 0
+                  || strcmp (rep->runs[i].policy, rep->runs[i - 1].policy) != 0;
+    }
+    frame (cv, MARGIN);
+    frame (cv, 2 * MARGIN + PANEL_H);
+    slots = rep->nruns + groups;
+    x = MARGIN + 4;
+    for (int i = 0; i < rep->nruns; i++) {
+        const struct sim_run *r = &rep->runs[i];
+        int w = (CHART_W - 2 * MARGIN - 8) / (slots > 0 ? slots : 1);
+        const unsigned char *c = palette[ckpt_index (rep, r->ckpt) % npal];
+        struct sim_metrics m;
+        if (i > 0 && (strcmp (r->scenario, rep->runs[i - 1].scenario) != 0
+                      || strcmp (r->policy, rep->runs[i - 1].policy) != 0))
+            x += w;     /* the gap between groups */
+        sim_metrics_compute (rep, r, &m);
+        bar (cv, x + 1, x + w - 2, MARGIN, m.lost_node_h / lmax, c);
+        bar (cv, x + 1, x + w - 2, 2 * MARGIN + PANEL_H, cost_ratio (rep, r) / cmax, c);
+        x += w;
+    }
+    line (cv, MARGIN, 2 * MARGIN + 2 * PANEL_H - (int)lround (PANEL_H / cmax),
+          CHART_W - MARGIN, 2 * MARGIN + 2 * PANEL_H - (int)lround (PANEL_H / cmax), grey);
+}
+
 int sim_report_png (const struct sim_report *rep, const char *path,
                     struct hpcq_error *err)
 {
@@ -357,6 +500,10 @@ int sim_report_png (const struct sim_report *rep, const char *path,
         goto out;
     }
     memset (cv.rgb, 255, (size_t)3 * CHART_W * CHART_H);
+    if (rep->interrupts) {
+        chart_interrupts (rep, &cv);
+        goto write;
+    }
     time_span (rep, &t0, &t1);
     for (int r = 0; r < rep->nruns; r++) {
         bucket (&rep->runs[r], t0, t1, NCOL, cores, q + r * NCOL, u + r * NCOL);
@@ -372,6 +519,7 @@ int sim_report_png (const struct sim_report *rep, const char *path,
         for (int y = 4; y < 12; y++)        /* legend: a swatch per policy, in order */
             line (&cv, MARGIN + 4 + 14 * r, MARGIN + y, MARGIN + 14 + 14 * r, MARGIN + y, c);
     }
+write:
     if (!(f = fopen (path, "wb")) || png_emit (f, cv.rgb) < 0) {
         errprintf (err, "cannot write '%s': %s", path, f ? "png error" : strerror (errno));
         goto out;

@@ -3,11 +3,18 @@
  * over time (PNG, when built with libpng).
  *
  * Metrics, over the jobs that ran (skipped ones excluded):
- *   wait = start - arrival; bounded slowdown (tau = 10 s)
- *   bsld = max(1, (wait + run) / max(run, 10)), averaged;
+ *   wait = (first) start - arrival; bounded slowdown (tau = 10 s)
+ *   bsld = max(1, (end - arrival) / max(run, 10)), averaged, run being
+ *   the job's run time (its work: attempts and checkpoints make it no
+ *   longer);
  *   makespan = last end - first arrival;
- *   utilization = core-seconds used / (cluster cores x makespan),
+ *   utilization = core-seconds held / (cluster cores x makespan),
  *   and the same for GPUs when the cluster has any.
+ * With interruptions (sim_interrupt.h), per run also: the node-hours of
+ * work lost, the node-hours spent checkpointing and restarting, the
+ * attempts, what the nodes held cost, and that cost against the same
+ * policy's run on an all-on-demand cluster (scenario "on-demand": nothing
+ * interrupted, no checkpoints).
  */
 #ifndef HPCQ_SCHEDULER_SIM_REPORT_H
 #define HPCQ_SCHEDULER_SIM_REPORT_H
@@ -23,6 +30,8 @@
 
 struct sim_metrics {
     int jobs;               /* that ran */
+    int attempts;           /* over all jobs */
+    double lost_node_h, ckpt_node_h, cost;
     int skipped;            /* larger than the cluster */
     double utilization;
     double gpu_utilization; /* 0 without GPUs */
@@ -39,6 +48,7 @@ struct sim_report {
     const struct sim_cluster *cluster;
     const struct sim_run *runs;
     int nruns;
+    int interrupts;         /* runs have scenarios: report their figures */
 };
 
 void sim_metrics_compute (const struct sim_report *rep, const struct sim_run *run,
@@ -57,7 +67,10 @@ int sim_report_jobs (const struct sim_report *rep, const char *path,
                      struct hpcq_error *err);
 
 /* Queue length (top) and core utilization (bottom) over virtual time, one
- * line per policy.  0, or -1 with err (also when built without libpng). */
+ * line per policy; with interruptions instead, bars per scenario (one per
+ * checkpoint policy): node-hours lost (top) and cost against the
+ * all-on-demand run (bottom).  0, or -1 with err (also when built without
+ * libpng). */
 int sim_report_png (const struct sim_report *rep, const char *path,
                     struct hpcq_error *err);
 

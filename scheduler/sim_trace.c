@@ -328,3 +328,72 @@ void sim_trace_release (struct sim_trace *t)
         t->njobs = 0;
     }
 }
+
+static int cmp_reclaim (const void *a, const void *b)
+{
+    const struct sim_reclaim *x = a, *y = b;
+
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return x->node - y->node;
+}
+
+/* One reclaim line into rc: 0, or -1 with err. */
+static int reclaim_record (const struct reader *r, char *line, struct sim_reclaim *rc,
+                           struct hpcq_error *err)
+{
+    char *when = strtok (line, " \t"), *node = strtok (NULL, " \t");
+    struct hpcq_error e;
+    int64_t v;
+
+    if (!when || !node || strtok (NULL, " \t"))
+        return errprintf (err, "%s:%d: expected TIME NODE", r->path, r->lineno);
+    if (resource_parse_walltime (when, &rc->time, &e) < 0)
+        return errprintf (err, "%s:%d: invalid time '%s'", r->path, r->lineno, when);
+    if (strncmp (node, "sim", 3) == 0)
+        node += 3;
+    if (util_parse_i64 (node, 1, 1000000, &v) < 0)
+        return errprintf (err, "%s:%d: invalid node '%s' (a number from 1, or simNNNNN)",
+                          r->path, r->lineno, node);
+    rc->node = (int)v - 1;
+    return 0;
+}
+
+int sim_trace_read_reclaims (const char *path, struct sim_reclaim **v, int *n,
+                             struct hpcq_error *err)
+{
+    struct reader r = { 0 };
+    int cap = 0, rc;
+
+    *v = NULL;
+    *n = 0;
+    if (reader_open (&r, path, err) < 0)
+        return -1;
+    while ((rc = reader_next (&r, err)) > 0) {
+        char *p = r.line + strspn (r.line, " \t");
+        if (*p == '\0' || *p == '#')
+            continue;
+        if (*n == cap) {
+            struct sim_reclaim *nv;
+            cap = cap ? cap * 2 : 64;
+            if (!(nv = realloc (*v, (size_t)cap * sizeof (*nv)))) {
+                rc = errprintf (err, "out of memory");
+                break;
+            }
+            *v = nv;
+        }
+        if ((rc = reclaim_record (&r, p, &(*v)[*n], err)) < 0)
+            break;
+        (*n)++;
+    }
+    reader_close (&r);
+    if (rc < 0) {
+        free (*v);
+        *v = NULL;
+        *n = 0;
+        return -1;
+    }
+    if (*n > 1)
+        qsort (*v, *n, sizeof (**v), cmp_reclaim);
+    return 0;
+}

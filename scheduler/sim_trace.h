@@ -21,6 +21,7 @@
 
 #include "common/error.h"
 #include "common/resource.h"
+#include "scheduler/sim_interrupt.h"
 
 struct sim_job {
     int64_t id;             /* SWF job number, or line number */
@@ -59,5 +60,13 @@ int sim_trace_resolve (struct sim_trace *t, int cores_per_node,
                        struct hpcq_error *err);
 
 void sim_trace_release (struct sim_trace *t);
+
+/* A trace of spot reclaims, one a line ('#' comments): TIME NODE, TIME
+ * when the provider takes the node (seconds from the workload's start,
+ * or [[HH:]MM:]SS), NODE its number (1..N) or name (sim00001).  Into a
+ * new array *v (caller frees) of *n, in time order.  0, or -1 with err
+ * naming the file and line. */
+int sim_trace_read_reclaims (const char *path, struct sim_reclaim **v, int *n,
+                             struct hpcq_error *err);
 
 #endif

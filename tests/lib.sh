@@ -257,3 +257,48 @@ containment() {
     wait_until 10 grep -q "containment: " "$CLUSTER/worker${1:-1}.log" &&
         sed -n 's/.*containment: //p' "$CLUSTER/worker${1:-1}.log" | head -1
 }
+
+# spot_metadata_start: a cloud's metadata service for the spot notice
+# tests (tests/spot-metadata.py) on 127.0.0.1, serving from META=$WORK/meta
+# on port PORT; stopped at exit.
+spot_metadata_start() {
+    META=$WORK/meta
+    mkdir -p $META
+    python3 "$HPCQ_SRCDIR/tests/spot-metadata.py" $META &
+    meta_pid=$!
+    trap 'kill $meta_pid 2>/dev/null; test_cleanup' EXIT
+    wait_until 10 test -s $META/port || { echo "Bail out! no metadata server"; exit 1; }
+    PORT=$(cat $META/port)
+}
+
+# proc_stopped PID [STATE]: the process is stopped, as a suspended job's
+# are: state T (SIGSTOP), or in a frozen cgroup (v1 freezer.state FROZEN,
+# v2 cgroup.events "frozen 1").  STATE: its state letter, if known.
+proc_stopped() {
+    local pid=$1 st=${2:-} path fz
+    [ -n "$st" ] || st=$(sed -n "s/^State:\t\(.\).*/\1/p" /proc/$pid/status 2>/dev/null)
+    [ "$st" = T ] && return 0
+    path=$(sed -n 's/^[0-9]*:[a-z,]*freezer[a-z,]*://p' /proc/$pid/cgroup 2>/dev/null)
+    fz=$(awk '$9 == "cgroup" && index("," $NF ",", ",freezer,") {print $5; exit}' /proc/self/mountinfo)
+    if [ -n "$path" ] && [ -n "$fz" ]; then
+        grep -qx FROZEN "$fz$path/freezer.state" 2>/dev/null
+    else
+        path=$(sed -n 's/^0:://p' /proc/$pid/cgroup 2>/dev/null)
+        [ -n "$path" ] && grep -qx "frozen 1" "/sys/fs/cgroup$path/cgroup.events" 2>/dev/null
+    fi
+}
+
+# kill9_scheduler: kill -9 the cluster's scheduler and wait until it has
+# exited (a zombie init has not reaped yet counts), so that
+# hpcq-local start-scheduler does not find it still running.
+kill9_scheduler() {
+    local pid
+    pid=$(cat "$CLUSTER/scheduler.pid") && kill -9 "$pid" &&
+        wait_until 10 proc_exited "$pid"
+}
+proc_exited() {
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+    stat=${stat##*) }
+    [ "${stat%% *}" = Z ]
+}

@@ -5,10 +5,11 @@
 # between interruptions (mtbi_prior, then the failures it sees), bounded by
 # checkpoint_min_interval and checkpoint_max_interval; the checkpoint
 # signal the job chose; a checkpoint not reported within checkpoint_grace
-# is an event and the cadence goes on.
+# is an event and the cadence goes on.  A job without -c on a spot node
+# (node2) checkpoints as with -c auto.
 . "$(dirname "$0")/lib.sh"
 
-cluster_start 2 --cpus-per-worker 2 --node-timeout 2 --labels 2=class=flaky \
+cluster_start 2 --cpus-per-worker 2 --node-timeout 2 --labels 2=class=flaky,spot=true \
     --sched-config checkpoint_interval=2 --sched-config checkpoint_min_interval=1 \
     --sched-config checkpoint_max_interval=30 --sched-config checkpoint_grace=2 \
     --sched-config mtbi_prior=20 --sched-config mtbi_prior.flaky=5
@@ -69,7 +70,7 @@ test_expect_success '-c c counts CPU time: a sleeping job is not asked, a busy o
 
 test_expect_success '-c n, -c s and no -c: no cadence' '
     ckpt_script USR1 0 sleep 5 >q.sh &&
-    a=$(qsub -c n q.sh) && b=$(qsub -c s q.sh) && c=$(qsub q.sh) &&
+    a=$(qsub -c n q.sh) && b=$(qsub -c s q.sh) && c=$(qsub -l select=host=node1 q.sh) &&
     wait_state $a F 30 && wait_state $b F 30 && wait_state $c F 30 &&
     test $(nreq $a cadence) = 0 && test $(nreq $b cadence) = 0 && test $(nreq $c cadence) = 0
 '
@@ -116,6 +117,12 @@ test_expect_success '-c auto on a class with a shorter prior: a shorter M and in
     id=$(qsub -c auto -l select=host=node2 auto.sh) && wait_until 20 has_ckpts $id 2 &&
     young_daly_matches $id && echo $id >id.flaky &&
     test $(attr_n $id checkpoint.mtbi) -lt $(attr_n $(cat id.auto) checkpoint.mtbi)
+'
+
+test_expect_success 'no -c on a spot node: checkpoints at Young/Daly, as with -c auto' '
+    id=$(qsub -l select=host=node2 auto.sh) && wait_until 20 has_ckpts $id 2 &&
+    young_daly_matches $id && test "$(job_attr $id Checkpoint)" = u &&
+    requests $id cadence | grep -q . && qdel $id && wait_state $id F
 '
 
 test_expect_success 'a node that stops answering is an interruption of its class' '

@@ -33,6 +33,19 @@ session_states() {
         [ "${4}" = "$SID" ] && printf %s "$1"
     done
 }
+# Every process of session $SID is stopped (and there is one).
+session_stopped() {
+    local f n=0
+    for f in /proc/[0-9]*/stat; do
+        read -r line <"$f" 2>/dev/null || continue
+        set -- ${line##*) }
+        [ "${4}" = "$SID" ] || continue
+        n=$((n + 1))
+        f=${f#/proc/}
+        proc_stopped ${f%/stat} "$1" || return 1
+    done
+    test $n -gt 0
+}
 running() { db_query "SELECT count(*) FROM jobs WHERE state = 'R' AND queue = 'workq'"; }
 nsuspended() { db_query "SELECT count(*) FROM jobs WHERE state = 'S'"; }
 has_session() { test -n "$(job_attr $1 session_id)"; }
@@ -56,13 +69,29 @@ test_expect_success 'an express job starts within 2 s, by suspending one job' '
     test "$(nsuspended)" = 1 && test "$(running)" = 3
 '
 
-test_expect_success 'the victim is stopped: state T, and no CPU time while suspended' '
+test_expect_success 'the victim is stopped (frozen, or state T), and uses no CPU time' '
     v=$(db_query "SELECT seq FROM jobs WHERE state = \"S\"") && echo $v >id.v &&
     SID=$(job_attr $v session_id) && export SID &&
-    wait_until 10 eval "session_states | grep -qv \"[^T]\"" &&
+    wait_until 10 session_stopped &&
     a=$(session_ticks) && sleep 2 && b=$(session_ticks) &&
     echo "suspended: $a -> $b ticks ($(session_states))" && test $((b - a)) -le 1
 '
+
+cg=$(containment)
+say "worker: ${cg:-(no containment line in its log)}"
+case $cg in
+cgroup*)
+    test_expect_success 'with job cgroups, the freezer stopped it (not SIGSTOP)' '
+        SID=$(job_attr $(cat id.v) session_id) && export SID &&
+        grep -q "job $(cat id.v)\.[^ ]* suspended (cgroup freezer)" $CLUSTER/worker*.log &&
+        ! session_states | grep -q T
+    ' ;;
+*)
+    test_expect_success 'without job cgroups, SIGSTOP stopped it: state T' '
+        SID=$(job_attr $(cat id.v) session_id) && export SID &&
+        session_states | grep -qx "T*"
+    ' ;;
+esac
 
 test_expect_success 'its resources were released: the express job runs on its node' '
     v=$(cat id.v) && e=$(cat id.e) &&
@@ -119,7 +148,7 @@ test_expect_success 'preempt_targets=NONE: the express job waits' '
 test_expect_success 'qsig -s suspend stops a job until qsig -s resume' '
     a=$(cut -d" " -f1 ids) && qsig -s suspend $a && test "$(job_state $a)" = S &&
     SID=$(job_attr $a session_id) && export SID &&
-    wait_until 10 eval "session_states | grep -qv \"[^T]\"" && sleep 2 &&
+    wait_until 10 session_stopped && sleep 2 &&
     test "$(job_state $a)" = S &&
     db_query "SELECT actor || \":\" || detail FROM events WHERE job_seq = $(seqno $a)
               AND type = \"suspended\"" | grep -q "^$(id -un):qsig -s suspend by" &&

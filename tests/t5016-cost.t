@@ -73,7 +73,7 @@ test_expect_success 'qstat -Q -f: the queue total, spot and on-demand apart' '
 
 test_expect_success 'after a scheduler restart the totals are the same' '
     qstat -Q -f workq | grep resources_used >before &&
-    kill -9 $(cat $CLUSTER/scheduler.pid) && hpcq-local start-scheduler $CLUSTER &&
+    kill9_scheduler && hpcq-local start-scheduler $CLUSTER &&
     qstat -Q -f workq | grep resources_used >after && diff before after
 '
 

@@ -14,7 +14,8 @@ BURN='while :; do :; done'
 has_session() { test -n "$(job_attr $1 session_id)"; }
 nstate() { db_query "SELECT count(*) FROM jobs WHERE state = '$1'"; }
 count_is() { test "$(nstate $1)" = "$2"; }
-stopped() { grep -q "^State:.*T (stopped)" /proc/$1/status; }
+# Stopped: state T, or frozen through its cgroup (lib.sh).
+stopped() { proc_stopped $1; }
 
 test_expect_success 'a job with checkpoints, and a job suspended for an express job' '
     c=$(printf "hpcq-ckpt done --generation 1 --bytes 5 --seconds 0.1\nhpcq-ckpt done --generation 2 --seconds 0.3\n" | qsub -c s) &&
@@ -28,7 +29,7 @@ test_expect_success 'a job with checkpoints, and a job suspended for an express 
 
 test_expect_success 'kill -9 of the scheduler: after a restart all is as it was' '
     v=$(cat id.v) && c=$(cat id.c) && qstat -f -x $c | grep -E "checkpoint|cost" >before.c &&
-    kill -9 $(cat $CLUSTER/scheduler.pid) && hpcq-local start-scheduler $CLUSTER &&
+    kill9_scheduler && hpcq-local start-scheduler $CLUSTER &&
     wait_until 20 grep -q "job $v.* still running on node1" $CLUSTER/scheduler.log &&
     test "$(job_state $v)" = S && test "$(job_state $(cat id.e))" = R &&
     test "$(job_attr $v preemption.count)" = 1 &&
@@ -58,7 +59,7 @@ test_expect_success 'a report made while the scheduler is away is held by the wo
     hpcq-local start-worker $CLUSTER 1 >/dev/null 2>&1; true &&
     printf "#!/bin/bash\nwhile [ ! -e $PWD/go ]; do sleep 0.1; done\nhpcq-ckpt done --generation 7 --bytes 70\nsleep 2\n" >late.sh &&
     id=$(qsub -c s late.sh) && wait_state $id R 30 &&
-    kill -9 $(cat $CLUSTER/scheduler.pid) && touch go && sleep 1 &&
+    kill9_scheduler && touch go && sleep 1 &&
     grep -q "job $id: checkpoint 7 reported" $CLUSTER/worker1.log &&
     hpcq-local start-scheduler $CLUSTER &&
     wait_until 20 eval "test \"\$(db_query \"SELECT size FROM checkpoints WHERE job_seq = $(seqno $id)\")\" = 70" &&

@@ -255,6 +255,19 @@ static void task_kill_now (struct loop *l, void *arg)
     }
 }
 
+/* Stop or thaw what the job runs: with the cgroup's freezer (the job
+ * cannot tell; a process that sleeps through a SIGSTOP or forks meanwhile
+ * is caught too), else SIGSTOP/SIGCONT to its process group. */
+static void task_freeze (struct task *t, int on)
+{
+    if (t->cg && (on ? cgroup_job_freeze (t->cg) : cgroup_job_thaw (t->cg)) == 0)
+        return;
+    if (t->cg)
+        log_error ("job %s: %s its cgroup; signalling instead", t->jobid,
+                   on ? "freeze" : "thaw");
+    task_signal (t, on ? SIGSTOP : SIGCONT);
+}
+
 void tasks_suspend (struct tasks *ts, struct task *t, int on)
 {
     (void)ts;
@@ -262,9 +275,10 @@ void tasks_suspend (struct tasks *ts, struct task *t, int on)
         return;
     /* One still starting stops once its script runs (task_started). */
     if (!t->starting)
-        task_signal (t, on ? SIGSTOP : SIGCONT);
+        task_freeze (t, on);
     t->suspended = on;
-    log_msg (LOG_INFO, "job %s %s", t->jobid, on ? "suspended" : "resumed");
+    log_msg (LOG_INFO, "job %s %s%s", t->jobid, on ? "suspended" : "resumed",
+             t->cg ? " (cgroup freezer)" : "");
 }
 
 void tasks_kill (struct tasks *ts, struct task *t, enum task_kill why, int immediate)
@@ -273,7 +287,7 @@ void tasks_kill (struct tasks *ts, struct task *t, enum task_kill why, int immed
         return;
     /* A stopped job gets its signal only once it runs again. */
     if (t->suspended) {
-        task_signal (t, SIGCONT);
+        task_freeze (t, 0);
         t->suspended = 0;
     }
     if (t->kill == KILL_NONE)
@@ -518,7 +532,7 @@ static void task_started (struct tasks *ts, struct task *t)
         else {
             task_deliver_pending (ts, t);
             if (t->suspended)
-                task_signal (t, SIGSTOP);   /* suspended while it started */
+                task_freeze (t, 1);     /* suspended while it started */
         }
     }
     free (t->status);

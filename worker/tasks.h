@@ -110,9 +110,9 @@ struct task *tasks_next (struct task *t);
  * once (immediate). */
 void tasks_kill (struct tasks *ts, struct task *t, enum task_kill why, int immediate);
 
-/* Stop every process of the task (on=1), or let them go on (0): SIGSTOP
- * or SIGCONT to its cgroup and process group.  A task being killed is let
- * go on so that it can die. */
+/* Stop every process of the task (on=1), or let them go on (0): its
+ * cgroup's freezer, else SIGSTOP or SIGCONT to its process group.  A task
+ * being killed is let go on so that it can die. */
 void tasks_suspend (struct tasks *ts, struct task *t, int on);
 
 /* The helpers that act as a job's owner (for other modules' work as the

@@ -14,6 +14,7 @@
 #include "common/util.h"
 #include "worker/checkpoint.h"
 #include "worker/launch.h"
+#include "worker/notice.h"
 #include "worker/tasks.h"
 #include "worker/worker.h"
 
@@ -213,6 +214,7 @@ static void worker_hello_acked (struct worker *w)
     struct task *t = tasks_first (w->tasks), *next;
 
     w->hello_id = 0;
+    notice_link_up (w->notice);
     for (; t; t = next) {
         next = tasks_next (t);
         if (t->done && t->report_id == REPORT_IN_HELLO)
@@ -227,6 +229,8 @@ static void worker_handle_reply (struct worker *w, struct wire_msg *msg)
 {
     struct task *t;
 
+    if (notice_reply (w->notice, msg))
+        return;
     if (msg->errnum) {
         log_msg (LOG_ERR, "scheduler refused %s: %s", msg->type,
                  msg->errstr ? msg->errstr : "?");
@@ -411,7 +415,8 @@ struct worker *worker_create (struct loop *loop, struct config *cfg,
     w->cfg = cfg;
     w->next_id = 1;
     if (worker_settings (w, err) < 0
-        || auth_from_config (cfg, "hpcq-worker", &w->auth, err) < 0)
+        || auth_from_config (cfg, "hpcq-worker", &w->auth, err) < 0
+        || !(w->notice = notice_create (w, err)))
         goto error;
     if (!(w->tasks = tasks_create (w, err)) || !(w->ckpt = checkpoint_create (w, err)))
         goto error;
@@ -432,6 +437,7 @@ void worker_destroy (struct worker *w)
 {
     if (!w)
         return;
+    notice_destroy (w->notice);
     loop_timer_remove (w->tick);
     conn_destroy (w->link);
     checkpoint_destroy (w->ckpt);

@@ -24,6 +24,7 @@
 
 struct tasks;
 struct task;
+struct notice;
 struct auth;
 struct checkpoint;
 
@@ -37,6 +38,7 @@ struct worker {
     struct gpu gpus[GPU_MAX];
     int ngpus;
     char labels[256];
+    struct notice *notice;      /* the provider's spot notice (notice.h) */
     char spool[4096];
     int64_t heartbeat_ms;
     int64_t kill_delay_ms;

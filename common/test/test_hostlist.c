@@ -15,6 +15,24 @@ static void check (const char *want, int n, const char *const *hosts)
     is (buf, want, "hostlist %s", want);
 }
 
+static int collect (const char *name, void *arg)
+{
+    char *buf = arg;
+
+    if (*buf)
+        strcat (buf, " ");
+    strcat (buf, name);
+    return 0;
+}
+
+static void expands (const char *list, const char *want)
+{
+    char buf[512] = "";
+    int n = hostlist_expand (list, 100, collect, buf);
+
+    ok (n > 0 && strcmp (buf, want) == 0, "expand %s: %s (%d)", list, buf, n);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -34,6 +52,22 @@ int main (void)
                                        sizeof (small));
         ok (need == strlen ("node[01,03]") && strlen (small) == 7,
             "a short buffer is cut, the length needed returned");
+    }
+    expands ("n1", "n1");
+    expands ("node[01-03,07],gpu1", "node01 node02 node03 node07 gpu1");
+    expands ("n[8-10]", "n8 n9 n10");
+    expands ("n[08-10].ib", "n08.ib n09.ib n10.ib");
+    expands ("a,b[1-2],c", "a b1 b2 c");
+    {
+        char buf[512] = "";
+        ok (hostlist_expand ("n[1-", 100, collect, buf) < 0
+            && hostlist_expand ("n[3-1]", 100, collect, buf) < 0
+            && hostlist_expand ("n[a]", 100, collect, buf) < 0
+            && hostlist_expand ("n1,,n2", 100, collect, buf) < 0
+            && hostlist_expand ("", 100, collect, buf) < 0
+            && hostlist_expand ("n[1]x[2]", 100, collect, buf) < 0,
+            "malformed host lists are refused");
+        ok (hostlist_expand ("n[1-101]", 100, collect, buf) < 0, "more than max refused");
     }
     return done_testing ();
 }

@@ -22,6 +22,9 @@ FUZZ_TARGET_SOURCES = \
 	tests/fuzz/fuzz_config.c \
 	tests/fuzz/fuzz_sim_trace.c \
 	tests/fuzz/fuzz_mig.c \
+	tests/fuzz/fuzz_ckptspec.c \
+	tests/fuzz/fuzz_spotnotice.c \
+	tests/fuzz/fuzz_reclaims.c \
 	tests/fuzz/fuzz_limits.c
 
 # The code under test, compiled again for each build (with the sanitizers,

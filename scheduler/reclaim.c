@@ -1,0 +1,377 @@
+/* reclaim.c - see reclaim.h
+ *
+ * The jobs on a reclaimed node are kept in a list until each leaves
+ * (requeued here, or its attempt ended some other way); a timer looks at
+ * the deadlines ten times a second.  What the checkpoint module does for a
+ * reclaim is behind reclaim_ckpt.h.
+ */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "db/db_job.h"
+#include "db/db_node.h"
+#include "scheduler/jobs.h"
+#include "scheduler/lifecycle.h"
+#include "scheduler/nodes.h"
+#include "scheduler/place.h"
+#include "scheduler/reclaim.h"
+#include "scheduler/reclaim_ckpt.h"
+#include "scheduler/sched.h"
+
+#define RECLAIM_TICK_MS 100
+#define RECLAIM_MAX_NOTICE 86400        /* seconds ahead a notice may be */
+
+/* A job on a reclaimed node, until it leaves. */
+struct rjob {
+    struct job *job;
+    int attempt;
+    struct rnode *rn;
+    int64_t requeue_ms;         /* requeued then at the latest */
+    int asked;                  /* a checkpoint was asked of it */
+    LIST_ENTRY (rjob) link;
+};
+
+/* A node with a notice. */
+struct rnode {
+    struct node *n;
+    int64_t deadline_ms;        /* util_now_ms clock */
+    char source[96];
+    int taken;                  /* down: the provider took it */
+    LIST_ENTRY (rnode) link;
+};
+
+struct reclaim {
+    struct server *srv;
+    struct loop_timer *tick;
+    LIST_HEAD (, rjob) jobs;
+    LIST_HEAD (, rnode) nodes;
+};
+
+static const struct handler reclaim_handlers[];
+
+static struct rnode *rnode_of (struct reclaim *rc, const struct node *n)
+{
+    struct rnode *rn;
+
+    LIST_FOREACH (rn, &rc->nodes, link)
+        if (rn->n == n)
+            return rn;
+    return NULL;
+}
+
+static struct rjob *rjob_of (struct reclaim *rc, const struct job *job)
+{
+    struct rjob *rj;
+
+    LIST_FOREACH (rj, &rc->jobs, link)
+        if (rj->job == job)
+            return rj;
+    return NULL;
+}
+
+static void rjob_free (struct rjob *rj)
+{
+    LIST_REMOVE (rj, link);
+    free (rj);
+}
+
+static void reclaim_event (struct reclaim *rc, const char *type, const char *detail)
+{
+    if (db_event_add (rc->srv->db, 0, util_wall_secs (), type, "scheduler", detail) < 0)
+        log_error ("record %s", type);
+}
+
+/* 1 if job holds part of n. */
+static int job_on (const struct job *job, const struct node *n)
+{
+    for (int s = 0; job->alloc && s < job->alloc->n; s++)
+        if (job->alloc->slot[s].node == n)
+            return 1;
+    return 0;
+}
+
+/* A job requeued by a reclaim starts elsewhere at once if it fits (the
+ * reclaimed node drains, so it is not a candidate), else it goes ahead of
+ * every other waiting job (job->restart_first) until it starts. */
+static void restart_now (struct reclaim *rc, struct job *job)
+{
+    struct server *srv = rc->srv;
+    struct alloc *a = NULL;
+    struct node **nodes;
+    int nn;
+
+    job->restart_first = 1;
+    server_request_pass (srv);
+    if (job->rec.state != 'Q')
+        return;
+    nodes = nodes_all (srv->nodes, &nn);
+    if (!(a = place_job (nodes, nn, job, 0)))
+        return;
+    if (lifecycle_start (srv, job, a) < 0) {
+        log_error ("job %s: restart", job->id);
+        free (a);
+        return;
+    }
+    log_msg (LOG_INFO, "job %s (%s) restarts at once on %s", job->id, job->rec.owner,
+             job->rec.exec_host);
+    sched_launch (srv, job);
+}
+
+static void requeue (struct reclaim *rc, struct rjob *rj, const char *how)
+{
+    struct job *job = rj->job;
+    char why[300];
+
+    snprintf (why, sizeof (why), "reclaimed: node %s (%s); %s", rj->rn->n->name,
+              rj->rn->source, how);
+    rjob_free (rj);
+    if (rck_requeue (rc->srv, job, why) < 0) {
+        log_error ("job %s: requeue after a reclaim", job->id);
+        return;
+    }
+    restart_now (rc, job);
+}
+
+void reclaim_checkpointed (struct reclaim *rc, struct job *job, int reported)
+{
+    struct rjob *rj = rjob_of (rc, job);
+
+    if (rj && rj->attempt == job->rec.run_count && job->rec.state == 'R')
+        requeue (rc, rj, reported ? "checkpoint reported" : "no checkpoint reported in time");
+}
+
+/* The provider has taken n (its link dropped, or the deadline came):
+ * down, and what still runs there is lost with it. */
+static void taken (struct reclaim *rc, struct rnode *rn, const char *how)
+{
+    struct server *srv = rc->srv;
+    struct node *n = rn->n;
+    struct job *job, *next;
+    char detail[256];
+
+    rn->taken = 1;
+    snprintf (detail, sizeof (detail), "%s: %s (%s)", n->name, how, rn->source);
+    log_msg (LOG_WARNING, "node %s reclaimed: %s (%s)", n->name, how, rn->source);
+    n->state = NODE_DOWN;
+    n->down_since_ms = util_now_ms ();
+    snprintf (n->comment, sizeof (n->comment), "reclaimed (%s)", rn->source);
+    if (db_node_set_state (srv->db, n->name, "down", util_wall_secs ()) < 0)
+        log_error ("node %s: record state", n->name);
+    for (job = LIST_FIRST (jobs_running (srv->jobs)); job; job = next) {
+        next = LIST_NEXT (job, r_link);
+        if (!job_on (job, n))
+            continue;
+        if (rjob_of (rc, job))
+            rjob_free (rjob_of (rc, job));
+        if (lifecycle_node_lost (srv, job, detail) < 0)
+            log_error ("job %s: handle node loss", job->id);
+        else if (job->rec.state == 'Q')
+            restart_now (rc, job);
+    }
+    if (n->conn) {
+        conn_set_aux (n->conn, NULL);
+        conn_close (n->conn);
+        node_set_link (n, NULL);
+    }
+    reclaim_event (rc, "node_reclaimed", detail);
+    server_request_pass (srv);
+}
+
+static void reclaim_tick (struct loop *l, void *arg)
+{
+    struct reclaim *rc = arg;
+    int64_t now = util_now_ms ();
+    struct rjob *rj, *rjn;
+    struct rnode *rn;
+
+    for (rj = LIST_FIRST (&rc->jobs); rj; rj = rjn) {
+        rjn = LIST_NEXT (rj, link);
+        if (rj->job->rec.state != 'R' || rj->job->rec.run_count != rj->attempt)
+            rjob_free (rj);         /* it ended, or left, otherwise */
+        else if (now >= rj->requeue_ms)
+            /* The checkpoint request expires at the same time: whichever
+             * of the two runs first, the reason is the same. */
+            requeue (rc, rj, rj->asked ? "no checkpoint reported in time"
+                                       : "the notice time is nearly up");
+    }
+    LIST_FOREACH (rn, &rc->nodes, link) {
+        if (rn->taken)
+            continue;
+        if (!rn->n->conn)
+            taken (rc, rn, "its worker is gone");
+        else if (now >= rn->deadline_ms)
+            taken (rc, rn, "the notice time is up");
+    }
+}
+
+int reclaim_notice (struct reclaim *rc, struct node *n, int64_t deadline,
+                    const char *source)
+{
+    struct server *srv = rc->srv;
+    int64_t now = util_now_ms (), left = (deadline - util_wall_secs ()) * 1000;
+    int64_t margin = left / 4 > 10000 ? 10000 : left / 4 < 1000 ? 1000 : left / 4;
+    struct rnode *rn = rnode_of (rc, n);
+    struct job *job;
+    char detail[256];
+    int k = 0;
+
+    if (rn && !rn->taken && now + left >= rn->deadline_ms)
+        return 0;       /* told already, as soon or sooner */
+    if (!rn) {
+        rn = xzalloc (sizeof (*rn));
+        rn->n = n;
+        LIST_INSERT_HEAD (&rc->nodes, rn, link);
+    }
+    rn->taken = 0;
+    rn->deadline_ms = now + left;
+    snprintf (rn->source, sizeof (rn->source), "%s", source);
+    n->drain |= NODE_DRAIN_RECLAIM;
+    LIST_FOREACH (job, jobs_running (srv->jobs), r_link) {
+        struct rjob *rj;
+        if (job->rec.state != 'R' || !job_on (job, n) || rjob_of (rc, job))
+            continue;
+        rj = xzalloc (sizeof (*rj));
+        rj->job = job;
+        rj->attempt = job->rec.run_count;
+        rj->rn = rn;
+        rj->requeue_ms = rn->deadline_ms - margin;
+        LIST_INSERT_HEAD (&rc->jobs, rj, link);
+        k++;
+        /* Asked for a checkpoint now; without one it leaves at its time. */
+        if (rck_job_checkpoints (srv, job))
+            rj->asked = rck_request (srv, job, rj->requeue_ms) == 0;
+    }
+    snprintf (detail, sizeof (detail), "%s: %s, taken in %.1f s; %d job%s", n->name, source,
+              left / 1000.0, k, k == 1 ? "" : "s");
+    log_msg (LOG_WARNING, "reclaim notice for node %s", detail);
+    reclaim_event (rc, "node_reclaim_notice", detail);
+    rck_interrupted (srv, n, detail);
+    server_request_pass (srv);
+    return 0;
+}
+
+void reclaim_node_hello (struct reclaim *rc, struct node *n)
+{
+    struct rnode *rn = rc ? rnode_of (rc, n) : NULL;
+
+    if (!rn || !rn->taken)
+        return;     /* no notice, or a link that blinked: still draining */
+    log_msg (LOG_INFO, "node %s is back after its reclaim", n->name);
+    n->drain &= ~NODE_DRAIN_RECLAIM;
+    n->comment[0] = '\0';
+    LIST_REMOVE (rn, link);
+    free (rn);
+}
+
+/* node.notice {provider, action, deadline}: the node's worker read its
+ * provider's notice. */
+static void handle_notice (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    struct node *n = conn_aux (c);
+    const char *provider, *action;
+    json_int_t deadline;
+    int64_t now = util_wall_secs ();
+    char source[96];
+
+    if (!n) {
+        server_reply_error (c, msg, EPROTO, "node.notice before node.hello");
+        return;
+    }
+    if (json_unpack (msg->body, "{s:s s:s s:I}", "provider", &provider, "action", &action,
+                     "deadline", &deadline) < 0
+        || deadline < now - RECLAIM_MAX_NOTICE || deadline > now + RECLAIM_MAX_NOTICE) {
+        server_reply_error (c, msg, EPROTO, "node.notice: malformed request");
+        return;
+    }
+    snprintf (source, sizeof (source), "%.16s %.24s", provider, action);
+    if (reclaim_notice (srv->reclaim, n, deadline, source) < 0) {
+        server_reply_error (c, msg, EIO, "node.notice: %s", strerror (errno));
+        return;
+    }
+    server_reply_after_commit (srv, c, msg, NULL);
+}
+
+/* node.reclaim {names, notice}: pbsnodes --reclaim, operators only. */
+static void handle_reclaim (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    json_t *names, *v;
+    json_int_t notice = 120;
+    char who[64], source[96];
+    size_t i;
+
+    if (json_unpack (msg->body, "{s:o s?I}", "names", &names, "notice", &notice) < 0
+        || !json_is_array (names) || json_array_size (names) == 0
+        || notice < 0 || notice > RECLAIM_MAX_NOTICE) {
+        server_reply_error (c, msg, EPROTO, "node.reclaim: malformed request");
+        return;
+    }
+    if (!server_is_operator (srv, conn_peer_uid (c))) {
+        server_reply_error (c, msg, EPERM, "Unauthorized Request");
+        return;
+    }
+    json_array_foreach (names, i, v) {
+        const char *name = json_string_value (v);
+        struct node *n = name ? nodes_lookup (srv->nodes, name) : NULL;
+        if (!n || n->ncpus <= 0) {
+            server_reply_error (c, msg, ENOENT, "Unknown node %s", name ? name : "?");
+            return;
+        }
+        if (n->state != NODE_UP) {
+            server_reply_error (c, msg, EAGAIN, "node %s is not up", name);
+            return;
+        }
+    }
+    server_user_name (conn_peer_uid (c), who, sizeof (who));
+    snprintf (source, sizeof (source), "pbsnodes --reclaim by %s", who);
+    json_array_foreach (names, i, v)
+        (void)reclaim_notice (srv->reclaim, nodes_lookup (srv->nodes, json_string_value (v)),
+                              util_wall_secs () + notice, source);
+    server_reply_after_commit (srv, c, msg, NULL);
+}
+
+static const struct handler reclaim_handlers[] = {
+    { "node.notice", handle_notice, ROLE_NODE },
+    { "node.reclaim", handle_reclaim, ROLE_ANY },
+    { NULL, NULL, 0 },
+};
+
+struct reclaim *reclaim_create (struct server *srv, struct hpcq_error *err)
+{
+    struct reclaim *rc = xzalloc (sizeof (*rc));
+
+    rc->srv = srv;
+    LIST_INIT (&rc->jobs);
+    LIST_INIT (&rc->nodes);
+    if (!(rc->tick = loop_timer_add (srv->loop, RECLAIM_TICK_MS, RECLAIM_TICK_MS,
+                                     reclaim_tick, rc))
+        || server_register (srv, reclaim_handlers) < 0) {
+        errprintf (err, "cannot create the reclaim module: %s", strerror (errno));
+        reclaim_destroy (rc);
+        return NULL;
+    }
+    return rc;
+}
+
+void reclaim_destroy (struct reclaim *rc)
+{
+    struct rjob *rj;
+    struct rnode *rn;
+
+    if (!rc)
+        return;
+    loop_timer_remove (rc->tick);
+    while ((rj = LIST_FIRST (&rc->jobs)))
+        rjob_free (rj);
+    while ((rn = LIST_FIRST (&rc->nodes))) {
+        LIST_REMOVE (rn, link);
+        free (rn);
+    }
+    free (rc);
+}
