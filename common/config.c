@@ -23,10 +23,12 @@ static const char *known_keys[] = {
     "managers", "operators", "fairshare_halflife", "fairshare_gpu_weight",
     "priority_weight_queue", "priority_weight_job", "priority_weight_age",
     "priority_weight_fairshare", "priority_max_age",
+    "metrics_listen", "http_token_file", "query_other_jobs", "job_history_enable",
+    "job_history_duration",
     /* worker */
     "server", "node_name", "ncpus", "mem", "gpus", "gpu_model", "gpu_mem",
     "spool_dir", "heartbeat_interval", "kill_delay", "labels", "mig_layout",
-    "jobdir_root",
+    "jobdir_root", "health_check_program", "health_check_interval", "telemetry_interval",
     /* both */
     "log_file", "log_level",
     NULL,

@@ -128,6 +128,14 @@ static void job_ops_before_sleep (struct loop *l, void *arg)
     }
 }
 
+int job_ops_waited (const struct job_ops *ops, const struct job *job)
+{
+    for (const struct waiter *w = ops ? ops->waiters : NULL; w; w = w->next)
+        if (w->job == job)
+            return 1;
+    return 0;
+}
+
 void job_ops_conn_closed (struct job_ops *ops, struct conn *c)
 {
     struct waiter **wp;

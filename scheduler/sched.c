@@ -16,6 +16,7 @@
 #include "scheduler/place.h"
 #include "scheduler/policy.h"
 #include "scheduler/queue.h"
+#include "scheduler/metrics.h"
 #include "scheduler/sched.h"
 
 struct sched {
@@ -237,6 +238,7 @@ void sched_run (struct sched *s)
     struct server *srv = s->srv;
     struct policy_ctx ctx = { .fit = sched_fit, .start = sched_start, .arg = srv };
     int n, k = 0;
+    int64_t t0;
 
     if (!s->requested)
         return;
@@ -245,6 +247,7 @@ void sched_run (struct sched *s)
         depend_update (srv);
     if ((n = jobs_queued_count (srv->jobs)) == 0)
         return;
+    t0 = util_now_us ();
     ctx.jobs = calloc (n, sizeof (*ctx.jobs));
     if (!ctx.jobs)
         return;
@@ -265,6 +268,7 @@ void sched_run (struct sched *s)
     if (ctx.njobs > 0)
         s->policy->pass (&ctx);
     free (ctx.jobs);
+    metrics_pass_observed (srv->metrics, (double)(util_now_us () - t0) / 1e6);
     /* Jobs that just started may release "after" dependents. */
     if (depend_count (srv) > 0 && jobs_queued_count (srv->jobs) != n)
         s->requested = 1;

@@ -18,16 +18,24 @@
 #include "common/arrayspec.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "scheduler/accounting.h"
+#include "scheduler/api.h"
 #include "scheduler/depend.h"
 #include "scheduler/fairshare.h"
+#include "scheduler/history.h"
+#include "scheduler/http.h"
 #include "scheduler/job_ops.h"
 #include "scheduler/job_rpc.h"
 #include "scheduler/jobs.h"
+#include "scheduler/metrics.h"
 #include "scheduler/node_admin.h"
+#include "scheduler/node_health.h"
 #include "scheduler/nodes.h"
 #include "scheduler/queue.h"
 #include "scheduler/sched.h"
 #include "scheduler/server.h"
+#include "scheduler/statuspage.h"
+#include "scheduler/telemetry.h"
 
 /* A message held back until the batch it depends on is committed. */
 struct pending {
@@ -165,11 +173,18 @@ static void server_before_sleep (struct loop *l, void *arg)
 {
     struct server *srv = arg;
 
+    int batch;
+    int64_t t0;
+
     sched_run (srv->sched);
-    if (db_in_txn (srv->db))
+    if ((batch = db_in_txn (srv->db)))
         srv->stat_commits++;
+    t0 = util_now_us ();
     if (db_commit (srv->db) < 0)
         server_commit_failed (srv);
+    if (batch)
+        metrics_commit_observed (srv->metrics, (double)(util_now_us () - t0) / 1e6);
+    accounting_after_commit (srv->accounting);
     server_flush_pending (srv, 1);
 }
 
@@ -354,8 +369,10 @@ static int server_write_address (struct server *srv, const char *state_dir,
 
     snprintf (path, sizeof (path), "%s/scheduler.address", state_dir);
     snprintf (tmp, sizeof (tmp), "%s.tmp", path);
-    snprintf (text, sizeof (text), "tcp=%s:%d\nsocket=%s\npid=%d\n",
-              srv->tcp_host, srv->tcp_port, srv->socket_path, (int)getpid ());
+    snprintf (text, sizeof (text), "tcp=%s:%d\nsocket=%s\npid=%d\n%s%s%s",
+              srv->tcp_host, srv->tcp_port, srv->socket_path, (int)getpid (),
+              srv->http ? "http=" : "", srv->http ? http_address (srv->http) : "",
+              srv->http ? "\n" : "");
     if (!(f = fopen (tmp, "w")) || fputs (text, f) < 0 || fclose (f) != 0
         || rename (tmp, path) < 0)
         return errprintf (err, "cannot write %s: %s", path, strerror (errno));
@@ -455,6 +472,12 @@ struct server *server_create (struct loop *loop, struct config *cfg,
     }
     if (server_settings (srv, err) < 0 || server_open_db (srv, state_dir, err) < 0)
         goto error;
+    /* Before anything can change a job: the accounting log catches up with
+     * its outbox, and the history window decides what is loaded. */
+    srv->metrics = metrics_create (srv);
+    if (!(srv->accounting = accounting_create (srv, err))
+        || !(srv->history = history_create (srv, err)))
+        goto error;
     if (!(srv->nodes = nodes_create (srv)) || !(srv->jobs = jobs_create (srv))
         || !(srv->depend = depend_create ())) {
         errprintf (err, "cannot create subsystems: %s", strerror (errno));
@@ -469,7 +492,8 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         errprintf (err, "default_queue '%s' does not exist", srv->default_queue);
         goto error;
     }
-    if (nodes_load (srv->nodes) < 0 || jobs_load (srv->jobs) < 0
+    if (nodes_load (srv->nodes) < 0
+        || jobs_load (srv->jobs, history_cutoff (srv->history)) < 0
         || server_attach_depends (srv, err) < 0
         || db_commit (srv->db) < 0) {
         errprintf (err, "cannot load jobs from the database");
@@ -478,8 +502,17 @@ struct server *server_create (struct loop *loop, struct config *cfg,
     if (job_rpc_register (srv) < 0 || queue_rpc_register (srv) < 0
         || node_admin_register (srv) < 0
         || loop_before_sleep (loop, server_before_sleep, srv) < 0
-        || !(srv->job_ops = job_ops_create (srv))) {
+        || !(srv->job_ops = job_ops_create (srv))
+        || !(srv->telemetry = telemetry_create (srv))
+        || !(srv->node_health = node_health_create (srv))) {
         errprintf (err, "cannot register handlers");
+        goto error;
+    }
+    if (http_create (srv, &srv->http, err) < 0)
+        goto error;
+    if (metrics_register (srv->metrics, srv->http) < 0 || api_register (srv, srv->http) < 0
+        || statuspage_register (srv->http) < 0) {
+        errprintf (err, "cannot register the HTTP paths");
         goto error;
     }
     if (server_listen (srv, state_dir, err) < 0)
@@ -497,8 +530,14 @@ void server_destroy (struct server *srv)
     if (!srv)
         return;
     int saved = errno;
-    /* Only what is durable may be sent. */
-    server_flush_pending (srv, srv->db && db_commit (srv->db) == 0);
+    int committed = srv->db && db_commit (srv->db) == 0;
+
+    http_destroy (srv->http);
+    /* Only what is durable may be sent, or written to the accounting log. */
+    server_flush_pending (srv, committed);
+    if (committed)
+        accounting_after_commit (srv->accounting);
+    accounting_destroy (srv->accounting);
     for (int i = 0; i < srv->nconns; i++)
         conn_destroy (srv->conns[i]);
     free (srv->conns);
@@ -514,6 +553,10 @@ void server_destroy (struct server *srv)
     if (srv->address_path[0])
         (void)unlink (srv->address_path);
     job_ops_destroy (srv->job_ops);
+    node_health_destroy (srv->node_health);
+    telemetry_destroy (srv->telemetry);
+    history_destroy (srv->history);
+    metrics_destroy (srv->metrics);
     sched_destroy (srv->sched);
     depend_destroy (srv->depend);
     jobs_destroy (srv->jobs);

@@ -29,6 +29,12 @@ struct depend;
 struct queues;
 struct fairshare;
 struct job_ops;
+struct accounting;
+struct metrics;
+struct telemetry;
+struct http;
+struct history;
+struct node_health;
 struct server;
 
 enum {
@@ -53,6 +59,12 @@ struct server {
     struct queues *queues;
     struct fairshare *fairshare;
     struct job_ops *job_ops;    /* qsig, qrerun, qrun, qorder, qmsg, waits (job_ops.h) */
+    struct accounting *accounting;  /* PBS accounting log (accounting.h) */
+    struct metrics *metrics;        /* Prometheus counters (metrics.h) */
+    struct telemetry *telemetry;    /* GPU telemetry from workers (telemetry.h) */
+    struct http *http;              /* /metrics, /api/v1, status page, or NULL (http.h) */
+    struct history *history;        /* job_history_duration (history.h) */
+    struct node_health *node_health;    /* nodes offlined by health checks */
     char name[64];              /* server name: job ids are NUM.NAME */
     char host[256];             /* this host, for Job_Owner and hello */
     char default_queue[64];
@@ -73,7 +85,7 @@ struct server {
     int64_t stat_commits;       /* transactions committed (group commits) */
     int64_t stat_submitted;     /* jobs accepted since start */
 
-    const struct handler *tables[8];
+    const struct handler *tables[16];
     int ntables;
 
     struct pending *pending;    /* messages waiting for the commit */

@@ -260,8 +260,11 @@ void tasks_reap (struct tasks *ts)
         for (t = ts->head; t; t = t->next)
             if (t->pid == pid && !t->done)
                 break;
-        if (!t)
-            continue;   /* a child whose launch had already failed */
+        if (!t) {
+            /* The health check's, or a child whose launch had failed. */
+            worker_child_exited (ts->w, pid, status);
+            continue;
+        }
         task_exited (ts, t, status, &ru);
         worker_report (ts->w, t);
     }
