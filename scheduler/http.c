@@ -70,19 +70,10 @@ const char *http_arg (struct http_req *r, const char *key)
     return MHD_lookup_connection_value (r->conn, MHD_GET_ARGUMENT_KIND, key);
 }
 
-/* PBS's query_other_jobs: false (the default, as limits.h sets it for
- * job.stat) shows users others' jobs as the qstat table does only. */
-static int query_other_jobs (const struct server *srv)
-{
-    const char *v = config_get (srv->cfg, "query_other_jobs", "false");
-
-    return !strcasecmp (v, "true") || !strcasecmp (v, "1") || !strcasecmp (v, "yes");
-}
-
 int http_may_see (const struct http_req *r, int64_t owner_uid)
 {
     return r->who.operator || (r->who.known && (int64_t)r->who.uid == owner_uid)
-           || query_other_jobs (r->srv);
+           || server_query_other_jobs (r->srv);
 }
 
 /* ---- answers ------------------------------------------------------------ */

@@ -458,6 +458,7 @@ void job_ops_destroy (struct job_ops *ops)
 {
     if (!ops)
         return;
+    loop_before_sleep_remove (ops->srv->loop, job_ops_before_sleep, ops);
     while (ops->waiters) {
         struct waiter *w = ops->waiters;
         ops->waiters = w->next;

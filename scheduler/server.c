@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -25,6 +26,7 @@
 #include "scheduler/history.h"
 #include "scheduler/http.h"
 #include "scheduler/job_ops.h"
+#include "scheduler/job_trace.h"
 #include "scheduler/job_rpc.h"
 #include "scheduler/jobs.h"
 #include "scheduler/metrics.h"
@@ -96,6 +98,13 @@ int server_is_operator (const struct server *srv, uid_t uid)
 int server_may_act (const struct server *srv, uid_t uid, int64_t owner_uid)
 {
     return (int64_t)uid == owner_uid || server_is_operator (srv, uid);
+}
+
+int server_query_other_jobs (const struct server *srv)
+{
+    const char *v = config_get (srv->cfg, "query_other_jobs", "false");
+
+    return !strcasecmp (v, "true") || !strcasecmp (v, "1") || !strcasecmp (v, "yes");
 }
 
 int server_register (struct server *srv, const struct handler *table)
@@ -492,7 +501,8 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         errprintf (err, "default_queue '%s' does not exist", srv->default_queue);
         goto error;
     }
-    if (nodes_load (srv->nodes) < 0
+    /* Readers of the database (hpcq-report) name jobs as we do. */
+    if (db_server_set (srv->db, "server_name", srv->name) < 0 || nodes_load (srv->nodes) < 0
         || jobs_load (srv->jobs, history_cutoff (srv->history)) < 0
         || server_attach_depends (srv, err) < 0
         || db_commit (srv->db) < 0) {
@@ -503,6 +513,7 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         || node_admin_register (srv) < 0
         || loop_before_sleep (loop, server_before_sleep, srv) < 0
         || !(srv->job_ops = job_ops_create (srv))
+        || job_trace_register (srv) < 0
         || !(srv->telemetry = telemetry_create (srv))
         || !(srv->node_health = node_health_create (srv))) {
         errprintf (err, "cannot register handlers");
@@ -538,6 +549,7 @@ void server_destroy (struct server *srv)
     if (committed)
         accounting_after_commit (srv->accounting);
     accounting_destroy (srv->accounting);
+    loop_before_sleep_remove (srv->loop, server_before_sleep, srv);
     for (int i = 0; i < srv->nconns; i++)
         conn_destroy (srv->conns[i]);
     free (srv->conns);

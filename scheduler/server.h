@@ -124,6 +124,10 @@ int server_may_act (const struct server *srv, uid_t uid, int64_t owner_uid);
 int server_is_manager (const struct server *srv, uid_t uid);
 int server_is_operator (const struct server *srv, uid_t uid);
 
+/* PBS's query_other_jobs (config; false by default): may users see others'
+ * jobs in full?  (Otherwise as the qstat table shows them.) */
+int server_query_other_jobs (const struct server *srv);
+
 /* The user name for uid ("uid1234" if it has none). */
 void server_user_name (uid_t uid, char *buf, int len);
 
