@@ -483,6 +483,16 @@ static int acct_held (struct accounting *a, const struct job *job)
     return db_exec_stmt (a->srv->db, st);
 }
 
+/* PBS writes an array's E record only if the array had begun (a subjob
+ * ran: OpenPBS chk_array_doneness). */
+static int acct_array_begun (const struct job *array)
+{
+    for (int i = 0; i < array->nsub; i++)
+        if (array->sub[i]->rec.run_count > 0)
+            return 1;
+    return 0;
+}
+
 /* The record of an array's end: its range, when its first subjob began. */
 static int acct_array_end (struct accounting *a, struct job *array, int64_t now)
 {
@@ -556,7 +566,7 @@ int accounting_job_event (struct accounting *a, struct job *job, char old,
         return acct_emit (a, &f);
     case JOB_EV_FINISHED:
         if (job->is_array)
-            return acct_array_end (a, job, f.time);
+            return acct_array_begun (job) ? acct_array_end (a, job, f.time) : 0;
         return acct_end (a, job, ACCT_ENDED, f.time);
     case JOB_EV_REQUEUED:
         return acct_end (a, job, ACCT_RERUN, f.time);
