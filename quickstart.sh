@@ -14,11 +14,14 @@ top=$(pwd)
 # over UCX and NetCDF (configure turns off what it does not find).
 PACKAGES="build-essential autoconf automake libtool pkg-config libsqlite3-dev
           uuid-dev libjansson-dev sqlite3 python3 procps bc
-          libopenmpi-dev openmpi-bin libucx-dev libnetcdf-dev netcdf-bin libpng-dev zlib1g-dev"
+          libopenmpi-dev openmpi-bin libucx-dev libnetcdf-dev netcdf-bin libpng-dev zlib1g-dev
+          libxxhash-dev"
 # Installed without their recommended packages (Snakemake 7's would bring
 # ~200 more, ImageMagick and GDAL among them): the workflow tool the
-# compatibility tests run for real (t1100, t1106).
-PACKAGES_LEAN="snakemake"
+# compatibility tests run for real (t1100, t1106); LAMMPS, which hpcq-md
+# is checked against trajectory by trajectory (t3105; its manual is the
+# recommended package).
+PACKAGES_LEAN="snakemake lammps"
 
 install_packages() {
     local missing="" lean="" p

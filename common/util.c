@@ -4,6 +4,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,4 +192,42 @@ void util_short_hostname (char *buf, int len)
     buf[len - 1] = '\0';
     if ((dot = strchr (buf, '.')))
         *dot = '\0';
+}
+
+int util_parse_long (const char *s, long min, long max, long *v)
+{
+    char *end;
+    long x;
+
+    errno = 0;
+    x = strtol (s, &end, 10);
+    if (end == s || *end || (errno && errno != ERANGE)) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (errno == ERANGE || x < min || x > max) {
+        errno = ERANGE;
+        return -1;
+    }
+    *v = x;
+    return 0;
+}
+
+int util_parse_double (const char *s, double min, double max, double *v)
+{
+    char *end;
+    double x;
+
+    errno = 0;
+    x = strtod (s, &end);
+    if (end == s || *end || isnan (x)) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (errno == ERANGE || !isfinite (x) || x < min || x > max) {
+        errno = ERANGE;
+        return -1;
+    }
+    *v = x;
+    return 0;
 }

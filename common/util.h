@@ -39,4 +39,10 @@ int util_mkdir_p (const char *path);
 /* Short host name (up to the first dot) into buf. */
 void util_short_hostname (char *buf, int len);
 
+/* Whole-string numbers, for option parsers: s must be a decimal number
+ * and nothing else, within [min, max] (a double also finite).  Return 0
+ * with *v set, or -1 with errno EINVAL (not a number) or ERANGE. */
+int util_parse_long (const char *s, long min, long max, long *v);
+int util_parse_double (const char *s, double min, double max, double *v);
+
 #endif

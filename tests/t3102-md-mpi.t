@@ -47,7 +47,7 @@ test_expect_success 'the UCX point-to-point layer works too' '
 test_expect_success '2 ranks: 60 steps + restart + 40 is bitwise the straight run' '
     mpi 2 $RUN --steps 100 --dump-state s2.state >s2.out 2>&1 &&
     mpi 2 $RUN --steps 60 --checkpoint-dir ck --checkpoint-every 25 >/dev/null 2>&1 &&
-    ls ck && test -f ck/ckpt-000000000060.r00001.part &&
+    ls ck && test -f ck/md-00000003.r00001.part && grep -a -q "^step 60$" ck/md-00000003.ckpt &&
     mpi 2 $RUN --steps 100 --checkpoint-dir ck --restart --dump-state rs2.state >rs2.out 2>&1 &&
     test "$(grep "^ *100 " rs2.out)" = "$(grep "^ *100 " s2.out)" &&
     cmp s2.state rs2.state
@@ -57,6 +57,15 @@ test_expect_success 'restart of a 2-rank checkpoint on 1 and 4 ranks agrees to 1
     grep "written by 2 ranks" rs1.out && same_thermo 100 rs1.out s2.out &&
     mpi 4 $RUN --steps 100 --checkpoint-dir ck --restart >rs4.out 2>&1 &&
     same_thermo 100 rs4.out s2.out
+'
+test_expect_success 'a LAMMPS data file on 2 and 4 ranks: each rank keeps its atoms, same run' '
+    $MD --cpu --cells 6x6x6 --steps 30 --thermo 0 --write-data d.data >/dev/null &&
+    mpi 1 $RUN --data d.data --steps 100 --dump d1.dump --dump-every 100 >d1.out 2>&1 &&
+    mpi 2 $RUN --data d.data --steps 100 >d2.out 2>&1 && same_thermo 100 d2.out d1.out &&
+    mpi 4 $RUN --data d.data --steps 100 --dump d4.dump --dump-every 100 \
+        --write-data d4.data >d4.out 2>&1 && same_thermo 100 d4.out d1.out &&
+    test $(grep -c "^ITEM: TIMESTEP" d4.dump) = 2 &&
+    test $(awk "/^Atoms/ { a = 1; next } /^Velocities/ { a = 0 } a && NF == 8" d4.data | wc -l) = 864
 '
 test_expect_success 'a box too small for the ranks: one error line, exit 2' '
     set +e; mpi 4 $MD --cpu --cells 3x3x3 --cutoff 2.4 --steps 1 >x.out 2>x.err; rc=$?; set -e

@@ -35,10 +35,18 @@ expect_bad 'missing value' --sim-time
 expect_bad 'unwritable output path' --nx 16 --nz 8 --sim-time 1 --output /nonexistent/dir/x.nc
 expect_bad '--out-every without --output' --out-every 10
 expect_bad 'zero checkpoint interval' --checkpoint-every 0
+expect_bad 'keeping no checkpoint' --checkpoint-keep 0
+expect_bad 'a stray argument' --nx 16 extra
+expect_bad 'a flag given a value' --quiet=yes
 
 test_expect_success 'bad input: invalid HPCQ_CHECKPOINT_INTERVAL' '
     HPCQ_CHECKPOINT_INTERVAL=soon $CLIMATE --nx 16 --nz 8 --sim-time 1 2> env.err;
     test $? -eq 2 && test $(wc -l < env.err) -eq 1
+'
+
+test_expect_success 'bad input: invalid HPCQ_CHECKPOINT_KEEP' '
+    HPCQ_CHECKPOINT_KEEP=0 $CLIMATE --nx 16 --nz 8 --sim-time 1 2> keep.err;
+    test $? -eq 2 && test $(wc -l < keep.err) -eq 1 && grep -q HPCQ_CHECKPOINT_KEEP keep.err
 '
 
 test_expect_success 'bad input: a checkpoint of another case in the checkpoint dir' '

@@ -5,33 +5,34 @@
 CLIMATE=$HPCQ_BUILDDIR/apps/climate/hpcq-climate
 
 if ! grep -q '^#define HAVE_NETCDF 1' "$HPCQ_BUILDDIR/config.h" 2>/dev/null; then
-    test_skip 'NetCDF output' 'built without NetCDF'
-    test_expect_success 'hpcq-climate-plot renders a field to PNG' '
-    $HPCQ_BUILDDIR/apps/climate/hpcq-climate-plot a.nc theta_prime a.png > plot.out &&
-    head -c 8 a.png | od -An -c | grep -q "P   N   G" &&
-    grep -q "a.png: 24 x 12" plot.out &&
-    ! $HPCQ_BUILDDIR/apps/climate/hpcq-climate-plot a.nc nosuchvar x.png 2> plot.err &&
-    test $(wc -l < plot.err) -eq 1
-'
-
-test_done
+    test_skip 'NetCDF output and hpcq-climate-plot' 'built without NetCDF'
+    test_done
 fi
-if ! command -v ncdump > /dev/null; then
-    test_skip 'NetCDF output' 'ncdump not installed'
-    test_expect_success 'hpcq-climate-plot renders a field to PNG' '
-    $HPCQ_BUILDDIR/apps/climate/hpcq-climate-plot a.nc theta_prime a.png > plot.out &&
-    head -c 8 a.png | od -An -c | grep -q "P   N   G" &&
-    grep -q "a.png: 24 x 12" plot.out &&
-    ! $HPCQ_BUILDDIR/apps/climate/hpcq-climate-plot a.nc nosuchvar x.png 2> plot.err &&
-    test $(wc -l < plot.err) -eq 1
+
+test_expect_success 'a run with snapshots every 20 s over 100 s writes a.nc' '
+    $CLIMATE --case thermal --nx 24 --nz 12 --sim-time 100 --out-every 20 \
+        --output a.nc --quiet > a.out && test -s a.nc
 '
 
-test_done
+# The plot helper needs only a.nc (and libpng, found by configure).
+if [ -x "$HPCQ_BUILDDIR/apps/climate/hpcq-climate-plot" ]; then
+    test_expect_success 'hpcq-climate-plot renders a field to PNG' '
+        $HPCQ_BUILDDIR/apps/climate/hpcq-climate-plot a.nc theta_prime a.png > plot.out &&
+        head -c 8 a.png | od -An -c | grep -q "P   N   G" &&
+        grep -q "a.png: 24 x 12" plot.out &&
+        ! $HPCQ_BUILDDIR/apps/climate/hpcq-climate-plot a.nc nosuchvar x.png 2> plot.err &&
+        test $(wc -l < plot.err) -eq 1
+    '
+else
+    test_skip 'hpcq-climate-plot renders a field to PNG' 'built without libpng'
+fi
+
+if ! command -v ncdump > /dev/null; then
+    test_skip 'NetCDF contents' 'ncdump not installed'
+    test_done
 fi
 
 test_expect_success 'snapshots every 20 s over 100 s: 6 records' '
-    $CLIMATE --case thermal --nx 24 --nz 12 --sim-time 100 --out-every 20 \
-        --output a.nc --quiet > a.out &&
     ncdump -h a.nc > a.hdr && cat a.hdr &&
     grep -q "time = UNLIMITED ; // (6 currently)" a.hdr
 '
@@ -61,14 +62,6 @@ test_expect_success 'restart extends the file: same records as an uninterrupted 
         --output b.nc --checkpoint-dir ck --restart --quiet > b.out &&
     ncdump a.nc | sed 1d > a.txt && ncdump b.nc | sed 1d > b.txt &&
     diff a.txt b.txt
-'
-
-test_expect_success 'hpcq-climate-plot renders a field to PNG' '
-    $HPCQ_BUILDDIR/apps/climate/hpcq-climate-plot a.nc theta_prime a.png > plot.out &&
-    head -c 8 a.png | od -An -c | grep -q "P   N   G" &&
-    grep -q "a.png: 24 x 12" plot.out &&
-    ! $HPCQ_BUILDDIR/apps/climate/hpcq-climate-plot a.nc nosuchvar x.png 2> plot.err &&
-    test $(wc -l < plot.err) -eq 1
 '
 
 test_done

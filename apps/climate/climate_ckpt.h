@@ -1,21 +1,21 @@
-/* climate_ckpt.h - checkpoint files: atomic, versioned, checksummed, two
- * generations.
+/* climate_ckpt.h - hpcq-climate's checkpoints, in common/ckptfile's
+ * generations (DIR/climate-GGGGGGGG.ckpt; --checkpoint-keep of them kept).
  *
- * Rank 0 writes the whole global state (gathered) to one file, so a file is
- * by itself a complete set and a restart may use any rank count.  Files are
- * DIR/climate.ckpt.0 and DIR/climate.ckpt.1; each write goes to the slot
- * not holding the newest checkpoint, through a temporary file that is
- * fsynced and renamed, so a crash at any moment leaves at least one valid
- * generation.
+ * Rank 0 writes the whole global state (gathered) as one commit file with
+ * no parts, so a generation is by itself a complete set and a restart may
+ * use any rank count.  The payload is a header (magic, version, the
+ * metadata below) and the fields as raw doubles, [var][z][x].
  */
 #ifndef HPCQ_APPS_CLIMATE_CLIMATE_CKPT_H
 #define HPCQ_APPS_CLIMATE_CLIMATE_CKPT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
+#include "common/ckptfile.h"
 #include "common/error.h"
 
-#define CLIMATE_CKPT_VERSION 1
+#define CLIMATE_CKPT_VERSION 2
 
 /* What besides the fields a restart needs to continue bitwise. */
 struct climate_ckpt_meta {
@@ -28,23 +28,23 @@ struct climate_ckpt_meta {
     double reserved;
 };
 
-/* Write meta and global fields (CL_NV * nz * nx doubles) into dir, slot
- * 1 - *last_slot; on success *last_slot is the slot written.  Returns 0, or
- * -1 with err filled. */
-int climate_ckpt_write (const char *dir, int *last_slot,
+/* Write meta and the global fields (CL_NV * nz * nx doubles) as the next
+ * generation of st.  Returns 0 with the file's path in path (size bytes),
+ * or -1 with err filled. */
+int climate_ckpt_write (const struct ckptfile_store *st,
                         const struct climate_ckpt_meta *meta,
-                        const double *fields, struct hpcq_error *err);
+                        const double *fields, char *path, size_t size,
+                        struct hpcq_error *err);
 
-/* Find the newest valid checkpoint in dir that matches want (case, nx, nz).
- * Returns 1 with *meta, fields (allocated, caller frees) and *slot set;
- * 0 when there is none (corrupt files are reported on stderr and skipped);
- * -1 with err filled for a foreign checkpoint (another case, grid or
- * version) or an I/O error. */
-int climate_ckpt_read (const char *dir, const struct climate_ckpt_meta *want,
-                       struct climate_ckpt_meta *meta, double **fields,
-                       int *slot, struct hpcq_error *err);
-
-/* 64-bit checksum of a buffer, continuing from h (start with 0). */
-uint64_t climate_ckpt_checksum (uint64_t h, const void *buf, size_t n);
+/* Find the newest whole generation of st; it must be for want's case and
+ * grid.  Returns 1 with *meta, *fields (inside *buf, which the caller
+ * frees) and path set; 0 when there is none; -1 with err filled for a
+ * checkpoint of another case, grid or version, or errno EBADMSG when
+ * every generation is damaged (each reported on stderr). */
+int climate_ckpt_read (const struct ckptfile_store *st,
+                       const struct climate_ckpt_meta *want,
+                       struct climate_ckpt_meta *meta, const double **fields,
+                       void **buf, char *path, size_t size,
+                       struct hpcq_error *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "apps/climate/climate_model.h"
+#include "apps/climate/climate_pow.h"
 
 static const double gl_x[3] = { -0.774596669241483377, 0.0, 0.774596669241483377 };
 static const double gl_w[3] = { 5.0 / 18.0, 8.0 / 18.0, 5.0 / 18.0 };
@@ -87,12 +88,19 @@ static void set_background (struct climate_model *m)
         }
         m->rb_cell[k] = r;
         m->rtb_cell[k] = rt;
-        m->pb_cell[k] = m->kp.c0 * pow (rt, m->kp.gamma);
     }
-    for (int k = 0; k <= m->nz; k++) {
+    for (int k = 0; k <= m->nz; k++)
         background (k * m->dz, bv, &m->rb_edge[k], &m->rtb_edge[k], &th);
-        m->pb_edge[k] = m->kp.c0 * pow (m->rtb_edge[k], m->kp.gamma);
-    }
+    /* p_bar = C0 (rho theta)_bar^gamma through the pow the fluxes use, so
+     * that p' = C0 (rho theta)^gamma - p_bar is exactly 0 at rest */
+    memcpy (m->pb_cell, m->rtb_cell, m->nz * sizeof (double));
+    memcpy (m->pb_edge, m->rtb_edge, (m->nz + 1) * sizeof (double));
+    climate_pow_n (m->pb_cell, m->nz, m->kp.gamma);
+    climate_pow_n (m->pb_edge, m->nz + 1, m->kp.gamma);
+    for (int k = 0; k < m->nz; k++)
+        m->pb_cell[k] = cl_pressure (m->pb_cell[k], &m->kp, 0.0);
+    for (int k = 0; k <= m->nz; k++)
+        m->pb_edge[k] = cl_pressure (m->pb_edge[k], &m->kp, 0.0);
 }
 
 /* The perturbation is added to theta at constant rho theta (so constant

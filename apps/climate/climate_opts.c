@@ -1,188 +1,131 @@
-/* climate_opts.c - option table, parsing and --help.
+/* climate_opts.c - the command line (getopt_long, as the commands in cli/
+ * parse theirs) and --help.
  *
- * Options are a table of {name, has-argument, setter}; every value is
- * checked here so the rest of the program can trust struct climate_opts.
+ * Every value is checked here so the rest of the program can trust struct
+ * climate_opts; a bad one is one line of error for main to print.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "apps/climate/climate_cases.h"
 #include "apps/climate/climate_opts.h"
+#include "common/ckptfile.h"
+#include "common/util.h"
 
-static int parse_long (const char *s, long min, long max, long *out)
+enum {
+    OPT_CASE = 256, OPT_NX, OPT_NZ, OPT_SIM_TIME, OPT_OUT_EVERY, OPT_OUTPUT,
+    OPT_CKPT_EVERY, OPT_CKPT_DIR, OPT_CKPT_KEEP, OPT_RESTART, OPT_GPU,
+    OPT_CPU, OPT_DUMP, OPT_STOP_AFTER, OPT_QUIET,
+};
+
+static const struct option longopts[] = {
+    { "case", required_argument, NULL, OPT_CASE },
+    { "nx", required_argument, NULL, OPT_NX },
+    { "nz", required_argument, NULL, OPT_NZ },
+    { "sim-time", required_argument, NULL, OPT_SIM_TIME },
+    { "out-every", required_argument, NULL, OPT_OUT_EVERY },
+    { "output", required_argument, NULL, OPT_OUTPUT },
+    { "checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY },
+    { "checkpoint-dir", required_argument, NULL, OPT_CKPT_DIR },
+    { "checkpoint-keep", required_argument, NULL, OPT_CKPT_KEEP },
+    { "restart", no_argument, NULL, OPT_RESTART },
+    { "gpu", no_argument, NULL, OPT_GPU },
+    { "cpu", no_argument, NULL, OPT_CPU },
+    { "dump", required_argument, NULL, OPT_DUMP },
+    { "stop-after", required_argument, NULL, OPT_STOP_AFTER },
+    { "quiet", no_argument, NULL, OPT_QUIET },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+
+static int bad_int (const char *name, const char *a, const char *what,
+                    struct hpcq_error *err)
 {
-    char *end;
+    return errprintf_code (err, EINVAL, "invalid --%s '%s': need %s", name, a, what);
+}
 
-    errno = 0;
-    long v = strtol (s, &end, 10);
-    if (errno || end == s || *end || v < min || v > max)
-        return -1;
-    *out = v;
+static int set_long (long *dst, const char *name, const char *a, long min, long max,
+                     const char *what, struct hpcq_error *err)
+{
+    if (util_parse_long (a, min, max, dst) < 0)
+        return bad_int (name, a, what, err);
     return 0;
 }
 
-static int parse_double (const char *s, double min, double *out)
-{
-    char *end;
-
-    errno = 0;
-    double v = strtod (s, &end);
-    if (errno || end == s || *end || !isfinite (v) || v < min)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-typedef int (*setter_fn) (struct climate_opts *o, const char *arg,
-                          struct hpcq_error *err);
-
-static int set_case (struct climate_opts *o, const char *a, struct hpcq_error *err)
-{
-    if (!climate_case_find (a))
-        return errprintf_code (err, EINVAL, "unknown case '%s' (try --help)", a);
-    o->case_name = a;
-    return 0;
-}
-
-static int set_grid (int *dst, const char *name, const char *a,
-                     struct hpcq_error *err)
+static int set_int (int *dst, const char *name, const char *a, long min, long max,
+                    const char *what, struct hpcq_error *err)
 {
     long v;
 
-    if (parse_long (a, 4, 1 << 20, &v) < 0)
-        return errprintf_code (err, EINVAL, "invalid %s '%s': need an integer "
-                               "from 4 to 1048576", name, a);
+    if (set_long (&v, name, a, min, max, what, err) < 0)
+        return -1;
     *dst = (int)v;
     return 0;
 }
 
-static int set_nx (struct climate_opts *o, const char *a, struct hpcq_error *err)
-{
-    return set_grid (&o->nx, "--nx", a, err);
-}
-
-static int set_nz (struct climate_opts *o, const char *a, struct hpcq_error *err)
-{
-    return set_grid (&o->nz, "--nz", a, err);
-}
-
-static int set_positive (double *dst, const char *name, const char *a,
-                         struct hpcq_error *err)
-{
-    if (parse_double (a, 0.0, dst) < 0 || *dst <= 0.0)
-        return errprintf_code (err, EINVAL, "invalid %s '%s': need a positive "
-                               "number of seconds", name, a);
-    return 0;
-}
-
-static int set_time (struct climate_opts *o, const char *a, struct hpcq_error *err)
-{
-    return set_positive (&o->sim_time, "--sim-time", a, err);
-}
-
-static int set_out_every (struct climate_opts *o, const char *a,
-                          struct hpcq_error *err)
-{
-    return set_positive (&o->out_every, "--out-every", a, err);
-}
-
-static int set_output (struct climate_opts *o, const char *a,
-                       struct hpcq_error *err)
-{
-    o->output = a;
-    return 0;
-}
-
-static int set_steps (long *dst, const char *name, const char *a,
-                      struct hpcq_error *err)
-{
-    if (parse_long (a, 1, 1L << 40, dst) < 0)
-        return errprintf_code (err, EINVAL, "invalid %s '%s': need a positive "
-                               "number of steps", name, a);
-    return 0;
-}
-
-static int set_ckpt_every (struct climate_opts *o, const char *a,
-                           struct hpcq_error *err)
-{
-    return set_steps (&o->checkpoint_every, "--checkpoint-every", a, err);
-}
-
-static int set_stop_after (struct climate_opts *o, const char *a,
-                           struct hpcq_error *err)
-{
-    return set_steps (&o->stop_after, "--stop-after", a, err);
-}
-
-static int set_ckpt_dir (struct climate_opts *o, const char *a,
-                         struct hpcq_error *err)
-{
-    o->checkpoint_dir = a;
-    return 0;
-}
-
-static int set_dump (struct climate_opts *o, const char *a, struct hpcq_error *err)
-{
-    o->dump = a;
-    return 0;
-}
-
-static int set_restart (struct climate_opts *o, const char *a,
+static int set_seconds (double *dst, const char *name, const char *a,
                         struct hpcq_error *err)
 {
-    o->restart = 1;
+    if (util_parse_double (a, 0.0, HUGE_VAL, dst) < 0 || *dst <= 0.0)
+        return bad_int (name, a, "a positive number of seconds", err);
     return 0;
 }
 
-static int set_gpu (struct climate_opts *o, const char *a, struct hpcq_error *err)
+/* Store the value of option c; 0 or -1 with err. */
+static int set_option (struct climate_opts *o, int c, const char *a,
+                       struct hpcq_error *err)
 {
-    o->device = CLIMATE_DEV_GPU;
-    return 0;
+    switch (c) {
+    case OPT_CASE:
+        if (!climate_case_find (a))
+            return errprintf_code (err, EINVAL, "unknown case '%s' (try --help)", a);
+        o->case_name = a;
+        return 0;
+    case OPT_NX:
+        return set_int (&o->nx, "nx", a, 4, 1 << 20, "an integer from 4 to 1048576", err);
+    case OPT_NZ:
+        return set_int (&o->nz, "nz", a, 4, 1 << 20, "an integer from 4 to 1048576", err);
+    case OPT_SIM_TIME:
+        return set_seconds (&o->sim_time, "sim-time", a, err);
+    case OPT_OUT_EVERY:
+        return set_seconds (&o->out_every, "out-every", a, err);
+    case OPT_OUTPUT:
+        o->output = a;
+        return 0;
+    case OPT_CKPT_EVERY:
+        return set_long (&o->checkpoint_every, "checkpoint-every", a, 1, 1L << 40,
+                         "a positive number of steps", err);
+    case OPT_CKPT_DIR:
+        o->checkpoint_dir = a;
+        return 0;
+    case OPT_CKPT_KEEP:
+        return set_int (&o->checkpoint_keep, "checkpoint-keep", a, 1, 1000,
+                        "a number of checkpoints from 1 to 1000", err);
+    case OPT_RESTART:
+        o->restart = 1;
+        return 0;
+    case OPT_GPU:
+    case OPT_CPU:
+        o->device = c == OPT_GPU ? CLIMATE_DEV_GPU : CLIMATE_DEV_CPU;
+        return 0;
+    case OPT_DUMP:
+        o->dump = a;
+        return 0;
+    case OPT_STOP_AFTER:
+        return set_long (&o->stop_after, "stop-after", a, 1, 1L << 40,
+                         "a positive number of steps", err);
+    case OPT_QUIET:
+        o->quiet = 1;
+        return 0;
+    case 'h':
+        o->help = 1;
+        return 0;
+    }
+    return errprintf_code (err, EINVAL, "internal error: option %d", c);
 }
-
-static int set_cpu (struct climate_opts *o, const char *a, struct hpcq_error *err)
-{
-    o->device = CLIMATE_DEV_CPU;
-    return 0;
-}
-
-static int set_quiet (struct climate_opts *o, const char *a,
-                      struct hpcq_error *err)
-{
-    o->quiet = 1;
-    return 0;
-}
-
-static int set_help (struct climate_opts *o, const char *a, struct hpcq_error *err)
-{
-    o->help = 1;
-    return 0;
-}
-
-static const struct {
-    const char *name;
-    int has_arg;
-    setter_fn set;
-} options[] = {
-    { "--case", 1, set_case },
-    { "--nx", 1, set_nx },
-    { "--nz", 1, set_nz },
-    { "--sim-time", 1, set_time },
-    { "--out-every", 1, set_out_every },
-    { "--output", 1, set_output },
-    { "--checkpoint-every", 1, set_ckpt_every },
-    { "--checkpoint-dir", 1, set_ckpt_dir },
-    { "--restart", 0, set_restart },
-    { "--gpu", 0, set_gpu },
-    { "--cpu", 0, set_cpu },
-    { "--dump", 1, set_dump },
-    { "--stop-after", 1, set_stop_after },
-    { "--quiet", 0, set_quiet },
-    { "--help", 0, set_help },
-    { "-h", 0, set_help },
-};
 
 static int parse_env (struct climate_opts *o, struct hpcq_error *err)
 {
@@ -191,17 +134,22 @@ static int parse_env (struct climate_opts *o, struct hpcq_error *err)
     if (s && *s)
         o->checkpoint_dir = s;
     s = getenv ("HPCQ_CHECKPOINT_INTERVAL");
-    if (s && *s && (parse_double (s, 0.0, &o->checkpoint_interval) < 0
+    if (s && *s && (util_parse_double (s, 0.0, HUGE_VAL, &o->checkpoint_interval) < 0
                     || o->checkpoint_interval <= 0.0))
         return errprintf_code (err, EINVAL, "invalid HPCQ_CHECKPOINT_INTERVAL "
                                "'%s': need a positive number of seconds", s);
+    s = getenv ("HPCQ_CHECKPOINT_KEEP");
+    if (s && *s && set_int (&o->checkpoint_keep, "checkpoint-keep", s, 1, 1000,
+                            "a number of checkpoints from 1 to 1000", err) < 0)
+        return errprintf_code (err, EINVAL, "invalid HPCQ_CHECKPOINT_KEEP '%s': "
+                               "need a number of checkpoints from 1 to 1000", s);
     return 0;
 }
 
 int climate_opts_parse (struct climate_opts *o, int argc, char **argv,
                         struct hpcq_error *err)
 {
-    size_t nopt = sizeof (options) / sizeof (options[0]);
+    int c;
 
     memset (o, 0, sizeof (*o));
     o->case_name = "thermal";
@@ -209,33 +157,24 @@ int climate_opts_parse (struct climate_opts *o, int argc, char **argv,
     o->nz = 200;
     o->sim_time = 1000.0;
     o->checkpoint_dir = ".";
+    o->checkpoint_keep = CKPTFILE_KEEP_DEFAULT;
     if (parse_env (o, err) < 0)
         return -1;
-    for (int a = 1; a < argc; a++) {
-        const char *arg = argv[a], *val = NULL, *eq = strchr (arg, '=');
-        size_t len = eq ? (size_t)(eq - arg) : strlen (arg);
-        size_t j;
-        for (j = 0; j < nopt; j++)
-            if (strlen (options[j].name) == len
-                && strncmp (options[j].name, arg, len) == 0)
-                break;
-        if (j == nopt)
+    opterr = 0;                 /* one error line, ours */
+    optind = 1;
+    while ((c = getopt_long (argc, argv, ":h", longopts, NULL)) != -1) {
+        if (c == '?')
             return errprintf_code (err, EINVAL, "unknown option '%s' (try --help)",
-                                   arg);
-        if (options[j].has_arg) {
-            if (eq)
-                val = eq + 1;
-            else if (a + 1 < argc)
-                val = argv[++a];
-            else
-                return errprintf_code (err, EINVAL, "option '%s' needs a value",
-                                       options[j].name);
-        } else if (eq)
-            return errprintf_code (err, EINVAL, "option '%s' takes no value",
-                                   options[j].name);
-        if (options[j].set (o, val, err) < 0)
+                                   argv[optind - 1]);
+        if (c == ':')
+            return errprintf_code (err, EINVAL, "option '%s' needs a value",
+                                   argv[optind - 1]);
+        if (set_option (o, c, optarg, err) < 0)
             return -1;
     }
+    if (optind < argc)
+        return errprintf_code (err, EINVAL, "unexpected argument '%s' (try --help)",
+                               argv[optind]);
     if (o->out_every > 0 && !o->output)
         return errprintf_code (err, EINVAL, "--out-every needs --output FILE.nc");
     return 0;
@@ -246,7 +185,8 @@ void climate_opts_usage (FILE *f)
     fprintf (f,
 "Usage: hpcq-climate [--case NAME] [--nx N] [--nz N] [--sim-time SECONDS]\n"
 "                    [--output FILE.nc [--out-every SECONDS]]\n"
-"                    [--checkpoint-every STEPS] [--checkpoint-dir DIR] [--restart]\n"
+"                    [--checkpoint-every STEPS] [--checkpoint-dir DIR]\n"
+"                    [--checkpoint-keep N] [--restart]\n"
 "                    [--gpu|--cpu] [--dump FILE] [--quiet]\n"
 "\n"
 "A 2D (x-z) dry atmosphere: compressible Euler equations in perturbation form\n"
@@ -263,6 +203,8 @@ void climate_opts_usage (FILE *f)
 "  --out-every SECONDS    snapshot interval (default: first and last only)\n"
 "  --checkpoint-every N   checkpoint every N steps\n"
 "  --checkpoint-dir DIR   where checkpoints go (default $HPCQ_CHECKPOINT_DIR, else .)\n"
+"  --checkpoint-keep N    keep the newest N checkpoints (default\n"
+"                         $HPCQ_CHECKPOINT_KEEP, else 2)\n"
 "  --restart              continue from the newest valid checkpoint (if any);\n"
 "                         the output file is extended, not replaced\n"
 "  --gpu                  run on the GPU, fail if none; --cpu: run on the CPU;\n"
@@ -273,7 +215,8 @@ void climate_opts_usage (FILE *f)
 "  --quiet                print only the final diagnostics\n"
 "\n"
 "Environment: HPCQ_CHECKPOINT_DIR (checkpoint folder), HPCQ_CHECKPOINT_INTERVAL\n"
-"(also checkpoint every that many seconds of wall time), OMP_NUM_THREADS.\n"
+"(also checkpoint every that many seconds of wall time), HPCQ_CHECKPOINT_KEEP\n"
+"(checkpoints kept), OMP_NUM_THREADS.\n"
 "SIGUSR1 writes a checkpoint and continues; SIGTERM writes one and exits 143.\n"
 "\n"
 "Domain: x in [0, %.0f] m periodic, z in [0, %.0f] m between rigid walls.\n"

@@ -17,6 +17,7 @@ struct climate_opts {
     long checkpoint_every;      /* steps; 0: off */
     double checkpoint_interval; /* seconds (HPCQ_CHECKPOINT_INTERVAL); 0: off */
     const char *checkpoint_dir;
+    int checkpoint_keep;        /* generations kept */
     int restart;
     enum climate_device device;
     const char *dump;           /* raw final fields, for tests */

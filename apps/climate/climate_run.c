@@ -38,7 +38,7 @@ struct climate_run {
     struct climate_output *out;
     double *global;             /* rank 0: gathered fields */
     long nsteps;
-    int ckpt_slot;
+    struct ckptfile_store store;    /* rank 0's checkpoints */
     double mass0, mass_bg, energy0;
     double last_ckpt_wall;
     double wall0;
@@ -110,18 +110,26 @@ static void fill_meta (struct climate_run *r, struct climate_ckpt_meta *meta)
     meta->energy0 = r->energy0;
 }
 
-/* Restore the newest valid checkpoint.  Returns 0 (restored or none), -1
+/* Restore the newest valid checkpoint.  Returns 0 (restored or none; a
+ * folder of damaged checkpoints only is reported and counts as none), -1
  * for a foreign checkpoint. */
 static int restore (struct climate_run *r, struct hpcq_error *err)
 {
     struct climate_ckpt_meta want, meta;
-    double *fields = NULL;
-    int rc = 0, slot = 1;
+    const double *fields = NULL;
+    void *buf = NULL;
+    char path[4200] = "";
+    int rc = 0;
 
     fill_meta (r, &want);
-    if (r->comm->rank == 0)
-        rc = climate_ckpt_read (r->opts.checkpoint_dir, &want, &meta, &fields,
-                                &slot, err);
+    if (r->comm->rank == 0) {
+        rc = climate_ckpt_read (&r->store, &want, &meta, &fields, &buf, path,
+                                sizeof (path), err);
+        if (rc < 0 && errno == EBADMSG) {
+            fprintf (stderr, "hpcq-climate: %s\n", err->text);
+            rc = 0;
+        }
+    }
     rc = agree (r->comm, rc, err);
     if (rc < 0)
         return -1;
@@ -132,18 +140,16 @@ static int restore (struct climate_run *r, struct hpcq_error *err)
         return 0;
     }
     climate_comm_bcast (r->comm, &meta, sizeof (meta));
-    climate_comm_bcast (r->comm, &slot, sizeof (slot));
     climate_comm_scatter (r->comm, r->m, fields);
-    free (fields);
-    r->ckpt_slot = slot;
+    free (buf);
     r->m->step = meta.step;
     r->m->time = meta.time;
     r->mass0 = meta.mass0_prime;
     r->mass_bg = meta.mass_bg;
     r->energy0 = meta.energy0;
     if (r->comm->rank == 0 && !r->opts.quiet)
-        printf ("restarted from %s/climate.ckpt.%d at step %ld, t = %.6g s\n",
-                r->opts.checkpoint_dir, slot, (long)meta.step, meta.time);
+        printf ("restarted from %s at step %ld, t = %.6g s\n", path,
+                (long)meta.step, meta.time);
     return 0;
 }
 
@@ -184,7 +190,8 @@ struct climate_run *climate_run_create (const struct climate_opts *o,
     }
     r->opts = *o;
     r->comm = c;
-    r->ckpt_slot = 1;
+    r->store = (struct ckptfile_store) { r->opts.checkpoint_dir, "climate",
+                                         r->opts.checkpoint_keep, "hpcq-climate" };
     if (agree (c, setup_model (r, err), err) < 0)
         goto fail;
     if (c->rank == 0) {
@@ -237,18 +244,19 @@ static int write_snapshot (struct climate_run *r, struct hpcq_error *err)
 static int write_checkpoint (struct climate_run *r, struct hpcq_error *err)
 {
     struct climate_ckpt_meta meta;
+    char path[4200] = "";
     int rc = 0;
 
     fill_meta (r, &meta);
     if (climate_comm_gather (r->comm, r->m, r->global) < 0)
         rc = errprintf (err, "out of memory gathering a checkpoint");
     else if (r->comm->rank == 0)
-        rc = climate_ckpt_write (r->opts.checkpoint_dir, &r->ckpt_slot, &meta,
-                                 r->global, err);
+        rc = climate_ckpt_write (&r->store, &meta, r->global, path, sizeof (path),
+                                 err);
     rc = agree (r->comm, rc, err);
     if (rc == 0 && r->comm->rank == 0 && !r->opts.quiet)
-        printf ("checkpoint at step %ld, t = %.6g s -> %s/climate.ckpt.%d\n",
-                r->m->step, r->m->time, r->opts.checkpoint_dir, r->ckpt_slot);
+        printf ("checkpoint at step %ld, t = %.6g s -> %s\n", r->m->step,
+                r->m->time, path);
     fflush (stdout);
     r->last_ckpt_wall = wall_now ();
     return rc;

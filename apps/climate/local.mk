@@ -11,6 +11,7 @@ CLIMATE_SRC = \
 	apps/climate/climate_cases.c apps/climate/climate_cases.h \
 	apps/climate/climate_model.c apps/climate/climate_model.h \
 	apps/climate/climate_cpu.c \
+	apps/climate/climate_pow.c apps/climate/climate_pow.h \
 	apps/climate/climate_comm.c apps/climate/climate_comm.h \
 	apps/climate/climate_step.c apps/climate/climate_step.h \
 	apps/climate/climate_ckpt.c apps/climate/climate_ckpt.h \
@@ -23,7 +24,7 @@ bin_PROGRAMS += apps/climate/hpcq-climate
 apps_climate_hpcq_climate_SOURCES = apps/climate/main.c $(CLIMATE_SRC)
 apps_climate_hpcq_climate_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS) $(NETCDF_CFLAGS)
 apps_climate_hpcq_climate_CPPFLAGS = $(AM_CPPFLAGS)
-apps_climate_hpcq_climate_LDADD = libhpcq.a $(NETCDF_LIBS) -lm
+apps_climate_hpcq_climate_LDADD = libhpcq.a $(NETCDF_LIBS) $(MVEC_LIBS) $(XXHASH_LIBS) -lm
 apps_climate_hpcq_climate_LDFLAGS = $(AM_LDFLAGS) $(OPENMP_CFLAGS)
 # explicit, because LDADD holds a shell command (the MPI link flags)
 apps_climate_hpcq_climate_DEPENDENCIES = libhpcq.a
@@ -64,7 +65,19 @@ EXTRA_DIST += apps/climate/plot.c
 endif
 EXTRA_DIST += apps/climate/README.md tests/gpu/climate.sh bench/climate-cpu.sh
 
+# Unit tests of the kernels (CPU back end, one rank).
+check_PROGRAMS += apps/climate/test/test_kernels
+apps_climate_test_test_kernels_SOURCES = apps/climate/test/test_kernels.c \
+	common/test/tap.h apps/climate/climate_kernels.h \
+	apps/climate/climate_cases.c apps/climate/climate_model.c \
+	apps/climate/climate_cpu.c apps/climate/climate_pow.c \
+	apps/climate/climate_step.c apps/climate/climate_comm.c
+apps_climate_test_test_kernels_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
+apps_climate_test_test_kernels_LDADD = libhpcq.a $(MVEC_LIBS) -lm
+apps_climate_test_test_kernels_LDFLAGS = $(AM_LDFLAGS) $(OPENMP_CFLAGS)
+
 CLIMATE_TESTS = \
+	apps/climate/test/test_kernels \
 	tests/t3200-climate-cases.t \
 	tests/t3201-climate-cli.t \
 	tests/t3202-climate-netcdf.t \
@@ -72,4 +85,4 @@ CLIMATE_TESTS = \
 	tests/t3204-climate-mpi.t \
 	tests/t3205-climate-convergence.t
 TESTS += $(CLIMATE_TESTS)
-EXTRA_DIST += $(CLIMATE_TESTS) apps/climate/climate_gpu_none.c
+EXTRA_DIST += $(filter %.t,$(CLIMATE_TESTS)) apps/climate/climate_gpu_none.c

@@ -23,29 +23,39 @@ struct md_atoms *atoms_create (const struct md_alloc_ops *mem)
     return a;
 }
 
-#define NARRAYS 12
+/* Every array with its element size: the doubles (positions,
+ * velocities, forces, last-build positions), then ids, types and image
+ * flags (three per atom). */
+#define NARRAYS 15
 
-/* The addresses of all double arrays, so loops can treat them alike. */
-static void atoms_arrays (struct md_atoms *a, double **tab[NARRAYS])
+static void atoms_all (struct md_atoms *a, void **tab[NARRAYS], size_t size[NARRAYS])
 {
     for (int d = 0; d < 3; d++) {
-        tab[d] = &a->x[d];
-        tab[3 + d] = &a->v[d];
-        tab[6 + d] = &a->f[d];
-        tab[9 + d] = &a->xb[d];
+        tab[d] = (void **)&a->x[d];
+        tab[3 + d] = (void **)&a->v[d];
+        tab[6 + d] = (void **)&a->f[d];
+        tab[9 + d] = (void **)&a->xb[d];
     }
+    for (int k = 0; k < 12; k++)
+        size[k] = sizeof (double);
+    tab[12] = (void **)&a->id;
+    size[12] = sizeof (int64_t);
+    tab[13] = (void **)&a->type;
+    size[13] = sizeof (int32_t);
+    tab[14] = (void **)&a->img;
+    size[14] = 3 * sizeof (int32_t);
 }
 
 void atoms_destroy (struct md_atoms *a)
 {
-    double **tab[NARRAYS];
+    void **tab[NARRAYS];
+    size_t size[NARRAYS];
     if (!a)
         return;
     int saved = errno;
-    atoms_arrays (a, tab);
+    atoms_all (a, tab, size);
     for (int k = 0; k < NARRAYS; k++)
         a->mem->release (*tab[k]);
-    a->mem->release (a->id);
     free (a);
     errno = saved;
 }
@@ -54,34 +64,28 @@ void atoms_destroy (struct md_atoms *a)
 static int atoms_realloc (struct md_atoms *a, long cap,
                           const struct md_alloc_ops *mem)
 {
-    int n = NARRAYS;
     long used = a->nlocal + a->nghost;
-    double **tab[NARRAYS];
-    double *fresh[NARRAYS];
-    int64_t *id = mem->alloc (cap * sizeof (int64_t));
+    void **tab[NARRAYS];
+    void *fresh[NARRAYS];
+    size_t size[NARRAYS];
     int k;
 
-    atoms_arrays (a, tab);
-    for (k = 0; k < n; k++)
-        if (!(fresh[k] = mem->alloc (cap * sizeof (double))))
+    atoms_all (a, tab, size);
+    for (k = 0; k < NARRAYS; k++)
+        if (!(fresh[k] = mem->alloc (cap * size[k])))
             break;
-    if (k < n || !id) {
+    if (k < NARRAYS) {
         while (k-- > 0)
             mem->release (fresh[k]);
-        mem->release (id);
         errno = ENOMEM;
         return -1;
     }
-    for (k = 0; k < n; k++) {
+    for (k = 0; k < NARRAYS; k++) {
         if (*tab[k])
-            memcpy (fresh[k], *tab[k], used * sizeof (double));
+            memcpy (fresh[k], *tab[k], used * size[k]);
         a->mem->release (*tab[k]);
         *tab[k] = fresh[k];
     }
-    if (a->id)
-        memcpy (id, a->id, used * sizeof (int64_t));
-    a->mem->release (a->id);
-    a->id = id;
     a->cap = cap;
     a->mem = mem;
     return 0;
@@ -109,6 +113,8 @@ void atoms_copy (struct md_atoms *a, long dst, long src)
         a->v[d][dst] = a->v[d][src];
         a->f[d][dst] = a->f[d][src];
         a->xb[d][dst] = a->xb[d][src];
+        a->img[3 * dst + d] = a->img[3 * src + d];
     }
     a->id[dst] = a->id[src];
+    a->type[dst] = a->type[src];
 }

@@ -1,8 +1,9 @@
 /* atoms.h - per-atom arrays, structure of arrays.
  *
  * Local atoms come first (0..nlocal-1), ghost copies after them
- * (nlocal..nlocal+nghost-1).  Positions and ids exist for both; velocities,
- * forces and positions at the last neighbour build only for local atoms.
+ * (nlocal..nlocal+nghost-1).  Positions, ids and types exist for both;
+ * velocities, forces, positions at the last neighbour build and image
+ * flags only for local atoms.
  * The arrays come from a pluggable allocator so that the CUDA back end can
  * put them in unified memory without a second copy of the data.
  */
@@ -24,7 +25,10 @@ struct md_atoms {
     double *v[3];
     double *f[3];
     double *xb[3];              /* positions at the last neighbour build */
-    int64_t *id;                /* global ids (1..N), local and ghost */
+    int64_t *id;                /* global ids, local and ghost */
+    int32_t *type;              /* atom types 1..ntypes, local and ghost */
+    int32_t *img;               /* image flags: img[3 i + d] times the box
+                                 * length was taken off along d (LAMMPS's) */
     const struct md_alloc_ops *mem;
 };
 
@@ -40,7 +44,7 @@ int atoms_reserve (struct md_atoms *a, long n);
 /* Move storage to a new allocator (host -> unified memory), keeping data. */
 int atoms_set_alloc (struct md_atoms *a, const struct md_alloc_ops *mem);
 
-/* Copy atom src to slot dst (local data only). */
+/* Copy atom src to slot dst (all of a local atom's data). */
 void atoms_copy (struct md_atoms *a, long dst, long src);
 
 #endif

@@ -20,9 +20,9 @@ struct md_backend_ops {
     const struct md_alloc_ops *mem;
     int (*init) (struct md_sim *s);
     void (*fini) (struct md_sim *s);
-    /* v += dt/2 f; x += dt v */
+    /* v += dt/2 f / m; x += dt v */
     void (*integrate1) (struct md_sim *s);
-    /* v += dt/2 f */
+    /* v += dt/2 f / m */
     void (*integrate2) (struct md_sim *s);
     /* Lists from the ghosts domain_borders just made.  0 or -1. */
     int (*neighbor) (struct md_sim *s);
@@ -30,7 +30,7 @@ struct md_backend_ops {
     void (*forward) (struct md_sim *s);
     /* Forces; with eflag also this rank's energy and virial.  0 or -1. */
     int (*force) (struct md_sim *s, int eflag, double *pe, double *vir);
-    /* sum of v^2 over local atoms, and the largest squared move since
+    /* sum of m v^2 over local atoms, and the largest squared move since
      * the last build. */
     double (*vsq) (struct md_sim *s);
     double (*maxdisp2) (struct md_sim *s);

@@ -2,6 +2,8 @@
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
+#include <stdint.h>
+
 #include "apps/md/backend.h"
 #include "apps/md/force.h"
 #include "apps/md/sim.h"
@@ -15,17 +17,20 @@ static void cpu_fini (struct md_sim *s)
 {
 }
 
+/* LAMMPS's fix nve: v += dtf/m f; x += dt v, with dtf/m per type
+ * (s->dtfm) as LAMMPS computes it. */
 static void cpu_integrate1 (struct md_sim *s)
 {
     struct md_atoms *a = s->a;
-    const double dt = s->p.dt, h = 0.5 * s->p.dt;
+    const double dt = s->p.dt, *dtfm = s->dtfm;
+    const int32_t *restrict type = a->type;
     const long n = a->nlocal;
     for (int d = 0; d < 3; d++) {
         double *restrict x = a->x[d], *restrict v = a->v[d];
         const double *restrict f = a->f[d];
-        #pragma omp parallel for simd schedule(static)
+        #pragma omp parallel for schedule(static)
         for (long i = 0; i < n; i++) {
-            v[i] += h * f[i];
+            v[i] += dtfm[type[i]] * f[i];
             x[i] += dt * v[i];
         }
     }
@@ -34,14 +39,15 @@ static void cpu_integrate1 (struct md_sim *s)
 static void cpu_integrate2 (struct md_sim *s)
 {
     struct md_atoms *a = s->a;
-    const double h = 0.5 * s->p.dt;
+    const double *dtfm = s->dtfm;
+    const int32_t *restrict type = a->type;
     const long n = a->nlocal;
     for (int d = 0; d < 3; d++) {
         double *restrict v = a->v[d];
         const double *restrict f = a->f[d];
-        #pragma omp parallel for simd schedule(static)
+        #pragma omp parallel for schedule(static)
         for (long i = 0; i < n; i++)
-            v[i] += h * f[i];
+            v[i] += dtfm[type[i]] * f[i];
     }
 }
 
@@ -63,15 +69,17 @@ static int cpu_force (struct md_sim *s, int eflag, double *pe, double *vir)
     return 0;
 }
 
-/* Summed per component in a fixed order: thermo output must be bitwise
- * repeatable across a restart. */
+/* sum of m v^2, per component in a fixed order: thermo output must be
+ * bitwise repeatable across a restart. */
 static double cpu_vsq (struct md_sim *s)
 {
+    const double *mass = s->sys.mass;
+    const int32_t *type = s->a->type;
     double sum = 0;
     for (int d = 0; d < 3; d++) {
         const double *v = s->a->v[d];
         for (long i = 0; i < s->a->nlocal; i++)
-            sum += v[i] * v[i];
+            sum += mass[type[i]] * v[i] * v[i];
     }
     return sum;
 }

@@ -52,15 +52,20 @@ static int grid_rank (const struct md_domain *dom, const int loc[3])
     return (c[2] * dom->p[1] + c[1]) * dom->p[0] + c[0];
 }
 
-struct md_domain *domain_create (const double L[3], double rghost,
-                                 struct hpcq_error *err)
+struct md_domain *domain_create (const double blo[3], const double bhi[3],
+                                 double rghost, struct hpcq_error *err)
 {
     struct md_domain *dom = calloc (1, sizeof (*dom));
+    const double *L = dom ? dom->L : NULL;
     if (!dom) {
         errprintf (err, "out of memory");
         return NULL;
     }
-    memcpy (dom->L, L, sizeof (dom->L));
+    for (int d = 0; d < 3; d++) {
+        dom->blo[d] = blo[d];
+        dom->bhi[d] = bhi[d];
+        dom->L[d] = bhi[d] - blo[d];
+    }
     dom->rghost = rghost;
     dom->rank = comm_rank ();
     dom->nranks = comm_size ();
@@ -73,9 +78,9 @@ struct md_domain *domain_create (const double L[3], double rghost,
     dom->me[2] = dom->rank / (dom->p[0] * dom->p[1]);
     for (int d = 0; d < 3; d++) {
         int loc[3];
-        dom->lo[d] = L[d] * dom->me[d] / dom->p[d];
-        dom->hi[d] = dom->me[d] == dom->p[d] - 1 ? L[d]
-            : L[d] * (dom->me[d] + 1) / dom->p[d];
+        dom->lo[d] = blo[d] + L[d] * dom->me[d] / dom->p[d];
+        dom->hi[d] = dom->me[d] == dom->p[d] - 1 ? bhi[d]
+            : blo[d] + L[d] * (dom->me[d] + 1) / dom->p[d];
         memcpy (loc, dom->me, sizeof (loc));
         loc[d] = dom->me[d] - 1;
         dom->nbr[d][0] = grid_rank (dom, loc);
@@ -109,16 +114,36 @@ int domain_owns (const struct md_domain *dom, const double x[3])
 void domain_wrap (struct md_domain *dom, struct md_atoms *a)
 {
     for (int d = 0; d < 3; d++) {
-        double L = dom->L[d], *x = a->x[d];
+        double lo = dom->blo[d], hi = dom->bhi[d], L = dom->L[d], *x = a->x[d];
+        int32_t *img = a->img + d;
         for (long i = 0; i < a->nlocal; i++) {
-            if (x[i] < 0) {
+            if (x[i] < lo) {
                 x[i] += L;
-                if (x[i] >= L)      /* -tiny + L rounds up to L */
-                    x[i] = 0;
-            } else if (x[i] >= L) {
+                img[3 * i]--;
+            }
+            if (x[i] >= hi) {       /* also -tiny + L rounded up to hi */
                 x[i] -= L;
+                if (x[i] < lo)
+                    x[i] = lo;
+                img[3 * i]++;
             }
         }
+    }
+}
+
+void domain_remap (const struct md_domain *dom, double x[3], int32_t img[3])
+{
+    for (int d = 0; d < 3; d++) {
+        while (x[d] < dom->blo[d]) {
+            x[d] += dom->L[d];
+            img[d]--;
+        }
+        while (x[d] >= dom->bhi[d]) {
+            x[d] -= dom->L[d];
+            img[d]++;
+        }
+        if (x[d] < dom->blo[d])
+            x[d] = dom->blo[d];
     }
 }
 
@@ -143,12 +168,14 @@ static void oom (void)
 
 /* ---- migration ---- */
 
-#define MIG_DOUBLES 13          /* id, x, v, f, xb */
+/* id, x, v, f, xb, then type and the image flags as four int32 */
+#define MIG_DOUBLES 15
 
 static void mig_pack (struct md_atoms *a, long i, double *out)
 {
-    int64_t id = a->id[i];
-    memcpy (&out[0], &id, sizeof (id));
+    int32_t ti[4] = { a->type[i], a->img[3 * i], a->img[3 * i + 1], a->img[3 * i + 2] };
+    memcpy (&out[0], &a->id[i], sizeof (int64_t));
+    memcpy (&out[13], ti, sizeof (ti));
     for (int d = 0; d < 3; d++) {
         out[1 + d] = a->x[d][i];
         out[4 + d] = a->v[d][i];
@@ -159,7 +186,11 @@ static void mig_pack (struct md_atoms *a, long i, double *out)
 
 static void mig_unpack (struct md_atoms *a, long i, const double *in)
 {
+    int32_t ti[4];
     memcpy (&a->id[i], &in[0], sizeof (int64_t));
+    memcpy (ti, &in[13], sizeof (ti));
+    a->type[i] = ti[0];
+    memcpy (&a->img[3 * i], ti + 1, 3 * sizeof (int32_t));
     for (int d = 0; d < 3; d++) {
         a->x[d][i] = in[1 + d];
         a->v[d][i] = in[4 + d];
@@ -273,12 +304,12 @@ static void swap_select (struct md_domain *dom, struct md_atoms *a,
     sw->recvfrom = dom->nbr[d][!up];
 }
 
-/* Send positions (and ids, if with_id) of the swap's atoms; append what
- * arrives at sw->first. */
+/* Send positions (and ids and types, if with_id) of the swap's atoms;
+ * append what arrives at sw->first. */
 static void swap_run (struct md_domain *dom, struct md_atoms *a,
                       struct md_swap *sw, int with_id)
 {
-    int nd = with_id ? 4 : 3;
+    int nd = with_id ? 5 : 3;
     size_t rec = nd * sizeof (double);
     if (sw->sendto == dom->rank && sw->recvfrom == dom->rank) {
         for (int d = 0; d < 3; d++) {
@@ -287,8 +318,10 @@ static void swap_run (struct md_domain *dom, struct md_atoms *a,
                 x[sw->first + k] = x[sw->list[k]] + sh;
         }
         if (with_id)
-            for (long k = 0; k < sw->n; k++)
+            for (long k = 0; k < sw->n; k++) {
                 a->id[sw->first + k] = a->id[sw->list[k]];
+                a->type[sw->first + k] = a->type[sw->list[k]];
+            }
         return;
     }
     if (buf_reserve (&dom->sbuf, &dom->scap, sw->n * rec) < 0
@@ -299,16 +332,20 @@ static void swap_run (struct md_domain *dom, struct md_atoms *a,
         long i = sw->list[k];
         for (int d = 0; d < 3; d++)
             s[k * nd + d] = a->x[d][i] + sw->shift[d];
-        if (with_id)
+        if (with_id) {
             memcpy (&s[k * nd + 3], &a->id[i], sizeof (int64_t));
+            memcpy (&s[k * nd + 4], &a->type[i], sizeof (int32_t));
+        }
     }
     comm_sendrecv (s, sw->n * rec, sw->sendto, r, sw->nrecv * rec,
                    sw->recvfrom);
     for (long k = 0; k < sw->nrecv; k++) {
         for (int d = 0; d < 3; d++)
             a->x[d][sw->first + k] = r[k * nd + d];
-        if (with_id)
+        if (with_id) {
             memcpy (&a->id[sw->first + k], &r[k * nd + 3], sizeof (int64_t));
+            memcpy (&a->type[sw->first + k], &r[k * nd + 4], sizeof (int32_t));
+        }
     }
 }
 

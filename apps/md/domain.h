@@ -28,7 +28,8 @@ struct md_swap {
 };
 
 struct md_domain {
-    double L[3];                /* global box, origin at 0 */
+    double blo[3], bhi[3];      /* the global box [blo, bhi) */
+    double L[3];                /* its lengths, bhi - blo */
     double lo[3], hi[3];        /* my brick */
     int p[3], me[3];            /* rank grid and my place in it */
     int nbr[3][2];              /* ranks below and above me */
@@ -39,15 +40,22 @@ struct md_domain {
     size_t scap, rcap;
 };
 
-/* Split box L over nranks ranks with ghost reach rghost.  Returns NULL
- * with err filled if no grid gives every brick at least rghost per side.
+/* Split the box [blo, bhi) over the ranks with ghost reach rghost.
+ * Returns NULL with err filled if no grid gives every brick at least
+ * rghost per side.
  */
-struct md_domain *domain_create (const double L[3], double rghost,
-                                 struct hpcq_error *err);
+struct md_domain *domain_create (const double blo[3], const double bhi[3],
+                                 double rghost, struct hpcq_error *err);
 void domain_destroy (struct md_domain *dom);
 
-/* Put every local position back in [0, L). */
+/* Put every local position back in the box, counting the crossings in
+ * the image flags, as LAMMPS's Domain::pbc does (and bitwise the same). */
 void domain_wrap (struct md_domain *dom, struct md_atoms *a);
+
+/* Bring one position from anywhere into the box (any number of box
+ * lengths), adjusting its image flags: LAMMPS's Domain::remap, for atoms
+ * read from a data file. */
+void domain_remap (const struct md_domain *dom, double x[3], int32_t img[3]);
 
 /* Send local atoms that left my brick to the rank that owns them now.
  * Returns 0, or -1 if an atom went further than the neighbouring brick.

@@ -3,6 +3,7 @@
 #include <config.h>
 #endif
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -15,12 +16,26 @@
 #include <emmintrin.h>
 #endif
 
-struct md_force *force_create (double cutoff)
+struct md_force *force_create (double cutoff, const struct md_system *sys)
 {
     struct md_force *fc = calloc (1, sizeof (*fc));
-    if (!fc)
+    int n = sys->ntypes;
+    if (!fc || !(fc->lj = malloc (4 * (size_t)(n + 1) * (n + 1) * sizeof (double)))) {
+        free (fc);
+        errno = ENOMEM;
         return NULL;
+    }
     fc->cutoff = cutoff;
+    fc->ntypes = n;
+    for (int i = 1; i <= n; i++)
+        for (int j = 1; j <= n; j++) {
+            double e = *system_eps (sys, i, j), sg = *system_sigma (sys, i, j);
+            double *c = fc->lj + 4 * (i * (n + 1) + j);
+            c[0] = 48.0 * e * pow (sg, 12.0);
+            c[1] = 24.0 * e * pow (sg, 6.0);
+            c[2] = 4.0 * e * pow (sg, 12.0);
+            c[3] = 4.0 * e * pow (sg, 6.0);
+        }
 #ifdef _OPENMP
     fc->nthreads = omp_get_max_threads ();
 #else
@@ -35,6 +50,7 @@ void force_destroy (struct md_force *fc)
         return;
     int saved = errno;
     free (fc->buf);
+    free (fc->lj);
     free (fc);
     errno = saved;
 }
@@ -42,24 +58,31 @@ void force_destroy (struct md_force *fc)
 /* Atoms [i0, i1) into force arrays f (which may be a thread's private
  * copy), partners local or ghost alike (Newton's third law for every
  * listed pair: the ghosts' forces go back to their owners afterwards).
- * Always inlined with constant eflag, so the energy-free variant that
- * runs most steps carries no energy arithmetic. */
+ * Always inlined with constant eflag and multi, so the energy-free variant
+ * that runs most steps carries no energy arithmetic, and a one-type
+ * system keeps its coefficients in registers (multi = 0) while several
+ * types look them up per pair. */
 static inline __attribute__ ((always_inline))
-void lj_range (const struct md_neigh *nl, const struct md_atoms *a,
-               double cut2, long i0, long i1, double *restrict fx,
-               double *restrict fy, double *restrict fz, int eflag,
-               double *pe, double *vir)
+void lj_range (const struct md_force *fc, const struct md_neigh *nl,
+               const struct md_atoms *a, double cut2, long i0, long i1,
+               double *restrict fx, double *restrict fy, double *restrict fz,
+               int eflag, int multi, double *pe, double *vir)
 {
     const double *restrict x = a->x[0], *restrict y = a->x[1],
         *restrict z = a->x[2];
+    const int32_t *restrict type = a->type;
     const long *first = nl->first;
     const int *restrict neigh = nl->neigh;
+    const int nt1 = fc->ntypes + 1;
     double e = 0, w = 0;
     for (long i = i0; i < i1; i++) {
         const double xi = x[i], yi = y[i], zi = z[i];
         double fxi = 0, fyi = 0, fzi = 0;
         const int *restrict jl = neigh + first[i];
         const long nj = first[i + 1] - first[i];
+        /* pair (type i, type j)'s lj1..lj4 at row[4 type j + k] */
+        const double *restrict row = fc->lj + 4 * (multi ? type[i] * nt1 : nt1);
+        const double c1 = row[4], c2 = row[5], c3 = row[6], c4 = row[7];
         long k = 0;
 #ifdef __SSE2__
         /* Two partners at a time in SSE2 (every x86-64 has it): the same
@@ -68,10 +91,18 @@ void lj_range (const struct md_neigh *nl, const struct md_atoms *a,
          * bitwise that of the scalar loop, with half the divisions. */
         const __m128d vxi = _mm_set1_pd (xi), vyi = _mm_set1_pd (yi),
             vzi = _mm_set1_pd (zi), vcut2 = _mm_set1_pd (cut2),
-            one = _mm_set1_pd (1.0), c48 = _mm_set1_pd (48.0),
-            c24 = _mm_set1_pd (24.0), c4 = _mm_set1_pd (4.0);
+            one = _mm_set1_pd (1.0);
+        __m128d l1 = _mm_set1_pd (c1), l2 = _mm_set1_pd (c2),
+            l3 = _mm_set1_pd (c3), l4 = _mm_set1_pd (c4);
         for (; k + 1 < nj; k += 2) {
             const int j0 = jl[k], j1 = jl[k + 1];
+            if (multi) {
+                const double *r0 = row + 4 * type[j0], *r1 = row + 4 * type[j1];
+                l1 = _mm_set_pd (r1[0], r0[0]);
+                l2 = _mm_set_pd (r1[1], r0[1]);
+                l3 = _mm_set_pd (r1[2], r0[2]);
+                l4 = _mm_set_pd (r1[3], r0[3]);
+            }
             __m128d dx = _mm_sub_pd (vxi, _mm_loadh_pd (_mm_load_sd (&x[j0]), &x[j1]));
             __m128d dy = _mm_sub_pd (vyi, _mm_loadh_pd (_mm_load_sd (&y[j0]), &y[j1]));
             __m128d dz = _mm_sub_pd (vzi, _mm_loadh_pd (_mm_load_sd (&z[j0]), &z[j1]));
@@ -82,7 +113,7 @@ void lj_range (const struct md_neigh *nl, const struct md_atoms *a,
             __m128d r2inv = _mm_div_pd (one, rsq);
             __m128d r6inv = _mm_mul_pd (_mm_mul_pd (r2inv, r2inv), r2inv);
             __m128d fpair = _mm_mul_pd (_mm_mul_pd (_mm_mul_pd (in, r6inv),
-                _mm_sub_pd (_mm_mul_pd (c48, r6inv), c24)), r2inv);
+                _mm_sub_pd (_mm_mul_pd (l1, r6inv), l2)), r2inv);
             double ax[2], ay[2], az[2];
             _mm_storeu_pd (ax, _mm_mul_pd (dx, fpair));
             _mm_storeu_pd (ay, _mm_mul_pd (dy, fpair));
@@ -101,8 +132,8 @@ void lj_range (const struct md_neigh *nl, const struct md_atoms *a,
             fz[j1] -= az[1];
             if (eflag) {
                 double ev[2], wv[2];
-                _mm_storeu_pd (ev, _mm_mul_pd (_mm_mul_pd (_mm_mul_pd (in, c4),
-                    r6inv), _mm_sub_pd (r6inv, one)));
+                _mm_storeu_pd (ev, _mm_mul_pd (_mm_mul_pd (in, r6inv),
+                    _mm_sub_pd (_mm_mul_pd (l3, r6inv), l4)));
                 _mm_storeu_pd (wv, _mm_mul_pd (rsq, fpair));
                 e += ev[0];
                 w += wv[0];
@@ -113,6 +144,7 @@ void lj_range (const struct md_neigh *nl, const struct md_atoms *a,
 #endif
         for (; k < nj; k++) {
             const int j = jl[k];
+            const double *r = multi ? row + 4 * type[j] : row + 4;
             double dx = xi - x[j], dy = yi - y[j], dz = zi - z[j];
             double rsq = dx * dx + dy * dy + dz * dz;
             /* every listed pair is computed and those beyond the cutoff
@@ -120,7 +152,7 @@ void lj_range (const struct md_neigh *nl, const struct md_atoms *a,
             const double in = rsq < cut2 ? 1.0 : 0.0;
             double r2inv = 1.0 / rsq;
             double r6inv = r2inv * r2inv * r2inv;
-            double fpair = in * r6inv * (48.0 * r6inv - 24.0) * r2inv;
+            double fpair = in * r6inv * (r[0] * r6inv - r[1]) * r2inv;
             fxi += dx * fpair;
             fyi += dy * fpair;
             fzi += dz * fpair;
@@ -128,7 +160,7 @@ void lj_range (const struct md_neigh *nl, const struct md_atoms *a,
             fy[j] -= dy * fpair;
             fz[j] -= dz * fpair;
             if (eflag) {
-                e += in * 4.0 * r6inv * (r6inv - 1.0);
+                e += in * r6inv * (r[2] * r6inv - r[3]);
                 w += rsq * fpair;
             }
         }
@@ -142,17 +174,30 @@ void lj_range (const struct md_neigh *nl, const struct md_atoms *a,
     }
 }
 
+/* lj_range with its constant arguments spelled out, one variant each. */
+static void lj_block (const struct md_force *fc, const struct md_neigh *nl,
+                      const struct md_atoms *a, long i0, long i1, double *fx,
+                      double *fy, double *fz, int eflag, double *pe, double *vir)
+{
+    double cut2 = fc->cutoff * fc->cutoff;
+    int multi = fc->ntypes > 1;
+    if (eflag && multi)
+        lj_range (fc, nl, a, cut2, i0, i1, fx, fy, fz, 1, 1, pe, vir);
+    else if (eflag)
+        lj_range (fc, nl, a, cut2, i0, i1, fx, fy, fz, 1, 0, pe, vir);
+    else if (multi)
+        lj_range (fc, nl, a, cut2, i0, i1, fx, fy, fz, 0, 1, pe, vir);
+    else
+        lj_range (fc, nl, a, cut2, i0, i1, fx, fy, fz, 0, 0, pe, vir);
+}
+
 static void lj_serial (struct md_force *fc, const struct md_neigh *nl,
                        struct md_atoms *a, int eflag, double *pe, double *vir)
 {
     long n = a->nlocal, nall = a->nlocal + a->nghost;
-    double cut2 = fc->cutoff * fc->cutoff;
     for (int d = 0; d < 3; d++)
         memset (a->f[d], 0, nall * sizeof (double));
-    if (eflag)
-        lj_range (nl, a, cut2, 0, n, a->f[0], a->f[1], a->f[2], 1, pe, vir);
-    else
-        lj_range (nl, a, cut2, 0, n, a->f[0], a->f[1], a->f[2], 0, pe, vir);
+    lj_block (fc, nl, a, 0, n, a->f[0], a->f[1], a->f[2], eflag, pe, vir);
 }
 
 /* Each thread takes a fixed block of atoms and its own force arrays
@@ -164,7 +209,6 @@ static int lj_threaded (struct md_force *fc, const struct md_neigh *nl,
 {
     long n = a->nlocal, nall = a->nlocal + a->nghost;
     int nt = fc->nthreads;
-    double cut2 = fc->cutoff * fc->cutoff;
     double part[2 * 256];
     if (nt > 256)
         nt = 256;
@@ -191,11 +235,8 @@ static int lj_threaded (struct md_force *fc, const struct md_neigh *nl,
         memset (fy, 0, nall * sizeof (double));
         memset (fz, 0, nall * sizeof (double));
         part[2 * t] = part[2 * t + 1] = 0;
-        if (eflag)
-            lj_range (nl, a, cut2, i0, i1, fx, fy, fz, 1, &part[2 * t],
-                      &part[2 * t + 1]);
-        else
-            lj_range (nl, a, cut2, i0, i1, fx, fy, fz, 0, NULL, NULL);
+        lj_block (fc, nl, a, i0, i1, fx, fy, fz, eflag, &part[2 * t],
+                  &part[2 * t + 1]);
         #pragma omp barrier
         /* Sum the copies over a block of atoms (ghosts too), threads in
          * order. */

@@ -34,7 +34,9 @@ int lattice_create (const struct md_params *p, const struct md_domain *dom,
                         a->xb[d][a->nlocal] = x[d];
                         a->v[d][a->nlocal] = 0;
                         a->f[d][a->nlocal] = 0;
+                        a->img[3 * a->nlocal + d] = 0;
                     }
+                    a->type[a->nlocal] = 1;
                     a->id[a->nlocal++] = id;
                 }
     return 0;

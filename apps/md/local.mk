@@ -8,6 +8,9 @@
 MD_SOURCES = \
 	apps/md/main.c \
 	apps/md/params.c apps/md/params.h \
+	apps/md/system.c apps/md/system.h \
+	apps/md/datafile.c apps/md/datafile.h \
+	apps/md/dump.c apps/md/dump.h \
 	apps/md/comm.c apps/md/comm.h \
 	apps/md/atoms.c apps/md/atoms.h \
 	apps/md/domain.c apps/md/domain.h \
@@ -22,7 +25,7 @@ MD_SOURCES = \
 bin_PROGRAMS += apps/md/hpcq-md
 apps_md_hpcq_md_SOURCES = $(MD_SOURCES)
 apps_md_hpcq_md_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS) $(MD_MPI_COMPILE)
-apps_md_hpcq_md_LDADD = libhpcq.a $(MD_MPI_LIBS) $(MD_CUDA_LIBS) -lm
+apps_md_hpcq_md_LDADD = libhpcq.a $(MD_MPI_LIBS) $(MD_CUDA_LIBS) $(XXHASH_LIBS) -lm
 apps_md_hpcq_md_LDFLAGS = $(AM_LDFLAGS) $(OPENMP_CFLAGS) $(MD_MPI_LINK) \
 	$(MD_CUDA_LINK)
 
@@ -53,8 +56,8 @@ EXTRA_DIST += apps/md/README.md apps/md/gpu.cu apps/md/gpu_none.c apps/md/ref/in
 # Tests: a unit test of the pieces, integration tests of the binary.
 check_PROGRAMS += apps/md/test/test_md
 apps_md_test_test_md_SOURCES = apps/md/test/test_md.c common/test/tap.h \
-	apps/md/params.c apps/md/comm.c apps/md/atoms.c apps/md/domain.c \
-	apps/md/lattice.c apps/md/neigh.c apps/md/force.c apps/md/checkpoint.c
+	apps/md/params.c apps/md/system.c apps/md/comm.c apps/md/atoms.c \
+	apps/md/domain.c apps/md/lattice.c apps/md/neigh.c apps/md/force.c
 apps_md_test_test_md_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)
 apps_md_test_test_md_LDADD = libhpcq.a -lm
 apps_md_test_test_md_LDFLAGS = $(AM_LDFLAGS) $(OPENMP_CFLAGS)
@@ -63,7 +66,10 @@ MD_TESTS = apps/md/test/test_md \
 	tests/t3100-md-basic.t \
 	tests/t3101-md-checkpoint.t \
 	tests/t3102-md-mpi.t \
-	tests/t3103-md-gpu.t
+	tests/t3103-md-gpu.t \
+	tests/t3105-md-lammps.t \
+	tests/t3106-md-data.t
 TESTS += $(MD_TESTS)
 EXTRA_DIST += tests/t3100-md-basic.t tests/t3101-md-checkpoint.t \
-	tests/t3102-md-mpi.t tests/t3103-md-gpu.t
+	tests/t3102-md-mpi.t tests/t3103-md-gpu.t tests/t3105-md-lammps.t \
+	tests/t3106-md-data.t tests/md-dump-diff.py

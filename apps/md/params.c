@@ -1,12 +1,18 @@
 /* params.c - command line and input file parsing for hpcq-md.
  *
- * Options are rows of a table (name, kind, where the value goes), so the
- * command line and the input file share one parser and one set of checks.
+ * One table lists every setting: its name, how its value is checked and
+ * stored (a setter), where it goes, and its help line.  The command line
+ * goes through getopt_long with a struct option array made from the
+ * table; an input file's "key value" lines go through the same setters.
+ * Input files are read first, so options override them wherever they
+ * stand on the command line.
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
 #include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -14,49 +20,19 @@
 #include <string.h>
 
 #include "apps/md/params.h"
+#include "common/ckptfile.h"
+#include "common/util.h"
 
-enum opt_kind { OPT_POSDOUBLE, OPT_NONNEGDOUBLE, OPT_POSLONG, OPT_NONNEGLONG,
-                OPT_SEED, OPT_CELLS, OPT_PATH, OPT_FLAG, OPT_YESNO,
-                OPT_LATTICE, OPT_THERMOSTAT, OPT_CPU, OPT_GPU, OPT_RESTART,
-                OPT_INPUT, OPT_DIGITS };
+struct opt;
+typedef int (*opt_set_fn) (struct md_params *p, const struct opt *o,
+                           const char *val, struct hpcq_error *err);
 
 struct opt {
     const char *name;
-    enum opt_kind kind;
-    size_t off;
+    opt_set_fn set;
+    size_t off;                 /* where in struct md_params */
+    int has_arg;
     const char *help;
-};
-
-#define F(m) offsetof (struct md_params, m)
-
-static const struct opt opts[] = {
-    { "lattice", OPT_LATTICE, 0, "fcc (the only lattice)" },
-    { "density", OPT_POSDOUBLE, F (density), "reduced density (0.8442)" },
-    { "cells", OPT_CELLS, F (cells), "unit cells NXxNYxNZ (20x20x20)" },
-    { "temp", OPT_POSDOUBLE, F (temp), "initial temperature (1.44)" },
-    { "seed", OPT_SEED, F (seed), "velocity seed, positive (87287)" },
-    { "cutoff", OPT_POSDOUBLE, F (cutoff), "LJ cutoff (2.5)" },
-    { "skin", OPT_NONNEGDOUBLE, F (skin), "neighbour skin (0.3)" },
-    { "dt", OPT_POSDOUBLE, F (dt), "timestep (0.005)" },
-    { "steps", OPT_NONNEGLONG, F (steps), "run until this step (100)" },
-    { "thermo", OPT_NONNEGLONG, F (thermo), "thermo output every N steps (50)" },
-    { "thermo-digits", OPT_DIGITS, F (thermo_digits), "significant digits (8)" },
-    { "neigh-every", OPT_POSLONG, F (neigh_every), "rebuild lists every N steps (20)" },
-    { "neigh-check", OPT_YESNO, F (neigh_check), "yes|no: rebuild when an atom moved > skin/2 (yes)" },
-    { "thermostat", OPT_THERMOSTAT, F (thermostat), "nve|berendsen|langevin (nve)" },
-    { "tdamp", OPT_POSDOUBLE, F (tdamp), "thermostat time constant (0.5)" },
-    { "cpu", OPT_CPU, F (backend), "use the CPU back end" },
-    { "gpu", OPT_GPU, F (backend), "require the GPU back end" },
-    { "checkpoint-every", OPT_NONNEGLONG, F (checkpoint_every), "checkpoint every N steps (0: off)" },
-    { "checkpoint-interval", OPT_NONNEGDOUBLE, F (checkpoint_interval), "checkpoint every T seconds" },
-    { "checkpoint-dir", OPT_PATH, F (checkpoint_dir), "checkpoint folder ($HPCQ_CHECKPOINT_DIR)" },
-    { "restart", OPT_RESTART, F (restart), "continue from the newest valid checkpoint" },
-    { "restart-auto", OPT_RESTART, F (restart), "restart if a checkpoint exists, else start" },
-    { "dump-xyz", OPT_PATH, F (dump_xyz), "extended XYZ trajectory file" },
-    { "dump-every", OPT_POSLONG, F (dump_every), "trajectory frame every N steps (100)" },
-    { "dump-state", OPT_PATH, F (dump_state), "write the exact final state here" },
-    { "quiet", OPT_FLAG, F (quiet), "no thermo output" },
-    { "input", OPT_INPUT, 0, "read settings from FILE (key value lines)" },
 };
 
 static void params_defaults (struct md_params *p)
@@ -72,164 +48,228 @@ static void params_defaults (struct md_params *p)
     p->steps = 100;
     p->thermo = 50;
     p->thermo_digits = 8;
-    p->neigh_every = 20;
+    p->neigh_every = 1;
     p->neigh_check = 1;
     p->tdamp = 0.5;
     p->dump_every = 100;
+    p->checkpoint_keep = CKPTFILE_KEEP_DEFAULT;
 }
+
+#define F(m) offsetof (struct md_params, m)
+
+/* ---- setters: check val and store it at o->off ---- */
+
+static void *field (struct md_params *p, const struct opt *o)
+{
+    return (char *)p + o->off;
+}
+
+static int bad (const struct opt *o, const char *v, const char *want,
+                struct hpcq_error *err)
+{
+    return errprintf (err, "invalid --%s '%s': expected %s", o->name, v, want);
+}
+
+static int set_double (struct md_params *p, const struct opt *o, const char *v,
+                       int positive, struct hpcq_error *err)
+{
+    double d;
+    if (util_parse_double (v, 0.0, HUGE_VAL, &d) < 0 || (positive && d == 0))
+        return bad (o, v, positive ? "a positive number" : "a non-negative number",
+                    err);
+    *(double *)field (p, o) = d;
+    return 0;
+}
+
+static int set_pos (struct md_params *p, const struct opt *o, const char *v,
+                    struct hpcq_error *err)
+{
+    return set_double (p, o, v, 1, err);
+}
+
+static int set_nonneg (struct md_params *p, const struct opt *o, const char *v,
+                       struct hpcq_error *err)
+{
+    return set_double (p, o, v, 0, err);
+}
+
+static int set_poslong (struct md_params *p, const struct opt *o, const char *v,
+                        struct hpcq_error *err)
+{
+    if (util_parse_long (v, 1, LONG_MAX, field (p, o)) < 0)
+        return bad (o, v, "a positive integer", err);
+    return 0;
+}
+
+static int set_nonneglong (struct md_params *p, const struct opt *o,
+                           const char *v, struct hpcq_error *err)
+{
+    if (util_parse_long (v, 0, LONG_MAX, field (p, o)) < 0)
+        return bad (o, v, "a non-negative integer", err);
+    return 0;
+}
+
+/* thermo-digits (4 to 17) and checkpoint-keep (1 to 1000) */
+static int set_int (struct md_params *p, const struct opt *o, const char *v,
+                    struct hpcq_error *err)
+{
+    int digits = o->off == F (thermo_digits);
+    long l;
+    if (util_parse_long (v, digits ? 4 : 1, digits ? 17 : 1000, &l) < 0)
+        return bad (o, v, digits ? "an integer from 4 to 17"
+                    : "an integer from 1 to 1000", err);
+    *(int *)field (p, o) = (int)l;
+    return 0;
+}
+
+static int set_seed (struct md_params *p, const struct opt *o, const char *v,
+                     struct hpcq_error *err)
+{
+    long l;
+    if (util_parse_long (v, 1, LONG_MAX, &l) < 0)
+        return bad (o, v, "a positive integer", err);
+    p->seed = (uint64_t)l;
+    return 0;
+}
+
+static int set_cells (struct md_params *p, const struct opt *o, const char *v,
+                      struct hpcq_error *err)
+{
+    char buf[64], *save = NULL, *tok;
+    long c[3];
+    int n = 0;
+    if (strlen (v) >= sizeof (buf) || strstr (v, "xx") || v[0] == 'x'
+        || v[strlen (v) - 1] == 'x')
+        return bad (o, v, "NXxNYxNZ, each a positive integer", err);
+    strcpy (buf, v);
+    for (tok = strtok_r (buf, "x", &save); tok; tok = strtok_r (NULL, "x", &save))
+        if (n == 3 || util_parse_long (tok, 1, 100000, &c[n++]) < 0)
+            return bad (o, v, "NXxNYxNZ, each a positive integer", err);
+    if (n != 3)
+        return bad (o, v, "NXxNYxNZ, each a positive integer", err);
+    for (int d = 0; d < 3; d++)
+        p->cells[d] = (int)c[d];
+    return 0;
+}
+
+static int set_path (struct md_params *p, const struct opt *o, const char *v,
+                     struct hpcq_error *err)
+{
+    if (!*v || strlen (v) >= MD_PATH_MAX)
+        return bad (o, v, "a path", err);
+    strcpy (field (p, o), v);
+    return 0;
+}
+
+static int set_yesno (struct md_params *p, const struct opt *o, const char *v,
+                      struct hpcq_error *err)
+{
+    if (strcmp (v, "yes") && strcmp (v, "no"))
+        return bad (o, v, "yes or no", err);
+    *(int *)field (p, o) = strcmp (v, "yes") == 0;
+    return 0;
+}
+
+static int set_flag (struct md_params *p, const struct opt *o, const char *v,
+                     struct hpcq_error *err)
+{
+    (void)v;
+    (void)err;
+    *(int *)field (p, o) = 1;
+    return 0;
+}
+
+static int set_lattice (struct md_params *p, const struct opt *o, const char *v,
+                        struct hpcq_error *err)
+{
+    (void)p;
+    (void)o;
+    if (strcmp (v, "fcc") != 0)
+        return errprintf (err, "unsupported --lattice '%s': only fcc", v);
+    return 0;
+}
+
+static int set_thermostat (struct md_params *p, const struct opt *o,
+                           const char *v, struct hpcq_error *err)
+{
+    static const char *names[] = { "nve", "berendsen", "langevin" };
+    for (int k = 0; k < 3; k++)
+        if (strcmp (v, names[k]) == 0) {
+            p->thermostat = (enum md_thermostat)k;
+            return 0;
+        }
+    return bad (o, v, "nve, berendsen or langevin", err);
+}
+
+static int set_backend (struct md_params *p, const struct opt *o, const char *v,
+                        struct hpcq_error *err)
+{
+    (void)v;
+    (void)err;
+    p->backend = strcmp (o->name, "gpu") == 0 ? MD_BACKEND_GPU : MD_BACKEND_CPU;
+    return 0;
+}
+
+static int set_restart (struct md_params *p, const struct opt *o, const char *v,
+                        struct hpcq_error *err)
+{
+    (void)v;
+    (void)err;
+    p->restart = strcmp (o->name, "restart") == 0 ? MD_RESTART_YES : MD_RESTART_AUTO;
+    return 0;
+}
+
+/* ---- the table ---- */
+
+#define VAL required_argument
+#define NOVAL no_argument
+
+/* The option "input" has no setter: files are read before the rest. */
+static const struct opt opts[] = {
+    { "data", set_path, F (data), VAL, "start from this LAMMPS data file (atom_style atomic)" },
+    { "lattice", set_lattice, 0, VAL, "fcc (the only lattice)" },
+    { "density", set_pos, F (density), VAL, "reduced density (0.8442)" },
+    { "cells", set_cells, F (cells), VAL, "unit cells NXxNYxNZ (20x20x20)" },
+    { "temp", set_pos, F (temp), VAL, "initial (and thermostat) temperature (1.44)" },
+    { "seed", set_seed, F (seed), VAL, "velocity seed, positive (87287)" },
+    { "cutoff", set_pos, F (cutoff), VAL, "LJ cutoff (2.5)" },
+    { "skin", set_nonneg, F (skin), VAL, "neighbour skin (0.3)" },
+    { "dt", set_pos, F (dt), VAL, "timestep (0.005)" },
+    { "steps", set_nonneglong, F (steps), VAL, "run until this step (100)" },
+    { "thermo", set_nonneglong, F (thermo), VAL, "thermo output every N steps (50)" },
+    { "thermo-digits", set_int, F (thermo_digits), VAL, "significant digits, 4 to 17 (8)" },
+    { "neigh-delay", set_nonneglong, F (neigh_delay), VAL, "no list rebuild until N steps after the last (0)" },
+    { "neigh-every", set_poslong, F (neigh_every), VAL, "consider a rebuild every N steps (1)" },
+    { "neigh-check", set_yesno, F (neigh_check), VAL, "yes|no: rebuild only if an atom moved > skin/2 (yes)" },
+    { "thermostat", set_thermostat, F (thermostat), VAL, "nve|berendsen|langevin (nve)" },
+    { "tdamp", set_pos, F (tdamp), VAL, "thermostat time constant (0.5)" },
+    { "cpu", set_backend, F (backend), NOVAL, "use the CPU back end" },
+    { "gpu", set_backend, F (backend), NOVAL, "require the GPU back end" },
+    { "checkpoint-every", set_nonneglong, F (checkpoint_every), VAL, "checkpoint every N steps (0: off)" },
+    { "checkpoint-interval", set_nonneg, F (checkpoint_interval), VAL, "checkpoint every T seconds" },
+    { "checkpoint-dir", set_path, F (checkpoint_dir), VAL, "checkpoint folder ($HPCQ_CHECKPOINT_DIR)" },
+    { "checkpoint-keep", set_int, F (checkpoint_keep), VAL, "keep the newest N checkpoints ($HPCQ_CHECKPOINT_KEEP, else 2)" },
+    { "restart", set_restart, F (restart), NOVAL, "continue from the newest valid checkpoint" },
+    { "restart-auto", set_restart, F (restart), NOVAL, "restart if a checkpoint exists, else start" },
+    { "dump", set_path, F (dump), VAL, "LAMMPS text dump (id type x y z vx vy vz fx fy fz)" },
+    { "dump-xyz", set_path, F (dump_xyz), VAL, "extended XYZ trajectory file" },
+    { "dump-every", set_poslong, F (dump_every), VAL, "trajectory frame every N steps (100)" },
+    { "write-data", set_path, F (write_data), VAL, "write the final state as a LAMMPS data file" },
+    { "dump-state", set_path, F (dump_state), VAL, "write the exact final state here" },
+    { "quiet", set_flag, F (quiet), NOVAL, "no thermo output" },
+    { "input", NULL, 0, VAL, "read settings from FILE (key value lines)" },
+};
+
+#define NOPTS (sizeof (opts) / sizeof (opts[0]))
+
+/* ---- input files ---- */
 
 static const struct opt *opt_lookup (const char *name)
 {
-    for (size_t i = 0; i < sizeof (opts) / sizeof (opts[0]); i++)
+    for (size_t i = 0; i < NOPTS; i++)
         if (strcmp (opts[i].name, name) == 0)
             return &opts[i];
     return NULL;
-}
-
-static int takes_value (const struct opt *o)
-{
-    return o->kind != OPT_FLAG && o->kind != OPT_CPU && o->kind != OPT_GPU
-        && o->kind != OPT_RESTART;
-}
-
-/* strtod that rejects trailing junk, NaN and infinity. */
-static int parse_double (const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod (s, &end);
-    if (errno || end == s || *end || !isfinite (v))
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_long (const char *s, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol (s, &end, 10);
-    if (errno || end == s || *end)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_cells (const char *s, int cells[3])
-{
-    long v[3];
-    char *end;
-    const char *q = s;
-    for (int d = 0; d < 3; d++) {
-        errno = 0;
-        v[d] = strtol (q, &end, 10);
-        if (errno || end == q || v[d] <= 0 || v[d] > 100000)
-            return -1;
-        if (d < 2 && *end != 'x')
-            return -1;
-        q = end + 1;
-    }
-    if (*end)
-        return -1;
-    for (int d = 0; d < 3; d++)
-        cells[d] = (int)v[d];
-    return 0;
-}
-
-static int set_path (char *dst, const char *val, const char *name,
-                     struct hpcq_error *err)
-{
-    if (!*val || strlen (val) >= 1024)
-        return errprintf (err, "invalid --%s '%s'", name, val);
-    strcpy (dst, val);
-    return 0;
-}
-
-static int params_read_file (struct md_params *p, const char *path,
-                             struct hpcq_error *err);
-
-/* Store val (NULL for flags) as option o of p. */
-static int opt_apply (struct md_params *p, const struct opt *o,
-                      const char *val, struct hpcq_error *err)
-{
-    void *dst = (char *)p + o->off;
-    double d;
-    long l;
-
-    switch (o->kind) {
-    case OPT_POSDOUBLE:
-    case OPT_NONNEGDOUBLE:
-        if (parse_double (val, &d) < 0 || d < 0
-            || (o->kind == OPT_POSDOUBLE && d == 0))
-            return errprintf (err, "invalid --%s '%s': expected a %s number",
-                              o->name, val, o->kind == OPT_POSDOUBLE
-                              ? "positive" : "non-negative");
-        *(double *)dst = d;
-        return 0;
-    case OPT_POSLONG:
-    case OPT_NONNEGLONG:
-    case OPT_DIGITS:
-        if (parse_long (val, &l) < 0 || l < 0
-            || (o->kind == OPT_POSLONG && l == 0)
-            || (o->kind == OPT_DIGITS && (l < 4 || l > 17)))
-            return errprintf (err, "invalid --%s '%s': expected a %s integer",
-                              o->name, val, o->kind == OPT_DIGITS
-                              ? "4 to 17" : o->kind == OPT_POSLONG
-                              ? "positive" : "non-negative");
-        if (o->kind == OPT_DIGITS)
-            *(int *)dst = (int)l;
-        else
-            *(long *)dst = l;
-        return 0;
-    case OPT_SEED:
-        if (parse_long (val, &l) < 0 || l <= 0)
-            return errprintf (err, "invalid --seed '%s': expected a positive integer", val);
-        *(uint64_t *)dst = (uint64_t)l;
-        return 0;
-    case OPT_CELLS:
-        if (parse_cells (val, (int *)dst) < 0)
-            return errprintf (err, "invalid --cells '%s': expected NXxNYxNZ, "
-                              "each a positive integer", val);
-        return 0;
-    case OPT_PATH:
-        return set_path (dst, val, o->name, err);
-    case OPT_FLAG:
-        *(int *)dst = 1;
-        return 0;
-    case OPT_YESNO:
-        if (strcmp (val, "yes") && strcmp (val, "no"))
-            return errprintf (err, "invalid --%s '%s': expected yes or no", o->name, val);
-        *(int *)dst = strcmp (val, "yes") == 0;
-        return 0;
-    case OPT_LATTICE:
-        if (strcmp (val, "fcc") != 0)
-            return errprintf (err, "unsupported --lattice '%s': only fcc", val);
-        return 0;
-    case OPT_THERMOSTAT:
-        if (strcmp (val, "nve") == 0)
-            *(enum md_thermostat *)dst = MD_THERMO_NVE;
-        else if (strcmp (val, "berendsen") == 0)
-            *(enum md_thermostat *)dst = MD_THERMO_BERENDSEN;
-        else if (strcmp (val, "langevin") == 0)
-            *(enum md_thermostat *)dst = MD_THERMO_LANGEVIN;
-        else
-            return errprintf (err, "invalid --thermostat '%s': expected nve, "
-                              "berendsen or langevin", val);
-        return 0;
-    case OPT_CPU:
-        *(enum md_backend *)dst = MD_BACKEND_CPU;
-        return 0;
-    case OPT_GPU:
-        *(enum md_backend *)dst = MD_BACKEND_GPU;
-        return 0;
-    case OPT_RESTART:
-        *(enum md_restart *)dst = strcmp (o->name, "restart") == 0
-            ? MD_RESTART_YES : MD_RESTART_AUTO;
-        return 0;
-    case OPT_INPUT:
-        return params_read_file (p, val, err);
-    }
-    return errprintf (err, "internal error: option kind");
 }
 
 /* Input file: "key value" per line; flags alone; '#' to end of line. */
@@ -251,101 +291,134 @@ static int params_read_file (struct md_params *p, const char *path,
         val = strtok_r (NULL, " \t", &save);
         extra = strtok_r (NULL, " \t", &save);
         const struct opt *o = opt_lookup (key);
-        if (!o || o->kind == OPT_INPUT)
+        if (!o || !o->set)
             rc = errprintf (err, "%s:%d: unknown key '%s'", path, lineno, key);
-        else if (takes_value (o) ? (!val || extra) : val != NULL)
+        else if (o->has_arg ? (!val || extra) : val != NULL)
             rc = errprintf (err, "%s:%d: key '%s' %s", path, lineno, key,
-                            takes_value (o) ? "needs one value" : "takes no value");
+                            o->has_arg ? "needs one value" : "takes no value");
         else
-            rc = opt_apply (p, o, val, err);
+            rc = o->set (p, o, val, err);
     }
     fclose (f);
     return rc;
 }
 
-static void params_from_env (struct md_params *p)
+static int params_from_env (struct md_params *p, struct hpcq_error *err)
 {
     const char *dir = getenv ("HPCQ_CHECKPOINT_DIR");
     const char *ival = getenv ("HPCQ_CHECKPOINT_INTERVAL");
-    double d;
-    if (dir && *dir && strlen (dir) < sizeof (p->checkpoint_dir))
+    if (dir && *dir) {
+        if (strlen (dir) >= sizeof (p->checkpoint_dir))
+            return errprintf (err, "HPCQ_CHECKPOINT_DIR is too long");
         strcpy (p->checkpoint_dir, dir);
-    if (ival && parse_double (ival, &d) == 0 && d > 0)
-        p->checkpoint_interval = d;
+    }
+    const char *keep = getenv ("HPCQ_CHECKPOINT_KEEP");
+    long k;
+    if (ival && *ival && (util_parse_double (ival, 0, HUGE_VAL,
+                                             &p->checkpoint_interval) < 0
+                          || p->checkpoint_interval <= 0))
+        return errprintf (err, "invalid HPCQ_CHECKPOINT_INTERVAL '%s': expected "
+                          "a positive number of seconds", ival);
+    if (keep && *keep) {
+        if (util_parse_long (keep, 1, 1000, &k) < 0)
+            return errprintf (err, "invalid HPCQ_CHECKPOINT_KEEP '%s': expected "
+                              "an integer from 1 to 1000", keep);
+        p->checkpoint_keep = (int)k;
+    }
+    return 0;
 }
 
 void params_usage (FILE *f)
 {
     fprintf (f, "Usage: hpcq-md [FILE] [--option value]...\n"
              "FP64 Lennard-Jones molecular dynamics (LAMMPS lj units).\n\n");
-    for (size_t i = 0; i < sizeof (opts) / sizeof (opts[0]); i++)
+    for (size_t i = 0; i < NOPTS; i++)
         fprintf (f, "  --%-20s %s\n", opts[i].name, opts[i].help);
 }
 
-/* An input file named alone or with --input is read first, so that the
- * other options, wherever they stand, override it.
- */
-static int params_parse_files (struct md_params *p, int argc, char **argv,
-                               struct hpcq_error *err)
+/* ---- the command line ---- */
+
+enum { HELP = NOPTS };
+
+/* getopt_long's table: opts[i] returns i. */
+static void make_longopts (struct option *lo)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strncmp (a, "--", 2) != 0) {
-            const struct opt *prev = i > 1 && strncmp (argv[i - 1], "--", 2) == 0
-                ? opt_lookup (argv[i - 1] + 2) : NULL;
-            if (prev && takes_value (prev))
-                continue;
-            if (params_read_file (p, a, err) < 0)
-                return -1;
-        } else if (strcmp (a, "--input") == 0) {
-            if (i + 1 >= argc)
-                return errprintf (err, "option --input needs a value");
-            if (params_read_file (p, argv[++i], err) < 0)
-                return -1;
-        }
+    for (size_t i = 0; i < NOPTS; i++)
+        lo[i] = (struct option) { opts[i].name, opts[i].has_arg, NULL, (int)i };
+    lo[NOPTS] = (struct option) { "help", no_argument, NULL, HELP };
+    lo[NOPTS + 1] = (struct option) { NULL, 0, NULL, 0 };
+}
+
+/* getopt_long said '?' (unknown, or a value given to a flag) or ':'
+ * (value missing) about argument arg. */
+static void option_error (int c, const char *arg, struct hpcq_error *err)
+{
+    char name[64];
+    const char *eq = strchr (arg, '=');
+    const struct opt *o = NULL;
+    if (c == ':') {
+        errprintf (err, "option '%s' needs a value", arg);
+        return;
     }
-    return 0;
+    if (strncmp (arg, "--", 2) == 0 && eq && (size_t)(eq - arg - 2) < sizeof (name)) {
+        memcpy (name, arg + 2, eq - arg - 2);
+        name[eq - arg - 2] = '\0';
+        o = opt_lookup (name);
+    }
+    if (o && !o->has_arg)
+        errprintf (err, "option '--%s' takes no value", o->name);
+    else
+        errprintf (err, "unknown option '%s' (see --help)", arg);
 }
 
 int params_parse (struct md_params *p, int argc, char **argv,
                   struct hpcq_error *err)
 {
+    struct option lo[NOPTS + 2];
+    int *code = calloc (argc, sizeof (int));
+    char **val = calloc (argc, sizeof (char *));
+    int n = 0, c, rc = -1;
+
     params_defaults (p);
-    params_from_env (p);
-    if (params_parse_files (p, argc, argv, err) < 0)
-        return -1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp (a, "--help") == 0 || strcmp (a, "-h") == 0) {
-            params_usage (stdout);
-            return 1;
-        }
-        if (strncmp (a, "--", 2) != 0)
-            continue;           /* an input file, read above */
-        char name[64];
-        const char *eq = strchr (a + 2, '=');
-        size_t n = eq ? (size_t)(eq - a - 2) : strlen (a + 2);
-        if (n >= sizeof (name))
-            return errprintf (err, "unknown option '%s'", a);
-        memcpy (name, a + 2, n);
-        name[n] = '\0';
-        const struct opt *o = opt_lookup (name);
-        if (!o)
-            return errprintf (err, "unknown option '%s' (see --help)", a);
-        const char *val = eq ? eq + 1 : NULL;
-        if (takes_value (o) && !val) {
-            if (i + 1 >= argc)
-                return errprintf (err, "option --%s needs a value", name);
-            val = argv[++i];
-        } else if (!takes_value (o) && val) {
-            return errprintf (err, "option --%s takes no value", name);
-        }
-        if (o->kind == OPT_INPUT)
-            continue;           /* read above */
-        if (opt_apply (p, o, val, err) < 0)
-            return -1;
+    make_longopts (lo);
+    if (!code || !val) {
+        errprintf (err, "out of memory");
+        goto out;
     }
-    return 0;
+    if (params_from_env (p, err) < 0)
+        goto out;
+    /* Collect the options, read the input files, then apply the options
+     * in order: wherever they stand, they override the files. */
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long (argc, argv, ":h", lo, NULL)) != -1) {
+        if (c == 'h' || c == HELP) {
+            params_usage (stdout);
+            rc = 1;
+            goto out;
+        }
+        if (c == '?' || c == ':') {
+            option_error (c, argv[optind - 1], err);
+            goto out;
+        }
+        if (opts[c].set) {
+            code[n] = c;
+            val[n++] = optarg;
+        } else if (params_read_file (p, optarg, err) < 0) {
+            goto out;
+        }
+    }
+    for (int i = optind; i < argc; i++)
+        if (params_read_file (p, argv[i], err) < 0)
+            goto out;
+    for (int i = 0; i < n; i++)
+        if (opts[code[i]].set (p, &opts[code[i]], val[i], err) < 0)
+            goto out;
+    rc = 0;
+out:
+    free (code);
+    free (val);
+    return rc;
 }
 
 double params_lattice_const (const struct md_params *p)
@@ -355,13 +428,6 @@ double params_lattice_const (const struct md_params *p)
 
 int params_validate (const struct md_params *p, struct hpcq_error *err)
 {
-    double a = params_lattice_const (p);
-    for (int d = 0; d < 3; d++) {
-        double len = a * p->cells[d];
-        if (p->cutoff > 0.5 * len)
-            return errprintf (err, "cutoff %g is larger than half the box "
-                              "(%g along %c)", p->cutoff, 0.5 * len, "xyz"[d]);
-    }
     if ((p->checkpoint_every > 0 || p->restart != MD_RESTART_NO)
         && !p->checkpoint_dir[0])
         return errprintf (err, "checkpoints need --checkpoint-dir or "

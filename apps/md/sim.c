@@ -1,7 +1,6 @@
 /* sim.c - see sim.h.  The step loop is velocity-Verlet with neighbour
- * lists rebuilt every neigh_every steps (or sooner when an atom moved
- * more than half the skin); everything else hangs off it between steps:
- * thermo output, checkpoints, trajectory frames, signals.
+ * lists rebuilt by LAMMPS's rule; everything else hangs off it between
+ * steps: thermo output, checkpoints, trajectory frames, signals.
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -19,6 +18,8 @@
 
 #include "apps/md/checkpoint.h"
 #include "apps/md/comm.h"
+#include "apps/md/datafile.h"
+#include "apps/md/dump.h"
 #include "apps/md/lattice.h"
 #include "apps/md/sim.h"
 #include "apps/md/thermostat.h"
@@ -51,8 +52,10 @@ static int sim_pick_backend (struct md_sim *s, struct hpcq_error *err)
     s->ops = &md_backend_cpu;
     if (s->p.backend == MD_BACKEND_CPU)
         return 0;
-    gpu = md_backend_gpu (why, sizeof (why));
-    if (gpu) {
+    if (!system_is_reduced_lj (&s->sys))
+        snprintf (why, sizeof (why), "the GPU back end runs one atom type of mass 1 "
+                  "with epsilon = sigma = 1");
+    else if ((gpu = md_backend_gpu (why, sizeof (why)))) {
         s->ops = gpu;
         return 0;
     }
@@ -65,27 +68,60 @@ static int sim_pick_backend (struct md_sim *s, struct hpcq_error *err)
     return 0;
 }
 
+/* A fresh start: the data file's atoms, or the lattice's with random
+ * velocities. */
 static int sim_fresh (struct md_sim *s, struct hpcq_error *err)
 {
+    s->step = s->last_build = 0;
+    if (s->p.data[0]) {
+        long n;
+        if (datafile_read_atoms (s->p.data, &s->sys, s->dom, s->a, err) < 0)
+            return -1;
+        n = s->a->nlocal;
+        comm_sum_long (&n, 1);
+        if (n != s->natoms)
+            return errprintf (err, "data file '%s': %ld of its %ld atoms placed",
+                              s->p.data, n, s->natoms);
+        return 0;
+    }
     if (lattice_create (&s->p, s->dom, s->a) < 0)
         return errprintf (err, "out of memory creating %ld atoms", s->natoms);
     lattice_velocities (&s->p, s->a, s->natoms);
-    s->step = s->last_build = 0;
+    return 0;
+}
+
+/* The box, types and masses: from the data file or the lattice options. */
+static int sim_system (struct md_sim *s, struct hpcq_error *err)
+{
+    if (s->p.data[0]) {
+        if (datafile_read_system (s->p.data, s->p.cutoff, &s->sys, err) < 0)
+            return -1;
+    } else if (system_lattice (&s->sys, &s->p) < 0) {
+        return errprintf (err, "out of memory");
+    }
+    for (int d = 0; d < 3; d++) {
+        double len = s->sys.hi[d] - s->sys.lo[d];
+        if (s->p.cutoff > 0.5 * len)
+            return errprintf (err, "cutoff %g is larger than half the box "
+                              "(%g along %c)", s->p.cutoff, 0.5 * len, "xyz"[d]);
+    }
+    s->natoms = s->sys.natoms;
+    s->dof = 3.0 * s->natoms - 3.0;
+    s->volume = system_volume (&s->sys);
+    if (!(s->dtfm = malloc ((s->sys.ntypes + 1) * sizeof (double))))
+        return errprintf (err, "out of memory");
+    /* LAMMPS: dtf = 0.5 dt ftm2v (1 in lj units), dtfm = dtf / mass */
+    for (int t = 1; t <= s->sys.ntypes; t++)
+        s->dtfm[t] = 0.5 * s->p.dt / s->sys.mass[t];
     return 0;
 }
 
 static int sim_setup (struct md_sim *s, int *status, struct hpcq_error *err)
 {
-    double lc = params_lattice_const (&s->p), L[3];
-    s->natoms = 4L * s->p.cells[0] * s->p.cells[1] * s->p.cells[2];
-    s->dof = 3.0 * s->natoms - 3.0;
-    s->volume = 1;
-    for (int d = 0; d < 3; d++) {
-        L[d] = lc * s->p.cells[d];
-        s->volume *= L[d];
-    }
     *status = MD_EXIT_USAGE;
-    if (!(s->dom = domain_create (L, s->p.cutoff + s->p.skin, err)))
+    if (sim_system (s, err) < 0
+        || !(s->dom = domain_create (s->sys.lo, s->sys.hi, s->p.cutoff + s->p.skin,
+                                     err)))
         return -1;
     if (sim_pick_backend (s, err) < 0) {
         *status = MD_EXIT_FAIL;
@@ -95,7 +131,7 @@ static int sim_setup (struct md_sim *s, int *status, struct hpcq_error *err)
     if (!(s->a = atoms_create (s->ops->mem))
         || !(s->nl = neigh_create (s->p.cutoff + s->p.skin,
                                    s->ops != &md_backend_cpu))
-        || !(s->fc = force_create (s->p.cutoff)))
+        || !(s->fc = force_create (s->p.cutoff, &s->sys)))
         return errprintf (err, "out of memory");
     if (s->p.restart != MD_RESTART_NO) {
         int rc = checkpoint_load (s, err);
@@ -111,6 +147,8 @@ static int sim_setup (struct md_sim *s, int *status, struct hpcq_error *err)
         if (rc == 0)
             return 0;
     }
+    if (s->p.data[0])
+        *status = MD_EXIT_USAGE;    /* a bad atom line is bad input */
     return sim_fresh (s, err);
 }
 
@@ -192,6 +230,7 @@ struct md_sim *sim_create (const struct md_params *p, int *status,
         if (sim_reneighbor (s, err) < 0
             || s->ops->force (s, 1, &s->pe, &s->vir) < 0)
             goto fail;
+        s->nbuilds = 0;         /* LAMMPS counts the builds of the run only */
     }
     s->t_last_ckpt = comm_wtime ();
     return s;
@@ -207,12 +246,13 @@ void sim_destroy (struct md_sim *s)
     int saved = errno;
     if (s->ops && s->a)
         s->ops->fini (s);
-    if (s->xyz)
-        fclose (s->xyz);
+    dump_close (s);
     force_destroy (s->fc);
     neigh_destroy (s->nl);
     atoms_destroy (s->a);
     domain_destroy (s->dom);
+    system_release (&s->sys);
+    free (s->dtfm);
     free (s);
     errno = saved;
 }
@@ -246,95 +286,56 @@ static int is_thermo_step (const struct md_sim *s)
     return s->p.thermo > 0 && s->step % s->p.thermo == 0;
 }
 
-/* Gather a per-id table of n columns on every rank by summing: each
- * atom's row is non-zero on exactly one rank, so the sum is exact. */
-static double *sim_gather (struct md_sim *s, int with_vf)
+double *sim_gather (struct md_sim *s, unsigned mask, int *ncols)
 {
-    int nc = with_vf ? 9 : 3;
+    int nc = 0, col[5];
+    static const int width[5] = { 1, 3, 3, 3, 3 };
+    for (int k = 0; k < 5; k++) {
+        col[k] = nc;
+        if (mask & (1u << k))
+            nc += width[k];
+    }
     double *t = calloc ((size_t)s->natoms * nc, sizeof (double));
     if (!t)
         return NULL;
     s->ops->to_host (s);
-    for (long i = 0; i < s->a->nlocal; i++) {
-        double *row = t + (s->a->id[i] - 1) * nc;
+    const struct md_atoms *a = s->a;
+    for (long i = 0; i < a->nlocal; i++) {
+        double *row = t + (a->id[i] - 1) * nc;
+        if (mask & MD_COL_TYPE)
+            row[col[0]] = a->type[i];
         for (int d = 0; d < 3; d++) {
-            row[d] = s->a->x[d][i];
-            if (with_vf) {
-                row[3 + d] = s->a->v[d][i];
-                row[6 + d] = s->a->f[d][i];
-            }
+            if (mask & MD_COL_X)
+                row[col[1] + d] = a->x[d][i];
+            if (mask & MD_COL_IMG)
+                row[col[2] + d] = a->img[3 * i + d];
+            if (mask & MD_COL_V)
+                row[col[3] + d] = a->v[d][i];
+            if (mask & MD_COL_F)
+                row[col[4] + d] = a->f[d][i];
         }
     }
     s->ops->to_device (s);
     comm_sum (t, (int)(s->natoms * nc));
+    *ncols = nc;
     return t;
-}
-
-int sim_dump_state (struct md_sim *s, const char *path, struct hpcq_error *err)
-{
-    double *t = sim_gather (s, 1);
-    int rc = 0;
-    if (!t)
-        return errprintf (err, "out of memory for the state dump");
-    if (comm_rank () == 0) {
-        FILE *f = fopen (path, "w");
-        if (!f) {
-            free (t);
-            return errprintf (err, "cannot write '%s': %s", path, strerror (errno));
-        }
-        fprintf (f, "# hpcq-md state at step %ld: id x y z vx vy vz fx fy fz\n",
-                 s->step);
-        for (long i = 0; i < s->natoms; i++) {
-            fprintf (f, "%ld", i + 1);
-            for (int c = 0; c < 9; c++)
-                fprintf (f, " %a", t[i * 9 + c]);
-            fputc ('\n', f);
-        }
-        if (fclose (f) != 0)
-            rc = errprintf (err, "cannot write '%s': %s", path, strerror (errno));
-    }
-    free (t);
-    return rc;
-}
-
-/* One extended-XYZ frame (positions wrapped into the box). */
-static int sim_dump_xyz (struct md_sim *s, struct hpcq_error *err)
-{
-    double *t = sim_gather (s, 0);
-    if (!t)
-        return errprintf (err, "out of memory for the trajectory");
-    if (comm_rank () == 0) {
-        const double *L = s->dom->L;
-        if (!s->xyz && !(s->xyz = fopen (s->p.dump_xyz, s->start_step ? "a" : "w"))) {
-            free (t);
-            return errprintf (err, "cannot write '%s': %s", s->p.dump_xyz,
-                              strerror (errno));
-        }
-        fprintf (s->xyz, "%ld\nLattice=\"%.10g 0 0 0 %.10g 0 0 0 %.10g\" "
-                 "Properties=species:S:1:pos:R:3 pbc=\"T T T\" Time=%.6g Step=%ld\n",
-                 s->natoms, L[0], L[1], L[2], s->step * s->p.dt, s->step);
-        for (long i = 0; i < s->natoms; i++) {
-            double x[3];
-            for (int d = 0; d < 3; d++)
-                x[d] = t[i * 3 + d] - L[d] * floor (t[i * 3 + d] / L[d]);
-            fprintf (s->xyz, "Ar %.8f %.8f %.8f\n", x[0], x[1], x[2]);
-        }
-        fflush (s->xyz);
-    }
-    free (t);
-    return 0;
 }
 
 /* ---- the loop ---- */
 
+/* LAMMPS's Neighbor::decide and check_distance (triggersq = 0.25 skin
+ * skin, a strict comparison): "ago" counts the steps since the last
+ * build. */
 static int need_rebuild (struct md_sim *s)
 {
-    int r = s->step - s->last_build >= s->p.neigh_every;
-    if (!r && s->p.neigh_check) {
-        double lim = 0.5 * s->p.skin;
-        r = s->ops->maxdisp2 (s) > lim * lim;
-        comm_max_int (&r, 1);
-    }
+    long ago = s->step - s->last_build;
+    int r;
+    if (ago < s->p.neigh_delay || ago % s->p.neigh_every != 0)
+        return 0;
+    if (!s->p.neigh_check)
+        return 1;
+    r = s->ops->maxdisp2 (s) > 0.25 * s->p.skin * s->p.skin;
+    comm_max_int (&r, 1);
     return r;
 }
 
@@ -416,14 +417,13 @@ int sim_run (struct md_sim *s, struct hpcq_error *err)
     thermo_header (s);
     if (s->step == 0)
         thermo_line (s);
-    if (s->step == 0 && s->p.dump_xyz[0] && sim_dump_xyz (s, err) < 0)
+    if (s->step == 0 && dump_frame (s, err) < 0)
         return -1;
     t0 = comm_wtime ();
     while (s->step < s->p.steps) {
         if (sim_step (s, err) < 0)
             return -1;
-        if (s->p.dump_xyz[0] && s->step % s->p.dump_every == 0
-            && sim_dump_xyz (s, err) < 0)
+        if (dump_frame (s, err) < 0)
             return -1;
         ckpt_due (s, &ckpt, &stop);
         if ((ckpt || (s->step == s->p.steps && s->p.checkpoint_dir[0]
@@ -439,7 +439,9 @@ int sim_run (struct md_sim *s, struct hpcq_error *err)
         }
     }
     sim_report (s, comm_wtime () - t0);
-    if (s->p.dump_state[0] && sim_dump_state (s, s->p.dump_state, err) < 0)
+    if (s->p.dump_state[0] && dump_state (s, s->p.dump_state, err) < 0)
+        return -1;
+    if (s->p.write_data[0] && datafile_write (s, s->p.write_data, err) < 0)
         return -1;
     return rc;
 }

@@ -40,6 +40,8 @@ for n in libjansson libsqlite3 libuuid; do
     p=$(lib "$W/b/scheduler/hpcq-scheduler" "$n" | head -1)
     [ -n "$p" ] && cp -L "$p" "$dest/lib/"
 done
+p=$(lib "$W/b/apps/md/hpcq-md" libxxhash | head -1)     # the apps' checkpoints
+[ -n "$p" ] && cp -L "$p" "$dest/lib/"
 cp -L "$(lib "$W/b/apps/md/hpcq-md" libgomp | head -1)" "$dest/libomp/"
 c=$(lib "$W/b/apps/md/hpcq-md" libcudart | head -1)
 cp -L "$c" "$dest/cudalib/"; cp -L "$c" "$dest/cudalib/libcudart.so"

@@ -43,9 +43,9 @@ t0=$(date +%s)
     -gencode arch=compute_90,code=compute_90 -O3 -std=c++17 -I"$SRC" -I"$B" \
     -c -o "$B/climate_cuda.o" "$SRC/apps/climate/climate_cuda.cu" || fail "nvcc"
 gcc -O2 -fopenmp -Wall -Wextra -Werror -Wno-unused-parameter -I"$SRC" -I"$B" \
-    -o "$B/hpcq-climate" "$SRC"/apps/climate/{main,climate_cases,climate_model,climate_cpu,climate_comm,climate_step,climate_ckpt,climate_output,climate_opts,climate_run}.c \
-    "$SRC/common/error.c" "$SRC/common/util.c" "$B/climate_cuda.o" -L"$CUDA_DIR/lib64" -lcudart_static \
-    -ldl -lrt -lpthread -lstdc++ -lm || fail "gcc"
+    -o "$B/hpcq-climate" "$SRC"/apps/climate/{main,climate_cases,climate_model,climate_cpu,climate_pow,climate_comm,climate_step,climate_ckpt,climate_output,climate_opts,climate_run}.c \
+    "$SRC/common/error.c" "$SRC/common/util.c" "$SRC/common/ckptfile.c" "$B/climate_cuda.o" \
+    -L"$CUDA_DIR/lib64" -lcudart_static -lxxhash -ldl -lrt -lpthread -lstdc++ -lm || fail "gcc"
 say "build: $(( $(date +%s) - t0 )) s"
 C=$B/hpcq-climate
 fi
