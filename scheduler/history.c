@@ -90,10 +90,11 @@ struct history *history_create (struct server *srv, struct hpcq_error *err)
     }
     if (!enable)
         h->duration = 0;
-    /* Often enough that the window is kept to about 1%, at most a minute
-     * late, at least a second apart. */
+    /* Often enough that the window is kept to about 1%, at most ten
+     * seconds late (a purge walks the jobs in memory: well under a
+     * millisecond per 100,000), at least a second apart. */
     every = h->duration / 100;
-    every = every < 1 ? 1 : every > 60 ? 60 : every;
+    every = every < 1 ? 1 : every > 10 ? 10 : every;
     if (!(h->timer = loop_timer_add (srv->loop, every * 1000, every * 1000, history_tick,
                                      h))) {
         errprintf (err, "event loop: %s", strerror (errno));

@@ -66,7 +66,9 @@ test_expect_success 'every node pbsnodes shows, in its state, with its cores and
         st=$(pbsnodes $n | sed -n "s/^     state = //p") &&
         used=$(pbsnodes $n | sed -n "s/^     resources_assigned.ncpus = //p") &&
         test "$(attr_of dom.html node name $n state)" = "$st" &&
-        test "$(attr_of dom.html node name $n cpus-used)" = "$used" || { echo "$n"; exit 1; }
+        test "$(attr_of dom.html node name $n cpus-used)" = "$used" &&
+        grep -q "<span class=\"name\">$n</span><span class=\"badge $st\">$st</span>" dom.html ||
+        { echo "$n"; exit 1; }
     done &&
     test "$(grep -o "class=\"cell cpu used\"" dom.html | wc -l)" = 3 &&
     test "$(grep -o "class=\"cell mig used\"" dom.html | wc -l)" = 1 &&
