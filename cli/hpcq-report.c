@@ -202,14 +202,16 @@ int main (int argc, char **argv)
         { "state-dir", required_argument, NULL, 'd' }, { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    struct report *r = xzalloc (sizeof (*r));
+    static struct report rep;   /* big (its days), one per run */
+    struct report *r = &rep;
     const char *png = NULL, *dir = NULL;
     int opt, csv = 0, json = 0, n, rc = 1;
     struct hpcq_error err;
     struct report_row **rows;
     char path[4200];
 
-    r->to = util_wall_secs ();
+    /* Up to now, this second included (times are whole seconds). */
+    r->to = util_wall_secs () + 1;
     r->from = r->to - 30 * 86400;
     while ((opt = getopt_long (argc, argv, "b:f:t:cjp:d:h", longopts, NULL)) != -1) {
         switch (opt) {
@@ -274,6 +276,5 @@ int main (int argc, char **argv)
     }
 out:
     report_release (r);
-    free (r);
     return rc;
 }

@@ -191,23 +191,28 @@ static int cursor_part (struct jobs_cursor *c)
         c->phase = 1;
     }
     all = jobs_all (srv->jobs, &n);
-    for (i = cursor_find (all, n, c->next); c->phase == 1 && made < API_PART_JOBS; made++) {
+    /* At most API_PART_JOBS jobs and subjobs looked at per part. */
+    for (i = cursor_find (all, n, c->next); c->phase == 1 && made < API_PART_JOBS;) {
         const struct job *job;
         if (i >= n) {
             c->phase = 2;
             break;
         }
         job = all[i];
-        if (c->sub < 0)
+        if (job->rec.seq != c->next)
+            c->sub = -1;    /* the array half sent has left memory: go on */
+        if (c->sub < 0) {
             cursor_put (c, f, job);
-        if (c->subjobs && job->is_array && c->sub + 1 < job->nsub) {
+            made++;
+        }
+        if (c->subjobs && job->is_array) {
             /* A big array goes out a part of its subjobs at a time. */
-            int end = c->sub + 1 + API_PART_JOBS;
-            for (int s = c->sub + 1; s < end && s < job->nsub; s++)
-                cursor_put (c, f, job->sub[s]);
-            c->sub = end - 1;
+            while (c->sub + 1 < job->nsub && made < API_PART_JOBS) {
+                cursor_put (c, f, job->sub[++c->sub]);
+                made++;
+            }
             if (c->sub + 1 < job->nsub)
-                continue;
+                continue;   /* the rest of this array in the next part */
         }
         c->sub = -1;
         c->next = job->rec.seq + 1;

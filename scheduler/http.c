@@ -38,6 +38,7 @@ struct http {
     int listen_fd;
     struct loop_watch *watch;
     struct loop_timer *tick;
+    struct loop_timer *soon;        /* MHD has work now: the next turn */
     char address[96];
     char token[HTTP_TOKEN_MAX];     /* "" if no http_token_file */
     struct route routes[HTTP_MAX_ROUTES];
@@ -313,10 +314,28 @@ static enum MHD_Result http_request (void *cls, struct MHD_Connection *conn,
 
 /* ---- the loop ----------------------------------------------------------- */
 
+static void http_soon (struct loop *l, void *arg);
+
+/* One round of MHD's work.  MHD may have more to do at once (a connection
+ * whose answer it could go on writing, made a block at a time): it says so
+ * with a timeout of 0, and the next round comes in the next loop turn, so
+ * a big answer goes out a block per turn, between everyone else's work. */
 static void http_run (struct http *h)
 {
+    MHD_UNSIGNED_LONG_LONG ms;
+
     if (MHD_run (h->d) != MHD_YES)
         log_msg (LOG_WARNING, "http: processing connections failed");
+    if (!h->soon && MHD_get_timeout (h->d, &ms) == MHD_YES && ms == 0)
+        h->soon = loop_timer_add (h->srv->loop, 0, 0, http_soon, h);
+}
+
+static void http_soon (struct loop *l, void *arg)
+{
+    struct http *h = arg;
+
+    h->soon = NULL;     /* a one-shot timer is gone once it fired */
+    http_run (h);
 }
 
 static void http_ready (struct loop *l, int fd, int revents, void *arg)
@@ -512,6 +531,7 @@ void http_destroy (struct http *h)
     int saved = errno;
     loop_fd_remove (h->watch);
     loop_timer_remove (h->tick);
+    loop_timer_remove (h->soon);
     if (h->d)
         MHD_stop_daemon (h->d);
     if (h->listen_fd >= 0)

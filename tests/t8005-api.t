@@ -58,9 +58,11 @@ test_expect_success 'nodes, queues, server, events and the versions' '
     curl -sf "http://$http/api" | jq -e ".versions == [\"v1\"]"
 '
 
-test_expect_success 'a long list is streamed whole (an array of 3000 subjobs)' '
+test_expect_success 'a long list is streamed whole, a part per loop turn (an array of 3000 subjobs)' '
     j=$(echo true | qsub -h -J 1-3000) &&
-    test "$(api "jobs?subjobs=1&state=H" | jq ".jobs | length")" = 3002 && qdel $j
+    timeout 20 curl -sf "http://$http/api/v1/jobs?subjobs=1&state=H" > long.json &&
+    test "$(jq ".jobs | length" long.json)" = 3002 && qdel $j &&
+    grep -q "node node1 up" $CLUSTER/scheduler.log && ! grep -q "stopped sending heartbeats" $CLUSTER/scheduler.log
 '
 
 if [ -n "$other_users" ]; then
