@@ -10,16 +10,18 @@ set -euo pipefail
 cd "$(dirname "$0")"
 top=$(pwd)
 
-# The scheduler needs SQLite, libuuid, jansson, libmicrohttpd and uthash;
-# hpcq-report draws with cairo; the apps use Open MPI over UCX and NetCDF
-# (configure turns off what it does not find).  The administration tests
-# (t8000-t8006) run a real Prometheus (and promtool) and headless Chromium,
-# with curl, jq and ip(8).
+# The scheduler needs SQLite, libuuid and jansson; the apps use Open MPI
+# over UCX and NetCDF (configure turns off what it does not find).
 PACKAGES="build-essential autoconf automake libtool pkg-config libsqlite3-dev
           uuid-dev libjansson-dev sqlite3 python3 procps bc
           libopenmpi-dev openmpi-bin libucx-dev libnetcdf-dev netcdf-bin libpng-dev zlib1g-dev
-          libxxhash-dev libmicrohttpd-dev uthash-dev libcairo2-dev curl jq iproute2 prometheus
-          chromium"
+          libxxhash-dev iproute2 util-linux"
+# Hash tables (common/hash.h): uthash, hashing with xxHash; both header-only.
+PACKAGES="$PACKAGES uthash-dev"
+# The scheduler's HTTP server; hpcq-report's chart; the administration
+# tests (t8000-t8006) run a real Prometheus (and promtool) and headless
+# Chromium, with curl and jq.
+PACKAGES="$PACKAGES libmicrohttpd-dev libcairo2-dev curl jq prometheus chromium"
 # Installed without their recommended packages (Snakemake 7's would bring
 # ~200 more, ImageMagick and GDAL among them): the workflow tool the
 # compatibility tests run for real (t1100, t1106); LAMMPS, which hpcq-md

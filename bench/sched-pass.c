@@ -12,7 +12,12 @@
  * ended again, untimed).
  *
  *   sched-pass [--policy easy|conservative|fifo] [--jobs N] [--nodes N]
- *              [--passes N] [--scaling]
+ *              [--passes N] [--scaling] [--big N]
+ *
+ * --big N puts one job of N whole GPU nodes (select=N:ncpus=32:ngpus=8,
+ * place=scatter, 12 hours) at the head of the queue, with the highest
+ * priority: the pass reserves the cluster for it and backfills the rest
+ * around that reservation.  The other jobs are the same draws as without.
  *
  * --scaling also times 50k/100k/200k jobs on 2,000 nodes and 100k jobs on
  * 1k/2k/4k nodes.  Results: bench/RESULTS.md.
@@ -26,7 +31,7 @@
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
 #include "scheduler/policy.h"
-#include "scheduler/test/cluster.h"
+#include "scheduler/cluster.h"
 
 #define GB (INT64_C (1) << 30)
 
@@ -112,11 +117,20 @@ static void fill (struct cluster *c, int64_t *seq)
     c->now = 0;
 }
 
+static int big_nodes;           /* --big N: one N-node job first, 0 = none */
+
 /* The queue: runs of identical jobs (arrays), a few with priority. */
 static struct job **make_queue (struct cluster *c, int n, int64_t *seq)
 {
     struct job **q = calloc (n, sizeof (*q));
     int k = 0;
+
+    if (big_nodes > 0) {
+        char req[160];
+        snprintf (req, sizeof (req), "select=%d:ncpus=32:ngpus=8,place=scatter,walltime=43200",
+                  big_nodes);
+        q[k++] = cluster_job (c, ++*seq, req, 100);
+    }
 
     while (k < n) {
         char req[160];
@@ -141,6 +155,7 @@ struct result {
     int started, running;
     int full;                   /* nodes without a free core before the pass */
     double sort;                /* CPU ms of the priority sort alone */
+    int64_t big_start;          /* --big: the big job's reservation (s from now), -1 none */
 };
 
 /* Time passes passes of policy over njobs queued on nnodes. */
@@ -148,7 +163,7 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
                           int passes)
 {
     struct cluster *c = cluster_create (nnodes);
-    struct job **q, **copy = calloc (njobs, sizeof (*copy));
+    struct job **q, **copy = calloc (njobs, sizeof (*copy)), *j;
     double *t = calloc (passes, sizeof (*t)), *cpu = calloc (passes, sizeof (*cpu));
     struct result r = { 0 };
     int64_t seq = 0;
@@ -156,7 +171,7 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
     rng_state = 88172645463325252ULL;
     build_nodes (c);
     fill (c, &seq);
-    for (struct job *j = c->running; j; j = j->r_next)
+    LIST_FOREACH (j, &c->running, r_link)
         r.running++;
     q = make_queue (c, njobs, &seq);
     for (int i = 0; i < c->nnodes; i++)
@@ -166,7 +181,7 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
         struct job *first_new;
         double t0, c0;
         memcpy (copy, q, njobs * sizeof (*copy));
-        first_new = c->running;
+        first_new = LIST_FIRST (&c->running);
         cluster_ctx (c, &ctx, copy, njobs);
         c->nstarted = 0;
         c0 = clock_ms (CLOCK_PROCESS_CPUTIME_ID);
@@ -175,13 +190,11 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
         t[p] = clock_ms (CLOCK_MONOTONIC) - t0;
         cpu[p] = clock_ms (CLOCK_PROCESS_CPUTIME_ID) - c0;
         r.started = c->nstarted;
+        r.big_start = big_nodes && q[0]->est_start > 0 ? q[0]->est_start - c->now : -1;
         /* Back to the state before the pass: end what it started, forget
          * conservative's reservations (each pass is a first one). */
-        while (c->running != first_new) {
-            struct job *j = c->running;
-            cluster_end (c, j);
-            j->rec.state = 'Q';
-        }
+        while (LIST_FIRST (&c->running) != first_new)
+            cluster_requeue (c, LIST_FIRST (&c->running));
         for (int k = 0; k < njobs; k++) {
             free (q[k]->resv);
             q[k]->resv = NULL;
@@ -212,10 +225,13 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
 
 static void report (const char *policy, int nnodes, int njobs, struct result r)
 {
-    printf ("%-12s %4d nodes %6d jobs  median %6.2f ms  min %6.2f  max %6.2f"
+    printf ("%-12s%s %4d nodes %6d jobs  median %6.2f ms  min %6.2f  max %6.2f"
             "  cpu median %7.2f ms (sort %5.2f)  (%d running, %d nodes full, %d started)\n",
-            policy, nnodes, njobs, r.median, r.min, r.max, r.cpu_median, r.sort, r.running,
+            policy, big_nodes ? " +big" : "", nnodes, njobs, r.median, r.min, r.max, r.cpu_median, r.sort, r.running,
             r.full, r.started);
+    if (big_nodes)
+        printf ("             the %d-node job: %s %.1f h from now\n", big_nodes,
+                r.big_start >= 0 ? "reserved" : "NOT reserved", r.big_start / 3600.0);
     fflush (stdout);
 }
 
@@ -236,9 +252,11 @@ int main (int argc, char *argv[])
             passes = atoi (argv[++i]);
         else if (!strcmp (argv[i], "--scaling"))
             scaling = 1;
+        else if (!strcmp (argv[i], "--big") && i + 1 < argc)
+            big_nodes = atoi (argv[++i]);
         else {
             fprintf (stderr, "usage: sched-pass [--policy easy|conservative|fifo] "
-                     "[--jobs N] [--nodes N] [--passes N] [--scaling]\n");
+                     "[--jobs N] [--nodes N] [--passes N] [--scaling] [--big N]\n");
             return 2;
         }
     }

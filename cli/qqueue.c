@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/client.h"
+#include "common/util.h"
 
 static const struct {
     const char *prog, *attr, *value, *what;
@@ -25,9 +26,9 @@ int main (int argc, char **argv)
     size_t k;
     int rc = 0;
 
-    for (k = 0; k < sizeof (cmds) / sizeof (cmds[0]) && strcmp (base, cmds[k].prog); k++)
+    for (k = 0; k < ARRAY_SIZE (cmds) && strcmp (base, cmds[k].prog); k++)
         ;
-    if (k == sizeof (cmds) / sizeof (cmds[0])) {
+    if (k == ARRAY_SIZE (cmds)) {
         fprintf (stderr, "%s: run as qenable, qdisable, qstart or qstop\n", base);
         return 1;
     }

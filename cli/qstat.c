@@ -8,7 +8,6 @@
 #include <config.h>
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,18 +34,6 @@ struct opts {
 };
 
 static int exit_code;
-
-static void die (const char *fmt, ...) __attribute__ ((format (printf, 1, 2), noreturn));
-static void die (const char *fmt, ...)
-{
-    va_list ap;
-    fputs ("qstat: ", stderr);
-    va_start (ap, fmt);
-    vfprintf (stderr, fmt, ap);
-    va_end (ap);
-    fputc ('\n', stderr);
-    exit (2);
-}
 
 static json_t *rpc (const char *type, json_t *body)
 {
@@ -98,7 +85,7 @@ static void print_attr (const char *name, const char *value, int oneline)
     size_t len;
 
     if (asprintf (&line, "    %s = %s", name, value) < 0)
-        die ("out of memory");
+        util_die (2, "out of memory");
     len = strlen (line);
     if (oneline || len <= 79) {
         printf ("%s\n", line);
@@ -173,7 +160,7 @@ static void print_json (json_t *reply, const char *section, json_t *content)
     char *text = json_dumps (doc, JSON_INDENT (4));
 
     if (!text)
-        die ("out of memory");
+        util_die (2, "out of memory");
     printf ("%s\n", text);
     free (text);
     json_decref (doc);
@@ -420,7 +407,7 @@ int main (int argc, char **argv)
         case '1': o.oneline = 1; break;
         case 'F':
             if (strcmp (optarg, "json") != 0)
-                die ("unsupported output format '%s' (use -F json)", optarg);
+                util_die (2, "unsupported output format '%s' (use -F json)", optarg);
             o.json = 1;
             break;
         case 'x': o.history = 1; break;
@@ -432,7 +419,7 @@ int main (int argc, char **argv)
         case 'Q': o.queues = 1; break;
         case 'B': o.server = 1; break;
         default:
-            die ("invalid option -- '%c' (qstat --help lists them)", optopt);
+            util_die (2, "invalid option -- '%c' (qstat --help lists them)", optopt);
         }
     }
     if (o.server)

@@ -8,7 +8,6 @@
 #include <config.h>
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,19 +35,6 @@ struct opt {
     const char *arg;
 };
 
-static void die (int code, const char *fmt, ...) __attribute__ ((format (printf, 2, 3), noreturn));
-
-static void die (int code, const char *fmt, ...)
-{
-    va_list ap;
-    fputs ("qsub: ", stderr);
-    va_start (ap, fmt);
-    vfprintf (stderr, fmt, ap);
-    va_end (ap);
-    fputc ('\n', stderr);
-    exit (code);
-}
-
 static const char *base_name (const char *path)
 {
     const char *slash = strrchr (path, '/');
@@ -61,25 +47,25 @@ static void build_spec (struct hpcq_jobspec *spec, const char *path,
     struct hpcq_error err;
 
     if (!(spec->script = submit_read_script (path, &err)))
-        die (1, "%s", err.text);
+        util_die (1, "%s", err.text);
     /* Slurm's directives first, so #PBS lines and the command line win. */
     if (sbatch_parse_script (spec, spec->script, &err) < 0)
-        die (1, "directive error: %s", err.text);
+        util_die (1, "directive error: %s", err.text);
     if (directive_parse_script (spec, spec->script, prefix, &err) < 0)
-        die (1, "directive error: %s", err.text);
+        util_die (1, "directive error: %s", err.text);
     for (int i = 0; i < nopts; i++)
         if (directive_apply (spec, opts[i].letter, opts[i].arg, &err) < 0)
-            die (2, "%s", err.text);
+            util_die (2, "%s", err.text);
     if (!spec->name) {
         const char *base = path ? base_name (path) : "STDIN";
         if (jobspec_check_name (base, &err) < 0)
-            die (1, "cannot name the job after '%s' (%s): use -N", base, err.text);
+            util_die (1, "cannot name the job after '%s' (%s): use -N", base, err.text);
         spec->name = xstrdup (base);
     }
     if (resource_finalize (&spec->res, &err) < 0)
-        die (2, "%s", err.text);
+        util_die (2, "%s", err.text);
     if (submit_set_origin (spec, &err) < 0)
-        die (1, "%s", err.text);
+        util_die (1, "%s", err.text);
 }
 
 /* -W block=true: PBS's qsub waits and exits with the job's exit status
@@ -106,12 +92,12 @@ static int submit (struct hpcq_jobspec *spec)
     char id[256];
 
     if (submit_send (spec, id, sizeof (id), &err) < 0)
-        die (1, "%s", err.text);
+        util_die (1, "%s", err.text);
     printf ("%s\n", id);
     return spec->block ? block (id) : 0;
 }
 
-static struct opt *opts;   /* global so it stays reachable when die() exits */
+static struct opt *opts;   /* global so it stays reachable when util_die() exits */
 
 int main (int argc, char **argv)
 {
@@ -130,16 +116,16 @@ int main (int argc, char **argv)
     opterr = 0;
     while ((c = getopt (argc, argv, optstring)) != -1) {
         if (c == '?')
-            die (2, "invalid option -- '%c' (qsub --help lists them)", optopt);
+            util_die (2, "invalid option -- '%c' (qsub --help lists them)", optopt);
         if (c == ':')
-            die (2, "option -%c requires an argument", optopt);
+            util_die (2, "option -%c requires an argument", optopt);
         if (c == 'C')
             prefix = optarg;
         opts[nopts].letter = c;
         opts[nopts++].arg = optarg;
     }
     if (argc - optind > 1)
-        die (2, "too many arguments: give one script (extra: '%s')", argv[optind + 1]);
+        util_die (2, "too many arguments: give one script (extra: '%s')", argv[optind + 1]);
     jobspec_init (&spec);
     spec.submit_args = submit_join_args (argc, argv);
     build_spec (&spec, optind < argc ? argv[optind] : NULL, opts, nopts, prefix);

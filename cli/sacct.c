@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/slurm.h"
+#include "common/util.h"
 
 #define DEFAULT_FIELDS "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
 
@@ -37,7 +38,7 @@ static const struct { const char *name; int width; } fields[] = {
     { "NNodes", 8 }, { "NodeList", 15 }, { "ReqMem", 10 }, { "Timelimit", 10 },
     { "Comment", 15 },
 };
-#define NFIELDS (sizeof (fields) / sizeof (fields[0]))
+#define NFIELDS ARRAY_SIZE (fields)
 
 struct col {
     int f, width;

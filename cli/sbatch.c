@@ -9,7 +9,6 @@
 #include <config.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,19 +33,6 @@ static const char *usage_text =
     "Submits a batch job to hpcq; #SBATCH lines in the script give the same\n"
     "options and the command line wins.  See sbatch(1) and docs/compat.md.\n";
 
-static void die (const char *fmt, ...) __attribute__ ((format (printf, 1, 2), noreturn));
-static void die (const char *fmt, ...)
-{
-    va_list ap;
-
-    fputs ("sbatch: error: ", stderr);
-    va_start (ap, fmt);
-    vfprintf (stderr, fmt, ap);
-    va_end (ap);
-    fputc ('\n', stderr);
-    exit (1);
-}
-
 /* The script: --wrap's command, the file named, or standard input. */
 static char *script_text (const struct sbatch_cli *cli, int nargs, char **args,
                           const char **name)
@@ -56,21 +42,22 @@ static char *script_text (const struct sbatch_cli *cli, int nargs, char **args,
 
     if (cli->wrap) {
         if (nargs > 0)
-            die ("script arguments not permitted with --wrap option");
+            util_die (1, "error: script arguments not permitted with --wrap option");
         if (asprintf (&text, "#!/bin/sh\n# This script was created by sbatch --wrap.\n\n%s\n",
                       cli->wrap) < 0)
-            die ("out of memory");
+            util_die (1, "error: out of memory");
         *name = "wrap";
         return text;
     }
     if (nargs > 1)
-        die ("script arguments are not supported ('%s'): put them in the script", args[1]);
+        util_die (1, "error: script arguments are not supported ('%s'): put them in the "
+                  "script", args[1]);
     if (!(text = submit_read_script (nargs ? args[0] : NULL, &err)))
-        die ("%s", err.text);
+        util_die (1, "error: %s", err.text);
     *name = nargs ? args[0] : "sbatch";
     if (strncmp (text, "#!", 2) != 0)
-        die ("This does not look like a batch script.  The first line must start with #! "
-             "followed by the path to an interpreter.");
+        util_die (1, "error: This does not look like a batch script.  The first line must "
+                  "start with #! followed by the path to an interpreter.");
     return text;
 }
 
@@ -83,7 +70,7 @@ static void set_workdir (struct hpcq_jobspec *spec, const char *dir)
     if (dir[0] == '/')
         path = xstrdup (dir);
     else if (!getcwd (cwd, sizeof (cwd)) || asprintf (&path, "%s/%s", cwd, dir) < 0)
-        die ("cannot resolve --chdir %s", dir);
+        util_die (1, "error: cannot resolve --chdir %s", dir);
     spec->workdir = path;
 }
 
@@ -114,23 +101,24 @@ int main (int argc, char **argv)
         return 0;
     }
     if (sbatch_scan_command (argc - 1, argv + 1, &cli, &err) < 0)
-        die ("%s", err.text);
+        util_die (1, "error: %s", err.text);
     jobspec_init (&spec);
     spec.submit_args = submit_join_args (argc, argv);
     spec.script = script_text (&cli, argc - 1 - cli.first_arg, argv + 1 + cli.first_arg, &name);
     if (sbatch_parse_command (&spec, spec.script, argc - 1, argv + 1, &cli, &err) < 0)
-        die ("%s", err.text);
+        util_die (1, "error: %s", err.text);
     if (!spec.name) {
         base = strrchr (name, '/') ? strrchr (name, '/') + 1 : name;
         if (jobspec_check_name (base, &err) < 0)
-            die ("cannot name the job after '%s' (%s): use -J", base, err.text);
+            util_die (1, "error: cannot name the job after '%s' (%s): use -J", base,
+                      err.text);
         spec.name = xstrdup (base);
     }
     set_workdir (&spec, cli.chdir);
     if (resource_finalize (&spec.res, &err) < 0 || submit_set_origin (&spec, &err) < 0)
-        die ("%s", err.text);
+        util_die (1, "error: %s", err.text);
     if (submit_send (&spec, id, sizeof (id), &err) < 0)
-        die ("Batch job submission failed: %s", err.text);
+        util_die (1, "error: Batch job submission failed: %s", err.text);
     slurm_id (id, num, sizeof (num));
     if (cli.parsable)
         printf ("%s\n", num);

@@ -9,6 +9,7 @@
 #include "cli/slurm.h"
 #include "common/client.h"
 #include "common/hostlist.h"
+#include "common/util.h"
 
 void slurm_id (const char *pbs_id, char *buf, size_t len)
 {
@@ -76,7 +77,7 @@ const char *slurm_state_code (const char *state)
         { "TIMEOUT", "TO" }, { "NODE_FAIL", "NF" },
     };
 
-    for (size_t i = 0; i < sizeof (codes) / sizeof (codes[0]); i++)
+    for (size_t i = 0; i < ARRAY_SIZE (codes); i++)
         if (strcmp (codes[i].name, state) == 0)
             return codes[i].code;
     return "PD";

@@ -14,16 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/util.h"
+
 static const char *usage_text =
     "Usage: srun [-n 1] [-N 1] [-c N] [-J NAME] [--cpu-bind=...] [--mem=...]\n"
     "            [--jobid=ID] [--exclusive] [--export=...] COMMAND [ARGS...]\n"
     "Runs COMMAND as one task inside the current job (hpcq).  See docs/compat.md.\n";
-
-static void die (const char *what)
-{
-    fprintf (stderr, "srun: error: %s\n", what);
-    exit (1);
-}
 
 int main (int argc, char **argv)
 {
@@ -64,9 +60,10 @@ int main (int argc, char **argv)
         }
     }
     if (optind >= argc)
-        die ("No command given to execute.");
+        util_die (1, "error: No command given to execute.");
     if (!getenv ("PBS_JOBID"))
-        die ("srun runs a command inside a job here; submit with sbatch or qsub");
+        util_die (1, "error: srun runs a command inside a job here; submit with sbatch or "
+                  "qsub");
     setenv ("SLURM_STEP_ID", "0", 1);
     setenv ("SLURM_STEP_NUM_TASKS", "1", 1);
     setenv ("SLURM_PROCID", "0", 1);

@@ -102,21 +102,14 @@ int config_get_int (const struct config *cfg, const char *key, int64_t dflt,
                     struct hpcq_error *err)
 {
     const char *s = config_get (cfg, key, NULL);
-    char *end;
-    long long v;
 
     if (!s) {
         *out = dflt;
         return 0;
     }
-    errno = 0;
-    v = strtoll (s, &end, 10);
-    if (errno || end == s || *end || v < min || v > max) {
-        errno = EINVAL;
+    if (util_parse_i64 (s, min, max, out) < 0)
         return errprintf (err, "%s: invalid value '%s' (want %lld..%lld)",
                           key, s, (long long)min, (long long)max);
-    }
-    *out = v;
     return 0;
 }
 

@@ -22,6 +22,7 @@
 
 #include "common/arrayspec.h"
 #include "common/directive.h"
+#include "common/util.h"
 
 extern char **environ;
 
@@ -30,7 +31,6 @@ const char *directive_optstring = "N:q:l:o:e:j:v:Vhp:W:A:r:m:M:S:C:J:t:";
 #define PRIORITY_MIN (-1024)
 #define PRIORITY_MAX 1023
 
-#define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
 
 /* A bad option is EINVAL whatever errno held before. */
 #define invalid(err, ...) errprintf_code (err, EINVAL, __VA_ARGS__)
@@ -210,16 +210,9 @@ static int apply_hold (struct hpcq_jobspec *spec, const char *arg,
 static int apply_priority (struct hpcq_jobspec *spec, const char *arg,
                            struct hpcq_error *err)
 {
-    char *end;
-    long v;
-
-    errno = 0;
-    v = strtol (arg, &end, 10);
-    if (errno != 0 || end == arg || *end != '\0' || isspace ((unsigned char)*arg)
-        || v < PRIORITY_MIN || v > PRIORITY_MAX)
+    if (util_parse_int (arg, PRIORITY_MIN, PRIORITY_MAX, &spec->priority) < 0)
         return invalid (err, "invalid priority '%s' (must be %d to %d)",
                         arg, PRIORITY_MIN, PRIORITY_MAX);
-    spec->priority = (int)v;
     return 0;
 }
 

@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "common/jobspec.h"
+#include "common/util.h"
 
 #define JOBSPEC_NAME_MAX 236
 #define PRIORITY_MIN (-1024)
@@ -62,7 +63,6 @@ static const char *other_keys[] = {
 /* Indexed by JOIN_*. */
 static const char *join_names[] = { "n", "oe", "eo" };
 
-#define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
 
 static char **string_member (struct hpcq_jobspec *spec,
                              const struct string_field *f)
@@ -110,6 +110,7 @@ void jobspec_release (struct hpcq_jobspec *spec)
     for (i = 0; i < ARRAY_SIZE (string_fields); i++)
         free (*string_member (spec, &string_fields[i]));
     env_free (spec->env, spec->nenv);
+    resource_release (&spec->res);
     /* Leave it init'ed, so releasing twice or reusing it is safe. */
     jobspec_init (spec);
     errno = saved;
@@ -239,7 +240,7 @@ static json_t *chunks_to_json (const struct hpcq_resources *res)
 
     if (!a)
         return NULL;
-    for (i = 0; i < res->nchunks && i < HPCQ_MAX_CHUNKS; i++) {
+    for (i = 0; i < res->nchunks; i++) {
         const struct hpcq_chunk *c = &res->chunk[i];
         json_t *o = json_pack ("{s:i s:i s:I s:i s:i}",
                                "count", c->count,
@@ -533,11 +534,15 @@ static int decode_chunks (json_t *chunks, struct hpcq_resources *res,
         || json_array_size (chunks) > HPCQ_MAX_CHUNKS)
         return invalid (err, "resources.chunks must have 1 to %d entries",
                         HPCQ_MAX_CHUNKS);
+    free (res->chunk);
+    res->nchunks = 0;
+    if (!(res->chunk = calloc (json_array_size (chunks), sizeof (*res->chunk))))
+        return errprintf (err, "out of memory");
     json_array_foreach (chunks, i, v) {
         if (decode_chunk (v, i, &res->chunk[i], err) < 0)
             return -1;
+        res->nchunks = (int)i + 1;
     }
-    res->nchunks = (int)i;
     return 0;
 }
 
@@ -629,18 +634,16 @@ static const struct {
 
 int jobspec_signal_number (const char *name)
 {
-    char *end;
-    long n;
+    int n;
 
     if (strncasecmp (name, "SIG", 3) == 0)
         name += 3;
     for (size_t i = 0; i < ARRAY_SIZE (warn_signals); i++)
         if (strcasecmp (name, warn_signals[i].name) == 0)
             return warn_signals[i].signo;
-    n = strtol (name, &end, 10);
-    if (end == name || *end || n < 1 || n >= NSIG)
+    if (util_parse_int (name, 1, NSIG - 1, &n) < 0)
         return -1;
-    return (int)n;
+    return n;
 }
 
 int jobspec_parse_signal (const char *s, int *signo, int *secs, int *batch_only,
@@ -649,7 +652,6 @@ int jobspec_parse_signal (const char *s, int *signo, int *secs, int *batch_only,
     char name[32];
     const char *at = strchr (s, '@'), *p = s;
     int b = 0, sig, t = 60;
-    char *end;
 
     if (strncmp (p, "B:", 2) == 0)
         b = 1, p += 2;
@@ -663,13 +665,9 @@ int jobspec_parse_signal (const char *s, int *signo, int *secs, int *batch_only,
     if ((sig = jobspec_signal_number (name)) < 0)
         return errprintf_code (err, EINVAL, "invalid --signal '%s' (unknown signal '%s')",
                                s, name);
-    if (at) {
-        long v = strtol (at + 1, &end, 10);
-        if (end == at + 1 || *end || v < 0 || v > 65535)
-            return errprintf_code (err, EINVAL, "invalid --signal '%s' (time must be "
-                                   "0 to 65535 seconds)", s);
-        t = (int)v;
-    }
+    if (at && util_parse_int (at + 1, 0, 65535, &t) < 0)
+        return errprintf_code (err, EINVAL, "invalid --signal '%s' (time must be "
+                               "0 to 65535 seconds)", s);
     if (signo)
         *signo = sig;
     if (secs)

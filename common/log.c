@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "common/util.h"
 
 static int log_threshold = LOG_INFO;
 static FILE *log_stream;
@@ -44,7 +45,7 @@ void log_set_level (int level)
 
 int log_level_parse (const char *name)
 {
-    for (int i = 0; i < (int)(sizeof (level_names) / sizeof (level_names[0])); i++)
+    for (int i = 0; i < (int)ARRAY_SIZE (level_names); i++)
         if (strcmp (name, level_names[i]) == 0)
             return i;
     return -1;

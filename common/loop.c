@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/queue.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -26,7 +27,7 @@ struct loop_watch {
     int dead;
     loop_fd_f cb;
     void *arg;
-    struct loop_watch *next_dead;
+    SLIST_ENTRY (loop_watch) dead_link;     /* on dead_watches once removed */
 };
 
 struct loop_timer {
@@ -36,14 +37,14 @@ struct loop_timer {
     loop_cb_f cb;
     void *arg;
     int dead;
-    struct loop_timer *next;
+    LIST_ENTRY (loop_timer) link;
 };
 
 struct loop {
     int epfd;
     int stop;
-    struct loop_watch *dead_watches;
-    struct loop_timer *timers;
+    SLIST_HEAD (, loop_watch) dead_watches;    /* freed after the dispatch */
+    LIST_HEAD (, loop_timer) timers;            /* newest first */
     struct {
         loop_cb_f cb;
         void *arg;
@@ -62,6 +63,8 @@ struct loop *loop_create (void)
     if (!l)
         return NULL;
     l->sigfd = -1;
+    SLIST_INIT (&l->dead_watches);
+    LIST_INIT (&l->timers);
     if ((l->epfd = epoll_create1 (EPOLL_CLOEXEC)) < 0) {
         free (l);
         return NULL;
@@ -71,20 +74,19 @@ struct loop *loop_create (void)
 
 static void loop_free_dead (struct loop *l)
 {
-    while (l->dead_watches) {
-        struct loop_watch *w = l->dead_watches;
-        l->dead_watches = w->next_dead;
+    struct loop_watch *w;
+    struct loop_timer *t, *next;
+
+    while ((w = SLIST_FIRST (&l->dead_watches))) {
+        SLIST_REMOVE_HEAD (&l->dead_watches, dead_link);
         free (w);
     }
-    struct loop_timer **tp = &l->timers;
-    while (*tp) {
-        struct loop_timer *t = *tp;
+    for (t = LIST_FIRST (&l->timers); t; t = next) {
+        next = LIST_NEXT (t, link);
         if (t->dead) {
-            *tp = t->next;
+            LIST_REMOVE (t, link);
             free (t);
         }
-        else
-            tp = &t->next;
     }
 }
 
@@ -97,7 +99,9 @@ void loop_destroy (struct loop *l)
         loop_fd_remove (l->sigwatch);
     if (l->sigfd >= 0)
         close (l->sigfd);
-    for (struct loop_timer *t = l->timers; t; t = t->next)
+    struct loop_timer *t;
+
+    LIST_FOREACH (t, &l->timers, link)
         t->dead = 1;
     loop_free_dead (l);
     close (l->epfd);
@@ -155,8 +159,7 @@ void loop_fd_remove (struct loop_watch *w)
     int saved = errno;
     (void)epoll_ctl (w->loop->epfd, EPOLL_CTL_DEL, w->fd, NULL);
     w->dead = 1;
-    w->next_dead = w->loop->dead_watches;
-    w->loop->dead_watches = w;
+    SLIST_INSERT_HEAD (&w->loop->dead_watches, w, dead_link);
     errno = saved;
 }
 
@@ -172,8 +175,7 @@ struct loop_timer *loop_timer_add (struct loop *l, int64_t after_ms,
     t->repeat_ms = repeat_ms;
     t->cb = cb;
     t->arg = arg;
-    t->next = l->timers;
-    l->timers = t;
+    LIST_INSERT_HEAD (&l->timers, t, link);
     return t;
 }
 
@@ -214,8 +216,9 @@ void loop_stop (struct loop *l)
 static int loop_next_timeout (struct loop *l)
 {
     int64_t now = util_now_ms (), best = -1;
+    struct loop_timer *t;
 
-    for (struct loop_timer *t = l->timers; t; t = t->next) {
+    LIST_FOREACH (t, &l->timers, link) {
         if (t->dead)
             continue;
         int64_t left = t->due_ms > now ? t->due_ms - now : 0;
@@ -228,9 +231,11 @@ static int loop_next_timeout (struct loop *l)
 static void loop_run_timers (struct loop *l)
 {
     int64_t now = util_now_ms ();
+    struct loop_timer *t;
 
-    /* Timers added by a callback join the list head and wait a turn. */
-    for (struct loop_timer *t = l->timers; t; t = t->next) {
+    /* Timers added by a callback join the list head and wait a turn; one
+     * removed is only marked dead, so the walk stays valid. */
+    LIST_FOREACH (t, &l->timers, link) {
         if (t->dead || t->due_ms > now)
             continue;
         if (t->repeat_ms > 0)

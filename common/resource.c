@@ -24,8 +24,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/hash.h"
 #include "common/resource.h"
 #include "common/torque.h"
+#include "common/util.h"
 
 struct size_unit {
     const char *name;
@@ -65,7 +67,6 @@ static const struct hpcq_chunk default_chunk = {
 static const char *place_arrangements[] = { "free", "pack", "scatter", NULL };
 static const char *place_sharings[] = { "excl", "shared", NULL };
 
-#define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
 
 /* A parse error is EINVAL whatever errno held before. */
 #define invalid(err, ...) errprintf_code (err, EINVAL, __VA_ARGS__)
@@ -195,6 +196,47 @@ void resource_init (struct hpcq_resources *res)
     res->job_mem = -1;
     res->job_ngpus = -1;
     res->job_vmem = res->job_pmem = res->job_pvmem = -1;
+}
+
+void resource_release (struct hpcq_resources *res)
+{
+    if (!res)
+        return;
+    free (res->chunk);
+    resource_init (res);
+}
+
+int resource_copy (struct hpcq_resources *dst, const struct hpcq_resources *src)
+{
+    *dst = *src;
+    dst->chunk = NULL;
+    if (src->nchunks > 0) {
+        if (!(dst->chunk = malloc (src->nchunks * sizeof (*src->chunk)))) {
+            resource_init (dst);
+            errno = ENOMEM;
+            return -1;
+        }
+        memcpy (dst->chunk, src->chunk, src->nchunks * sizeof (*src->chunk));
+    }
+    return 0;
+}
+
+struct hpcq_chunk *resource_add_chunk (struct hpcq_resources *res,
+                                       struct hpcq_error *err)
+{
+    struct hpcq_chunk *v;
+
+    if (res->nchunks >= HPCQ_MAX_CHUNKS) {
+        invalid (err, "too many chunks (at most %d)", HPCQ_MAX_CHUNKS);
+        return NULL;
+    }
+    if (!(v = realloc (res->chunk, (res->nchunks + 1) * sizeof (*v)))) {
+        errprintf (err, "out of memory");
+        return NULL;
+    }
+    res->chunk = v;
+    v[res->nchunks] = default_chunk;
+    return &v[res->nchunks++];
 }
 
 /* Chunk keys: one table for select= and one for Torque's nodes=. */
@@ -365,7 +407,8 @@ static int chunk_parse (char *term, const struct chunk_key *keys,
     return 0;
 }
 
-/* "term+term+..." into res->chunk[], replacing any earlier select/nodes. */
+/* "term+term+..." into res's chunk list, replacing any earlier
+ * select/nodes. */
 static int chunks_parse (struct hpcq_resources *res, const char *value,
                          const struct chunk_key *keys, const char *what,
                          struct hpcq_error *err)
@@ -373,36 +416,26 @@ static int chunks_parse (struct hpcq_resources *res, const char *value,
     char *copy = strdup (value);
     char *rest = copy;
     char *term;
-    int n = 0;
     int rc = -1;
 
     if (!copy)
         return errprintf (err, "out of memory");
+    res->nchunks = 0;
     while ((term = strsep (&rest, "+"))) {
-        if (n == HPCQ_MAX_CHUNKS) {
-            invalid (err, "too many chunks in %s (at most %d)", what,
-                     HPCQ_MAX_CHUNKS);
+        struct hpcq_chunk *c = resource_add_chunk (res, err);
+        if (!c) {
+            if (res->nchunks == HPCQ_MAX_CHUNKS)
+                invalid (err, "too many chunks in %s (at most %d)", what,
+                         HPCQ_MAX_CHUNKS);
             goto done;
         }
-        if (chunk_parse (term, keys, what, &res->chunk[n++], err) < 0)
+        if (chunk_parse (term, keys, what, c, err) < 0)
             goto done;
     }
-    res->nchunks = n;
     rc = 0;
 done:
     free (copy);
     return rc;
-}
-
-struct hpcq_chunk *resource_add_chunk (struct hpcq_resources *res,
-                                       struct hpcq_error *err)
-{
-    if (res->nchunks >= HPCQ_MAX_CHUNKS) {
-        invalid (err, "too many chunks (at most %d)", HPCQ_MAX_CHUNKS);
-        return NULL;
-    }
-    res->chunk[res->nchunks] = default_chunk;
-    return &res->chunk[res->nchunks++];
 }
 
 /* Top-level resource names. */
@@ -520,7 +553,7 @@ static int resource_apply_item (struct hpcq_resources *res, char *item,
 int resource_parse_list (struct hpcq_resources *res, const char *arg,
                          struct hpcq_error *err)
 {
-    struct hpcq_resources tmp = *res;
+    struct hpcq_resources tmp;
     char *copy;
     char *rest;
     char *item;
@@ -528,15 +561,21 @@ int resource_parse_list (struct hpcq_resources *res, const char *arg,
 
     if (!arg || arg[0] == '\0')
         return invalid (err, "empty resource list");
-    if (!(copy = strdup (arg)))
-        return errprintf (err, "out of memory");
     /* Work on a copy so a bad list leaves res as it was. */
+    if (!(copy = strdup (arg)) || resource_copy (&tmp, res) < 0) {
+        free (copy);
+        return errprintf (err, "out of memory");
+    }
     rest = copy;
     while (rc == 0 && (item = strsep (&rest, ",")))
         rc = resource_apply_item (&tmp, item, err);
     free (copy);
-    if (rc == 0)
+    if (rc == 0) {
+        resource_release (res);
         *res = tmp;
+    }
+    else
+        resource_release (&tmp);
     return rc;
 }
 
@@ -548,7 +587,7 @@ static const struct hpcq_chunk *chunks_of (const struct hpcq_resources *res,
         *n = 1;
         return &default_chunk;
     }
-    *n = res->nchunks > HPCQ_MAX_CHUNKS ? HPCQ_MAX_CHUNKS : res->nchunks;
+    *n = res->nchunks;
     return res->chunk;
 }
 
@@ -615,25 +654,27 @@ int resource_total_chunks (const struct hpcq_resources *res)
 }
 
 /* Job-wide values with no select/nodes become the one chunk.  They are
- * cleared afterwards so that finalizing twice is harmless. */
-static void fold_job_wide (struct hpcq_resources *res)
+ * cleared afterwards so that finalizing twice is harmless.  0 or -1. */
+static int fold_job_wide (struct hpcq_resources *res, struct hpcq_error *err)
 {
-    struct hpcq_chunk *c = &res->chunk[0];
+    struct hpcq_chunk *c;
 
-    *c = default_chunk;
+    res->nchunks = 0;
+    if (!(c = resource_add_chunk (res, err)))
+        return -1;
     if (res->job_ncpus > 0)
         c->ncpus = res->job_ncpus;
     if (res->job_mem >= 0)
         c->mem = res->job_mem;
     if (res->job_ngpus >= 0)
         c->ngpus = res->job_ngpus;
-    res->nchunks = 1;
     /* Torque's vmem (whole job) and pmem, pvmem (per processor) size the
      * one chunk's memory too. */
     torque_spread_memory (res);
     res->job_ncpus = -1;
     res->job_mem = -1;
     res->job_ngpus = -1;
+    return 0;
 }
 
 /* With select/nodes, PBS Pro refuses a job-wide ncpus (which chunk would
@@ -746,8 +787,8 @@ int resource_finalize (struct hpcq_resources *res, struct hpcq_error *err)
 {
     if (res->torque && torque_finalize (res, err) < 0)
         return -1;
-    if (res->nchunks == 0)
-        fold_job_wide (res);
+    if (res->nchunks == 0 && fold_job_wide (res, err) < 0)
+        return -1;
     if (check_chunks (res, err) < 0 || check_job_wide (res, err) < 0)
         return -1;
     if (res->walltime < -1)
@@ -850,27 +891,35 @@ void resource_format_select (const struct hpcq_resources *res,
     }
 }
 
-/* Interned texts: few (GPU models and MIG profiles a site has), looked up
- * by a linear scan; requests parsed on several threads at a scheduler's
- * start share the table. */
+/* Interned texts (GPU models and MIG profiles a site has), kept for the
+ * life of the process; requests parsed on several threads at a
+ * scheduler's start share the table. */
+struct intern_text {
+    UT_hash_handle hh;
+    char text[];
+};
+
 static struct {
     pthread_mutex_t lock;
-    const char *v[RESOURCE_INTERN_MAX];
+    struct intern_text *set;
     int n;
 } intern = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 const char *resource_intern (const char *s)
 {
-    const char *found = NULL;
+    struct intern_text *t;
+    size_t len = strlen (s);
 
     pthread_mutex_lock (&intern.lock);
-    for (int i = 0; i < intern.n && !found; i++)
-        if (strcmp (intern.v[i], s) == 0)
-            found = intern.v[i];
-    if (!found && intern.n < RESOURCE_INTERN_MAX && (found = strdup (s)))
-        intern.v[intern.n++] = found;
+    HASH_FIND (hh, intern.set, s, len, t);
+    if (!t && intern.n < RESOURCE_INTERN_MAX
+        && (t = malloc (sizeof (*t) + len + 1))) {
+        memcpy (t->text, s, len + 1);
+        HASH_ADD_KEYPTR (hh, intern.set, t->text, len, t);
+        intern.n++;
+    }
     pthread_mutex_unlock (&intern.lock);
-    if (!found)
+    if (!t)
         errno = ENOSPC;
-    return found;
+    return t ? t->text : NULL;
 }

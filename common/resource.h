@@ -16,7 +16,10 @@
 
 #include "common/error.h"
 
-#define HPCQ_MAX_CHUNKS 16
+/* Select terms in one request ("A+B+..."); each term has its own count,
+ * so this bounds the parsing, not the size of a job: select=4096:ncpus=64
+ * is one term. */
+#define HPCQ_MAX_CHUNKS 4096
 
 struct hpcq_chunk {
     int count;          /* how many of this chunk (select=N), >= 1 */
@@ -75,9 +78,12 @@ static inline const char *chunk_labels (const struct hpcq_chunk *c)
 #define RESOURCE_INTERN_MAX 4096
 const char *resource_intern (const char *s);
 
+/* A request owns its chunk list, sized to it (resource_release frees it):
+ * copy one with resource_copy, not by assignment, unless the copy only
+ * borrows it (an array's subjobs share their array's request). */
 struct hpcq_resources {
     int nchunks;                        /* 0 = nothing asked: one default chunk */
-    struct hpcq_chunk chunk[HPCQ_MAX_CHUNKS];
+    struct hpcq_chunk *chunk;           /* nchunks of them, NULL if none */
     int64_t walltime;                   /* seconds; -1 = not requested */
     char place[32];                     /* "" or free|pack|scatter[:excl] */
     /* Job-wide values given outside select (-l ncpus=4,mem=2gb), kept so a
@@ -93,8 +99,21 @@ struct hpcq_resources {
     int64_t job_vmem, job_pmem, job_pvmem;
 };
 
-/* Set res to "nothing requested". */
+/* Set res to "nothing requested" (it owns nothing yet). */
 void resource_init (struct hpcq_resources *res);
+
+/* Free res's chunk list and set it to "nothing requested".  NULL is fine. */
+void resource_release (struct hpcq_resources *res);
+
+/* Make dst (not yet holding a list) a copy of src with a list of its own.
+ * 0, or -1 with errno ENOMEM (dst then holds nothing). */
+int resource_copy (struct hpcq_resources *dst, const struct hpcq_resources *src);
+
+/* A new chunk at the end of res's list, set to the defaults (count 1,
+ * ncpus 1, mpiprocs 1), or NULL with err when the list is full or memory
+ * is short.  For parsers of other spellings (torque.c). */
+struct hpcq_chunk *resource_add_chunk (struct hpcq_resources *res,
+                                       struct hpcq_error *err);
 
 /* Parse one -l argument (comma separated key=value list) into res, on top
  * of what is already there (later values override).  Unknown resource
@@ -108,12 +127,6 @@ int resource_parse_list (struct hpcq_resources *res, const char *arg,
  * ngpus become one chunk when no select/nodes was given; otherwise they
  * must agree with it) and check it.  Returns 0 or -1 with err. */
 int resource_finalize (struct hpcq_resources *res, struct hpcq_error *err);
-
-/* A new chunk at the end of res's list, set to the defaults (count 1,
- * ncpus 1, mpiprocs 1), or NULL with err when the list is full.  For
- * parsers of other spellings (torque.c). */
-struct hpcq_chunk *resource_add_chunk (struct hpcq_resources *res,
-                                       struct hpcq_error *err);
 
 /* Add the node label name to chunk c's labels.  0 or -1 with err. */
 int resource_chunk_add_label (struct hpcq_chunk *c, const char *name,

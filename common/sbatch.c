@@ -16,6 +16,7 @@
 #include "common/directive.h"
 #include "common/resource.h"
 #include "common/sbatch.h"
+#include "common/util.h"
 
 #define invalid(err, ...) errprintf_code (err, EINVAL, __VA_ARGS__)
 
@@ -53,16 +54,12 @@ static const struct {
     { "wait", 'W', 0 },
 };
 
-#define NOPTS (sizeof (sbatch_opts) / sizeof (sbatch_opts[0]))
+#define NOPTS ARRAY_SIZE (sbatch_opts)
 
 static int parse_count (const char *opt, const char *v, int *out, struct hpcq_error *err)
 {
-    char *end;
-    long n = strtol (v, &end, 10);
-
-    if (end == v || *end || n < 1 || n > 1000000)
+    if (util_parse_int (v, 1, 1000000, out) < 0)
         return invalid (err, "invalid --%s '%s'", opt, v);
-    *out = (int)n;
     return 0;
 }
 

@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "common/torque.h"
+#include "common/util.h"
 
 #define invalid(err, ...) errprintf_code (err, EINVAL, __VA_ARGS__)
 
@@ -32,16 +33,8 @@ enum {
 static int parse_count (const char *what, const char *s, int min, int *out,
                         struct hpcq_error *err)
 {
-    char *end;
-    long long v;
-
-    if (!isdigit ((unsigned char)s[0]))
+    if (!isdigit ((unsigned char)s[0]) || util_parse_int (s, min, INT_MAX, out) < 0)
         return invalid (err, "invalid %s '%s' in nodes", what, s);
-    errno = 0;
-    v = strtoll (s, &end, 10);
-    if (errno || *end || v < min || v > INT_MAX)
-        return invalid (err, "invalid %s '%s' in nodes", what, s);
-    *out = (int)v;
     return 0;
 }
 
@@ -121,7 +114,7 @@ int torque_parse_nodes (struct hpcq_resources *res, const char *spec,
                 mode = TORQUE_NODES_EXCL;
             else if (strcasecmp (m, "shared") == 0)
                 mode = TORQUE_NODES_SHARED;
-            else if (nglobals == (int)(sizeof (globals) / sizeof (globals[0]))) {
+            else if (nglobals == (int)ARRAY_SIZE (globals)) {
                 invalid (err, "too many #properties in nodes");
                 goto done;
             }

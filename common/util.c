@@ -3,8 +3,10 @@
 #include <config.h>
 #endif
 #include <errno.h>
+#include <ctype.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,47 @@ void *xrealloc (void *p, size_t n)
         abort ();
     }
     return r;
+}
+
+void util_die (int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf (stderr, "%s: ", program_invocation_short_name);
+    va_start (ap, fmt);
+    vfprintf (stderr, fmt, ap);
+    va_end (ap);
+    fputc ('\n', stderr);
+    exit (code);
+}
+
+int util_parse_i64 (const char *s, int64_t min, int64_t max, int64_t *out)
+{
+    char *end;
+    long long v;
+
+    errno = 0;
+    if (!s || !*s || isspace ((unsigned char)*s)) {
+        errno = EINVAL;
+        return -1;
+    }
+    v = strtoll (s, &end, 10);
+    if (errno || *end || v < min || v > max) {
+        errno = EINVAL;
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int util_parse_int (const char *s, int min, int max, int *out)
+{
+    int64_t v;
+
+    if (util_parse_i64 (s, min, max, &v) < 0)
+        return -1;
+    *out = (int)v;
+    return 0;
 }
 
 char *xstrdup (const char *s)

@@ -8,11 +8,24 @@
 /* The number of elements of an array (not a pointer). */
 #define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
 
-/* Allocation that aborts on failure: for the CLI and start-up paths only,
- * where running out of memory leaves nothing sensible to do. */
+/* Allocation that aborts on failure, where running out of memory leaves
+ * nothing sensible to do: the CLI, start-up, and the daemons' small
+ * bookkeeping (a record, a few pointers).  Large or client-sized buffers
+ * use malloc and handle failure. */
 void *xzalloc (size_t n);
 void *xrealloc (void *p, size_t n);
 char *xstrdup (const char *s);
+
+/* For the command-line programs: "PROGRAM: message" on stderr, then exit
+ * with code. */
+void util_die (int code, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3), noreturn));
+
+/* s, all of it, as a base-10 integer in [min, max]: no blanks, no text
+ * after it.  0, or -1 with errno EINVAL (and *out untouched).  The
+ * callers say what was wrong in their own words. */
+int util_parse_i64 (const char *s, int64_t min, int64_t max, int64_t *out);
+int util_parse_int (const char *s, int min, int max, int *out);
 
 /* Monotonic and wall clocks in milliseconds / seconds. */
 int64_t util_now_ms (void);

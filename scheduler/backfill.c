@@ -17,10 +17,12 @@
  * per-node bound that only the released nodes update (struct bound).
  */
 #include <config.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "scheduler/backfill.h"
 #include "scheduler/nodes.h"
 
@@ -64,91 +66,116 @@ void backfill_use_apply (const struct policy_ctx *ctx, struct node_use *use,
     }
 }
 
-static const struct policy_ctx *sort_ctx;
+/* A running job and when its walltime runs out, side by side for the
+ * sort (not looked up through the job at each comparison). */
+struct end_key {
+    int64_t end;
+    struct job *job;
+};
 
 /* By end time, then by address, so that a job listed twice sorts next
  * to itself. */
 static int cmp_end (const void *a, const void *b)
 {
-    const struct job *p = *(struct job *const *)a, *q = *(struct job *const *)b;
-    int64_t x = backfill_end (sort_ctx, p), y = backfill_end (sort_ctx, q);
+    const struct end_key *p = a, *q = b;
 
-    if (x != y)
-        return x < y ? -1 : 1;
-    return p < q ? -1 : p > q;
+    if (p->end != q->end)
+        return p->end < q->end ? -1 : 1;
+    return p->job < q->job ? -1 : p->job > q->job;
 }
 
 struct job **backfill_running_by_end (const struct policy_ctx *ctx,
                                       struct job **started, int nstarted, int *np)
 {
-    struct job **v;
-    int n = nstarted, k = 0, out = 0;
+    struct job **v, *j;
+    struct end_key *k;
+    int n = nstarted, m = 0, out = 0;
 
-    for (struct job *j = ctx->running; j; j = j->r_next)
+    LIST_FOREACH (j, ctx->running, r_link)
         n++;
-    if (!(v = calloc (n ? n : 1, sizeof (*v))))
+    v = calloc (n ? n : 1, sizeof (*v));
+    k = malloc ((n ? n : 1) * sizeof (*k));
+    if (!v || !k) {
+        free (v);
+        free (k);
         return NULL;
-    for (struct job *j = ctx->running; j; j = j->r_next)
+    }
+    LIST_FOREACH (j, ctx->running, r_link)
         if (j->alloc)
-            v[k++] = j;
+            k[m++] = (struct end_key){ backfill_end (ctx, j), j };
     for (int i = 0; i < nstarted; i++)
         if (started[i]->alloc)
-            v[k++] = started[i];
-    sort_ctx = ctx;
-    qsort (v, k, sizeof (*v), cmp_end);
-    for (int i = 0; i < k; i++)
-        if (out == 0 || v[out - 1] != v[i])
-            v[out++] = v[i];
+            k[m++] = (struct end_key){ backfill_end (ctx, started[i]), started[i] };
+    qsort (k, m, sizeof (*k), cmp_end);
+    for (int i = 0; i < m; i++)
+        if (out == 0 || v[out - 1] != k[i].job)
+            v[out++] = k[i].job;
+    free (k);
     *np = out;
     return v;
 }
 
-/* Request equivalence classes: a hash set of (request, kind) that failed. */
+/* Request equivalence classes: the requests that failed in this pass, a
+ * hash table per kind of attempt, keyed by what placement reads of a
+ * request.  GPU models and MIG profiles are interned (resource_intern), so
+ * equal texts are equal pointers; node labels are the queue's (borrowed),
+ * so equal labels of two queues make two classes, which only costs a
+ * placement.  A key is its header, its chunks and then its place text
+ * (with its '\0'), packed: only those bytes are hashed and compared, and
+ * they are zeroed before they are filled, padding included.  A job's key
+ * and its hash are made once (arrays queue runs of equal requests: the
+ * last job's are kept) and looked up in each kind's table. */
+#define REQCACHE_KINDS 4
+
+struct reqkey {
+    int nchunks;
+    const char *labels;         /* NULL: any node */
+    struct {
+        int count, ncpus, ngpus;
+        int64_t mem;
+        const char *model, *mig;
+    } chunk[HPCQ_MAX_CHUNKS];
+    char place_room[sizeof (((struct hpcq_resources *)0)->place)];
+};
+
 struct reqent {
-    uint64_t hash;
-    const struct job *rep;      /* a job with that request (borrowed) */
-    int kind;
+    UT_hash_handle hh;
+    struct reqkey key;          /* its first bytes, as many as the key's length */
 };
 
 struct reqcache {
-    struct reqent *v;
-    size_t cap, n;              /* cap: a power of two */
-    const struct job *last;     /* the last job hashed, and its hash */
-    uint64_t last_hash;
+    struct reqent *set[REQCACHE_KINDS];
+    const struct job *last;     /* the last job keyed, its key and hash */
+    struct reqkey key;
+    size_t len;
+    unsigned hashv;
 };
 
-static uint64_t mix (uint64_t h, uint64_t v)
-{
-    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    return h * 0xff51afd7ed558ccdULL;
-}
-
-static uint64_t mix_str (uint64_t h, const char *s)
-{
-    while (*s)
-        h = mix (h, (unsigned char)*s++);
-    return mix (h, 0);
-}
-
-static uint64_t req_hash (const struct job *job)
+/* Fill k from job's request; returns the key's length. */
+static size_t reqkey_fill (struct reqkey *k, const struct job *job)
 {
     const struct hpcq_resources *r = &job->spec.res;
-    uint64_t h = 14695981039346656037ULL;
+    char *place = (char *)&k->chunk[r->nchunks];
+    size_t n = 0;
 
+    memset (k, 0, place - (char *)k);
+    k->nchunks = r->nchunks;
+    k->labels = job->node_labels && job->node_labels[0] ? job->node_labels : NULL;
     for (int c = 0; c < r->nchunks; c++) {
         const struct hpcq_chunk *ch = &r->chunk[c];
-        h = mix (h, ((uint64_t)ch->count << 32) | (uint32_t)ch->ncpus);
-        h = mix (h, ((uint64_t)(uint32_t)ch->ngpus << 32) ^ (uint64_t)ch->mem);
-        if (chunk_model (ch)[0])
-            h = mix_str (h, ch->gpu_model);
-        if (chunk_mig (ch)[0])
-            h = mix_str (h, ch->mig);
+        k->chunk[c].count = ch->count;
+        k->chunk[c].ncpus = ch->ncpus;
+        k->chunk[c].ngpus = ch->ngpus;
+        k->chunk[c].mem = ch->mem;
+        k->chunk[c].model = ch->gpu_model;
+        k->chunk[c].mig = ch->mig;
     }
-    if (r->place[0])
-        h = mix_str (h, r->place);
-    if (job->node_labels && job->node_labels[0])
-        h = mix_str (h, job->node_labels);
-    return h;
+    while (r->place[n] && n < sizeof (r->place) - 1) {
+        place[n] = r->place[n];
+        n++;
+    }
+    place[n] = '\0';
+    return place + n + 1 - (char *)k;
 }
 
 /* Two strings equal, the first byte checked inline (mostly both empty). */
@@ -176,108 +203,83 @@ int backfill_same_request (const struct job *a, const struct job *b)
     return 1;
 }
 
-struct reqcache *reqcache_create (int size_hint)
+struct reqcache *reqcache_create (void)
 {
-    struct reqcache *rc = calloc (1, sizeof (*rc));
-
-    if (!rc)
-        return NULL;
-    rc->cap = 64;
-    while (rc->cap < (size_t)size_hint && rc->cap < 4096)
-        rc->cap *= 2;
-    if (!(rc->v = calloc (rc->cap, sizeof (*rc->v)))) {
-        free (rc);
-        return NULL;
-    }
-    return rc;
+    return calloc (1, sizeof (struct reqcache));
 }
 
 void reqcache_destroy (struct reqcache *rc)
 {
+    struct reqent *e, *tmp;
+
     if (!rc)
         return;
-    free (rc->v);
+    for (int k = 0; k < REQCACHE_KINDS; k++)
+        HASH_ITER (hh, rc->set[k], e, tmp) {
+            HASH_DEL (rc->set[k], e);
+            free (e);
+        }
     free (rc);
 }
 
-static struct reqent *reqcache_slot (struct reqent *v, size_t cap, uint64_t h,
-                                     const struct job *job, int kind)
+/* Make rc's key and hash job's, unless they are already. */
+static void req_key (struct reqcache *rc, const struct job *job)
 {
-    size_t i = h & (cap - 1);
-
-    while (v[i].rep && !(v[i].hash == h && v[i].kind == kind
-                         && (!job || backfill_same_request (v[i].rep, job))))
-        i = (i + 1) & (cap - 1);
-    return &v[i];
-}
-
-/* The job's request hash for kind: computed once per job and pass (the
- * last job's is kept: arrays queue runs of equal requests). */
-static uint64_t req_key (struct reqcache *rc, const struct job *job, int kind)
-{
-    if (rc->last != job) {
-        if (!rc->last || !backfill_same_request (rc->last, job))
-            rc->last_hash = req_hash (job);
-        rc->last = job;
+    if (rc->last == job)
+        return;
+    if (!rc->last || !backfill_same_request (rc->last, job)) {
+        rc->len = reqkey_fill (&rc->key, job);
+        HASH_VALUE (&rc->key, rc->len, rc->hashv);
     }
-    return rc->last_hash ^ ((uint64_t)kind * 0x9e3779b97f4a7c15ULL);
+    rc->last = job;
 }
 
 int reqcache_failed (struct reqcache *rc, const struct job *job, int kind)
 {
-    return rc && reqcache_slot (rc->v, rc->cap, req_key (rc, job, kind), job, kind)->rep;
-}
+    struct reqent *e = NULL;
 
-static int reqcache_grow (struct reqcache *rc)
-{
-    struct reqent *nv = calloc (rc->cap * 2, sizeof (*nv));
-
-    if (!nv)
-        return -1;
-    for (size_t i = 0; i < rc->cap; i++)
-        if (rc->v[i].rep)
-            *reqcache_slot (nv, rc->cap * 2, rc->v[i].hash, NULL, -1) = rc->v[i];
-    free (rc->v);
-    rc->v = nv;
-    rc->cap *= 2;
-    return 0;
+    if (rc && kind >= 0 && kind < REQCACHE_KINDS) {
+        req_key (rc, job);
+        HASH_FIND_BYHASHVALUE (hh, rc->set[kind], &rc->key, rc->len, rc->hashv, e);
+    }
+    return e != NULL;
 }
 
 void reqcache_add (struct reqcache *rc, const struct job *job, int kind)
 {
-    uint64_t h;
     struct reqent *e;
 
-    /* Half full at most, so probes stay short; a cache that cannot grow
-     * only means more placements are tried. */
-    if (!rc || (rc->n * 2 >= rc->cap && reqcache_grow (rc) < 0))
+    /* A cache that cannot grow only means more placements are tried. */
+    if (!rc || kind < 0 || kind >= REQCACHE_KINDS || reqcache_failed (rc, job, kind)
+        || !(e = malloc (sizeof (*e))))
         return;
-    h = req_key (rc, job, kind);
-    e = reqcache_slot (rc->v, rc->cap, h, job, kind);
-    if (!e->rep) {
-        *e = (struct reqent){ .hash = h, .rep = job, .kind = kind };
-        rc->n++;
-    }
+    memcpy (&e->key, &rc->key, rc->len);
+    HASH_ADD_BYHASHVALUE (hh, rc->set[kind], key, rc->len, rc->hashv, e);
 }
 
 /* Attempt kinds for the cache. */
 enum { FAIL_NOW = 1, FAIL_BOTH = 2 };
 
 /* The reservation search's cheap necessary condition: for each chunk of
- * the job, how many copies fit node by node. */
+ * the job (the first BOUND_TERMS select terms: a condition on some terms
+ * is still a necessary one, and the counts stay nodes x 16 at most), how
+ * many copies fit node by node. */
+#define BOUND_TERMS 16
+
 struct bound {
     const struct hpcq_resources *res;
     const char *labels;
     int scatter, excl;
-    int *copies;                /* [node][chunk] */
-    int64_t total[HPCQ_MAX_CHUNKS];
+    int nterms;
+    int *copies;                /* [node][term] */
+    int64_t total[BOUND_TERMS];
 };
 
 static void bound_node (struct bound *b, const struct policy_ctx *ctx,
                         const struct node_use *use, int i, int sign)
 {
-    for (int c = 0; c < b->res->nchunks; c++) {
-        int *k = &b->copies[i * b->res->nchunks + c];
+    for (int c = 0; c < b->nterms; c++) {
+        int *k = &b->copies[i * b->nterms + c];
         if (sign > 0)
             *k = place_chunk_copies (ctx->nodes[i], &use[i], &b->res->chunk[c],
                                      b->labels, b->scatter, b->excl,
@@ -294,7 +296,8 @@ static int bound_init (struct bound *b, const struct policy_ctx *ctx,
     b->labels = job->node_labels;
     b->scatter = strncmp (b->res->place, "scatter", 7) == 0;
     b->excl = strstr (b->res->place, "excl") != NULL;
-    if (!(b->copies = calloc ((size_t)(ctx->nnodes ? ctx->nnodes : 1) * b->res->nchunks,
+    b->nterms = b->res->nchunks < BOUND_TERMS ? b->res->nchunks : BOUND_TERMS;
+    if (!(b->copies = calloc ((size_t)(ctx->nnodes ? ctx->nnodes : 1) * b->nterms,
                               sizeof (int))))
         return -1;
     for (int i = 0; i < ctx->nnodes; i++)
@@ -304,7 +307,7 @@ static int bound_init (struct bound *b, const struct policy_ctx *ctx,
 
 static int bound_ok (const struct bound *b)
 {
-    for (int c = 0; c < b->res->nchunks; c++)
+    for (int c = 0; c < b->nterms; c++)
         if (b->total[c] < b->res->chunk[c].count)
             return 0;
     return 1;
@@ -444,7 +447,7 @@ static int backfill (struct policy_ctx *ctx, struct job *job, int64_t shadow,
 static void easy_pass (struct policy_ctx *ctx)
 {
     struct node_use *at_shadow = NULL;
-    struct reqcache *rc = reqcache_create (256);
+    struct reqcache *rc = reqcache_create ();
     struct job *top = NULL;
     struct open_nodes open = { NULL, 0, 0 };
     int64_t shadow = T_NEVER;

@@ -42,10 +42,10 @@ int backfill_same_request (const struct job *a, const struct job *b);
 
 /* Requests that failed to fit in this pass, by kind of attempt. */
 struct reqcache;
-struct reqcache *reqcache_create (int size_hint);
+struct reqcache *reqcache_create (void);
 void reqcache_destroy (struct reqcache *rc);
-/* 1 if a request equal to job's failed attempt kind (a small number)
- * already in this pass. */
+/* 1 if a request equal to job's failed attempt kind (0 to 3) already in
+ * this pass. */
 int reqcache_failed (struct reqcache *rc, const struct job *job, int kind);
 void reqcache_add (struct reqcache *rc, const struct job *job, int kind);
 

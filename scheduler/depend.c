@@ -9,7 +9,6 @@
 #include "common/util.h"
 #include "scheduler/depend.h"
 #include "scheduler/lifecycle.h"
-#include "scheduler/sched.h"
 
 enum dep_type { DEP_AFTER, DEP_AFTEROK, DEP_AFTERNOTOK, DEP_AFTERANY };
 
@@ -70,9 +69,7 @@ static int dep_parse (struct server *srv, const char *text, struct dep **depsp,
                 errprintf_code (err, ENOENT, "Unknown Job Id %s in dependency", id);
                 goto error;
             }
-            deps = realloc (deps, (n + 1) * sizeof (*deps));
-            if (!deps)
-                abort ();
+            deps = xrealloc (deps, (n + 1) * sizeof (*deps));
             deps[n].type = type;
             deps[n++].seq = other->rec.seq;
         }
@@ -182,8 +179,7 @@ int depend_attach (struct server *srv, struct job *job, struct hpcq_error *err)
         free (w.deps);
         return 0;
     }
-    if (!(d->v = realloc (d->v, (d->n + 1) * sizeof (*d->v))))
-        abort ();
+    d->v = xrealloc (d->v, (d->n + 1) * sizeof (*d->v));
     d->v[d->n++] = w;
     /* A new job is held from its submission (lifecycle_submit holds a job
      * with holds); a reloaded one is held already. */
@@ -207,7 +203,7 @@ static void depend_release (struct server *srv, struct job *job)
     if (lifecycle_change (srv, job, strpbrk (job->rec.hold_types, "uo") ? 'H' : 'Q',
                           JOB_EV_RELEASED, "scheduler", "dependencies satisfied") < 0)
         log_error ("job %s: record release", job->id);
-    sched_request (srv->sched);
+    server_request_pass (srv);
 }
 
 void depend_update (struct server *srv)

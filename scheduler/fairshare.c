@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "db/db_queue.h"
@@ -19,6 +20,7 @@ struct fs_user {
     struct db_fairshare rec;    /* usage as of rec.decayed_at */
     double now_usage;           /* during a rank: usage decayed to now */
     int active;                 /* during a rank: owns a job being ranked */
+    UT_hash_handle hh;          /* in fairshare.users, by rec.user */
 };
 
 struct fairshare {
@@ -26,27 +28,22 @@ struct fairshare {
     int64_t halflife;
     double gpu_weight;
     struct priority_weights w;
-    struct fs_user *v;
-    int n, cap;
+    struct fs_user *users;      /* every user with usage or jobs, in the order
+                                 * they were met (iterations sum in it) */
 };
 
 static struct fs_user *fs_user (struct fairshare *fs, const char *user, int64_t now)
 {
-    for (int i = 0; i < fs->n; i++)
-        if (strcmp (fs->v[i].rec.user, user) == 0)
-            return &fs->v[i];
-    if (fs->n == fs->cap) {
-        int cap = fs->cap ? fs->cap * 2 : 16;
-        struct fs_user *v = realloc (fs->v, cap * sizeof (*v));
-        if (!v)
-            abort ();
-        fs->v = v;
-        fs->cap = cap;
-    }
-    memset (&fs->v[fs->n], 0, sizeof (fs->v[fs->n]));
-    snprintf (fs->v[fs->n].rec.user, sizeof (fs->v[fs->n].rec.user), "%s", user);
-    fs->v[fs->n].rec.decayed_at = now;
-    return &fs->v[fs->n++];
+    struct fs_user *u;
+
+    HASH_FIND_STR (fs->users, user, u);
+    if (u)
+        return u;
+    u = xzalloc (sizeof (*u));
+    snprintf (u->rec.user, sizeof (u->rec.user), "%s", user);
+    u->rec.decayed_at = now;
+    HASH_ADD_STR (fs->users, rec.user, u);
+    return u;
 }
 
 static int load_one (const struct db_fairshare *f, void *arg)
@@ -113,9 +110,14 @@ error:
 
 void fairshare_destroy (struct fairshare *fs)
 {
+    struct fs_user *u, *tmp;
+
     if (!fs)
         return;
-    free (fs->v);
+    HASH_ITER (hh, fs->users, u, tmp) {
+        HASH_DEL (fs->users, u);
+        free (u);
+    }
     free (fs);
 }
 
@@ -143,24 +145,23 @@ void fairshare_rank (struct fairshare *fs, struct job **jobs, int n, int64_t now
     struct queue *q = NULL;
 
     /* Queued jobs come in runs of one owner and queue (arrays, scripted
-     * submissions): the last lookups are kept, since both are by name.
-     * Every owner is added here, so the later lookups never move fs->v. */
-    for (int i = 0; i < fs->n; i++)
-        fs->v[i].active = 0;
+     * submissions): the last lookups are kept, since both are by name. */
+    for (u = fs->users; u; u = u->hh.next)
+        u->active = 0;
+    u = NULL;
     for (int i = 0; i < n; i++) {
         if (!u || strcmp (u->rec.user, jobs[i]->rec.owner) != 0)
             u = fs_user (fs, jobs[i]->rec.owner, now);
         u->active = 1;
     }
-    u = NULL;
-    for (int i = 0; i < fs->n; i++) {
-        struct fs_user *u = &fs->v[i];
+    for (u = fs->users; u; u = u->hh.next) {
         u->now_usage = priority_decay (u->rec.usage, now - u->rec.decayed_at,
                                        fs->halflife);
         total += u->now_usage;
         if (u->active || u->now_usage > 0)
             nusers++;
     }
+    u = NULL;
     for (int i = 0; i < n; i++) {
         struct job *j = jobs[i];
         double f;

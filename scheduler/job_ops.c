@@ -238,39 +238,51 @@ static void job_rerun (struct server *srv, struct conn *c, struct wire_msg *msg)
 
 /* The request with one chunk per instance, each on the next host of
  * "h1+h2" (one host: all there); qrun -H's vnode form "(h1:ncpus=2)"
- * names its host first.  -1 with err. */
+ * names its host first.  out gets a chunk list of its own (the caller
+ * releases it, also on failure).  -1 with err. */
 static int run_on_hosts (const struct hpcq_resources *res, const char *hosts,
                          struct hpcq_resources *out, struct hpcq_error *err)
 {
-    char list[1024], *p = list, *h, *names[64];
-    int nh = 0, k = 0;
+    char *list = strdup (hosts), *p = list, *h, **names;
+    int nh = 0, k = 0, rc = -1;
 
-    if (strlen (hosts) >= sizeof (list))
-        return errprintf_code (err, EINVAL, "qrun -H: host list too long");
-    strcpy (list, hosts);
-    while ((h = strsep (&p, "+")) && nh < 64) {
+    *out = *res;
+    out->chunk = NULL;      /* its own list, not the job's */
+    out->nchunks = 0;
+    /* As many hosts as the list names: a job may span any number. */
+    names = calloc (strlen (hosts) / 2 + 1, sizeof (*names));
+    if (!list || !names) {
+        errprintf_code (err, ENOMEM, "out of memory");
+        goto out;
+    }
+    while ((h = strsep (&p, "+"))) {
         h += strspn (h, "(");
         h[strcspn (h, ":)")] = '\0';
         if (resource_check_word ("host", h, err) < 0)
-            return -1;
+            goto out;
         names[nh++] = h;
     }
-    *out = *res;
-    out->nchunks = 0;
     snprintf (out->place, sizeof (out->place), "free");
     for (int i = 0; i < res->nchunks; i++)
         for (int n = 0; n < res->chunk[i].count; n++, k++) {
             struct hpcq_chunk *c = resource_add_chunk (out, err);
             if (!c)
-                return -1;
+                goto out;
             *c = res->chunk[i];
             c->count = 1;
-            if (!(c->host = resource_intern (names[nh == 1 ? 0 : k % nh])))
-                return errprintf_code (err, ENOSPC, "too many different host names");
+            if (!(c->host = resource_intern (names[nh == 1 ? 0 : k % nh]))) {
+                errprintf_code (err, ENOSPC, "too many different host names");
+                goto out;
+            }
         }
     if (nh != 1 && nh != k)
-        return errprintf_code (err, EINVAL, "qrun -H: %d hosts for %d chunks", nh, k);
-    return 0;
+        errprintf_code (err, EINVAL, "qrun -H: %d hosts for %d chunks", nh, k);
+    else
+        rc = 0;
+out:
+    free (names);
+    free (list);
+    return rc;
 }
 
 static void job_run (struct server *srv, struct conn *c, struct wire_msg *msg)
@@ -296,6 +308,7 @@ static void job_run (struct server *srv, struct conn *c, struct wire_msg *msg)
     (void)json_unpack (msg->body, "{s?s}", "hosts", &hosts);
     nodes = nodes_all (srv->nodes, &n);
     if (hosts && run_on_hosts (&job->spec.res, hosts, &on, &err) < 0) {
+        resource_release (&on);
         server_reply_error (c, msg, EINVAL, "%s", err.text);
         return;
     }
@@ -303,6 +316,8 @@ static void job_run (struct server *srv, struct conn *c, struct wire_msg *msg)
      * the resources must still be free. */
     a = hosts ? place_alloc (nodes, n, &on, NULL, job->rec.seq, 0)
               : place_job (nodes, n, job, 0);
+    if (hosts)
+        resource_release (&on);
     if (!a) {
         server_reply_error (c, msg, EAGAIN, "Resources temporarily unavailable %s", job->id);
         return;
@@ -368,7 +383,7 @@ static void job_order (struct server *srv, struct conn *c, struct wire_msg *msg)
         server_reply_error (c, msg, errno ? errno : EIO, "cannot record order of %s", a->id);
         return;
     }
-    sched_request (srv->sched);
+    server_request_pass (srv);
     server_reply_after_commit (srv, c, msg, NULL);
 }
 

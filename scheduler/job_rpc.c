@@ -133,7 +133,7 @@ static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg
     job_drop_spec_text (job);
     log_msg (LOG_DEBUG, "job %s (%s) submitted", job->id, job->rec.owner);
     srv->stat_submitted++;
-    sched_request (srv->sched);
+    server_request_pass (srv);
     server_reply_after_commit (srv, c, msg, json_pack ("{s:s s:s}", "jobid", job->id,
                                                        "uuid", job->rec.uuid));
 out:
@@ -517,7 +517,7 @@ static void job_release (struct server *srv, struct conn *c, struct wire_msg *ms
         server_reply_error (c, msg, errno, "cannot record release of %s", job->id);
         return;
     }
-    sched_request (srv->sched);
+    server_request_pass (srv);
     server_reply_after_commit (srv, c, msg, NULL);
 }
 
@@ -603,7 +603,7 @@ static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
         return;
     }
     job_drop_spec_text (job);
-    sched_request (srv->sched);
+    server_request_pass (srv);
     server_reply_after_commit (srv, c, msg, NULL);
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/util.h"
 #include "scheduler/job_select.h"
 #include "scheduler/job_state.h"
 #include "scheduler/jobs.h"
@@ -67,7 +68,6 @@ static int res_kind (const char *name)
 static int rescond_parse (json_t *a, struct rescond *r, struct hpcq_error *err)
 {
     const char *name, *op, *value;
-    char *end;
 
     if (json_unpack (a, "[sss]", &name, &op, &value) < 0)
         return invalid (err, "job.select: malformed resource condition");
@@ -79,8 +79,7 @@ static int rescond_parse (json_t *a, struct rescond *r, struct hpcq_error *err)
     snprintf (r->name, sizeof (r->name), "%s", name);
     snprintf (r->text, sizeof (r->text), "%s", value);
     if (r->kind == 1) {
-        r->num = strtoll (value, &end, 10);
-        if (end == value || *end)
+        if (util_parse_i64 (value, INT64_MIN, INT64_MAX, &r->num) < 0)
             return invalid (err, "Illegal attribute or resource value %s=%s", name, value);
     }
     else if ((r->kind == 2 && resource_parse_size (value, &r->num, NULL) < 0)

@@ -3,6 +3,7 @@
 #include <config.h>
 #endif
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,67 +23,44 @@ struct jobs {
     struct job **v;         /* sorted by seq: seqs only grow */
     int n, cap;
     int64_t next_seq;
-    struct job *q_head, *q_tail;    /* jobs in state Q */
+    struct job_queue queued;        /* jobs in state Q */
     int nqueued;
-    struct job *r_head;             /* jobs holding an allocation */
+    struct job_list running;        /* jobs holding an allocation */
 };
 
 void jobs_running_add (struct jobs *js, struct job *job)
 {
-    job->r_prev = NULL;
-    job->r_next = js->r_head;
-    if (js->r_head)
-        js->r_head->r_prev = job;
-    js->r_head = job;
+    LIST_INSERT_HEAD (&js->running, job, r_link);
 }
 
 void jobs_running_remove (struct jobs *js, struct job *job)
 {
-    if (job->r_prev)
-        job->r_prev->r_next = job->r_next;
-    else if (js->r_head == job)
-        js->r_head = job->r_next;
-    else
+    if (!job->r_link.le_prev)
         return;     /* not linked */
-    if (job->r_next)
-        job->r_next->r_prev = job->r_prev;
-    job->r_prev = job->r_next = NULL;
+    LIST_REMOVE (job, r_link);
+    job->r_link.le_prev = NULL;
 }
 
-struct job *jobs_running_first (struct jobs *js)
+struct job_list *jobs_running (struct jobs *js)
 {
-    return js->r_head;
+    return &js->running;
 }
 
 static void queue_link (struct jobs *js, struct job *job)
 {
-    job->q_prev = js->q_tail;
-    job->q_next = NULL;
-    if (js->q_tail)
-        js->q_tail->q_next = job;
-    else
-        js->q_head = job;
-    js->q_tail = job;
+    TAILQ_INSERT_TAIL (&js->queued, job, q_link);
     js->nqueued++;
 }
 
 static void queue_unlink (struct jobs *js, struct job *job)
 {
-    if (job->q_prev)
-        job->q_prev->q_next = job->q_next;
-    else
-        js->q_head = job->q_next;
-    if (job->q_next)
-        job->q_next->q_prev = job->q_prev;
-    else
-        js->q_tail = job->q_prev;
-    job->q_prev = job->q_next = NULL;
+    TAILQ_REMOVE (&js->queued, job, q_link);
     js->nqueued--;
 }
 
-struct job *jobs_queued_first (struct jobs *js)
+struct job_queue *jobs_queued (struct jobs *js)
 {
-    return js->q_head;
+    return &js->queued;
 }
 
 int jobs_queued_count (struct jobs *js)
@@ -98,6 +76,8 @@ struct jobs *jobs_create (struct server *srv)
         return NULL;
     js->srv = srv;
     js->next_seq = 1;
+    TAILQ_INIT (&js->queued);
+    LIST_INIT (&js->running);
     return js;
 }
 
@@ -632,14 +612,15 @@ json_t *alloc_to_json (const struct alloc *a)
 struct alloc *alloc_from_json (struct nodes *ns, const char *text)
 {
     json_t *arr = json_loads (text, 0, NULL), *o;
-    struct alloc *a = xzalloc (sizeof (*a));
+    struct alloc *a = NULL;
     size_t i;
 
     if (!json_is_array (arr) || json_array_size (arr) == 0
-        || json_array_size (arr) > 64)
+        || json_array_size (arr) > INT_MAX
+        || !(a = alloc_new ((int)json_array_size (arr))))
         goto error;
     json_array_foreach (arr, i, o) {
-        struct alloc_slot *s = &a->slot[a->n++];
+        struct alloc_slot *s = &a->slot[i];
         const char *node;
         json_t *gpus, *g, *mig = NULL;
         json_int_t mem;
@@ -666,48 +647,46 @@ error:
     return NULL;
 }
 
-static char *strcat_grow (char *s, const char *add)
+/* Close a memory stream and return its text (the caller frees it), or
+ * NULL if it could not be made or written. */
+static char *stream_text (FILE *f, char **text)
 {
-    size_t len = s ? strlen (s) : 0;
-    char *r = realloc (s, len + strlen (add) + 1);
-    if (!r) {
-        free (s);
-        return NULL;
+    int bad = !f || ferror (f);
+
+    if (f && fclose (f) != 0)
+        bad = 1;
+    if (bad) {
+        free (*text);
+        *text = NULL;
     }
-    strcpy (r + len, add);
-    return r;
+    return *text;
 }
 
 /* exec_host "n1/0*2+n2/0*2", exec_vnode "(n1:ncpus=2:ngpus=1)+(n2:ncpus=2:mig=1g.5gb)". */
 void alloc_format_exec (const struct alloc *a, char **exec_host, char **exec_vnode)
 {
     char *host = NULL, *vnode = NULL;
+    size_t hlen, vlen;
+    FILE *h = open_memstream (&host, &hlen), *v = open_memstream (&vnode, &vlen);
 
-    for (int i = 0; i < a->n; i++) {
+    /* Streams, not a string grown slot by slot: a job of thousands of
+     * nodes would copy its text thousands of times. */
+    for (int i = 0; h && v && i < a->n; i++) {
         const struct alloc_slot *s = &a->slot[i];
-        char h[160], v[256], mem[32] = "";
+        fprintf (h, "%s%s/0*%d", i ? "+" : "", s->node_name, s->ncpus);
+        fprintf (v, "%s(%s:ncpus=%d", i ? "+" : "", s->node_name, s->ncpus);
         if (s->mem > 0) {
             char sz[24];
             resource_format_size (s->mem, sz, sizeof (sz));
-            snprintf (mem, sizeof (mem), ":mem=%s", sz);
+            fprintf (v, ":mem=%s", sz);
         }
-        snprintf (h, sizeof (h), "%s%s/0*%d", i ? "+" : "", s->node_name, s->ncpus);
-        snprintf (v, sizeof (v), "%s(%s:ncpus=%d%s", i ? "+" : "", s->node_name,
-                  s->ncpus, mem);
-        host = strcat_grow (host, h);
-        vnode = strcat_grow (vnode, v);
-        if (s->ngpus) {
-            snprintf (v, sizeof (v), ":ngpus=%d", s->ngpus);
-            vnode = strcat_grow (vnode, v);
-        }
+        if (s->ngpus)
+            fprintf (v, ":ngpus=%d", s->ngpus);
         if (s->nmig && s->node && s->mig_gpu >= 0 && s->mig_gpu < s->node->ngpus
-            && s->mig_inst >= 0 && s->mig_inst < s->node->gpu[s->mig_gpu].nmig) {
-            snprintf (v, sizeof (v), ":mig=%s",
-                      s->node->gpu[s->mig_gpu].mig[s->mig_inst].profile);
-            vnode = strcat_grow (vnode, v);
-        }
-        vnode = strcat_grow (vnode, ")");
+            && s->mig_inst >= 0 && s->mig_inst < s->node->gpu[s->mig_gpu].nmig)
+            fprintf (v, ":mig=%s", s->node->gpu[s->mig_gpu].mig[s->mig_inst].profile);
+        fputc (')', v);
     }
-    *exec_host = host;
-    *exec_vnode = vnode;
+    *exec_host = stream_text (h, &host);
+    *exec_vnode = stream_text (v, &vnode);
 }

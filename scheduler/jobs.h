@@ -10,6 +10,7 @@
 #define HPCQ_SCHEDULER_JOBS_H
 
 #include <stdint.h>
+#include <sys/queue.h>
 
 #include "common/jobspec.h"
 #include "db/db_job.h"
@@ -18,6 +19,11 @@
 #include "scheduler/server.h"
 
 struct node;
+
+/* The lists a scheduling pass reads: the queued jobs, in submission order,
+ * and the jobs holding an allocation, newest first. */
+TAILQ_HEAD (job_queue, job);
+LIST_HEAD (job_list, job);
 
 /* PBS exit codes for jobs that did not end on their own (PBS Pro values). */
 #define JOB_EXEC_FAIL1 (-1)         /* could not start: no retry */
@@ -32,8 +38,9 @@ struct job {
     struct alloc *alloc;        /* while R or E */
     int launch_pending;         /* launch sent, no job.started yet */
     int kill_sent;
-    struct job *q_prev, *q_next;    /* in the list of queued jobs while 'Q' */
-    struct job *r_prev, *r_next;    /* in the list of jobs holding an allocation */
+    TAILQ_ENTRY (job) q_link;       /* in the queued list while 'Q' */
+    LIST_ENTRY (job) r_link;        /* in the running list while it holds an
+                                     * allocation (le_prev NULL when not) */
     int64_t est_start;              /* backfill's reservation for it, 0 if none */
     struct resv *resv;              /* conservative backfill's kept reservation
                                      * (one block, freed with free()), or NULL */
@@ -110,12 +117,12 @@ struct job **jobs_all (struct jobs *js, int *n);
 
 /* The jobs in state Q, the only ones a scheduling pass considers: kept
  * apart so a pass costs the queue's length, not the history's. */
-struct job *jobs_queued_first (struct jobs *js);
+struct job_queue *jobs_queued (struct jobs *js);
 int jobs_queued_count (struct jobs *js);
 
 /* The jobs holding an allocation (running or exiting); a job joins when
  * it gets one and leaves when it releases it. */
-struct job *jobs_running_first (struct jobs *js);
+struct job_list *jobs_running (struct jobs *js);
 void jobs_running_add (struct jobs *js, struct job *job);
 void jobs_running_remove (struct jobs *js, struct job *job);
 int jobs_count_state (struct jobs *js, char state);

@@ -18,7 +18,6 @@
 #include "scheduler/fairshare.h"
 #include "scheduler/lifecycle.h"
 #include "scheduler/metrics.h"
-#include "scheduler/sched.h"
 
 /* job moved from old to its present state: write it and its event, and
  * tell those who account for it (the accounting log's record goes into
@@ -152,7 +151,7 @@ static void lifecycle_release_alloc (struct server *srv, struct job *job)
     }
     free (job->rec.alloc);
     job->rec.alloc = NULL;
-    sched_request (srv->sched);
+    server_request_pass (srv);
 }
 
 static int lifecycle_store_usage (struct job *job, int64_t cput, int64_t walltime,

@@ -10,7 +10,6 @@
 #include "scheduler/node_admin.h"
 #include "scheduler/node_health.h"
 #include "scheduler/nodes.h"
-#include "scheduler/sched.h"
 
 const char *node_admin_state (const struct node *n)
 {
@@ -28,7 +27,7 @@ static json_t *gpus_json (const struct node *n)
     json_t *a = json_array ();
 
     for (int g = 0; a && g < n->ngpus; g++) {
-        const struct node_gpu *gpu = &n->gpu[g];
+        const struct gpu *gpu = &n->gpu[g];
         json_t *migs = json_array ();
         for (int m = 0; migs && m < gpu->nmig; m++)
             json_array_append_new (migs, json_pack ("{s:s s:s s:b}", "profile",
@@ -49,9 +48,10 @@ static json_t *gpus_json (const struct node *n)
 json_t *node_admin_jobs_map (struct server *srv)
 {
     json_t *map = json_object ();
+    struct job *j;
 
-    for (struct job *j = jobs_running_first (srv->jobs); map && j; j = j->r_next)
-        for (int s = 0; j->alloc && s < j->alloc->n; s++) {
+    LIST_FOREACH (j, jobs_running (srv->jobs), r_link)
+        for (int s = 0; map && j->alloc && s < j->alloc->n; s++) {
             const char *name = j->alloc->slot[s].node_name;
             json_t *a = json_object_get (map, name);
             if (!a && json_object_set_new (map, name, (a = json_array ())) < 0)
@@ -174,7 +174,7 @@ static void node_offline (struct server *srv, struct conn *c, struct wire_msg *m
             server_reply_error (c, msg, EIO, "cannot record the state of node %s",
                                 sel[i]->name);
         else {
-            sched_request (srv->sched);
+            server_request_pass (srv);
             server_reply_after_commit (srv, c, msg, NULL);
         }
     }

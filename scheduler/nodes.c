@@ -88,9 +88,7 @@ struct node *nodes_get (struct nodes *ns, const char *name)
         return n;
     if (ns->n == ns->cap) {
         ns->cap = ns->cap ? ns->cap * 2 : 16;
-        ns->v = realloc (ns->v, ns->cap * sizeof (*ns->v));
-        if (!ns->v)
-            abort ();
+        ns->v = xrealloc (ns->v, ns->cap * sizeof (*ns->v));
     }
     while (pos < ns->n && strcmp (ns->v[pos]->name, name) < 0)
         pos++;
@@ -119,6 +117,12 @@ int nodes_free_gpus (const struct node *n)
     return free_gpus;
 }
 
+void node_set_link (struct node *n, struct conn *c)
+{
+    n->conn = c;
+    n->reachable = c != NULL;
+}
+
 int nodes_send (struct node *n, struct wire_msg *msg)
 {
     if (!n->conn) {
@@ -131,11 +135,13 @@ int nodes_send (struct node *n, struct wire_msg *msg)
 /* Every job the scheduler believes runs on node n. */
 static int node_jobs (struct server *srv, struct node *n, struct job **out, int max)
 {
+    struct job *job;
     int k = 0;
 
     /* The running list: every job holding an allocation, array subjobs too. */
-    for (struct job *job = jobs_running_first (srv->jobs); job && k < max;
-         job = job->r_next) {
+    LIST_FOREACH (job, jobs_running (srv->jobs), r_link) {
+        if (k == max)
+            break;
         if (!job->alloc || (job->rec.state != 'R' && job->rec.state != 'E'))
             continue;
         for (int s = 0; s < job->alloc->n; s++) {
@@ -166,7 +172,7 @@ static void node_mark_down (struct server *srv, struct node *n, const char *why)
     if (n->conn) {
         conn_set_aux (n->conn, NULL);
         conn_close (n->conn);
-        n->conn = NULL;
+        node_set_link (n, NULL);
     }
 }
 
@@ -192,57 +198,6 @@ static void node_check_timer (struct loop *l, void *arg)
 }
 
 /* A GPU's MIG instances ("mig": [{"profile": "1g.5gb", "uuid": ...}]). */
-static int node_parse_mig (struct node_gpu *gpu, json_t *mig)
-{
-    json_t *m;
-    size_t i;
-
-    gpu->nmig = 0;
-    if (!mig)
-        return 0;
-    if (!json_is_array (mig) || json_array_size (mig) > NODE_MAX_MIG)
-        return -1;
-    json_array_foreach (mig, i, m) {
-        struct node_mig *inst = &gpu->mig[gpu->nmig++];
-        const char *profile, *uuid = "";
-        if (json_unpack (m, "{s:s s?s}", "profile", &profile, "uuid", &uuid) < 0
-            || resource_check_mig (profile, NULL) < 0
-            || strlen (uuid) >= sizeof (inst->uuid))
-            return -1;
-        snprintf (inst->profile, sizeof (inst->profile), "%s", profile);
-        snprintf (inst->uuid, sizeof (inst->uuid), "%s", uuid);
-        inst->used_by = 0;
-    }
-    return 0;
-}
-
-static int node_parse_gpus (struct node *n, json_t *gpus)
-{
-    json_t *g;
-    size_t i;
-
-    if (!json_is_array (gpus) || json_array_size (gpus) > NODE_MAX_GPUS)
-        return -1;
-    n->ngpus = 0;
-    json_array_foreach (gpus, i, g) {
-        struct node_gpu *gpu = &n->gpu[n->ngpus];
-        const char *model = "", *uuid = "";
-        json_int_t mem = 0;
-        json_t *mig = NULL;
-        if (json_unpack (g, "{s:i s?s s?I s?s s?b s?o}", "index", &gpu->index, "model",
-                         &model, "mem", &mem, "uuid", &uuid, "simulated",
-                         &gpu->simulated, "mig", &mig) < 0
-            || node_parse_mig (gpu, mig) < 0)
-            return -1;
-        snprintf (gpu->model, sizeof (gpu->model), "%s", model);
-        snprintf (gpu->uuid, sizeof (gpu->uuid), "%s", uuid);
-        gpu->mem = mem;
-        gpu->index = n->ngpus;  /* the scheduler's index; the worker maps it */
-        n->ngpus++;
-    }
-    return 0;
-}
-
 static int nodes_load_one (const struct db_node *rec, void *arg)
 {
     struct nodes *ns = arg;
@@ -254,7 +209,7 @@ static int nodes_load_one (const struct db_node *rec, void *arg)
     snprintf (n->labels, sizeof (n->labels), "%s", rec->labels ? rec->labels : "");
     n->offline = rec->offline;
     snprintf (n->comment, sizeof (n->comment), "%s", rec->comment ? rec->comment : "");
-    if (!gpus || node_parse_gpus (n, gpus) < 0)
+    if (!gpus || gpu_from_json (gpus, n->gpu, &n->ngpus) < 0)
         n->ngpus = 0;
     json_decref (gpus);
     place_node_sync (n);
@@ -364,7 +319,7 @@ static int node_hello_parse (struct node *n, json_t *body, json_t **gpus,
                      &mem, "gpus", gpus, "labels", &labels, "running", running,
                      "finished", finished) < 0
         || n->ncpus < 1 || mem < 0 || !json_is_array (*running)
-        || !json_is_array (*finished) || node_parse_gpus (n, *gpus) < 0)
+        || !json_is_array (*finished) || gpu_from_json (*gpus, n->gpu, &n->ngpus) < 0)
         return -1;
     n->mem = mem;
     snprintf (n->labels, sizeof (n->labels), "%s", labels);
@@ -379,7 +334,7 @@ static void node_take_resources (struct node *n, const struct node *rep)
     n->mem = rep->mem;
     snprintf (n->labels, sizeof (n->labels), "%s", rep->labels);
     for (int g = 0; g < rep->ngpus; g++) {
-        struct node_gpu old = g < n->ngpus ? n->gpu[g] : (struct node_gpu){ .nmig = 0 };
+        struct gpu old = g < n->ngpus ? n->gpu[g] : (struct gpu){ .nmig = 0 };
         n->gpu[g] = rep->gpu[g];
         n->gpu[g].used_by = old.used_by;
         for (int i = 0; i < n->gpu[g].nmig && i < old.nmig; i++)
@@ -413,7 +368,7 @@ static void node_hello (struct server *srv, struct conn *c, struct wire_msg *msg
         conn_close (n->conn);
     }
     node_take_resources (n, &rep);
-    n->conn = c;
+    node_set_link (n, c);
     conn_set_aux (c, n);
     n->state = NODE_UP;
     n->last_heard_ms = util_now_ms ();
@@ -424,7 +379,7 @@ static void node_hello (struct server *srv, struct conn *c, struct wire_msg *msg
     json_array_foreach (finished, i, f)
         node_finished (srv, n, f);
     node_reconcile_missing (srv, n, running, finished);
-    sched_request (srv->sched);
+    server_request_pass (srv);
     server_reply_after_commit (srv, c, msg,
                                json_pack ("{s:s}", "server", srv->name));
 }

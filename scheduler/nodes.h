@@ -11,35 +11,13 @@
 
 #include <stdint.h>
 
+#include "common/gpu.h"
 #include "scheduler/server.h"
-
-#define NODE_MAX_GPUS 16
-#define NODE_MAX_MIG 8      /* MIG instances per GPU (an A100 has at most 7) */
 
 enum node_state {
     NODE_UNKNOWN = 0,   /* known from the database, not heard from yet */
     NODE_UP,
     NODE_DOWN,
-};
-
-/* One MIG instance of a GPU in MIG mode: given to one job at a time. */
-struct node_mig {
-    char profile[16];   /* "1g.5gb" */
-    char uuid[64];      /* "MIG-..." (simulated: "MIG-SIM-...") */
-    int64_t used_by;    /* job seq or 0 */
-};
-
-struct node_gpu {
-    int index;
-    char model[64];
-    int64_t mem;
-    char uuid[64];
-    int simulated;
-    int64_t used_by;    /* job seq or 0 (never set while in MIG mode) */
-    /* > 0: the GPU is in MIG mode and only its instances are given out;
-     * a whole-GPU request never gets it. */
-    int nmig;
-    struct node_mig mig[NODE_MAX_MIG];
 };
 
 /* What is taken on a node, compactly: the node's own (struct node's use,
@@ -51,12 +29,15 @@ struct node_use {
     int64_t mem_used;
     int64_t excl_by;
     uint32_t gpus;                  /* bit g: whole GPU g taken */
-    uint8_t mig[NODE_MAX_GPUS];     /* bit i: instance i of GPU g taken */
+    uint8_t mig[GPU_MAX];           /* bit i: instance i of GPU g taken */
 };
 
 struct node {
     char name[64];
     enum node_state state;
+    /* Placement may use it: its worker's link is up (node_set_link), or
+     * it is a simulated node, which is always reachable. */
+    int reachable;
     int ncpus, ncpus_used;
     int64_t mem, mem_used;
     int ngpus;
@@ -69,8 +50,10 @@ struct node {
     struct node_use use;
     uint32_t whole_gpus;    /* bit g: GPU g is not in MIG mode */
     uint32_t mig_gpus;      /* bit g: GPU g is in MIG mode */
-    struct conn *conn;  /* link to its worker while up */
+    struct conn *conn;  /* link to its worker while up (node_set_link) */
     int offline;        /* out of service (pbsnodes -o): no new jobs */
+    int ib_group;       /* 1 + ib_switch's number (place.c's), 0 if none: */
+                        /* beside conn and offline, which the same scans read */
     char ib_switch[32];
     char labels[256];
     char comment[256];  /* an administrator's reason for offline */
@@ -78,7 +61,7 @@ struct node {
     int64_t down_since_ms;
     /* Last: kilobytes, where placement's scans want the fields above
      * close together in memory. */
-    struct node_gpu gpu[NODE_MAX_GPUS];
+    struct gpu gpu[GPU_MAX];
 };
 
 struct nodes *nodes_create (struct server *srv);
@@ -95,6 +78,9 @@ struct node *nodes_get (struct nodes *ns, const char *name);
 
 /* Array of all nodes, sorted by name (borrowed, valid until a node is added). */
 struct node **nodes_all (struct nodes *ns, int *n);
+
+/* The node's link to its worker is c, or gone (NULL): reachable follows. */
+void node_set_link (struct node *n, struct conn *c);
 
 int nodes_free_gpus (const struct node *n);
 const char *node_state_name (enum node_state s);

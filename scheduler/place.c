@@ -1,5 +1,6 @@
 /* place.c - see place.h */
 #include <config.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,8 +10,22 @@
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
 
-#define MAX_SLOTS ((int)(sizeof (((struct alloc *)0)->slot) / sizeof (struct alloc_slot)))
-#define MAX_GROUPS 256
+/* Slots an allocation being built keeps on the stack before it moves to
+ * the heap: every job of up to this many chunks costs no allocation
+ * until it fits (most attempts fail). */
+#define SLOTS_ON_STACK 64
+/* Copies of one chunk from which the candidates are scored once and kept
+ * in a heap, rather than scanned again for each copy. */
+#define PICK_MIN 4
+
+struct alloc *alloc_new (int n)
+{
+    struct alloc *a = calloc (1, sizeof (*a) + (size_t)(n > 0 ? n : 0) * sizeof (a->slot[0]));
+
+    if (a)
+        a->n = n;
+    return a;
+}
 
 /* 1 if the comma-separated list have holds the item want (a label is
  * "name" or "name=value" and matches only exactly). */
@@ -49,16 +64,63 @@ int place_model_match (const char *model, const char *want)
     return !want[0] || strcasestr (model, want) != NULL;
 }
 
+/* ib_switch groups by number, so that a placement sorts nodes into
+ * groups by indexing, not by comparing names: every value seen keeps its
+ * number for good (a site has a few hundred switches, not millions). */
+static struct {
+    pthread_mutex_t lock;
+    char **name;
+    int n, cap;
+} switches = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* name's number, or -1 (memory short). */
+static int switch_number (const char *name)
+{
+    int k;
+
+    pthread_mutex_lock (&switches.lock);
+    for (k = switches.n - 1; k >= 0 && strcmp (switches.name[k], name) != 0; k--)
+        ;
+    if (k < 0) {
+        if (switches.n == switches.cap) {
+            int cap = switches.cap ? switches.cap * 2 : 64;
+            char **nv = realloc (switches.name, cap * sizeof (*nv));
+            if (nv) {
+                switches.name = nv;
+                switches.cap = cap;
+            }
+        }
+        if (switches.n < switches.cap && (switches.name[switches.n] = strdup (name)))
+            k = switches.n++;
+    }
+    pthread_mutex_unlock (&switches.lock);
+    return k;
+}
+
+/* How many ib_switch numbers have been given. */
+static int switch_count (void)
+{
+    int n;
+
+    pthread_mutex_lock (&switches.lock);
+    n = switches.n;
+    pthread_mutex_unlock (&switches.lock);
+    return n;
+}
+
 static void ib_switch_find (struct node *n)
 {
     const char *p = n->labels;
 
     n->ib_switch[0] = '\0';
+    n->ib_group = 0;
     while ((p = strstr (p, "ib_switch="))) {
         if (p == n->labels || p[-1] == ',') {
             p += strlen ("ib_switch=");
             snprintf (n->ib_switch, sizeof (n->ib_switch), "%.*s",
                       (int)strcspn (p, ","), p);
+            if (n->ib_switch[0])
+                n->ib_group = switch_number (n->ib_switch) + 1;
             return;
         }
         p++;
@@ -74,7 +136,7 @@ static uint32_t gpu_mask (const struct node *n, int mig)
 
     if (__builtin_popcount (n->whole_gpus | n->mig_gpus) == n->ngpus)
         return mig ? n->mig_gpus : n->whole_gpus;
-    for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++)
+    for (int g = 0; g < n->ngpus && g < GPU_MAX; g++)
         if ((n->gpu[g].nmig > 0) == mig)
             m |= 1u << g;
     return m;
@@ -85,7 +147,7 @@ void place_node_sync (struct node *n)
     node_use_of (n, &n->use);
     ib_switch_find (n);
     n->whole_gpus = n->mig_gpus = 0;
-    for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++) {
+    for (int g = 0; g < n->ngpus && g < GPU_MAX; g++) {
         if (n->gpu[g].nmig)
             n->mig_gpus |= 1u << g;
         else
@@ -100,11 +162,11 @@ void node_use_of (const struct node *n, struct node_use *u)
     u->mem_used = n->mem_used;
     u->njobs = n->njobs;
     u->excl_by = n->excl_by;
-    for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++) {
-        const struct node_gpu *gpu = &n->gpu[g];
+    for (int g = 0; g < n->ngpus && g < GPU_MAX; g++) {
+        const struct gpu *gpu = &n->gpu[g];
         if (gpu->used_by)
             u->gpus |= 1u << g;
-        for (int i = 0; i < gpu->nmig && i < NODE_MAX_MIG; i++)
+        for (int i = 0; i < gpu->nmig && i < GPU_MIG_MAX; i++)
             if (gpu->mig[i].used_by)
                 u->mig[g] |= (uint8_t)(1u << i);
     }
@@ -124,7 +186,7 @@ static void use_combine (struct node_use *u, const struct node_use *also)
     if (!u->excl_by)
         u->excl_by = also->excl_by;
     u->gpus |= also->gpus;
-    for (int g = 0; g < NODE_MAX_GPUS; g++)
+    for (int g = 0; g < GPU_MAX; g++)
         u->mig[g] |= also->mig[g];
 }
 
@@ -137,15 +199,15 @@ void node_use_apply (struct node_use *u, const struct alloc_slot *s, int64_t seq
     if (s->excl)
         u->excl_by = sign > 0 ? seq : 0;
     for (int g = 0; g < s->ngpus; g++) {
-        if (s->gpus[g] < 0 || s->gpus[g] >= NODE_MAX_GPUS)
+        if (s->gpus[g] < 0 || s->gpus[g] >= GPU_MAX)
             continue;
         if (sign > 0)
             u->gpus |= 1u << s->gpus[g];
         else
             u->gpus &= ~(1u << s->gpus[g]);
     }
-    if (s->nmig && s->mig_gpu >= 0 && s->mig_gpu < NODE_MAX_GPUS && s->mig_inst >= 0
-        && s->mig_inst < NODE_MAX_MIG) {
+    if (s->nmig && s->mig_gpu >= 0 && s->mig_gpu < GPU_MAX && s->mig_inst >= 0
+        && s->mig_inst < GPU_MIG_MAX) {
         if (sign > 0)
             u->mig[s->mig_gpu] |= (uint8_t)(1u << s->mig_inst);
         else
@@ -163,10 +225,10 @@ void alloc_slot_apply (struct node *n, const struct alloc_slot *s, int64_t seq,
     if (s->excl)
         n->excl_by = sign > 0 ? seq : 0;
     for (int g = 0; g < s->ngpus; g++)
-        if (s->gpus[g] >= 0 && s->gpus[g] < NODE_MAX_GPUS)
+        if (s->gpus[g] >= 0 && s->gpus[g] < GPU_MAX)
             n->gpu[s->gpus[g]].used_by = sign > 0 ? seq : 0;
-    if (s->nmig && s->mig_gpu >= 0 && s->mig_gpu < NODE_MAX_GPUS && s->mig_inst >= 0
-        && s->mig_inst < NODE_MAX_MIG)
+    if (s->nmig && s->mig_gpu >= 0 && s->mig_gpu < GPU_MAX && s->mig_inst >= 0
+        && s->mig_inst < GPU_MIG_MAX)
         n->gpu[s->mig_gpu].mig[s->mig_inst].used_by = sign > 0 ? seq : 0;
 }
 
@@ -200,19 +262,89 @@ static int cand_at (const struct place_in *in, int k)
     return in->sub ? in->sub[k] : in->cand ? in->cand[k] : k;
 }
 
-/* This job's own tentative usage on the nodes it has chunks on so far. */
-struct tentative {
-    int n;
-    int idx[MAX_SLOTS];
-    struct node_use u[MAX_SLOTS];
+/* This job's own tentative usage on the nodes it has chunks on so far:
+ * node index -> usage, open addressing, at most half full.  On the stack
+ * for jobs of a few nodes; a big job's moves to the heap as it grows. */
+#define TENT_SMALL 128          /* a power of two */
+
+struct tent_ent {
+    int key;                    /* node index + 1; 0: empty */
+    struct node_use u;
 };
+
+struct tentative {
+    int n, cap;
+    struct tent_ent *v;
+    struct tent_ent small[TENT_SMALL];
+};
+
+static void tentative_init (struct tentative *t)
+{
+    t->n = 0;
+    t->cap = 0;                 /* the small table is cleared on first use */
+    t->v = NULL;
+}
+
+static void tentative_release (struct tentative *t)
+{
+    if (t->v != t->small)
+        free (t->v);
+}
+
+static unsigned tent_hash (int i, int cap)
+{
+    return (unsigned)(((uint64_t)(unsigned)i * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
+}
+
+static struct tent_ent *tent_find (struct tent_ent *v, int cap, int i)
+{
+    unsigned h = tent_hash (i, cap);
+
+    while (v[h].key && v[h].key != i + 1)
+        h = (h + 1) & (cap - 1);
+    return &v[h];
+}
 
 static struct node_use *tentative_of (struct tentative *t, int i)
 {
-    for (int k = 0; k < t->n; k++)
-        if (t->idx[k] == i)
-            return &t->u[k];
-    return NULL;
+    struct tent_ent *e;
+
+    if (t->n == 0)
+        return NULL;
+    e = tent_find (t->v, t->cap, i);
+    return e->key ? &e->u : NULL;
+}
+
+/* Node i's entry, made empty if new; NULL if memory is short. */
+static struct node_use *tentative_add (struct tentative *t, int i)
+{
+    struct tent_ent *e;
+
+    if (t->cap == 0) {
+        t->v = t->small;
+        t->cap = TENT_SMALL;
+        for (int k = 0; k < TENT_SMALL; k++)
+            t->small[k].key = 0;
+    }
+    if ((t->n + 1) * 2 > t->cap) {
+        int cap = t->cap * 2;
+        struct tent_ent *nv = calloc (cap, sizeof (*nv));
+        if (!nv)
+            return NULL;
+        for (int k = 0; k < t->cap; k++)
+            if (t->v[k].key)
+                *tent_find (nv, cap, t->v[k].key - 1) = t->v[k];
+        tentative_release (t);
+        t->v = nv;
+        t->cap = cap;
+    }
+    e = tent_find (t->v, t->cap, i);
+    if (!e->key) {
+        e->key = i + 1;
+        memset (&e->u, 0, sizeof (e->u));
+        t->n++;
+    }
+    return &e->u;
 }
 
 static int node_usable (const struct node *n, const char *labels, int empty)
@@ -223,7 +355,7 @@ static int node_usable (const struct node *n, const char *labels, int empty)
         return n->ncpus > 0;
     /* Up and connected: a node whose link just dropped may still be "up"
      * until its heartbeat times out, but a launch could not reach it. */
-    return n->state == NODE_UP && n->conn && !n->offline;
+    return n->state == NODE_UP && n->reachable && !n->offline;
 }
 
 /* Cores node i uses as the placement supposes (cheap: no GPU walk). */
@@ -258,7 +390,7 @@ static int whole_free (const struct node *n, const struct node_use *u, const cha
     if (!model[0])
         return __builtin_popcount (gpu_mask (n, 0) & ~u->gpus);
 
-    for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++)
+    for (int g = 0; g < n->ngpus && g < GPU_MAX; g++)
         if (!n->gpu[g].nmig && !(u->gpus & (1u << g))
             && place_model_match (n->gpu[g].model, model))
             k++;
@@ -269,10 +401,10 @@ static int whole_free (const struct node *n, const struct node_use *u, const cha
 static int mig_free_on (const struct node *n, const struct node_use *u, int g,
                         const char *profile)
 {
-    const struct node_gpu *gpu = &n->gpu[g];
+    const struct gpu *gpu = &n->gpu[g];
     int k = 0;
 
-    for (int i = 0; i < gpu->nmig && i < NODE_MAX_MIG; i++)
+    for (int i = 0; i < gpu->nmig && i < GPU_MIG_MAX; i++)
         if (!(u->mig[g] & (1u << i)) && (!profile || !strcmp (gpu->mig[i].profile, profile)))
             k++;
     return k;
@@ -300,7 +432,7 @@ static int mig_tightest (const struct node *n, const struct node_use *u,
 {
     int best = -1, best_free = 0;
 
-    for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++) {
+    for (int g = 0; g < n->ngpus && g < GPU_MAX; g++) {
         int f;
         if (!n->gpu[g].nmig || !place_model_match (n->gpu[g].model, chunk_model (c)))
             continue;
@@ -377,7 +509,7 @@ static int candidate (const struct place_in *in, struct tentative *t, int i,
         u->ncpus_used += mine->ncpus_used;
         u->mem_used += mine->mem_used;
         u->gpus |= mine->gpus;
-        for (int g = 0; g < NODE_MAX_GPUS; g++)
+        for (int g = 0; g < GPU_MAX; g++)
             u->mig[g] |= mine->mig[g];
     }
     return 0;
@@ -398,7 +530,7 @@ static void chunk_take (struct alloc_slot *slot, struct node *n, struct node_use
             && place_model_match (n->gpu[g].model, chunk_model (c)))
             slot->gpus[slot->ngpus++] = g;
     if (chunk_mig (c)[0]) {
-        const struct node_gpu *gpu = &n->gpu[mig_gpu];
+        const struct gpu *gpu = &n->gpu[mig_gpu];
         for (int i = 0; i < gpu->nmig; i++) {
             if (!(u->mig[mig_gpu] & (1u << i)) && !strcmp (gpu->mig[i].profile, c->mig)) {
                 slot->nmig = 1;
@@ -443,40 +575,221 @@ static int best_node (const struct place_in *in, struct tentative *t,
     return best;
 }
 
+/* An allocation being built: its slots (on the stack while few) and the
+ * job's usage so far on the nodes it holds. */
+struct build {
+    struct tentative t;
+    int n, cap;
+    struct alloc_slot *v;
+    struct alloc_slot small[SLOTS_ON_STACK];
+};
+
+static void build_init (struct build *b)
+{
+    tentative_init (&b->t);
+    b->n = 0;
+    b->cap = SLOTS_ON_STACK;
+    b->v = b->small;
+}
+
+static void build_release (struct build *b)
+{
+    tentative_release (&b->t);
+    if (b->v != b->small)
+        free (b->v);
+}
+
+/* Take one copy of c on node i (which candidate() accepted).  0 or -1
+ * (ENOMEM). */
+static int build_take (const struct place_in *in, struct build *b, int i,
+                       const struct hpcq_chunk *c, int mig_gpu)
+{
+    struct node_use u, *mine;
+
+    if (b->n == b->cap) {
+        int cap = b->cap * 2;
+        struct alloc_slot *nv = malloc (cap * sizeof (*nv));
+        if (!nv)
+            return -1;
+        memcpy (nv, b->v, b->n * sizeof (*nv));
+        if (b->v != b->small)
+            free (b->v);
+        b->v = nv;
+        b->cap = cap;
+    }
+    (void)candidate (in, &b->t, i, c, &u);
+    chunk_take (&b->v[b->n], in->nodes[i], &u, c, mig_gpu, in->excl);
+    if (!(mine = tentative_add (&b->t, i)))
+        return -1;
+    node_use_apply (mine, &b->v[b->n], 0, 1);
+    b->n++;
+    return 0;
+}
+
+/* Candidates for many copies of one chunk, best first: a binary heap on
+ * (score, scan position), so the order is best_node()'s. */
+struct pick {
+    int64_t score;
+    int k;                      /* position in the scan */
+    int mig_gpu;
+};
+
+static int pick_before (const struct pick *x, const struct pick *y)
+{
+    return x->score < y->score || (x->score == y->score && x->k < y->k);
+}
+
+static void pick_down (struct pick *h, int n, int at)
+{
+    for (;;) {
+        int l = 2 * at + 1, best = at;
+        struct pick tmp;
+        if (l < n && pick_before (&h[l], &h[best]))
+            best = l;
+        if (l + 1 < n && pick_before (&h[l + 1], &h[best]))
+            best = l + 1;
+        if (best == at)
+            return;
+        tmp = h[at];
+        h[at] = h[best];
+        h[best] = tmp;
+        at = best;
+    }
+}
+
+/* How node i scores for one more copy of c: 0 with *p filled, or -1. */
+static int pick_score (const struct place_in *in, struct tentative *t, int k,
+                       const struct hpcq_chunk *c, struct pick *p)
+{
+    struct node_use u;
+    int i = cand_at (in, k);
+
+    p->k = k;
+    p->mig_gpu = -1;
+    if (candidate (in, t, i, c, &u) < 0
+        || (p->score = chunk_score (in->nodes[i], &u, c, &p->mig_gpu)) < 0)
+        return -1;
+    return 0;
+}
+
+/* Every copy of c, each on the best node for it as best_node() would
+ * choose, with the nodes scored once: only the node just taken changes.
+ * 0, or -1 if they do not all fit (or memory is short). */
+static int place_copies (const struct place_in *in, struct build *b,
+                         const struct hpcq_chunk *c)
+{
+    int nn = cand_count (in), np = 0, rc = -1;
+    struct pick *h = malloc ((nn ? nn : 1) * sizeof (*h));
+
+    if (!h)
+        return -1;
+    for (int k = 0; k < nn; k++)
+        if (pick_score (in, &b->t, k, c, &h[np]) == 0)
+            np++;
+    for (int k = np / 2 - 1; k >= 0; k--)
+        pick_down (h, np, k);
+    for (int copy = 0; copy < c->count; copy++) {
+        struct pick top;
+        if (np == 0)
+            goto out;
+        top = h[0];
+        if (build_take (in, b, cand_at (in, top.k), c, top.mig_gpu) < 0)
+            goto out;
+        if (pick_score (in, &b->t, top.k, c, &h[0]) < 0)
+            h[0] = h[--np];
+        pick_down (h, np, 0);
+    }
+    rc = 0;
+out:
+    free (h);
+    return rc;
+}
+
+/* Copies of c that fit on node n under usage u, at most cap (0 if u holds
+ * it exclusively, or excl and anything runs there). */
+static int copies_on (const struct node *n, const struct node_use *u,
+                      const struct hpcq_chunk *c, int scatter, int excl, int cap)
+{
+    int k;
+
+    if (u->excl_by || (excl && u->njobs > 0) || !chunk_node_ok (n, c))
+        return 0;
+    k = (n->ncpus - u->ncpus_used) / c->ncpus;
+    if (c->mem > 0) {
+        int64_t m = (n->mem - u->mem_used) / c->mem;
+        if (m < k)
+            k = (int)m;
+    }
+    if (chunk_mig (c)[0]) {
+        int m = mig_free_total (n, u, chunk_mig (c), chunk_model (c));
+        if (m < k)
+            k = m;
+    }
+    else if (c->ngpus > 0) {
+        int m = whole_free (n, u, chunk_model (c)) / c->ngpus;
+        if (m < k)
+            k = m;
+    }
+    if ((scatter || excl) && k > 1)
+        k = 1;
+    if (k < 0)
+        k = 0;
+    return k < cap ? k : cap;
+}
+
+/* 1 if the candidates hold every chunk of res, each select term counted
+ * alone and node by node: a necessary condition that a big job checks in
+ * one pass over the nodes before it is placed, so that a request far
+ * beyond the nodes fails at that cost. */
+static int room_for (const struct place_in *in, const struct hpcq_resources *res)
+{
+    int nn = cand_count (in);
+
+    for (int c = 0; c < res->nchunks; c++) {
+        const struct hpcq_chunk *ch = &res->chunk[c];
+        int room = 0;
+        for (int k = 0; k < nn && room < ch->count; k++) {
+            int i = cand_at (in, k);
+            struct node_use u;
+            if (!node_usable (in->nodes[i], in->labels, in->empty))
+                continue;
+            use_effective (in, i, &u);
+            room += copies_on (in->nodes[i], &u, ch, in->scatter, in->excl,
+                               ch->count - room);
+        }
+        if (room < ch->count)
+            return 0;
+    }
+    return 1;
+}
+
 static struct alloc *place_core (const struct place_in *in,
                                  const struct hpcq_resources *res)
 {
-    struct tentative tent, *t = &tent;
-    struct alloc work, *a = &work, *out;
+    struct build b;
+    struct alloc *out = NULL;
 
-    /* On the stack: most attempts fail, and should cost no allocation. */
-    t->n = 0;
-    a->n = 0;
+    if (resource_total_chunks (res) > SLOTS_ON_STACK && !room_for (in, res))
+        return NULL;
+    build_init (&b);
     for (int c = 0; c < res->nchunks; c++) {
         const struct hpcq_chunk *ch = &res->chunk[c];
+        if (ch->count >= PICK_MIN) {
+            if (place_copies (in, &b, ch) < 0)
+                goto out;
+            continue;
+        }
         for (int k = 0; k < ch->count; k++) {
-            struct node_use u, *mine;
             int g = -1, i;
-            if (a->n == MAX_SLOTS || (i = best_node (in, t, ch, &g)) < 0)
-                goto fail;
-            (void)candidate (in, t, i, ch, &u);
-            chunk_take (&a->slot[a->n], in->nodes[i], &u, ch, g, in->excl);
-            if (!(mine = tentative_of (t, i))) {
-                t->idx[t->n] = i;
-                mine = &t->u[t->n++];
-                memset (mine, 0, sizeof (*mine));
-            }
-            node_use_apply (mine, &a->slot[a->n], 0, 1);
-            a->n++;
+            if ((i = best_node (in, &b.t, ch, &g)) < 0 || build_take (in, &b, i, ch, g) < 0)
+                goto out;
         }
     }
-    if (!(out = malloc (sizeof (*out))))
-        return NULL;
-    memcpy (out, a, offsetof (struct alloc, slot) + a->n * sizeof (a->slot[0]));
-    memset (&out->slot[a->n], 0, (MAX_SLOTS - a->n) * sizeof (a->slot[0]));
+    if ((out = alloc_new (b.n)))
+        memcpy (out->slot, b.v, b.n * sizeof (b.v[0]));
+out:
+    build_release (&b);
     return out;
-fail:
-    return NULL;
 }
 
 struct group {
@@ -496,32 +809,35 @@ static int cmp_group (const void *a, const void *b)
 }
 
 /* The ib_switch groups of the usable nodes, tightest (fewest free cores)
- * first, each with its node indices in member[].  Returns how many. */
-static int groups_collect (const struct place_in *in, struct group *gr, int *member)
+ * first, each with its node indices in member[]: *grp (new, freed by the
+ * caller) and how many, or -1 (memory short). */
+static int groups_collect (const struct place_in *in, struct group **grp, int *member)
 {
-    int nn = cand_count (in);
-    int *gid = malloc ((nn ? nn : 1) * sizeof (*gid));
-    int n = 0, last = -1, pos = 0;
+    int nn = cand_count (in), nsw = switch_count ();
+    int *gid = malloc (((size_t)nn + nsw + 1) * sizeof (*gid)), *of = gid + nn;
+    struct group *gr = malloc ((nsw ? nsw : 1) * sizeof (*gr));
+    int n = 0, pos = 0;
 
-    if (!gid)
-        return 0;
+    if (!gid || !gr) {
+        free (gid);
+        free (gr);
+        return -1;
+    }
+    memset (of, 0, nsw * sizeof (*of));     /* switch number -> group + 1 */
     for (int c = 0; c < nn; c++) {
-        int i = cand_at (in, c);
+        int i = cand_at (in, c), k;
         const struct node *node = in->nodes[i];
-        int k = last;
         gid[c] = -1;
-        if (!node->ib_switch[0] || !node_usable (node, in->labels, in->empty))
+        /* A record never synced (place_node_sync) has no group (0). */
+        if (node->ib_group <= 0 || node->ib_group > nsw
+            || !node_usable (node, in->labels, in->empty))
             continue;
-        /* Nodes of a switch are usually neighbours by name: try the last. */
-        if (k < 0 || strcmp (gr[k].name, node->ib_switch) != 0)
-            for (k = 0; k < n && strcmp (gr[k].name, node->ib_switch); k++)
-                ;
-        if (k == n) {
-            if (n == MAX_GROUPS)
-                continue;
-            gr[n++] = (struct group){ .name = node->ib_switch, .order = n };
+        if ((k = of[node->ib_group - 1] - 1) < 0) {
+            k = n++;
+            gr[k] = (struct group){ .name = node->ib_switch, .order = k };
+            of[node->ib_group - 1] = k + 1;
         }
-        gid[c] = last = k;
+        gid[c] = k;
         gr[k].n++;
         gr[k].free_cpus += node->ncpus - cpus_used_quick (in, i);
     }
@@ -537,12 +853,13 @@ static int groups_collect (const struct place_in *in, struct group *gr, int *mem
         }
     free (gid);
     qsort (gr, n, sizeof (*gr), cmp_group);
+    *grp = gr;
     return n;
 }
 
 static struct alloc *place_grouped (struct place_in *in, const struct hpcq_resources *res)
 {
-    struct group gr[MAX_GROUPS];
+    struct group *gr = NULL;
     int ng, *member;
     struct alloc *a = NULL;
 
@@ -551,7 +868,7 @@ static struct alloc *place_grouped (struct place_in *in, const struct hpcq_resou
     if (resource_total_chunks (res) < 2 || in->empty
         || !(member = malloc ((cand_count (in) ? cand_count (in) : 1) * sizeof (*member))))
         return place_core (in, res);
-    ng = groups_collect (in, gr, member);
+    ng = groups_collect (in, &gr, member);
     for (int k = 0; k < ng && !a; k++) {
         if (gr[k].free_cpus < resource_total_ncpus (res))
             continue;
@@ -560,6 +877,7 @@ static struct alloc *place_grouped (struct place_in *in, const struct hpcq_resou
         a = place_core (in, res);
         in->sub = NULL;
     }
+    free (gr);
     free (member);
     return a ? a : place_core (in, res);
 }
@@ -613,35 +931,20 @@ int place_chunk_copies (const struct node *n, const struct node_use *u,
                         const struct hpcq_chunk *c, const char *labels,
                         int scatter, int excl, int cap)
 {
-    int k;
+    if (!node_usable (n, labels, 0))
+        return 0;
+    return copies_on (n, u ? u : &n->use, c, scatter, excl, cap);
+}
 
-    if (!node_usable (n, labels, 0) || !chunk_node_ok (n, c))
+int place_chunk_capacity (const struct node *n, const struct hpcq_chunk *c,
+                          const char *labels, int scatter, int excl, int cap)
+{
+    struct node_use none;
+
+    if (!node_usable (n, labels, 1))
         return 0;
-    if (!u)
-        u = &n->use;
-    if (u->excl_by || (excl && u->njobs > 0))
-        return 0;
-    k = (n->ncpus - u->ncpus_used) / c->ncpus;
-    if (c->mem > 0) {
-        int64_t m = (n->mem - u->mem_used) / c->mem;
-        if (m < k)
-            k = (int)m;
-    }
-    if (chunk_mig (c)[0]) {
-        int m = mig_free_total (n, u, chunk_mig (c), chunk_model (c));
-        if (m < k)
-            k = m;
-    }
-    else if (c->ngpus > 0) {
-        int m = whole_free (n, u, chunk_model (c)) / c->ngpus;
-        if (m < k)
-            k = m;
-    }
-    if ((scatter || excl) && k > 1)
-        k = 1;
-    if (k < 0)
-        k = 0;
-    return k < cap ? k : cap;
+    memset (&none, 0, sizeof (none));
+    return copies_on (n, &none, c, scatter, excl, cap);
 }
 
 struct alloc *place_job (struct node **nodes, int nnodes, const struct job *job,

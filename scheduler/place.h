@@ -16,6 +16,10 @@
  * free GPUs; then the fewest cores left over; then the first node.  A job
  * of several chunks prefers nodes of one ib_switch=X label group, the
  * tightest group that holds it all.
+ *
+ * A job may hold any number of nodes: its allocation is sized to it, and
+ * copies of one chunk (select=N) are placed from one scoring of the
+ * nodes (a heap), not one scan of them per copy.
  */
 #ifndef HPCQ_SCHEDULER_PLACE_H
 #define HPCQ_SCHEDULER_PLACE_H
@@ -43,10 +47,14 @@ struct alloc_slot {
     int excl;
 };
 
+/* Sized to the job: n slots, one per chunk copy, in one block. */
 struct alloc {
     int n;
-    struct alloc_slot slot[64];
+    struct alloc_slot slot[];
 };
+
+/* A new allocation of n zeroed slots (release with free()), or NULL. */
+struct alloc *alloc_new (int n);
 
 /* Place res on the nodes (all-or-nothing) and return a new allocation, or
  * NULL if it does not fit.  labels: every node used must carry all of
@@ -82,6 +90,11 @@ struct alloc *place_job (struct node **nodes, int nnodes, const struct job *job,
 int place_chunk_copies (const struct node *n, const struct node_use *u,
                         const struct hpcq_chunk *c, const char *labels,
                         int scatter, int excl, int cap);
+
+/* place_chunk_copies() on n empty, whatever its state: how many copies
+ * of c it could ever hold (what submission judges by). */
+int place_chunk_capacity (const struct node *n, const struct hpcq_chunk *c,
+                          const char *labels, int scatter, int excl, int cap);
 
 /* 1 if the comma-separated labels have include every one of want. */
 int place_labels_match (const char *have, const char *want);

@@ -17,7 +17,7 @@ struct policy_ctx {
     int njobs;
     struct node **nodes;    /* all nodes, by name */
     int nnodes;
-    struct job *running;    /* jobs holding allocations (linked by r_next) */
+    struct job_list *running;   /* jobs holding allocations */
     int64_t now;            /* wall seconds (virtual in a simulator) */
     int64_t default_walltime;   /* for jobs without one; -1: unbounded */
     /* Try to place job on the nodes' free resources: a new allocation or

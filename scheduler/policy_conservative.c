@@ -127,7 +127,7 @@ static void seg_totals (struct timeline *tl, struct seg *sg)
     for (int i = 0; i < tl->ctx->nnodes; i++) {
         const struct node *n = tl->ctx->nodes[i];
         sg->free_cpus += n->ncpus - sg->use[i].ncpus_used;
-        for (int g = 0; g < n->ngpus && g < NODE_MAX_GPUS; g++)
+        for (int g = 0; g < n->ngpus && g < GPU_MAX; g++)
             sg->free_gpus += n->gpu[g].nmig
                              ? __builtin_popcount (((1u << n->gpu[g].nmig) - 1)
                                                    & ~(unsigned)sg->use[i].mig[g])
@@ -211,54 +211,71 @@ static struct resv *resv_make (const struct alloc *a, int64_t start)
 /* The reservation as an allocation (new), or NULL. */
 static struct alloc *resv_alloc (const struct resv *r)
 {
-    struct alloc *a = calloc (1, sizeof (*a));
+    struct alloc *a = alloc_new (r->n);
 
-    if (a) {
-        a->n = r->n;
+    if (a)
         memcpy (a->slot, r->slot, r->n * sizeof (r->slot[0]));
-    }
     return a;
 }
 
-/* 1 if every slot of a still fits under use (nodes known and usable, and
- * nothing it holds taken by another).  use is left as it is: the slots
- * are added to copies of the nodes' records. */
-static int alloc_still_fits (struct policy_ctx *ctx, const struct alloc *a,
-                             const struct node_use *use)
+/* Slots by node, then in their order. */
+static int cmp_slot (const void *x, const void *y)
 {
-    struct node_use mine[64];
-    int idx[64], n_mine = 0;
+    const struct alloc_slot *p = *(const struct alloc_slot *const *)x;
+    const struct alloc_slot *q = *(const struct alloc_slot *const *)y;
 
-    for (int s = 0; s < a->n && s < 64; s++) {
-        const struct alloc_slot *sl = &a->slot[s];
-        const struct node *n = sl->node;
-        struct node_use *u = NULL;
-        if (!n || n->pidx < 0 || n->pidx >= ctx->nnodes || ctx->nodes[n->pidx] != n
-            || n->state != NODE_UP || !n->conn || n->offline)
-            return 0;
-        for (int k = 0; k < n_mine; k++)
-            if (idx[k] == n->pidx)
-                u = &mine[k];
-        if (!u) {
-            idx[n_mine] = n->pidx;
-            u = &mine[n_mine++];
-            *u = use[n->pidx];
-        }
-        for (int g = 0; g < sl->ngpus; g++)
-            if (sl->gpus[g] < 0 || sl->gpus[g] >= n->ngpus || n->gpu[sl->gpus[g]].nmig
-                || (u->gpus & (1u << sl->gpus[g])))
+    if (p->node != q->node)
+        return (uintptr_t)p->node < (uintptr_t)q->node ? -1 : 1;
+    return p < q ? -1 : p > q;
+}
+
+/* 1 if the slots of one node (all of n's, in order) fit on it under u. */
+static int node_slots_fit (const struct node *n, struct node_use u,
+                           const struct alloc_slot *const *sl, int k)
+{
+    for (int s = 0; s < k; s++) {
+        for (int g = 0; g < sl[s]->ngpus; g++)
+            if (sl[s]->gpus[g] < 0 || sl[s]->gpus[g] >= n->ngpus || n->gpu[sl[s]->gpus[g]].nmig
+                || (u.gpus & (1u << sl[s]->gpus[g])))
                 return 0;
-        if (sl->nmig && (sl->mig_gpu < 0 || sl->mig_gpu >= n->ngpus
-                         || sl->mig_inst >= n->gpu[sl->mig_gpu].nmig
-                         || (u->mig[sl->mig_gpu] & (1u << sl->mig_inst))))
+        if (sl[s]->nmig && (sl[s]->mig_gpu < 0 || sl[s]->mig_gpu >= n->ngpus
+                            || sl[s]->mig_inst >= n->gpu[sl[s]->mig_gpu].nmig
+                            || (u.mig[sl[s]->mig_gpu] & (1u << sl[s]->mig_inst))))
             return 0;
-        if (u->excl_by || (sl->excl && u->njobs > 0))
+        if (u.excl_by || (sl[s]->excl && u.njobs > 0))
             return 0;
-        node_use_apply (u, sl, 0, 1);
-        if (u->ncpus_used > n->ncpus || (sl->mem > 0 && u->mem_used > n->mem))
+        node_use_apply (&u, sl[s], 0, 1);
+        if (u.ncpus_used > n->ncpus || (sl[s]->mem > 0 && u.mem_used > n->mem))
             return 0;
     }
     return 1;
+}
+
+/* 1 if every slot of a still fits under use (nodes known and usable, and
+ * nothing it holds taken by another).  use is left as it is: each node's
+ * slots are added to a copy of its record. */
+static int alloc_still_fits (struct policy_ctx *ctx, const struct alloc *a,
+                             const struct node_use *use)
+{
+    const struct alloc_slot *small[64], **ord = small;
+    int fits = 1;
+
+    if (a->n > 64 && !(ord = malloc (a->n * sizeof (*ord))))
+        return 0;
+    for (int s = 0; s < a->n; s++)
+        ord[s] = &a->slot[s];
+    qsort (ord, a->n, sizeof (*ord), cmp_slot);
+    for (int s = 0, e; fits && s < a->n; s = e) {
+        const struct node *n = ord[s]->node;
+        for (e = s + 1; e < a->n && ord[e]->node == n; e++)
+            ;
+        fits = n && n->pidx >= 0 && n->pidx < ctx->nnodes && ctx->nodes[n->pidx] == n
+               && n->state == NODE_UP && n->reachable && !n->offline
+               && node_slots_fit (n, use[n->pidx], ord + s, e - s);
+    }
+    if (ord != small)
+        free (ord);
+    return fits;
 }
 
 /* The earliest segment start from which job fits for its walltime: the

@@ -18,7 +18,6 @@
 #include "common/util.h"
 #include "scheduler/jobs.h"
 #include "scheduler/queue.h"
-#include "scheduler/sched.h"
 
 struct queues {
     struct server *srv;
@@ -44,7 +43,6 @@ static int limit_set (struct queue_limits *l, int which, const char *value,
                       struct hpcq_error *err)
 {
     int64_t v;
-    char *end;
 
     switch (which) {
     case 0:
@@ -56,10 +54,7 @@ static int limit_set (struct queue_limits *l, int which, const char *value,
             return -1;
         return 0;
     default:
-        errno = 0;
-        v = strtoll (value, &end, 10);
-        if (errno || end == value || *end || v < 0 || v > 1000000) {
-            errno = EINVAL;
+        if (util_parse_i64 (value, 0, 1000000, &v) < 0) {
             return errprintf (err, "Illegal attribute or resource value: %s=%s",
                               limit_names[which], value);
         }
@@ -186,11 +181,7 @@ static int queue_cmp (const void *a, const void *b)
 
 static void queues_add (struct queues *qs, struct queue *q)
 {
-    struct queue **v = realloc (qs->v, (qs->n + 1) * sizeof (*v));
-
-    if (!v)
-        abort ();   /* as xzalloc: a few pointers */
-    qs->v = v;
+    qs->v = xrealloc (qs->v, (qs->n + 1) * sizeof (*qs->v));
     qs->v[qs->n++] = q;
     qsort (qs->v, qs->n, sizeof (*qs->v), queue_cmp);
 }
@@ -256,7 +247,7 @@ struct queue **queue_all (struct queues *qs, int *n)
  * several chunks keep their own shape. */
 static void apply_defaults (const struct queue *q, struct hpcq_resources *res)
 {
-    struct hpcq_chunk *c = &res->chunk[0];
+    struct hpcq_chunk *c = res->chunk;
     int single = res->nchunks == 1 && c->count == 1;
 
     if (res->walltime < 0)
@@ -336,10 +327,7 @@ static struct queue_count *user_count (struct queue *q, int64_t uid, int add)
         return NULL;
     if (q->nusers == q->users_cap) {
         int cap = q->users_cap ? q->users_cap * 2 : 8;
-        struct queue_count *v = realloc (q->users, cap * sizeof (*v));
-        if (!v)
-            abort ();
-        q->users = v;
+        q->users = xrealloc (q->users, cap * sizeof (*q->users));
         q->users_cap = cap;
     }
     q->users[q->nusers] = (struct queue_count){ uid, 0 };
@@ -356,13 +344,15 @@ void queue_note_start (struct queues *qs, const struct job *job)
     user_count (q, job->rec.uid, 1)->n++;
 }
 
-void queue_pass_begin (struct queues *qs, struct job *running)
+void queue_pass_begin (struct queues *qs, struct job_list *running)
 {
+    struct job *j;
+
     for (int i = 0; i < qs->n; i++) {
         qs->v[i]->nrun = 0;
         qs->v[i]->nusers = 0;
     }
-    for (struct job *j = running; j; j = j->r_next)
+    LIST_FOREACH (j, running, r_link)
         queue_note_start (qs, j);
 }
 
@@ -459,17 +449,9 @@ static int parse_bool (const char *name, const char *v, int *out, struct hpcq_er
 static int parse_int (const char *name, const char *v, int min, int max, int *out,
                       struct hpcq_error *err)
 {
-    char *end;
-    long long n;
-
-    errno = 0;
-    n = strtoll (v, &end, 10);
-    if (errno || end == v || *end || n < min || n > max) {
-        errno = EINVAL;
+    if (util_parse_int (v, min, max, out) < 0)
         return errprintf (err, "Illegal attribute or resource value: %s=%s "
                           "(%d to %d)", name, v, min, max);
-    }
-    *out = (int)n;
     return 0;
 }
 
@@ -703,7 +685,7 @@ static void queue_manage (struct server *srv, struct conn *c, struct wire_msg *m
     }
     server_user_name (conn_peer_uid (c), who, sizeof (who));
     log_msg (LOG_INFO, "queue %s: %s by %s", name, op, who);
-    sched_request (srv->sched);
+    server_request_pass (srv);
     server_reply_after_commit (srv, c, msg, NULL);
 }
 

@@ -19,6 +19,7 @@
 #include "scheduler/server.h"
 
 struct job;
+struct job_list;
 
 /* A resource list a queue limits or defaults; -1 = not set. */
 struct queue_limits {
@@ -62,7 +63,7 @@ int queue_admit (struct queues *qs, const char *name, struct hpcq_resources *res
 /* The scheduling pass: count what runs, then ask per job whether its queue
  * lets it start now (started, max_run, max_run_user; it also sets
  * job->node_labels) and tell it about each start. */
-void queue_pass_begin (struct queues *qs, struct job *running);
+void queue_pass_begin (struct queues *qs, struct job_list *running);
 int queue_may_start (struct queues *qs, struct job *job);
 void queue_note_start (struct queues *qs, const struct job *job);
 

@@ -23,7 +23,6 @@ struct sched {
     struct server *srv;
     const struct policy_ops *policy;
     int64_t default_walltime;   /* -1: jobs without walltime are unbounded */
-    int requested;
     struct loop_timer *tick;
 };
 
@@ -31,7 +30,8 @@ struct sched {
  * should wait forever on a missed request. */
 static void sched_tick (struct loop *l, void *arg)
 {
-    sched_request (arg);
+    struct sched *s = arg;
+    server_request_pass (s->srv);
 }
 
 struct sched *sched_create (struct server *srv, struct hpcq_error *err)
@@ -56,7 +56,7 @@ struct sched *sched_create (struct server *srv, struct hpcq_error *err)
         free (s);
         return NULL;
     }
-    s->requested = 1;
+    server_request_pass (srv);
     ms = srv->sched_interval_ms;
     if (!(s->tick = loop_timer_add (srv->loop, ms, ms, sched_tick, s))) {
         errprintf (err, "event loop: %s", strerror (errno));
@@ -74,11 +74,6 @@ void sched_destroy (struct sched *s)
     free (s);
 }
 
-void sched_request (struct sched *s)
-{
-    s->requested = 1;
-}
-
 /* 1 if some known node has a GPU of model (any if ""), in MIG mode with
  * an instance of profile when profile is given. */
 static int sched_have_gpu (struct node **nodes, int nnodes, const char *model,
@@ -86,7 +81,7 @@ static int sched_have_gpu (struct node **nodes, int nnodes, const char *model,
 {
     for (int i = 0; i < nnodes; i++)
         for (int g = 0; g < nodes[i]->ngpus; g++) {
-            const struct node_gpu *gpu = &nodes[i]->gpu[g];
+            const struct gpu *gpu = &nodes[i]->gpu[g];
             if (!place_model_match (gpu->model, model))
                 continue;
             if (!profile[0])
@@ -117,10 +112,123 @@ static int sched_check_gpu_kinds (struct node **nodes, int nnodes,
     return 0;
 }
 
+/* " place=X" when a place was asked for, else "". */
+static const char *place_text (const struct hpcq_resources *res, char *buf, size_t len)
+{
+    snprintf (buf, len, "%s%s", res->place[0] ? " place=" : "", res->place);
+    return buf;
+}
+
+/* One select term as PBS writes it, with its count: "100:ncpus=1". */
+static void term_text (const struct hpcq_chunk *c, char *buf, int len)
+{
+    struct hpcq_resources one;
+
+    resource_init (&one);
+    one.nchunks = 1;
+    one.chunk = (struct hpcq_chunk *)c;     /* borrowed, only read */
+    resource_format_select (&one, buf, len);
+}
+
+/* A select term that more nodes, or more room, than the cluster has
+ * would hold: counted on the empty nodes (each copy fits on a node by
+ * its size; with place=scatter or excl one copy per node).  -1 with err
+ * saying so, 1 if a term fits on no node at all, 0 if every term alone
+ * fits. */
+static int sched_term_shortfall (struct node **nodes, int nnodes,
+                                 const struct hpcq_resources *res, const char *labels,
+                                 const char *sel, int usable, struct hpcq_error *err)
+{
+    int scatter = strncmp (res->place, "scatter", 7) == 0;
+    int excl = strstr (res->place, "excl") != NULL;
+    char where[300], term[256], one[256], pl[48], what[1100];
+
+    snprintf (where, sizeof (where), "%s%s", labels && labels[0] ? " with node_labels=" : "",
+              labels && labels[0] ? labels : "");
+    for (int c = 0; c < res->nchunks; c++) {
+        const struct hpcq_chunk *ch = &res->chunk[c];
+        struct hpcq_chunk single = *ch;
+        int64_t room = 0;
+        int holders = 0, most = 0;
+        for (int i = 0; i < nnodes; i++) {
+            int k = place_chunk_capacity (nodes[i], ch, labels, scatter, excl, ch->count);
+            room += k;
+            holders += k > 0;
+            most = k > most ? k : most;
+        }
+        if (holders == 0)
+            return 1;       /* fits on no node: the caller says so */
+        if (room >= ch->count)
+            continue;
+        term_text (ch, term, sizeof (term));
+        single.count = 1;
+        term_text (&single, one, sizeof (one));
+        place_text (res, pl, sizeof (pl));
+        /* Of several terms, say which one. */
+        snprintf (what, sizeof (what), "%s%s%s%s", res->nchunks > 1 ? sel : term, pl,
+                  res->nchunks > 1 ? ": its term " : "", res->nchunks > 1 ? term : "");
+        errno = E2BIG;
+        if (most <= 1 && holders == usable)
+            return errprintf (err, "Job exceeds server resource limits: select=%s needs %d "
+                              "nodes; the cluster has %d%s", what, ch->count, usable, where);
+        if (most <= 1)
+            return errprintf (err, "Job exceeds server resource limits: select=%s needs %d "
+                              "nodes that can hold %s; %d of the cluster's %d nodes%s can",
+                              what, ch->count, one, holders, usable, where);
+        return errprintf (err, "Job exceeds server resource limits: select=%s needs room "
+                          "for %d chunks of %s; the cluster's %d nodes%s hold %lld", what,
+                          ch->count, one, usable, where, (long long)room);
+    }
+    return 0;
+}
+
+/* The whole request against the cluster's totals: nodes (scatter or
+ * excl: one chunk each), cores, memory, GPUs.  -1 with err, or 0. */
+static int sched_total_shortfall (struct node **nodes, int nnodes,
+                                  const struct hpcq_resources *res, const char *labels,
+                                  const char *sel, int usable, struct hpcq_error *err)
+{
+    int64_t cpus = 0, gpus = 0, mem = 0;
+    int one_each = strncmp (res->place, "scatter", 7) == 0 || strstr (res->place, "excl");
+    char pl[48], have[32], want[32];
+
+    for (int i = 0; i < nnodes; i++) {
+        if (nodes[i]->ncpus <= 0
+            || (labels && labels[0] && !place_labels_match (nodes[i]->labels, labels)))
+            continue;
+        cpus += nodes[i]->ncpus;
+        mem += nodes[i]->mem;
+        gpus += nodes[i]->ngpus;
+    }
+    place_text (res, pl, sizeof (pl));
+    errno = E2BIG;
+    if (one_each && resource_total_chunks (res) > usable)
+        return errprintf (err, "Job exceeds server resource limits: select=%s%s needs %d "
+                          "nodes; the cluster has %d", sel, pl, resource_total_chunks (res),
+                          usable);
+    if (resource_total_ncpus (res) > cpus)
+        return errprintf (err, "Job exceeds server resource limits: select=%s%s needs %d "
+                          "cpus; the cluster's %d nodes have %lld", sel, pl,
+                          resource_total_ncpus (res), usable, (long long)cpus);
+    if (resource_total_ngpus (res) > gpus)
+        return errprintf (err, "Job exceeds server resource limits: select=%s%s needs %d "
+                          "GPUs; the cluster's %d nodes have %lld", sel, pl,
+                          resource_total_ngpus (res), usable, (long long)gpus);
+    if (resource_total_mem (res) > mem) {
+        resource_format_size (resource_total_mem (res), want, sizeof (want));
+        resource_format_size (mem, have, sizeof (have));
+        return errprintf (err, "Job exceeds server resource limits: select=%s%s needs "
+                          "mem=%s; the cluster's %d nodes have %s", sel, pl, want, usable,
+                          have);
+    }
+    errno = 0;
+    return 0;
+}
+
 int sched_feasible (struct server *srv, const struct hpcq_resources *res,
                     const char *labels, struct hpcq_error *err)
 {
-    int nnodes, known = 0, maxcpus = 0, maxgpus = 0;
+    int nnodes, known = 0, maxcpus = 0, maxgpus = 0, usable = 0, rc;
     int64_t maxmem = 0;
     struct node **nodes = nodes_all (srv->nodes, &nnodes);
     struct alloc *a;
@@ -153,6 +261,14 @@ int sched_feasible (struct server *srv, const struct hpcq_resources *res,
                           "queue's node_labels=%s can satisfy select=%s%s%s", labels, sel,
                           res->place[0] ? " place=" : "", res->place);
     }
+    /* Counted reasons first: a request the cluster is too small for is
+     * told so, not that "no node" can take it. */
+    for (int i = 0; i < nnodes; i++)
+        usable += nodes[i]->ncpus > 0
+                  && (!labels || !labels[0] || place_labels_match (nodes[i]->labels, labels));
+    if ((rc = sched_term_shortfall (nodes, nnodes, res, labels, sel, usable, err)) < 0
+        || (rc == 0 && sched_total_shortfall (nodes, nnodes, res, labels, sel, usable, err) < 0))
+        return -1;
     resource_format_size (maxmem, mem, sizeof (mem));
     errno = E2BIG;
     return errprintf (err, "Job exceeds server resource limits: no node can "
@@ -237,12 +353,13 @@ void sched_run (struct sched *s)
 {
     struct server *srv = s->srv;
     struct policy_ctx ctx = { .fit = sched_fit, .start = sched_start, .arg = srv };
+    struct job *j;
     int n, k = 0;
     int64_t t0;
 
-    if (!s->requested)
+    if (!srv->pass_requested)
         return;
-    s->requested = 0;
+    srv->pass_requested = 0;
     if (depend_count (srv) > 0)
         depend_update (srv);
     if ((n = jobs_queued_count (srv->jobs)) == 0)
@@ -251,10 +368,10 @@ void sched_run (struct sched *s)
     ctx.jobs = calloc (n, sizeof (*ctx.jobs));
     if (!ctx.jobs)
         return;
-    for (struct job *j = jobs_queued_first (srv->jobs); j; j = j->q_next)
+    TAILQ_FOREACH (j, jobs_queued (srv->jobs), q_link)
         ctx.jobs[ctx.njobs++] = j;
     ctx.nodes = nodes_all (srv->nodes, &ctx.nnodes);
-    ctx.running = jobs_running_first (srv->jobs);
+    ctx.running = jobs_running (srv->jobs);
     ctx.default_walltime = s->default_walltime;
     ctx.now = util_wall_secs ();
     /* Every queued job gets its priority (qstat -f shows it); only those
@@ -271,5 +388,5 @@ void sched_run (struct sched *s)
     metrics_pass_observed (srv->metrics, (double)(util_now_us () - t0) / 1e6);
     /* Jobs that just started may release "after" dependents. */
     if (depend_count (srv) > 0 && jobs_queued_count (srv->jobs) != n)
-        s->requested = 1;
+        server_request_pass (srv);
 }

@@ -1,7 +1,7 @@
 /* sched.h - the scheduling pass and the placement of jobs on nodes.
  *
- * sched_request() marks that something changed (a job arrived, ended, a
- * node came up); the pass then runs once in the before-sleep hook, asks
+ * server_request_pass() marks that something changed (a job arrived, ended,
+ * a node came up); the pass then runs once in the before-sleep hook, asks
  * the policy for decisions and turns each into a durable start and a
  * job.launch to the worker.  sched_feasible() answers at submission
  * whether any configuration of the known nodes could ever run a request.
@@ -18,8 +18,8 @@
 struct sched *sched_create (struct server *srv, struct hpcq_error *err);
 void sched_destroy (struct sched *s);
 
-void sched_request (struct sched *s);
-/* Run a pass now if one was requested.  Called before each commit. */
+/* Run a pass now if one was requested (server_request_pass, or the
+ * sched_interval timer).  Called before each commit. */
 void sched_run (struct sched *s);
 
 /* 0 if some known node set could run res on nodes carrying labels (a

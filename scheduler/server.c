@@ -43,7 +43,7 @@
 struct pending {
     struct conn *conn;          /* NULL once the connection closed */
     struct wire_msg msg;
-    struct pending *next;
+    STAILQ_ENTRY (pending) link;
 };
 
 static void server_conn_msg (struct conn *c, struct wire_msg *msg, void *arg);
@@ -109,7 +109,7 @@ int server_query_other_jobs (const struct server *srv)
 
 int server_register (struct server *srv, const struct handler *table)
 {
-    if (srv->ntables == (int)(sizeof (srv->tables) / sizeof (srv->tables[0]))) {
+    if (srv->ntables == (int)ARRAY_SIZE (srv->tables)) {
         errno = ENOSPC;
         return -1;
     }
@@ -138,8 +138,7 @@ void server_send_after_commit (struct server *srv, struct conn *c,
     p->conn = c;
     p->msg = *msg;
     memset (msg, 0, sizeof (*msg));
-    *srv->pending_tail = p;
-    srv->pending_tail = &p->next;
+    STAILQ_INSERT_TAIL (&srv->pending, p, link);
 }
 
 void server_reply_after_commit (struct server *srv, struct conn *c,
@@ -163,17 +162,16 @@ static void server_commit_failed (struct server *srv)
 /* Send (or, when the batch they waited for failed, drop) queued messages. */
 static void server_flush_pending (struct server *srv, int send)
 {
-    struct pending *p = srv->pending;
+    struct pending *p;
 
-    srv->pending = NULL;
-    srv->pending_tail = &srv->pending;
-    while (p) {
-        struct pending *next = p->next;
+    /* Taken off one at a time: those not sent yet stay where a closing
+     * connection can forget them (server_conn_close). */
+    while ((p = STAILQ_FIRST (&srv->pending))) {
+        STAILQ_REMOVE_HEAD (&srv->pending, link);
         if (send && p->conn && conn_send (p->conn, &p->msg) < 0)
             log_error ("send %s to %s", p->msg.type, conn_peer_name (p->conn));
         wire_msg_release (&p->msg);
         free (p);
-        p = next;
     }
 }
 
@@ -244,15 +242,16 @@ static void server_conn_msg (struct conn *c, struct wire_msg *msg, void *arg)
 static void server_conn_close (struct conn *c, void *arg)
 {
     struct server *srv = arg;
+    struct pending *p;
 
-    for (struct pending *p = srv->pending; p; p = p->next)
+    STAILQ_FOREACH (p, &srv->pending, link)
         if (p->conn == c)
             p->conn = NULL;
     job_ops_conn_closed (srv->job_ops, c);
     if (conn_aux (c)) {
         struct node *n = conn_aux (c);
         log_msg (LOG_WARNING, "node %s: connection lost", n->name);
-        n->conn = NULL;
+        node_set_link (n, NULL);
     }
     for (int i = 0; i < srv->nconns; i++) {
         if (srv->conns[i] == c) {
@@ -473,7 +472,7 @@ struct server *server_create (struct loop *loop, struct config *cfg,
     srv->loop = loop;
     srv->cfg = cfg;
     srv->unix_fd = srv->tcp_fd = -1;
-    srv->pending_tail = &srv->pending;
+    STAILQ_INIT (&srv->pending);
     srv->started_ms = util_now_ms ();
     if (!state_dir) {
         errprintf (err, "state_dir is not set (config file or --state-dir)");

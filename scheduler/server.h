@@ -15,6 +15,7 @@
 #define HPCQ_SCHEDULER_SERVER_H
 
 #include <stdint.h>
+#include <sys/queue.h>
 #include <sys/types.h>
 
 #include "common/config.h"
@@ -82,14 +83,17 @@ struct server {
     int tcp_port;
     char tcp_host[64];
 
+    /* Something changed (a job arrived or ended, a node came up): the
+     * scheduling pass runs once before the next commit (sched_run). */
+    int pass_requested;
+
     int64_t stat_commits;       /* transactions committed (group commits) */
     int64_t stat_submitted;     /* jobs accepted since start */
 
     const struct handler *tables[16];
     int ntables;
 
-    struct pending *pending;    /* messages waiting for the commit */
-    struct pending **pending_tail;
+    STAILQ_HEAD (, pending) pending;    /* messages waiting for the commit */
     struct conn **conns;        /* open connections, closed at shutdown */
     int nconns, conns_cap;
 };
@@ -100,6 +104,12 @@ struct server *server_create (struct loop *loop, struct config *cfg,
 void server_destroy (struct server *srv);
 
 int server_register (struct server *srv, const struct handler *table);
+
+/* Ask for a scheduling pass before the next commit. */
+static inline void server_request_pass (struct server *srv)
+{
+    srv->pass_requested = 1;
+}
 
 /* Queue msg for c once the current batch is durable.  Takes msg's
  * contents (the struct is left zeroed).  If c closes first it is dropped. */

@@ -17,7 +17,6 @@
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
 #include "scheduler/sim_engine.h"
-#include "worker/gpu.h"
 
 struct pending_end {
     int64_t time;
@@ -40,13 +39,9 @@ struct engine {
     int least_cores;        /* the fewest cores any queued job asks for */
     int64_t wake;           /* the earliest reservation after now, or INT64_MAX */
     int series_cap;
+    struct job_list running;    /* started, not yet ended: newest first */
     struct policy_ctx ctx;
 };
-
-/* place.c takes a node as usable only while it has a link to its worker
- * (n->conn); simulated nodes are always reachable, so they point at this
- * stand-in, which nothing ever dereferences. */
-static char sim_link;
 
 static int64_t min64 (int64_t a, int64_t b)
 {
@@ -88,30 +83,6 @@ static struct pending_end heap_pop (struct engine *e)
     return top;
 }
 
-/* Node n's GPUs in MIG mode as layout says, parsed by the worker's own
- * mig_layout code so the two cannot disagree.  0, or -1 with err. */
-static int node_mig (struct node *n, const char *layout, struct hpcq_error *err)
-{
-    struct gpu_info g[GPU_MAX] = { { 0 } };
-
-    for (int i = 0; i < n->ngpus; i++) {
-        g[i].index = i;
-        g[i].simulated = 1;
-    }
-    if (gpu_mig_layout (g, n->ngpus, layout, n->name, err) < 0)
-        return -1;
-    for (int i = 0; i < n->ngpus; i++) {
-        n->gpu[i].nmig = g[i].nmig < NODE_MAX_MIG ? g[i].nmig : NODE_MAX_MIG;
-        for (int k = 0; k < n->gpu[i].nmig; k++) {
-            snprintf (n->gpu[i].mig[k].profile, sizeof (n->gpu[i].mig[k].profile),
-                      "%s", g[i].mig[k].profile);
-            snprintf (n->gpu[i].mig[k].uuid, sizeof (n->gpu[i].mig[k].uuid), "%s",
-                      g[i].mig[k].uuid);
-        }
-    }
-    return 0;
-}
-
 static void node_init (struct node *n, int i, const struct sim_cluster *c)
 {
     snprintf (n->name, sizeof (n->name), "sim%05d", i + 1);
@@ -123,7 +94,7 @@ static void node_init (struct node *n, int i, const struct sim_cluster *c)
         n->gpu[g].simulated = 1;
         snprintf (n->gpu[g].model, sizeof (n->gpu[g].model), "simulated");
     }
-    n->conn = (struct conn *)&sim_link;
+    n->reachable = 1;      /* simulated: no worker link to lose */
 }
 
 int sim_cluster_check (const struct sim_cluster *c, struct hpcq_error *err)
@@ -131,7 +102,8 @@ int sim_cluster_check (const struct sim_cluster *c, struct hpcq_error *err)
     struct node n = { 0 };
 
     node_init (&n, 0, c);
-    return c->mig_layout ? node_mig (&n, c->mig_layout, err) : 0;
+    /* The worker's own mig_layout parser, so the two cannot disagree. */
+    return c->mig_layout ? gpu_mig_layout (n.gpu, n.ngpus, c->mig_layout, n.name, err) : 0;
 }
 
 static int nodes_init (struct engine *e, const struct sim_cluster *c,
@@ -145,7 +117,8 @@ static int nodes_init (struct engine *e, const struct sim_cluster *c,
     for (int i = 0; i < c->nodes; i++) {
         struct node *n = &e->node[i];
         node_init (n, i, c);
-        if (c->mig_layout && node_mig (n, c->mig_layout, err) < 0)
+        if (c->mig_layout
+            && gpu_mig_layout (n->gpu, n->ngpus, c->mig_layout, n->name, err) < 0)
             return -1;
         place_node_sync (n);
         e->nodep[i] = n;
@@ -176,11 +149,7 @@ static int eng_start (struct policy_ctx *ctx, struct job *job, struct alloc *a)
     alloc_apply (a, job->rec.seq, 1);
     job->alloc = a;
     job->rec.stime = ctx->now;
-    job->r_prev = NULL;
-    job->r_next = ctx->running;
-    if (ctx->running)
-        ctx->running->r_prev = job;
-    ctx->running = job;
+    LIST_INSERT_HEAD (&e->running, job, r_link);
     o->start = ctx->now;
     o->end = ctx->now + run_time (&e->t->job[idx]);
     for (int i = 0; i < a->n; i++) {
@@ -200,12 +169,7 @@ static void job_finish (struct engine *e, int idx)
 
     (void)job_state_set (job, 'F', JOB_EV_FINISHED, "hpcq-sim", __func__);
     alloc_apply (job->alloc, job->rec.seq, -1);
-    if (job->r_prev)
-        job->r_prev->r_next = job->r_next;
-    else
-        e->ctx.running = job->r_next;
-    if (job->r_next)
-        job->r_next->r_prev = job->r_prev;
+    LIST_REMOVE (job, r_link);
     e->cores_used -= o->cores;
     e->gpus_used -= o->gpus;
     free (job->alloc);
@@ -226,7 +190,7 @@ static int job_arrive (struct engine *e, int idx)
     job->rec.seq = idx + 1;
     (void)job_state_set (job, 'Q', JOB_EV_SUBMITTED, "hpcq-sim", __func__);
     job->rec.ctime = sj->submit;
-    job->spec.res = sj->res;
+    job->spec.res = sj->res;    /* borrowed: the trace owns the chunks */
     snprintf (job->id, sizeof (job->id), "%lld.sim", (long long)sj->id);
     if (!(cap = place_job (e->nodep, e->nnodes, job, 1))) {
         e->run->out[idx].skipped = 1;
@@ -369,6 +333,8 @@ int sim_engine_run (const struct sim_trace *t, const struct sim_cluster *c,
     run->njobs = t->njobs;
     e.t = t;
     e.run = run;
+    LIST_INIT (&e.running);
+    e.ctx.running = &e.running;
     e.ctx.nodes = NULL;
     e.ctx.default_walltime = -1;
     e.ctx.fit = eng_fit;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/resource.h"
+#include "common/util.h"
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
 #include "scheduler/policy.h"
@@ -19,10 +20,10 @@
 #include "scheduler/sim_trace.h"
 
 #define MAX_POLICIES 8
-/* The most chunks one allocation holds: the largest job the daemon can
- * place spans this many nodes. */
-#define ALLOC_SLOTS ((int)(sizeof (((struct alloc *)0)->slot) \
-                           / sizeof (((struct alloc *)0)->slot[0])))
+/* Nodes the largest job of an SWF trace spans when the node size is left
+ * to hpcq-sim: few enough that a replay stays quick (a job may hold any
+ * number of nodes; this only picks the nodes' size). */
+#define SIM_JOB_NODES 64
 
 struct options {
     const char *trace;
@@ -75,16 +76,6 @@ static int fail (const char *msg)
     return 1;
 }
 
-static int parse_int (const char *s, int min, int max, int *v)
-{
-    char *end;
-    long x = strtol (s, &end, 10);
-
-    if (!*s || *end || x < min || x > max)
-        return -1;
-    *v = (int)x;
-    return 0;
-}
 
 /* 0, or -1 with err. */
 static int parse_options (int argc, char **argv, struct options *o,
@@ -97,17 +88,17 @@ static int parse_options (int argc, char **argv, struct options *o,
     while ((c = getopt_long (argc, argv, "n:c:g:p:F:l:Gh", longopts, NULL)) != -1) {
         switch (c) {
         case 'n':
-            if (parse_int (optarg, 1, 1000000, &o->cluster.nodes) < 0)
+            if (util_parse_int (optarg, 1, 1000000, &o->cluster.nodes) < 0)
                 return errprintf (err, "invalid --nodes '%s'", optarg);
             break;
         case 'c':
-            if (parse_int (optarg, 1, 1000000, &o->cluster.cores) < 0)
+            if (util_parse_int (optarg, 1, 1000000, &o->cluster.cores) < 0)
                 return errprintf (err, "invalid --cores '%s'", optarg);
             break;
         case 'g':
-            if (parse_int (optarg, 0, NODE_MAX_GPUS, &o->cluster.gpus) < 0)
+            if (util_parse_int (optarg, 0, GPU_MAX, &o->cluster.gpus) < 0)
                 return errprintf (err, "invalid --gpus '%s' (0 to %d)", optarg,
-                                  NODE_MAX_GPUS);
+                                  GPU_MAX);
             break;
         case 'p': o->policies = optarg; break;
         case 'F':
@@ -119,7 +110,7 @@ static int parse_options (int argc, char **argv, struct options *o,
         case 'P': o->png_path = optarg; break;
         case 'j': o->jobs_path = optarg; break;
         case 'l':
-            if (parse_int (optarg, 1, 1 << 30, &o->limit) < 0)
+            if (util_parse_int (optarg, 1, 1 << 30, &o->limit) < 0)
                 return errprintf (err, "invalid --limit '%s'", optarg);
             break;
         case 'G': o->gpu_format = 1; break;
@@ -140,10 +131,9 @@ static int ceil_div (int a, int b)
 }
 
 /* Fill in the cluster's size where not given.  An SWF trace's machine has
- * MaxProcs processors; we keep that many cores, on nodes as small as the
- * daemon's allocation allows (the largest job must fit in ALLOC_SLOTS
- * nodes): a power of two, so 1-processor nodes of the traced machines
- * become 2 or 4-core nodes. */
+ * MaxProcs processors; we keep that many cores, on nodes as small as keep
+ * the largest job within SIM_JOB_NODES nodes: a power of two, so
+ * 1-processor nodes of the traced machines become 2 or 4-core nodes. */
 static int cluster_size (struct options *o, const struct sim_trace *t,
                          struct hpcq_error *err)
 {
@@ -161,7 +151,7 @@ static int cluster_size (struct options *o, const struct sim_trace *t,
     if (!c->cores && c->nodes)
         c->cores = ceil_div (total, c->nodes);
     if (!c->cores)
-        for (c->cores = 1; ceil_div (total, c->cores) > ALLOC_SLOTS; c->cores *= 2)
+        for (c->cores = 1; ceil_div (total, c->cores) > SIM_JOB_NODES; c->cores *= 2)
             ;
     if (!c->nodes)
         c->nodes = ceil_div (total, c->cores);

@@ -9,6 +9,7 @@
 #include <png.h>
 #endif
 
+#include "common/util.h"
 #include "scheduler/sim_report.h"
 
 /* The metrics over the jobs of queue (NULL: all jobs). */
@@ -341,7 +342,7 @@ int sim_report_png (const struct sim_report *rep, const char *path,
                     struct hpcq_error *err)
 {
     enum { NCOL = CHART_W - 2 * MARGIN };
-    const int npal = (int)(sizeof (palette) / sizeof (palette[0]));
+    const int npal = (int)ARRAY_SIZE (palette);
     double cores = (double)rep->cluster->nodes * rep->cluster->cores;
     double *q = calloc ((size_t)rep->nruns * NCOL, sizeof (*q));
     double *u = calloc ((size_t)rep->nruns * NCOL, sizeof (*u));

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "common/util.h"
 #include "scheduler/sim_trace.h"
 
 #define LINE_MAX_LEN 4096
@@ -221,19 +222,6 @@ static int gpu_column (const char *s, int nodes, int cores, char *buf, size_t le
     return 0;
 }
 
-static int int_field (const char *s, int64_t min, int64_t *v)
-{
-    char *end;
-    long long x;
-
-    errno = 0;
-    x = strtoll (s, &end, 10);
-    if (*end || errno || x < min)
-        return -1;
-    *v = x;
-    return 0;
-}
-
 /* One GPU workload line into j: 0, or -1 with err. */
 static int gpu_record (const struct reader *r, char *line, struct sim_job *j,
                        struct hpcq_error *err)
@@ -253,15 +241,15 @@ static int gpu_record (const struct reader *r, char *line, struct sim_job *j,
                           "GPUS QUEUE [CORES]", r->path, r->lineno);
     memset (j, 0, sizeof (*j));
     j->id = r->lineno;
-    if (int_field (tok[0], 0, &j->submit) < 0)
+    if (util_parse_i64 (tok[0], 0, INT64_MAX, &j->submit) < 0)
         return errprintf (err, "%s:%d: invalid arrival '%s'", r->path, r->lineno, tok[0]);
     if (resource_parse_walltime (tok[1], &j->walltime, &e) < 0 || j->walltime <= 0)
         return errprintf (err, "%s:%d: invalid walltime '%s'", r->path, r->lineno, tok[1]);
-    if (int_field (tok[2], 1, &j->run) < 0)
+    if (util_parse_i64 (tok[2], 1, INT64_MAX, &j->run) < 0)
         return errprintf (err, "%s:%d: invalid run time '%s'", r->path, r->lineno, tok[2]);
-    if (int_field (tok[3], 1, &nodes) < 0 || nodes > 4096)
+    if (util_parse_i64 (tok[3], 1, 4096, &nodes) < 0)
         return errprintf (err, "%s:%d: invalid node count '%s'", r->path, r->lineno, tok[3]);
-    if (n == 7 && (int_field (tok[6], 1, &cores) < 0 || cores > 65536))
+    if (n == 7 && util_parse_i64 (tok[6], 1, 65536, &cores) < 0)
         return errprintf (err, "%s:%d: invalid core count '%s'", r->path, r->lineno, tok[6]);
     if (gpu_column (tok[4], (int)nodes, (int)cores, j->gpu_req, sizeof (j->gpu_req)) < 0)
         return errprintf (err, "%s:%d: invalid GPUS '%s' (a count or mig=PROFILE)",
@@ -323,6 +311,8 @@ int sim_trace_resolve (struct sim_trace *t, int cores_per_node,
 void sim_trace_release (struct sim_trace *t)
 {
     if (t) {
+        for (int i = 0; i < t->njobs; i++)
+            resource_release (&t->job[i].res);
         free (t->job);
         t->job = NULL;
         t->njobs = 0;

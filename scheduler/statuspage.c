@@ -6,8 +6,7 @@
 #include <string.h>
 
 #include "scheduler/statuspage.h"
-
-extern const char statuspage_html[];
+#include "scheduler/www/status_html.h"   /* generated: statuspage_html[] */
 
 static int statuspage_get (struct http_req *r, void *arg)
 {

@@ -25,6 +25,7 @@ cd "$WORK" || exit 1
 
 test_cleanup() {
     [ -d "$CLUSTER" ] && hpcq-local stop "$CLUSTER" >/dev/null 2>&1
+    hosts_cleanup
     if [ "$test_failures" -eq 0 ] || [ -n "${CI:-}" ]; then
         rm -rf "$TEST_ROOT"
     else
@@ -134,3 +135,49 @@ as_user() {
     local u=$1; shift
     (cd "$PUB" && setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups "$@")
 }
+
+# --- hosts (hpcq-local --hosts): each worker in network namespaces of its own.
+
+# Clusters a test starts besides $CLUSTER (cluster_start_in), stopped at
+# exit like it, so no namespace or bridge outlives a failed test.
+extra_clusters=()
+
+hosts_cleanup() {
+    local d
+    for d in "${extra_clusters[@]}"; do
+        [ -d "$d" ] && hpcq-local stop "$d" >/dev/null 2>&1
+    done
+}
+
+# hosts_require: skip the whole test, visibly, where --hosts cannot run.
+hosts_require() {
+    local why=
+    if [ "$(id -u)" -ne 0 ]; then
+        why="needs root (hpcq-local --hosts makes network namespaces)"
+    elif ! command -v ip >/dev/null || ! command -v nsenter >/dev/null; then
+        why="needs ip (iproute2) and nsenter (util-linux)"
+    elif ! unshare --net --uts --mount true 2>/dev/null; then
+        why="cannot make network, UTS and mount namespaces here"
+    fi
+    if [ -n "$why" ] && [ "$test_count" -eq 0 ]; then
+        echo "1..0 # SKIP $why"
+        trap - EXIT
+        rm -rf "$TEST_ROOT"
+        exit 0
+    elif [ -n "$why" ]; then
+        test_skip "the tests on hosts" "$why"
+        test_done
+    fi
+    # A test killed by a signal still runs the EXIT trap (hosts removed).
+    trap 'exit 143' TERM INT HUP
+}
+
+# cluster_start_in DIR N [hpcq-local options]: another cluster, in DIR.
+cluster_start_in() {
+    local dir=$1; shift
+    extra_clusters+=("$dir")
+    hpcq-local start "$dir" --workers "$@"
+}
+
+# on_host I CMD...: run CMD on host nodeI of $CLUSTER (0: the head).
+on_host() { hpcq-local exec "$CLUSTER" "$@"; }

@@ -24,7 +24,7 @@ test_expect_success 'block=false does not wait' '
 '
 
 test_expect_success 'a job deleted while it waited: exit 3 and the reason' '
-    rm -f out rc &&
+    rm -f out rc || exit 1
     (echo true | qsub -h -W block=true > out 2> err; echo $? > rc) &
     wait_until 10 test -s out && qdel $(cat out) &&
     wait_until 10 test -s rc && test "$(cat rc)" = 3 &&
@@ -36,7 +36,7 @@ test_expect_success 'a job killed by a signal: the low byte of 256+N' '
 '
 
 test_expect_success 'the wait survives a scheduler restart' '
-    rm -f out rc &&
+    rm -f out rc || exit 1
     (printf "sleep 3\nexit 5\n" | qsub -W block=true > out; echo $? > rc) &
     wait_until 10 test -s out &&
     pid=$(cat $CLUSTER/scheduler.pid) && kill -9 $pid &&

@@ -51,7 +51,8 @@ test_expect_success 'once its jobs end the node is offline, and stays so across 
 
 test_expect_success 'pbsnodes -r puts it back: jobs run there again' '
     host=$(cat busy_node) && pbsnodes -r $host && test "$(node_state $host)" = free &&
-    test -z "$(node_attr $host comment)" && test -z "$(pbsnodes -l)" &&
+    test -z "$(node_attr $host comment)" &&
+    wait_until 20 sh -c "test -z \"\$(pbsnodes -l)\"" &&
     x=$(echo "sleep 3" | qsub -l select=1:ncpus=2) && y=$(echo "sleep 3" | qsub -l select=1:ncpus=2) &&
     wait_state $x R && wait_state $y R &&
     test "$(job_attr $x exec_host | cut -d/ -f1)" != "$(job_attr $y exec_host | cut -d/ -f1)"

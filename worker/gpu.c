@@ -47,7 +47,7 @@ struct nvml_mig {
 
 #define NVML_DEVICE_MIG_ENABLE 1
 
-static int gpu_simulate (struct gpu_info *gpus, int n, const char *model, int64_t mem)
+static int gpu_simulate (struct gpu *gpus, int n, const char *model, int64_t mem)
 {
     if (n > GPU_MAX)
         n = GPU_MAX;
@@ -73,7 +73,7 @@ static void nvml_mig_load (void *lib, struct nvml_mig *m)
 
 /* The MIG instances of a GPU in MIG mode, named the way nvidia-smi names
  * their profiles: compute slices "g." memory rounded up to whole GB. */
-static void nvml_mig_discover (const struct nvml_mig *m, void *dev, struct gpu_info *gpu)
+static void nvml_mig_discover (const struct nvml_mig *m, void *dev, struct gpu *gpu)
 {
     unsigned int cur = 0, pending = 0, max = 0;
 
@@ -106,7 +106,7 @@ static void nvml_mig_discover (const struct nvml_mig *m, void *dev, struct gpu_i
     }
 }
 
-static int gpu_nvml (struct gpu_info *gpus)
+static int gpu_nvml (struct gpu *gpus)
 {
     void *lib = dlopen ("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     unsigned int count = 0;
@@ -149,7 +149,7 @@ static int gpu_nvml (struct gpu_info *gpus)
     return n;
 }
 
-int gpu_discover (struct gpu_info *gpus, int simulated, const char *model,
+int gpu_discover (struct gpu *gpus, int simulated, const char *model,
                   int64_t mem)
 {
     int n;
@@ -170,116 +170,7 @@ int gpu_discover (struct gpu_info *gpus, int simulated, const char *model,
     return n;
 }
 
-/* One "PROFILE[*N]" item: append N instances to gpu.  0 or -1. */
-static int mig_layout_item (struct gpu_info *gpu, char *item, const char *node,
-                            int *slices, struct hpcq_error *err)
-{
-    char *star = strchr (item, '*');
-    int count = 1;
-
-    if (star) {
-        char *end;
-        *star++ = '\0';
-        count = (int)strtol (star, &end, 10);
-        if (*end || count < 1 || count > GPU_MIG_MAX)
-            return errprintf (err, "mig_layout: bad count '%s'", star);
-    }
-    if (resource_check_mig (item, err) < 0)
-        return errprintf (err, "mig_layout: invalid MIG profile '%s'", item);
-    for (int k = 0; k < count; k++) {
-        struct gpu_mig *m;
-        *slices += atoi (item);
-        if (gpu->nmig == GPU_MIG_MAX || *slices > 7)
-            return errprintf (err, "mig_layout: GPU %d has more instances than its "
-                              "7 compute slices hold", gpu->index);
-        m = &gpu->mig[gpu->nmig];
-        snprintf (m->profile, sizeof (m->profile), "%s", item);
-        snprintf (m->uuid, sizeof (m->uuid), "MIG-SIM-%s-%d-%d", node, gpu->index,
-                  gpu->nmig);
-        gpu->nmig++;
-    }
-    return 0;
-}
-
-/* One "GPU:PROFILE[*N]+..." term.  0 or -1. */
-static int mig_layout_term (struct gpu_info *gpus, int n, char *term, const char *node,
-                            struct hpcq_error *err)
-{
-    char *colon = strchr (term, ':'), *end, *item;
-    int g, slices = 0;
-
-    if (!colon)
-        return errprintf (err, "mig_layout: '%s' is not GPU:PROFILE", term);
-    *colon++ = '\0';
-    g = (int)strtol (term, &end, 10);
-    if (!*term || *end || g < 0 || g >= n)
-        return errprintf (err, "mig_layout: no simulated GPU '%s' (have %d)", term, n);
-    if (gpus[g].nmig)
-        return errprintf (err, "mig_layout: GPU %d given twice", g);
-    while ((item = strsep (&colon, "+")))
-        if (mig_layout_item (&gpus[g], item, node, &slices, err) < 0)
-            return -1;
-    return 0;
-}
-
-int gpu_mig_layout (struct gpu_info *gpus, int n, const char *layout,
-                    const char *node, struct hpcq_error *err)
-{
-    struct gpu_info *tmp = calloc (GPU_MAX, sizeof (*tmp));
-    char *copy = strdup (layout), *rest = copy, *term;
-    int rc = -1;
-
-    if (!tmp || !copy) {
-        errprintf (err, "out of memory");
-        goto out;
-    }
-    for (int i = 0; i < n; i++) {
-        if (!gpus[i].simulated) {
-            errprintf (err, "mig_layout is for simulated GPUs (gpus = N); real "
-                       "ones report their MIG layout through NVML");
-            goto out;
-        }
-        tmp[i] = gpus[i];
-    }
-    /* Work on a copy, so a bad layout leaves the GPUs as they were. */
-    while ((term = strsep (&rest, ";")))
-        if (*term && mig_layout_term (tmp, n, term, node, err) < 0)
-            goto out;
-    memcpy (gpus, tmp, n * sizeof (*gpus));
-    rc = 0;
-out:
-    free (tmp);
-    free (copy);
-    return rc;
-}
-
-static json_t *mig_to_json (const struct gpu_info *gpu)
-{
-    json_t *arr = json_array ();
-
-    for (int i = 0; arr && i < gpu->nmig; i++)
-        json_array_append_new (arr, json_pack ("{s:s s:s}", "profile",
-                                               gpu->mig[i].profile, "uuid",
-                                               gpu->mig[i].uuid));
-    return arr;
-}
-
-json_t *gpu_to_json (const struct gpu_info *gpus, int n)
-{
-    json_t *arr = json_array ();
-
-    for (int i = 0; arr && i < n; i++) {
-        json_t *o = json_pack ("{s:i s:s s:I s:s s:b}", "index", gpus[i].index,
-                               "model", gpus[i].model, "mem", (json_int_t)gpus[i].mem,
-                               "uuid", gpus[i].uuid, "simulated", gpus[i].simulated);
-        if (o && gpus[i].nmig)
-            json_object_set_new (o, "mig", mig_to_json (&gpus[i]));
-        json_array_append_new (arr, o);
-    }
-    return arr;
-}
-
-void gpu_visible_devices (const struct gpu_info *gpus, int ngpus,
+void gpu_visible_devices (const struct gpu *gpus, int ngpus,
                           const int *idx, int n, const int *mig, char *buf, int len)
 {
     int off = 0;

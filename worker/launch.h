@@ -49,7 +49,7 @@ void launch_req_release (struct launch_req *req);
 struct launch_env {
     const char *spool;          /* worker's spool directory */
     const char *node_name;
-    const struct gpu_info *gpus;
+    const struct gpu *gpus;
     int ngpus;
     const char *jobdir_root;    /* where sandboxes go; NULL: the owner's home */
 };

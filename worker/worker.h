@@ -28,7 +28,7 @@ struct worker {
     char server[256];
     int ncpus;
     int64_t mem;
-    struct gpu_info gpus[GPU_MAX];
+    struct gpu gpus[GPU_MAX];
     int ngpus;
     char labels[256];
     char spool[4096];

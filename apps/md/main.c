@@ -13,12 +13,16 @@
 #include "apps/md/comm.h"
 #include "apps/md/params.h"
 #include "apps/md/sim.h"
+#include "common/util.h"
 
+/* Every rank leaves MPI; rank 0 alone says why. */
 static void die (int status, const struct hpcq_error *err)
 {
-    if (comm_rank () == 0)
-        fprintf (stderr, "hpcq-md: %s\n", err->text);
+    int rank = comm_rank ();
+
     comm_finalize ();
+    if (rank == 0)
+        util_die (status, "%s", err->text);
     exit (status);
 }
 

@@ -260,7 +260,7 @@ static const struct opt opts[] = {
     { "input", NULL, 0, VAL, "read settings from FILE (key value lines)" },
 };
 
-#define NOPTS (sizeof (opts) / sizeof (opts[0]))
+#define NOPTS ARRAY_SIZE (opts)
 
 /* ---- input files ---- */
 

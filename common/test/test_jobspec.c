@@ -443,8 +443,8 @@ static void test_decode_resources (void)
                "place longer than the struct holds");
     check_bad (with_resource ("chunks", json_object ()),
                "resources.chunks must be an array", "chunks not an array");
-    check_bad (with_chunks (0), "1 to 16 entries", "no chunks");
-    check_bad (with_chunks (17), "1 to 16 entries", "17 chunks");
+    check_bad (with_chunks (0), "1 to 4096 entries", "no chunks");
+    check_bad (with_chunks (HPCQ_MAX_CHUNKS + 1), "1 to 4096 entries", "4097 chunks");
     check_bad (with_chunk ("count", json_integer (0)),
                "chunk 1: count 0 out of range", "count 0");
     check_bad (with_chunk ("ncpus", json_integer (0)),

@@ -4,6 +4,8 @@
 #endif
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/resource.h"
@@ -147,10 +149,11 @@ static void test_format (void)
 }
 
 /* Parse arg into a fresh res and finalize; returns -1 on either failing. */
+/* res holds a request or is zeroed: what it held is freed first. */
 static int parse_final (const char *arg, struct hpcq_resources *res,
                         struct hpcq_error *err)
 {
-    resource_init (res);
+    resource_release (res);
     if (resource_parse_list (res, arg, err) < 0)
         return -1;
     return resource_finalize (res, err);
@@ -158,7 +161,7 @@ static int parse_final (const char *arg, struct hpcq_resources *res,
 
 static void check_select (const char *arg, const char *want)
 {
-    struct hpcq_resources res;
+    struct hpcq_resources res = { 0 };
     struct hpcq_error err = { "" };
     char buf[256] = "";
 
@@ -166,11 +169,12 @@ static void check_select (const char *arg, const char *want)
         diag ("%s: %s", arg, err.text);
     resource_format_select (&res, buf, sizeof (buf));
     is (text_of (buf), want, "-l %s gives select %s", arg, want);
+    resource_release (&res);
 }
 
 static void test_select (void)
 {
-    struct hpcq_resources res;
+    struct hpcq_resources res = { 0 };
     struct hpcq_error err = { "" };
     char buf[256];
 
@@ -226,11 +230,12 @@ static void test_select (void)
         "folded job-wide values are cleared");
     ok (resource_finalize (&res, &err) == 0 && res.nchunks == 1
         && res.chunk[0].ncpus == 8, "finalizing twice changes nothing");
+    resource_release (&res);
 }
 
 static void test_defaults (void)
 {
-    struct hpcq_resources res;
+    struct hpcq_resources res = { 0 };
     struct hpcq_error err = { "" };
     char buf[64];
 
@@ -248,11 +253,12 @@ static void test_defaults (void)
         && res.chunk[0].ncpus == 1 && res.chunk[0].mem == 0
         && res.chunk[0].ngpus == 0 && res.chunk[0].mpiprocs == 1,
         "nothing requested gives one chunk ncpus=1");
+    resource_release (&res);
 }
 
 static void test_list (void)
 {
-    struct hpcq_resources res;
+    struct hpcq_resources res = { 0 };
     struct hpcq_error err = { "" };
 
     resource_init (&res);
@@ -281,12 +287,13 @@ static void test_list (void)
     ok (resource_parse_list (&res, "place=excl", &err) == 0
         && strcmp (res.place, "excl") == 0, "place=excl alone");
     ok (resource_finalize (&res, &err) == 0, "finalize keeps valid place");
+    resource_release (&res);
 }
 
 /* The list (or finalize) fails and the message contains want. */
 static void check_error (const char *arg, const char *want)
 {
-    struct hpcq_resources res;
+    struct hpcq_resources res = { 0 };
     struct hpcq_error err = { "" };
     int rc;
 
@@ -294,6 +301,7 @@ static void check_error (const char *arg, const char *want)
     rc = parse_final (arg, &res, &err);
     ok (rc == -1 && errno == EINVAL && strstr (err.text, want) != NULL,
         "-l %s fails: %s", arg, err.text);
+    resource_release (&res);
 }
 
 static void test_errors (void)
@@ -332,8 +340,6 @@ static void test_errors (void)
     check_error ("select=1:ncpus=1++1:ncpus=1", "invalid chunk count ''");
     check_error ("select=", "missing value");
     check_error ("nodes=2:ppn=0", "invalid ppn '0'");
-    check_error ("select=1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1",
-                 "too many chunks");
     check_error ("select=2000000:ncpus=2000", "too large");
     check_error ("select=1:ncpus=2,ncpus=4", "job-wide ncpus=4");
     check_error ("ncpus=4,select=1:ncpus=2", "cannot be combined");
@@ -350,7 +356,7 @@ static void test_errors (void)
 /* gpu_model= and mig= per chunk: parsed, checked, formatted back. */
 static void test_gpu_kinds (void)
 {
-    struct hpcq_resources res;
+    struct hpcq_resources res = { 0 };
     struct hpcq_error err = { "" };
 
     ok (parse_final ("select=2:ncpus=4:ngpus=1:gpu_model=A100+1:ncpus=1:mig=1g.5gb",
@@ -390,11 +396,12 @@ static void test_gpu_kinds (void)
     ok (resource_finalize (&res, &err) == -1 && strstr (err.text, "bogus"),
         "finalize refuses a bad stored profile");
     ok (resource_check_mig ("2g.10gb", &err) == 0, "2g.10gb is a profile");
+    resource_release (&res);
 }
 
 static void test_select_16 (void)
 {
-    struct hpcq_resources res;
+    struct hpcq_resources res = { 0 };
     struct hpcq_error err = { "" };
     char buf[16];
 
@@ -414,6 +421,61 @@ static void test_select_16 (void)
     res.chunk[3].ncpus = 1;
     res.walltime = -7;
     ok (resource_finalize (&res, &err) == -1, "finalize checks walltime");
+    resource_release (&res);
+}
+
+/* "1+1+...+1", n terms: a select statement of n chunks (caller frees). */
+static char *terms (int n)
+{
+    char *s = malloc (strlen ("select=") + 2 * (size_t)n + 1), *p = s;
+
+    p += sprintf (p, "select=");
+    for (int i = 0; i < n; i++)
+        p += sprintf (p, "%s1", i ? "+" : "");
+    return s;
+}
+
+/* Any number of nodes: a chunk list sized to the request, owned by it. */
+static void test_big (void)
+{
+    struct hpcq_resources res = { 0 }, copy;
+    struct hpcq_error err = { "" };
+    char *text;
+
+    ok (parse_final ("select=4096:ncpus=64:ngpus=8,place=scatter", &res, &err) == 0
+        && res.nchunks == 1 && resource_total_chunks (&res) == 4096
+        && resource_total_ncpus (&res) == 4096 * 64, "select=4096 is one chunk of 4096 copies");
+    text = terms (HPCQ_MAX_CHUNKS);
+    ok (parse_final (text, &res, &err) == 0 && res.nchunks == HPCQ_MAX_CHUNKS
+        && resource_total_chunks (&res) == HPCQ_MAX_CHUNKS,
+        "%d select terms are allowed", HPCQ_MAX_CHUNKS);
+    free (text);
+    text = terms (HPCQ_MAX_CHUNKS + 1);
+    errno = 0;
+    ok (parse_final (text, &res, &err) == -1 && errno == EINVAL
+        && strstr (err.text, "too many chunks in select"), "%d terms are refused: %s",
+        HPCQ_MAX_CHUNKS + 1, err.text);
+    free (text);
+
+    ok (parse_final ("select=2:ncpus=4+3:ncpus=1:mem=1gb", &res, &err) == 0
+        && resource_copy (&copy, &res) == 0 && copy.chunk != res.chunk
+        && copy.nchunks == 2 && copy.chunk[1].count == 3 && copy.chunk[1].mem == GB,
+        "resource_copy makes a list of its own");
+    copy.chunk[0].ncpus = 9;
+    ok (res.chunk[0].ncpus == 4, "changing the copy leaves the original");
+    resource_release (&copy);
+    ok (copy.chunk == NULL && copy.nchunks == 0 && copy.walltime == -1,
+        "released: nothing requested");
+    resource_release (&copy);   /* twice is harmless */
+
+    ok (resource_parse_list (&res, "select=1:ncpus=2", &err) == 0 && res.nchunks == 1
+        && res.chunk[0].ncpus == 2, "a later select replaces the list");
+    ok (resource_parse_list (&res, "select=3:ncpus=2:bogus=1", &err) == -1
+        && res.nchunks == 1 && res.chunk[0].ncpus == 2, "a failed select leaves it");
+    ok (resource_add_chunk (&res, &err) != NULL && res.nchunks == 2
+        && res.chunk[1].count == 1 && res.chunk[1].ncpus == 1 && res.chunk[1].mpiprocs == 1,
+        "resource_add_chunk appends a default chunk");
+    resource_release (&res);
 }
 
 int main (int argc, char *argv[])
@@ -427,6 +489,7 @@ int main (int argc, char *argv[])
     test_list ();
     test_errors ();
     test_select_16 ();
+    test_big ();
     test_gpu_kinds ();
     return done_testing ();
 }

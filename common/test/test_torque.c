@@ -3,6 +3,8 @@
 #include <config.h>
 #endif
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/resource.h"
@@ -11,10 +13,11 @@
 #define GB (1LL << 30)
 #define MB (1LL << 20)
 
-/* -l arguments, one per element, then finalize.  -1 if either fails. */
+/* -l arguments, one per element, then finalize.  -1 if either fails.
+ * res holds a request or is zeroed: what it held is freed first. */
 static int request (struct hpcq_resources *res, struct hpcq_error *err, const char **args)
 {
-    resource_init (res);
+    resource_release (res);
     for (; *args; args++)
         if (resource_parse_list (res, *args, err) < 0)
             return -1;
@@ -25,7 +28,7 @@ static int request (struct hpcq_resources *res, struct hpcq_error *err, const ch
 static void check (const char *want_select, const char *want_place, const char *a1,
                    const char *a2)
 {
-    struct hpcq_resources res;
+    struct hpcq_resources res = { 0 };
     struct hpcq_error err = { "" };
     const char *args[] = { a1, a2, NULL };
     char sel[512] = "";
@@ -36,23 +39,25 @@ static void check (const char *want_select, const char *want_place, const char *
     ok (strcmp (sel, want_select) == 0 && strcmp (res.place, want_place) == 0,
         "-l %s%s%s: select=%s place=%s (got %s, %s)", a1, a2 ? " -l " : "", a2 ? a2 : "",
         want_select, want_place, sel, res.place);
+    resource_release (&res);
 }
 
 static void check_error (const char *want, const char *a1, const char *a2)
 {
-    struct hpcq_resources res;
+    struct hpcq_resources res = { 0 };
     struct hpcq_error err = { "" };
     const char *args[] = { a1, a2, NULL };
 
     errno = 0;
     ok (request (&res, &err, args) == -1 && errno == EINVAL && strstr (err.text, want),
         "-l %s%s%s is refused: %s", a1, a2 ? " -l " : "", a2 ? a2 : "", err.text);
+    resource_release (&res);
 }
 
 /* The first example: Torque's most common header. */
 static void test_nodes_mem (void)
 {
-    struct hpcq_resources res;
+    struct hpcq_resources res = { 0 };
     struct hpcq_error err = { "" };
     const char *args[] = { "nodes=2:ppn=8", "mem=8gb", NULL };
 
@@ -74,6 +79,7 @@ static void test_nodes_mem (void)
     check ("3:ncpus=1:mem=1gb", "scatter", "mem=3gb", "nodes=3");
     /* 1gb over 3 nodes: rounded down to a kilobyte, as PBS Pro does. */
     check ("3:ncpus=1:mem=349525kb", "scatter", "nodes=3", "mem=1gb");
+    resource_release (&res);
 }
 
 static void test_forms (void)
@@ -132,7 +138,16 @@ static void test_errors (void)
     check_error ("invalid node label 'big/mem'", "nodes=2:big/mem", NULL);
     check_error ("invalid host", "nodes=n/1", NULL);
     check_error ("invalid procs '0'", "procs=0", NULL);
-    check_error ("too many chunks", "nodes=1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1", NULL);
+    {
+        /* One term more than a request may have (each term has its own
+         * count: any number of nodes is one term). */
+        char *many = malloc (strlen ("nodes=") + 2 * (HPCQ_MAX_CHUNKS + 1) + 1), *p = many;
+        p += sprintf (p, "nodes=");
+        for (int i = 0; i <= HPCQ_MAX_CHUNKS; i++)
+            p += sprintf (p, "%s1", i ? "+" : "");
+        check_error ("too many chunks", many, NULL);
+        free (many);
+    }
     check_error ("ppn times cpp too large", "nodes=1:ppn=100000:cpp=100000", NULL);
 }
 

@@ -110,6 +110,11 @@ void fixture_restart (struct fixture *f)
 {
     fx_peers_close (f);
     server_destroy (f->srv);
+    /* A new loop, as a new process has: the old one keeps the old
+     * server's before-sleep hook. */
+    loop_destroy (f->loop);
+    if (!(f->loop = loop_create ()))
+        fx_die ("loop_create");
     fx_server_create (f);
 }
 
@@ -221,6 +226,31 @@ int fixture_rpc (struct fixture *f, struct fx_peer *p, const char *type, json_t 
 struct wire_msg *fixture_next (struct fixture *f, struct fx_peer *p, const char *type)
 {
     return fx_wait (f, p, 0, 0, type, 1000);
+}
+
+struct wire_msg *fixture_next_ms (struct fixture *f, struct fx_peer *p, const char *type,
+                                  int ms)
+{
+    return fx_wait (f, p, 0, 0, type, ms);
+}
+
+void fixture_turns (struct fixture *f, int ms)
+{
+    int64_t deadline = util_now_ms () + ms;
+
+    while (util_now_ms () < deadline)
+        fixture_turn (f);
+}
+
+int fixture_connected (struct fx_peer *p)
+{
+    return p->c != NULL;
+}
+
+void fixture_disconnect (struct fx_peer *p)
+{
+    conn_destroy (p->c);
+    p->c = NULL;
 }
 
 void fixture_msg_free (struct wire_msg *m)

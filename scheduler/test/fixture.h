@@ -69,7 +69,19 @@ int fixture_rpc (struct fixture *f, struct fx_peer *p, const char *type, json_t 
  * or job.signal), waiting up to a second for one; NULL if none came.  The
  * caller releases and frees it (fixture_msg_free). */
 struct wire_msg *fixture_next (struct fixture *f, struct fx_peer *p, const char *type);
+/* The same, waiting up to ms milliseconds. */
+struct wire_msg *fixture_next_ms (struct fixture *f, struct fx_peer *p, const char *type,
+                                  int ms);
 void fixture_msg_free (struct wire_msg *m);
+
+/* Turn the loop for ms milliseconds (timers: heartbeat checks, passes). */
+void fixture_turns (struct fixture *f, int ms);
+
+/* 1 while p's connection is open (the server may close it). */
+int fixture_connected (struct fx_peer *p);
+
+/* Close p's connection, as a worker that dies does. */
+void fixture_disconnect (struct fx_peer *p);
 
 /* Submit a job as p's user with qsub-style options ("-h", "-l",
  * "select=1:ncpus=2", ..., NULL) and script "sleep 1".  Returns its

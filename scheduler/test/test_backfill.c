@@ -18,7 +18,7 @@
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
 #include "scheduler/policy.h"
-#include "scheduler/test/cluster.h"
+#include "scheduler/cluster.h"
 
 #define MAXJOBS 40
 
@@ -252,11 +252,11 @@ static void ref_easy_pass (struct policy_ctx *ctx)
                 cluster_start (c, job, a);
                 continue;
             }
-            struct job *ends[256];
+            struct job *ends[256], *j;
             int n = 0;
             top = job;
             shadow_use = ref_use (ctx);
-            for (struct job *j = c->running; j; j = j->r_next)
+            LIST_FOREACH (j, &c->running, r_link)
                 ends[n++] = j;
             qsort (ends, n, sizeof (*ends), cmp_ref_end);
             for (int k = 0; k < n; k++) {

@@ -258,10 +258,9 @@ static void test_illegal_daemon (struct fixture *f, struct fx_peer *u)
     struct job *job = jobs_lookup (f->srv->jobs, held);
     struct node *n = nodes_lookup (f->srv->nodes, "n1");
     int queued = jobs_queued_count (f->srv->jobs), used = n->ncpus_used;
-    struct alloc *a = xzalloc (sizeof (*a));
+    struct alloc *a = alloc_new (1);
     char want[256];
 
-    a->n = 1;
     a->slot[0].node = n;
     a->slot[0].ncpus = 1;
     snprintf (a->slot[0].node_name, sizeof (a->slot[0].node_name), "n1");

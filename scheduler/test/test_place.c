@@ -8,7 +8,7 @@
 #include "common/test/tap.h"
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
-#include "scheduler/test/cluster.h"
+#include "scheduler/cluster.h"
 
 #define GB (INT64_C (1) << 30)
 
@@ -196,6 +196,109 @@ static void test_empty (void)
     cluster_destroy (c);
 }
 
+/* How many slots list gets on c (its free resources, or empty), 0 if it
+ * does not fit; nothing is applied. */
+static int slots (struct cluster *c, const char *list, int empty)
+{
+    struct job *job = cluster_job (c, c->njobs + 1, list, 0);
+    struct alloc *a = place_job (c->ptr, c->nnodes, job, empty);
+    int n = a ? a->n : 0;
+
+    free (a);
+    return n;
+}
+
+/* A job of more nodes than the old 64-slot allocation held, sized to
+ * itself; one more than the cluster refused (fast: counted first). */
+static void test_big (void)
+{
+    struct cluster *c = cluster_create (100);
+    struct alloc *a;
+    int distinct = 1;
+
+    for (int i = 0; i < 100; i++)
+        cluster_node (c, i, 2, 8 * GB, 0, "", "");
+    a = place (c, "select=100:ncpus=1,place=scatter");
+    for (int s = 1; a && s < a->n; s++)
+        distinct &= node_of (c, &a->slot[s]) != node_of (c, &a->slot[s - 1]);
+    ok (a && a->n == 100 && distinct, "select=100 scatter: 100 slots on 100 nodes");
+    ok (slots (c, "select=65:ncpus=1", 0) == 65,
+        "select=65:ncpus=1 fits beside it (one core left on each)");
+    ok (slots (c, "select=101:ncpus=1,place=scatter", 1) == 0,
+        "select=101 scatter never fits 100 nodes");
+    ok (slots (c, "select=201:ncpus=1", 1) == 0, "nor 201 one-core chunks on 200 cores");
+    ok (slots (c, "select=200:ncpus=1", 1) == 200, "but 200 fit the empty cluster, two to a node");
+    ok (slots (c, "select=2000000000:ncpus=1", 1) == 0, "select=2000000000 fails at once");
+    cluster_destroy (c);
+}
+
+/* select=N:X places its copies from one scoring of the nodes (a heap);
+ * N terms 1:X each scan the nodes: both must choose the same nodes, GPUs
+ * and MIG instances, on any cluster. */
+static void test_copies_same (void)
+{
+    static const char *shape[] = {
+        "ncpus=1", "ncpus=3", "ncpus=8:ngpus=2", "ncpus=2:ngpus=1:gpu_model=H100",
+        "ncpus=2:mig=1g.5gb", "ncpus=4:mem=20gb",
+    };
+    static const char *place_kw[] = { "", ",place=scatter", ",place=pack", ",place=free" };
+    unsigned seed = 7;
+    int same = 0, tried = 0, placed = 0;
+
+    for (int round = 0; round < 200; round++) {
+        struct cluster *c = cluster_create (24);
+        char one[256], many[4096];
+        struct job *x, *y;
+        struct alloc *a, *b;
+        int n, k;
+        for (int i = 0; i < 24; i++) {
+            seed = seed * 1103515245 + 12345;
+            cluster_node (c, i, 4 + (int)(seed >> 16) % 13, 64 * GB, (int)(seed >> 20) % 5,
+                          i % 2 ? "H100" : "A100", i % 3 ? "ib_switch=a" : "ib_switch=b");
+            if (i % 5 == 1 && c->node[i].ngpus > 1)
+                cluster_mig (c, i, 0, "1g.5gb", 3);
+        }
+        for (int j = 0; j < 30; j++) {     /* some load */
+            seed = seed * 1103515245 + 12345;
+            snprintf (one, sizeof (one), "select=1:%s", shape[(seed >> 16) % 6]);
+            place (c, one);
+        }
+        seed = seed * 1103515245 + 12345;
+        n = 4 + (int)(seed >> 16) % 20;
+        k = (int)(seed >> 8) % 6;
+        snprintf (one, sizeof (one), "select=%d:%s%s", n, shape[k], place_kw[(seed >> 4) % 4]);
+        int len = snprintf (many, sizeof (many), "select=");
+        for (int i = 0; i < n; i++)
+            len += snprintf (many + len, sizeof (many) - len, "%s1:%s", i ? "+" : "", shape[k]);
+        snprintf (many + len, sizeof (many) - len, "%s", place_kw[(seed >> 4) % 4]);
+        x = cluster_job (c, 1000, one, 0);
+        y = cluster_job (c, 1001, many, 0);
+        for (int empty = 0; empty < 2; empty++) {
+            a = place_job (c->ptr, c->nnodes, x, empty);
+            b = place_job (c->ptr, c->nnodes, y, empty);
+            tried++;
+            placed += a != NULL;
+            if (!a || !b)
+                same += !a && !b;
+            else if (a->n == b->n) {
+                int eq = 1;
+                for (int s = 0; s < a->n; s++)
+                    eq &= a->slot[s].node == b->slot[s].node && a->slot[s].ngpus == b->slot[s].ngpus
+                          && !memcmp (a->slot[s].gpus, b->slot[s].gpus, sizeof (a->slot[s].gpus))
+                          && a->slot[s].nmig == b->slot[s].nmig
+                          && a->slot[s].mig_inst == b->slot[s].mig_inst
+                          && a->slot[s].mig_gpu == b->slot[s].mig_gpu;
+                same += eq;
+            }
+            free (a);
+            free (b);
+        }
+        cluster_destroy (c);
+    }
+    ok (same == tried && placed > tried / 4,
+        "select=N and N terms of one place alike: %d of %d (%d placed)", same, tried, placed);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -206,5 +309,7 @@ int main (void)
     test_ib_switch ();
     test_labels ();
     test_empty ();
+    test_big ();
+    test_copies_same ();
     return done_testing ();
 }

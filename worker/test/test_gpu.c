@@ -6,7 +6,7 @@
 #include "common/test/tap.h"
 #include "worker/gpu.h"
 
-static struct gpu_info gpus[GPU_MAX];
+static struct gpu gpus[GPU_MAX];
 
 static int layout (int n, const char *text, struct hpcq_error *err)
 {

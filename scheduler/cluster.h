@@ -1,13 +1,16 @@
-/* cluster.h - a cluster in memory for the policy tests and bench/sched-pass.
+/* cluster.h - a cluster in memory, for driving the policy code without a
+ * server: the policy tests (scheduler/test/) and bench/sched-pass.
  *
  * Node records, jobs with parsed requests and a running list, driven
  * through the same policy code the daemon uses (policy.c, backfill.c,
  * policy_conservative.c, place.c), with no server, database or sockets:
  * starting a job applies its allocation to the nodes and links it into
- * the running list, as the daemon's job_start() does.
+ * the running list, as the daemon's lifecycle_start() does, and its state
+ * changes through job_state.h as the daemon's do.  Not linked into the
+ * daemon.
  */
-#ifndef HPCQ_SCHEDULER_TEST_CLUSTER_H
-#define HPCQ_SCHEDULER_TEST_CLUSTER_H
+#ifndef HPCQ_SCHEDULER_CLUSTER_H
+#define HPCQ_SCHEDULER_CLUSTER_H
 
 #include "scheduler/policy.h"
 
@@ -17,7 +20,7 @@ struct cluster {
     int nnodes;
     struct job **job;           /* every job made, owned */
     int njobs, cap;
-    struct job *running;        /* linked by r_next, newest first */
+    struct job_list running;    /* newest first */
     int64_t now;
     int nstarted;               /* starts since cluster_create */
 };
@@ -37,8 +40,10 @@ struct job *cluster_job (struct cluster *c, int64_t seq, const char *list, int p
 
 /* Start job on a at time now: apply, link into running. */
 void cluster_start (struct cluster *c, struct job *job, struct alloc *a);
-/* End a running job: release, unlink, back to queued state ('F'). */
+/* End a running job: release, unlink, finished ('F'). */
 void cluster_end (struct cluster *c, struct job *job);
+/* Take a running job back: release, unlink, queued again ('Q'). */
+void cluster_requeue (struct cluster *c, struct job *job);
 
 /* A policy context over the cluster for the given queued jobs: fit
  * places on the nodes' free resources, start calls cluster_start. */

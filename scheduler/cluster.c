@@ -4,28 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/util.h"
+#include "scheduler/job_state.h"
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
-#include "scheduler/test/cluster.h"
-
-/* Placement needs a connected node; tests have no connections. */
-static char fake_conn;
-
-static void *xcalloc (size_t n, size_t size)
-{
-    void *p = calloc (n ? n : 1, size);
-    if (!p)
-        abort ();
-    return p;
-}
+#include "scheduler/cluster.h"
 
 struct cluster *cluster_create (int nnodes)
 {
-    struct cluster *c = xcalloc (1, sizeof (*c));
+    struct cluster *c = xzalloc (sizeof (*c));
 
     c->nnodes = nnodes;
-    c->node = xcalloc (nnodes, sizeof (*c->node));
-    c->ptr = xcalloc (nnodes, sizeof (*c->ptr));
+    c->node = xzalloc (nnodes * sizeof (*c->node));
+    c->ptr = xzalloc (nnodes * sizeof (*c->ptr));
+    LIST_INIT (&c->running);
     for (int i = 0; i < nnodes; i++)
         c->ptr[i] = &c->node[i];
     return c;
@@ -37,6 +29,7 @@ void cluster_destroy (struct cluster *c)
         return;
     for (int i = 0; i < c->njobs; i++) {
         free (c->job[i]->alloc);
+        resource_release (&c->job[i]->spec.res);
         free (c->job[i]);
     }
     free (c->job);
@@ -53,7 +46,7 @@ void cluster_node (struct cluster *c, int i, int ncpus, int64_t mem, int ngpus,
     memset (n, 0, sizeof (*n));
     snprintf (n->name, sizeof (n->name), "n%05d", i);
     n->state = NODE_UP;
-    n->conn = (struct conn *)&fake_conn;
+    n->reachable = 1;
     n->ncpus = ncpus;
     n->mem = mem;
     n->ngpus = ngpus;
@@ -67,10 +60,10 @@ void cluster_node (struct cluster *c, int i, int ncpus, int64_t mem, int ngpus,
 
 void cluster_mig (struct cluster *c, int i, int g, const char *profile, int n)
 {
-    struct node_gpu *gpu = &c->node[i].gpu[g];
+    struct gpu *gpu = &c->node[i].gpu[g];
 
-    for (int k = 0; k < n && gpu->nmig < NODE_MAX_MIG; k++) {
-        struct node_mig *m = &gpu->mig[gpu->nmig++];
+    for (int k = 0; k < n && gpu->nmig < GPU_MIG_MAX; k++) {
+        struct gpu_mig *m = &gpu->mig[gpu->nmig++];
         snprintf (m->profile, sizeof (m->profile), "%s", profile);
         snprintf (m->uuid, sizeof (m->uuid), "MIG-SIM-%d-%d-%d", i, g, k);
     }
@@ -79,7 +72,7 @@ void cluster_mig (struct cluster *c, int i, int g, const char *profile, int n)
 
 struct job *cluster_job (struct cluster *c, int64_t seq, const char *list, int priority)
 {
-    struct job *job = xcalloc (1, sizeof (*job));
+    struct job *job = xzalloc (sizeof (*job));
     struct hpcq_error err;
 
     resource_init (&job->spec.res);
@@ -90,12 +83,11 @@ struct job *cluster_job (struct cluster *c, int64_t seq, const char *list, int p
     }
     job->rec.seq = seq;
     job->rec.priority = priority;
-    job->rec.state = 'Q';
+    (void)job_state_set (job, 'Q', JOB_EV_SUBMITTED, "cluster", __func__);
     snprintf (job->id, sizeof (job->id), "%lld", (long long)seq);
     if (c->njobs == c->cap) {
         c->cap = c->cap ? c->cap * 2 : 64;
-        if (!(c->job = realloc (c->job, c->cap * sizeof (*c->job))))
-            abort ();
+        c->job = xrealloc (c->job, c->cap * sizeof (*c->job));
     }
     c->job[c->njobs++] = job;
     return job;
@@ -103,31 +95,33 @@ struct job *cluster_job (struct cluster *c, int64_t seq, const char *list, int p
 
 void cluster_start (struct cluster *c, struct job *job, struct alloc *a)
 {
+    (void)job_state_set (job, 'R', JOB_EV_STARTED, "cluster", __func__);
     job->alloc = a;
     job->rec.stime = c->now;
-    job->rec.state = 'R';
     alloc_apply (a, job->rec.seq, 1);
-    job->r_prev = NULL;
-    job->r_next = c->running;
-    if (c->running)
-        c->running->r_prev = job;
-    c->running = job;
+    LIST_INSERT_HEAD (&c->running, job, r_link);
     c->nstarted++;
 }
 
-void cluster_end (struct cluster *c, struct job *job)
+/* Release a running job's allocation and take it off the running list. */
+static void cluster_release (struct job *job)
 {
     alloc_apply (job->alloc, job->rec.seq, -1);
     free (job->alloc);
     job->alloc = NULL;
-    job->rec.state = 'F';
-    if (job->r_prev)
-        job->r_prev->r_next = job->r_next;
-    else
-        c->running = job->r_next;
-    if (job->r_next)
-        job->r_next->r_prev = job->r_prev;
-    job->r_prev = job->r_next = NULL;
+    LIST_REMOVE (job, r_link);
+}
+
+void cluster_end (struct cluster *c, struct job *job)
+{
+    (void)job_state_set (job, 'F', JOB_EV_FINISHED, "cluster", __func__);
+    cluster_release (job);
+}
+
+void cluster_requeue (struct cluster *c, struct job *job)
+{
+    (void)job_state_set (job, 'Q', JOB_EV_REQUEUED, "cluster", __func__);
+    cluster_release (job);
 }
 
 static struct alloc *cluster_fit (struct policy_ctx *ctx, struct job *job)
@@ -149,7 +143,7 @@ void cluster_ctx (struct cluster *c, struct policy_ctx *ctx, struct job **queued
     ctx->njobs = nqueued;
     ctx->nodes = c->ptr;
     ctx->nnodes = c->nnodes;
-    ctx->running = c->running;
+    ctx->running = &c->running;
     ctx->now = c->now;
     ctx->default_walltime = -1;
     ctx->fit = cluster_fit;

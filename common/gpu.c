@@ -1,0 +1,169 @@
+/* gpu.c - see gpu.h */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/gpu.h"
+#include "common/resource.h"
+#include "common/util.h"
+
+/* One "PROFILE[*N]" item: append N instances to gpu.  0 or -1. */
+static int mig_layout_item (struct gpu *gpu, char *item, const char *node,
+                            int *slices, struct hpcq_error *err)
+{
+    char *star = strchr (item, '*');
+    int count = 1;
+
+    if (star) {
+        *star++ = '\0';
+        if (util_parse_int (star, 1, GPU_MIG_MAX, &count) < 0)
+            return errprintf (err, "mig_layout: bad count '%s'", star);
+    }
+    if (resource_check_mig (item, err) < 0)
+        return errprintf (err, "mig_layout: invalid MIG profile '%s'", item);
+    for (int k = 0; k < count; k++) {
+        struct gpu_mig *m;
+        *slices += atoi (item);
+        if (gpu->nmig == GPU_MIG_MAX || *slices > 7)
+            return errprintf (err, "mig_layout: GPU %d has more instances than its "
+                              "7 compute slices hold", gpu->index);
+        m = &gpu->mig[gpu->nmig];
+        snprintf (m->profile, sizeof (m->profile), "%s", item);
+        snprintf (m->uuid, sizeof (m->uuid), "MIG-SIM-%s-%d-%d", node, gpu->index,
+                  gpu->nmig);
+        gpu->nmig++;
+    }
+    return 0;
+}
+
+/* One "GPU:PROFILE[*N]+..." term.  0 or -1. */
+static int mig_layout_term (struct gpu *gpus, int n, char *term, const char *node,
+                            struct hpcq_error *err)
+{
+    char *colon = strchr (term, ':'), *item;
+    int g, slices = 0;
+
+    if (!colon)
+        return errprintf (err, "mig_layout: '%s' is not GPU:PROFILE", term);
+    *colon++ = '\0';
+    if (util_parse_int (term, 0, n - 1, &g) < 0)
+        return errprintf (err, "mig_layout: no simulated GPU '%s' (have %d)", term, n);
+    if (gpus[g].nmig)
+        return errprintf (err, "mig_layout: GPU %d given twice", g);
+    while ((item = strsep (&colon, "+")))
+        if (mig_layout_item (&gpus[g], item, node, &slices, err) < 0)
+            return -1;
+    return 0;
+}
+
+int gpu_mig_layout (struct gpu *gpus, int n, const char *layout,
+                    const char *node, struct hpcq_error *err)
+{
+    struct gpu *tmp = calloc (GPU_MAX, sizeof (*tmp));
+    char *copy = strdup (layout), *rest = copy, *term;
+    int rc = -1;
+
+    if (!tmp || !copy) {
+        errprintf (err, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!gpus[i].simulated) {
+            errprintf (err, "mig_layout is for simulated GPUs (gpus = N); real "
+                       "ones report their MIG layout through NVML");
+            goto out;
+        }
+        tmp[i] = gpus[i];
+    }
+    /* Work on a copy, so a bad layout leaves the GPUs as they were. */
+    while ((term = strsep (&rest, ";")))
+        if (*term && mig_layout_term (tmp, n, term, node, err) < 0)
+            goto out;
+    memcpy (gpus, tmp, n * sizeof (*gpus));
+    rc = 0;
+out:
+    free (tmp);
+    free (copy);
+    return rc;
+}
+
+static json_t *mig_to_json (const struct gpu *gpu)
+{
+    json_t *arr = json_array ();
+
+    for (int i = 0; arr && i < gpu->nmig; i++)
+        json_array_append_new (arr, json_pack ("{s:s s:s}", "profile",
+                                               gpu->mig[i].profile, "uuid",
+                                               gpu->mig[i].uuid));
+    return arr;
+}
+
+json_t *gpu_to_json (const struct gpu *gpus, int n)
+{
+    json_t *arr = json_array ();
+
+    for (int i = 0; arr && i < n; i++) {
+        json_t *o = json_pack ("{s:i s:s s:I s:s s:b}", "index", gpus[i].index,
+                               "model", gpus[i].model, "mem", (json_int_t)gpus[i].mem,
+                               "uuid", gpus[i].uuid, "simulated", gpus[i].simulated);
+        if (o && gpus[i].nmig)
+            json_object_set_new (o, "mig", mig_to_json (&gpus[i]));
+        json_array_append_new (arr, o);
+    }
+    return arr;
+}
+
+/* A GPU's MIG instances as gpu_to_json writes them.  0 or -1. */
+static int mig_from_json (struct gpu *gpu, json_t *mig)
+{
+    json_t *m;
+    size_t i;
+
+    gpu->nmig = 0;
+    if (!mig)
+        return 0;
+    if (!json_is_array (mig) || json_array_size (mig) > GPU_MIG_MAX)
+        return -1;
+    json_array_foreach (mig, i, m) {
+        struct gpu_mig *inst = &gpu->mig[gpu->nmig++];
+        const char *profile, *uuid = "";
+        if (json_unpack (m, "{s:s s?s}", "profile", &profile, "uuid", &uuid) < 0
+            || resource_check_mig (profile, NULL) < 0
+            || strlen (uuid) >= sizeof (inst->uuid))
+            return -1;
+        snprintf (inst->profile, sizeof (inst->profile), "%s", profile);
+        snprintf (inst->uuid, sizeof (inst->uuid), "%s", uuid);
+        inst->used_by = 0;
+    }
+    return 0;
+}
+
+int gpu_from_json (json_t *arr, struct gpu *gpus, int *n)
+{
+    json_t *o;
+    size_t i;
+
+    if (!json_is_array (arr) || json_array_size (arr) > GPU_MAX)
+        return -1;
+    *n = 0;
+    json_array_foreach (arr, i, o) {
+        struct gpu *gpu = &gpus[*n];
+        const char *model = "", *uuid = "";
+        json_int_t mem = 0;
+        json_t *mig = NULL;
+        memset (gpu, 0, sizeof (*gpu));
+        if (json_unpack (o, "{s:i s?s s?I s?s s?b s?o}", "index", &gpu->index, "model",
+                         &model, "mem", &mem, "uuid", &uuid, "simulated",
+                         &gpu->simulated, "mig", &mig) < 0
+            || mig_from_json (gpu, mig) < 0)
+            return -1;
+        snprintf (gpu->model, sizeof (gpu->model), "%s", model);
+        snprintf (gpu->uuid, sizeof (gpu->uuid), "%s", uuid);
+        gpu->mem = mem;
+        gpu->index = (*n)++;
+    }
+    return 0;
+}
