@@ -49,7 +49,7 @@ run() {
     # Let the last window pass and the purge run, then look again.
     sleep $(( 3600 / speed + 15 ))
     printf "after the window: rss %d MiB, jobs in memory %s, jobs in the database %s\n" \
-        $(( $(sed -n 's/^VmRSS: *\([0-9]*\).*/\1/p' /proc/$pid/status) / 1024 )) \
+        $(( $(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' /proc/$pid/status) / 1024 )) \
         "$(curl -sf "http://$(sed -n 's/^http=//p' "$dir/c/scheduler.address")/metrics" |
            sed -n 's/^hpcq_jobs_in_memory //p')" \
         "$(sqlite3 "$dir/c/hpcq.sqlite" "SELECT count(*) FROM jobs")"

@@ -19,7 +19,7 @@
 #define HPCQ_CLI_REPORT_H
 
 #include <stdint.h>
-#include <uthash.h>
+#include "common/hash.h"
 
 #include "common/error.h"
 

@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uthash.h>
 
+#include "common/hash.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/http.h"
@@ -390,7 +390,7 @@ static void mig_add (struct mig_count *mc, int *n, const char *profile, int used
         if (strcmp (mc[i].profile, profile) == 0)
             break;
     if (i == *n) {
-        if (*n >= NODE_MAX_GPUS * NODE_MAX_MIG)
+        if (*n >= GPU_MAX * GPU_MIG_MAX)
             return;
         snprintf (mc[i].profile, sizeof (mc[i].profile), "%s", profile);
         mc[i].total = mc[i].used = 0;
@@ -444,7 +444,7 @@ static void put_node_mig (FILE *f, struct node **nodes, int n, int used)
     head (f, metric, "gauge", used ? "MIG instances allocated, by profile."
                                    : "MIG instances, by profile.");
     for (int i = 0; i < n; i++) {
-        struct mig_count mc[NODE_MAX_GPUS * NODE_MAX_MIG];
+        struct mig_count mc[GPU_MAX * GPU_MIG_MAX];
         int nm = 0;
         for (int g = 0; g < nodes[i]->ngpus; g++)
             for (int k = 0; k < nodes[i]->gpu[g].nmig; k++)
@@ -475,7 +475,7 @@ static void put_nodes (struct metrics *m, FILE *f)
     };
     int n, nmig = 0, count[ARRAY_SIZE (node_states)] = { 0 };
     struct node **nodes = nodes_all (m->srv->nodes, &n);
-    struct mig_count *mig = xzalloc (NODE_MAX_GPUS * NODE_MAX_MIG * sizeof (*mig));
+    struct mig_count *mig = xzalloc (GPU_MAX * GPU_MIG_MAX * sizeof (*mig));
     long long total[ARRAY_SIZE (fam)] = { 0 };
 
     head (f, "hpcq_node_state", "gauge", "1 for the state each node is in (pbsnodes).");

@@ -93,7 +93,7 @@ static void node_health_msg (struct server *srv, struct conn *c, struct wire_msg
         held_add (nh, n->name);
         log_msg (LOG_WARNING, "node %s taken offline by its health check: %s", n->name,
                  reason);
-        sched_request (srv->sched);
+        server_request_pass (srv);
     }
     else if (ok && held) {
         n->offline = 0;
@@ -104,7 +104,7 @@ static void node_health_msg (struct server *srv, struct conn *c, struct wire_msg
         }
         held_remove (nh, n->name);
         log_msg (LOG_INFO, "node %s back in service: its health check passes", n->name);
-        sched_request (srv->sched);
+        server_request_pass (srv);
     }
     server_reply_after_commit (srv, c, msg, NULL);
 }

@@ -6,8 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uthash.h>
 
+#include "common/hash.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/jobs.h"
@@ -55,7 +55,7 @@ struct node_report {
     char node[64];              /* key */
     int64_t at_ms;
     int ngpus;
-    struct gpu_report gpu[NODE_MAX_GPUS];
+    struct gpu_report gpu[GPU_MAX];
     UT_hash_handle hh;
 };
 
@@ -74,7 +74,7 @@ static int telemetry_parse_gpu (json_t *o, struct gpu_report *g)
     memset (g, 0, sizeof (*g));
     if (json_unpack (o, "{s:i s?s s?s}", "index", &g->index, "uuid", &uuid, "model",
                      &model) < 0
-        || g->index < 0 || g->index >= NODE_MAX_GPUS || strlen (uuid) >= sizeof (g->uuid)
+        || g->index < 0 || g->index >= GPU_MAX || strlen (uuid) >= sizeof (g->uuid)
         || strlen (model) >= sizeof (g->model))
         return -1;
     snprintf (g->uuid, sizeof (g->uuid), "%s", uuid);
@@ -105,7 +105,7 @@ static void telemetry_report (struct server *srv, struct conn *c, struct wire_ms
     }
     memset (&rep, 0, sizeof (rep));
     if (json_unpack (msg->body, "{s:o}", "gpus", &gpus) < 0 || !json_is_array (gpus)
-        || json_array_size (gpus) > NODE_MAX_GPUS) {
+        || json_array_size (gpus) > GPU_MAX) {
         server_reply_error (c, msg, EPROTO, "node.telemetry: malformed report");
         return;
     }

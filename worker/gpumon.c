@@ -222,7 +222,7 @@ static void gpumon_events (struct gpumon *g)
             log_msg (LOG_WARNING, "NVML: GPU %d gives no XID events", g->s[i].index);
 }
 
-struct gpumon *gpumon_create (const struct gpu_info *gpus, int ngpus)
+struct gpumon *gpumon_create (const struct gpu *gpus, int ngpus)
 {
     struct gpumon *g;
     nvml_void_f init;

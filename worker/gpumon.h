@@ -97,7 +97,7 @@ struct gpumon;
 
 /* A monitor of the worker's real GPUs, or NULL if there are none (none,
  * simulated, or NVML not loadable: logged). */
-struct gpumon *gpumon_create (const struct gpu_info *gpus, int ngpus);
+struct gpumon *gpumon_create (const struct gpu *gpus, int ngpus);
 void gpumon_destroy (struct gpumon *g);
 
 /* Read every GPU now (XID events included); the samples stay in g. */

@@ -76,7 +76,7 @@ int main (void)
     struct nvml_api api = { fake_util, fake_memory, fake_temp, fake_power, fake_clock,
                             fake_ecc, fake_retired, not_supported_pending, NULL };
     struct gpu_sample s = { .index = 1, .uuid = "GPU-abcd", .model = "NVIDIA H200" };
-    struct gpu_info sim[GPU_MAX];
+    struct gpu sim[GPU_MAX];
     char reason[256] = "";
     json_t *o, *g;
     char *text;
