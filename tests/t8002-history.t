@@ -31,7 +31,7 @@ test_expect_success 'it stays in the database, the accounting log and tracejob' 
 
 test_expect_success 'running and queued jobs stay, whatever their age' '
     r=$(echo "sleep 30" | qsub -l select=1:ncpus=2) && q=$(echo true | qsub) && wait_state $r R &&
-    sleep 4 && has_state $r R && has_state $q Q && qdel $r $q && wait_state $q F
+    sleep 4 && has_state $r R && has_state $q Q && qdel $q $r && wait_state $q F
 '
 
 test_expect_success 'a restart loads the window only; job numbers go on' '
