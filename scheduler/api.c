@@ -119,6 +119,7 @@ struct jobs_cursor {
     char user[64];                  /* "" = anyone's */
     char states[16];                /* "" = any but F */
     int history, subjobs;
+    long limit;                     /* at most this many jobs, 0: all */
     int64_t next;                   /* the next top-level job: seq >= next */
     int sub;                        /* its next subjob with subjobs, -1 itself */
     int phase;                      /* 0 opening, 1 jobs, 2 closing, 3 done */
@@ -158,7 +159,8 @@ static void cursor_put (struct jobs_cursor *c, FILE *f, const struct job *job)
     json_t *o;
     char *text;
 
-    if (!cursor_wants (c, job) || !(o = api_job (&c->r, job)))
+    if ((c->limit && c->count >= c->limit) || !cursor_wants (c, job)
+        || !(o = api_job (&c->r, job)))
         return;
     text = json_dumps (o, JSON_COMPACT);
     json_decref (o);
@@ -199,6 +201,10 @@ static int cursor_part (struct jobs_cursor *c)
             break;
         }
         job = all[i];
+        if (c->limit && c->count >= c->limit) {
+            c->phase = 2;   /* as many as asked for */
+            break;
+        }
         if (job->rec.seq != c->next)
             c->sub = -1;    /* the array half sent has left memory: go on */
         if (c->sub < 0) {
@@ -253,16 +259,22 @@ static int api_jobs (struct http_req *r)
 {
     const char *user = http_arg (r, "user"), *state = http_arg (r, "state");
     const char *history = http_arg (r, "history"), *subjobs = http_arg (r, "subjobs");
+    const char *limit = http_arg (r, "limit");
     struct jobs_cursor *c = xzalloc (sizeof (*c));
+    char *end = NULL;
 
     c->r = *r;
     c->sub = -1;
+    if (limit)
+        c->limit = strtol (limit, &end, 10);
     if ((user && strlen (user) >= sizeof (c->user))
-        || api_states (state, c->states, sizeof (c->states)) < 0) {
+        || api_states (state, c->states, sizeof (c->states)) < 0
+        || (limit && (end == limit || *end || c->limit < 1))) {
         free (c);
         return http_reply_error (r, MHD_HTTP_BAD_REQUEST, "bad filter: user=%.64s "
-                                 "state=%.64s (states: Q H W R E F S B or their names)",
-                                 user ? user : "", state ? state : "");
+                                 "state=%.64s limit=%.32s (states: Q H W R E F S B or their "
+                                 "names; limit: 1 or more)", user ? user : "",
+                                 state ? state : "", limit ? limit : "");
     }
     snprintf (c->user, sizeof (c->user), "%s", user ? user : "");
     c->history = history && strcmp (history, "0") != 0;

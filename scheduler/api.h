@@ -1,7 +1,7 @@
 /* api.h - the read-only REST API (/api/v1/...), JSON over http.h.
  *
  *   GET /api                      the versions served: {"versions": ["v1"]}
- *   GET /api/v1/jobs[?user=U&state=S[,S...]&history=1&subjobs=1]
+ *   GET /api/v1/jobs[?user=U&state=S[,S...]&history=1&subjobs=1&limit=N]
  *   GET /api/v1/jobs/ID           one job ("42", "42.server", "7[3]")
  *   GET /api/v1/nodes             the nodes, as pbsnodes -a
  *   GET /api/v1/queues            the queues, as qstat -Q -f

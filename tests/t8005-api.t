@@ -41,7 +41,9 @@ test_expect_success 'filters: state (letters or names), user, history' '
     c=$(echo true | qsub) && wait_state $c F &&
     ! api jobs | jq -r ".jobs[].id" | grep -qx $c &&
     api "jobs?history=1" | jq -r ".jobs[].id" | grep -qx $c &&
-    test "$(code "api/v1/jobs?state=bogus")" = 400
+    test "$(code "api/v1/jobs?state=bogus")" = 400 &&
+    test "$(api "jobs?history=1&limit=2" | jq ".jobs | length")" = 2 &&
+    test "$(code "api/v1/jobs?limit=0")" = 400 && test "$(code "api/v1/jobs?limit=x")" = 400
 '
 
 test_expect_success 'an unknown job: 404 with the error in slurmrestd'"'"'s shape' '
