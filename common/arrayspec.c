@@ -25,10 +25,30 @@ static int cmp_int (const void *a, const void *b)
     return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
 }
 
-/* One "X", "X-Y" or "X-Y:Z" term: append its indices. */
-static int term (const char **p, int **idx, int *n, struct hpcq_error *err, const char *s)
+/* Room for n more indices in a: grown geometrically, since a list of
+ * single indices grows it once per term. */
+static int reserve (struct arrayspec *a, int *cap, long n)
 {
-    long lo, hi, step = 1;
+    int want = a->n + (int)n, ncap = *cap ? *cap : 16;
+    int *ni;
+
+    if (want <= *cap)
+        return 0;
+    while (ncap < want)
+        ncap *= 2;
+    if (!(ni = realloc (a->index, (size_t)ncap * sizeof (int))))
+        return -1;
+    a->index = ni;
+    *cap = ncap;
+    return 0;
+}
+
+/* One "X", "X-Y" or "X-Y:Z" term: append its indices.  The count is
+ * checked before anything is stored, so "0-99999999" costs nothing. */
+static int term (const char **p, struct arrayspec *a, int *cap, struct hpcq_error *err,
+                 const char *s)
+{
+    long lo, hi, step = 1, count;
 
     if (number (p, &lo) < 0)
         return invalid (err, "invalid array range '%s'", s);
@@ -43,26 +63,24 @@ static int term (const char **p, int **idx, int *n, struct hpcq_error *err, cons
         if (number (p, &step) < 0 || step < 1)
             return invalid (err, "invalid array step in '%s'", s);
     }
-    for (long i = lo; i <= hi; i += step) {
-        if (*n >= ARRAYSPEC_MAX)
-            return invalid (err, "array '%s' has more than %d subjobs", s, ARRAYSPEC_MAX);
-        int *ni = realloc (*idx, (*n + 1) * sizeof (int));
-        if (!ni)
-            return errprintf_code (err, ENOMEM, "out of memory");
-        *idx = ni;
-        (*idx)[(*n)++] = (int)i;
-    }
+    count = (hi - lo) / step + 1;
+    if (count > ARRAYSPEC_MAX - a->n)
+        return invalid (err, "array '%s' has more than %d subjobs", s, ARRAYSPEC_MAX);
+    if (reserve (a, cap, count) < 0)
+        return errprintf_code (err, ENOMEM, "out of memory");
+    for (long i = lo; i <= hi; i += step)
+        a->index[a->n++] = (int)i;
     return 0;
 }
 
 int arrayspec_parse (const char *s, struct arrayspec *a, struct hpcq_error *err)
 {
     const char *p = s;
-    int k = 0;
+    int k = 0, cap = 0;
 
     memset (a, 0, sizeof (*a));
     for (;;) {
-        if (term (&p, &a->index, &a->n, err, s) < 0)
+        if (term (&p, a, &cap, err, s) < 0)
             goto error;
         if (*p != ',')
             break;

@@ -14,17 +14,37 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/auth.h"
 #include "common/client.h"
 #include "common/config.h"
 #include "common/util.h"
 #include "common/wire.h"
 
 #define CLIENT_TIMEOUT_MS 60000
+#define CLIENT_CRED_TTL 60
 
 struct client {
     int fd;
     int64_t next_id;
+    struct auth *auth;      /* over TCP: every request carries a credential */
 };
+
+/* Credentials for requests over TCP, from munged at $HPCQ_MUNGE_SOCKET,
+ * else the config file's munge_socket, else libmunge's default. */
+static struct auth *client_auth (const char *server, struct hpcq_error *err)
+{
+    const char *sock = getenv ("HPCQ_MUNGE_SOCKET");
+    char *fromcfg = NULL;
+    struct hpcq_error why;
+    struct auth *a;
+
+    if (!sock || !*sock)
+        sock = fromcfg = config_client_get ("munge_socket");
+    if (!(a = auth_create (sock, CLIENT_CRED_TTL, &why)))
+        errprintf (err, "cannot authenticate to %s: %s", server, why.text);
+    free (fromcfg);
+    return a;
+}
 
 static int dial_unix (const char *path, struct hpcq_error *err)
 {
@@ -88,6 +108,11 @@ static int dial_tcp (const char *addr, struct hpcq_error *err)
     return fd;
 }
 
+static int client_is_tcp (const char *addr)
+{
+    return strncmp (addr, "unix:", 5) != 0 && addr[0] != '/';
+}
+
 int client_dial (const char *addr, struct hpcq_error *err)
 {
     if (strncmp (addr, "unix:", 5) == 0)
@@ -101,7 +126,6 @@ struct client *client_connect (const char *server, struct hpcq_error *err)
 {
     char *fromcfg = NULL;
     struct client *c;
-    int fd;
 
     if (!server)
         server = getenv ("HPCQ_SERVER");
@@ -112,21 +136,28 @@ struct client *client_connect (const char *server, struct hpcq_error *err)
             return NULL;
         }
     }
-    fd = client_dial (server, err);
-    free (fromcfg);
-    if (fd < 0)
-        return NULL;
     c = xzalloc (sizeof (*c));
-    c->fd = fd;
     c->next_id = 1;
+    c->fd = -1;
+    if (client_is_tcp (server) && !(c->auth = client_auth (server, err)))
+        goto error;
+    if ((c->fd = client_dial (server, err)) < 0)
+        goto error;
+    free (fromcfg);
     return c;
+error:
+    free (fromcfg);
+    client_destroy (c);
+    return NULL;
 }
 
 void client_destroy (struct client *c)
 {
     if (!c)
         return;
-    close (c->fd);
+    if (c->fd >= 0)
+        close (c->fd);
+    auth_destroy (c->auth);
     free (c);
 }
 
@@ -186,6 +217,10 @@ static int client_send (struct client *c, const char *type, json_t *body,
     char *buf;
 
     wire_request_init (&req, type, id, body);
+    if (c->auth && !(req.cred = auth_sign (c->auth, &req, AUTH_TO_SCHEDULER, "", err))) {
+        wire_msg_release (&req);
+        return -1;
+    }
     buf = wire_encode (&req, &len);
     wire_msg_release (&req);
     if (!buf)

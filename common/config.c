@@ -28,9 +28,12 @@ static const char *known_keys[] = {
     /* worker */
     "server", "node_name", "ncpus", "mem", "gpus", "gpu_model", "gpu_mem",
     "spool_dir", "heartbeat_interval", "kill_delay", "labels", "mig_layout",
-    "jobdir_root", "health_check_program", "health_check_interval", "telemetry_interval",
+    "jobdir_root", "cgroup", "cgroup_prefix", "job_pids_max", "user_io_timeout",
+    "health_check_program", "health_check_interval", "telemetry_interval",
     /* both */
-    "log_file", "log_level",
+    "log_file", "log_level", "acl_roots",
+    /* both daemons (and munge_socket for the client commands) */
+    "auth", "munge_socket", "munge_ttl", "service_user",
     NULL,
 };
 
@@ -175,14 +178,33 @@ int config_load (struct config *cfg, const char *path, struct hpcq_error *err)
     return rc;
 }
 
-char *config_client_server (struct hpcq_error *err)
+static const char *config_client_path (void)
 {
     const char *path = getenv ("HPCQ_CONFIG");
+
+    return path ? path : HPCQ_SYSCONFDIR "/hpcq.conf";
+}
+
+char *config_client_get (const char *key)
+{
+    struct config *cfg = config_create ();
+    struct hpcq_error err;
+    const char *v;
+    char *value = NULL;
+
+    if (cfg && config_load (cfg, config_client_path (), &err) == 0
+        && (v = config_get (cfg, key, NULL)))
+        value = strdup (v);
+    config_destroy (cfg);
+    return value;
+}
+
+char *config_client_server (struct hpcq_error *err)
+{
+    const char *path = config_client_path ();
     struct config *cfg;
     char *server = NULL;
 
-    if (!path)
-        path = HPCQ_SYSCONFDIR "/hpcq.conf";
     if (!(cfg = config_create ()))
         return NULL;
     if (config_load (cfg, path, err) == 0) {

@@ -37,4 +37,8 @@ int config_get_int (const struct config *cfg, const char *key, int64_t dflt,
  * SYSCONFDIR/hpcq.conf.  Returns the server address or NULL (caller frees). */
 char *config_client_server (struct hpcq_error *err);
 
+/* Another key of that same file (e.g. munge_socket), or NULL if the file
+ * or the key is missing (caller frees). */
+char *config_client_get (const char *key);
+
 #endif

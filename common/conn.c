@@ -44,6 +44,9 @@ struct conn {
 
     uid_t peer_uid;
     int local;
+    conn_sign_f sign;
+    void *sign_arg;
+    char binding[72];
     char peer_name[64];
     int busy;
     int closing;
@@ -193,7 +196,16 @@ int conn_send (struct conn *c, const struct wire_msg *m)
         errno = EPIPE;
         return -1;
     }
-    if (!(buf = wire_encode (m, &len)))
+    if (c->sign) {
+        struct wire_msg signed_m = *m;
+        if (!(signed_m.cred = c->sign (c, m, c->sign_arg)))
+            return -1;
+        buf = wire_encode (&signed_m, &len);
+        json_decref (signed_m.cred);
+    }
+    else
+        buf = wire_encode (m, &len);
+    if (!buf)
         return -1;
     if (c->out_len + len > c->out_cap) {
         size_t cap = c->out_cap ? c->out_cap : 4096;
@@ -330,6 +342,28 @@ int conn_is_local (const struct conn *c)
 const char *conn_peer_name (const struct conn *c)
 {
     return c->peer_name;
+}
+
+void conn_set_signer (struct conn *c, conn_sign_f fn, void *arg)
+{
+    c->sign = fn;
+    c->sign_arg = arg;
+}
+
+void conn_set_binding (struct conn *c, const char *binding)
+{
+    snprintf (c->binding, sizeof (c->binding), "%s", binding);
+}
+
+const char *conn_binding (const struct conn *c)
+{
+    return c->binding;
+}
+
+void conn_set_peer_uid (struct conn *c, uid_t uid)
+{
+    if (!c->local)
+        c->peer_uid = uid;
 }
 
 void conn_set_aux (struct conn *c, void *aux)

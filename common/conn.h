@@ -48,6 +48,22 @@ uid_t conn_peer_uid (const struct conn *c);
 int conn_is_local (const struct conn *c);
 const char *conn_peer_name (const struct conn *c);
 
+/* Authentication (common/auth.h) without conn knowing of MUNGE: a signer
+ * returns the credential for a message about to be sent (a new reference,
+ * or NULL with errno: the message is not sent).  Once set, every message
+ * queued on c is signed, replies included. */
+typedef json_t *(*conn_sign_f) (struct conn *c, const struct wire_msg *m, void *arg);
+void conn_set_signer (struct conn *c, conn_sign_f fn, void *arg);
+
+/* What every credential on c is bound to (auth.h's binding; "" until the
+ * link is opened), kept here so the signer and the receiver agree. */
+void conn_set_binding (struct conn *c, const char *binding);
+const char *conn_binding (const struct conn *c);
+
+/* The uid a credential proved for a TCP peer (conn_peer_uid then says
+ * it).  Unix sockets keep the kernel's word. */
+void conn_set_peer_uid (struct conn *c, uid_t uid);
+
 /* A pointer for the owner (e.g. the node record behind a worker link). */
 void conn_set_aux (struct conn *c, void *aux);
 void *conn_aux (const struct conn *c);

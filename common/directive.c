@@ -216,6 +216,23 @@ static int apply_priority (struct hpcq_jobspec *spec, const char *arg,
     return 0;
 }
 
+/* -W umask=NNN: octal, as PBS takes it (022, 0077, 7). */
+static int attr_umask (struct hpcq_jobspec *spec, const char *val,
+                       struct hpcq_error *err)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol (val, &end, 8);
+    if (val[0] < '0' || val[0] > '7' || *end != '\0' || errno != 0
+        || strlen (val) > 4 || v > 0777)
+        return invalid (err, "invalid -W umask value '%s' (expected octal"
+                        " digits, 0 to 777)", val);
+    spec->umask = (int)v;
+    return 0;
+}
+
 /* -W block=true|false: qsub waits for the job and exits with its status. */
 static int attr_block (struct hpcq_jobspec *spec, const char *val,
                        struct hpcq_error *err)
@@ -260,6 +277,7 @@ static const struct {
     { "depend", attr_depend },
     { "block", attr_block },
     { "sandbox", attr_sandbox },
+    { "umask", attr_umask },
 };
 
 static int apply_attribute (struct hpcq_jobspec *spec, const char *arg,

@@ -57,7 +57,8 @@ static const struct string_field string_fields[] = {
 
 /* Keys that are not in string_fields. */
 static const char *other_keys[] = {
-    "join", "env", "hold", "priority", "rerunnable", "resources", "slurm", NULL,
+    "join", "env", "hold", "priority", "rerunnable", "resources", "slurm", "umask",
+    NULL,
 };
 
 /* Indexed by JOIN_*. */
@@ -88,6 +89,7 @@ void jobspec_init (struct hpcq_jobspec *spec)
     spec->join = JOIN_NONE;
     spec->priority = 0;
     spec->rerunnable = 1;
+    spec->umask = -1;
     resource_init (&spec->res);
 }
 
@@ -298,6 +300,12 @@ static json_t *scalars_to_json (const struct hpcq_jobspec *spec)
         json_decref (o);
         return NULL;
     }
+    /* Only when given, so specs stored before it existed compare equal. */
+    if (o && spec->umask >= 0
+        && json_object_set_new (o, "umask", json_integer (spec->umask)) < 0) {
+        json_decref (o);
+        return NULL;
+    }
     return o;
 }
 
@@ -419,20 +427,24 @@ static int decode_scalars (const json_t *o, struct hpcq_jobspec *spec,
 {
     json_error_t jerr;
     const char *join = "n";
-    json_int_t priority = 0;
+    json_int_t priority = 0, umask = -1;
 
     /* unpack wants a non-const root but only reads it */
-    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s?s s?b s?I s?b s?b}",
+    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s?s s?b s?I s?b s?b s?I}",
                         "join", &join,
                         "hold", &spec->hold,
                         "priority", &priority,
                         "rerunnable", &spec->rerunnable,
-                        "slurm", &spec->slurm) < 0)
+                        "slurm", &spec->slurm,
+                        "umask", &umask) < 0)
         return invalid (err, "%s", jerr.text);
     if (priority < PRIORITY_MIN || priority > PRIORITY_MAX)
         return invalid (err, "priority %lld out of range",
                         (long long)priority);
+    if (umask < -1 || umask > 0777)
+        return invalid (err, "umask %lld out of range", (long long)umask);
     spec->priority = (int)priority;
+    spec->umask = (int)umask;
     return decode_join (join, &spec->join, err);
 }
 

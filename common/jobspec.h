@@ -50,9 +50,12 @@ struct hpcq_jobspec {
                              * sbatch): the job gets Slurm's variables */
     int block;              /* -W block=true: qsub waits for the job's end;
                              * qsub's alone, not sent to the scheduler */
+    int umask;              /* -W umask=NNN for the job's files, -1 = not given
+                             * (the worker then uses PBS's 077) */
 };
 
-/* Zero spec and set defaults (priority 0, rerunnable 1, resources init). */
+/* Zero spec and set defaults (priority 0, rerunnable 1, umask -1,
+ * resources init). */
 void jobspec_init (struct hpcq_jobspec *spec);
 
 /* Free what spec points to (not spec itself).  Safe on an init'ed spec. */

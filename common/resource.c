@@ -275,8 +275,10 @@ int resource_check_mig (const char *s, struct hpcq_error *err)
     const char *end;
     int64_t slices, gb;
 
-    if (parse_digits (s, &end, &slices) < 0 || slices < 1 || slices > 8
-        || strncmp (end, "g.", 2) != 0
+    /* No leading zeros: a profile has one spelling, the one nodes report
+     * ("01g.5gb" would match none), and it fits HPCQ_MIG_MAX. */
+    if (parse_digits (s, &end, &slices) < 0 || s[0] == '0' || slices < 1 || slices > 8
+        || strncmp (end, "g.", 2) != 0 || end[2] == '0'
         || parse_digits (end + 2, &end, &gb) < 0 || gb < 1 || gb > 9999
         || strcmp (end, "gb") != 0)
         return invalid (err, "invalid MIG profile '%s' (expected slices and "
@@ -340,13 +342,27 @@ static int chunk_set_host (struct hpcq_chunk *c, const char *val,
     return 0;
 }
 
+static int is_select_key (const char *name);
+
+/* A label is printed in the select statement as NAME=True, so it may not
+ * be named like a chunk resource: "nodes=2:ncpus" would print as
+ * ncpus=True, which no select reads back. */
+static int check_label (const char *name, struct hpcq_error *err)
+{
+    if (resource_check_word ("node label", name, err) < 0)
+        return -1;
+    if (is_select_key (name))
+        return invalid (err, "node label '%s' is the name of a resource", name);
+    return 0;
+}
+
 int resource_chunk_add_label (struct hpcq_chunk *c, const char *name,
                               struct hpcq_error *err)
 {
     char buf[1024];
     const char *have = chunk_labels (c);
 
-    if (resource_check_word ("node label", name, err) < 0)
+    if (check_label (name, err) < 0)
         return -1;
     if (snprintf (buf, sizeof (buf), "%s%s%s", have, have[0] ? "," : "", name)
         >= (int)sizeof (buf))
@@ -366,6 +382,14 @@ static const struct chunk_key select_keys[] = {
     { "host", chunk_set_host },
     { NULL, NULL },
 };
+
+static int is_select_key (const char *name)
+{
+    for (const struct chunk_key *k = select_keys; k->name; k++)
+        if (strcasecmp (k->name, name) == 0)
+            return 1;
+    return 0;
+}
 
 /* One "key=value" item of a chunk term (modified in place). */
 static int chunk_apply_item (struct hpcq_chunk *c, char *item,
@@ -717,7 +741,7 @@ static int check_labels (const char *s, struct hpcq_error *err)
         return invalid (err, "node label list too long");
     strcpy (buf, s);
     for (p = buf; (word = strsep (&p, ","));)
-        if (resource_check_word ("node label", word, err) < 0)
+        if (check_label (word, err) < 0)
             return -1;
     return 0;
 }

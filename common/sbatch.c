@@ -8,6 +8,7 @@
 #include <config.h>
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,14 +83,16 @@ static int parse_mem (const char *opt, const char *v, int64_t *out, struct hpcq_
 
 int sbatch_parse_time (const char *s, int64_t *secs, struct hpcq_error *err)
 {
-    long long d = 0, f[3] = { 0, 0, 0 };
+    long long d = 0, f[3] = { 0, 0, 0 }, h = 0, m = 0, sec = 0;
     const char *p = s, *dash = strchr (s, '-');
+    int64_t t;
     int n = 0;
     char *end;
 
+    errno = 0;
     if (dash) {
         d = strtoll (s, &end, 10);
-        if (end != dash || d < 0)
+        if (end != dash || d < 0 || !isdigit ((unsigned char)*s))
             return invalid (err, "invalid time '%s'", s);
         p = dash + 1;
     }
@@ -105,15 +108,21 @@ int sbatch_parse_time (const char *s, int64_t *secs, struct hpcq_error *err)
     }
     /* Without days: M, M:S, H:M:S.  With days: D-H, D-H:M, D-H:M:S. */
     if (dash)
-        *secs = d * 86400 + f[0] * 3600 + (n > 1 ? f[1] * 60 : 0) + (n > 2 ? f[2] : 0);
+        h = f[0], m = f[1], sec = f[2];
     else if (n == 1)
-        *secs = f[0] * 60;
+        m = f[0];
     else if (n == 2)
-        *secs = f[0] * 60 + f[1];
+        m = f[0], sec = f[1];
     else
-        *secs = f[0] * 3600 + f[1] * 60 + f[2];
-    if (*secs <= 0)
+        h = f[0], m = f[1], sec = f[2];
+    /* A number too large for strtoll (ERANGE) or a total past int64 is
+     * refused rather than wrapped. */
+    if (errno == ERANGE || __builtin_mul_overflow (d, 24, &t)
+        || __builtin_add_overflow (t, h, &t) || __builtin_mul_overflow (t, 60, &t)
+        || __builtin_add_overflow (t, m, &t) || __builtin_mul_overflow (t, 60, &t)
+        || __builtin_add_overflow (t, sec, &t) || t <= 0)
         return invalid (err, "invalid time '%s'", s);
+    *secs = t;
     return 0;
 }
 
@@ -269,7 +278,7 @@ static int apply_resources (struct hpcq_jobspec *spec, const struct sbatch *sb,
 {
     int cpt = sb->cpus_per_task ? sb->cpus_per_task : 1, count, tpn;
     char sel[512];
-    int64_t mem;
+    int64_t mem, ncpus;
 
     if (!sb->nodes && !sb->ntasks && !sb->tasks_per_node && !sb->cpus_per_task
         && !sb->gpus && !sb->mem && !sb->mem_per_cpu && !sb->constraint)
@@ -288,16 +297,24 @@ static int apply_resources (struct hpcq_jobspec *spec, const struct sbatch *sb,
         count = sb->ntasks ? sb->ntasks : 1;
         tpn = sb->tasks_per_node ? sb->tasks_per_node : 1;
     }
-    mem = sb->mem ? sb->mem : sb->mem_per_cpu * tpn * cpt;
-    snprintf (sel, sizeof (sel), "select=%d:ncpus=%d:mpiprocs=%d", count, tpn * cpt, tpn);
+    /* Each count is at most a million, but their products are not: a
+     * product that does not fit is refused, not wrapped into a small one. */
+    ncpus = (int64_t)tpn * cpt;
+    if (ncpus > INT_MAX)
+        return invalid (err, "%d tasks per node of %d cpus each: too many cpus", tpn, cpt);
+    mem = sb->mem;
+    if (!mem && __builtin_mul_overflow (sb->mem_per_cpu, ncpus, &mem))
+        return invalid (err, "--mem-per-cpu times %lld cpus is too large", (long long)ncpus);
+    snprintf (sel, sizeof (sel), "select=%d:ncpus=%lld:mpiprocs=%d", count,
+              (long long)ncpus, tpn);
     if (sb->gpu_type[0] && resource_check_mig (sb->gpu_type, NULL) == 0) {
         /* One MIG instance per chunk: N of them are N chunks. */
         if (sb->gpus != 1 && count != 1)
             return invalid (err, "--gres=gpu:%s:%d with several nodes: one MIG "
                             "instance per node only", sb->gpu_type, sb->gpus);
         count *= sb->gpus;
-        snprintf (sel, sizeof (sel), "select=%d:ncpus=%d:mpiprocs=%d:mig=%s", count,
-                  tpn * cpt, tpn, sb->gpu_type);
+        snprintf (sel, sizeof (sel), "select=%d:ncpus=%lld:mpiprocs=%d:mig=%s", count,
+                  (long long)ncpus, tpn, sb->gpu_type);
     }
     else if (sb->gpus)
         snprintf (sel + strlen (sel), sizeof (sel) - strlen (sel), ":ngpus=%d%s%s", sb->gpus,

@@ -206,6 +206,11 @@ int util_fsync_dir (const char *dir)
 
 int util_mkdir_p (const char *path)
 {
+    return util_mkdir_mode (path, 0700);
+}
+
+int util_mkdir_mode (const char *path, mode_t mode)
+{
     char tmp[4096];
     size_t len = strlen (path);
 
@@ -214,16 +219,31 @@ int util_mkdir_p (const char *path)
         return -1;
     }
     memcpy (tmp, path, len + 1);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
+    for (char *p = tmp + 1;; p++) {
+        char c = *p;
+        if (c != '/' && c != '\0')
             continue;
         *p = '\0';
-        if (mkdir (tmp, 0700) < 0 && errno != EEXIST)
+        if (mkdir (tmp, mode) < 0 && errno != EEXIST)
             return -1;
-        *p = '/';
+        *p = c;
+        if (c == '\0')
+            return 0;
     }
-    if (mkdir (tmp, 0700) < 0 && errno != EEXIST)
-        return -1;
+}
+
+int util_user_listed (const char *list, const char *user)
+{
+    size_t len = strlen (user);
+
+    for (const char *p = list ? list : ""; *p;) {
+        size_t n;
+        p += strspn (p, " ,");
+        n = strcspn (p, ",@ ");
+        if (n == len && strncmp (p, user, len) == 0)
+            return 1;
+        p += strcspn (p, ",");
+    }
     return 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The number of elements of an array (not a pointer). */
 #define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
@@ -48,6 +49,13 @@ int util_fsync_dir (const char *dir);
 
 /* Make a directory and its parents (mode 0700 for new ones).  0 or -1. */
 int util_mkdir_p (const char *path);
+
+/* The same with mode for new ones (less the umask).  0 or -1. */
+int util_mkdir_mode (const char *path, mode_t mode);
+
+/* 1 if user is in the comma-separated list of user names (an entry
+ * "user@host" counts by its user part), else 0.  list may be NULL. */
+int util_user_listed (const char *list, const char *user);
 
 /* Short host name (up to the first dot) into buf. */
 void util_short_hostname (char *buf, int len);

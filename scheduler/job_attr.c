@@ -209,6 +209,16 @@ static void job_attr_priority (json_t *o, const struct job *job)
     json_object_set_new (o, "fairshare", fs);
 }
 
+/* As PBS shows it: the octal digits (22 for 022); PBS's 077 when qsub
+ * was not given -W umask. */
+static void set_umask (json_t *o, int umask)
+{
+    char text[16];
+
+    snprintf (text, sizeof (text), "%o", (unsigned)(umask >= 0 ? umask : 077) & 0777);
+    set_str (o, "umask", text);
+}
+
 json_t *job_attr_json (struct server *srv, const struct job *job)
 {
     const struct hpcq_jobspec *s = &job->spec;
@@ -233,6 +243,7 @@ json_t *job_attr_json (struct server *srv, const struct job *job)
     json_object_set_new (o, "Priority", json_integer (job->rec.priority));
     set_time (o, "qtime", job->rec.ctime);
     set_str (o, "Rerunable", s->rerunnable ? "True" : "False");
+    set_umask (o, s->umask);
     json_object_set_new (o, "Resource_List", resource_list (job));
     set_time (o, "stime", job->rec.stime);
     if (job->rec.session_id)

@@ -102,6 +102,12 @@ static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg
         server_reply_error (c, msg, EPROTO, "%s", o ? err.text : "missing job spec");
         goto out;
     }
+    /* A job runs as its submitter: root's jobs only by acl_roots (PBS's
+     * words). */
+    if (!server_may_run_as (srv, conn_peer_uid (c))) {
+        server_reply_error (c, msg, EPERM, "Bad UID for job execution");
+        goto out;
+    }
     if (submit_check (srv, &spec, &err) < 0) {
         server_reply_error (c, msg, errno, "%s", err.text);
         goto out;

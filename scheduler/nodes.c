@@ -344,6 +344,53 @@ static void node_take_resources (struct node *n, const struct node *rep)
     place_node_sync (n);
 }
 
+/* The peer's host, without the port ("10.0.0.7:40312" -> "10.0.0.7"),
+ * or "local" for the Unix socket. */
+static void node_peer_host (struct conn *c, char *buf, size_t len)
+{
+    const char *name = conn_peer_name (c), *colon = strrchr (name, ':');
+    size_t n = colon ? (size_t)(colon - name) : strlen (name);
+
+    if (conn_is_local (c))
+        snprintf (buf, len, "local");
+    else
+        snprintf (buf, len, "%.*s", (int)(n < len ? n : len - 1), name);
+}
+
+/* A node name belongs to the worker whose link holds it: a second claimant
+ * is refused while that link lives (it used to evict it, which let anyone
+ * who could say hello take over a node and its jobs' results).  A worker
+ * that restarts gets its name back once its old link is gone: at once if
+ * the old process died (its socket closes), else after node_timeout.
+ * -1 if refused (answered). */
+static int node_claim (struct server *srv, struct conn *c, struct wire_msg *msg,
+                       const char *name)
+{
+    struct node *n = nodes_lookup (srv->nodes, name), *held = conn_aux (c);
+    char host[64];
+
+    if (held && strcmp (held->name, name) != 0) {
+        server_reply_error (c, msg, EPROTO, "node.hello: this link speaks for node %s, "
+                            "not %s", held->name, name);
+        return -1;
+    }
+    node_peer_host (c, host, sizeof (host));
+    if (n && n->conn && n->conn != c) {
+        log_msg (LOG_WARNING, "node %s: refused a second claimant at %s (uid %d): the "
+                 "worker at %s holds the name", name, conn_peer_name (c),
+                 (int)conn_peer_uid (c), conn_peer_name (n->conn));
+        server_reply_error (c, msg, EEXIST, "node.hello: node %s is held by a live "
+                            "worker at %s; not evicting it", name,
+                            conn_peer_name (n->conn));
+        conn_close_after_flush (c);
+        return -1;
+    }
+    if (n && n->holder[0] && strcmp (n->holder, host) != 0)
+        log_msg (LOG_WARNING, "node %s: registers from %s (uid %d), last time from %s",
+                 name, host, (int)conn_peer_uid (c), n->holder);
+    return 0;
+}
+
 static void node_hello (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     json_t *gpus, *running, *finished, *f;
@@ -360,15 +407,12 @@ static void node_hello (struct server *srv, struct conn *c, struct wire_msg *msg
         server_reply_error (c, msg, EPROTO, "node.hello: malformed resources");
         return;
     }
+    if (node_claim (srv, c, msg, name) < 0)
+        return;
     n = nodes_get (srv->nodes, name);
-    if (n->conn && n->conn != c) {
-        /* A second worker claiming the same name, or a reconnect whose old
-         * link has not timed out yet: the newest wins. */
-        conn_set_aux (n->conn, NULL);
-        conn_close (n->conn);
-    }
     node_take_resources (n, &rep);
     node_set_link (n, c);
+    node_peer_host (c, n->holder, sizeof (n->holder));
     conn_set_aux (c, n);
     n->state = NODE_UP;
     n->last_heard_ms = util_now_ms ();

@@ -50,7 +50,9 @@ struct node {
     struct node_use use;
     uint32_t whole_gpus;    /* bit g: GPU g is not in MIG mode */
     uint32_t mig_gpus;      /* bit g: GPU g is in MIG mode */
-    struct conn *conn;  /* link to its worker while up (node_set_link) */
+    struct conn *conn;  /* link to its worker while up (node_set_link); it
+                         * alone holds the name (node.hello refuses others) */
+    char holder[64];    /* host of the worker that last held the name */
     int offline;        /* out of service (pbsnodes -o): no new jobs */
     int ib_group;       /* 1 + ib_switch's number (place.c's), 0 if none: */
                         /* beside conn and offline, which the same scans read */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/arrayspec.h"
+#include "common/auth.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/accounting.h"
@@ -66,21 +67,9 @@ void server_user_name (uid_t uid, char *buf, int len)
 static int user_listed (const char *list, uid_t uid)
 {
     char name[64];
-    size_t len;
 
-    if (!list || !*list)
-        return 0;
     server_user_name (uid, name, sizeof (name));
-    len = strlen (name);
-    for (const char *p = list; *p;) {
-        size_t n;
-        p += strspn (p, " ,");
-        n = strcspn (p, ",@ ");
-        if (n == len && strncmp (p, name, len) == 0)
-            return 1;
-        p += strcspn (p, ",");
-    }
-    return 0;
+    return util_user_listed (list, name);
 }
 
 int server_is_manager (const struct server *srv, uid_t uid)
@@ -93,6 +82,11 @@ int server_is_operator (const struct server *srv, uid_t uid)
 {
     return server_is_manager (srv, uid)
            || user_listed (config_get (srv->cfg, "operators", NULL), uid);
+}
+
+int server_may_run_as (const struct server *srv, uid_t uid)
+{
+    return uid != 0 || user_listed (config_get (srv->cfg, "acl_roots", NULL), uid);
 }
 
 int server_may_act (const struct server *srv, uid_t uid, int64_t owner_uid)
@@ -204,11 +198,139 @@ static const struct handler *server_find (struct server *srv, const char *type)
     return NULL;
 }
 
+/* Root, the scheduler's own user and service_user may speak for a node. */
+static int server_is_service (const struct server *srv, uid_t uid)
+{
+    return uid == 0 || uid == srv->operator_uid
+           || (srv->auth && auth_is_service (srv->auth, uid));
+}
+
+/* Everything sent on a worker link carries a credential bound to it. */
+static json_t *server_sign (struct conn *c, const struct wire_msg *m, void *arg)
+{
+    struct server *srv = arg;
+    struct hpcq_error err;
+    json_t *cred = auth_sign (srv->auth, m, AUTH_TO_WORKER, conn_binding (c), &err);
+
+    if (!cred)
+        log_msg (LOG_ERR, "%s to %s: %s", m->type, conn_peer_name (c), err.text);
+    return cred;
+}
+
+/* A refused message: one error reply (for a request), a log line, and a
+ * worker link is dropped, since nothing more on it can be trusted. */
+static void server_refuse (struct conn *c, const struct wire_msg *msg, const char *why)
+{
+    log_msg (LOG_WARNING, "refused %s%s from %s: %s", msg->type,
+             msg->is_reply ? " reply" : "", conn_peer_name (c), why);
+    if (!msg->is_reply)
+        server_reply_error (c, msg, EPERM, "%s", why);
+    if (conn_binding (c)[0] || conn_aux (c) || strncmp (msg->type, "node.", 5) == 0)
+        conn_close_after_flush (c);
+}
+
+/* link.open, a worker's first message over TCP: the answer (signed, with
+ * the scheduler's nonce) proves to the worker who is listening, and from
+ * then on every credential on the link, either way, is bound to both
+ * nonces, so none can be replayed on another connection. */
+static void server_link_open (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    char nonce[AUTH_NONCE_HEX + 1], binding[AUTH_BINDING_MAX];
+    const char *theirs;
+
+    if (!srv->auth) {
+        server_reply_error (c, msg, ENOTSUP, "authentication is off on this scheduler "
+                            "(auth = none)");
+        return;
+    }
+    if (conn_binding (c)[0]) {
+        server_refuse (c, msg, "link.open: the link is already open");
+        return;
+    }
+    if (json_unpack (msg->body, "{s:s}", "nonce", &theirs) < 0
+        || strlen (theirs) != AUTH_NONCE_HEX
+        || strspn (theirs, "0123456789abcdef") != AUTH_NONCE_HEX) {
+        server_reply_error (c, msg, EPROTO, "link.open: missing or bad nonce");
+        return;
+    }
+    if (auth_nonce (nonce) < 0) {
+        server_reply_error (c, msg, EAGAIN, "link.open: no random numbers: %s",
+                            strerror (errno));
+        return;
+    }
+    snprintf (binding, sizeof (binding), "%s:%s", theirs, nonce);
+    conn_set_binding (c, binding);
+    conn_set_signer (c, server_sign, srv);
+    if (conn_reply (c, msg, 0, NULL, json_pack ("{s:s s:s}", "nonce", nonce,
+                                               "server", srv->name)) < 0)
+        conn_close (c);
+}
+
+/* A TCP message's credential: valid, bound to this message and link, and
+ * from the uid the connection already speaks for.  The first one sets
+ * that uid.  -1 if refused (answered). */
+static int server_check_cred (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    struct hpcq_error err;
+    struct auth_cred cred;
+    char why[128];
+
+    if (auth_verify (srv->auth, msg, AUTH_TO_SCHEDULER, conn_binding (c), &cred,
+                     &err) < 0) {
+        server_refuse (c, msg, err.text);
+        return -1;
+    }
+    if (conn_peer_uid (c) == (uid_t)-1)
+        conn_set_peer_uid (c, cred.uid);
+    else if (conn_peer_uid (c) != cred.uid) {
+        snprintf (why, sizeof (why), "a credential of uid %u on a connection of uid %u",
+                  (unsigned)cred.uid, (unsigned)conn_peer_uid (c));
+        server_refuse (c, msg, why);
+        return -1;
+    }
+    return 0;
+}
+
+/* May this peer send a message of this role?  -1 if not (answered). */
+static int server_check_role (struct server *srv, struct conn *c, struct wire_msg *msg,
+                              int role)
+{
+    char why[256];
+
+    if (role == ROLE_ANY && !conn_is_local (c) && !srv->auth) {
+        server_reply_error (c, msg, EPERM, "user requests over TCP need "
+                            "authentication, which is off on this scheduler "
+                            "(auth = none); use the Unix socket");
+        return -1;
+    }
+    if (role != ROLE_NODE || (!conn_is_local (c) && !srv->auth))
+        return 0;
+    if (!conn_is_local (c) && !conn_binding (c)[0]) {
+        server_refuse (c, msg, "node messages need link.open first");
+        return -1;
+    }
+    if (!server_is_service (srv, conn_peer_uid (c))) {
+        snprintf (why, sizeof (why), "%s: uid %u may not speak for a node (only root "
+                  "and the scheduler's user may)", msg->type, (unsigned)conn_peer_uid (c));
+        server_refuse (c, msg, why);
+        return -1;
+    }
+    return 0;
+}
+
 static void server_conn_msg (struct conn *c, struct wire_msg *msg, void *arg)
 {
     struct server *srv = arg;
     const struct handler *h;
 
+    if (!conn_is_local (c) && !msg->is_reply && strcmp (msg->type, "link.open") == 0) {
+        server_link_open (srv, c, msg);
+        return;
+    }
+    /* Over TCP nothing is believed without a credential; the Unix socket
+     * has the kernel's word (SO_PEERCRED). */
+    if (!conn_is_local (c) && srv->auth && server_check_cred (srv, c, msg) < 0)
+        return;
     if (msg->is_reply) {
         /* Workers acknowledge launches and signals; failures arrive as
          * job.finished, so there is nothing to do but log errors. */
@@ -221,21 +343,8 @@ static void server_conn_msg (struct conn *c, struct wire_msg *msg, void *arg)
         server_reply_error (c, msg, ENOSYS, "unknown request type '%s'", msg->type);
         return;
     }
-    if (h->role == ROLE_ANY && !conn_is_local (c)) {
-        /* Remote users need authentication (MUNGE, a later issue); until
-         * then only the Unix socket, where the kernel vouches for the uid,
-         * accepts user requests. */
-        server_reply_error (c, msg, EPERM, "user requests over TCP need "
-                            "authentication, which is not configured; use the "
-                            "Unix socket");
+    if (server_check_role (srv, c, msg, h->role) < 0)
         return;
-    }
-    if (h->role == ROLE_NODE && conn_is_local (c)
-        && conn_peer_uid (c) != 0 && conn_peer_uid (c) != srv->operator_uid) {
-        server_reply_error (c, msg, EPERM, "%s: only the scheduler's user may "
-                            "speak for a node", msg->type);
-        return;
-    }
     h->fn (srv, c, msg);
 }
 
@@ -525,10 +634,13 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         errprintf (err, "cannot register the HTTP paths");
         goto error;
     }
-    if (server_listen (srv, state_dir, err) < 0)
+    /* After every setting is checked (their errors come first), before
+     * anyone can connect. */
+    if (auth_from_config (cfg, "hpcq-scheduler", &srv->auth, err) < 0
+        || server_listen (srv, state_dir, err) < 0)
         goto error;
-    log_msg (LOG_INFO, "server %s ready: socket %s, tcp port %d", srv->name,
-             srv->socket_path, srv->tcp_port);
+    log_msg (LOG_INFO, "server %s ready: socket %s, tcp port %d, authentication %s",
+             srv->name, srv->socket_path, srv->tcp_port, srv->auth ? "munge" : "OFF");
     return srv;
 error:
     server_destroy (srv);
@@ -577,6 +689,7 @@ void server_destroy (struct server *srv)
     if (srv->db && db_commit (srv->db) == 0)
         (void)db_wal_checkpoint (srv->db);
     db_close (srv->db);
+    auth_destroy (srv->auth);
     free (srv);
     errno = saved;
 }

@@ -29,6 +29,7 @@ struct sched;
 struct depend;
 struct queues;
 struct fairshare;
+struct auth;
 struct job_ops;
 struct accounting;
 struct metrics;
@@ -39,8 +40,8 @@ struct node_health;
 struct server;
 
 enum {
-    ROLE_ANY = 0,       /* local users (uid from SO_PEERCRED) */
-    ROLE_NODE = 1,      /* worker daemons */
+    ROLE_ANY = 0,       /* users: uid from SO_PEERCRED, or over TCP a MUNGE credential */
+    ROLE_NODE = 1,      /* worker daemons: a service uid (root, the scheduler's user) */
 };
 
 struct handler {
@@ -52,6 +53,7 @@ struct handler {
 struct server {
     struct loop *loop;
     struct config *cfg;
+    struct auth *auth;          /* MUNGE; NULL with auth = none */
     struct db *db;
     struct jobs *jobs;
     struct nodes *nodes;
@@ -137,6 +139,10 @@ int server_is_operator (const struct server *srv, uid_t uid);
 /* PBS's query_other_jobs (config; false by default): may users see others'
  * jobs in full?  (Otherwise as the qstat table shows them.) */
 int server_query_other_jobs (const struct server *srv);
+
+/* May uid submit a job, which runs as uid?  Root only if named in the
+ * config key 'acl_roots' (PBS Pro's server attribute); everyone else. */
+int server_may_run_as (const struct server *srv, uid_t uid);
 
 /* The user name for uid ("uid1234" if it has none). */
 void server_user_name (uid_t uid, char *buf, int len);

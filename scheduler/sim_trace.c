@@ -3,6 +3,7 @@
  * archive's .swf.gz or an unpacked .swf alike. */
 #include <config.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,14 @@ static int swf_record (char *line, struct sim_job *j)
 
     if (n < 11)
         return -1;
+    /* The fields used must be numbers their C types hold (converting
+     * 1e300 or nan to an integer is undefined); an archive's are whole
+     * numbers or -1. */
+    for (int i = 0; i < 9; i++)
+        if (!(f[i] >= -1e15 && f[i] <= 1e15))
+            return -1;
+    if (f[4] > INT_MAX || f[7] > INT_MAX)
+        return -1;
     memset (j, 0, sizeof (*j));
     j->id = (int64_t)f[0];
     j->submit = (int64_t)f[1];
@@ -175,7 +184,8 @@ static int trace_read (struct sim_trace *t, const char *path, int limit,
         sim_trace_release (t);
         return -1;
     }
-    qsort (t->job, t->njobs, sizeof (*t->job), cmp_arrival);
+    if (t->njobs > 1)           /* qsort's array may not be NULL, even empty */
+        qsort (t->job, t->njobs, sizeof (*t->job), cmp_arrival);
     return 0;
 }
 

@@ -136,6 +136,41 @@ as_user() {
     (cd "$PUB" && setpriv --reuid="$(id -u "$u")" --regid="$(id -g "$u")" --clear-groups "$@")
 }
 
+# Authentication (tests/t6*): the scheduler's TCP port, the tests' impostor
+# tools (wire_client speaks the wire, e.g. to tcp:127.0.0.1:PORT; wire-sign
+# puts a MUNGE credential of whoever runs it on a message) and the frames a
+# worker sends.  cluster_start exports HPCQ_MUNGE_SOCKET, the cluster's munged.
+export WIRE_SIGN=$HPCQ_BUILDDIR/tests/wire-sign
+sched_port() { sed -n 's/^tcp=127.0.0.1://p' "$CLUSTER/scheduler.address"; }
+wire_client() { python3 "$HPCQ_SRCDIR/tests/wire-client.py" "$@"; }
+# as_user_py USER SCRIPT ARGS...: a Python script as USER, with the
+# system's python3 (a per-user one, e.g. pyenv's, may be closed to others).
+as_user_py() {
+    local u=$1 py=/usr/bin/python3; shift
+    [ -x "$py" ] || py=python3
+    as_user "$u" "$py" "$@"
+}
+# hello_frame NAME NCPUS [ID]: a worker's node.hello, without credential.
+hello_frame() {
+    printf '{"v":1,"type":"node.hello","id":%s,"cred":null,"body":{"name":"%s","ncpus":%s,"mem":1099511627776,"gpus":[],"running":[],"finished":[]}}' \
+        "${3:-2}" "$1" "$2"
+}
+# wire_check FILE KIND N EXPR: the Nth "KIND <json>" line of a wire_client
+# transcript (KIND: reply or msg), as r, satisfies the Python expression EXPR.
+wire_check() {
+    python3 - "$@" <<'PY'
+import json, sys
+path, kind, n, expr = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+lines = [l[len(kind) + 1:] for l in open(path) if l.startswith(kind + " ")]
+if len(lines) < n:
+    sys.exit("no %s %d in %s" % (kind, n, path))
+r = json.loads(lines[n - 1])
+ok = eval(expr, {"r": r})
+print("%s %d: %s -> %s" % (kind, n, json.dumps(r)[:300], ok))
+sys.exit(0 if ok else 1)
+PY
+}
+
 # --- hosts (hpcq-local --hosts): each worker in network namespaces of its own.
 
 # Clusters a test starts besides $CLUSTER (cluster_start_in), stopped at
@@ -181,3 +216,25 @@ cluster_start_in() {
 
 # on_host I CMD...: run CMD on host nodeI of $CLUSTER (0: the head).
 on_host() { hpcq-local exec "$CLUSTER" "$@"; }
+
+# skip_all REASON DESC...: skip each planned test, visibly, and end.
+skip_all() {
+    local why=$1 desc; shift
+    for desc in "$@"; do test_skip "$desc" "$why"; done
+    test_done
+}
+
+# root_and_nobody: why the tests that need root and a second user cannot
+# run here, or nothing (they can).  Call after other_users_setup.
+root_and_nobody() {
+    if [ "$(id -u)" -ne 0 ]; then echo "not root"
+    elif [ -z "${other_users:-}" ]; then echo "cannot run commands as nobody here"
+    fi
+}
+
+# containment [I]: the cgroup setup worker I logged ("cgroup v1 (...) at
+# DIR"), or why it has none ("no cgroups (REASON)...").
+containment() {
+    wait_until 10 grep -q "containment: " "$CLUSTER/worker${1:-1}.log" &&
+        sed -n 's/.*containment: //p' "$CLUSTER/worker${1:-1}.log" | head -1
+}

@@ -11,19 +11,21 @@ fi
 
 cluster_start 2 --cpus-per-worker 2
 
+# Each job runs snakemake itself (Python): mem_mb is what its cgroup
+# allows, and 100 MB is not enough for that.
 cat > Snakefile <<'S'
 rule all:
     input: "joined.txt"
 
 rule part:
     output: "p{i}.txt"
-    resources: runtime=10, mem_mb=100
+    resources: runtime=10, mem_mb=600
     shell: "echo part {wildcards.i} job $SLURM_JOB_ID > {output}"
 
 rule join:
     input: expand("p{i}.txt", i=range(3))
     output: "joined.txt"
-    resources: runtime=10, mem_mb=100
+    resources: runtime=10, mem_mb=600
     shell: "cat {input} > {output}"
 S
 

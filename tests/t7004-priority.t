@@ -50,7 +50,7 @@ test_expect_success 'qstat -f shows the factors, which add up to the priority' '
 '
 
 test_expect_success 'finished jobs charge their owner, durably' '
-    u=$(db_query "SELECT usage FROM fairshare WHERE user = '"'"'root'"'"'") &&
+    u=$(db_query "SELECT usage FROM fairshare WHERE user = '"'"'$(id -un)'"'"'") &&
     awk -v u="$u" "BEGIN { exit !(u > 1) }"
 '
 
@@ -71,7 +71,7 @@ else
 fi
 
 test_expect_success 'usage survives a restart' '
-    before=$(db_query "SELECT usage FROM fairshare WHERE user = '"'"'root'"'"'") &&
+    before=$(db_query "SELECT usage FROM fairshare WHERE user = '"'"'$(id -un)'"'"'") &&
     pid=$(cat $CLUSTER/scheduler.pid) && kill -9 $pid &&
     wait_until 10 sh -c "! kill -0 $pid 2>/dev/null" && hpcq-local start-scheduler $CLUSTER &&
     wait_until 20 sh -c "test \$(grep -c \"node node1 up\" $CLUSTER/scheduler.log) -ge 2" &&

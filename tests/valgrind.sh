@@ -14,11 +14,14 @@ vg="$vg --errors-for-leak-kinds=definite,indirect --error-exitcode=99"
 rc=0
 
 for t in common/test/test_resource common/test/test_jobspec common/test/test_directive \
-         common/test/test_sbatch common/test/test_wire common/test/test_config \
+         common/test/test_sbatch common/test/test_wire common/test/test_config common/test/test_auth \
+         common/test/test_arrayspec \
          db/test/test_db scheduler/test/test_priority scheduler/test/test_place \
          scheduler/test/test_backfill worker/test/test_gpu scheduler/test/test_lifecycle \
          scheduler/test/test_jobs scheduler/test/test_queue scheduler/test/test_depend \
-         scheduler/test/test_sched scheduler/test/test_nodes scheduler/test/test_acct_record \
+         scheduler/test/test_sched scheduler/test/test_nodes worker/test/test_launch \
+         worker/test/test_cgroup worker/test/test_privsep worker/test/test_spool \
+         worker/test/test_cores scheduler/test/test_acct_record \
          scheduler/test/test_accounting scheduler/test/test_admin worker/test/test_gpumon \
          common/test/test_sockdiag; do
     if HPCQ_SRCDIR=$src $vg --log-file="$logs/$(basename $t).log" "$build/$t" > /dev/null; then

@@ -1,15 +1,26 @@
 #!/usr/bin/env python3
 """wire-client.py - speak (or mangle) hpcq's wire format, for the tests.
 
-    wire-client.py [--shutdown] [--wait-close] [--timeout S] SOCKET FRAME...
+    wire-client.py [--shutdown] [--wait-close] [--timeout S] ADDRESS FRAME...
 
-Connects to the scheduler's Unix socket and sends each FRAME in order:
+Connects to the scheduler at ADDRESS (a Unix socket path, unix:PATH, or
+tcp:HOST:PORT) and sends each FRAME in order:
     json:TEXT   TEXT framed as a message (4-byte big-endian length + TEXT);
                 one reply is then read and printed as "reply <json>"
     send:TEXT   TEXT framed as a message; no reply is awaited
     raw:TEXT    the bytes of TEXT as they are (Python escapes like \\x00 work)
     hdr:N       a bare 4-byte length header saying N (decimal or 0x...)
     bytes:N:B   N copies of the byte B (decimal or 0x...)
+    open:       link.open with a fresh nonce (what a worker says first); the
+                reply is printed, and the link's binding (our nonce:theirs)
+                kept for the signed frames below
+    sjson:TEXT  TEXT signed by $WIRE_SIGN (tests/wire-sign: a MUNGE
+                credential of the user running this, bound to the link),
+                framed, sent; one reply is read and printed
+    ssend:TEXT  the same, no reply awaited
+    again:      the last framed message again, byte for byte; one reply read
+    recv:S      print each message that arrives in S seconds ("msg <json>"),
+                then "closed" if the peer closed the connection
 --shutdown     after the frames, shut down the sending half (the peer sees EOF)
 --wait-close   then wait up to --timeout seconds (default 5) for the server
                to close the connection; print "closed" if it did, "open" if it
@@ -18,8 +29,11 @@ Exits 0 unless the socket could not be used; the caller judges the output.
 Only the standard library, so it runs wherever the tests do.
 """
 import json
+import os
+import secrets
 import socket
 import struct
+import subprocess
 import sys
 import time
 
@@ -49,6 +63,53 @@ def number(s):
     return int(s, 0)
 
 
+def connect(address, timeout):
+    if address.startswith("tcp:"):
+        host, _, port = address[4:].rpartition(":")
+        sock = socket.create_connection((host, int(port)), timeout)
+    else:
+        if address.startswith("unix:"):
+            address = address[5:]
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(timeout)
+        sock.connect(address)
+    sock.settimeout(timeout)
+    return sock
+
+
+def sign(text, binding):
+    """TEXT with a credential from tests/wire-sign (path in $WIRE_SIGN)."""
+    out = subprocess.run([os.environ["WIRE_SIGN"], "--binding", binding],
+                         input=text.encode(), stdout=subprocess.PIPE, check=True)
+    return out.stdout.strip()
+
+
+def print_reply(sock, timeout):
+    try:
+        reply = read_reply(sock, timeout)
+        print("reply " + json.dumps(reply, sort_keys=True))
+        return reply
+    except (EOFError, TimeoutError, ValueError, OSError) as e:
+        print("noreply %s" % e)
+        return None
+
+
+def receive(sock, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            msg = read_reply(sock, deadline - time.monotonic())
+        except TimeoutError:
+            return
+        except (EOFError, OSError):
+            print("closed")
+            return
+        except socket.timeout:
+            return
+        print("msg " + json.dumps(msg, sort_keys=True))
+        sys.stdout.flush()
+
+
 def main(argv):
     shutdown = wait_close = False
     timeout = 5.0
@@ -67,23 +128,30 @@ def main(argv):
     if len(args) < 1:
         print(__doc__, file=sys.stderr)
         return 2
-    path = args.pop(0)
-    if path.startswith("unix:"):
-        path = path[5:]
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(timeout)
-    sock.connect(path)
+    sock = connect(args.pop(0), timeout)
+    binding = ""
+    last = b""
     for frame in args:
         kind, _, text = frame.partition(":")
-        if kind in ("json", "send"):
-            data = text.encode()
+        if kind in ("json", "send", "sjson", "ssend"):
+            data = sign(text, binding) if kind in ("sjson", "ssend") else text.encode()
+            last = struct.pack(">I", len(data)) + data
+            sock.sendall(last)
+            if kind in ("json", "sjson"):
+                print_reply(sock, timeout)
+        elif kind == "open":
+            nonce = secrets.token_hex(16)
+            data = json.dumps({"v": 1, "type": "link.open", "id": 1, "cred": None,
+                               "body": {"nonce": nonce}}).encode()
             sock.sendall(struct.pack(">I", len(data)) + data)
-            if kind == "json":
-                try:
-                    print("reply " + json.dumps(read_reply(sock, timeout),
-                                                sort_keys=True))
-                except (EOFError, TimeoutError, ValueError) as e:
-                    print("noreply %s" % e)
+            reply = print_reply(sock, timeout)
+            if reply and "nonce" in reply.get("body", {}):
+                binding = nonce + ":" + reply["body"]["nonce"]
+        elif kind == "again":
+            sock.sendall(last)
+            print_reply(sock, timeout)
+        elif kind == "recv":
+            receive(sock, float(text))
         elif kind == "raw":
             sock.sendall(text.encode("latin-1").decode("unicode_escape")
                          .encode("latin-1"))

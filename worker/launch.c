@@ -1,16 +1,14 @@
 /* launch.c - see launch.h
  *
- * The child reports a failure before exec through a close-on-exec pipe:
- * the parent reads either EOF (exec succeeded) or the error text.
+ * Status pipe records, each ending in a NUL: 'O' PATH and 'E' PATH (the
+ * output and error files the child resolved), then possibly 'X' TEXT (why
+ * it could not exec).  The worker reads them without blocking.
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
-#include <grp.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,8 +24,6 @@
 #include "worker/sandbox.h"
 
 #define ENV_MAX 512
-
-static int write_file (const char *path, const char *text, mode_t mode);
 
 int launch_req_decode (json_t *body, struct launch_req *req, struct hpcq_error *err)
 {
@@ -94,175 +90,6 @@ void launch_req_release (struct launch_req *req)
     req->nnodefile = 0;
 }
 
-static void spool_path (char *buf, int len, const char *spool, int64_t seq,
-                        int attempt, const char *suffix)
-{
-    snprintf (buf, len, "%s/%lld.%d.%s", spool, (long long)seq, attempt, suffix);
-}
-
-void launch_cleanup (const char *spool, int64_t seq, int attempt)
-{
-    char path[4096];
-
-    spool_path (path, sizeof (path), spool, seq, attempt, "SC");
-    (void)unlink (path);
-    spool_path (path, sizeof (path), spool, seq, attempt, "nodes");
-    (void)unlink (path);
-    spool_path (path, sizeof (path), spool, seq, attempt, "session");
-    (void)unlink (path);
-}
-
-/* Field 22 of /proc/PID/stat (start time in clock ticks since boot), which
- * with the pid identifies a process across pid reuse; -1 if gone. */
-static long long proc_start_time (pid_t pid, pid_t *sid)
-{
-    char path[64], buf[1024], *p;
-    long long start = -1;
-    int fd, n, field = 2;
-
-    snprintf (path, sizeof (path), "/proc/%d/stat", (int)pid);
-    if ((fd = open (path, O_RDONLY | O_CLOEXEC)) < 0)
-        return -1;
-    n = read (fd, buf, sizeof (buf) - 1);
-    close (fd);
-    if (n <= 0 || !(p = strrchr ((buf[n] = '\0', buf), ')')))
-        return -1;
-    for (p++; *p && field < 22; p++) {
-        if (*p != ' ')
-            continue;
-        field++;
-        if (field == 6)
-            *sid = (pid_t)atoi (p + 1);
-        if (field == 22)
-            start = atoll (p + 1);
-    }
-    return start;
-}
-
-static void launch_record_session (const char *spool, const struct launch_req *req,
-                                   pid_t pid)
-{
-    char path[4096], text[64];
-    pid_t sid = 0;
-
-    spool_path (path, sizeof (path), spool, req->seq, req->attempt, "session");
-    snprintf (text, sizeof (text), "%d %lld\n", (int)pid, proc_start_time (pid, &sid));
-    (void)write_file (path, text, 0600);
-}
-
-static int kill_leftover (const char *path)
-{
-    char *text = util_read_file (path, 256, NULL);
-    long long start = -2;
-    pid_t sid = 0;
-    int pid = 0, killed = 0;
-
-    if (text && sscanf (text, "%d %lld", &pid, &start) == 2 && pid > 1
-        && proc_start_time (pid, &sid) == start && sid == pid) {
-        (void)kill (-pid, SIGKILL);
-        killed = 1;
-    }
-    free (text);
-    (void)unlink (path);
-    return killed;
-}
-
-int launch_kill_leftovers (const char *spool)
-{
-    DIR *d = opendir (spool);
-    struct dirent *de;
-    int killed = 0;
-
-    if (!d)
-        return 0;
-    while ((de = readdir (d))) {
-        size_t len = strlen (de->d_name);
-        char path[4096];
-        if (len < 8 || strcmp (de->d_name + len - 8, ".session") != 0)
-            continue;
-        snprintf (path, sizeof (path), "%s/%s", spool, de->d_name);
-        killed += kill_leftover (path);
-    }
-    closedir (d);
-    return killed;
-}
-
-static int write_file (const char *path, const char *text, mode_t mode)
-{
-    int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    int rc;
-
-    if (fd < 0)
-        return -1;
-    rc = util_write_all (fd, text, strlen (text));
-    if (close (fd) < 0)
-        rc = -1;
-    return rc;
-}
-
-/* Script and nodefile in the spool, readable by the job's owner. */
-static int launch_spool (const struct launch_req *req, const char *spool,
-                         char *script, char *nodes, int len, struct hpcq_error *err)
-{
-    size_t total = 1;
-    char *text;
-
-    spool_path (script, len, spool, req->seq, req->attempt, "SC");
-    spool_path (nodes, len, spool, req->seq, req->attempt, "nodes");
-    for (int i = 0; i < req->nnodefile; i++)
-        total += strlen (req->nodefile[i]) + 1;
-    text = xzalloc (total);
-    for (int i = 0; i < req->nnodefile; i++) {
-        strcat (text, req->nodefile[i]);
-        strcat (text, "\n");
-    }
-    if (write_file (script, req->spec.script, 0700) < 0
-        || write_file (nodes, text, 0644) < 0) {
-        free (text);
-        return errprintf (err, "cannot write spool files in %s: %s", spool,
-                          strerror (errno));
-    }
-    free (text);
-    if (geteuid () == 0 && req->uid != 0
-        && (chown (script, (uid_t)req->uid, (gid_t)-1) < 0
-            || chown (nodes, (uid_t)req->uid, (gid_t)-1) < 0))
-        return errprintf (err, "cannot give spool files to uid %lld: %s",
-                          (long long)req->uid, strerror (errno));
-    return 0;
-}
-
-/* PBS rules: -o/-e relative to the submission directory; a directory
- * gets NAME.oNUM inside it; the default is WORKDIR/NAME.oNUM. */
-static void resolve_output (const struct launch_req *req, const char *given,
-                            char kind, char *buf, int len)
-{
-    const struct hpcq_jobspec *s = &req->spec;
-    char path[3072];    /* shorter than buf: room for the directory */
-    char num[64];
-    struct stat st;
-
-    /* A subjob's files are NAME.oN.I, as in PBS. */
-    if (req->array_index >= 0)
-        snprintf (num, sizeof (num), "%lld.%d", (long long)req->number, req->array_index);
-    else
-        snprintf (num, sizeof (num), "%lld", (long long)req->number);
-    if (given)
-        jobspec_expand_path (given, (long long)req->number, req->array_index, s->name,
-                             path, sizeof (path));
-    if (!given)
-        snprintf (buf, len, "%s/%s.%c%s", s->workdir, s->name, kind, num);
-    else if (path[0] == '/')
-        snprintf (buf, len, "%s", path);
-    else
-        snprintf (buf, len, "%s/%s", s->workdir, path);
-    /* "logs/" names a directory even before it exists. */
-    if (given && ((stat (buf, &st) == 0 && S_ISDIR (st.st_mode))
-                  || given[strlen (given) - 1] == '/')) {
-        size_t l = strlen (buf);
-        snprintf (buf + l, len - l, "%s%s.%c%s", buf[l - 1] == '/' ? "" : "/", s->name,
-                  kind, num);
-    }
-}
 
 static void env_add (char **envp, int *n, const char *key, const char *fmt, ...)
     __attribute__ ((format (printf, 4, 5)));
@@ -294,14 +121,12 @@ static void env_add (char **envp, int *n, const char *key, const char *fmt, ...)
 static void launch_env_compat (char **envp, int *n, const struct launch_req *req,
                                const struct launch_env *e);
 
-static void env_user (char **envp, int *n, const struct launch_req *req)
+static void env_user (char **envp, int *n, const struct launch_req *req,
+                      const struct privsep_cred *cred)
 {
-    struct passwd pw, *res = NULL;
-    char buf[4096];
-
-    if (getpwuid_r ((uid_t)req->uid, &pw, buf, sizeof (buf), &res) == 0 && res) {
-        env_add (envp, n, "HOME", "%s", pw.pw_dir);
-        env_add (envp, n, "SHELL", "%s", pw.pw_shell);
+    if (cred && cred->home[0]) {
+        env_add (envp, n, "HOME", "%s", cred->home);
+        env_add (envp, n, "SHELL", "%s", cred->shell);
     }
     env_add (envp, n, "USER", "%s", req->owner);
     env_add (envp, n, "LOGNAME", "%s", req->owner);
@@ -309,15 +134,15 @@ static void env_user (char **envp, int *n, const struct launch_req *req)
 
 /* The job's environment: its Variable_List (PBS_O_*, -v, -V), then what
  * the batch system defines, which the user cannot override. */
-static char **launch_environ (const struct launch_req *req, const struct launch_env *e,
-                              const char *nodes)
+char **launch_environ (const struct launch_req *req, const struct launch_env *e,
+                       const char *nodes)
 {
     char **envp = xzalloc (ENV_MAX * sizeof (char *)), cvd[2048];
     const char *path = jobspec_getenv (&req->spec, "PBS_O_PATH");
     int n = 0;
 
     env_add (envp, &n, "PATH", "%s", path ? path : "/usr/local/bin:/usr/bin:/bin");
-    env_user (envp, &n, req);
+    env_user (envp, &n, req, e->cred);
     for (int i = 0; i < req->spec.nenv && n < ENV_MAX - 64; i++) {
         const char *kv = req->spec.env[i], *eq = strchr (kv, '=');
         char key[256];
@@ -367,105 +192,289 @@ static char **launch_environ (const struct launch_req *req, const struct launch_
     return envp;
 }
 
-static void free_environ (char **envp)
+
+void launch_environ_free (char **envp)
 {
+    if (!envp)
+        return;
     for (int i = 0; envp[i]; i++)
         free (envp[i]);
     free (envp);
 }
 
-/* In the child: report why we could not exec, then exit. */
-static void child_fail (int fd, const char *what, const char *path)
+void launch_cleanup (struct spool *sp, int64_t seq, int attempt)
+{
+    static const char *suffixes[] = { "SC", "nodes", "session" };
+    char name[128];
+
+    for (size_t i = 0; i < ARRAY_SIZE (suffixes); i++) {
+        spool_name (name, sizeof (name), seq, attempt, suffixes[i]);
+        spool_remove (sp, name);
+    }
+}
+
+/* Field 22 of /proc/PID/stat (start time in clock ticks since boot), which
+ * with the pid identifies a process across pid reuse; -1 if gone. */
+static long long proc_start_time (pid_t pid, pid_t *sid)
+{
+    char path[64], buf[1024], *p;
+    long long start = -1;
+    int fd, n, field = 2;
+
+    snprintf (path, sizeof (path), "/proc/%d/stat", (int)pid);
+    if ((fd = open (path, O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    n = read (fd, buf, sizeof (buf) - 1);
+    close (fd);
+    if (n <= 0 || !(p = strrchr ((buf[n] = '\0', buf), ')')))
+        return -1;
+    for (p++; *p && field < 22; p++) {
+        if (*p != ' ')
+            continue;
+        field++;
+        if (field == 6)
+            *sid = (pid_t)atoi (p + 1);
+        if (field == 22)
+            start = atoll (p + 1);
+    }
+    return start;
+}
+
+static void launch_record_session (struct spool *sp, const struct launch_req *req,
+                                   pid_t pid)
+{
+    char name[128], text[64];
+    pid_t sid = 0;
+
+    spool_name (name, sizeof (name), req->seq, req->attempt, "session");
+    snprintf (text, sizeof (text), "%d %lld\n", (int)pid, proc_start_time (pid, &sid));
+    (void)spool_write (sp, name, text, 0600, (uid_t)-1, (gid_t)-1, NULL);
+}
+
+/* The session of a job without a cgroup: its leader, if it is still the
+ * process the record names (not a reused pid), leads it. */
+static int kill_leftover (struct spool *sp, const char *name, void *arg)
+{
+    char *text = spool_read (sp, name, 256);
+    long long start = -2;
+    pid_t sid = 0;
+    int pid = 0, killed = 0;
+
+    if (text && sscanf (text, "%d %lld", &pid, &start) == 2 && pid > 1
+        && proc_start_time (pid, &sid) == start && sid == pid) {
+        (void)kill (-pid, SIGKILL);
+        killed = 1;
+    }
+    free (text);
+    spool_remove (sp, name);
+    return killed;
+}
+
+int launch_kill_leftovers (struct spool *sp, struct cgroups *cg)
+{
+    int n = cg ? cgroups_sweep (cg) : 0;
+    int m = spool_foreach (sp, ".session", kill_leftover, NULL);
+
+    /* A job in a cgroup also left a session record: count it once. */
+    return n > m ? n : m;
+}
+
+char *launch_nodefile (const struct launch_req *req)
+{
+    size_t total = 1;
+    char *text;
+
+    for (int i = 0; i < req->nnodefile; i++)
+        total += strlen (req->nodefile[i]) + 1;
+    text = xzalloc (total);
+    for (int i = 0; i < req->nnodefile; i++) {
+        strcat (text, req->nodefile[i]);
+        strcat (text, "\n");
+    }
+    return text;
+}
+
+/* Script and node file in the spool, the job owner's, readable by nobody
+ * else. */
+static int launch_spool (const struct launch_req *req, const struct launch_env *e,
+                         char *script, char *nodes, int len, struct hpcq_error *err)
+{
+    uid_t uid = e->cred ? e->cred->uid : (uid_t)-1;
+    gid_t gid = e->cred ? e->cred->gid : (gid_t)-1;
+    char sc_name[128], nodes_name[128], *text = launch_nodefile (req);
+    int rc;
+
+    spool_name (sc_name, sizeof (sc_name), req->seq, req->attempt, "SC");
+    spool_name (nodes_name, sizeof (nodes_name), req->seq, req->attempt, "nodes");
+    snprintf (script, len, "%s/%s", spool_dir (e->spool), sc_name);
+    snprintf (nodes, len, "%s/%s", spool_dir (e->spool), nodes_name);
+    rc = spool_write (e->spool, sc_name, req->spec.script, 0700, uid, gid, err) < 0
+         || spool_write (e->spool, nodes_name, text, 0600, uid, gid, err) < 0 ? -1 : 0;
+    free (text);
+    return rc;
+}
+
+/* PBS rules: -o/-e relative to the submission directory; a directory
+ * gets NAME.oNUM inside it; the default is WORKDIR/NAME.oNUM. */
+void launch_resolve_output (const struct launch_req *req, const char *given, char kind,
+                            char *buf, int len)
+{
+    const struct hpcq_jobspec *s = &req->spec;
+    char path[3072];    /* shorter than buf: room for the directory */
+    char num[64];
+    struct stat st;
+
+    /* A subjob's files are NAME.oN.I, as in PBS. */
+    if (req->array_index >= 0)
+        snprintf (num, sizeof (num), "%lld.%d", (long long)req->number, req->array_index);
+    else
+        snprintf (num, sizeof (num), "%lld", (long long)req->number);
+    if (given)
+        jobspec_expand_path (given, (long long)req->number, req->array_index, s->name,
+                             path, sizeof (path));
+    if (!given)
+        snprintf (buf, len, "%s/%s.%c%s", s->workdir, s->name, kind, num);
+    else if (path[0] == '/')
+        snprintf (buf, len, "%s", path);
+    else
+        snprintf (buf, len, "%s/%s", s->workdir, path);
+    /* "logs/" names a directory even before it exists. */
+    if (given && ((stat (buf, &st) == 0 && S_ISDIR (st.st_mode))
+                  || given[strlen (given) - 1] == '/')) {
+        size_t l = strlen (buf);
+        snprintf (buf + l, len - l, "%s%s.%c%s", buf[l - 1] == '/' ? "" : "/", s->name,
+                  kind, num);
+    }
+}
+
+/* In the child: one status record. */
+static void child_say (int fd, char type, const char *text)
+{
+    size_t len = strlen (text);
+    char *rec = xzalloc (len + 2);
+
+    rec[0] = type;
+    memcpy (rec + 1, text, len + 1);
+    (void)util_write_all (fd, rec, len + 2);
+    free (rec);
+}
+
+/* In the child: report why we could not exec, then exit (freeing envp:
+ * memory checkers look at a child that leaves by _exit too). */
+static void child_fail (int fd, char **envp, const char *what, const char *path)
 {
     char msg[1024];
-    int len = snprintf (msg, sizeof (msg), "%s %s: %s", what, path, strerror (errno));
-    (void)!write (fd, msg, len);
+
+    snprintf (msg, sizeof (msg), "%s %s: %s", what, path, strerror (errno));
+    child_say (fd, 'X', msg);
+    launch_environ_free (envp);
     _exit (127);
 }
 
+/* 0666 less the job's umask, as a shell's redirection would create them. */
 static int open_output (const char *path)
 {
-    return open (path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    return open (path, O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY | O_CLOEXEC, 0666);
 }
 
-static void child_become_owner (const struct launch_req *req, int errfd)
-{
-    struct passwd pw, *res = NULL;
-    char buf[4096];
-
-    if (geteuid () != 0 || req->uid == 0)
-        return;
-    if (getpwuid_r ((uid_t)req->uid, &pw, buf, sizeof (buf), &res) != 0 || !res) {
-        errno = ENOENT;
-        child_fail (errfd, "unknown user", req->owner);
-    }
-    if (initgroups (pw.pw_name, pw.pw_gid) < 0 || setgid (pw.pw_gid) < 0
-        || setuid (pw.pw_uid) < 0)
-        child_fail (errfd, "cannot become user", req->owner);
-}
-
-static void child_stdio (const struct launch_req *req, int errfd)
+static void child_stdio (const struct launch_req *req, const char *out_path,
+                         const char *err_path, char **envp, int fd)
 {
     int out, errf, in = open ("/dev/null", O_RDONLY);
     int join = req->spec.join;
+    const char *out_file = join == JOIN_EO ? err_path : out_path;
 
-    out = open_output (join == JOIN_EO ? req->stderr_path : req->stdout_path);
+    out = open_output (out_file);
     if (out < 0)
-        child_fail (errfd, "cannot open output file",
-                    join == JOIN_EO ? req->stderr_path : req->stdout_path);
-    errf = join != JOIN_NONE ? out : open_output (req->stderr_path);
+        child_fail (fd, envp, "cannot open output file", out_file);
+    errf = join != JOIN_NONE ? out : open_output (err_path);
     if (errf < 0)
-        child_fail (errfd, "cannot open error file", req->stderr_path);
+        child_fail (fd, envp, "cannot open error file", err_path);
     if (in < 0 || dup2 (in, 0) < 0 || dup2 (out, 1) < 0 || dup2 (errf, 2) < 0)
-        child_fail (errfd, "cannot set up", "stdio");
+        child_fail (fd, envp, "cannot set up", "stdio");
 }
 
-static void child_exec (const struct launch_req *req, const char *script,
-                        char **envp, int errfd)
+/* Everything from here on that touches a path the user named runs after
+ * privsep_drop(): the stat in launch_resolve_output, the checkpoint
+ * directory, the output files. */
+static void child_exec (const struct launch_req *req, const struct launch_env *e,
+                        const char *script, char **envp, int fd)
 {
-    sigset_t all;
-    char ckpt[4200];
+    char out_path[4096], err_path[4096], ckpt[4200];
+    sigset_t none;
 
     /* The worker blocks signals for its signalfd; the job must not inherit
      * that, nor ignored SIGPIPE. */
-    sigemptyset (&all);
-    sigprocmask (SIG_SETMASK, &all, NULL);
+    sigemptyset (&none);
+    sigprocmask (SIG_SETMASK, &none, NULL);
     signal (SIGPIPE, SIG_DFL);
     if (setsid () < 0)
-        child_fail (errfd, "setsid", "");
-    child_become_owner (req, errfd);
+        child_fail (fd, envp, "setsid", "");
+    if (e->cg && cgroup_job_enter (e->cg) < 0)
+        child_fail (fd, envp, "cannot enter cgroup", cgroup_job_path (e->cg));
+    if (e->cred && privsep_drop (e->cred) < 0)
+        child_fail (fd, envp, "cannot become user", req->owner);
+    umask (req->spec.umask >= 0 ? (mode_t)req->spec.umask : LAUNCH_DEFAULT_UMASK);
     if (req->sandbox[0] && sandbox_make (req->sandbox) < 0)
-        child_fail (errfd, "cannot create sandbox", req->sandbox);
+        child_fail (fd, envp, "cannot create sandbox", req->sandbox);
     if (chdir (req->sandbox[0] ? req->sandbox : req->spec.workdir) < 0)
-        child_fail (errfd, "cannot enter working directory", req->spec.workdir);
+        child_fail (fd, envp, "cannot enter working directory", req->spec.workdir);
+    launch_resolve_output (req, req->spec.output_path, 'o', out_path, sizeof (out_path));
+    launch_resolve_output (req, req->spec.error_path, 'e', err_path, sizeof (err_path));
+    /* Where stdout and stderr go, -j counted: the worker's notes go where
+     * stderr does. */
+    child_say (fd, 'O', req->spec.join == JOIN_EO ? err_path : out_path);
+    child_say (fd, 'E', req->spec.join == JOIN_OE ? out_path : err_path);
     snprintf (ckpt, sizeof (ckpt), "%s/.hpcq/checkpoints/%s", req->spec.workdir,
               req->uuid);
     (void)util_mkdir_p (ckpt);
-    child_stdio (req, errfd);
+    child_stdio (req, out_path, err_path, envp, fd);
     if (strncmp (req->spec.script, "#!", 2) == 0)
         execve (script, (char *[]){ (char *)script, NULL }, envp);
     else
         execve ("/bin/sh", (char *[]){ "sh", (char *)script, NULL }, envp);
-    child_fail (errfd, "cannot execute", script);
+    child_fail (fd, envp, "cannot execute", script);
 }
 
-/* Wait for the child's verdict: EOF means exec succeeded. */
-static int launch_wait_exec (int fd, pid_t pid, struct hpcq_error *err)
+static void status_parse (struct launch_status *st)
 {
-    char msg[1024];
+    st->buf[st->len < sizeof (st->buf) ? st->len : sizeof (st->buf) - 1] = '\0';
+    for (size_t o = 0; o < st->len;) {
+        const char *rec = st->buf + o;
+        size_t n = strlen (rec);
+        if (rec[0] == 'O')
+            snprintf (st->stdout_path, sizeof (st->stdout_path), "%s", rec + 1);
+        else if (rec[0] == 'E')
+            snprintf (st->stderr_path, sizeof (st->stderr_path), "%s", rec + 1);
+        else if (rec[0] == 'X')
+            snprintf (st->error, sizeof (st->error), "%s", rec + 1);
+        o += n + 1;
+    }
+}
+
+int launch_status_read (int fd, struct launch_status *st)
+{
+    char chunk[4096];
     ssize_t n;
 
-    do
-        n = read (fd, msg, sizeof (msg) - 1);
-    while (n < 0 && errno == EINTR);
-    if (n <= 0)
-        return 0;
-    msg[n] = '\0';
-    errno = ENOEXEC;
-    return errprintf (err, "%s", msg);
+    for (;;) {
+        n = read (fd, chunk, sizeof (chunk));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return 0;
+        if (n <= 0)
+            break;
+        /* More than the records can hold is not from our child. */
+        size_t room = sizeof (st->buf) - 1 - st->len;
+        memcpy (st->buf + st->len, chunk, (size_t)n < room ? (size_t)n : room);
+        st->len += (size_t)n < room ? (size_t)n : room;
+    }
+    status_parse (st);
+    return n < 0 ? -1 : 1;
 }
 
-pid_t launch_start (struct launch_req *req, const struct launch_env *e,
+pid_t launch_start (struct launch_req *req, const struct launch_env *e, int *status_fd,
                     struct hpcq_error *err)
 {
     char script[4096], nodes[4096];
@@ -473,17 +482,13 @@ pid_t launch_start (struct launch_req *req, const struct launch_env *e,
     int pfd[2];
     pid_t pid;
 
-    if (launch_spool (req, e->spool, script, nodes, sizeof (script), err) < 0)
-        return -1;
-    resolve_output (req, req->spec.output_path, 'o', req->stdout_path,
-                    sizeof (req->stdout_path));
-    resolve_output (req, req->spec.error_path, 'e', req->stderr_path,
-                    sizeof (req->stderr_path));
     if (req->spec.sandbox && strcmp (req->spec.sandbox, "PRIVATE") == 0
         && sandbox_path (e->jobdir_root, geteuid () == 0 ? (uid_t)req->uid : geteuid (),
                          req->jobid, req->sandbox, sizeof (req->sandbox)) < 0)
         return errprintf (err, "cannot name a sandbox for %s: %s", req->jobid,
                           strerror (errno));
+    if (launch_spool (req, e, script, nodes, sizeof (script), err) < 0)
+        return -1;
     if (pipe2 (pfd, O_CLOEXEC) < 0)
         return errprintf (err, "pipe: %s", strerror (errno));
     envp = launch_environ (req, e, nodes);
@@ -491,22 +496,18 @@ pid_t launch_start (struct launch_req *req, const struct launch_env *e,
         int saved = errno;
         close (pfd[0]);
         close (pfd[1]);
-        free_environ (envp);
+        launch_environ_free (envp);
         errno = saved;
         return errprintf (err, "fork: %s", strerror (saved));
     }
     if (pid == 0) {
         close (pfd[0]);
-        child_exec (req, script, envp, pfd[1]);
+        child_exec (req, e, script, envp, pfd[1]);
     }
     close (pfd[1]);
-    free_environ (envp);
-    if (launch_wait_exec (pfd[0], pid, err) < 0) {
-        /* The child has exited (127); the SIGCHLD handler reaps it. */
-        close (pfd[0]);
-        return -1;
-    }
-    close (pfd[0]);
+    launch_environ_free (envp);
+    (void)fcntl (pfd[0], F_SETFL, O_NONBLOCK);
+    *status_fd = pfd[0];
     launch_record_session (e->spool, req, pid);
     return pid;
 }

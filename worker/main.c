@@ -47,7 +47,7 @@ static void on_signal (struct loop *l, int signo, void *arg)
     }
     log_msg (LOG_INFO, "signal %d: shutting down, killing %d jobs", signo,
              tasks_count (w->tasks));
-    for (struct task *t = tasks_first (w->tasks); t; t = t->next)
+    for (struct task *t = tasks_first (w->tasks); t; t = tasks_next (t))
         tasks_kill (w->tasks, t, KILL_DELETED, 1);
     loop_stop (l);
 }

@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "worker/owner.h"
 #include "worker/sandbox.h"
 
 int sandbox_path (const char *root, uid_t uid, const char *jobid, char *buf, size_t len)
@@ -58,13 +57,14 @@ static int remove_one (const char *path, const struct stat *st, int flag, struct
     return 0;
 }
 
-static void remove_tree (void *arg)
+static int remove_tree (void *arg)
 {
     /* Depth first, never following links nor leaving the file system. */
-    (void)nftw ((const char *)arg, remove_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+    return nftw ((const char *)arg, remove_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) == 0
+               ? 0 : 1;
 }
 
-void sandbox_remove (const char *path, uid_t uid)
+int sandbox_remove (struct privsep *ps, const struct privsep_cred *c, const char *path)
 {
-    (void)owner_run (uid, remove_tree, (void *)path);
+    return privsep_run (ps, c, 0, remove_tree, (void *)path, NULL, NULL);
 }

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "worker/privsep.h"
+
 /* The directory's path for job jobid of uid: root/pbs.JOBID.XXXXXXXX
  * (root NULL: uid's home).  0, or -1 with errno. */
 int sandbox_path (const char *root, uid_t uid, const char *jobid, char *buf, size_t len);
@@ -19,7 +21,8 @@ int sandbox_path (const char *root, uid_t uid, const char *jobid, char *buf, siz
 /* In the job's child, already its owner: create it.  0 or -1 with errno. */
 int sandbox_make (const char *path);
 
-/* Remove path and all in it as uid, in the background. */
-void sandbox_remove (const char *path, uid_t uid);
+/* Remove path and all in it as c's user, in the background (a helper of
+ * ps, given all the time it needs).  0, or -1 with errno (fork). */
+int sandbox_remove (struct privsep *ps, const struct privsep_cred *c, const char *path);
 
 #endif

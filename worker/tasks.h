@@ -3,17 +3,27 @@
  *
  * A task lives from launch until the scheduler acknowledges its result,
  * so results survive a scheduler restart: they are re-sent with the next
- * node.hello.  Walltime and kill escalation (SIGTERM, kill_delay, SIGKILL
- * of the whole process group) are timers on the loop.
+ * node.hello.  Launch, walltime and kill escalation (SIGTERM, kill_delay,
+ * SIGKILL) are events and timers on the loop: nothing here waits for a
+ * child or a user's file system.
+ *
+ * tasks also owns what running jobs need on this host: the spool, the
+ * job cgroups (or, without them, process groups), the cores jobs hold, and
+ * the helpers that do file operations as a job's owner.
  */
 #ifndef HPCQ_WORKER_TASKS_H
 #define HPCQ_WORKER_TASKS_H
 
 #include <stdint.h>
+#include <sys/queue.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <jansson.h>
 
+#include "common/error.h"
 #include "common/loop.h"
+#include "worker/launch.h"
+#include "worker/privsep.h"
 
 enum task_kill {
     KILL_NONE = 0,
@@ -29,23 +39,42 @@ struct task {
     pid_t pid;                  /* also the process group and session */
     int64_t start_ms;
     int64_t walltime;           /* seconds, -1 = none */
-    char stderr_path[4096];
-    char stdout_path[4096];     /* for qmsg -O (stderr_path for -E) */
-    char sandbox[4096];         /* removed when it ends; "" if none */
-    int64_t uid;                /* its owner */
-    struct loop_timer *warn_timer;  /* sbatch --signal, before the walltime */
-    int warn_signo, warn_batch_only;
+    int64_t mem;                /* the job's memory limit here, 0 = none */
+    char stdout_path[4096];     /* where its stdout goes (qmsg -O) */
+    char stderr_path[4096];     /* where its stderr goes: PBS's notes, qmsg -E */
+    char sandbox[4096];         /* -W sandbox=PRIVATE: removed after it; "" if none */
+    struct privsep_cred cred;   /* the job's owner */
+    struct cgroup_job *cg;      /* NULL: process group only */
+    int *slots;                 /* the cores it holds (cores.h) */
+    int nslots;
+    char cpus[256];             /* those cores as a cpuset list */
+
+    /* Starting: the child has not exec'd yet. */
+    int starting;
+    int status_fd;
+    struct loop_watch *status_watch;
+    struct loop_timer *start_timer;
+    struct launch_status *status;
+    char start_error[1024];     /* why the child could not exec */
+    uint64_t pending_signals;   /* qsig while starting: sent once it runs */
+    struct task_msg *pending_msgs;  /* qmsg while starting, the same */
+    int reaped;                 /* the child's exit, kept until started */
+    int wait_status;
+    struct rusage ru;
+
     struct loop_timer *walltime_timer;
     struct loop_timer *kill_timer;
+    struct loop_timer *warn_timer;  /* sbatch --signal, before the walltime */
+    int warn_signo, warn_secs, warn_batch_only;
     enum task_kill kill;
     int done;                   /* exited; result below */
     int exit_status;
     int64_t cput, wall, maxrss;
-    char reason[256];
+    char reason[1024];
     int64_t report_id;          /* wire id of the job.finished in flight, 0 if
                                  * none, or one of the REPORT_ values */
     struct tasks *ts;
-    struct task *next;
+    TAILQ_ENTRY (task) link;
 };
 
 #define REPORT_IN_HELLO (-1)       /* carried by the unanswered node.hello */
@@ -54,28 +83,37 @@ struct task {
 struct tasks;
 struct worker;
 
-struct tasks *tasks_create (struct worker *w);
+/* Reads the worker's settings it owns (spool_dir, cgroup, cgroup_prefix,
+ * acl_roots, job_pids_max, user_io_timeout), opens the spool and the
+ * cgroups, and kills what a previous worker left.  NULL with err. */
+struct tasks *tasks_create (struct worker *w, struct hpcq_error *err);
+/* Kills every job left and removes its cgroup (waiting a moment). */
 void tasks_destroy (struct tasks *ts);
 
-struct task *tasks_add (struct tasks *ts, int64_t seq, int attempt,
-                        const char *jobid, pid_t pid, int64_t walltime,
-                        const char *stderr_path);
-/* A task that failed before it started: done at once with exit_status. */
-struct task *tasks_add_failed (struct tasks *ts, int64_t seq, int attempt,
-                               const char *jobid, int exit_status, const char *why);
+/* Start a job (req is the caller's; launch_start fills in its sandbox).
+ * The task is added at once; its job.started, or its failure as a result,
+ * follows from the loop. */
+void tasks_launch (struct tasks *ts, struct launch_req *req);
+
 struct task *tasks_find (struct tasks *ts, int64_t seq, int attempt);
 struct task *tasks_find_report (struct tasks *ts, int64_t report_id);
 void tasks_remove (struct tasks *ts, struct task *t);
 struct task *tasks_first (struct tasks *ts);
+struct task *tasks_next (struct task *t);
 
-/* Signal a task's process group: SIGTERM now and SIGKILL after the
- * worker's kill delay, or SIGKILL at once (immediate). */
+/* Signal a task's processes (its cgroup, else its process group):
+ * SIGTERM now and SIGKILL after the worker's kill delay, or SIGKILL at
+ * once (immediate). */
 void tasks_kill (struct tasks *ts, struct task *t, enum task_kill why, int immediate);
 
-/* sbatch --signal: send signo secs before the walltime to the task's
- * process group, or to its batch shell alone (batch_only).  A task
- * without a walltime gets none. */
-void tasks_warn (struct tasks *ts, struct task *t, int signo, int secs, int batch_only);
+/* Send signo to every process of the task (qsig); to a task still
+ * starting, once its script runs. */
+void tasks_signal (struct tasks *ts, struct task *t, int signo);
+
+/* qmsg: append a line of text to the job's error file (to has 'E') and/or
+ * its output file ('O'), as its owner, in the background; to a task still
+ * starting (its files are not known yet), once its script runs. */
+void tasks_message (struct tasks *ts, struct task *t, const char *to, const char *text);
 
 /* Reap exited children (SIGCHLD).  Finished tasks are handed to the
  * worker to report. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/auth.h"
 #include "common/client.h"
 #include "common/log.h"
 #include "common/resource.h"
@@ -14,20 +15,41 @@
 #include "worker/gpumon.h"
 #include "worker/health.h"
 #include "worker/launch.h"
-#include "worker/owner.h"
 #include "worker/tasks.h"
 #include "worker/worker.h"
+
+/* qmsg: a line into the job's error (E) and/or output (O) file, written
+ * as the job's owner. */
+static void worker_message (struct worker *w, struct conn *c, struct wire_msg *msg)
+{
+    const char *text, *to;
+    json_int_t seq;
+    int attempt;
+    struct task *t;
+
+    if (json_unpack (msg->body, "{s:I s:i s:s s:s}", "seq", &seq, "attempt", &attempt,
+                     "text", &text, "to", &to) < 0) {
+        (void)conn_reply (c, msg, EPROTO, "job.message: malformed request", NULL);
+        return;
+    }
+    (void)conn_reply (c, msg, 0, NULL, NULL);
+    if ((t = tasks_find (w->tasks, seq, attempt)))
+        tasks_message (w->tasks, t, to, text);
+}
 
 static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg);
 static void worker_link_close (struct conn *c, void *arg);
 
+/* Send a request; its id, or 0 when it could not go (no link, or the link
+ * is still opening: what matters is sent again with the hello). */
 static int64_t worker_send (struct worker *w, const char *type, json_t *body)
 {
     struct wire_msg m;
     int64_t id = w->next_id++;
 
     wire_request_init (&m, type, id, body);
-    if (!w->link || conn_send (w->link, &m) < 0)
+    if (!w->link || (w->open_id && strcmp (type, "link.open") != 0)
+        || conn_send (w->link, &m) < 0)
         id = 0;
     wire_msg_release (&m);
     return id;
@@ -58,7 +80,7 @@ void worker_report (struct worker *w, struct task *t)
 /* Mark what the hello carries so its acknowledgement can retire them. */
 static void worker_hello (struct worker *w)
 {
-    for (struct task *t = tasks_first (w->tasks); t; t = t->next)
+    for (struct task *t = tasks_first (w->tasks); t; t = tasks_next (t))
         if (t->done)
             t->report_id = REPORT_IN_HELLO;
     json_t *body = json_pack ("{s:s s:i s:I s:o s:s s:o s:o}", "name", w->name,
@@ -67,6 +89,22 @@ static void worker_hello (struct worker *w)
                               "running", tasks_running_json (w->tasks), "finished",
                               tasks_finished_json (w->tasks));
     w->hello_id = worker_send (w, "node.hello", body);
+}
+
+/* Over a Unix socket the kernel says who listens (SO_PEERCRED, at the time
+ * it listened): the hello goes only to a service uid, and nothing else on
+ * the link needs a credential. */
+static void worker_local_link (struct worker *w)
+{
+    uid_t uid = conn_peer_uid (w->link);
+
+    if (!auth_is_service (w->auth, uid)) {
+        log_msg (LOG_ERR, "refusing the scheduler at %s: it runs as uid %d, not root or "
+                 "the cluster's service user; closing the link", w->server, (int)uid);
+        conn_close (w->link);
+        return;
+    }
+    worker_hello (w);
 }
 
 static void worker_connect (struct worker *w)
@@ -84,7 +122,85 @@ static void worker_connect (struct worker *w)
         return;
     }
     log_msg (LOG_INFO, "connected to scheduler at %s", w->server);
+    if (!w->auth)
+        worker_hello (w);
+    else if (conn_is_local (w->link))
+        worker_local_link (w);
+    else if (auth_nonce (w->nonce) < 0) {
+        log_error ("link.open: no random numbers");
+        conn_close (w->link);
+    }
+    else if (!(w->open_id = worker_send (w, "link.open",
+                                         json_pack ("{s:s}", "nonce", w->nonce))))
+        conn_close (w->link);
+}
+
+static json_t *worker_sign (struct conn *c, const struct wire_msg *m, void *arg)
+{
+    struct worker *w = arg;
+    struct hpcq_error err;
+    json_t *cred = auth_sign (w->auth, m, AUTH_TO_SCHEDULER, conn_binding (c), &err);
+
+    if (!cred)
+        log_msg (LOG_ERR, "%s to the scheduler: %s", m->type, err.text);
+    return cred;
+}
+
+/* msg carries a credential of root, ours or the service user's, made for
+ * it on a link bound to binding.  -1 with err if not. */
+static int worker_trust (struct worker *w, struct wire_msg *msg, const char *binding,
+                         struct auth_cred *cred, struct hpcq_error *err)
+{
+    if (auth_verify (w->auth, msg, AUTH_TO_WORKER, binding, cred, err) < 0)
+        return -1;
+    if (!auth_is_service (w->auth, cred->uid))
+        return errprintf (err, "its credential is of uid %u, not root or the "
+                          "cluster's service user", (unsigned)cred->uid);
+    return 0;
+}
+
+/* The answer to link.open: the scheduler's nonce, signed for ours by a
+ * service uid.  The link is bound to both; then the hello goes. */
+static int worker_link_opened (struct worker *w, struct conn *c, struct wire_msg *msg,
+                               struct hpcq_error *err)
+{
+    char binding[AUTH_BINDING_MAX];
+    struct auth_cred cred;
+    const char *theirs;
+
+    if (!msg->is_reply || msg->id != w->open_id || strcmp (msg->type, "link.open") != 0)
+        return errprintf (err, "%s%s before the link was open", msg->type,
+                          msg->is_reply ? " reply" : "");
+    if (msg->errnum)
+        return errprintf (err, "it refused link.open: %s",
+                          msg->errstr ? msg->errstr : strerror (msg->errnum));
+    if (json_unpack (msg->body, "{s:s}", "nonce", &theirs) < 0
+        || strlen (theirs) != AUTH_NONCE_HEX)
+        return errprintf (err, "link.open: its answer has no nonce");
+    snprintf (binding, sizeof (binding), "%s:%s", w->nonce, theirs);
+    if (worker_trust (w, msg, binding, &cred, err) < 0)
+        return -1;
+    conn_set_binding (c, binding);
+    conn_set_signer (c, worker_sign, w);
+    w->open_id = 0;
+    log_msg (LOG_INFO, "scheduler at %s authenticated (uid %u)", w->server,
+             (unsigned)cred.uid);
     worker_hello (w);
+    return 0;
+}
+
+/* Is this message from the scheduler, for this link?  1: act on it; 0:
+ * it was the answer to link.open, handled here; -1 with err: refused. */
+static int worker_check (struct worker *w, struct conn *c, struct wire_msg *msg,
+                         struct hpcq_error *err)
+{
+    struct auth_cred cred;
+
+    if (conn_is_local (c))
+        return 1;
+    if (w->open_id)
+        return worker_link_opened (w, c, msg, err);
+    return worker_trust (w, msg, conn_binding (c), &cred, err) < 0 ? -1 : 1;
 }
 
 static void worker_link_close (struct conn *c, void *arg)
@@ -95,8 +211,9 @@ static void worker_link_close (struct conn *c, void *arg)
              w->server, tasks_count (w->tasks));
     w->link = NULL;
     w->hello_id = 0;
+    w->open_id = 0;
     /* Results in flight are re-sent with the next hello. */
-    for (struct task *t = tasks_first (w->tasks); t; t = t->next)
+    for (struct task *t = tasks_first (w->tasks); t; t = tasks_next (t))
         if (t->report_id != REPORT_NONE_WANTED)
             t->report_id = 0;
 }
@@ -108,7 +225,7 @@ static void worker_hello_acked (struct worker *w)
 
     w->hello_id = 0;
     for (; t; t = next) {
-        next = t->next;
+        next = tasks_next (t);
         if (t->done && t->report_id == REPORT_IN_HELLO)
             tasks_remove (w->tasks, t);
         else if (t->done)
@@ -135,30 +252,10 @@ static void worker_handle_reply (struct worker *w, struct wire_msg *msg)
         tasks_remove (w->tasks, t);
 }
 
-/* What the launch knows that later requests need: the output file for
- * qmsg, the sandbox to remove, the owner, the --signal ahead of walltime. */
-static void worker_task_extras (struct worker *w, struct task *t,
-                                const struct launch_req *req)
-{
-    int signo, secs, batch_only;
-
-    snprintf (t->stdout_path, sizeof (t->stdout_path), "%s",
-              req->spec.join == JOIN_EO ? req->stderr_path : req->stdout_path);
-    snprintf (t->sandbox, sizeof (t->sandbox), "%s", req->sandbox);
-    t->uid = geteuid () == 0 ? req->uid : (int64_t)geteuid ();
-    if (req->spec.signal
-        && jobspec_parse_signal (req->spec.signal, &signo, &secs, &batch_only, NULL) == 0)
-        tasks_warn (w->tasks, t, signo, secs, batch_only);
-}
-
 static void worker_launch (struct worker *w, struct conn *c, struct wire_msg *msg)
 {
-    struct launch_env env = { w->spool, w->name, w->gpus, w->ngpus,
-                              config_get (w->cfg, "jobdir_root", NULL) };
     struct launch_req req;
     struct hpcq_error err;
-    struct task *t;
-    pid_t pid;
 
     if (launch_req_decode (msg->body, &req, &err) < 0) {
         (void)conn_reply (c, msg, EPROTO, err.text, NULL);
@@ -166,25 +263,21 @@ static void worker_launch (struct worker *w, struct conn *c, struct wire_msg *ms
         return;
     }
     (void)conn_reply (c, msg, 0, NULL, NULL);
-    if (tasks_find (w->tasks, req.seq, req.attempt)) {
-        launch_req_release (&req);
-        return;     /* a repeated launch: already running or done */
-    }
-    if ((pid = launch_start (&req, &env, &err)) < 0) {
-        log_msg (LOG_ERR, "job %s: cannot start: %s", req.jobid, err.text);
-        t = tasks_add_failed (w->tasks, req.seq, req.attempt, req.jobid, -1, err.text);
-        worker_report (w, t);
-    }
-    else {
-        log_msg (LOG_INFO, "job %s started as pid %d", req.jobid, (int)pid);
-        t = tasks_add (w->tasks, req.seq, req.attempt, req.jobid, pid, req.walltime,
-                       req.spec.join == 1 ? req.stdout_path : req.stderr_path);
-        worker_task_extras (w, t, &req);
-        worker_send (w, "job.started", json_pack ("{s:I s:i s:i}", "seq",
-                                                  (json_int_t)req.seq, "attempt",
-                                                  req.attempt, "session_id", (int)pid));
-    }
+    /* A repeated launch is already running or done. */
+    if (!tasks_find (w->tasks, req.seq, req.attempt))
+        tasks_launch (w->tasks, &req);
     launch_req_release (&req);
+}
+
+void worker_job_started (struct worker *w, const struct task *t)
+{
+    json_t *body = json_pack ("{s:I s:i s:i}", "seq", (json_int_t)t->seq, "attempt",
+                              t->attempt, "session_id", (int)t->pid);
+
+    /* The cores it was given, for the record. */
+    if (body && t->cpus[0])
+        json_object_set_new (body, "cpus", json_string (t->cpus));
+    (void)worker_send (w, "job.started", body);
 }
 
 static void worker_signal (struct worker *w, struct conn *c, struct wire_msg *msg)
@@ -207,7 +300,7 @@ static void worker_signal (struct worker *w, struct conn *c, struct wire_msg *ms
         /* A user's signal to the job's processes (qsig), nothing more. */
         int signo = jobspec_signal_number (sig);
         if (signo > 0)
-            (void)kill (-t->pid, signo);
+            tasks_signal (w->tasks, t, signo);
         return;
     }
     if (strcmp (reason, "stale") == 0) {
@@ -220,34 +313,20 @@ static void worker_signal (struct worker *w, struct conn *c, struct wire_msg *ms
         tasks_kill (w->tasks, t, KILL_DELETED, strcmp (sig, "KILL") == 0);
 }
 
-/* qmsg: a line into the job's error (E) and/or output (O) file, written
- * as the job's owner. */
-static void worker_message (struct worker *w, struct conn *c, struct wire_msg *msg)
-{
-    const char *text, *to;
-    json_int_t seq;
-    int attempt;
-    struct task *t;
-
-    if (json_unpack (msg->body, "{s:I s:i s:s s:s}", "seq", &seq, "attempt", &attempt,
-                     "text", &text, "to", &to) < 0) {
-        (void)conn_reply (c, msg, EPROTO, "job.message: malformed request", NULL);
-        return;
-    }
-    (void)conn_reply (c, msg, 0, NULL, NULL);
-    if (!(t = tasks_find (w->tasks, seq, attempt)) || t->done)
-        return;
-    if (strchr (to, 'E') && owner_append ((uid_t)t->uid, t->stderr_path, text) < 0)
-        log_error ("job %s: qmsg", t->jobid);
-    if (strchr (to, 'O') && (!strchr (to, 'E') || strcmp (t->stdout_path, t->stderr_path))
-        && owner_append ((uid_t)t->uid, t->stdout_path, text) < 0)
-        log_error ("job %s: qmsg", t->jobid);
-}
-
 static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
 {
     struct worker *w = arg;
+    struct hpcq_error err;
+    int rc;
 
+    if (w->auth && (rc = worker_check (w, c, msg, &err)) <= 0) {
+        if (rc < 0) {
+            log_msg (LOG_ERR, "refusing the scheduler at %s: %s; closing the link",
+                     w->server, err.text);
+            conn_close (c);
+        }
+        return;
+    }
     if (msg->is_reply)
         worker_handle_reply (w, msg);
     else if (strcmp (msg->type, "job.launch") == 0)
@@ -342,9 +421,6 @@ static int worker_settings (struct worker *w, struct hpcq_error *err)
     snprintf (w->labels, sizeof (w->labels), "%s", config_get (w->cfg, "labels", ""));
     snprintf (w->spool, sizeof (w->spool), "%s",
               config_get (w->cfg, "spool_dir", "/var/spool/hpcq"));
-    if (util_mkdir_p (w->spool) < 0)
-        return errprintf (err, "cannot create spool_dir '%s': %s", w->spool,
-                          strerror (errno));
     return 0;
 }
 
@@ -356,22 +432,20 @@ struct worker *worker_create (struct loop *loop, struct config *cfg,
     w->loop = loop;
     w->cfg = cfg;
     w->next_id = 1;
-    if (worker_settings (w, err) < 0)
+    if (worker_settings (w, err) < 0
+        || auth_from_config (cfg, "hpcq-worker", &w->auth, err) < 0)
         goto error;
-    if (!(w->tasks = tasks_create (w))
-        || !(w->tick = loop_timer_add (loop, 0, 200, worker_tick, w))) {
+    if (!(w->tasks = tasks_create (w, err)))
+        goto error;
+    if (!(w->tick = loop_timer_add (loop, 0, 200, worker_tick, w))) {
         errprintf (err, "cannot create worker: %s", strerror (errno));
         goto error;
     }
     if (worker_monitor (w, err) < 0)
         goto error;
-    {
-        int n = launch_kill_leftovers (w->spool);
-        if (n > 0)
-            log_msg (LOG_WARNING, "killed %d job sessions left by a previous worker", n);
-    }
-    log_msg (LOG_INFO, "node %s: %d cpus, %lld bytes, %d gpus; scheduler %s", w->name,
-             w->ncpus, (long long)w->mem, w->ngpus, w->server);
+    log_msg (LOG_INFO, "node %s: %d cpus, %lld bytes, %d gpus; scheduler %s; "
+             "authentication %s", w->name, w->ncpus, (long long)w->mem, w->ngpus,
+             w->server, w->auth ? "munge" : "OFF");
     return w;
 error:
     worker_destroy (w);
@@ -388,5 +462,6 @@ void worker_destroy (struct worker *w)
     gpumon_destroy (w->gpumon);
     conn_destroy (w->link);
     tasks_destroy (w->tasks);
+    auth_destroy (w->auth);
     free (w);
 }

@@ -5,6 +5,12 @@
  * request, and reports each result until the scheduler acknowledges it.
  * When the scheduler goes away the jobs keep running and the worker keeps
  * trying to reconnect.
+ *
+ * With MUNGE (common/auth.h) the link opens with link.open: the worker
+ * checks the scheduler's signed answer before it says anything else, and
+ * from then on every message, either way, carries a credential bound to the
+ * link.  A message that fails the check closes the link: a worker acts on
+ * nothing it cannot trace to root or the cluster's service user.
  */
 #ifndef HPCQ_WORKER_WORKER_H
 #define HPCQ_WORKER_WORKER_H
@@ -20,6 +26,7 @@ struct tasks;
 struct task;
 struct gpumon;
 struct health;
+struct auth;
 
 struct worker {
     struct loop *loop;
@@ -35,7 +42,10 @@ struct worker {
     int64_t heartbeat_ms;
     int64_t kill_delay_ms;
 
+    struct auth *auth;          /* MUNGE; NULL with auth = none */
     struct conn *link;          /* NULL while disconnected */
+    int64_t open_id;            /* link.open in flight: nothing else goes out */
+    char nonce[33];             /* ours for link.open (AUTH_NONCE_HEX + 1) */
     int64_t hello_id;           /* hello in flight, 0 once acknowledged */
     int64_t next_id;
     struct loop_timer *tick;
@@ -60,5 +70,7 @@ int64_t worker_notify (struct worker *w, const char *type, json_t *body);
 
 /* A child that is no job ended (tasks_reap): the health check's. */
 void worker_child_exited (struct worker *w, pid_t pid, int status);
+/* A task's script runs: tell the scheduler (job.started). */
+void worker_job_started (struct worker *w, const struct task *t);
 
 #endif

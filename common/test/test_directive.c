@@ -143,7 +143,24 @@ static void test_apply_values (void)
     check_apply (&spec, 'W', "group_list=staff",
                  "unknown -W attribute 'group_list'");
     check_apply (&spec, 'W', "dependx=1", "unknown -W attribute 'dependx'");
-    check_apply (&spec, 'W', "umask=022", "unknown -W attribute 'umask'");
+    ok (spec.umask == -1, "no -W umask: -1 (the worker uses 077)");
+    check_apply (&spec, 'W', "umask=022", NULL);
+    ok (spec.umask == 022, "-W umask=022 is octal");
+    check_apply (&spec, 'W', "umask=0077", NULL);
+    ok (spec.umask == 077, "-W umask=0077: four digits");
+    check_apply (&spec, 'W', "umask=7", NULL);
+    ok (spec.umask == 07, "-W umask=7");
+    check_apply (&spec, 'W', "umask=0", NULL);
+    ok (spec.umask == 0, "-W umask=0");
+    check_apply (&spec, 'W', "umask=8", "invalid -W umask value '8'");
+    check_apply (&spec, 'W', "umask=999", "invalid -W umask value '999'");
+    check_apply (&spec, 'W', "umask=1000", "invalid -W umask value '1000'");
+    check_apply (&spec, 'W', "umask=00777", "invalid -W umask value '00777'");
+    check_apply (&spec, 'W', "umask=-1", "invalid -W umask value '-1'");
+    check_apply (&spec, 'W', "umask= 22", "invalid -W umask value ' 22'");
+    check_apply (&spec, 'W', "umask=22x", "invalid -W umask value '22x'");
+    check_apply (&spec, 'W', "umask=", "invalid -W umask value ''");
+    ok (spec.umask == 0, "a bad -W umask leaves the umask alone");
     check_apply (&spec, 'W', "depend=", "empty dependency list");
     check_apply (&spec, 'W', "depend", "invalid -W value 'depend'");
     check_apply (&spec, 'W', "block=true", NULL);

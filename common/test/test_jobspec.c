@@ -30,7 +30,7 @@ static void test_init_release (void)
     ok (spec.name == NULL && spec.queue == NULL && spec.script == NULL
         && spec.env == NULL && spec.nenv == 0, "init leaves pointers NULL");
     ok (spec.priority == 0 && spec.rerunnable == 1 && spec.hold == 0
-        && spec.join == JOIN_NONE, "init sets defaults");
+        && spec.join == JOIN_NONE && spec.umask == -1, "init sets defaults");
     ok (spec.res.nchunks == 0 && spec.res.walltime == -1
         && spec.res.job_ncpus == -1, "init initializes resources");
     errno = 1234;
@@ -100,6 +100,7 @@ static void make_full (struct hpcq_jobspec *spec)
     spec->depend = strdup ("afterok:12.head,before:3");
     spec->account = strdup ("proj1");
     spec->rerunnable = 0;
+    spec->umask = 022;
     spec->mail_points = strdup ("abe");
     spec->mail_users = strdup ("alice@example.org");
     spec->submit_args = strdup ("-N myjob job.sh");
@@ -160,8 +161,9 @@ static void compare_specs (const struct hpcq_jobspec *a,
         && streq_null (a->submit_args, b->submit_args),
         "%s: paths, depend, account, mail, submit_args survive", what);
     ok (a->join == b->join && a->hold == b->hold
-        && a->priority == b->priority && a->rerunnable == b->rerunnable,
-        "%s: join, hold, priority, rerunnable survive", what);
+        && a->priority == b->priority && a->rerunnable == b->rerunnable
+        && a->umask == b->umask,
+        "%s: join, hold, priority, rerunnable, umask survive", what);
     for (i = 0; env_same && i < a->nenv; i++)
         env_same = strcmp (a->env[i], b->env[i]) == 0;
     ok (env_same, "%s: env survives", what);
@@ -187,6 +189,7 @@ static void check_full_json (json_t *o)
         "json rerunnable is false");
     ok (json_integer_value (json_object_get (o, "priority")) == -12,
         "json priority");
+    ok (json_integer_value (json_object_get (o, "umask")) == 022, "json umask");
     ok (json_array_size (json_object_get (o, "env")) == 2, "json env size");
     is (json_string_value (json_array_get (json_object_get (o, "env"), 1)),
         "FOO=a b=c", "json env entry");
@@ -411,6 +414,12 @@ static void test_decode_scalars (void)
                "out of range", "priority 2^40");
     check_bad (with (good_json (), "priority", json_string ("1")),
                "invalid job: ", "string priority");
+    check_bad (with (good_json (), "umask", json_integer (01000)),
+               "invalid job: umask 512 out of range", "umask 01000");
+    check_bad (with (good_json (), "umask", json_integer (-2)),
+               "invalid job: umask -2 out of range", "umask -2");
+    check_bad (with (good_json (), "umask", json_string ("022")),
+               "invalid job: ", "string umask");
     check_bad (with (good_json (), "priority", json_real (1.0)),
                "invalid job: ", "real priority");
     check_bad (with (good_json (), "env", json_string ("A=1")),

@@ -381,6 +381,9 @@ static void test_gpu_kinds (void)
     check_error ("select=1:mig=1g.gb", "invalid MIG profile '1g.gb'");
     check_error ("select=1:mig=", "invalid MIG profile ''");
     check_error ("select=1:mig=1g.99999gb", "invalid MIG profile '1g.99999gb'");
+    check_error ("select=1:mig=01g.5gb", "invalid MIG profile '01g.5gb'");
+    check_error ("select=1:mig=1g.05gb", "invalid MIG profile '1g.05gb'");
+    check_error ("select=1:mig=0000000000000001g.5gb", "invalid MIG profile");
     check_error ("select=1:ngpus=1:mig=1g.5gb",
                  "chunk 1: ngpus=1 and mig=1g.5gb cannot be combined");
     check_error ("select=1:gpu_model=", "invalid gpu_model ''");

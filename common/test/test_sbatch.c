@@ -24,6 +24,12 @@ static void test_time (void)
     ok (t ("abc") == -1 && t ("") == -1 && t ("1:2:3:4") == -1 && t ("0") == -1
             && t ("-5") == -1 && t ("1-x") == -1,
         "malformed times are refused");
+    ok (t ("106751991167300-0") == 106751991167300LL * 86400, "the most days that fit");
+    /* 2^64 / 86400 days and 2^64 / 60 minutes, rounded up: wrapped, they
+     * were 61184 s and 44 s. */
+    ok (t ("213503982334602-0") == -1 && t ("307445734561825861") == -1
+            && t ("106751991167301-0") == -1 && t ("0:0:99999999999999999999") == -1,
+        "times past int64 are refused, not wrapped");
 }
 
 /* Parse script into a fresh spec; returns sbatch_parse_script's result. */
@@ -116,6 +122,13 @@ static void test_errors (void)
         && strstr (err.text, "MIG"), "several MIG instances on several nodes: %s", err.text);
     jobspec_release (&s);
     ok (parse ("#SBATCH --mem=12XB\n", &s, &err) < 0, "bad memory");
+    jobspec_release (&s);
+    /* Products of counts that fit, each, must not wrap (found by fuzzing). */
+    ok (parse ("#SBATCH --ntasks-per-node=1000000 -c 1000000\n", &s, &err) < 0
+        && strstr (err.text, "too many cpus"), "tasks x cpus past int: %s", err.text);
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --mem-per-cpu=1000000T -c 1000000\n", &s, &err) < 0
+        && strstr (err.text, "too large"), "memory per cpu x cpus past int64: %s", err.text);
     jobspec_release (&s);
 }
 
@@ -221,7 +234,7 @@ static void test_tools (void)
 static void test_command (void)
 {
     struct hpcq_jobspec s;
-    struct hpcq_error err;
+    struct hpcq_error err = { "" };     /* printed on success too */
     struct sbatch_cli cli = { 0 };
     char *argv[] = { "-J", "cli", "--parsable", "-W", "--wrap=echo hi", "-D", "/w",
                      "-t", "5", "script.sh", "-N", "9", NULL };

@@ -137,6 +137,9 @@ static void test_errors (void)
     check_error ("unknown resource 'mem' in nodes", "nodes=2:mem=1gb", NULL);
     check_error ("invalid node label 'big/mem'", "nodes=2:big/mem", NULL);
     check_error ("invalid host", "nodes=n/1", NULL);
+    /* It would print as ncpus=True, a select no one reads back (fuzzing). */
+    check_error ("node label 'ncpus' is the name of a resource", "nodes=2:ncpus", NULL);
+    check_error ("node label 'MIG' is the name of a resource", "nodes=n1#MIG", NULL);
     check_error ("invalid procs '0'", "procs=0", NULL);
     {
         /* One term more than a request may have (each term has its own

@@ -80,7 +80,8 @@ void fixture_turns (struct fixture *f, int ms);
 /* 1 while p's connection is open (the server may close it). */
 int fixture_connected (struct fx_peer *p);
 
-/* Close p's connection, as a worker that dies does. */
+/* Close p's connection, as a worker that dies does (turn the loop for the
+ * server to see it: a node's name is free again once its link is gone). */
 void fixture_disconnect (struct fx_peer *p);
 
 /* Submit a job as p's user with qsub-style options ("-h", "-l",

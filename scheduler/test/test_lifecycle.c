@@ -218,7 +218,9 @@ static void test_requeue_delete (struct fixture *f, struct fx_peer *u, struct fx
 
     fixture_msg_free (fixture_next (f, *w, "job.launch"));
     node_rpc (f, *w, "job.started", seq, 1, json_pack ("{s:i}", "session_id", 1));
-    *w = fixture_worker (f, "n1", 1, 1 << 30);   /* back with nothing running */
+    fixture_disconnect (*w);                    /* the worker dies... */
+    fixture_turn (f);
+    *w = fixture_worker (f, "n1", 1, 1 << 30);   /* ...and is back with nothing running */
     m = fixture_next (f, *w, "job.launch");
     ok (m && json_integer_value (json_object_get (m->body, "attempt")) == 2,
         "requeued and started again as attempt 2");

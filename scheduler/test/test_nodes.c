@@ -87,10 +87,17 @@ static void test_hello (void)
     ok (fixture_rpc (&f, fixture_user (&f), "node.hello", json_pack ("{s:s}", "name", "g1"),
                      NULL, err, sizeof (err)) == EPROTO && n->reachable && n->ncpus == 16,
         "and a malformed hello leaves the node of that name alone: %s", err);
-    ok (hello (fixture_user (&f), "g1", 8, NULL, NULL, err, sizeof (err)) == 0
-        && n->ncpus == 8 && n->ngpus == 0, "a second worker of that name takes it over");
+    ok (hello (fixture_user (&f), "g1", 8, NULL, NULL, err, sizeof (err)) == EEXIST
+        && n->ncpus == 16 && n->ngpus == 2 && strstr (err, "held by a live worker"),
+        "a second worker of that name is refused while the first one's link lives: %s", err);
     fixture_turn (&f);
-    ok (!fixture_connected (p), "and the first worker's link is closed");
+    ok (fixture_connected (p) && n->conn && n->reachable,
+        "and the first worker keeps its link and its node");
+    fixture_disconnect (p);
+    fixture_turn (&f);
+    ok (hello (fixture_user (&f), "g1", 8, NULL, NULL, err, sizeof (err)) == 0
+        && n->ncpus == 8 && n->ngpus == 0, "once that link is gone, a new worker takes the "
+        "name");
 }
 
 /* n1 loses its link: no new job goes there until it says hello again. */

@@ -36,7 +36,7 @@ cp -p "$W/b/apps/md/hpcq-md" "$dest/apps/md/"
 # climate.sh's own recipe; used there only when the GPU machine has no gcc.
 cp -p "$W/b/apps/climate/hpcq-climate" "$dest/climate/"
 lib() { ldd "$1" | awk -v n="$2" '$1 ~ "^" n { print $3 }'; }
-for n in libjansson libsqlite3 libuuid; do
+for n in libjansson libsqlite3 libuuid libmunge libnettle; do
     p=$(lib "$W/b/scheduler/hpcq-scheduler" "$n" | head -1)
     [ -n "$p" ] && cp -L "$p" "$dest/lib/"
 done

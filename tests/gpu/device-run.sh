@@ -13,7 +13,7 @@
 #   .gpu/worker/hpcq-worker  .gpu/apps/md/hpcq-md (configure --with-cuda,
 #   --without-mpi: cudart linked dynamically)  .gpu/climate/hpcq-climate
 #   (used only if there is no gcc there; else climate.sh builds its own)
-#   .gpu/lib      libjansson, libsqlite3, libuuid (always put first)
+#   .gpu/lib      libjansson, libsqlite3, libuuid, libmunge, libnettle (always first)
 #   .gpu/libomp   libgomp (only if the machine has none)
 #   .gpu/cudalib  libcudart.so(.13), after /usr/local/cuda/lib64
 # Each check runs under its own timeout (about 6.5 minutes in all) in a

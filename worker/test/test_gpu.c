@@ -59,6 +59,9 @@ int main (void)
     check_bad ("0:1g.5gb*0", "bad count '0'");
     check_bad ("0", "is not GPU:PROFILE");
     check_bad ("0:1g.5gb;1:", "invalid MIG profile ''");
+    /* Numbers past int are refused, not wrapped into a small one. */
+    check_bad ("4294967296:1g.5gb", "no simulated GPU '4294967296'");
+    check_bad ("0:1g.5gb*4294967297", "bad count '4294967297'");
 
     /* Real GPUs report their own layout. */
     gpu_discover (gpus, 1, "X", 0);

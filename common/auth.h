@@ -1,0 +1,89 @@
+/* auth.h - MUNGE credentials on wire messages: who sent it, and that it
+ * was this message.
+ *
+ * Every message between the daemons, and every user request over TCP,
+ * carries in its "cred" field a MUNGE credential (libmunge, a munged on
+ * each host, one key per cluster).  munged vouches for the uid and gid of
+ * the process that made it, its time to live, and refuses to decode one
+ * twice (a replay).  Its payload is a SHA-256 digest (nettle) of
+ *   "hpcq-wire-1" NUL direction NUL binding NUL canonical-envelope
+ * where direction says which way the message goes ("to-scheduler" or
+ * "to-worker"), binding is what the connection agreed on when it opened
+ * (the two nonces of link.open; "" for a user's one-shot request), and the
+ * canonical envelope is the message without its credential, serialized by
+ * jansson with sorted keys.  So a credential lifted off the wire authorizes
+ * nothing else: not another body, type or id, not the other direction, not
+ * another connection.  docs/security.md says why each part is there.
+ *
+ * Who may send what (the service uids, roles) is the caller's decision:
+ * auth_verify only says who sent a message and that it is intact.
+ */
+#ifndef HPCQ_COMMON_AUTH_H
+#define HPCQ_COMMON_AUTH_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <jansson.h>
+
+#include "common/config.h"
+#include "common/error.h"
+#include "common/wire.h"
+
+#define AUTH_DIGEST_LEN 32          /* SHA-256 */
+#define AUTH_NONCE_HEX 32           /* link.open nonces: 16 random bytes in hex */
+#define AUTH_BINDING_MAX (2 * AUTH_NONCE_HEX + 2)
+
+enum auth_dir {
+    AUTH_TO_SCHEDULER = 0,          /* from a worker or a user */
+    AUTH_TO_WORKER = 1,             /* from the scheduler */
+};
+
+/* Who made a credential, as munged says. */
+struct auth_cred {
+    uid_t uid;
+    gid_t gid;
+    int ttl;                        /* seconds it was made to live */
+    int64_t encoded;                /* when it was made (wall clock, s) */
+    char addr[64];                  /* the host that made it (IPv4) */
+};
+
+struct auth;
+
+/* A MUNGE context talking to munged at socket (NULL: libmunge's default,
+ * /run/munge/munge.socket.2).  Credentials it makes live ttl seconds, and
+ * it refuses to accept any made to live longer.  NULL with err. */
+struct auth *auth_create (const char *socket, int ttl, struct hpcq_error *err);
+void auth_destroy (struct auth *a);
+
+/* A daemon's authentication from its config: 'auth' (munge, the default,
+ * or none), 'munge_socket', 'munge_ttl' and 'service_user'.  Trusted
+ * service uids are root, the caller's own uid and service_user's.  With
+ * auth = munge, munged is asked for a credential once, so a daemon that
+ * cannot authenticate fails at start.  With auth = none, *ap is NULL and
+ * prog says so loudly (log and standard error).  -1 with err. */
+int auth_from_config (const struct config *cfg, const char *prog,
+                      struct auth **ap, struct hpcq_error *err);
+
+/* Is uid one of the cluster's service uids (root, the daemons' users)? */
+int auth_is_service (const struct auth *a, uid_t uid);
+
+/* The digest a credential for m carries (m's own cred is left out). */
+int auth_digest (const struct wire_msg *m, enum auth_dir dir, const char *binding,
+                 uint8_t out[AUTH_DIGEST_LEN]);
+
+/* A credential for m ("MUNGE:..." as a JSON string, new reference) or
+ * NULL with err (munged unreachable...). */
+json_t *auth_sign (struct auth *a, const struct wire_msg *m, enum auth_dir dir,
+                   const char *binding, struct hpcq_error *err);
+
+/* Check m's credential: decoded by munged (valid, unexpired, not replayed),
+ * made to live no longer than this context allows, and its digest that of
+ * m as sent in direction dir on a connection bound to binding.  Fills
+ * *cred.  -1 with errno EPERM (and err) if not. */
+int auth_verify (struct auth *a, const struct wire_msg *m, enum auth_dir dir,
+                 const char *binding, struct auth_cred *cred, struct hpcq_error *err);
+
+/* A fresh random nonce as AUTH_NONCE_HEX hex digits (buf holds one more). */
+int auth_nonce (char buf[AUTH_NONCE_HEX + 1]);
+
+#endif
