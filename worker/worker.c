@@ -432,7 +432,8 @@ struct worker *worker_create (struct loop *loop, struct config *cfg,
     w->loop = loop;
     w->cfg = cfg;
     w->next_id = 1;
-    if (worker_settings (w, err) < 0
+    /* Every setting is checked (their errors come first) before munged is. */
+    if (worker_settings (w, err) < 0 || worker_monitor (w, err) < 0
         || auth_from_config (cfg, "hpcq-worker", &w->auth, err) < 0)
         goto error;
     if (!(w->tasks = tasks_create (w, err)))
@@ -441,8 +442,6 @@ struct worker *worker_create (struct loop *loop, struct config *cfg,
         errprintf (err, "cannot create worker: %s", strerror (errno));
         goto error;
     }
-    if (worker_monitor (w, err) < 0)
-        goto error;
     log_msg (LOG_INFO, "node %s: %d cpus, %lld bytes, %d gpus; scheduler %s; "
              "authentication %s", w->name, w->ncpus, (long long)w->mem, w->ngpus,
              w->server, w->auth ? "munge" : "OFF");
