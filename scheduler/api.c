@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "common/util.h"
 #include "scheduler/api.h"
+#include "scheduler/api_query.h"
 #include "scheduler/job_attr.h"
 #include "scheduler/job_rpc.h"
 #include "scheduler/job_state.h"
@@ -70,56 +70,32 @@ static json_t *api_job_public (struct server *srv, const struct job *job)
                       job->rec.queue, "server", srv->name);
 }
 
+/* What only its owner and managers see of a job (PBS Pro's qstat -f shows
+ * no more of others' jobs to operators with query_other_jobs): what it
+ * runs with and where it writes, who pays and who is mailed. */
+static const char *const api_private[] = {
+    "Variable_List", "Submit_arguments", "Output_Path", "Error_Path", "jobdir",
+    "Account_Name", "Mail_Users", "Mail_Points", "depend", "session_id",
+};
+
 static json_t *api_job (struct http_req *r, const struct job *job)
 {
+    enum http_view view = http_job_view (r, job->rec.uid);
     json_t *o;
 
-    if (!http_may_see (r, job->rec.uid))
+    if (view == HTTP_VIEW_TABLE)
         return api_job_public (r->srv, job);
-    if ((o = job_attr_json (r->srv, job)))
-        json_object_set_new (o, "id", json_string (job->id));
+    if (!(o = job_attr_json (r->srv, job)))
+        return NULL;
+    json_object_set_new (o, "id", json_string (job->id));
+    for (size_t i = 0; view == HTTP_VIEW_SHARED && i < ARRAY_SIZE (api_private); i++)
+        json_object_del (o, api_private[i]);
     return o;
-}
-
-/* state= as PBS letters or words, comma separated: a set of letters. */
-static int api_states (const char *s, char *set, size_t len)
-{
-    static const struct {
-        const char *word;
-        char letter;
-    } names[] = {
-        { "queued", 'Q' }, { "held", 'H' }, { "waiting", 'W' }, { "running", 'R' },
-        { "exiting", 'E' }, { "finished", 'F' }, { "suspended", 'S' }, { "begun", 'B' },
-    };
-    size_t k = 0;
-    char word[32];
-
-    while (s && *s) {
-        size_t n = strcspn (s, ",");
-        char letter = 0;
-        if (n == 0 || n >= sizeof (word))
-            return -1;
-        memcpy (word, s, n);
-        word[n] = '\0';
-        for (size_t i = 0; i < ARRAY_SIZE (names); i++)
-            if (!strcasecmp (word, names[i].word)
-                || (n == 1 && names[i].letter == word[0]))
-                letter = names[i].letter;
-        if (!letter || k + 1 >= len)
-            return -1;
-        set[k++] = letter;
-        s += n + (s[n] == ',');
-    }
-    set[k] = '\0';
-    return 0;
 }
 
 struct jobs_cursor {
     struct http_req r;              /* who asked (conn is not used later) */
-    char user[64];                  /* "" = anyone's */
-    char states[16];                /* "" = any but F */
-    int history, subjobs;
-    long limit;                     /* at most this many jobs, 0: all */
+    struct api_query q;             /* which jobs */
     int64_t next;                   /* the next top-level job: seq >= next */
     int sub;                        /* its next subjob with subjobs, -1 itself */
     int phase;                      /* 0 opening, 1 jobs, 2 closing, 3 done */
@@ -132,11 +108,12 @@ static int cursor_wants (const struct jobs_cursor *c, const struct job *job)
 {
     char st = job_state_display (job);
 
-    if (c->user[0] && strcmp (job->rec.owner, c->user) != 0)
+    if (c->q.user[0] && strcmp (job->rec.owner, c->q.user) != 0)
         return 0;
-    if (c->states[0])
-        return strchr (c->states, st) != NULL || strchr (c->states, job->rec.state) != NULL;
-    return c->history || job->rec.state != 'F';
+    if (c->q.states[0])
+        return strchr (c->q.states, st) != NULL
+               || strchr (c->q.states, job->rec.state) != NULL;
+    return c->q.history || job->rec.state != 'F';
 }
 
 /* The index of the first job with seq >= c->next (they are sorted). */
@@ -159,7 +136,7 @@ static void cursor_put (struct jobs_cursor *c, FILE *f, const struct job *job)
     json_t *o;
     char *text;
 
-    if ((c->limit && c->count >= c->limit) || !cursor_wants (c, job)
+    if ((c->q.limit && c->count >= c->q.limit) || !cursor_wants (c, job)
         || !(o = api_job (&c->r, job)))
         return;
     text = json_dumps (o, JSON_COMPACT);
@@ -201,7 +178,7 @@ static int cursor_part (struct jobs_cursor *c)
             break;
         }
         job = all[i];
-        if (c->limit && c->count >= c->limit) {
+        if (c->q.limit && c->count >= c->q.limit) {
             c->phase = 2;   /* as many as asked for */
             break;
         }
@@ -211,7 +188,7 @@ static int cursor_part (struct jobs_cursor *c)
             cursor_put (c, f, job);
             made++;
         }
-        if (c->subjobs && job->is_array) {
+        if (c->q.subjobs && job->is_array) {
             /* A big array goes out a part of its subjobs at a time. */
             while (c->sub + 1 < job->nsub && made < API_PART_JOBS) {
                 cursor_put (c, f, job->sub[++c->sub]);
@@ -257,28 +234,17 @@ static void cursor_free (void *arg)
 
 static int api_jobs (struct http_req *r)
 {
-    const char *user = http_arg (r, "user"), *state = http_arg (r, "state");
-    const char *history = http_arg (r, "history"), *subjobs = http_arg (r, "subjobs");
-    const char *limit = http_arg (r, "limit");
     struct jobs_cursor *c = xzalloc (sizeof (*c));
-    char *end = NULL;
+    struct hpcq_error err;
 
+    if (api_query_jobs (&c->q, http_arg (r, "user"), http_arg (r, "state"),
+                        http_arg (r, "history"), http_arg (r, "subjobs"),
+                        http_arg (r, "limit"), &err) < 0) {
+        free (c);
+        return http_reply_error (r, MHD_HTTP_BAD_REQUEST, "%s", err.text);
+    }
     c->r = *r;
     c->sub = -1;
-    if (limit)
-        c->limit = strtol (limit, &end, 10);
-    if ((user && strlen (user) >= sizeof (c->user))
-        || api_states (state, c->states, sizeof (c->states)) < 0
-        || (limit && (end == limit || *end || c->limit < 1))) {
-        free (c);
-        return http_reply_error (r, MHD_HTTP_BAD_REQUEST, "bad filter: user=%.64s "
-                                 "state=%.64s limit=%.32s (states: Q H W R E F S B or their "
-                                 "names; limit: 1 or more)", user ? user : "",
-                                 state ? state : "", limit ? limit : "");
-    }
-    snprintf (c->user, sizeof (c->user), "%s", user ? user : "");
-    c->history = history && strcmp (history, "0") != 0;
-    c->subjobs = subjobs && strcmp (subjobs, "0") != 0;
     return http_reply_stream (r, "application/json", cursor_fill, c, cursor_free);
 }
 
@@ -354,14 +320,15 @@ static json_t *api_text (sqlite3_stmt *st, int i)
 static int api_events (struct http_req *r)
 {
     struct server *srv = r->srv;
-    const char *lim = http_arg (r, "limit");
     int restricted = !http_may_see (r, -1);
-    long limit = lim ? strtol (lim, NULL, 10) : 20;
+    struct hpcq_error err;
+    long limit;
     sqlite3_stmt *st;
-    json_t *list = json_array ();
+    json_t *list;
 
-    if (limit < 1 || limit > API_EVENTS_MAX)
-        limit = limit < 1 ? 1 : API_EVENTS_MAX;
+    if (api_query_limit (http_arg (r, "limit"), 20, API_EVENTS_MAX, &limit, &err) < 0)
+        return http_reply_error (r, MHD_HTTP_BAD_REQUEST, "%s", err.text);
+    list = json_array ();
     if (restricted && !r->who.known)
         return api_answer (r, "events", list);      /* nobody's in particular */
     if (!(st = db_stmt (srv->db, restricted ? sql_events_of : sql_events))) {

@@ -71,10 +71,18 @@ const char *http_arg (struct http_req *r, const char *key)
     return MHD_lookup_connection_value (r->conn, MHD_GET_ARGUMENT_KIND, key);
 }
 
+enum http_view http_job_view (const struct http_req *r, int64_t owner_uid)
+{
+    if (r->who.manager || (r->who.known && (int64_t)r->who.uid == owner_uid))
+        return HTTP_VIEW_FULL;
+    if (r->who.operator || server_query_other_jobs (r->srv))
+        return HTTP_VIEW_SHARED;
+    return HTTP_VIEW_TABLE;
+}
+
 int http_may_see (const struct http_req *r, int64_t owner_uid)
 {
-    return r->who.operator || (r->who.known && (int64_t)r->who.uid == owner_uid)
-           || server_query_other_jobs (r->srv);
+    return http_job_view (r, owner_uid) != HTTP_VIEW_TABLE;
 }
 
 /* ---- answers ------------------------------------------------------------ */
@@ -235,10 +243,11 @@ static int http_identify (struct http *h, struct http_req *r)
     else if (peer->sa_family == AF_INET6)
         inet_ntop (AF_INET6, &((const struct sockaddr_in6 *)peer)->sin6_addr,
                    r->who.addr, sizeof (r->who.addr));
-    /* A token is an operator's, from wherever it comes. */
+    /* A token is root's secret (http_token_file): a manager's, from
+     * wherever it comes. */
     if (auth && h->token[0] && strncasecmp (auth, "Bearer ", 7) == 0
         && token_equal (auth + 7, h->token)) {
-        r->who.operator = 1;
+        r->who.manager = r->who.operator = 1;
         return 0;
     }
     if (!sockdiag_is_loopback (peer)) {
@@ -253,6 +262,7 @@ static int http_identify (struct http *h, struct http_req *r)
         && sockdiag_peer_uid ((struct sockaddr *)&local, peer, &r->who.uid) == 0) {
         r->who.known = 1;
         server_user_name (r->who.uid, r->who.user, sizeof (r->who.user));
+        r->who.manager = server_is_manager (h->srv, r->who.uid);
         r->who.operator = server_is_operator (h->srv, r->who.uid);
     }
     return 0;

@@ -8,12 +8,14 @@
  * Who may ask (docs/http.md):
  *  - from a loopback address, anyone on this host; the kernel says which
  *    user owns the client's socket (sockdiag.h), so that user sees their
- *    own jobs in full, others' as query_other_jobs allows, and operators
- *    see everything;
+ *    own jobs in full, others' as the qstat table shows them; operators,
+ *    and everyone when query_other_jobs is true, see others' jobs less
+ *    their private fields (environment, arguments, paths, account, mail,
+ *    dependencies); managers see everything;
  *  - from any other address, only with "Authorization: Bearer TOKEN",
  *    TOKEN being the contents of http_token_file, a file only its owner
- *    (root, or the scheduler's user) may read; a token holder sees what an
- *    operator sees.  Without http_token_file other addresses get 403.
+ *    (root, or the scheduler's user) may read; a token holder sees what a
+ *    manager sees.  Without http_token_file other addresses get 403.
  *
  * Modules register their paths (http_route); a handler answers once with
  * one of the http_reply* functions, a big answer as a stream made as the
@@ -33,7 +35,8 @@ struct http;
 
 /* Who asked. */
 struct http_caller {
-    int operator;       /* sees every job in full (operator, token holder) */
+    int manager;        /* sees every job in full (manager, token holder) */
+    int operator;       /* sees every job, less its private fields */
     int known;          /* uid is the caller's (loopback, kernel's word) */
     uid_t uid;
     char user[64];      /* uid's name, "" if not known */
@@ -88,7 +91,16 @@ int http_reply_stream (struct http_req *r, const char *type,
                        ssize_t (*fill) (void *arg, char *buf, size_t max), void *arg,
                        void (*done) (void *arg));
 
-/* May the caller see job owner_uid's job in full? */
+/* How much of a job the caller sees. */
+enum http_view {
+    HTTP_VIEW_TABLE,    /* what the qstat table shows of anyone's job */
+    HTTP_VIEW_SHARED,   /* qstat -f less the private fields (api.c) */
+    HTTP_VIEW_FULL,     /* everything: its owner, managers, the token */
+};
+enum http_view http_job_view (const struct http_req *r, int64_t owner_uid);
+
+/* May the caller see more of owner_uid's job than the table (owner_uid
+ * -1: of anyone's, as per-user metrics and others' events show)? */
 int http_may_see (const struct http_req *r, int64_t owner_uid);
 
 #endif

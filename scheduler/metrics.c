@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/http.h"
+#include "scheduler/gpu_report.h"
 #include "scheduler/jobs.h"
 #include "scheduler/metrics.h"
 #include "scheduler/node_admin.h"
@@ -194,16 +195,7 @@ void metrics_http_answered (struct metrics *m, int status)
 
 void metrics_put_label (FILE *f, const char *v)
 {
-    putc ('"', f);
-    for (; v && *v; v++) {
-        if (*v == '\\' || *v == '"')
-            fprintf (f, "\\%c", *v);
-        else if (*v == '\n')
-            fputs ("\\n", f);
-        else
-            putc (*v, f);
-    }
-    putc ('"', f);
+    gpu_report_put_label (f, v);
 }
 
 static void head (FILE *f, const char *name, const char *type, const char *help)
