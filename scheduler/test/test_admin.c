@@ -131,6 +131,15 @@ static void test_telemetry (struct fixture *f)
     rc = fixture_rpc (f, g, "node.telemetry",
                       json_pack ("{s:[{s:s}]}", "gpus", "uuid", "x"), NULL, NULL, 0);
     ok (rc != 0, "a malformed report is refused");
+    rc = fixture_rpc (f, g, "node.telemetry",
+                      json_pack ("{s:[{s:i s:i} {s:i s:i}]}", "gpus", "index", 0, "util", 5,
+                                 "index", 0, "util", 6), NULL, NULL, 0);
+    text = render (f);
+    ok (rc != 0 && has (text, ".fx\"} 37\n") && !has (text, ".fx\"} 5\n")
+            && !has (text, ".fx\"} 6\n"),
+        "a report naming one GPU twice is refused (two equal series would fail the "
+        "scrape); the last good one stands");
+    free (text);
     (void)seq;
 }
 
