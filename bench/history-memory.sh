@@ -19,8 +19,9 @@
 #   all     job_history_duration = 10 years: nothing leaves memory (what
 #           the window saves; KEEP_ALL jobs only, it grows without bound).
 #
-# Usage: bench/history-memory.sh [BUILDDIR] [TOTAL] [ACTIVE] [SPEED] [KEEP_ALL]
-#        (defaults 1000000 1000 600 200000)
+# Usage: bench/history-memory.sh [BUILDDIR] [TOTAL] [ACTIVE] [SPEED] [KEEP_ALL] [NONE]
+#        (defaults 1000000 1000 600 200000 TOTAL; NONE: the jobs of the
+#        "none" run, whose memory is flat once ACTIVE are in)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/..}" && pwd)
@@ -28,6 +29,7 @@ total=${2:-1000000}
 active=${3:-1000}
 speed=${4:-600}
 keep_all=${5:-200000}
+none=${6:-$total}
 faketime=$(ls /usr/lib/*/faketime/libfaketime.so.1 2>/dev/null | head -1)
 [ -n "$faketime" ] || { echo "needs libfaketime (Debian: libfaketime)" >&2; exit 2; }
 export PATH="$build/cli:$PATH"
@@ -38,7 +40,8 @@ run() {
     local name=$1 jobs=$2; shift 2
     hpcq-local stop "$dir/c" >/dev/null 2>&1 || true
     rm -rf "$dir/c"
-    eval "$(hpcq-local start "$dir/c" --workers 1 --cpus-per-worker 1 \
+    # --auth none: job-flood's worker sends no MUNGE credential.
+    eval "$(hpcq-local start "$dir/c" --workers 1 --cpus-per-worker 1 --auth none \
             --sched-config node_timeout=86400 "$@")"
     pbsnodes -o -C "bench: jobs go to job-flood's node" node1
     local pid tcp
@@ -64,5 +67,5 @@ EOF
 chmod +x "$dir/sched"
 
 HPCQ_SCHEDULER_BIN=$dir/sched run window "$total" --sched-config job_history_duration=01:00:00
-run none "$total" --sched-config job_history_enable=false
+run none "$none" --sched-config job_history_enable=false
 run all "$keep_all" --sched-config job_history_duration=87600:00:00
