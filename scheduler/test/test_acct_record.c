@@ -90,6 +90,7 @@ static void test_job_records (void)
     ok (line && strstr (line, ";R;42.head;") && strstr (line, " Exit_status=-3 ")
             && strstr (line, " run_count=1"), "R: the E layout for the attempt that ended");
     free (line);
+    resource_release (&res);
 }
 
 static void test_text_records (void)
