@@ -109,7 +109,8 @@ static void user_msg (struct conn *c, struct wire_msg *msg, void *arg)
     if (!msg->is_reply)
         return;
     if (msg->errnum) {
-        fprintf (stderr, "job-flood: submit refused: %s\n", msg->errstr ? msg->errstr : "?");
+        fprintf (stderr, "job-flood: submit refused: %s\n",
+                 msg->errstr ? msg->errstr : "?");
         f->failed = 1;
         loop_stop (f->loop);
         return;
@@ -143,8 +144,7 @@ static void worker_msg (struct conn *c, struct wire_msg *msg, void *arg)
                      msg->errstr ? msg->errstr : "?");
             f->failed = 1;
             loop_stop (f->loop);
-        }
-        else if (strcmp (msg->type, "job.finished") == 0) {
+        } else if (strcmp (msg->type, "job.finished") == 0) {
             f->finished++;
             report (f, 0);
             if (f->finished == f->total)
@@ -159,8 +159,9 @@ static void worker_msg (struct conn *c, struct wire_msg *msg, void *arg)
         return;
     }
     (void)conn_reply (c, msg, 0, NULL, NULL);
-    send_job (f, "job.started", json_pack ("{s:I s:i s:i}", "seq", seq, "attempt", attempt,
-                                           "session_id", 1));
+    send_job (f, "job.started",
+              json_pack ("{s:I s:i s:i}", "seq", seq, "attempt", attempt, "session_id",
+                         1));
     send_job (f, "job.finished",
               json_pack ("{s:I s:i s:i s:i s:i s:i}", "seq", seq, "attempt", attempt,
                          "exit_status", 0, "cput", 0, "walltime", 0, "maxrss", 0));
@@ -207,9 +208,9 @@ static struct conn *dial (struct flood *f, const char *addr, conn_msg_f fn)
 static void hello (struct flood *f)
 {
     send_job (f, "node.hello",
-              json_pack ("{s:s s:i s:I s:[] s:s s:[] s:[]}", "name", "flood", "ncpus", 100000,
-                         "mem", (json_int_t)1 << 50, "gpus", "labels", "", "running",
-                         "finished"));
+              json_pack ("{s:s s:i s:I s:[] s:s s:[] s:[]}", "name", "flood", "ncpus",
+                         100000, "mem", (json_int_t)1 << 50, "gpus", "labels", "",
+                         "running", "finished"));
 }
 
 int main (int argc, char **argv)
@@ -219,8 +220,10 @@ int main (int argc, char **argv)
     signal (SIGPIPE, SIG_IGN);
     if (argc < 4 || (strcmp (argv[1], "submit") && strcmp (argv[1], "run"))
         || (!strcmp (argv[1], "run") && argc < 7)) {
-        fprintf (stderr, "Usage: job-flood submit SOCKET N [held]\n"
-                         "       job-flood run SOCKET WORKER_ADDR TOTAL ACTIVE PID [EVERY_S]\n");
+        fprintf (
+            stderr,
+            "Usage: job-flood submit SOCKET N [held]\n"
+            "       job-flood run SOCKET WORKER_ADDR TOTAL ACTIVE PID [EVERY_S]\n");
         return 2;
     }
     if (!(f.loop = loop_create ()))
@@ -233,8 +236,7 @@ int main (int argc, char **argv)
         f.held = 1;
         if (argc > 4 && !strcmp (argv[4], "held"))
             json_object_set_new (f.spec, "hold", json_true ());
-    }
-    else {
+    } else {
         f.total = atoll (argv[4]);
         f.active = atoll (argv[5]);
         f.pid = (pid_t)atoi (argv[6]);

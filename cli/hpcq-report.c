@@ -86,8 +86,10 @@ static int db_path (const char *dir, char *buf, size_t len)
     cfg = config_create ();
     if (!cfg || config_load (cfg, path, &err) < 0
         || !(dir = config_get (cfg, "state_dir", NULL))) {
-        fprintf (stderr, "hpcq-report: no state folder: give --state-dir (or set "
-                 "HPCQ_STATE_DIR, or state_dir in %s)\n", path);
+        fprintf (stderr,
+                 "hpcq-report: no state folder: give --state-dir (or set "
+                 "HPCQ_STATE_DIR, or state_dir in %s)\n",
+                 path);
         config_destroy (cfg);
         return -1;
     }
@@ -115,7 +117,8 @@ static void print_table (struct report *r, struct report_row **rows, int n)
     when_text (r->from, from, sizeof (from));
     when_text (r->to, to, sizeof (to));
     printf ("hpcq usage by %s, %s to %s\n\n", by_names[r->by], from, to);
-    printf ("%-*s %7s %11s %10s", w, by_names[r->by], "jobs", "core_hours", "gpu_hours");
+    printf ("%-*s %7s %11s %10s", w, by_names[r->by], "jobs", "core_hours",
+            "gpu_hours");
     for (int p = 0; p < r->nprofiles; p++)
         printf (" mig_hours[%s]", r->profiles[p]);
     printf (" %11s %10s %8s %8s %11s\n", "wait_mean_s", "wait_p95_s", "failures",
@@ -129,8 +132,8 @@ static void print_table (struct report *r, struct report_row **rows, int n)
         for (int p = 0; p < r->nprofiles; p++)
             printf (" %*.2f", (int)strlen (r->profiles[p]) + 11, hours (row->mig_s[p]));
         printf (" %11.1f %10.1f %8lld %8lld %11lld\n", report_wait_mean (row),
-                report_wait_p95 (row), (long long)row->failures, (long long)row->requeues,
-                (long long)row->preemptions);
+                report_wait_p95 (row), (long long)row->failures,
+                (long long)row->requeues, (long long)row->preemptions);
     }
 }
 
@@ -149,16 +152,15 @@ static void print_csv (struct report *r, struct report_row **rows, int n)
             for (const char *c = row->key; *c; c++)
                 printf (*c == '"' ? "\"\"" : "%c", *c);
             putchar ('"');
-        }
-        else
+        } else
             printf ("%s", row->key);
         printf (",%lld,%.6f,%.6f", (long long)row->jobs, hours (row->core_s),
                 hours (row->gpu_s));
         for (int p = 0; p < r->nprofiles; p++)
             printf (",%.6f", hours (row->mig_s[p]));
-        printf (",%.3f,%.3f,%lld,%lld,%lld\n", report_wait_mean (row), report_wait_p95 (row),
-                (long long)row->failures, (long long)row->requeues,
-                (long long)row->preemptions);
+        printf (",%.3f,%.3f,%lld,%lld,%lld\n", report_wait_mean (row),
+                report_wait_p95 (row), (long long)row->failures,
+                (long long)row->requeues, (long long)row->preemptions);
     }
 }
 
@@ -170,8 +172,8 @@ static json_t *row_json (struct report *r, struct report_row *row)
         json_object_set_new (mig, r->profiles[p], json_real (hours (row->mig_s[p])));
     return json_pack ("{s:s s:I s:f s:f s:o s:f s:f s:I s:I s:I}", by_names[r->by],
                       row->key, "jobs", (json_int_t)row->jobs, "core_hours",
-                      hours (row->core_s), "gpu_hours", hours (row->gpu_s), "mig_hours", mig,
-                      "wait_mean_s", report_wait_mean (row), "wait_p95_s",
+                      hours (row->core_s), "gpu_hours", hours (row->gpu_s), "mig_hours",
+                      mig, "wait_mean_s", report_wait_mean (row), "wait_p95_s",
                       report_wait_p95 (row), "failures", (json_int_t)row->failures,
                       "requeues", (json_int_t)row->requeues, "preemptions",
                       (json_int_t)row->preemptions);
@@ -196,13 +198,17 @@ static void print_json (struct report *r, struct report_row **rows, int n)
 int main (int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "by", required_argument, NULL, 'b' }, { "from", required_argument, NULL, 'f' },
-        { "to", required_argument, NULL, 't' }, { "csv", no_argument, NULL, 'c' },
-        { "json", no_argument, NULL, 'j' }, { "png", required_argument, NULL, 'p' },
-        { "state-dir", required_argument, NULL, 'd' }, { "help", no_argument, NULL, 'h' },
+        { "by", required_argument, NULL, 'b' },
+        { "from", required_argument, NULL, 'f' },
+        { "to", required_argument, NULL, 't' },
+        { "csv", no_argument, NULL, 'c' },
+        { "json", no_argument, NULL, 'j' },
+        { "png", required_argument, NULL, 'p' },
+        { "state-dir", required_argument, NULL, 'd' },
+        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    static struct report rep;   /* big (its days), one per run */
+    static struct report rep; /* big (its days), one per run */
     struct report *r = &rep;
     const char *png = NULL, *dir = NULL;
     int opt, csv = 0, json = 0, n, rc = 1;
@@ -220,8 +226,10 @@ int main (int argc, char **argv)
             for (i = 0; i < ARRAY_SIZE (by_names) && strcmp (optarg, by_names[i]); i++)
                 ;
             if (i == ARRAY_SIZE (by_names)) {
-                fprintf (stderr, "hpcq-report: invalid --by '%s' (user, group, account, "
-                         "queue or job)\n", optarg);
+                fprintf (stderr,
+                         "hpcq-report: invalid --by '%s' (user, group, account, "
+                         "queue or job)\n",
+                         optarg);
                 return 2;
             }
             r->by = (enum report_by)i;
@@ -230,7 +238,8 @@ int main (int argc, char **argv)
         case 'f':
         case 't':
             if (parse_when (optarg, opt == 'f' ? &r->from : &r->to) < 0) {
-                fprintf (stderr, "hpcq-report: invalid --%s '%s' (YYYY-MM-DD, "
+                fprintf (stderr,
+                         "hpcq-report: invalid --%s '%s' (YYYY-MM-DD, "
                          "\"YYYY-MM-DD HH:MM\" or epoch seconds)\n",
                          opt == 'f' ? "from" : "to", optarg);
                 return 2;

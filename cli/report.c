@@ -13,9 +13,10 @@
 #include "common/util.h"
 
 /* The key each row groups by: user, group, account, queue or the job. */
-#define KEY_COLS \
-    " j.owner, coalesce (j.egroup, p.egroup, ''), coalesce (j.account, p.account, '')," \
-    " j.queue, CASE WHEN j.array_parent IS NULL THEN j.seq || '.' || ?4" \
+#define KEY_COLS                                                                    \
+    " j.owner, coalesce (j.egroup, p.egroup, ''), coalesce (j.account, p.account, " \
+    "''),"                                                                          \
+    " j.queue, CASE WHEN j.array_parent IS NULL THEN j.seq || '.' || ?4"            \
     " ELSE j.array_parent || '[' || j.array_index || '].' || ?4 END"
 #define FROM_JOBS " FROM jobs j LEFT JOIN jobs p ON p.seq = j.array_parent"
 
@@ -46,8 +47,7 @@ static const char *sql_waits =
 
 /* Preemptions: suspensions (and, once issue 12 has them, preemptions). */
 static const char *sql_preempted =
-    "SELECT count (*)," KEY_COLS
-    " FROM events e JOIN jobs j ON j.seq = e.job_seq"
+    "SELECT count (*)," KEY_COLS " FROM events e JOIN jobs j ON j.seq = e.job_seq"
     " LEFT JOIN jobs p ON p.seq = j.array_parent"
     " WHERE e.type IN ('suspended', 'preempted') AND e.time >= ?1 AND e.time < ?2"
     " GROUP BY j.seq";
@@ -147,7 +147,8 @@ static int report_attempts (struct report *r, sqlite3_stmt *st)
 
     while ((rc = sqlite3_step (st)) == SQLITE_ROW) {
         struct report_row *row = row_of (r, st, K_ATTEMPTS);
-        int64_t start = sqlite3_column_int64 (st, 0), end = sqlite3_column_int64 (st, 1);
+        int64_t start = sqlite3_column_int64 (st, 0),
+                end = sqlite3_column_int64 (st, 1);
         int64_t lo = start > r->from ? start : r->from;
         int64_t hi = end < r->to ? end : r->to;
         double secs = hi > lo ? (double)(hi - lo) : 0, migs;
@@ -157,8 +158,10 @@ static int report_attempts (struct report *r, sqlite3_stmt *st)
         migs = add_mig (r, row, (const char *)sqlite3_column_text (st, 6), secs);
         per_day (r, lo, hi, ngpus, migs);
         /* An attempt the server ended to run the job again (JOB_EXEC_RERUN). */
-        if (sqlite3_column_type (st, 2) != SQLITE_NULL && sqlite3_column_int (st, 3) == -3
-            && sqlite3_column_int64 (st, 2) >= r->from && sqlite3_column_int64 (st, 2) < r->to)
+        if (sqlite3_column_type (st, 2) != SQLITE_NULL
+            && sqlite3_column_int (st, 3) == -3
+            && sqlite3_column_int64 (st, 2) >= r->from
+            && sqlite3_column_int64 (st, 2) < r->to)
             row->requeues++;
     }
     return rc == SQLITE_DONE ? 0 : -1;
@@ -171,8 +174,8 @@ static int report_ended (struct report *r, sqlite3_stmt *st)
     while ((rc = sqlite3_step (st)) == SQLITE_ROW) {
         struct report_row *row = row_of (r, st, K_ENDED);
         row->jobs++;
-        if (sqlite3_column_type (st, 0) != SQLITE_NULL && sqlite3_column_int (st, 0) != 0
-            && sqlite3_column_int (st, 1) > 0)
+        if (sqlite3_column_type (st, 0) != SQLITE_NULL
+            && sqlite3_column_int (st, 0) != 0 && sqlite3_column_int (st, 1) > 0)
             row->failures++;
     }
     return rc == SQLITE_DONE ? 0 : -1;
@@ -211,7 +214,8 @@ static void report_total (struct report *r)
     struct report_row *row, *tmp, *t = &r->total;
 
     snprintf (t->key, sizeof (t->key), "TOTAL");
-    HASH_ITER (hh, r->rows, row, tmp) {
+    HASH_ITER (hh, r->rows, row, tmp)
+    {
         t->jobs += row->jobs;
         t->failures += row->failures;
         t->requeues += row->requeues;
@@ -226,7 +230,8 @@ static void report_total (struct report *r)
 }
 
 static int report_query (sqlite3 *db, struct report *r, const char *sql,
-                         int (*fn) (struct report *, sqlite3_stmt *), const char *server)
+                         int (*fn) (struct report *, sqlite3_stmt *),
+                         const char *server)
 {
     sqlite3_stmt *st;
     int rc;
@@ -248,8 +253,9 @@ static void server_name (sqlite3 *db, char *buf, size_t len)
     sqlite3_stmt *st;
 
     snprintf (buf, len, "server");
-    if (sqlite3_prepare_v2 (db, "SELECT value FROM server WHERE key = 'server_name'", -1,
-                            &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2 (db, "SELECT value FROM server WHERE key = 'server_name'",
+                            -1, &st, NULL)
+        != SQLITE_OK)
         return;
     if (sqlite3_step (st) == SQLITE_ROW)
         snprintf (buf, len, "%s", (const char *)sqlite3_column_text (st, 0));
@@ -265,11 +271,14 @@ int report_run (struct report *r, const char *db_path, struct hpcq_error *err)
     r->now = util_wall_secs ();
     r->day0 = midnight (r->from);
     r->ndays = 0;
-    for (int64_t d = r->day0; d < r->to && r->ndays < REPORT_MAX_DAYS; d = next_midnight (d))
+    for (int64_t d = r->day0; d < r->to && r->ndays < REPORT_MAX_DAYS;
+         d = next_midnight (d))
         r->ndays++;
     snprintf (uri, sizeof (uri), "file:%s?mode=ro", db_path);
-    if (sqlite3_open_v2 (uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
-        errprintf (err, "cannot open %s: %s", db_path, db ? sqlite3_errmsg (db) : "no memory");
+    if (sqlite3_open_v2 (uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL)
+        != SQLITE_OK) {
+        errprintf (err, "cannot open %s: %s", db_path,
+                   db ? sqlite3_errmsg (db) : "no memory");
         goto out;
     }
     sqlite3_busy_timeout (db, 5000);
@@ -292,7 +301,8 @@ void report_release (struct report *r)
 {
     struct report_row *row, *tmp;
 
-    HASH_ITER (hh, r->rows, row, tmp) {
+    HASH_ITER (hh, r->rows, row, tmp)
+    {
         HASH_DEL (r->rows, row);
         free (row->waits);
         free (row);
@@ -330,16 +340,18 @@ double report_wait_p95 (struct report_row *row)
 
 static int by_key (const void *a, const void *b)
 {
-    return strcmp ((*(struct report_row *const *)a)->key, (*(struct report_row *const *)b)->key);
+    return strcmp ((*(struct report_row *const *)a)->key,
+                   (*(struct report_row *const *)b)->key);
 }
 
 struct report_row **report_sorted (struct report *r, int *n)
 {
-    struct report_row **v = xzalloc ((HASH_COUNT (r->rows) + 1) * sizeof (*v)), *row, *tmp;
+    struct report_row **v = xzalloc ((HASH_COUNT (r->rows) + 1) * sizeof (*v)), *row,
+                      *tmp;
     int k = 0;
 
     HASH_ITER (hh, r->rows, row, tmp)
-        v[k++] = row;
+    v[k++] = row;
     qsort (v, k, sizeof (*v), by_key);
     *n = k;
     return v;

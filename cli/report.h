@@ -33,7 +33,7 @@ struct report_row {
     int64_t jobs, failures, requeues, preemptions;
     double core_s, gpu_s;
     double mig_s[REPORT_MAX_PROFILES];
-    double *waits;                  /* seconds, one per job first started */
+    double *waits; /* seconds, one per job first started */
     int nwaits, capwaits;
     UT_hash_handle hh;
 };
@@ -41,13 +41,13 @@ struct report_row {
 struct report {
     enum report_by by;
     int64_t from, to, now;
-    struct report_row *rows;        /* by key */
+    struct report_row *rows; /* by key */
     struct report_row total;
     char profiles[REPORT_MAX_PROFILES][16];
     int nprofiles;
     /* Per local day from the window's first: GPU- and MIG-instance-seconds. */
     int ndays;
-    int64_t day0;                   /* local midnight of the first day */
+    int64_t day0; /* local midnight of the first day */
     double day_gpu_s[REPORT_MAX_DAYS], day_mig_s[REPORT_MAX_DAYS];
 };
 

@@ -113,7 +113,7 @@ int report_png (const struct report *r, const char *path, struct hpcq_error *err
     draw_axes (cr, max, step);
     draw_legend (cr, r);
     slot = (double)(W - LEFT - RIGHT) / (r->ndays > 0 ? r->ndays : 1);
-    every = (int)ceil (60.0 / slot);    /* a date label every ~60 pixels */
+    every = (int)ceil (60.0 / slot); /* a date label every ~60 pixels */
     for (int i = 0; i < r->ndays; i++) {
         double g = r->day_gpu_s[i] / 3600.0, m = r->day_mig_s[i] / 3600.0;
         double x = LEFT + i * slot + slot * 0.15, bw = slot * 0.7;
@@ -149,8 +149,10 @@ int report_png (const struct report *r, const char *path, struct hpcq_error *err
 
 int report_png (const struct report *r, const char *path, struct hpcq_error *err)
 {
-    return errprintf (err, "cannot write '%s': hpcq-report was built without cairo "
-                      "(Debian: libcairo2-dev)", path);
+    return errprintf (err,
+                      "cannot write '%s': hpcq-report was built without cairo "
+                      "(Debian: libcairo2-dev)",
+                      path);
 }
 
 #endif

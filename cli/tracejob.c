@@ -28,7 +28,7 @@
 
 struct line {
     int64_t time;
-    int order;              /* stable sort: input order */
+    int order; /* stable sort: input order */
     char source;
     char *text;
 };
@@ -85,7 +85,8 @@ static int trace_events (json_t *reply, struct trace *t)
     json_t *events = json_object_get (reply, "events"), *e;
     size_t i;
 
-    json_array_foreach (events, i, e) {
+    json_array_foreach (events, i, e)
+    {
         /* Absent values are JSON nulls: taken one by one. */
         const char *type = json_string_value (json_object_get (e, "type"));
         const char *actor = json_string_value (json_object_get (e, "actor"));
@@ -237,7 +238,8 @@ int main (int argc, char **argv)
             char *end;
             days = strtol (optarg, &end, 10);
             if (*end || days < 1 || days > 36500) {
-                fprintf (stderr, "tracejob: invalid -n '%s' (days, 1 or more)\n", optarg);
+                fprintf (stderr, "tracejob: invalid -n '%s' (days, 1 or more)\n",
+                         optarg);
                 return 2;
             }
             break;
@@ -246,9 +248,7 @@ int main (int argc, char **argv)
         case 'l': no_log = 1; break;
         case 's': no_events = 1; break;
         case 'p': state_dir = optarg; break;
-        default:
-            usage ();
-            return 2;
+        default: usage (); return 2;
         }
     }
     if (optind != argc - 1) {
@@ -260,15 +260,18 @@ int main (int argc, char **argv)
         fprintf (stderr, "tracejob: %s\n", err.text);
         return 1;
     }
-    if (client_rpc (c, "job.trace", json_pack ("{s:s s:I}", "id", argv[optind], "since",
-                                               (json_int_t)since), &reply, &err) < 0) {
+    if (client_rpc (c, "job.trace",
+                    json_pack ("{s:s s:I}", "id", argv[optind], "since",
+                               (json_int_t)since),
+                    &reply, &err)
+        < 0) {
         fprintf (stderr, "tracejob: %s\n", err.text);
         client_destroy (c);
         return errno == ENOENT ? 1 : 2;
     }
     client_destroy (c);
-    (void)json_unpack (reply, "{s:s s?s s?s}", "jobid", &jobid, "accounting_dir", &acct_dir,
-                       "log_file", &log_file);
+    (void)json_unpack (reply, "{s:s s?s s?s}", "jobid", &jobid, "accounting_dir",
+                       &acct_dir, "log_file", &log_file);
     if (state_dir) {
         snprintf (dir, sizeof (dir), "%s/accounting", state_dir);
         acct_dir = dir;

@@ -41,8 +41,7 @@ static void put_addr (const struct sockaddr *a, __be32 addr[4], __be16 *port)
         const struct sockaddr_in *s = (const struct sockaddr_in *)a;
         addr[0] = s->sin_addr.s_addr;
         *port = s->sin_port;
-    }
-    else {
+    } else {
         const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)a;
         memcpy (addr, &s->sin6_addr, 16);
         *port = s->sin6_port;
@@ -85,8 +84,8 @@ int sockdiag_peer_uid (const struct sockaddr *local, const struct sockaddr *peer
     if ((fd = socket (AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)) < 0)
         return -1;
     (void)setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof (tv));
-    if (sendto (fd, &req, sizeof (req), 0, (struct sockaddr *)&kernel,
-                sizeof (kernel)) < 0)
+    if (sendto (fd, &req, sizeof (req), 0, (struct sockaddr *)&kernel, sizeof (kernel))
+        < 0)
         goto out;
     if ((n = recv (fd, &ans, sizeof (ans), 0)) < 0)
         goto out;
@@ -109,11 +108,10 @@ int sockdiag_peer_uid (const struct sockaddr *local, const struct sockaddr *peer
     }
     if (rc < 0)
         errno = err;
-out:
-    {
-        int saved = errno;
-        close (fd);
-        errno = saved;
-    }
+out : {
+    int saved = errno;
+    close (fd);
+    errno = saved;
+}
     return rc;
 }

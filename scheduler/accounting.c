@@ -22,8 +22,7 @@ static const char *sql_outbox_add =
     "INSERT INTO acct_outbox (time, record) VALUES (?1, ?2)";
 static const char *sql_outbox_all =
     "SELECT id, time, record FROM acct_outbox ORDER BY id";
-static const char *sql_outbox_done =
-    "DELETE FROM acct_outbox WHERE id <= ?1";
+static const char *sql_outbox_done = "DELETE FROM acct_outbox WHERE id <= ?1";
 static const char *sql_charge =
     "UPDATE jobs SET egroup = ?2, account = ?3 WHERE seq = ?1";
 static const char *sql_attempt_held =
@@ -38,9 +37,9 @@ static const char *sql_eligible =
 
 /* A record committed or about to be, not yet in its file. */
 struct acct_line {
-    int64_t id;             /* its outbox row */
+    int64_t id; /* its outbox row */
     int64_t time;
-    char *text;             /* without the newline */
+    char *text; /* without the newline */
     struct acct_line *next;
 };
 
@@ -54,11 +53,11 @@ struct group_cache {
 struct accounting {
     struct server *srv;
     char dir[4096];
-    struct acct_line *lines, **tail;    /* made in this turn's transaction */
-    int fd;                 /* the file being appended to, -1 if none */
-    char fd_day[16];        /* its day */
-    int64_t written;        /* highest outbox id appended to a file */
-    int64_t synced;         /* highest outbox id known to be on disk */
+    struct acct_line *lines, **tail; /* made in this turn's transaction */
+    int fd;                          /* the file being appended to, -1 if none */
+    char fd_day[16];                 /* its day */
+    int64_t written;                 /* highest outbox id appended to a file */
+    int64_t synced;                  /* highest outbox id known to be on disk */
     struct loop_timer *sync;
     struct group_cache groups[GROUP_CACHE];
     int ngroups, next_group;
@@ -89,8 +88,7 @@ static void acct_group (struct accounting *a, int64_t uid, char *buf, size_t len
             snprintf (buf, len, "%s", gr.gr_name);
         else
             snprintf (buf, len, "%u", (unsigned)gid);
-    }
-    else
+    } else
         snprintf (buf, len, "%lld", (long long)uid);
     g = &a->groups[a->next_group];
     a->next_group = (a->next_group + 1) % GROUP_CACHE;
@@ -129,7 +127,8 @@ static int acct_append (struct accounting *a, const char *day, const char *buf,
 {
     if (acct_open_day (a, day) < 0 || util_write_all (a->fd, buf, len) < 0) {
         log_error ("accounting: cannot write %s/%s (the records stay in the "
-                   "database's outbox and are written at the next start)", a->dir, day);
+                   "database's outbox and are written at the next start)",
+                   a->dir, day);
         return -1;
     }
     return 0;
@@ -169,7 +168,7 @@ void accounting_after_commit (struct accounting *a)
         free (buf);
     }
     if (!ok)
-        a->written = a->synced;     /* keep the outbox rows: written at start */
+        a->written = a->synced; /* keep the outbox rows: written at start */
 }
 
 /* Once a second: what was appended reaches the disk, and the outbox lets
@@ -255,8 +254,10 @@ static off_t acct_cut_torn (int fd, const char *path)
             break;
     }
     if (end < sb.st_size) {
-        log_msg (LOG_WARNING, "accounting: %s ended in a torn record (%lld bytes): "
-                 "cut off and written again", path, (long long)(sb.st_size - end));
+        log_msg (LOG_WARNING,
+                 "accounting: %s ended in a torn record (%lld bytes): "
+                 "cut off and written again",
+                 path, (long long)(sb.st_size - end));
         if (ftruncate (fd, end) < 0)
             return -1;
     }
@@ -306,7 +307,8 @@ static int acct_catch_up (struct accounting *a, struct hpcq_error *err)
             rows = xrealloc (rows, cap * sizeof (*rows));
         }
         rows[n].id = sqlite3_column_int64 (st, 0);
-        acct_record_day (sqlite3_column_int64 (st, 1), rows[n].day, sizeof (rows[n].day));
+        acct_record_day (sqlite3_column_int64 (st, 1), rows[n].day,
+                         sizeof (rows[n].day));
         rows[n].text = xstrdup ((const char *)sqlite3_column_text (st, 2));
         last = rows[n].id;
         n++;
@@ -323,8 +325,10 @@ static int acct_catch_up (struct accounting *a, struct hpcq_error *err)
                             rows[i].day, strerror (errno));
     }
     if (rc == 0 && n > 0) {
-        log_msg (LOG_INFO, "accounting: %d records of the outbox were already in %s, "
-                 "%d written now", n - written, a->dir, written);
+        log_msg (LOG_INFO,
+                 "accounting: %d records of the outbox were already in %s, "
+                 "%d written now",
+                 n - written, a->dir, written);
         a->written = a->synced = last;
         if (db_txn_ensure (a->srv->db) < 0
             || !(st = db_stmt (a->srv->db, sql_outbox_done)))
@@ -421,7 +425,8 @@ static int acct_emit (struct accounting *a, const struct acct_fields *f)
 
     if (!text)
         return -1;
-    if (db_txn_ensure (a->srv->db) < 0 || !(st = db_stmt (a->srv->db, sql_outbox_add))) {
+    if (db_txn_ensure (a->srv->db) < 0
+        || !(st = db_stmt (a->srv->db, sql_outbox_add))) {
         free (text);
         return -1;
     }
@@ -520,7 +525,9 @@ static int acct_end (struct accounting *a, struct job *job, char type, int64_t n
     char group[64], host[4096];
 
     if (type == ACCT_ENDED && job->rec.exit_status == JOB_EXEC_NODE_LOST) {
-        struct acct_fields ab = { .type = ACCT_ABORTED, .time = now, .id = job->id,
+        struct acct_fields ab = { .type = ACCT_ABORTED,
+                                  .time = now,
+                                  .id = job->id,
                                   .text = job->rec.comment ? job->rec.comment
                                                            : "Job aborted" };
         if (acct_emit (a, &ab) < 0)
@@ -544,7 +551,7 @@ int accounting_job_event (struct accounting *a, struct job *job, char old,
     switch (ev) {
     case JOB_EV_SUBMITTED:
         if (job->parent)
-            return 0;       /* an array is queued as one */
+            return 0; /* an array is queued as one */
         f.type = ACCT_QUEUED;
         acct_job_fields (a, job, &f, group, sizeof (group));
         f.time = job->rec.ctime;
@@ -568,10 +575,8 @@ int accounting_job_event (struct accounting *a, struct job *job, char old,
         if (job->is_array)
             return acct_array_begun (job) ? acct_array_end (a, job, f.time) : 0;
         return acct_end (a, job, ACCT_ENDED, f.time);
-    case JOB_EV_REQUEUED:
-        return acct_end (a, job, ACCT_RERUN, f.time);
-    default:
-        return 0;   /* holds, releases, alterations: no PBS record */
+    case JOB_EV_REQUEUED: return acct_end (a, job, ACCT_RERUN, f.time);
+    default: return 0; /* holds, releases, alterations: no PBS record */
     }
 }
 

@@ -74,11 +74,12 @@ static void put_usage (FILE *f, const struct acct_fields *a)
 
     resource_format_walltime (a->cput, cput, sizeof (cput));
     resource_format_walltime (a->walltime, wall, sizeof (wall));
-    fprintf (f, "session=%lld end=%lld Exit_status=%d resources_used.cput=%s "
+    fprintf (f,
+             "session=%lld end=%lld Exit_status=%d resources_used.cput=%s "
              "resources_used.mem=%lldkb resources_used.ncpus=%d "
-             "resources_used.walltime=%s run_count=%d", (long long)a->session,
-             (long long)a->end, a->exit_status, cput, (long long)((a->mem + 1023) / 1024),
-             a->ncpus, wall, a->run_count);
+             "resources_used.walltime=%s run_count=%d",
+             (long long)a->session, (long long)a->end, a->exit_status, cput,
+             (long long)((a->mem + 1023) / 1024), a->ncpus, wall, a->run_count);
 }
 
 /* What acct_job writes for Q, S, E and R records. */
@@ -137,8 +138,7 @@ char *acct_record_format (const struct acct_fields *a)
     if (a->text) {
         for (const char *p = a->text; *p; p++)
             putc (*p == '\n' || *p == '\r' || *p == ';' ? ' ' : *p, f);
-    }
-    else {
+    } else {
         put_job (f, a);
         if (a->type == ACCT_ENDED || a->type == ACCT_RERUN)
             put_usage (f, a);

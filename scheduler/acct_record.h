@@ -24,31 +24,31 @@
 
 /* PBS Pro's record types (its acct.h) that hpcq writes. */
 enum {
-    ACCT_QUEUED = 'Q',      /* submitted */
-    ACCT_STARTED = 'S',     /* an attempt started */
-    ACCT_ENDED = 'E',       /* the job ended (usage) */
-    ACCT_DELETED = 'D',     /* deleted by request (requestor=) */
-    ACCT_RERUN = 'R',       /* an attempt ended and the job was queued again */
-    ACCT_ABORTED = 'A',     /* aborted by the server (its node was lost) */
+    ACCT_QUEUED = 'Q',  /* submitted */
+    ACCT_STARTED = 'S', /* an attempt started */
+    ACCT_ENDED = 'E',   /* the job ended (usage) */
+    ACCT_DELETED = 'D', /* deleted by request (requestor=) */
+    ACCT_RERUN = 'R',   /* an attempt ended and the job was queued again */
+    ACCT_ABORTED = 'A', /* aborted by the server (its node was lost) */
 };
 
 /* What a record says.  Strings may be NULL (left out); times 0 are left
  * out only where PBS leaves them out (start before S, end before E). */
 struct acct_fields {
     char type;
-    int64_t time;                   /* when it happened: the line's stamp */
-    const char *id;                 /* "42.server", "7[3].server", "7[].server" */
-    const char *text;               /* D and A: the whole message instead */
+    int64_t time;     /* when it happened: the line's stamp */
+    const char *id;   /* "42.server", "7[3].server", "7[].server" */
+    const char *text; /* D and A: the whole message instead */
     const char *user, *group, *account, *jobname, *queue;
     int64_t ctime, qtime, etime, start, end;
-    const char *array_indices;      /* an array: its range (instead of hosts) */
+    const char *array_indices; /* an array: its range (instead of hosts) */
     const char *exec_host, *exec_vnode;
-    const struct hpcq_resources *res;   /* Resource_List.*, NULL: none */
+    const struct hpcq_resources *res; /* Resource_List.*, NULL: none */
     /* E and R: */
     int64_t session;
     int exit_status;
-    int64_t cput, walltime;         /* seconds */
-    int64_t mem;                    /* bytes */
+    int64_t cput, walltime; /* seconds */
+    int64_t mem;            /* bytes */
     int ncpus;
     int run_count;
 };

@@ -40,15 +40,17 @@ static json_t *api_meta (struct http_req *r)
 {
     struct server *srv = r->srv;
 
-    return json_pack ("{s:{s:s s:s} s:{s:s s:s} s:{s:s s:s}}", "plugin", "type", "api/v1",
-                      "name", "hpcq REST API v1", "client", "source", r->who.addr, "user",
-                      r->who.user, "hpcq", "version", PACKAGE_VERSION, "server", srv->name);
+    return json_pack ("{s:{s:s s:s} s:{s:s s:s} s:{s:s s:s}}", "plugin", "type",
+                      "api/v1", "name", "hpcq REST API v1", "client", "source",
+                      r->who.addr, "user", r->who.user, "hpcq", "version",
+                      PACKAGE_VERSION, "server", srv->name);
 }
 
 /* {"meta":..., "errors":[], "warnings":[], key: data} */
 static int api_answer (struct http_req *r, const char *key, json_t *data)
 {
-    json_t *o = json_pack ("{s:o s:[] s:[]}", "meta", api_meta (r), "errors", "warnings");
+    json_t *o =
+        json_pack ("{s:o s:[] s:[]}", "meta", api_meta (r), "errors", "warnings");
 
     if (!o || !data || json_object_set_new (o, key, data) < 0) {
         json_decref (o);
@@ -75,7 +77,7 @@ static json_t *api_job_public (struct server *srv, const struct job *job)
  * runs with and where it writes, who pays and who is mailed. */
 static const char *const api_private[] = {
     "Variable_List", "Submit_arguments", "Output_Path", "Error_Path", "jobdir",
-    "Account_Name", "Mail_Users", "Mail_Points", "depend", "session_id",
+    "Account_Name",  "Mail_Users",       "Mail_Points", "depend",     "session_id",
 };
 
 static json_t *api_job (struct http_req *r, const struct job *job)
@@ -94,13 +96,13 @@ static json_t *api_job (struct http_req *r, const struct job *job)
 }
 
 struct jobs_cursor {
-    struct http_req r;              /* who asked (conn is not used later) */
-    struct api_query q;             /* which jobs */
-    int64_t next;                   /* the next top-level job: seq >= next */
-    int sub;                        /* its next subjob with subjobs, -1 itself */
-    int phase;                      /* 0 opening, 1 jobs, 2 closing, 3 done */
+    struct http_req r;  /* who asked (conn is not used later) */
+    struct api_query q; /* which jobs */
+    int64_t next;       /* the next top-level job: seq >= next */
+    int sub;            /* its next subjob with subjobs, -1 itself */
+    int phase;          /* 0 opening, 1 jobs, 2 closing, 3 done */
     int count;
-    char *buf;                      /* a part made, not yet all sent */
+    char *buf; /* a part made, not yet all sent */
     size_t len, off;
 };
 
@@ -164,7 +166,8 @@ static int cursor_part (struct jobs_cursor *c)
     if (c->phase == 0) {
         json_t *meta = api_meta (&c->r);
         char *m = meta ? json_dumps (meta, JSON_COMPACT) : NULL;
-        fprintf (f, "{\"meta\":%s,\"errors\":[],\"warnings\":[],\"jobs\":[", m ? m : "{}");
+        fprintf (f, "{\"meta\":%s,\"errors\":[],\"warnings\":[],\"jobs\":[",
+                 m ? m : "{}");
         free (m);
         json_decref (meta);
         c->phase = 1;
@@ -179,11 +182,11 @@ static int cursor_part (struct jobs_cursor *c)
         }
         job = all[i];
         if (c->q.limit && c->count >= c->q.limit) {
-            c->phase = 2;   /* as many as asked for */
+            c->phase = 2; /* as many as asked for */
             break;
         }
         if (job->rec.seq != c->next)
-            c->sub = -1;    /* the array half sent has left memory: go on */
+            c->sub = -1; /* the array half sent has left memory: go on */
         if (c->sub < 0) {
             cursor_put (c, f, job);
             made++;
@@ -195,7 +198,7 @@ static int cursor_part (struct jobs_cursor *c)
                 made++;
             }
             if (c->sub + 1 < job->nsub)
-                continue;   /* the rest of this array in the next part */
+                continue; /* the rest of this array in the next part */
         }
         c->sub = -1;
         c->next = job->rec.seq + 1;
@@ -239,7 +242,8 @@ static int api_jobs (struct http_req *r)
 
     if (api_query_jobs (&c->q, http_arg (r, "user"), http_arg (r, "state"),
                         http_arg (r, "history"), http_arg (r, "subjobs"),
-                        http_arg (r, "limit"), &err) < 0) {
+                        http_arg (r, "limit"), &err)
+        < 0) {
         free (c);
         return http_reply_error (r, MHD_HTTP_BAD_REQUEST, "%s", err.text);
     }
@@ -285,7 +289,8 @@ static int api_queues (struct http_req *r)
         if (!o)
             continue;
         json_object_set_new (o, "name", json_string (all[i]->rec.name));
-        json_object_set_new (o, "state_count", job_rpc_state_counts (srv, all[i]->rec.name));
+        json_object_set_new (o, "state_count",
+                             job_rpc_state_counts (srv, all[i]->rec.name));
         json_array_append_new (list, o);
     }
     return api_answer (r, "queues", list);
@@ -330,7 +335,7 @@ static int api_events (struct http_req *r)
         return http_reply_error (r, MHD_HTTP_BAD_REQUEST, "%s", err.text);
     list = json_array ();
     if (restricted && !r->who.known)
-        return api_answer (r, "events", list);      /* nobody's in particular */
+        return api_answer (r, "events", list); /* nobody's in particular */
     if (!(st = db_stmt (srv->db, restricted ? sql_events_of : sql_events))) {
         json_decref (list);
         return http_reply_error (r, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
@@ -342,15 +347,13 @@ static int api_events (struct http_req *r)
     while (list && sqlite3_step (st) == SQLITE_ROW) {
         char id[160];
         api_event_id (srv, st, id, sizeof (id));
-        json_array_append_new (list, json_pack ("{s:I s:I s:s s:o s:o s:o s:o s:o}", "id",
-                                                (json_int_t)sqlite3_column_int64 (st, 0),
-                                                "time",
-                                                (json_int_t)sqlite3_column_int64 (st, 1),
-                                                "job", id, "type", api_text (st, 2),
-                                                "actor", api_text (st, 3), "detail",
-                                                api_text (st, 4), "old_state",
-                                                api_text (st, 5), "new_state",
-                                                api_text (st, 6)));
+        json_array_append_new (
+            list, json_pack ("{s:I s:I s:s s:o s:o s:o s:o s:o}", "id",
+                             (json_int_t)sqlite3_column_int64 (st, 0), "time",
+                             (json_int_t)sqlite3_column_int64 (st, 1), "job", id,
+                             "type", api_text (st, 2), "actor", api_text (st, 3),
+                             "detail", api_text (st, 4), "old_state", api_text (st, 5),
+                             "new_state", api_text (st, 6)));
     }
     sqlite3_reset (st);
     return api_answer (r, "events", list);

@@ -31,8 +31,9 @@ static int parse_states (const char *s, char *set, size_t len)
         const char *word;
         char letter;
     } names[] = {
-        { "queued", 'Q' }, { "held", 'H' }, { "waiting", 'W' }, { "running", 'R' },
-        { "exiting", 'E' }, { "finished", 'F' }, { "suspended", 'S' }, { "begun", 'B' },
+        { "queued", 'Q' },    { "held", 'H' },    { "waiting", 'W' },
+        { "running", 'R' },   { "exiting", 'E' }, { "finished", 'F' },
+        { "suspended", 'S' }, { "begun", 'B' },
     };
     size_t k = 0;
 
@@ -57,7 +58,8 @@ static int parse_states (const char *s, char *set, size_t len)
     return 0;
 }
 
-int api_query_limit (const char *s, long dflt, long max, long *out, struct hpcq_error *err)
+int api_query_limit (const char *s, long dflt, long max, long *out,
+                     struct hpcq_error *err)
 {
     char *end, b[33];
     long v;
@@ -91,7 +93,8 @@ int api_query_jobs (struct api_query *q, const char *user, const char *state,
         return errprintf_code (err, EINVAL, "bad user=%s... (too long)",
                                shown (user, b, 33));
     if (parse_states (state, q->states, sizeof (q->states)) < 0)
-        return errprintf_code (err, EINVAL, "bad state=%s (states: Q H W R E F S B, "
+        return errprintf_code (err, EINVAL,
+                               "bad state=%s (states: Q H W R E F S B, "
                                "or their names, comma separated)",
                                shown (state, b, sizeof (b)));
     if (api_query_limit (limit, 0, LONG_MAX, &q->limit, err) < 0)

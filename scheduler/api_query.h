@@ -18,11 +18,11 @@
 #define API_QUERY_STATES "QHWREFSB"
 
 struct api_query {
-    char user[64];          /* "" = anyone's */
-    char states[16];        /* letters of API_QUERY_STATES, distinct; "" = any but F */
-    int history;            /* finished jobs too */
-    int subjobs;            /* arrays' subjobs too */
-    long limit;             /* at most this many, 0 = no limit */
+    char user[64];   /* "" = anyone's */
+    char states[16]; /* letters of API_QUERY_STATES, distinct; "" = any but F */
+    int history;     /* finished jobs too */
+    int subjobs;     /* arrays' subjobs too */
+    long limit;      /* at most this many, 0 = no limit */
 };
 
 /* The jobs list's arguments (each NULL when absent) into q.  0, or -1 with

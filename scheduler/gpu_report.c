@@ -23,8 +23,10 @@ const struct gpu_report_field gpu_report_fields[GPU_REPORT_NFIELDS] = {
     { "ecc_dbe", "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL",
       "Double-bit volatile ECC errors since the driver loaded." },
     { "xid", "DCGM_FI_DEV_XID_ERRORS", "Value of the last XID error seen (0: none)." },
-    { "retired_sbe", "DCGM_FI_DEV_RETIRED_SBE", "Pages retired for single-bit errors." },
-    { "retired_dbe", "DCGM_FI_DEV_RETIRED_DBE", "Pages retired for double-bit errors." },
+    { "retired_sbe", "DCGM_FI_DEV_RETIRED_SBE",
+      "Pages retired for single-bit errors." },
+    { "retired_dbe", "DCGM_FI_DEV_RETIRED_DBE",
+      "Pages retired for double-bit errors." },
     { "retired_pending", "DCGM_FI_DEV_RETIRED_PENDING",
       "1 if a page retirement waits for the next driver reload." },
 };
@@ -36,7 +38,8 @@ static int parse_gpu (const json_t *o, struct gpu_report *g)
 
     memset (g, 0, sizeof (*g));
     if (json_unpack ((json_t *)o, "{s:i s?s s?s}", "index", &g->index, "uuid", &uuid,
-                     "model", &model) < 0
+                     "model", &model)
+            < 0
         || g->index < 0 || g->index >= GPU_MAX || strlen (uuid) >= sizeof (g->uuid)
         || strlen (model) >= sizeof (g->model))
         return -1;
@@ -54,7 +57,8 @@ static int parse_gpu (const json_t *o, struct gpu_report *g)
     return 0;
 }
 
-int gpu_report_parse (const json_t *body, struct gpu_report *gpus, struct hpcq_error *err)
+int gpu_report_parse (const json_t *body, struct gpu_report *gpus,
+                      struct hpcq_error *err)
 {
     const json_t *list = json_is_object (body) ? json_object_get (body, "gpus") : NULL;
     unsigned seen[(GPU_MAX + 31) / 32] = { 0 };

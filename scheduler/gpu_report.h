@@ -33,10 +33,10 @@ struct gpu_report_field {
 extern const struct gpu_report_field gpu_report_fields[GPU_REPORT_NFIELDS];
 
 struct gpu_report {
-    int index;                  /* the node's GPU index */
+    int index; /* the node's GPU index */
     char uuid[96];
     char model[96];
-    unsigned have;              /* bit i: gpu_report_fields[i] present */
+    unsigned have; /* bit i: gpu_report_fields[i] present */
     double v[GPU_REPORT_NFIELDS];
 };
 

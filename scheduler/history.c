@@ -15,11 +15,11 @@
 #include "scheduler/job_ops.h"
 #include "scheduler/jobs.h"
 
-#define HISTORY_DEFAULT (336 * 3600)    /* PBS Pro's default: two weeks */
+#define HISTORY_DEFAULT (336 * 3600) /* PBS Pro's default: two weeks */
 
 struct history {
     struct server *srv;
-    int64_t duration;           /* seconds a finished job stays */
+    int64_t duration; /* seconds a finished job stays */
     struct loop_timer *timer;
 };
 
@@ -43,7 +43,8 @@ static int history_keep (const struct job *job, void *arg)
 
 int history_purge (struct history *h)
 {
-    int n = jobs_purge (h->srv->jobs, history_cutoff (h), history_keep, h->srv->job_ops);
+    int n =
+        jobs_purge (h->srv->jobs, history_cutoff (h), history_keep, h->srv->job_ops);
 
     if (n > 0)
         log_msg (LOG_DEBUG, "history: %d finished jobs left memory", n);
@@ -83,8 +84,10 @@ struct history *history_create (struct server *srv, struct hpcq_error *err)
         errprintf (err, "job_history_enable: invalid value '%s' (true or false)", en);
         goto error;
     }
-    if (dur && (resource_parse_walltime (dur, &h->duration, NULL) < 0 || h->duration < 0)) {
-        errprintf (err, "job_history_duration: invalid value '%s' (HH:MM:SS or seconds)",
+    if (dur
+        && (resource_parse_walltime (dur, &h->duration, NULL) < 0 || h->duration < 0)) {
+        errprintf (err,
+                   "job_history_duration: invalid value '%s' (HH:MM:SS or seconds)",
                    dur);
         goto error;
     }
@@ -95,8 +98,8 @@ struct history *history_create (struct server *srv, struct hpcq_error *err)
      * millisecond per 100,000), at least a second apart. */
     every = h->duration / 100;
     every = every < 1 ? 1 : every > 10 ? 10 : every;
-    if (!(h->timer = loop_timer_add (srv->loop, every * 1000, every * 1000, history_tick,
-                                     h))) {
+    if (!(h->timer = loop_timer_add (srv->loop, every * 1000, every * 1000,
+                                     history_tick, h))) {
         errprintf (err, "event loop: %s", strerror (errno));
         goto error;
     }

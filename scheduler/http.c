@@ -38,9 +38,9 @@ struct http {
     int listen_fd;
     struct loop_watch *watch;
     struct loop_timer *tick;
-    struct loop_timer *soon;        /* MHD has work now: the next turn */
+    struct loop_timer *soon; /* MHD has work now: the next turn */
     char address[96];
-    char token[HTTP_TOKEN_MAX];     /* "" if no http_token_file */
+    char token[HTTP_TOKEN_MAX]; /* "" if no http_token_file */
     struct route routes[HTTP_MAX_ROUTES];
     int nroutes;
 };
@@ -50,7 +50,8 @@ const char *http_address (const struct http *h)
     return h->address;
 }
 
-int http_route (struct http *h, const char *path, int prefix, http_handler_f fn, void *arg)
+int http_route (struct http *h, const char *path, int prefix, http_handler_f fn,
+                void *arg)
 {
     struct route *r;
 
@@ -75,7 +76,7 @@ enum http_view http_job_view (const struct http_req *r, int64_t owner_uid)
 {
     if (r->who.manager || (r->who.known && (int64_t)r->who.uid == owner_uid))
         return HTTP_VIEW_FULL;
-    if (r->who.operator || server_query_other_jobs (r->srv))
+    if (r->who.operator|| server_query_other_jobs (r->srv))
         return HTTP_VIEW_SHARED;
     return HTTP_VIEW_TABLE;
 }
@@ -113,7 +114,8 @@ static int http_queue (struct http_req *r, int status, struct MHD_Response *resp
     return rc;
 }
 
-int http_reply (struct http_req *r, int status, const char *type, char *body, size_t len)
+int http_reply (struct http_req *r, int status, const char *type, char *body,
+                size_t len)
 {
     struct MHD_Response *resp =
         MHD_create_response_from_buffer (len, body ? body : (char *)"",
@@ -247,14 +249,15 @@ static int http_identify (struct http *h, struct http_req *r)
      * wherever it comes. */
     if (auth && h->token[0] && strncasecmp (auth, "Bearer ", 7) == 0
         && token_equal (auth + 7, h->token)) {
-        r->who.manager = r->who.operator = 1;
+        r->who.manager = r->who.operator= 1;
         return 0;
     }
     if (!sockdiag_is_loopback (peer)) {
-        http_reply_error (r, MHD_HTTP_FORBIDDEN, h->token[0]
-                          ? "requests from %s need the token of http_token_file"
-                          : "requests from %s are refused: only loopback is served "
-                            "(set http_token_file to allow others with its token)",
+        http_reply_error (r, MHD_HTTP_FORBIDDEN,
+                          h->token[0]
+                              ? "requests from %s need the token of http_token_file"
+                              : "requests from %s are refused: only loopback is served "
+                                "(set http_token_file to allow others with its token)",
                           r->who.addr);
         return -1;
     }
@@ -263,14 +266,15 @@ static int http_identify (struct http *h, struct http_req *r)
         r->who.known = 1;
         server_user_name (r->who.uid, r->who.user, sizeof (r->who.user));
         r->who.manager = server_is_manager (h->srv, r->who.uid);
-        r->who.operator = server_is_operator (h->srv, r->who.uid);
+        r->who.operator= server_is_operator (h->srv, r->who.uid);
     }
     return 0;
 }
 
 /* ---- dispatch ----------------------------------------------------------- */
 
-static const struct route *http_find (struct http *h, const char *path, const char **rest)
+static const struct route *http_find (struct http *h, const char *path,
+                                      const char **rest)
 {
     for (int i = 0; i < h->nroutes; i++) {
         const struct route *rt = &h->routes[i];
@@ -298,11 +302,11 @@ static enum MHD_Result http_request (void *cls, struct MHD_Connection *conn,
     const struct route *rt;
 
     if (*con_cls == NULL) {
-        *con_cls = &seen;   /* headers are in; answer on the next call */
+        *con_cls = &seen; /* headers are in; answer on the next call */
         return MHD_YES;
     }
     if (*upload_data_size) {
-        *upload_data_size = 0;  /* a body is never wanted: drop it */
+        *upload_data_size = 0; /* a body is never wanted: drop it */
         return MHD_YES;
     }
     if (strcmp (method, MHD_HTTP_METHOD_GET) != 0
@@ -344,7 +348,7 @@ static void http_soon (struct loop *l, void *arg)
 {
     struct http *h = arg;
 
-    h->soon = NULL;     /* a one-shot timer is gone once it fired */
+    h->soon = NULL; /* a one-shot timer is gone once it fired */
     http_run (h);
 }
 
@@ -403,8 +407,7 @@ static int http_parse_listen (const char *s, struct sockaddr_storage *ss,
         if (inet_pton (AF_INET, host, &sin->sin_addr) != 1)
             goto bad;
         *len = sizeof (*sin);
-    }
-    else {
+    } else {
         struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
         sin6->sin6_family = AF_INET6;
         sin6->sin6_port = htons ((uint16_t)port);
@@ -415,8 +418,10 @@ static int http_parse_listen (const char *s, struct sockaddr_storage *ss,
     return 0;
 bad:
     errno = EINVAL;
-    return errprintf (err, "invalid metrics_listen '%s' (want ADDRESS:PORT, e.g. "
-                      "127.0.0.1:9100 or [::1]:9100)", s);
+    return errprintf (err,
+                      "invalid metrics_listen '%s' (want ADDRESS:PORT, e.g. "
+                      "127.0.0.1:9100 or [::1]:9100)",
+                      s);
 }
 
 static int http_listen (struct http *h, const char *spec, struct hpcq_error *err)
@@ -428,23 +433,24 @@ static int http_listen (struct http *h, const char *spec, struct hpcq_error *err
 
     if (http_parse_listen (spec, &ss, &len, err) < 0)
         return -1;
-    if ((h->listen_fd = socket (ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-                                0)) < 0)
+    if ((h->listen_fd =
+             socket (ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0))
+        < 0)
         return errprintf (err, "metrics_listen %s: %s", spec, strerror (errno));
     setsockopt (h->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof (one));
     if (ss.ss_family == AF_INET6)
         setsockopt (h->listen_fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof (one));
     if (bind (h->listen_fd, (struct sockaddr *)&ss, len) < 0
-        || listen (h->listen_fd, 64) < 0 || getsockname (h->listen_fd,
-                                                         (struct sockaddr *)&ss, &len) < 0)
+        || listen (h->listen_fd, 64) < 0
+        || getsockname (h->listen_fd, (struct sockaddr *)&ss, &len) < 0)
         return errprintf (err, "cannot listen on metrics_listen %s: %s", spec,
                           strerror (errno));
     if (ss.ss_family == AF_INET) {
         struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
         inet_ntop (AF_INET, &sin->sin_addr, host, sizeof (host));
-        snprintf (h->address, sizeof (h->address), "%s:%d", host, ntohs (sin->sin_port));
-    }
-    else {
+        snprintf (h->address, sizeof (h->address), "%s:%d", host,
+                  ntohs (sin->sin_port));
+    } else {
         struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
         inet_ntop (AF_INET6, &sin6->sin6_addr, host, sizeof (host));
         snprintf (h->address, sizeof (h->address), "[%s]:%d", host,
@@ -471,7 +477,8 @@ static int http_load_token (struct http *h, const char *path, struct hpcq_error 
     if ((sb.st_mode & 077) || (sb.st_uid != 0 && sb.st_uid != geteuid ())) {
         close (fd);
         errno = EPERM;
-        return errprintf (err, "http_token_file %s must be readable by its owner only "
+        return errprintf (err,
+                          "http_token_file %s must be readable by its owner only "
                           "(mode 600 or 400) and owned by root or the scheduler's user",
                           path);
     }
@@ -483,8 +490,10 @@ static int http_load_token (struct http *h, const char *path, struct hpcq_error 
     if (strlen (text) < 16) {
         free (text);
         errno = EINVAL;
-        return errprintf (err, "http_token_file %s: the token must be at least 16 "
-                          "characters", path);
+        return errprintf (err,
+                          "http_token_file %s: the token must be at least 16 "
+                          "characters",
+                          path);
     }
     snprintf (h->token, sizeof (h->token), "%s", text);
     free (text);
@@ -504,7 +513,8 @@ int http_create (struct server *srv, struct http **hp, struct hpcq_error *err)
     h = xzalloc (sizeof (*h));
     h->srv = srv;
     h->listen_fd = -1;
-    if ((token && http_load_token (h, token, err) < 0) || http_listen (h, spec, err) < 0)
+    if ((token && http_load_token (h, token, err) < 0)
+        || http_listen (h, spec, err) < 0)
         goto error;
     h->d = MHD_start_daemon (MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
                              &http_request, h, MHD_OPTION_EXTERNAL_LOGGER, http_log, h,
@@ -518,15 +528,17 @@ int http_create (struct server *srv, struct http **hp, struct hpcq_error *err)
         errprintf (err, "cannot start the HTTP server on %s", spec);
         goto error;
     }
-    h->listen_fd = -1;  /* MHD's now */
+    h->listen_fd = -1; /* MHD's now */
     if (!(info = MHD_get_daemon_info (h->d, MHD_DAEMON_INFO_EPOLL_FD))
-        || !(h->watch = loop_fd_add (srv->loop, info->epoll_fd, LOOP_READ, http_ready, h))
+        || !(h->watch =
+                 loop_fd_add (srv->loop, info->epoll_fd, LOOP_READ, http_ready, h))
         || !(h->tick = loop_timer_add (srv->loop, 1000, 1000, http_tick, h))) {
         errprintf (err, "http: event loop: %s", strerror (errno));
         goto error;
     }
     log_msg (LOG_INFO, "http: serving /metrics, /api/v1 and the status page on %s%s",
-             h->address, h->token[0] ? " (other hosts with the token)" : " (loopback only)");
+             h->address,
+             h->token[0] ? " (other hosts with the token)" : " (loopback only)");
     *hp = h;
     return 0;
 error:

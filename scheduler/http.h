@@ -35,20 +35,20 @@ struct http;
 
 /* Who asked. */
 struct http_caller {
-    int manager;        /* sees every job in full (manager, token holder) */
-    int operator;       /* sees every job, less its private fields */
-    int known;          /* uid is the caller's (loopback, kernel's word) */
+    int manager;  /* sees every job in full (manager, token holder) */
+    int operator; /* sees every job, less its private fields */
+    int known;    /* uid is the caller's (loopback, kernel's word) */
     uid_t uid;
-    char user[64];      /* uid's name, "" if not known */
-    char addr[64];      /* the client's address */
+    char user[64]; /* uid's name, "" if not known */
+    char addr[64]; /* the client's address */
 };
 
 struct http_req {
     struct http *http;
     struct server *srv;
-    void *conn;                 /* the MHD_Connection */
+    void *conn; /* the MHD_Connection */
     const char *path;
-    const char *rest;           /* the path after a prefix route's prefix */
+    const char *rest; /* the path after a prefix route's prefix */
     struct http_caller who;
     int answered;
 };
@@ -93,9 +93,9 @@ int http_reply_stream (struct http_req *r, const char *type,
 
 /* How much of a job the caller sees. */
 enum http_view {
-    HTTP_VIEW_TABLE,    /* what the qstat table shows of anyone's job */
-    HTTP_VIEW_SHARED,   /* qstat -f less the private fields (api.c) */
-    HTTP_VIEW_FULL,     /* everything: its owner, managers, the token */
+    HTTP_VIEW_TABLE,  /* what the qstat table shows of anyone's job */
+    HTTP_VIEW_SHARED, /* qstat -f less the private fields (api.c) */
+    HTTP_VIEW_FULL,   /* everything: its owner, managers, the token */
 };
 enum http_view http_job_view (const struct http_req *r, int64_t owner_uid);
 

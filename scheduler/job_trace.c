@@ -90,7 +90,8 @@ static void job_trace (struct server *srv, struct conn *c, struct wire_msg *msg)
         server_reply_error (c, msg, ENOENT, "Unknown Job Id %s", id);
         return;
     }
-    if (!server_may_act (srv, conn_peer_uid (c), uid) && !server_query_other_jobs (srv)) {
+    if (!server_may_act (srv, conn_peer_uid (c), uid)
+        && !server_query_other_jobs (srv)) {
         server_reply_error (c, msg, EPERM, "Unauthorized Request  %s", jobid);
         return;
     }
@@ -101,13 +102,13 @@ static void job_trace (struct server *srv, struct conn *c, struct wire_msg *msg)
     sqlite3_bind_int64 (st, 1, seq);
     sqlite3_bind_int64 (st, 2, since);
     while (sqlite3_step (st) == SQLITE_ROW)
-        json_array_append_new (events, json_pack ("{s:I s:o s:o s:o s:o s:o}", "time",
-                                                  (json_int_t)sqlite3_column_int64 (st, 0),
-                                                  "type", col_text (st, 1), "actor",
-                                                  col_text (st, 2), "detail",
-                                                  col_text (st, 3), "old_state",
-                                                  col_text (st, 4), "new_state",
-                                                  col_text (st, 5)));
+        json_array_append_new (events,
+                               json_pack ("{s:I s:o s:o s:o s:o s:o}", "time",
+                                          (json_int_t)sqlite3_column_int64 (st, 0),
+                                          "type", col_text (st, 1), "actor",
+                                          col_text (st, 2), "detail", col_text (st, 3),
+                                          "old_state", col_text (st, 4), "new_state",
+                                          col_text (st, 5)));
     sqlite3_reset (st);
     (void)conn_reply (c, msg, 0, NULL,
                       json_pack ("{s:s s:o s:s s:s}", "jobid", jobid, "events", events,

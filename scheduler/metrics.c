@@ -19,24 +19,25 @@
 #include "scheduler/telemetry.h"
 
 /* Buckets in seconds (Prometheus's "le" bounds; +Inf is implicit). */
-static const double wait_bounds[] = { 1, 5, 10, 30, 60, 300, 600, 1800, 3600, 7200,
-                                      21600, 86400 };
-static const double pass_bounds[] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-                                      0.05, 0.1, 0.25, 0.5, 1, 2.5, 5 };
-static const double commit_bounds[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025,
-                                        0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1 };
+static const double wait_bounds[] = { 1,   5,    10,   30,   60,    300,
+                                      600, 1800, 3600, 7200, 21600, 86400 };
+static const double pass_bounds[] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                      0.1,    0.25,  0.5,    1,     2.5,  5 };
+static const double commit_bounds[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+                                        0.01,   0.025,   0.05,   0.1,   0.25,   1 };
 #define HIST_MAX 16
 
 struct histogram {
     const double *bounds;
     int nb;
-    uint64_t counts[HIST_MAX];      /* per bucket, not cumulative */
+    uint64_t counts[HIST_MAX]; /* per bucket, not cumulative */
     uint64_t count;
     double sum;
 };
 
-static const char *const exit_classes[] = { "success", "failure", "signal", "walltime",
-                                            "node_lost", "deleted", "system" };
+static const char *const exit_classes[] = { "success",  "failure",   "signal",
+                                            "walltime", "node_lost", "deleted",
+                                            "system" };
 #define NCLASSES ((int)ARRAY_SIZE (exit_classes))
 
 /* The counters of one queue (the queues are few: a plain array). */
@@ -52,13 +53,13 @@ struct metrics {
     struct metrics_queue *q;
     int nq;
     struct histogram pass, commit;
-    uint64_t http[6];               /* answers by status class: 1xx..5xx */
-    double last_render;             /* seconds the last scrape took */
+    uint64_t http[6];   /* answers by status class: 1xx..5xx */
+    double last_render; /* seconds the last scrape took */
 };
 
 static const char *const job_states = "QHWRES";
-static const char *const state_names[] = { "queued", "held", "waiting", "running",
-                                           "exiting", "suspended" };
+static const char *const state_names[] = { "queued",  "held",    "waiting",
+                                           "running", "exiting", "suspended" };
 #define NSTATES 6
 
 static void hist_init (struct histogram *h, const double *bounds, int nb)
@@ -145,20 +146,14 @@ void metrics_job_event (struct metrics *m, const struct job *job, char old,
         return;
     q = metrics_queue (m, job->rec.queue);
     switch (ev) {
-    case JOB_EV_SUBMITTED:
-        q->submitted++;
-        break;
+    case JOB_EV_SUBMITTED: q->submitted++; break;
     case JOB_EV_STARTED:
         q->started++;
         if (job->rec.run_count == 1)
             hist_observe (&q->wait, (double)(job->rec.stime - job->rec.ctime));
         break;
-    case JOB_EV_REQUEUED:
-        q->requeued++;
-        break;
-    case JOB_EV_SUSPENDED:
-        q->suspended++;
-        break;
+    case JOB_EV_REQUEUED: q->requeued++; break;
+    case JOB_EV_SUSPENDED: q->suspended++; break;
     case JOB_EV_DELETED:
         /* A job deleted before it ran ends here; a running one ends when
          * its worker reports it (FINISHED from E). */
@@ -168,8 +163,7 @@ void metrics_job_event (struct metrics *m, const struct job *job, char old,
     case JOB_EV_FINISHED:
         q->ended[class_index (metrics_exit_class (job->rec.exit_status, old == 'E'))]++;
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -234,8 +228,7 @@ static void hist_put (FILE *f, const char *name, const char *label, const char *
         fprintf (f, "} %.9g\n%s_count{%s", h->sum, name, pre);
         metrics_put_label (f, value);
         fprintf (f, "} %llu\n", (unsigned long long)h->count);
-    }
-    else
+    } else
         fprintf (f, "%s_sum %.9g\n%s_count %llu\n", name, h->sum, name,
                  (unsigned long long)h->count);
 }
@@ -251,7 +244,8 @@ static void put_queue_counters (struct metrics *m, FILE *f)
           offsetof (struct metrics_queue, submitted) },
         { "hpcq_jobs_started_total", "Attempts started.",
           offsetof (struct metrics_queue, started) },
-        { "hpcq_jobs_requeued_total", "Attempts ended by the server and queued "
+        { "hpcq_jobs_requeued_total",
+          "Attempts ended by the server and queued "
           "again (node lost; preemption once it exists).",
           offsetof (struct metrics_queue, requeued) },
         { "hpcq_jobs_suspended_total", "Jobs suspended (preemption).",
@@ -349,7 +343,8 @@ static void put_jobs (struct metrics *m, FILE *f, int per_user)
     fprintf (f, "hpcq_jobs_in_memory %d\n", in_memory);
     if (per_user) {
         head (f, "hpcq_user_jobs", "gauge", "Running and queued jobs per user.");
-        HASH_ITER (hh, users, u, tmp) {
+        HASH_ITER (hh, users, u, tmp)
+        {
             fputs ("hpcq_user_jobs{user=", f);
             metrics_put_label (f, u->name);
             fprintf (f, ",state=\"running\"} %d\nhpcq_user_jobs{user=", u->running);
@@ -357,7 +352,8 @@ static void put_jobs (struct metrics *m, FILE *f, int per_user)
             fprintf (f, ",state=\"queued\"} %d\n", u->queued);
         }
     }
-    HASH_ITER (hh, users, u, tmp) {
+    HASH_ITER (hh, users, u, tmp)
+    {
         HASH_DEL (users, u);
         free (u);
     }
@@ -430,11 +426,11 @@ static void put_node_family (FILE *f, struct node **nodes, int n, const char *me
 /* hpcq_node_mig_instances (used 0) or its _allocated twin (used 1). */
 static void put_node_mig (FILE *f, struct node **nodes, int n, int used)
 {
-    const char *metric = used ? "hpcq_node_mig_instances_allocated"
-                              : "hpcq_node_mig_instances";
+    const char *metric =
+        used ? "hpcq_node_mig_instances_allocated" : "hpcq_node_mig_instances";
 
-    head (f, metric, "gauge", used ? "MIG instances allocated, by profile."
-                                   : "MIG instances, by profile.");
+    head (f, metric, "gauge",
+          used ? "MIG instances allocated, by profile." : "MIG instances, by profile.");
     for (int i = 0; i < n; i++) {
         struct mig_count mc[GPU_MAX * GPU_MIG_MAX];
         int nm = 0;
@@ -457,11 +453,13 @@ static void put_nodes (struct metrics *m, FILE *f)
         const char *node, *all, *help;
     } fam[] = {
         { "hpcq_node_cpus", "hpcq_cpus", "Cores." },
-        { "hpcq_node_cpus_allocated", "hpcq_cpus_allocated", "Cores allocated to jobs." },
+        { "hpcq_node_cpus_allocated", "hpcq_cpus_allocated",
+          "Cores allocated to jobs." },
         { "hpcq_node_memory_bytes", "hpcq_memory_bytes", "Memory." },
         { "hpcq_node_memory_allocated_bytes", "hpcq_memory_allocated_bytes",
           "Memory allocated to jobs." },
-        { "hpcq_node_gpus", "hpcq_gpus", "Whole GPUs (GPUs in MIG mode count as "
+        { "hpcq_node_gpus", "hpcq_gpus",
+          "Whole GPUs (GPUs in MIG mode count as "
           "their instances)." },
         { "hpcq_node_gpus_allocated", "hpcq_gpus_allocated", "Whole GPUs allocated." },
     };
@@ -507,7 +505,8 @@ static void put_nodes (struct metrics *m, FILE *f)
     }
     for (size_t k = 0; k < ARRAY_SIZE (fam); k++) {
         char help[160];
-        snprintf (help, sizeof (help), "%s In all, on the nodes that are up.", fam[k].help);
+        snprintf (help, sizeof (help), "%s In all, on the nodes that are up.",
+                  fam[k].help);
         head (f, fam[k].all, "gauge", help);
         fprintf (f, "%s %lld\n", fam[k].all, total[k]);
     }
@@ -532,7 +531,8 @@ static void put_server (struct metrics *m, FILE *f)
     head (f, "hpcq_scheduler_start_time_seconds", "gauge",
           "When the scheduler started (Unix time).");
     fprintf (f, "hpcq_scheduler_start_time_seconds %lld\n",
-             (long long)(util_wall_secs () - (util_now_ms () - m->srv->started_ms) / 1000));
+             (long long)(util_wall_secs ()
+                         - (util_now_ms () - m->srv->started_ms) / 1000));
     head (f, "hpcq_db_commits_total", "counter", "Database transactions committed.");
     fprintf (f, "hpcq_db_commits_total %lld\n", (long long)m->srv->stat_commits);
     head (f, "hpcq_db_commit_duration_seconds", "histogram",

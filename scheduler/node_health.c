@@ -14,10 +14,8 @@
 
 static const char *sql_set =
     "UPDATE nodes SET offline = ?2, comment = ?3, health_offline = ?4 WHERE name = ?1";
-static const char *sql_forget =
-    "UPDATE nodes SET health_offline = 0 WHERE name = ?1";
-static const char *sql_loaded =
-    "SELECT name FROM nodes WHERE health_offline = 1";
+static const char *sql_forget = "UPDATE nodes SET health_offline = 0 WHERE name = ?1";
+static const char *sql_loaded = "SELECT name FROM nodes WHERE health_offline = 1";
 
 /* The nodes the check holds offline: few, so a plain list of names. */
 struct node_health {
@@ -81,8 +79,9 @@ static void node_health_msg (struct server *srv, struct conn *c, struct wire_msg
         return;
     }
     held = held_index (nh, n->name) >= 0;
-    if (!ok && (!n->offline
-                || (held && strncmp (n->comment, reason, sizeof (n->comment) - 1) != 0))) {
+    if (!ok
+        && (!n->offline
+            || (held && strncmp (n->comment, reason, sizeof (n->comment) - 1) != 0))) {
         /* Out of service, or still out with a new reason. */
         n->offline = 1;
         snprintf (n->comment, sizeof (n->comment), "%s", reason);
@@ -94,8 +93,7 @@ static void node_health_msg (struct server *srv, struct conn *c, struct wire_msg
         log_msg (LOG_WARNING, "node %s taken offline by its health check: %s", n->name,
                  reason);
         server_request_pass (srv);
-    }
-    else if (ok && held) {
+    } else if (ok && held) {
         n->offline = 0;
         n->comment[0] = '\0';
         if (node_health_write (srv, n, 0) < 0) {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "scheduler/statuspage.h"
-#include "scheduler/www/status_html.h"   /* generated: statuspage_html[] */
+#include "scheduler/www/status_html.h" /* generated: statuspage_html[] */
 
 static int statuspage_get (struct http_req *r, void *arg)
 {

@@ -16,7 +16,7 @@
 #include "scheduler/telemetry.h"
 
 struct node_report {
-    char node[64];              /* key */
+    char node[64]; /* key */
     int64_t at_ms;
     int ngpus;
     struct gpu_report gpu[GPU_MAX];
@@ -82,7 +82,8 @@ void telemetry_destroy (struct telemetry *t)
 
     if (!t)
         return;
-    HASH_ITER (hh, t->reports, r, tmp) {
+    HASH_ITER (hh, t->reports, r, tmp)
+    {
         HASH_DEL (t->reports, r);
         free (r);
     }
@@ -90,8 +91,8 @@ void telemetry_destroy (struct telemetry *t)
 }
 
 /* The report of a node that is up, if it is recent. */
-static const struct node_report *fresh (struct telemetry *t, const struct node_report *r,
-                                        int64_t now, struct node **np)
+static const struct node_report *
+fresh (struct telemetry *t, const struct node_report *r, int64_t now, struct node **np)
 {
     struct node *n = nodes_lookup (t->srv->nodes, r->node);
 
@@ -122,7 +123,8 @@ void telemetry_render (struct telemetry *t, FILE *f)
     for (int i = 0; i < GPU_REPORT_NFIELDS; i++) {
         struct node_report *r, *tmp;
         int headed = 0;
-        HASH_ITER (hh, t->reports, r, tmp) {
+        HASH_ITER (hh, t->reports, r, tmp)
+        {
             struct node *n;
             if (!fresh (t, r, now, &n))
                 continue;

@@ -22,9 +22,9 @@
 #define NVML_ECC_CORRECTED 0
 #define NVML_ECC_UNCORRECTED 1
 #define NVML_ECC_VOLATILE 0
-#define NVML_RETIRE_SBE 0           /* multiple single-bit errors */
-#define NVML_RETIRE_DBE 1           /* a double-bit error */
-#define NVML_EVENT_XID 0x8ULL       /* nvmlEventTypeXidCriticalError */
+#define NVML_RETIRE_SBE 0     /* multiple single-bit errors */
+#define NVML_RETIRE_DBE 1     /* a double-bit error */
+#define NVML_EVENT_XID 0x8ULL /* nvmlEventTypeXidCriticalError */
 
 /* XIDs after which the node should run no more jobs until someone looks:
  * 48 double-bit ECC error, 61/62 internal micro-controller faults, 63/64
@@ -32,8 +32,8 @@
  * 79 GPU has fallen off the bus, 92 high single-bit ECC rate, 94/95
  * contained/uncontained ECC error, 119/120 GSP errors, 140 unrecovered
  * ECC error.  Application faults (13, 31, 43, 45...) are the job's. */
-static const unsigned long long critical_xids[] = { 48, 61, 62, 63, 64, 74, 79, 92,
-                                                    94, 95, 119, 120, 140 };
+static const unsigned long long critical_xids[] = { 48, 61, 62, 63,  64,  74, 79,
+                                                    92, 94, 95, 119, 120, 140 };
 
 int gpumon_xid_critical (unsigned long long x)
 {
@@ -63,23 +63,26 @@ void gpumon_read (const struct nvml_api *api, void *dev, struct gpu_sample *s)
         s->fb_free = (double)m.free / (1024.0 * 1024.0);
         s->have |= GS_FB;
     }
-    if (api->temperature && api->temperature (dev, NVML_TEMPERATURE_GPU, &v) == NVML_OK) {
+    if (api->temperature
+        && api->temperature (dev, NVML_TEMPERATURE_GPU, &v) == NVML_OK) {
         s->temp = v;
         s->have |= GS_TEMP;
     }
     if (api->power && api->power (dev, &v) == NVML_OK) {
-        s->power = v / 1000.0;      /* NVML: milliwatts */
+        s->power = v / 1000.0; /* NVML: milliwatts */
         s->have |= GS_POWER;
     }
     if (api->clock && api->clock (dev, NVML_CLOCK_SM, &v) == NVML_OK) {
         s->sm_clock = v;
         s->have |= GS_SM_CLOCK;
     }
-    if (api->ecc && api->ecc (dev, NVML_ECC_CORRECTED, NVML_ECC_VOLATILE, &n) == NVML_OK) {
+    if (api->ecc
+        && api->ecc (dev, NVML_ECC_CORRECTED, NVML_ECC_VOLATILE, &n) == NVML_OK) {
         s->ecc_sbe = n;
         s->have |= GS_ECC_SBE;
     }
-    if (api->ecc && api->ecc (dev, NVML_ECC_UNCORRECTED, NVML_ECC_VOLATILE, &n) == NVML_OK) {
+    if (api->ecc
+        && api->ecc (dev, NVML_ECC_UNCORRECTED, NVML_ECC_VOLATILE, &n) == NVML_OK) {
         s->ecc_dbe = n;
         s->have |= GS_ECC_DBE;
     }
@@ -106,9 +109,9 @@ json_t *gpumon_json (const struct gpu_sample *s, int n)
     json_t *gpus = json_array ();
 
     for (int i = 0; gpus && i < n; i++) {
-        json_t *o = json_pack ("{s:i s:s s:s s:I}", "index", s[i].index, "uuid",
-                               s[i].uuid, "model", s[i].model, "xid",
-                               (json_int_t)s[i].xid);
+        json_t *o =
+            json_pack ("{s:i s:s s:s s:I}", "index", s[i].index, "uuid", s[i].uuid,
+                       "model", s[i].model, "xid", (json_int_t)s[i].xid);
         if (!o)
             continue;
         if (s[i].have & GS_UTIL)
@@ -134,7 +137,8 @@ json_t *gpumon_json (const struct gpu_sample *s, int n)
             json_object_set_new (o, "retired_dbe", json_integer (s[i].retired_dbe));
         }
         if (s[i].have & GS_PENDING)
-            json_object_set_new (o, "retired_pending", json_integer (s[i].retired_pending));
+            json_object_set_new (o, "retired_pending",
+                                 json_integer (s[i].retired_pending));
         json_array_append_new (gpus, o);
     }
     return json_pack ("{s:o}", "gpus", gpus);
@@ -154,7 +158,8 @@ int gpumon_verdict (const struct gpu_sample *s, int n, char *reason, size_t len)
             return -1;
         }
         if ((s[i].have & GS_PENDING) && s[i].retired_pending) {
-            snprintf (reason, len, "GPU %d (%s): a page retirement waits for a GPU reset",
+            snprintf (reason, len,
+                      "GPU %d (%s): a page retirement waits for a GPU reset",
                       s[i].index, s[i].uuid);
             return -1;
         }
@@ -175,7 +180,7 @@ struct gpumon {
     struct nvml_api api;
     nvml_void_f shutdown;
     nvml_set_free_f set_free;
-    void *events;               /* NVML event set for XIDs, or NULL */
+    void *events; /* NVML event set for XIDs, or NULL */
     void *dev[GPU_MAX];
     struct gpu_sample s[GPU_MAX];
     int n;
@@ -185,23 +190,29 @@ static void gpumon_load (struct gpumon *g)
 {
     void *l = g->lib;
 
-    g->api.utilization = (int (*) (void *, struct nvml_utilization *))dlsym (
-        l, "nvmlDeviceGetUtilizationRates");
-    g->api.memory = (int (*) (void *, struct nvml_memory *))dlsym (l, "nvmlDeviceGetMemoryInfo");
-    g->api.temperature = (int (*) (void *, int, unsigned int *))dlsym (
-        l, "nvmlDeviceGetTemperature");
-    g->api.power = (int (*) (void *, unsigned int *))dlsym (l, "nvmlDeviceGetPowerUsage");
-    g->api.clock = (int (*) (void *, int, unsigned int *))dlsym (l, "nvmlDeviceGetClockInfo");
-    g->api.ecc = (int (*) (void *, int, int, unsigned long long *))dlsym (
-        l, "nvmlDeviceGetTotalEccErrors");
-    g->api.retired = (int (*) (void *, int, unsigned int *, unsigned long long *))dlsym (
-        l, "nvmlDeviceGetRetiredPages");
-    g->api.retired_pending = (int (*) (void *, int *))dlsym (
-        l, "nvmlDeviceGetRetiredPagesPendingStatus");
-    if (!(g->api.event_wait = (int (*) (void *, struct nvml_event *, unsigned int))dlsym (
-              l, "nvmlEventSetWait_v2")))
-        g->api.event_wait = (int (*) (void *, struct nvml_event *, unsigned int))dlsym (
-            l, "nvmlEventSetWait");
+    g->api.utilization =
+        (int (*) (void *,
+                  struct nvml_utilization *))dlsym (l, "nvmlDeviceGetUtilizationRates");
+    g->api.memory =
+        (int (*) (void *, struct nvml_memory *))dlsym (l, "nvmlDeviceGetMemoryInfo");
+    g->api.temperature =
+        (int (*) (void *, int, unsigned int *))dlsym (l, "nvmlDeviceGetTemperature");
+    g->api.power =
+        (int (*) (void *, unsigned int *))dlsym (l, "nvmlDeviceGetPowerUsage");
+    g->api.clock =
+        (int (*) (void *, int, unsigned int *))dlsym (l, "nvmlDeviceGetClockInfo");
+    g->api.ecc =
+        (int (*) (void *, int, int,
+                  unsigned long long *))dlsym (l, "nvmlDeviceGetTotalEccErrors");
+    g->api.retired =
+        (int (*) (void *, int, unsigned int *,
+                  unsigned long long *))dlsym (l, "nvmlDeviceGetRetiredPages");
+    g->api.retired_pending =
+        (int (*) (void *, int *))dlsym (l, "nvmlDeviceGetRetiredPagesPendingStatus");
+    if (!(g->api.event_wait = (int (*) (void *, struct nvml_event *,
+                                        unsigned int))dlsym (l, "nvmlEventSetWait_v2")))
+        g->api.event_wait = (int (*) (void *, struct nvml_event *,
+                                      unsigned int))dlsym (l, "nvmlEventSetWait");
     g->shutdown = (nvml_void_f)dlsym (l, "nvmlShutdown");
     g->set_free = (nvml_set_free_f)dlsym (l, "nvmlEventSetFree");
 }
@@ -232,7 +243,7 @@ struct gpumon *gpumon_create (const struct gpu *gpus, int ngpus)
     for (int i = 0; i < ngpus; i++)
         real += !gpus[i].simulated;
     if (real == 0)
-        return NULL;    /* simulated GPUs report no telemetry */
+        return NULL; /* simulated GPUs report no telemetry */
     g = xzalloc (sizeof (*g));
     if (!(g->lib = dlopen ("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL))
         || !(init = (nvml_void_f)dlsym (g->lib, "nvmlInit_v2"))
@@ -246,7 +257,8 @@ struct gpumon *gpumon_create (const struct gpu *gpus, int ngpus)
     }
     gpumon_load (g);
     for (int i = 0; i < ngpus; i++) {
-        if (gpus[i].simulated || handle ((unsigned)gpus[i].index, &g->dev[g->n]) != NVML_OK)
+        if (gpus[i].simulated
+            || handle ((unsigned)gpus[i].index, &g->dev[g->n]) != NVML_OK)
             continue;
         g->s[g->n].index = i;
         snprintf (g->s[g->n].uuid, sizeof (g->s[0].uuid), "%s", gpus[i].uuid);

@@ -51,31 +51,39 @@ struct nvml_api {
     int (*power) (void *dev, unsigned int *mw);
     int (*clock) (void *dev, int type, unsigned int *mhz);
     int (*ecc) (void *dev, int error_type, int counter_type, unsigned long long *n);
-    int (*retired) (void *dev, int cause, unsigned int *count, unsigned long long *addrs);
+    int (*retired) (void *dev, int cause, unsigned int *count,
+                    unsigned long long *addrs);
     int (*retired_pending) (void *dev, int *pending);
     int (*event_wait) (void *set, struct nvml_event *e, unsigned int timeout_ms);
 };
 
 /* One GPU's reading; a field NVML could not give has its bit clear. */
 enum {
-    GS_UTIL = 1 << 0, GS_MEM_UTIL = 1 << 1, GS_FB = 1 << 2, GS_TEMP = 1 << 3,
-    GS_POWER = 1 << 4, GS_SM_CLOCK = 1 << 5, GS_ECC_SBE = 1 << 6, GS_ECC_DBE = 1 << 7,
-    GS_RETIRED = 1 << 8, GS_PENDING = 1 << 9,
+    GS_UTIL = 1 << 0,
+    GS_MEM_UTIL = 1 << 1,
+    GS_FB = 1 << 2,
+    GS_TEMP = 1 << 3,
+    GS_POWER = 1 << 4,
+    GS_SM_CLOCK = 1 << 5,
+    GS_ECC_SBE = 1 << 6,
+    GS_ECC_DBE = 1 << 7,
+    GS_RETIRED = 1 << 8,
+    GS_PENDING = 1 << 9,
 };
 
 struct gpu_sample {
-    int index;                  /* position in the worker's GPU list */
+    int index; /* position in the worker's GPU list */
     char uuid[96], model[96];
     unsigned have;
-    unsigned util, mem_util;    /* % */
-    double fb_used, fb_free;    /* MiB */
-    unsigned temp;              /* C */
-    double power;               /* W */
-    unsigned sm_clock;          /* MHz */
+    unsigned util, mem_util; /* % */
+    double fb_used, fb_free; /* MiB */
+    unsigned temp;           /* C */
+    double power;            /* W */
+    unsigned sm_clock;       /* MHz */
     unsigned long long ecc_sbe, ecc_dbe;
     unsigned retired_sbe, retired_dbe;
     int retired_pending;
-    unsigned long long xid;     /* the last XID seen since the worker started, 0 none */
+    unsigned long long xid; /* the last XID seen since the worker started, 0 none */
 };
 
 /* Read one GPU (its NVML handle dev) into s, keeping s's identity and xid. */

@@ -24,11 +24,11 @@
 
 struct health {
     struct worker *w;
-    char program[4096];         /* "" if none: GPUs only */
+    char program[4096]; /* "" if none: GPUs only */
     int64_t interval_ms, timeout_ms;
     struct loop_timer *timer;
     /* The check running now. */
-    pid_t pid;                  /* 0 if none */
+    pid_t pid; /* 0 if none */
     int64_t started_ms;
     int out_fd;
     struct loop_watch *out_watch;
@@ -38,7 +38,7 @@ struct health {
     /* What was last said, to say it again after a reconnect. */
     int have_verdict, ok;
     char reason[256];
-    char last_problem[512];     /* why the program could not run (logged once) */
+    char last_problem[512]; /* why the program could not run (logged once) */
 };
 
 static void health_report (struct health *h, int ok, const char *reason)
@@ -48,8 +48,8 @@ static void health_report (struct health *h, int ok, const char *reason)
     snprintf (h->reason, sizeof (h->reason), "%s", reason);
     if (!ok)
         log_msg (LOG_WARNING, "health check failed: %s", reason);
-    (void)worker_notify (h->w, "node.health", json_pack ("{s:b s:s}", "ok", ok, "reason",
-                                                         reason));
+    (void)worker_notify (h->w, "node.health",
+                         json_pack ("{s:b s:s}", "ok", ok, "reason", reason));
 }
 
 void health_link_up (struct health *h)
@@ -95,20 +95,19 @@ static void health_judge (struct health *h)
     if ((line = error_line (h->out, &len))) {
         snprintf (reason, sizeof (reason), "%.*s", (int)(len > 250 ? 250 : len), line);
         failed = 1;
-    }
-    else if (h->timed_out) {
+    } else if (h->timed_out) {
         snprintf (reason, sizeof (reason), "health check %.200s timed out after %lld s",
                   h->program, (long long)(h->timeout_ms / 1000));
         failed = 1;
-    }
-    else if (WIFSIGNALED (h->status) || WEXITSTATUS (h->status) != 0) {
+    } else if (WIFSIGNALED (h->status) || WEXITSTATUS (h->status) != 0) {
         first = strcspn (h->out, "\n");
         if (WIFSIGNALED (h->status))
             snprintf (reason, sizeof (reason), "health check killed by signal %d%s%.*s",
-                      WTERMSIG (h->status), first ? ": " : "", (int)(first > 200 ? 200 : first),
-                      h->out);
+                      WTERMSIG (h->status), first ? ": " : "",
+                      (int)(first > 200 ? 200 : first), h->out);
         else
-            snprintf (reason, sizeof (reason), "health check exited with status %d%s%.*s",
+            snprintf (reason, sizeof (reason),
+                      "health check exited with status %d%s%.*s",
                       WEXITSTATUS (h->status), first ? ": " : "",
                       (int)(first > 200 ? 200 : first), h->out);
         failed = 1;
@@ -149,8 +148,9 @@ static void health_output (struct loop *l, int fd, int revents, void *arg)
     }
     /* Keep the first HEALTH_OUTPUT_MAX bytes; read the rest away. */
     if (h->out_len < HEALTH_OUTPUT_MAX) {
-        size_t take = (size_t)n < HEALTH_OUTPUT_MAX - h->out_len ? (size_t)n
-                                                                 : HEALTH_OUTPUT_MAX - h->out_len;
+        size_t take = (size_t)n < HEALTH_OUTPUT_MAX - h->out_len
+                          ? (size_t)n
+                          : HEALTH_OUTPUT_MAX - h->out_len;
         h->out = xrealloc (h->out, h->out_len + take + 1);
         memcpy (h->out + h->out_len, buf, take);
         h->out_len += take;
@@ -182,8 +182,10 @@ static int health_runnable (struct health *h)
     else if (access (h->program, X_OK) < 0)
         snprintf (problem, sizeof (problem), "not executable (%s)", strerror (errno));
     if (problem[0] && strcmp (problem, h->last_problem) != 0)
-        log_msg (LOG_ERR, "health_check_program %s cannot be run: %s; the node's state "
-                 "is left as it is", h->program, problem);
+        log_msg (LOG_ERR,
+                 "health_check_program %s cannot be run: %s; the node's state "
+                 "is left as it is",
+                 h->program, problem);
     snprintf (h->last_problem, sizeof (h->last_problem), "%s", problem);
     return problem[0] == '\0';
 }
@@ -192,8 +194,10 @@ static int health_spawn (struct health *h)
 {
     char name[128];
     char *argv[] = { h->program, NULL };
-    char *envp[] = { (char *)"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                     name, NULL };
+    char *envp[] = {
+        (char *)"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        name, NULL
+    };
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     sigset_t none, dflt;
@@ -216,7 +220,7 @@ static int health_spawn (struct health *h)
     posix_spawnattr_setsigmask (&attr, &none);
     posix_spawnattr_setsigdefault (&attr, &dflt);
     posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK
-                                     | POSIX_SPAWN_SETSIGDEF);
+                                         | POSIX_SPAWN_SETSIGDEF);
     rc = posix_spawn (&h->pid, h->program, &fa, &attr, argv, envp);
     posix_spawn_file_actions_destroy (&fa);
     posix_spawnattr_destroy (&attr);
@@ -275,7 +279,8 @@ int health_create (struct worker *w, struct health **hp, struct hpcq_error *err)
     if (config_get_int (w->cfg, "health_check_interval", 60, 1, 86400, &every, err) < 0)
         return -1;
     if (prog && prog[0] != '/')
-        return errprintf (err, "health_check_program must be an absolute path: '%s'", prog);
+        return errprintf (err, "health_check_program must be an absolute path: '%s'",
+                          prog);
     if ((!prog || !*prog) && !w->gpumon)
         return 0;
     h = xzalloc (sizeof (*h));

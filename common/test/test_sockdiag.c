@@ -34,15 +34,17 @@ int main (void)
     len = sizeof (peer);
     getpeername (afd, (struct sockaddr *)&peer, &len);
     ok (sockdiag_is_loopback ((struct sockaddr *)&peer), "127.0.0.1 is loopback");
-    if (sockdiag_peer_uid ((struct sockaddr *)&local, (struct sockaddr *)&peer, &uid) < 0
+    if (sockdiag_peer_uid ((struct sockaddr *)&local, (struct sockaddr *)&peer, &uid)
+            < 0
         && (errno == EPROTONOSUPPORT || errno == EACCES || errno == EPERM))
         ok (1, "# SKIP no sock_diag netlink here: %s", strerror (errno));
     else
-        ok (uid == getuid (), "the peer's socket is ours: uid %u (we are %u)", (unsigned)uid,
-            (unsigned)getuid ());
+        ok (uid == getuid (), "the peer's socket is ours: uid %u (we are %u)",
+            (unsigned)uid, (unsigned)getuid ());
     other = peer;
     other.sin_port = htons (ntohs (peer.sin_port) ^ 1);
-    ok (sockdiag_peer_uid ((struct sockaddr *)&local, (struct sockaddr *)&other, &uid) < 0,
+    ok (sockdiag_peer_uid ((struct sockaddr *)&local, (struct sockaddr *)&other, &uid)
+            < 0,
         "no such connection: no owner (%s)", strerror (errno));
     other.sin_addr.s_addr = htonl (0x0a000001);
     ok (!sockdiag_is_loopback ((struct sockaddr *)&other), "10.0.0.1 is not loopback");

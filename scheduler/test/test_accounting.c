@@ -66,8 +66,10 @@ static void outbox_add (struct fixture *f, const char *const *lines)
 
     snprintf (path, sizeof (path), "%s/state/hpcq.sqlite", f->dir);
     if (sqlite3_open (path, &h) != SQLITE_OK
-        || sqlite3_prepare_v2 (h, "INSERT INTO acct_outbox (time, record) VALUES (?1, ?2)",
-                               -1, &st, NULL) != SQLITE_OK)
+        || sqlite3_prepare_v2 (h,
+                               "INSERT INTO acct_outbox (time, record) VALUES (?1, ?2)",
+                               -1, &st, NULL)
+               != SQLITE_OK)
         abort ();
     sqlite3_busy_timeout (h, 5000);
     for (int i = 0; lines[i]; i++) {
@@ -100,10 +102,12 @@ static void test_life (struct fixture *f)
     ok (seq > 0 && launch != NULL, "a job is submitted and launched");
     fixture_msg_free (launch);
     ok (fixture_rpc (f, w, "job.finished",
-                     json_pack ("{s:I s:i s:i s:i s:i s:I}", "seq", (json_int_t)seq, "attempt",
-                                1, "exit_status", 0, "cput", 1, "walltime", 2, "maxrss",
-                                (json_int_t)4096),
-                     NULL, NULL, 0) == 0, "its worker reports its end");
+                     json_pack ("{s:I s:i s:i s:i s:i s:I}", "seq", (json_int_t)seq,
+                                "attempt", 1, "exit_status", 0, "cput", 1, "walltime",
+                                2, "maxrss", (json_int_t)4096),
+                     NULL, NULL, 0)
+            == 0,
+        "its worker reports its end");
     settle (f, 1300);
     set_file (f);
     text = contents ();
@@ -113,7 +117,8 @@ static void test_life (struct fixture *f)
     ok (count (text, q) == 1 && count (text, s) == 1 && count (text, e) == 1,
         "its Q, S and E records are in the day's file once each");
     ok (strstr (text, " Exit_status=0 ") && strstr (text, " resources_used.mem=4kb ")
-            && strstr (text, " run_count=1"), "E carries the worker's usage");
+            && strstr (text, " run_count=1"),
+        "E carries the worker's usage");
     ok (fixture_db_int (f, "SELECT count(*) FROM acct_outbox") == 0,
         "once the file is on disk the outbox is empty");
     free (text);
@@ -127,7 +132,8 @@ static void test_catch_up (struct fixture *f)
                                            "11/30/2026 10:00:02;D;902.fx;requestor=x@h",
                                            NULL };
     static const char *const torn[] = { "11/30/2026 10:00:03;D;903.fx;requestor=x@h",
-                                        "11/30/2026 10:00:04;D;904.fx;requestor=x@h", NULL };
+                                        "11/30/2026 10:00:04;D;904.fx;requestor=x@h",
+                                        NULL };
     char *text;
     size_t len;
 
@@ -136,7 +142,8 @@ static void test_catch_up (struct fixture *f)
     outbox_add (f, missing);
     fixture_restart (f);
     text = contents ();
-    ok (count (text, ";900.fx;") == 1, "a record only in the outbox is written at start");
+    ok (count (text, ";900.fx;") == 1,
+        "a record only in the outbox is written at start");
     free (text);
 
     /* A crash after the write, before the outbox let go: the first of two
@@ -159,7 +166,8 @@ static void test_catch_up (struct fixture *f)
             && count (text, "10:00:03;D;90\n") == 0 && len > 0 && text[len - 1] == '\n',
         "a torn last line is cut off and its record written whole");
     ok (fixture_log_has (f, "ended in a torn record"), "and the cut is logged");
-    ok (fixture_db_int (f, "SELECT count(*) FROM acct_outbox") == 0, "the outbox is empty");
+    ok (fixture_db_int (f, "SELECT count(*) FROM acct_outbox") == 0,
+        "the outbox is empty");
     free (text);
 }
 

@@ -44,7 +44,9 @@ static void finish (struct fixture *f, struct fx_peer *w, int64_t seq, int statu
 {
     if (fixture_rpc (f, w, "job.finished",
                      json_pack ("{s:I s:i s:i}", "seq", (json_int_t)seq, "attempt", 1,
-                                "exit_status", status), NULL, NULL, 0) != 0)
+                                "exit_status", status),
+                     NULL, NULL, 0)
+        != 0)
         abort ();
 }
 
@@ -74,14 +76,18 @@ static void test_metrics (struct fixture *f, struct fx_peer *user, struct fx_pee
             && has (text, "hpcq_jobs{queue=\"workq\",state=\"held\"} 1\n"),
         "hpcq_jobs counts the running and the held job");
     ok (has (text, "hpcq_node_cpus_allocated{node=\"w1\"} 1\n")
-            && has (text, "hpcq_cpus_allocated 1\n"), "the node's core is allocated");
-    ok (has (text, "hpcq_user_jobs{user="), "per-user series are there for an operator");
+            && has (text, "hpcq_cpus_allocated 1\n"),
+        "the node's core is allocated");
+    ok (has (text, "hpcq_user_jobs{user="),
+        "per-user series are there for an operator");
     free (text);
     finish (f, w, a, 3);
     text = render (f);
     ok (has (text, "hpcq_jobs_submitted_total{queue=\"workq\"} 2\n")
             && has (text, "hpcq_jobs_started_total{queue=\"workq\"} 1\n")
-            && has (text, "hpcq_jobs_ended_total{queue=\"workq\",exit_class=\"failure\"} 1\n"),
+            && has (
+                text,
+                "hpcq_jobs_ended_total{queue=\"workq\",exit_class=\"failure\"} 1\n"),
         "submissions, starts and an end by exit class are counted");
     ok (has (text, "hpcq_job_wait_seconds_count{queue=\"workq\"} 1\n")
             && has (text, "hpcq_scheduling_pass_duration_seconds_count ")
@@ -100,11 +106,12 @@ static void test_telemetry (struct fixture *f)
     int rc;
 
     rc = fixture_rpc (f, g, "node.hello",
-                      json_pack ("{s:s s:i s:I s:[{s:i s:s s:I s:s}] s:s s:[] s:[]}", "name",
-                                 "g1", "ncpus", 1, "mem", (json_int_t)(1 << 30), "gpus",
-                                 "index", 0, "model", "NVIDIA H200", "mem",
+                      json_pack ("{s:s s:i s:I s:[{s:i s:s s:I s:s}] s:s s:[] s:[]}",
+                                 "name", "g1", "ncpus", 1, "mem", (json_int_t)(1 << 30),
+                                 "gpus", "index", 0, "model", "NVIDIA H200", "mem",
                                  (json_int_t)1 << 30, "uuid", "GPU-1234", "labels", "",
-                                 "running", "finished"), NULL, NULL, 0);
+                                 "running", "finished"),
+                      NULL, NULL, 0);
     ok (rc == 0, "a worker with one real GPU says hello");
     text = render (f);
     ok (!has (text, "DCGM_FI_DEV"), "no telemetry reported: no DCGM series at all");
@@ -114,12 +121,14 @@ static void test_telemetry (struct fixture *f)
     rc = fixture_rpc (f, g, "node.telemetry",
                       json_pack ("{s:[{s:i s:s s:s s:i s:f s:i s:f s:i s:I}]}", "gpus",
                                  "index", 0, "uuid", "GPU-1234", "model", "NVIDIA H200",
-                                 "util", 37, "fb_used", 1024.5, "temp", 61, "power", 312.25,
-                                 "sm_clock", 1980, "xid", (json_int_t)0), NULL, NULL, 0);
+                                 "util", 37, "fb_used", 1024.5, "temp", 61, "power",
+                                 312.25, "sm_clock", 1980, "xid", (json_int_t)0),
+                      NULL, NULL, 0);
     ok (rc == 0, "its worker reports the GPU's telemetry");
     text = render (f);
-    ok (has (text, "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-1234\",device=\"nvidia0\","
-                   "modelName=\"NVIDIA H200\",Hostname=\"g1\",hpc_job=")
+    ok (has (text,
+             "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-1234\",device=\"nvidia0\","
+             "modelName=\"NVIDIA H200\",Hostname=\"g1\",hpc_job=")
             && has (text, ".fx\"} 37\n"),
         "DCGM_FI_DEV_GPU_UTIL with DCGM's labels and the job holding the GPU");
     ok (has (text, "} 1024.5\n") && has (text, "DCGM_FI_DEV_POWER_USAGE{")
@@ -132,8 +141,9 @@ static void test_telemetry (struct fixture *f)
                       json_pack ("{s:[{s:s}]}", "gpus", "uuid", "x"), NULL, NULL, 0);
     ok (rc != 0, "a malformed report is refused");
     rc = fixture_rpc (f, g, "node.telemetry",
-                      json_pack ("{s:[{s:i s:i} {s:i s:i}]}", "gpus", "index", 0, "util", 5,
-                                 "index", 0, "util", 6), NULL, NULL, 0);
+                      json_pack ("{s:[{s:i s:i} {s:i s:i}]}", "gpus", "index", 0,
+                                 "util", 5, "index", 0, "util", 6),
+                      NULL, NULL, 0);
     text = render (f);
     ok (rc != 0 && has (text, ".fx\"} 37\n") && !has (text, ".fx\"} 5\n")
             && !has (text, ".fx\"} 6\n"),
@@ -150,36 +160,41 @@ static void test_health (struct fixture *f, struct fx_peer *w, struct fx_peer *u
     int rc;
 
     rc = fixture_rpc (f, w, "node.health",
-                      json_pack ("{s:b s:s}", "ok", 0, "reason", "ERROR: /scratch is full"),
+                      json_pack ("{s:b s:s}", "ok", 0, "reason",
+                                 "ERROR: /scratch is full"),
                       NULL, NULL, 0);
     ok (rc == 0 && n->offline && !strcmp (n->comment, "ERROR: /scratch is full"),
         "a failing check takes the node offline, its reason the comment");
     ok (fixture_db_int (f, "SELECT health_offline FROM nodes WHERE name = 'w1'") == 1
-            && !strcmp (fixture_db_text (f, "SELECT comment FROM nodes WHERE name = 'w1'",
+            && !strcmp (fixture_db_text (f,
+                                         "SELECT comment FROM nodes WHERE name = 'w1'",
                                          comment, sizeof (comment)),
                         "ERROR: /scratch is full"),
         "durably, marked as the check's doing");
-    rc = fixture_rpc (f, w, "node.health", json_pack ("{s:b s:s}", "ok", 1, "reason", ""),
-                      NULL, NULL, 0);
+    rc = fixture_rpc (f, w, "node.health",
+                      json_pack ("{s:b s:s}", "ok", 1, "reason", ""), NULL, NULL, 0);
     ok (rc == 0 && !n->offline && n->comment[0] == '\0',
         "a passing check brings it back");
     rc = fixture_rpc (f, user, "node.offline",
-                      json_pack ("{s:[s] s:b s:s}", "names", "w1", "offline", 1, "comment",
-                                 "memory test"), NULL, NULL, 0);
+                      json_pack ("{s:[s] s:b s:s}", "names", "w1", "offline", 1,
+                                 "comment", "memory test"),
+                      NULL, NULL, 0);
     ok (rc == 0 && n->offline, "an operator takes the node offline");
-    (void)fixture_rpc (f, w, "node.health", json_pack ("{s:b s:s}", "ok", 1, "reason", ""),
-                       NULL, NULL, 0);
     (void)fixture_rpc (f, w, "node.health",
-                       json_pack ("{s:b s:s}", "ok", 0, "reason", "ERROR: fan"), NULL, NULL,
-                       0);
-    (void)fixture_rpc (f, w, "node.health", json_pack ("{s:b s:s}", "ok", 1, "reason", ""),
-                       NULL, NULL, 0);
+                       json_pack ("{s:b s:s}", "ok", 1, "reason", ""), NULL, NULL, 0);
+    (void)fixture_rpc (f, w, "node.health",
+                       json_pack ("{s:b s:s}", "ok", 0, "reason", "ERROR: fan"), NULL,
+                       NULL, 0);
+    (void)fixture_rpc (f, w, "node.health",
+                       json_pack ("{s:b s:s}", "ok", 1, "reason", ""), NULL, NULL, 0);
     ok (n->offline && !strcmp (n->comment, "memory test"),
         "the check neither brings back nor rewrites a node an operator took out");
     rc = fixture_rpc (f, user, "node.offline",
-                      json_pack ("{s:[s] s:b}", "names", "w1", "offline", 0), NULL, NULL, 0);
+                      json_pack ("{s:[s] s:b}", "names", "w1", "offline", 0), NULL,
+                      NULL, 0);
     ok (rc == 0 && !n->offline, "the operator puts it back");
-    rc = fixture_rpc (f, w, "node.health", json_pack ("{s:s}", "reason", "x"), NULL, NULL, 0);
+    rc = fixture_rpc (f, w, "node.health", json_pack ("{s:s}", "reason", "x"), NULL,
+                      NULL, 0);
     ok (rc != 0, "a malformed verdict is refused");
 }
 
@@ -196,7 +211,8 @@ static void test_history (void)
     seq = fixture_submit (&f, user, NULL);
     fixture_msg_free (fixture_next (&f, w, "job.launch"));
     finish (&f, w, seq, 0);
-    ok (jobs_lookup (f.srv->jobs, seq) != NULL, "a job just finished is in memory (qstat -x)");
+    ok (jobs_lookup (f.srv->jobs, seq) != NULL,
+        "a job just finished is in memory (qstat -x)");
     {
         int64_t end = util_now_ms () + 4000;
         while (jobs_lookup (f.srv->jobs, seq) && util_now_ms () < end) {
@@ -204,7 +220,8 @@ static void test_history (void)
             fixture_turn (&f);
         }
     }
-    ok (jobs_lookup (f.srv->jobs, seq) == NULL, "after job_history_duration it has left memory");
+    ok (jobs_lookup (f.srv->jobs, seq) == NULL,
+        "after job_history_duration it has left memory");
     ok (fixture_db_int (&f, "SELECT count(*) FROM jobs WHERE state = 'F'") == 1,
         "it stays in the database");
     fixture_restart (&f);

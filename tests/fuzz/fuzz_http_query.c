@@ -20,7 +20,8 @@
 #include "tests/fuzz/fuzz.h"
 
 enum { USER, STATE, HISTORY, SUBJOBS, LIMIT, NKEYS };
-static const char *const keys[NKEYS] = { "user", "state", "history", "subjobs", "limit" };
+static const char *const keys[NKEYS] = { "user", "state", "history", "subjobs",
+                                         "limit" };
 
 /* Split s (modified) into the known keys' first values. */
 static void split (char *s, const char *val[NKEYS])
@@ -63,8 +64,9 @@ FUZZ_TARGET (http_query)
 
     fuzz_setup ();
     split (s, val);
-    if (api_query_jobs (&q, val[USER], val[STATE], val[HISTORY], val[SUBJOBS], val[LIMIT],
-                        &err) == 0) {
+    if (api_query_jobs (&q, val[USER], val[STATE], val[HISTORY], val[SUBJOBS],
+                        val[LIMIT], &err)
+        == 0) {
         if (strcmp (q.user, val[USER] ? val[USER] : "") != 0)
             fuzz_fail ("user=%s read as '%s'", val[USER], q.user);
         for (const char *p = q.states; *p; p++)
@@ -73,18 +75,17 @@ FUZZ_TARGET (http_query)
         if (val[STATE] && *val[STATE] && !q.states[0])
             fuzz_fail ("state=%s read as no state", val[STATE]);
         if ((val[LIMIT] && q.limit < 1) || (!val[LIMIT] && q.limit != 0))
-            fuzz_fail ("limit=%s read as %ld", val[LIMIT] ? val[LIMIT] : "(none)", q.limit);
+            fuzz_fail ("limit=%s read as %ld", val[LIMIT] ? val[LIMIT] : "(none)",
+                       q.limit);
         if ((q.history != 0 && q.history != 1) || (q.subjobs != 0 && q.subjobs != 1))
             fuzz_fail ("history %d, subjobs %d", q.history, q.subjobs);
-    }
-    else
+    } else
         check_message ("the jobs query", &err);
     err.text[0] = '\0';
     if (api_query_limit (val[LIMIT], 20, 200, &limit, &err) == 0) {
         if (limit < 1 || limit > 200)
             fuzz_fail ("events limit=%s read as %ld", val[LIMIT], limit);
-    }
-    else
+    } else
         check_message ("the events limit", &err);
     free (s);
     return 0;

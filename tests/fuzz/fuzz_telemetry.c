@@ -51,8 +51,8 @@ static int read_label (const char **p, char *out, size_t len)
 static void check_line (const char *line, int i, const struct gpu_report *g,
                         const char *host, const char *job)
 {
-    static const char *const names[] = { "gpu", "UUID", "device", "modelName", "Hostname",
-                                         "hpc_job" };
+    static const char *const names[] = { "gpu",       "UUID",     "device",
+                                         "modelName", "Hostname", "hpc_job" };
     const char *metric = gpu_report_fields[i].metric, *p = line;
     char want[6][128], got[128], *end;
     int nl = job ? 6 : 5;

@@ -23,7 +23,7 @@ static int fake_util (void *dev, struct nvml_utilization *u)
 static int fake_memory (void *dev, struct nvml_memory *m)
 {
     m->total = 80ULL << 30;
-    m->used = 3ULL << 30;                       /* 3072 MiB */
+    m->used = 3ULL << 30; /* 3072 MiB */
     m->free = m->total - m->used;
     return NVML_OK;
 }
@@ -54,7 +54,8 @@ static int fake_ecc (void *dev, int error_type, int counter_type, unsigned long 
     return counter_type == 0 ? NVML_OK : NVML_NOT_SUPPORTED;
 }
 
-static int fake_retired (void *dev, int cause, unsigned int *count, unsigned long long *a)
+static int fake_retired (void *dev, int cause, unsigned int *count,
+                         unsigned long long *a)
 {
     *count = cause == 0 ? 2 : 0;
     return *count ? NVML_INSUFFICIENT_SIZE : NVML_OK;
@@ -73,8 +74,11 @@ static int pending_now (void *dev, int *pending)
 
 int main (void)
 {
-    struct nvml_api api = { fake_util, fake_memory, fake_temp, fake_power, fake_clock,
-                            fake_ecc, fake_retired, not_supported_pending, NULL };
+    struct nvml_api api = { fake_util,    fake_memory,
+                            fake_temp,    fake_power,
+                            fake_clock,   fake_ecc,
+                            fake_retired, not_supported_pending,
+                            NULL };
     struct gpu_sample s = { .index = 1, .uuid = "GPU-abcd", .model = "NVIDIA H200" };
     struct gpu sim[GPU_MAX];
     char reason[256] = "";
@@ -89,7 +93,8 @@ int main (void)
         "framebuffer in MiB, as DCGM reports it (NVML: bytes)");
     ok (s.power == 312.25, "power in W (NVML: milliwatts)");
     ok (s.ecc_sbe == 12 && s.ecc_dbe == 0 && s.retired_sbe == 2 && s.retired_dbe == 0,
-        "volatile ECC counts and retired pages (INSUFFICIENT_SIZE still gives the count)");
+        "volatile ECC counts and retired pages (INSUFFICIENT_SIZE still gives the "
+        "count)");
     ok (!(s.have & GS_PENDING), "what NVML does not support is left out");
 
     o = gpumon_json (&s, 1);
@@ -99,13 +104,15 @@ int main (void)
             && json_real_value (json_object_get (g, "power")) == 312.25
             && json_integer_value (json_object_get (g, "util")) == 87
             && !json_object_get (g, "retired_pending"),
-        "the node.telemetry report: the scheduler's index, the values, nothing invented");
+        "the node.telemetry report: the scheduler's index, the values, nothing "
+        "invented");
     text = json_dumps (o, JSON_COMPACT | JSON_SORT_KEYS);
     diag ("%s", text);
     free (text);
     json_decref (o);
 
-    ok (gpumon_verdict (&s, 1, reason, sizeof (reason)) == 0, "healthy GPU: no verdict");
+    ok (gpumon_verdict (&s, 1, reason, sizeof (reason)) == 0,
+        "healthy GPU: no verdict");
     s.xid = 13;
     ok (gpumon_verdict (&s, 1, reason, sizeof (reason)) == 0,
         "XID 13 (a job's own fault) is no node problem");
@@ -130,6 +137,7 @@ int main (void)
         "critical XIDs: 48, 74, 95 yes; 31 and none no");
 
     gpu_discover (sim, 2, "Simulated-GPU", 1LL << 30);
-    ok (gpumon_create (sim, 2) == NULL, "simulated GPUs have no monitor: nothing reported");
+    ok (gpumon_create (sim, 2) == NULL,
+        "simulated GPUs have no monitor: nothing reported");
     return done_testing ();
 }
