@@ -37,6 +37,10 @@ struct telemetry;
 struct http;
 struct history;
 struct node_health;
+struct ckpt;
+struct nodeclass;
+struct preempt;
+struct cost;
 struct server;
 
 enum {
@@ -68,6 +72,10 @@ struct server {
     struct http *http;              /* /metrics, /api/v1, status page, or NULL (http.h) */
     struct history *history;        /* job_history_duration (history.h) */
     struct node_health *node_health;    /* nodes offlined by health checks */
+    struct nodeclass *nodeclass;    /* node classes, prices, interruptions (nodeclass.h) */
+    struct ckpt *ckpt;          /* checkpoint cadence and requests (ckpt.h) */
+    struct preempt *preempt;    /* preemption and suspension (preempt.h) */
+    struct cost *cost;          /* what jobs and queues cost (cost.h) */
     char name[64];              /* server name: job ids are NUM.NAME */
     char host[256];             /* this host, for Job_Owner and hello */
     char default_queue[64];

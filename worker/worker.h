@@ -27,6 +27,7 @@ struct task;
 struct gpumon;
 struct health;
 struct auth;
+struct checkpoint;
 
 struct worker {
     struct loop *loop;
@@ -55,11 +56,16 @@ struct worker {
     struct gpumon *gpumon;      /* real GPUs' telemetry and health, or NULL */
     struct health *health;      /* the health check, or NULL */
     struct loop_timer *telemetry;
+    struct checkpoint *ckpt;    /* checkpoint reports and removals (checkpoint.h) */
 };
 
 struct worker *worker_create (struct loop *loop, struct config *cfg,
                               struct hpcq_error *err);
 void worker_destroy (struct worker *w);
+
+/* Send a request to the scheduler now (body stolen).  Its wire id, or 0
+ * when it could not go (no link, or the link is still opening). */
+int64_t worker_send (struct worker *w, const char *type, json_t *body);
 
 /* A task finished: report it now if connected (else with the next hello). */
 void worker_report (struct worker *w, struct task *t);
