@@ -116,7 +116,7 @@ test_expect_success 'kill -9 of the scheduler: no record lost or written twice' 
     pid=$(cat $CLUSTER/scheduler.pid) && kill -9 $pid &&
     wait_until 10 sh -c "! kill -0 $pid 2>/dev/null" && hpcq-local start-scheduler $CLUSTER &&
     for id in $ids; do wait_state $id F 60 || exit 1; done &&
-    for id in $ids; do wait_until 10 has_records $id QSE || { records $id; exit 1; }; done &&
+    for id in $ids; do wait_until 30 has_records $id QSE || { echo "$id: $(records $id)"; exit 1; }; done &&
     test "$(db_query "SELECT count(*) FROM acct_outbox")" -le 5
 '
 
