@@ -13,7 +13,7 @@ top=$(pwd)
 # The scheduler needs SQLite, libuuid and jansson, and MUNGE (munged and
 # libmunge) with nettle's SHA-256 for authentication; the apps use Open MPI
 # over UCX and NetCDF (configure turns off what it does not find).
-PACKAGES="build-essential autoconf automake libtool pkg-config libsqlite3-dev
+PACKAGES="build-essential autoconf automake libtool pkg-config libsqlite3-dev uthash-dev
           uuid-dev libjansson-dev sqlite3 python3 procps bc
           libopenmpi-dev openmpi-bin libucx-dev libnetcdf-dev netcdf-bin libpng-dev zlib1g-dev
           libxxhash-dev iproute2 util-linux munge libmunge-dev nettle-dev"

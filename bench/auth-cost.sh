@@ -58,7 +58,7 @@ for m in munge none; do
                --server-name "$m") ||
         { echo "auth-cost.sh: cannot start the $m cluster" >&2; exit 1; }
     unix_sock[$m]=unix:$tmp/$m/hpcq.sock
-    port[$m]=$(sed -n 's/^tcp=127.0.0.1://p' "$tmp/$m/scheduler.address")
+    port[$m]=$(sed -n 's/^tcp=127.0.0.1://p' "$tmp/$m/state/scheduler.address")
     mungesock[$m]=$tmp/$m/munge/munge.sock
 done
 

@@ -35,7 +35,7 @@ cd "$W"
 eval "$(hpcq-local start "$W/c" --workers 1 --cpus-per-worker 1 \
     --sched-config mtbi_prior=$MTBI --sched-config checkpoint_min_interval=5 \
     --sched-config checkpoint_max_interval=3600)"
-db() { sqlite3 -batch -noheader "$W/c/hpcq.sqlite" "$@"; }
+db() { sqlite3 -batch -noheader "$W/c/state/hpcq.sqlite" "$@"; }
 state() { qstat -f -1 -x "$1" | sed -n 's/^    job_state = //p'; }
 
 # run MODE: submit the run with -c MODE, wait for it; prints its id.

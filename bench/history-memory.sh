@@ -45,17 +45,17 @@ run() {
             --sched-config node_timeout=86400 "$@")"
     pbsnodes -o -C "bench: jobs go to job-flood's node" node1
     local pid tcp
-    pid=$(sed -n 's/^pid=//p' "$dir/c/scheduler.address")
-    tcp=$(sed -n 's/^tcp=//p' "$dir/c/scheduler.address")
+    pid=$(sed -n 's/^pid=//p' "$dir/c/state/scheduler.address")
+    tcp=$(sed -n 's/^tcp=//p' "$dir/c/state/scheduler.address")
     echo "== $name: $jobs jobs, $active active ($*)"
     "$build/bench/job-flood" run "$dir/c/hpcq.sock" "$tcp" "$jobs" "$active" "$pid" 60
     # Let the last window pass and the purge run, then look again.
     sleep $(( 3600 / speed + 15 ))
     printf "after the window: rss %d MiB, jobs in memory %s, jobs in the database %s\n" \
         $(( $(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' /proc/$pid/status) / 1024 )) \
-        "$(curl -sf "http://$(sed -n 's/^http=//p' "$dir/c/scheduler.address")/metrics" |
+        "$(curl -sf "http://$(sed -n 's/^http=//p' "$dir/c/state/scheduler.address")/metrics" |
            sed -n 's/^hpcq_jobs_in_memory //p')" \
-        "$(sqlite3 "$dir/c/hpcq.sqlite" "SELECT count(*) FROM jobs")"
+        "$(sqlite3 "$dir/c/state/hpcq.sqlite" "SELECT count(*) FROM jobs")"
 }
 
 # The scheduler under libfaketime: wall clock SPEED times as fast.

@@ -23,8 +23,8 @@ export PATH="$build/cli:$PATH"
 dir=$(mktemp -d /tmp/hpcq-scrape.XXXXXX)
 trap 'hpcq-local stop "$dir/c" >/dev/null 2>&1; rm -rf "$dir"' EXIT
 eval "$(hpcq-local start "$dir/c" --workers 1 --cpus-per-worker 1)"
-pid=$(sed -n 's/^pid=//p' "$dir/c/scheduler.address")
-http=$(sed -n 's/^http=//p' "$dir/c/scheduler.address")
+pid=$(sed -n 's/^pid=//p' "$dir/c/state/scheduler.address")
+http=$(sed -n 's/^http=//p' "$dir/c/state/scheduler.address")
 ticks=$(getconf CLK_TCK)
 
 cpu() { awk -v t="$ticks" '{ printf "%.3f", ($14 + $15) / t }' /proc/$pid/stat; }

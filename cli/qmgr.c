@@ -1,8 +1,12 @@
-/* qmgr - administer the server's queues (PBS Pro's qmgr syntax).
+/* qmgr - administer the server's queues and attributes (PBS Pro's qmgr
+ * syntax).
  *
  *   qmgr -c "create queue gpu queue_type=execution"
  *   qmgr -c "set queue gpu priority=100,resources_max.walltime=24:00:00"
  *   qmgr -c "unset queue gpu max_run_user"
+ *   qmgr -c "set server max_queued = [u:PBS_GENERIC=100], [o:PBS_ALL=10000]"
+ *   qmgr -c "set server max_queued += [u:alice=500]"
+ *   qmgr -c "set server query_other_jobs = true"
  *   qmgr -c "list queue gpu"      qmgr -c "print server" > saved; qmgr < saved
  *
  * Commands come from -c, else from standard input, one a line ('#' starts
@@ -27,7 +31,8 @@
 static const char *usage_text =
     "Usage: qmgr [-c command]\n"
     "Administers queues: create, set, unset, delete, list and print queue NAME;\n"
-    "list and print server.  Without -c, reads commands from standard input.\n"
+    "set, unset, list and print server.  Without -c, reads commands from\n"
+    "standard input.\n"
     "See qmgr(8).\n";
 
 struct qmgr {
@@ -97,15 +102,31 @@ static json_t *rpc (struct qmgr *m, const char *obj, const char *type, json_t *b
     return reply ? reply : json_object ();
 }
 
-/* "a=b, c = d, e=\"x,y\"": [[a,b],[c,d],[e,"x,y"]] (names only when
+/* The end of a limit list at p ("[u:a=1], [o:PBS_ALL=9]": bracketed
+ * entries separated by commas or blanks), or NULL if one is not closed. */
+static const char *limit_list_end (const char *p)
+{
+    const char *end = p;
+
+    while (*p == '[') {
+        if (!(p = strchr (p, ']')))
+            return NULL;
+        end = ++p;
+        p += strspn (p, " \t,");
+    }
+    return end;
+}
+
+/* "a=b, c = d, e=\"x,y\", f += [u:x=1],[u:y=2]":
+ * [[a,b],[c,d],[e,"x,y"],[f,"[u:x=1],[u:y=2]","+"]] (names only when
  * unset).  NULL on a syntax error. */
 static json_t *parse_attrs (const char *p, int names_only)
 {
     json_t *attrs = json_array ();
 
     while (*(p += strspn (p, " \t,"))) {
-        char name[128], value[1024];
-        size_t n = strcspn (p, " \t=,");
+        char name[128], value[1024], op[2] = "";
+        size_t n = strcspn (p, " \t=,+-");
         size_t k = 0;
 
         snprintf (name, sizeof (name), "%.*s", (int)n, p);
@@ -115,11 +136,20 @@ static json_t *parse_attrs (const char *p, int names_only)
             json_array_append_new (attrs, json_pack ("[s n]", name));
             continue;
         }
+        if ((*p == '+' || *p == '-') && p[1] == '=')
+            op[0] = *p++;
         if (*p != '=' || !name[0])
             goto bad;
         p++;
         p += strspn (p, " \t");
-        if (*p == '"') {
+        if (*p == '[') {
+            const char *end = limit_list_end (p);
+            if (!end || (size_t)(end - p) >= sizeof (value))
+                goto bad;
+            snprintf (value, sizeof (value), "%.*s", (int)(end - p), p);
+            p = end;
+        }
+        else if (*p == '"') {
             const char *end = strchr (p + 1, '"');
             if (!end || (size_t)(end - p - 1) >= sizeof (value))
                 goto bad;
@@ -135,7 +165,8 @@ static json_t *parse_attrs (const char *p, int names_only)
             if (!k)
                 goto bad;
         }
-        json_array_append_new (attrs, json_pack ("[s s]", name, value));
+        json_array_append_new (attrs, op[0] ? json_pack ("[s s s]", name, value, op)
+                                             : json_pack ("[s s]", name, value));
     }
     return attrs;
 bad:
@@ -245,13 +276,22 @@ static void list_server (struct qmgr *m)
         return;
     c = json_object_get (reply, "state_count");
     printf ("Server %s\n    server_state = %s\n    default_queue = %s\n"
-            "    total_jobs = %lld\n    pbs_version = %s\n\n",
+            "    total_jobs = %lld\n    pbs_version = %s\n",
             json_string_value (json_object_get (reply, "server")),
             json_string_value (json_object_get (reply, "server_state")),
             json_string_value (json_object_get (reply, "default_queue")),
             (long long)json_integer_value (json_object_get (c, "total_jobs")),
             json_string_value (json_object_get (reply, "pbs_version")));
+    each_attr (json_object_get (reply, "attributes"), list_line, NULL);
+    printf ("\n");
     json_decref (reply);
+}
+
+static void print_server_line (const char *name, const char *value, void *arg)
+{
+    const char *q = strpbrk (value, ", \t") ? "\"" : "";
+
+    printf ("set server %s = %s%s%s\n", name, q, value, q);
 }
 
 static void print_server (struct qmgr *m)
@@ -263,8 +303,48 @@ static void print_server (struct qmgr *m)
     /* The default queue is the scheduler's config, not a qmgr setting. */
     printf ("#\n# default_queue = %s (hpcq-scheduler config)\n",
             json_string_value (json_object_get (reply, "default_queue")));
-    json_decref (reply);
     show_queues (m, "", V_PRINT);
+    printf ("#\n# Set server attributes.\n#\n");
+    each_attr (json_object_get (reply, "attributes"), print_server_line, NULL);
+    json_decref (reply);
+}
+
+/* Does p start with an attribute ("name = v", "name += v"; for unset a
+ * name alone), rather than an object's name? */
+static int attr_next (const char *p, int unset)
+{
+    const char *q = p + strcspn (p, " \t=,+-");
+
+    q += strspn (q, " \t");
+    if (unset)
+        return *q == '\0' || *q == ',';
+    return *q == '=' || ((*q == '+' || *q == '-') && q[1] == '=');
+}
+
+/* set/unset server [NAME] attributes */
+static int qmgr_server_change (struct qmgr *m, enum verb v, const char *p, const char *line)
+{
+    json_t *attrs, *reply;
+    char name[128];
+
+    if (v != V_SET && v != V_UNSET) {
+        obj_error (m, "default", "the server is not created or deleted with qmgr");
+        return -1;
+    }
+    if (*p && !attr_next (p, v == V_UNSET))
+        next_word (&p, name, sizeof (name));    /* the server's name: there is one */
+    if (!(attrs = parse_attrs (p, v == V_UNSET)))
+        return syntax_error (m, "expected name=value[,name=value...]", line);
+    if (json_array_size (attrs) == 0) {
+        json_decref (attrs);
+        return syntax_error (m, "no attributes given", line);
+    }
+    if (!(reply = rpc (m, "default", "server.manage",
+                       json_pack ("{s:s s:o}", "op", v == V_SET ? "set" : "unset",
+                                  "attrs", attrs))))
+        return -1;
+    json_decref (reply);
+    return 0;
 }
 
 /* create/set/unset/delete queue NAME[,NAME...] [attributes] */
@@ -340,11 +420,8 @@ static int qmgr_line (struct qmgr *m, const char *line)
             print_server (m);
         return 0;
     }
-    if (word_is (obj, "server")) {
-        obj_error (m, "default", "server attributes are set in the hpcq-scheduler "
-                   "config file, not with qmgr");
-        return -1;
-    }
+    if (word_is (obj, "server"))
+        return qmgr_server_change (m, v, p, line);
     if (word_is (obj, "node")) {
         obj_error (m, "default", "nodes are managed by their hpcq-worker; qmgr manages "
                    "queues");

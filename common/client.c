@@ -209,6 +209,21 @@ static int client_recv (struct client *c, struct wire_msg *m,
     return rc;
 }
 
+/* Write all of buf to the socket; a closed peer is EPIPE, not SIGPIPE. */
+static int send_all (int fd, const char *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = send (fd, buf, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        buf += n;
+        len -= n;
+    }
+    return 0;
+}
+
 static int client_send (struct client *c, const char *type, json_t *body,
                         int64_t id, struct hpcq_error *err)
 {
@@ -225,9 +240,23 @@ static int client_send (struct client *c, const char *type, json_t *body,
     wire_msg_release (&req);
     if (!buf)
         return errprintf (err, "request too large: %s", strerror (errno));
-    if (util_write_all (c->fd, buf, len) < 0) {
+    if (send_all (c->fd, buf, len) < 0) {
+        int saved = errno;
+        struct wire_msg rep;
         free (buf);
-        return errprintf (err, "cannot send to server: %s", strerror (errno));
+        /* A server that refused the connection (conn_refuse) said why
+         * before closing it: that is the error to show. */
+        if ((saved == EPIPE || saved == ECONNRESET) && client_recv (c, &rep, err) == 0) {
+            if (rep.is_reply && rep.errnum && rep.errstr) {
+                errno = rep.errnum;
+                errprintf (err, "%s", rep.errstr);
+                wire_msg_release (&rep);
+                return -1;
+            }
+            wire_msg_release (&rep);
+        }
+        errno = saved;
+        return errprintf (err, "cannot send to server: %s", strerror (saved));
     }
     free (buf);
     return 0;
@@ -241,6 +270,10 @@ static int client_reply (struct client *c, int64_t id, json_t **bodyp,
 
     if (client_recv (c, &rep, err) < 0)
         return -1;
+    /* An error to no request: the server refused the connection itself
+     * (conn_refuse: too many connections) and says why. */
+    if (rep.is_reply && rep.id == 0 && rep.errnum != 0 && id != 0)
+        rep.id = id;
     if (!rep.is_reply || rep.id != id) {
         wire_msg_release (&rep);
         errno = EPROTO;

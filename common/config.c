@@ -23,8 +23,13 @@ static const char *known_keys[] = {
     "managers", "operators", "fairshare_halflife", "fairshare_gpu_weight",
     "priority_weight_queue", "priority_weight_job", "priority_weight_age",
     "priority_weight_fairshare", "priority_max_age",
-    "metrics_listen", "http_token_file", "query_other_jobs", "job_history_enable",
-    "job_history_duration",
+    "metrics_listen", "http_token_file", "job_history_enable", "job_history_duration",
+    /* scheduler: private data and limits (docs/security.md) */
+    "query_other_jobs", "max_queued", "max_queued_res.ncpus", "max_queued_res.mem",
+    "max_queued_res.ngpus", "max_spec_size", "max_user_connections",
+    "tcp_unidentified_max", "client_idle_timeout", "client_output_max",
+    "node_down_grace", "rl_enable", "rl_bucket_size", "rl_refill_rate",
+    "rl_refill_period",
     /* scheduler: checkpoints, preemption, node classes, cost (docs/checkpoint.md) */
     "checkpoint_root", "checkpoint_keep", "checkpoint_keep_failed", "checkpoint_grace",
     "checkpoint_interval", "checkpoint_min_interval", "checkpoint_max_interval",

@@ -2,6 +2,9 @@
  *
  * A connection may be closed from inside its own on_msg callback; the
  * `busy` depth keeps the struct alive until the read handler unwinds.
+ * A close that conn_send decides on (output cap) is finished from a timer
+ * instead, because conn_send is also called outside any conn callback
+ * (e.g. while the owner walks a list of queued replies).
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -23,6 +26,10 @@
 #include "common/util.h"
 
 #define CONN_READ_CHUNK 65536
+/* A peer whose answers pile up unread past this has its next requests
+ * wait in its socket: one client cannot make a loop turn produce more
+ * than about this much output, whatever it pipelines. */
+#define CONN_INPUT_OUTQ_MAX (1024 * 1024)
 
 struct conn {
     struct loop *loop;
@@ -32,6 +39,7 @@ struct conn {
     conn_close_f on_close;
     void *arg;
     void *aux;
+    int slot;
 
     unsigned char hdr[WIRE_HDR_LEN];
     size_t hdr_got;
@@ -41,6 +49,15 @@ struct conn {
 
     char *out;
     size_t out_len, out_off, out_cap;
+    size_t out_max;             /* 0: no cap */
+    int64_t active_ms;          /* when bytes last moved */
+
+    conn_drain_f on_drain;
+    void *drain_arg;
+    void (*drain_free) (void *);
+    size_t drain_low;
+    int paused;
+    struct loop_timer *close_timer;
 
     uid_t peer_uid;
     int local;
@@ -108,6 +125,7 @@ struct conn *conn_create (struct loop *l, int fd, conn_msg_f on_msg,
         goto error;
     (void)fcntl (fd, F_SETFD, FD_CLOEXEC);
     conn_peer_init (c);
+    c->active_ms = util_now_ms ();
     if (!(c->watch = loop_fd_add (l, fd, LOOP_READ, conn_io, c)))
         goto error;
     return c;
@@ -120,7 +138,10 @@ error:
 static void conn_free (struct conn *c)
 {
     loop_fd_remove (c->watch);
+    loop_timer_remove (c->close_timer);
     close (c->fd);
+    if (c->drain_free)
+        c->drain_free (c->drain_arg);
     free (c->body);
     free (c->out);
     free (c);
@@ -169,6 +190,20 @@ void conn_close_after_flush (struct conn *c)
         c->flush_then_close = 1;
 }
 
+/* Does c read requests now: not paused, and its answers not piling up. */
+static int conn_reading (const struct conn *c)
+{
+    return !c->paused && conn_outq_len (c) < CONN_INPUT_OUTQ_MAX;
+}
+
+/* What the loop should watch for: input while reading, output while some
+ * is queued or a producer waits for room. */
+static int conn_watch_events (const struct conn *c)
+{
+    return (conn_reading (c) ? LOOP_READ : 0)
+           | (c->out_len > c->out_off || c->on_drain ? LOOP_WRITE : 0);
+}
+
 static int conn_flush (struct conn *c)
 {
     while (c->out_off < c->out_len) {
@@ -180,11 +215,54 @@ static int conn_flush (struct conn *c)
         if (n < 0)
             return -1;
         c->out_off += n;
+        c->active_ms = util_now_ms ();
     }
     if (c->out_off == c->out_len)
         c->out_off = c->out_len = 0;
-    return loop_fd_modify (c->watch,
-                           LOOP_READ | (c->out_len ? LOOP_WRITE : 0));
+    return loop_fd_modify (c->watch, conn_watch_events (c));
+}
+
+static void conn_close_timer (struct loop *l, void *arg)
+{
+    struct conn *c = arg;
+
+    c->close_timer = NULL;  /* one-shot: the loop frees it */
+    conn_finish (c);
+}
+
+/* Close from the loop, soon: callers up the stack may still use c. */
+static void conn_close_soon (struct conn *c)
+{
+    c->closing = 1;
+    c->out_len = c->out_off = 0;
+    if (c->close_timer || c->busy)
+        return;     /* already due, or the callback's end finishes it */
+    if (!(c->close_timer = loop_timer_add (c->loop, 0, 0, conn_close_timer, c)))
+        (void)loop_fd_modify (c->watch, LOOP_READ);  /* EOF or error ends it */
+}
+
+/* Room for len more bytes: the written part goes first, then the buffer
+ * grows (doubling).  -1 on allocation failure. */
+static int conn_reserve (struct conn *c, size_t len)
+{
+    size_t cap;
+    char *nout;
+
+    if (c->out_off > 0 && c->out_len + len > c->out_cap) {
+        memmove (c->out, c->out + c->out_off, c->out_len - c->out_off);
+        c->out_len -= c->out_off;
+        c->out_off = 0;
+    }
+    if (c->out_len + len <= c->out_cap)
+        return 0;
+    cap = c->out_cap ? c->out_cap : 4096;
+    while (cap < c->out_len + len)
+        cap *= 2;
+    if (!(nout = realloc (c->out, cap)))
+        return -1;
+    c->out = nout;
+    c->out_cap = cap;
+    return 0;
 }
 
 int conn_send (struct conn *c, const struct wire_msg *m)
@@ -207,17 +285,18 @@ int conn_send (struct conn *c, const struct wire_msg *m)
         buf = wire_encode (m, &len);
     if (!buf)
         return -1;
-    if (c->out_len + len > c->out_cap) {
-        size_t cap = c->out_cap ? c->out_cap : 4096;
-        char *nout;
-        while (cap < c->out_len + len)
-            cap *= 2;
-        if (!(nout = realloc (c->out, cap))) {
-            free (buf);
-            return -1;
-        }
-        c->out = nout;
-        c->out_cap = cap;
+    if (c->out_max && conn_outq_len (c) + len > c->out_max) {
+        log_msg (LOG_WARNING, "dropping %s: it does not read its answers (%zu bytes "
+                 "queued, %zu more would pass the cap of %zu)", c->peer_name,
+                 conn_outq_len (c), len, c->out_max);
+        free (buf);
+        conn_close_soon (c);
+        errno = ENOBUFS;
+        return -1;
+    }
+    if (conn_reserve (c, len) < 0) {
+        free (buf);
+        return -1;
     }
     memcpy (c->out + c->out_len, buf, len);
     c->out_len += len;
@@ -229,6 +308,27 @@ int conn_send (struct conn *c, const struct wire_msg *m)
     return 0;
 }
 
+int conn_send_or_error (struct conn *c, const struct wire_msg *m)
+{
+    struct wire_msg req = { .id = m->id }, err;
+    char text[160];
+    int rc = conn_send (c, m);
+
+    if (rc == 0 || errno != EMSGSIZE || !m->is_reply)
+        return rc;
+    log_msg (LOG_ERR, "reply %s to %s is larger than a message may be (%d bytes): "
+             "sending an error instead", m->type, c->peer_name, WIRE_MAX_MSG);
+    snprintf (text, sizeof (text), "the answer is larger than a message may be "
+              "(%d bytes); ask for less", WIRE_MAX_MSG);
+    snprintf (req.type, sizeof (req.type), "%s", m->type);
+    wire_reply_init (&err, &req, EMSGSIZE, text, NULL);
+    if (conn_send (c, &err) < 0)
+        log_error ("error reply to %s", c->peer_name);
+    wire_msg_release (&err);
+    errno = EMSGSIZE;
+    return -1;
+}
+
 int conn_reply (struct conn *c, const struct wire_msg *req, int errnum,
                 const char *errstr, json_t *body)
 {
@@ -236,7 +336,7 @@ int conn_reply (struct conn *c, const struct wire_msg *req, int errnum,
     int rc;
 
     wire_reply_init (&m, req, errnum, errstr, body);
-    rc = conn_send (c, &m);
+    rc = conn_send_or_error (c, &m);
     wire_msg_release (&m);
     return rc;
 }
@@ -258,6 +358,8 @@ static int conn_deliver (struct conn *c)
     c->partial_since_ms = 0;
     c->on_msg (c, &msg, c->arg);
     wire_msg_release (&msg);
+    /* A request that took long to handle is work, not idleness. */
+    c->active_ms = util_now_ms ();
     return 0;
 }
 
@@ -274,6 +376,7 @@ static int conn_read_some (struct conn *c)
             return errno == EAGAIN || errno == EINTR ? 0 : -1;
         if (c->hdr_got == 0)
             c->partial_since_ms = util_now_ms ();
+        c->active_ms = util_now_ms ();
         c->hdr_got += n;
         if (c->hdr_got < WIRE_HDR_LEN)
             return 1;
@@ -303,6 +406,7 @@ static int conn_read_some (struct conn *c)
     }
     if (n < 0)
         return errno == EAGAIN || errno == EINTR ? 0 : -1;
+    c->active_ms = util_now_ms ();
     c->body_got += n;
     if (c->body_got == c->body_len && conn_deliver (c) < 0)
         return -1;
@@ -315,11 +419,21 @@ static void conn_io (struct loop *l, int fd, int revents, void *arg)
     int rc = 1;
 
     c->busy++;
-    if ((revents & LOOP_WRITE) && conn_flush (c) < 0)
+    /* Not reading, and the peer hung up (or the socket failed): the loop
+     * would tell again every turn. */
+    if (!conn_reading (c) && (revents & LOOP_HUP))
         rc = -1;
+    if (rc > 0 && (revents & LOOP_WRITE) && conn_flush (c) < 0)
+        rc = -1;
+    if (rc > 0 && (revents & LOOP_WRITE) && c->on_drain && !c->closing
+        && conn_outq_len (c) <= c->drain_low)
+        c->on_drain (c, c->drain_arg);
     /* Bound the work per wakeup so one busy peer cannot starve others. */
-    for (int i = 0; rc > 0 && i < 64 && !c->closing && (revents & LOOP_READ); i++)
+    for (int i = 0; rc > 0 && i < 64 && !c->closing && conn_reading (c)
+                    && (revents & LOOP_READ); i++)
         rc = conn_read_some (c);
+    if (rc > 0 && !c->closing)
+        (void)loop_fd_modify (c->watch, conn_watch_events (c));
     c->busy--;
     if (rc < 0)
         c->closing = 1;
@@ -376,6 +490,16 @@ void *conn_aux (const struct conn *c)
     return c->aux;
 }
 
+void conn_set_slot (struct conn *c, int slot)
+{
+    c->slot = slot;
+}
+
+int conn_slot (const struct conn *c)
+{
+    return c->slot;
+}
+
 int64_t conn_partial_ms (const struct conn *c, int64_t now_ms)
 {
     return c->hdr_got > 0 ? now_ms - c->partial_since_ms : 0;
@@ -384,4 +508,42 @@ int64_t conn_partial_ms (const struct conn *c, int64_t now_ms)
 size_t conn_outq_len (const struct conn *c)
 {
     return c->out_len - c->out_off;
+}
+
+void conn_set_outq_max (struct conn *c, size_t max)
+{
+    c->out_max = max;
+}
+
+void conn_set_drain (struct conn *c, conn_drain_f cb, void *arg, size_t low,
+                     void (*free_arg) (void *))
+{
+    c->on_drain = cb;
+    c->drain_arg = cb ? arg : NULL;
+    c->drain_free = cb ? free_arg : NULL;
+    c->drain_low = low;
+    if (!c->closing)
+        (void)loop_fd_modify (c->watch, conn_watch_events (c));
+}
+
+void conn_pause_input (struct conn *c, int pause)
+{
+    c->paused = pause;
+    if (!c->closing)
+        (void)loop_fd_modify (c->watch, conn_watch_events (c));
+}
+
+int64_t conn_idle_ms (const struct conn *c, int64_t now_ms)
+{
+    return now_ms - c->active_ms;
+}
+
+void conn_refuse (struct conn *c, int errnum, const char *errstr)
+{
+    struct wire_msg m;
+
+    wire_reply_init (&m, &(struct wire_msg){ .type = "connect" }, errnum, errstr, NULL);
+    (void)conn_send (c, &m);
+    wire_msg_release (&m);
+    conn_close_after_flush (c);
 }

@@ -29,7 +29,7 @@ struct conn *conn_create (struct loop *l, int fd, conn_msg_f on_msg,
 /* Queue m for sending.  -1 with errno if it cannot be encoded. */
 int conn_send (struct conn *c, const struct wire_msg *m);
 
-/* Convenience: send a reply to req. */
+/* Convenience: send a reply to req (conn_send_or_error). */
 int conn_reply (struct conn *c, const struct wire_msg *req, int errnum,
                 const char *errstr, json_t *body);
 
@@ -68,11 +68,50 @@ void conn_set_peer_uid (struct conn *c, uid_t uid);
 void conn_set_aux (struct conn *c, void *aux);
 void *conn_aux (const struct conn *c);
 
+/* A number for the owner (e.g. c's position in its table of connections,
+ * so that removing it costs no search); 0 until set. */
+void conn_set_slot (struct conn *c, int slot);
+int conn_slot (const struct conn *c);
+
 /* How long the message being received has been incomplete (0 if none),
  * so a server can drop peers that stall mid-message. */
 int64_t conn_partial_ms (const struct conn *c, int64_t now_ms);
 
 /* Bytes queued for writing (for back-pressure decisions). */
 size_t conn_outq_len (const struct conn *c);
+
+/* Output cap: a peer that does not read its answers cannot make the
+ * process hold unbounded memory.  Once what is queued would pass max
+ * bytes (0: no cap, the default), conn_send fails with ENOBUFS, the
+ * output is dropped and the connection closed (on_close runs from the
+ * loop, never from inside conn_send), with one log line. */
+void conn_set_outq_max (struct conn *c, size_t max);
+
+/* Streaming a big answer as the peer reads it: while a drain callback is
+ * set, cb(c, arg) runs from the loop each time the socket is writable
+ * and at most low bytes are queued (once per loop turn at most), so the
+ * producer adds the next part and other peers are served between parts.
+ * cb NULL stops.  If the connection goes first, free_arg(arg) runs (if
+ * given) when it is freed; stopping does not free arg. */
+typedef void (*conn_drain_f) (struct conn *c, void *arg);
+void conn_set_drain (struct conn *c, conn_drain_f cb, void *arg, size_t low,
+                     void (*free_arg) (void *));
+
+/* Stop (1) or resume (0) reading messages: a peer's next request waits
+ * in the socket while its previous answer is still being streamed. */
+void conn_pause_input (struct conn *c, int pause);
+
+/* Milliseconds since bytes last moved either way (read or written), or
+ * since the connection was made. */
+int64_t conn_idle_ms (const struct conn *c, int64_t now_ms);
+
+/* conn_send, and if m is a reply that cannot be encoded (EMSGSIZE: too
+ * large), log it and send an error reply in its place, so that the peer
+ * is never left waiting.  Returns conn_send's result for m. */
+int conn_send_or_error (struct conn *c, const struct wire_msg *m);
+
+/* An error reply to no request (id 0): the peer is told why before the
+ * connection is closed (e.g. too many connections).  Closes after flush. */
+void conn_refuse (struct conn *c, int errnum, const char *errstr);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/daemon.h"
 #include "common/util.h"
@@ -32,6 +33,7 @@ struct config *daemon_config (int argc, char **argv, const char *prog,
     const char *file = NULL;
     int opt;
 
+    umask (077);
     if (!cfg || !over) {
         fprintf (stderr, "%s: out of memory\n", prog);
         exit (2);

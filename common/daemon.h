@@ -17,7 +17,9 @@ struct daemon_option {
     const char *key;        /* config key it sets */
 };
 
-/* Returns the configuration (caller destroys).  options ends with {NULL}. */
+/* Returns the configuration (caller destroys).  options ends with {NULL}.
+ * Also sets the process umask to 077: whatever a daemon creates (its
+ * database, logs, spool) is its own alone unless it says otherwise. */
 struct config *daemon_config (int argc, char **argv, const char *prog,
                               const char *usage, const struct daemon_option *options);
 

@@ -582,7 +582,7 @@ static int decode_resources (const json_t *o, struct hpcq_resources *res,
                         "walltime", &walltime,
                         "place", &place) < 0)
         return invalid (err, "resources: %s", jerr.text);
-    if (walltime < -1)
+    if (walltime < -1 || walltime > RESOURCE_WALLTIME_MAX)
         return invalid (err, "walltime %lld out of range",
                         (long long)walltime);
     res->walltime = walltime;

@@ -13,6 +13,14 @@
 #include "common/error.h"
 #include "common/resource.h"
 
+/* The largest request (its JSON text: script, environment, options) a
+ * scheduler takes.  Every message that carries it must fit in one wire
+ * message: qstat -f shows the environment, the arguments and the paths
+ * (each at most the request; the working directory three times), and a
+ * launch carries the whole request plus the node file.  A quarter of
+ * WIRE_MAX_MSG leaves room for all of that. */
+#define JOBSPEC_TEXT_MAX (2 * 1024 * 1024)
+
 enum {
     JOIN_NONE = 0,      /* -j n: separate .o and .e files */
     JOIN_OE = 1,        /* -j oe: stderr into stdout file */

@@ -258,6 +258,8 @@ static void loop_dispatch (struct loop *l, struct epoll_event *evs, int n)
             revents |= LOOP_READ;
         if (evs[i].events & EPOLLOUT)
             revents |= LOOP_WRITE;
+        if (evs[i].events & (EPOLLHUP | EPOLLERR))
+            revents |= LOOP_HUP;
         w->cb (l, w->fd, revents, w->arg);
     }
 }

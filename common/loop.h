@@ -11,7 +11,9 @@
 #include <signal.h>
 #include <stdint.h>
 
-enum { LOOP_READ = 1, LOOP_WRITE = 2 };
+/* LOOP_HUP is only reported (with LOOP_READ): the socket hung up or
+ * failed, which a watch that does not ask for input still learns. */
+enum { LOOP_READ = 1, LOOP_WRITE = 2, LOOP_HUP = 4 };
 
 struct loop;
 struct loop_watch;

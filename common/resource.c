@@ -154,6 +154,9 @@ int resource_parse_walltime (const char *s, int64_t *secs,
             return invalid (err, "invalid walltime '%s'", s);
         p = end + 1;
     }
+    if (total > RESOURCE_WALLTIME_MAX)
+        return invalid (err, "walltime '%s' is more than the longest allowed, "
+                        "596523:14:07 (2^31 - 1 seconds)", s);
     *secs = total;
     return 0;
 }
@@ -815,7 +818,7 @@ int resource_finalize (struct hpcq_resources *res, struct hpcq_error *err)
         return -1;
     if (check_chunks (res, err) < 0 || check_job_wide (res, err) < 0)
         return -1;
-    if (res->walltime < -1)
+    if (res->walltime < -1 || res->walltime > RESOURCE_WALLTIME_MAX)
         return invalid (err, "walltime out of range");
     if (memchr (res->place, '\0', sizeof (res->place)) == NULL)
         return invalid (err, "invalid place");

@@ -142,7 +142,14 @@ int64_t resource_total_mem (const struct hpcq_resources *res);
 int resource_total_ngpus (const struct hpcq_resources *res);
 int resource_total_chunks (const struct hpcq_resources *res);
 
-/* "[[HH:]MM:]SS" or plain seconds -> seconds.  Returns -1 with err. */
+/* The longest walltime a job may ask for, in seconds: 2^31 - 1 (about 68
+ * years).  Bounded so that every use of it stays far inside int64_t: the
+ * worker's timer in milliseconds, a start time plus the walltime in the
+ * scheduler's backfill. */
+#define RESOURCE_WALLTIME_MAX INT64_C (2147483647)
+
+/* "[[HH:]MM:]SS" or plain seconds -> seconds, at most
+ * RESOURCE_WALLTIME_MAX.  Returns -1 with err. */
 int resource_parse_walltime (const char *s, int64_t *secs,
                              struct hpcq_error *err);
 

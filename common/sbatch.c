@@ -106,6 +106,10 @@ int sbatch_parse_time (const char *s, int64_t *secs, struct hpcq_error *err)
             return invalid (err, "invalid time '%s'", s);
         p = end + 1;
     }
+    /* Each field within a walltime's range keeps the sums below exact. */
+    if (d > RESOURCE_WALLTIME_MAX / 86400 || f[0] > RESOURCE_WALLTIME_MAX
+        || f[1] > RESOURCE_WALLTIME_MAX || f[2] > RESOURCE_WALLTIME_MAX)
+        return invalid (err, "time '%s' is more than the longest allowed", s);
     /* Without days: M, M:S, H:M:S.  With days: D-H, D-H:M, D-H:M:S. */
     if (dash)
         h = f[0], m = f[1], sec = f[2];
@@ -122,6 +126,8 @@ int sbatch_parse_time (const char *s, int64_t *secs, struct hpcq_error *err)
         || __builtin_add_overflow (t, m, &t) || __builtin_mul_overflow (t, 60, &t)
         || __builtin_add_overflow (t, sec, &t) || t <= 0)
         return invalid (err, "invalid time '%s'", s);
+    if (t > RESOURCE_WALLTIME_MAX)
+        return invalid (err, "time '%s' is more than the longest allowed", s);
     *secs = t;
     return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -224,7 +225,13 @@ int util_mkdir_mode (const char *path, mode_t mode)
         if (c != '/' && c != '\0')
             continue;
         *p = '\0';
-        if (mkdir (tmp, mode) < 0 && errno != EEXIST)
+        /* chmod: a new folder gets mode whatever the umask (the daemons
+         * run under 077, and a spool's parents must stay passable). */
+        if (mkdir (tmp, mode) == 0) {
+            if (chmod (tmp, mode) < 0)
+                return -1;
+        }
+        else if (errno != EEXIST)
             return -1;
         *p = c;
         if (c == '\0')
@@ -278,6 +285,21 @@ void util_short_hostname (char *buf, int len)
     buf[len - 1] = '\0';
     if ((dot = strchr (buf, '.')))
         *dot = '\0';
+}
+
+int util_parse_bool (const char *s, int *out)
+{
+    static const char *yes[] = { "true", "t", "1", "yes", "y", NULL };
+    static const char *no[] = { "false", "f", "0", "no", "n", NULL };
+
+    for (int i = 0; yes[i]; i++)
+        if (strcasecmp (s, yes[i]) == 0)
+            return *out = 1, 0;
+    for (int i = 0; no[i]; i++)
+        if (strcasecmp (s, no[i]) == 0)
+            return *out = 0, 0;
+    errno = EINVAL;
+    return -1;
 }
 
 int util_parse_long (const char *s, long min, long max, long *v)

@@ -56,7 +56,8 @@ int util_mkdir_p (const char *path);
  * gone or its line unreadable. */
 int util_proc_stat (int pid, long long *v, int last);
 
-/* The same with mode for new ones (less the umask).  0 or -1. */
+/* The same with mode for new ones (exactly: the umask does not apply).
+ * Folders that exist are left as they are.  0 or -1. */
 int util_mkdir_mode (const char *path, mode_t mode);
 
 /* 1 if user is in the comma-separated list of user names (an entry
@@ -65,6 +66,10 @@ int util_user_listed (const char *list, const char *user);
 
 /* Short host name (up to the first dot) into buf. */
 void util_short_hostname (char *buf, int len);
+
+/* PBS's boolean words: true/t/1/yes/y and false/f/0/no/n, any case.
+ * 0 with *out set, or -1 (EINVAL) for anything else. */
+int util_parse_bool (const char *s, int *out);
 
 /* Whole-string numbers, for option parsers: s must be a decimal number
  * and nothing else, within [min, max] (a double also finite).  Return 0

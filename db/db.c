@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/log.h"
 #include "db/db.h"
 
 extern const char *const db_migrations[];
+extern const int db_migration_version[];
 
 #define DB_MAX_STMTS 64
 
@@ -84,7 +86,9 @@ int db_schema_version (struct db *db)
     return v;
 }
 
-/* Apply migrations past user_version, each in its own transaction. */
+/* Apply the migrations numbered past user_version, in order, each in its
+ * own transaction; user_version becomes the number of the last one
+ * applied.  Numbers may have gaps (they are reserved per branch). */
 static int db_migrate (struct db *db, struct hpcq_error *err)
 {
     int have = db_schema_version (db), n = 0;
@@ -93,22 +97,48 @@ static int db_migrate (struct db *db, struct hpcq_error *err)
         n++;
     if (have < 0)
         return errprintf (err, "cannot read schema version: %s", sqlite3_errmsg (db->h));
-    if (have > n) {
+    if (n > 0 && have > db_migration_version[n - 1]) {
         errno = EPROTO;
         return errprintf (err, "database schema version %d is newer than this "
-                          "program (%d)", have, n);
+                          "program (%d)", have, db_migration_version[n - 1]);
     }
-    for (int i = have; i < n; i++) {
+    for (int i = 0; i < n; i++) {
+        int v = db_migration_version[i];
         char pragma[64];
-        snprintf (pragma, sizeof (pragma), "PRAGMA user_version = %d", i + 1);
+
+        if (v <= have)
+            continue;
+        snprintf (pragma, sizeof (pragma), "PRAGMA user_version = %d", v);
         if (db_exec (db, "BEGIN IMMEDIATE") < 0 || db_exec (db, db_migrations[i]) < 0
             || db_exec (db, pragma) < 0 || db_exec (db, "COMMIT") < 0) {
             /* Take the cause before ROLLBACK replaces it with "not an error". */
-            errprintf (err, "migration %d failed: %s", i + 1, sqlite3_errmsg (db->h));
+            errprintf (err, "migration %d failed: %s", v, sqlite3_errmsg (db->h));
             (void)db_exec (db, "ROLLBACK");
             return -1;
         }
-        log_msg (LOG_INFO, "database: applied migration %d", i + 1);
+        log_msg (LOG_INFO, "database: applied migration %d", v);
+    }
+    return 0;
+}
+
+/* The database and its -wal and -shm files are private: a file made
+ * before the daemons set umask 077 (older versions made them 0644, so
+ * anyone could read every script) is made 0600 again. */
+static int db_private (const char *path, struct hpcq_error *err)
+{
+    static const char *suffix[] = { "", "-wal", "-shm" };
+    char p[4200];
+    struct stat st;
+
+    for (int i = 0; i < 3; i++) {
+        snprintf (p, sizeof (p), "%s%s", path, suffix[i]);
+        if (stat (p, &st) < 0 || !(st.st_mode & 077))
+            continue;
+        if (chmod (p, st.st_mode & 0700) < 0)
+            return errprintf (err, "cannot make '%s' private (mode %03o): %s", p,
+                              (unsigned)(st.st_mode & 0777), strerror (errno));
+        log_msg (LOG_WARNING, "database: %s was mode %03o, now %03o", p,
+                 (unsigned)(st.st_mode & 0777), (unsigned)(st.st_mode & 0700));
     }
     return 0;
 }
@@ -138,7 +168,7 @@ struct db *db_open (const char *path, struct hpcq_error *err)
                    sqlite3_errmsg (db->h));
         goto error;
     }
-    if (db_migrate (db, err) < 0)
+    if (db_migrate (db, err) < 0 || db_private (path, err) < 0)
         goto error;
     return db;
 error:

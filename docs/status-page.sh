@@ -24,7 +24,7 @@ qsub -N big -l select=2:ncpus=8:ngpus=2 <<< "sleep 600" > /dev/null
 qsub -N later -h <<< "true" > /dev/null
 pbsnodes -o -C "ERROR: /scratch is full" node4
 sleep 3
-http=$(sed -n 's/^http=//p' "$dir/c/scheduler.address")
+http=$(sed -n 's/^http=//p' "$dir/c/state/scheduler.address")
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome)
 HOME=$dir "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
     --user-data-dir="$dir/chromium" --hide-scrollbars --window-size=1280,1400 \

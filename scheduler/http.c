@@ -20,6 +20,7 @@
 #include "common/sockdiag.h"
 #include "common/util.h"
 #include "scheduler/http.h"
+#include "scheduler/server_attr.h"
 #include "scheduler/metrics.h"
 
 #define HTTP_MAX_ROUTES 16
@@ -76,7 +77,7 @@ enum http_view http_job_view (const struct http_req *r, int64_t owner_uid)
 {
     if (r->who.manager || (r->who.known && (int64_t)r->who.uid == owner_uid))
         return HTTP_VIEW_FULL;
-    if (r->who.operator|| server_query_other_jobs (r->srv))
+    if (r->who.operator|| server_attr_query_other_jobs (r->srv))
         return HTTP_VIEW_SHARED;
     return HTTP_VIEW_TABLE;
 }

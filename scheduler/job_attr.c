@@ -143,6 +143,29 @@ json_t *job_attr_summary (struct server *srv, const struct job *job)
     return o;
 }
 
+/* What PBS's job tables (qstat, -a, -n, -s, -t) and Slurm's squeue show
+ * of any job: who, what, where, when, how big, and why it waits.  An
+ * allow-list, so that an attribute added later stays private until it is
+ * put here on purpose. */
+static const char *public_attrs[] = {
+    "Job_Name", "Job_Owner", "resources_used", "job_state", "queue", "server",
+    "Checkpoint", "ctime", "exec_host", "exec_vnode", "Hold_Types", "mtime", "Priority",
+    "qtime", "Rerunable", "Resource_List", "stime", "substate", "comment", "estimated",
+    "etime", "run_count", "Exit_status", "obittime", "project", "array",
+    "array_indices_submitted", "array_state_count", "array_id", "array_index", NULL,
+};
+
+json_t *job_attr_public (struct server *srv, const struct job *job)
+{
+    json_t *all = job_attr_json (srv, job), *o = all ? json_object () : NULL, *v;
+
+    for (int i = 0; o && public_attrs[i]; i++)
+        if ((v = json_object_get (all, public_attrs[i])))
+            json_object_set (o, public_attrs[i], v);
+    json_decref (all);
+    return o;
+}
+
 /* s with tabs and newlines as spaces: they separate a row's values. */
 static void put_field (FILE *f, const char *s, int sep)
 {

@@ -16,9 +16,16 @@
 /* New reference, NULL on ENOMEM. */
 json_t *job_attr_json (struct server *srv, const struct job *job);
 
-/* Only what the default qstat table shows (Job_Name, Job_Owner,
- * resources_used.cput, job_state, queue): cheap for frequent polling. */
+/* The first attributes of qstat -f (Job_Name, Job_Owner, resources_used,
+ * job_state, queue), which job_attr_json starts with. */
 json_t *job_attr_summary (struct server *srv, const struct job *job);
+
+/* What any user may see of another's job when query_other_jobs is False:
+ * the fields of PBS's job tables and Slurm's squeue (name, owner, state,
+ * queue, times, requested and used resources, where it runs, its comment,
+ * its array), never its environment (Variable_List), Submit_arguments,
+ * paths, account, mail or dependencies.  New reference, NULL on ENOMEM. */
+json_t *job_attr_public (struct server *srv, const struct job *job);
 
 /* One row of the default qstat table, the columns JOB_ATTR_ROW_COLUMNS
  * name, written to f as one line of tab-separated text (tabs and newlines

@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/ckpt.h"
+#include "scheduler/clients.h"
 #include "scheduler/job_attr.h"
 #include "scheduler/job_ops.h"
 #include "scheduler/job_rpc.h"
@@ -107,6 +108,8 @@ static void job_wait (struct server *srv, struct conn *c, struct wire_msg *msg)
     w->next = ops->waiters;
     ops->waiters = w;
     ops->nwaiters++;
+    /* Its answer comes when the job ends: no idle timeout meanwhile. */
+    clients_set_persistent (srv->clients, c);
 }
 
 /* After the commit: answer the waits whose jobs have finished. */

@@ -22,11 +22,14 @@
 #include "scheduler/cost.h"
 #include "scheduler/job_attr.h"
 #include "scheduler/job_rpc.h"
+#include "scheduler/job_stat.h"
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
+#include "scheduler/limits.h"
 #include "scheduler/nodes.h"
 #include "scheduler/queue.h"
 #include "scheduler/sched.h"
+#include "scheduler/server_attr.h"
 
 static struct job *job_new (struct server *srv, struct conn *c,
                             struct hpcq_jobspec *spec)
@@ -53,9 +56,8 @@ static struct job *job_new (struct server *srv, struct conn *c,
     return job;
 }
 
-/* The queue admits the request (filling in its resources_default) and
- * some node could hold it. */
-/* A range qsub let through may still be more than this server takes. */
+/* A range qsub let through may still be more than this server takes.
+ * The number of subjobs, or -1. */
 static int submit_check_array (struct server *srv, const char *range,
                                struct hpcq_error *err)
 {
@@ -73,21 +75,61 @@ static int submit_check_array (struct server *srv, const char *range,
         return errprintf (err, "Array job exceeds server or queue size limit: %d subjobs, "
                           "max_array_size is %lld", n, (long long)srv->max_array_size);
     }
-    return 0;
+    return n;
 }
 
-static int submit_check (struct server *srv, struct hpcq_jobspec *spec,
+/* The queue admits the request (filling in its resources_default), some
+ * node could hold it, and the owner (uid) may queue that much more
+ * (max_queued: an array counts as its subjobs). */
+static int submit_check (struct server *srv, uid_t uid, struct hpcq_jobspec *spec,
                          struct hpcq_error *err)
 {
-    const char *queue = spec->queue ? spec->queue : srv->default_queue;
+    struct limits_req lr = { .uid = uid, .res = &spec->res, .n = 1 };
     struct queue *q;
+    char user[64];
 
-    if (spec->array && submit_check_array (srv, spec->array, err) < 0)
+    lr.queue = spec->queue ? spec->queue : srv->default_queue;
+    if (spec->array && (lr.n = submit_check_array (srv, spec->array, err)) < 0)
         return -1;
-    if (queue_admit (srv->queues, queue, &spec->res, err) < 0)
+    if (queue_admit (srv->queues, lr.queue, &spec->res, err) < 0)
         return -1;
-    q = queue_lookup (srv->queues, queue);
-    return sched_feasible (srv, &spec->res, q ? q->rec.node_labels : NULL, err);
+    q = queue_lookup (srv->queues, lr.queue);
+    if (sched_feasible (srv, &spec->res, q ? q->rec.node_labels : NULL, err) < 0)
+        return -1;
+    server_user_name (uid, user, sizeof (user));
+    lr.user = user;
+    return limits_admit (srv->limits, &lr, err);
+}
+
+/* The request as stored, if it is small enough for every message that
+ * will carry it (JOBSPEC_TEXT_MAX).  New string, or NULL with err. */
+static char *spec_text (struct server *srv, const struct hpcq_jobspec *spec,
+                        struct hpcq_error *err)
+{
+    json_t *o = jobspec_to_json (spec);
+    char *text = o ? json_dumps (o, JSON_COMPACT) : NULL;
+    size_t len;
+
+    json_decref (o);
+    if (!text) {
+        errprintf_code (err, ENOMEM, "cannot store job: out of memory");
+        return NULL;
+    }
+    if ((len = strlen (text)) > (size_t)srv->max_spec_size) {
+        errprintf_code (err, E2BIG, "job request too large: %zu bytes (script, "
+                        "environment and options together), max_spec_size is %lld",
+                        len, (long long)srv->max_spec_size);
+        free (text);
+        return NULL;
+    }
+    return text;
+}
+
+static void job_discard (struct job *job)
+{
+    db_job_release (&job->rec);
+    jobspec_release (&job->spec);
+    free (job);
 }
 
 static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg)
@@ -98,6 +140,10 @@ static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg
     json_t *o;
 
     jobspec_init (&spec);
+    if (limits_rate (srv->limits, conn_peer_uid (c), &err) < 0) {
+        server_reply_error (c, msg, EAGAIN, "%s", err.text);
+        return;
+    }
     if (!(o = json_object_get (msg->body, "spec"))
         || jobspec_from_json (o, &spec, &err) < 0) {
         server_reply_error (c, msg, EPROTO, "%s", o ? err.text : "missing job spec");
@@ -109,26 +155,20 @@ static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg
         server_reply_error (c, msg, EPERM, "Bad UID for job execution");
         goto out;
     }
-    if (submit_check (srv, &spec, &err) < 0) {
+    if (submit_check (srv, conn_peer_uid (c), &spec, &err) < 0) {
         server_reply_error (c, msg, errno, "%s", err.text);
         goto out;
     }
     job = job_new (srv, c, &spec);
-    if (depend_attach (srv, job, &err) < 0) {
+    if (!(job->rec.spec = spec_text (srv, &job->spec, &err))
+        || depend_attach (srv, job, &err) < 0) {
         server_reply_error (c, msg, errno, "%s", err.text);
-        db_job_release (&job->rec);
-        jobspec_release (&job->spec);
-        free (job);
+        job_discard (job);
         goto out;
     }
-    o = jobspec_to_json (&job->spec);
-    job->rec.spec = o ? json_dumps (o, JSON_COMPACT) : NULL;
-    json_decref (o);
-    if (!job->rec.spec || lifecycle_submit (srv, job) < 0) {
+    if (lifecycle_submit (srv, job) < 0) {
         server_reply_error (c, msg, errno ? errno : ENOMEM, "cannot store job");
-        db_job_release (&job->rec);
-        jobspec_release (&job->spec);
-        free (job);
+        job_discard (job);
         goto out;
     }
     if (job->is_array && jobs_add_subjobs (srv->jobs, job) < 0) {
@@ -137,6 +177,7 @@ static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg
                             job->id);
         goto out;
     }
+    limits_account_new (srv->limits, job);
     job_drop_spec_text (job);
     log_msg (LOG_DEBUG, "job %s (%s) submitted", job->id, job->rec.owner);
     srv->stat_submitted++;
@@ -145,166 +186,6 @@ static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg
                                                        "uuid", job->rec.uuid));
 out:
     jobspec_release (&spec);
-}
-
-/* What job.stat returns for one job, if the filters let it through. */
-static int stat_wanted (const struct job *job, const char *user, int history)
-{
-    if (job->rec.state == 'F' && !history)
-        return 0;
-    if (user && strcmp (job->rec.owner, user) != 0)
-        return 0;
-    return 1;
-}
-
-/* Jobs per reply message: a status of many thousand jobs is streamed in
- * several messages (each well under WIRE_MAX_MSG), "more":true on all but
- * the last. */
-#define STAT_CHUNK 500
-#define STAT_CHUNK_ROWS 5000     /* table rows: under 100 bytes each */
-
-struct stat_req {
-    json_t *ids;
-    const char *user;
-    int history;
-    int table;          /* only the qstat table's columns, as rows */
-    int subjobs;        /* qstat -t: arrays' subjobs after each array */
-};
-
-/* sel with each array's subjobs after it (qstat -t).  New array or NULL. */
-static struct job **stat_expand (struct job **sel, int *nsel)
-{
-    int n = 0, k = 0;
-    struct job **out;
-
-    for (int i = 0; i < *nsel; i++)
-        n += 1 + (sel[i]->is_array ? sel[i]->nsub : 0);
-    if (!(out = calloc (n ? n : 1, sizeof (*out))))
-        return NULL;
-    for (int i = 0; i < *nsel; i++) {
-        out[k++] = sel[i];
-        for (int j = 0; sel[i]->is_array && j < sel[i]->nsub; j++)
-            out[k++] = sel[i]->sub[j];
-    }
-    *nsel = k;
-    return out;
-}
-
-static void stat_ids (struct server *srv, const struct stat_req *r,
-                      struct job **sel, int *nsel, json_t *unknown, json_t *finished)
-{
-    json_t *v;
-    size_t i;
-
-    json_array_foreach (r->ids, i, v) {
-        const char *id = json_string_value (v);
-        struct job *job = jobs_find (srv->jobs, id);
-        if (!job)
-            json_array_append_new (unknown, json_string (id ? id : "?"));
-        else if (job->rec.state == 'F' && !r->history)
-            json_array_append_new (finished, json_string (job->id));
-        else
-            sel[(*nsel)++] = job;
-    }
-}
-
-/* A chunk of the qstat table: one line per job (job_attr_row). */
-static json_t *stat_rows (struct job **sel, int from, int to)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream (&text, &len);
-    json_t *rows = NULL;
-    int rc = f ? 0 : -1;
-
-    for (int i = from; rc == 0 && i < to; i++)
-        rc = job_attr_row (f, sel[i]);
-    if (f && fclose (f) == 0 && rc == 0)
-        rows = json_stringn (text, len);
-    free (text);
-    return rows;
-}
-
-static void stat_send (struct server *srv, struct conn *c, const struct wire_msg *msg,
-                       const struct stat_req *r, struct job **sel, int nsel,
-                       json_t *unknown, json_t *finished)
-{
-    int i = 0, chunk = r->table ? STAT_CHUNK_ROWS : STAT_CHUNK;
-
-    do {
-        int end = i + chunk < nsel ? i + chunk : nsel, last = end == nsel;
-        json_t *jobs, *body;
-        if (r->table)
-            jobs = stat_rows (sel, i, end);
-        else {
-            jobs = json_object ();
-            for (int k = i; jobs && k < end; k++)
-                json_object_set_new (jobs, sel[k]->id, job_attr_json (srv, sel[k]));
-        }
-        i = end;
-        body = json_pack ("{s:s s:I s:O s:O s:b}", "server", srv->name, "timestamp",
-                          (json_int_t)util_wall_secs (), "unknown", unknown,
-                          "finished", finished, "more", !last);
-        if (body && r->table)
-            json_object_set_new (body, "columns",
-                                 json_pack ("[ssssss]", JOB_ATTR_ROW_COLUMNS));
-        if (body && jobs)
-            json_object_set_new (body, r->table ? "rows" : "jobs", jobs);
-        else {
-            json_decref (jobs);
-            json_decref (body);
-            body = NULL;
-        }
-        if (!body) {
-            server_reply_error (c, msg, ENOMEM, "job.stat: out of memory");
-            return;
-        }
-        (void)conn_reply (c, msg, 0, NULL, body);
-    } while (i < nsel);
-}
-
-static void job_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
-{
-    struct stat_req r = { 0 };
-    json_t *unknown, *finished;
-    struct job **all, **sel;
-    int n, nsel = 0;
-
-    if (json_unpack (msg->body, "{s?o s?s s?b s?b s?b}", "ids", &r.ids, "user", &r.user,
-                     "history", &r.history, "table", &r.table, "subjobs",
-                     &r.subjobs) < 0
-        || (r.ids && !json_is_array (r.ids))) {
-        server_reply_error (c, msg, EPROTO, "job.stat: malformed request");
-        return;
-    }
-    all = jobs_all (srv->jobs, &n);
-    if (r.ids && json_array_size (r.ids) > (size_t)n)
-        n = (int)json_array_size (r.ids);
-    sel = calloc (n ? n : 1, sizeof (*sel));
-    unknown = json_array ();
-    finished = json_array ();
-    if (!sel || !unknown || !finished)
-        server_reply_error (c, msg, ENOMEM, "job.stat: out of memory");
-    else {
-        if (r.ids && json_array_size (r.ids) > 0)
-            stat_ids (srv, &r, sel, &nsel, unknown, finished);
-        else
-            for (int i = 0; i < n; i++)
-                if (stat_wanted (all[i], r.user, r.history))
-                    sel[nsel++] = all[i];
-        if (r.subjobs) {
-            struct job **ex = stat_expand (sel, &nsel);
-            free (sel);
-            sel = ex;
-        }
-        if (sel)
-            stat_send (srv, c, msg, &r, sel, nsel, unknown, finished);
-        else
-            server_reply_error (c, msg, ENOMEM, "job.stat: out of memory");
-    }
-    free (sel);
-    json_decref (unknown);
-    json_decref (finished);
 }
 
 /* The job named in a request that the caller may act on, or NULL after
@@ -545,8 +426,8 @@ static int spec_copy (const struct hpcq_jobspec *from, struct hpcq_jobspec *to,
     return rc;
 }
 
-static int alter_apply (struct server *srv, json_t *opts, struct hpcq_jobspec *spec,
-                        struct hpcq_error *err)
+static int alter_apply (struct server *srv, const struct job *job, json_t *opts,
+                        struct hpcq_jobspec *spec, struct hpcq_error *err)
 {
     const char *letter, *arg;
     json_t *o;
@@ -568,7 +449,7 @@ static int alter_apply (struct server *srv, json_t *opts, struct hpcq_jobspec *s
     }
     if (resource_finalize (&spec->res, err) < 0)
         return -1;
-    return submit_check (srv, spec, err);
+    return submit_check (srv, (uid_t)job->rec.uid, spec, err);
 }
 
 static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
@@ -577,7 +458,6 @@ static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
     struct hpcq_jobspec spec;
     struct hpcq_error err;
     char who[64], *text;
-    json_t *o;
 
     if (!job || refuse_arrays (c, msg, job) < 0)
         return;
@@ -586,15 +466,16 @@ static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
         return;
     }
     jobspec_init (&spec);
+    /* The job's own share does not count against its new request. */
+    limits_account (srv->limits, job, -1);
     if (spec_copy (&job->spec, &spec, &err) < 0
-        || alter_apply (srv, json_object_get (msg->body, "options"), &spec, &err) < 0
-        || !(o = jobspec_to_json (&spec))) {
+        || alter_apply (srv, job, json_object_get (msg->body, "options"), &spec, &err) < 0
+        || !(text = spec_text (srv, &spec, &err))) {
         server_reply_error (c, msg, errno ? errno : EINVAL, "%s", err.text);
+        limits_account (srv->limits, job, 1);
         jobspec_release (&spec);
         return;
     }
-    text = json_dumps (o, JSON_COMPACT);
-    json_decref (o);
     jobspec_release (&job->spec);
     job->spec = spec;
     free (job->rec.spec);
@@ -603,9 +484,9 @@ static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
     snprintf (job->rec.queue, sizeof (job->rec.queue), "%s",
               spec.queue ? spec.queue : srv->default_queue);
     job->rec.priority = spec.priority;
+    limits_account (srv->limits, job, 1);
     server_user_name (conn_peer_uid (c), who, sizeof (who));
-    if (!text || lifecycle_change (srv, job, job->rec.state, JOB_EV_ALTERED, who,
-                                   NULL) < 0) {
+    if (lifecycle_change (srv, job, job->rec.state, JOB_EV_ALTERED, who, NULL) < 0) {
         server_reply_error (c, msg, errno ? errno : ENOMEM, "cannot record change of %s",
                             job->id);
         return;
@@ -642,13 +523,16 @@ json_t *job_rpc_server_json (struct server *srv)
 {
     int nnodes;
 
+    json_t *attrs = json_object ();
+
     (void)nodes_all (srv->nodes, &nnodes);
-    return json_pack ("{s:s s:s s:s s:o s:i s:s s:I s:I}", "server", srv->name,
+    server_attr_json (srv, attrs);
+    return json_pack ("{s:s s:s s:s s:o s:i s:s s:I s:I s:o}", "server", srv->name,
                       "server_state", "Active", "default_queue", srv->default_queue,
                       "state_count", job_rpc_state_counts (srv, NULL), "nodes", nnodes,
                       "pbs_version", PACKAGE_VERSION, "hpcq_commits",
                       (json_int_t)srv->stat_commits, "hpcq_jobs_submitted",
-                      (json_int_t)srv->stat_submitted);
+                      (json_int_t)srv->stat_submitted, "attributes", attrs);
 }
 
 static void server_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
@@ -664,6 +548,7 @@ static void queue_stat (struct server *srv, struct conn *c, struct wire_msg *msg
 
     for (int i = 0; i < n; i++) {
         json_t *o = queue_attrs_json (all[i]);
+        limits_attrs_json (srv->limits, all[i]->rec.name, o);
         json_object_set_new (o, "state_count", job_rpc_state_counts (srv, all[i]->rec.name));
         json_object_set_new (o, "resources_used", cost_queue_json (srv, all[i]->rec.name));
         json_object_set_new (queues, all[i]->rec.name, o);
@@ -674,7 +559,6 @@ static void queue_stat (struct server *srv, struct conn *c, struct wire_msg *msg
 
 static const struct handler job_handlers[] = {
     { "job.submit", job_submit, ROLE_ANY },
-    { "job.stat", job_stat, ROLE_ANY },
     { "job.delete", job_delete, ROLE_ANY },
     { "job.hold", job_hold, ROLE_ANY },
     { "job.release", job_release, ROLE_ANY },
@@ -686,5 +570,5 @@ static const struct handler job_handlers[] = {
 
 int job_rpc_register (struct server *srv)
 {
-    return server_register (srv, job_handlers);
+    return server_register (srv, job_handlers) < 0 ? -1 : job_stat_register (srv);
 }

@@ -1,5 +1,6 @@
-/* job_rpc.h - what users ask of jobs: submit, stat, delete, hold, release,
- * plus server and queue status (qstat -B, -Q). */
+/* job_rpc.h - what users ask of jobs: submit, delete, hold, release,
+ * alter, plus server and queue status (qstat -B, -Q); job.stat is
+ * job_stat.c's, registered with these. */
 #ifndef HPCQ_SCHEDULER_JOB_RPC_H
 #define HPCQ_SCHEDULER_JOB_RPC_H
 

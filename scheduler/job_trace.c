@@ -10,6 +10,7 @@
 
 #include "scheduler/accounting.h"
 #include "scheduler/job_trace.h"
+#include "scheduler/server_attr.h"
 #include "scheduler/jobs.h"
 
 static const char *sql_job =
@@ -91,7 +92,7 @@ static void job_trace (struct server *srv, struct conn *c, struct wire_msg *msg)
         return;
     }
     if (!server_may_act (srv, conn_peer_uid (c), uid)
-        && !server_query_other_jobs (srv)) {
+        && !server_attr_query_other_jobs (srv)) {
         server_reply_error (c, msg, EPERM, "Unauthorized Request  %s", jobid);
         return;
     }

@@ -19,6 +19,7 @@
 #include "scheduler/cost.h"
 #include "scheduler/fairshare.h"
 #include "scheduler/lifecycle.h"
+#include "scheduler/limits.h"
 #include "scheduler/metrics.h"
 #include "scheduler/nodes.h"
 
@@ -48,6 +49,7 @@ int lifecycle_change_at (struct server *srv, struct job *job, char to,
     if (job_state_set (job, to, ev, actor, caller) < 0)
         return -1;
     jobs_refile (srv->jobs, job, old);
+    limits_state_changed (srv->limits, job, old);
     return lifecycle_record (srv, job, old, ev, actor, detail);
 }
 

@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/jobs.h"
+#include "scheduler/limits.h"
 #include "scheduler/preempt.h"
 #include "scheduler/queue.h"
 
@@ -437,15 +438,8 @@ json_t *queue_attrs_json (const struct queue *q)
 
 static int parse_bool (const char *name, const char *v, int *out, struct hpcq_error *err)
 {
-    static const char *yes[] = { "true", "t", "1", "yes", "y", NULL };
-    static const char *no[] = { "false", "f", "0", "no", "n", NULL };
-
-    for (int i = 0; yes[i]; i++)
-        if (strcasecmp (v, yes[i]) == 0)
-            return *out = 1, 0;
-    for (int i = 0; no[i]; i++)
-        if (strcasecmp (v, no[i]) == 0)
-            return *out = 0, 0;
+    if (util_parse_bool (v, out) == 0)
+        return 0;
     errno = EINVAL;
     return errprintf (err, "Illegal attribute or resource value: %s=%s (true or false)",
                       name, v);
@@ -576,9 +570,17 @@ static int apply_attrs (struct queue *q, json_t *attrs, int unset, struct hpcq_e
     json_array_foreach (attrs, i, a) {
         const char *name = json_string_value (json_array_get (a, 0));
         const char *value = json_string_value (json_array_get (a, 1));
+        int rc;
         if (!json_is_array (a) || !name || (!unset && !value)) {
             errno = EPROTO;
             return errprintf (err, "queue.manage: malformed attribute");
+        }
+        /* max_queued and max_queued_res.RES belong to limits.c: checked
+         * here, set once the queue is stored (queue_set_limits). */
+        if ((rc = limits_check_value (name, unset ? NULL : value, err)) != 0) {
+            if (rc < 0)
+                return -1;
+            continue;
         }
         if (queue_attr (q, name, unset ? NULL : value, err) < 0)
             return -1;
@@ -621,6 +623,7 @@ static int manage_delete (struct server *srv, struct queue *q, struct hpcq_error
     }
     if (db_queue_delete (srv->db, q->rec.name) < 0)
         return errprintf (err, "cannot delete queue: %s", strerror (errno));
+    limits_drop_scope (srv->limits, q->rec.name);
     for (int i = 0; i < qs->n; i++) {
         if (qs->v[i] == q) {
             memmove (&qs->v[i], &qs->v[i + 1], (qs->n - i - 1) * sizeof (*qs->v));
@@ -629,6 +632,24 @@ static int manage_delete (struct server *srv, struct queue *q, struct hpcq_error
         }
     }
     queue_free (q);
+    return 0;
+}
+
+/* The limit attributes of a checked request ([name, value(, "+"|"-")]). */
+static int queue_set_limits (struct server *srv, const char *queue, json_t *attrs,
+                             int unset, struct hpcq_error *err)
+{
+    json_t *a;
+    size_t i;
+
+    json_array_foreach (attrs, i, a) {
+        const char *name = json_string_value (json_array_get (a, 0));
+        const char *value = unset ? NULL : json_string_value (json_array_get (a, 1));
+        const char *op = json_string_value (json_array_get (a, 2));
+        if (limits_check_value (name, value, NULL) == 1
+            && limits_set (srv->limits, queue, name, value, op ? op[0] : '=', err) < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -655,6 +676,8 @@ static int manage_change (struct server *srv, const char *op, const char *name,
     if ((create ? db_queue_insert (srv->db, &copy.rec)
                 : db_queue_update (srv->db, &copy.rec)) < 0)
         return errprintf (err, "cannot store queue: %s", strerror (errno));
+    if (queue_set_limits (srv, name, attrs, strcmp (op, "unset") == 0, err) < 0)
+        return -1;
     if (create) {
         q = xzalloc (sizeof (*q));
         *q = copy;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/ckpt.h"
@@ -25,6 +26,7 @@ struct sched {
     struct server *srv;
     const struct policy_ops *policy;
     int64_t default_walltime;   /* -1: jobs without walltime are unbounded */
+    int64_t down_grace_ms;      /* node_down_grace: a down node counts this long */
     struct loop_timer *tick;
 };
 
@@ -54,10 +56,13 @@ struct sched *sched_create (struct server *srv, struct hpcq_error *err)
         free (s);
         return NULL;
     }
-    if (dw && resource_parse_walltime (dw, &s->default_walltime, err) < 0) {
+    if ((dw && resource_parse_walltime (dw, &s->default_walltime, err) < 0)
+        || config_get_int (srv->cfg, "node_down_grace", 3600, 0, 86400 * 365, &ms,
+                           err) < 0) {
         free (s);
         return NULL;
     }
+    s->down_grace_ms = ms * 1000;
     server_request_pass (srv);
     ms = srv->sched_interval_ms;
     if (!(s->tick = loop_timer_add (srv->loop, ms, ms, sched_tick, s))) {
@@ -227,56 +232,111 @@ static int sched_total_shortfall (struct node **nodes, int nnodes,
     return 0;
 }
 
+/* Does a node count when judging whether a request could ever run?  Up,
+ * not heard from yet since a restart, out of service by an administrator
+ * (it comes back), or down for less than node_down_grace: a node gone for
+ * longer may never return, and jobs that only it could hold would wait
+ * forever. */
+static int node_counts (const struct sched *s, const struct node *n, int64_t now)
+{
+    if (n->ncpus <= 0)
+        return 0;
+    return n->state != NODE_DOWN || now - n->down_since_ms < s->down_grace_ms;
+}
+
+/* The nodes left out of the judgement, named in err's message. */
+static void list_left_out (struct node **nodes, int nnodes, const struct sched *s,
+                           int64_t now, char *buf, size_t len)
+{
+    size_t used = 0;
+    int k = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; i < nnodes && used < len; i++) {
+        if (nodes[i]->ncpus <= 0 || node_counts (s, nodes[i], now))
+            continue;
+        if (k++ < 3)
+            used += snprintf (buf + used, len - used, "%s%s", k > 1 ? "," : "",
+                              nodes[i]->name);
+        else if (k == 4)
+            used += snprintf (buf + used, len - used, ",...");
+    }
+}
+
+/* Add the nodes left out of a judgement to its refusal, if any. */
+static void note_left_out (struct hpcq_error *err, const char *gone)
+{
+    size_t n = strlen (err->text);
+
+    if (gone[0] && n + 40 < sizeof (err->text))
+        snprintf (err->text + n, sizeof (err->text) - n,
+                  " (down longer than node_down_grace: %s)", gone);
+}
+
 int sched_feasible (struct server *srv, const struct hpcq_resources *res,
                     const char *labels, struct hpcq_error *err)
 {
-    int nnodes, known = 0, maxcpus = 0, maxgpus = 0, usable = 0, rc;
-    int64_t maxmem = 0;
-    struct node **nodes = nodes_all (srv->nodes, &nnodes);
+    int nall, nnodes = 0, maxcpus = 0, maxgpus = 0, usable = 0, rc = -1;
+    int64_t maxmem = 0, now = util_now_ms ();
+    struct node **all = nodes_all (srv->nodes, &nall), **nodes;
     struct alloc *a;
-    char sel[512], mem[32];
+    char sel[512], mem[32], gone[96];
 
-    for (int i = 0; i < nnodes; i++) {
-        if (nodes[i]->ncpus <= 0)
+    /* Judged on the nodes that count (node_counts): a node down for long
+     * neither lets a request in nor keeps it waiting forever. */
+    if (!(nodes = calloc (nall ? nall : 1, sizeof (*nodes))))
+        return errprintf_code (err, ENOMEM, "out of memory");
+    for (int i = 0; i < nall; i++) {
+        if (!node_counts (srv->sched, all[i], now))
             continue;
-        known++;
-        if (nodes[i]->ncpus > maxcpus)
-            maxcpus = nodes[i]->ncpus;
-        if (nodes[i]->mem > maxmem)
-            maxmem = nodes[i]->mem;
-        if (nodes[i]->ngpus > maxgpus)
-            maxgpus = nodes[i]->ngpus;
+        nodes[nnodes++] = all[i];
+        if (all[i]->ncpus > maxcpus)
+            maxcpus = all[i]->ncpus;
+        if (all[i]->mem > maxmem)
+            maxmem = all[i]->mem;
+        if (all[i]->ngpus > maxgpus)
+            maxgpus = all[i]->ngpus;
     }
-    if (known == 0)
-        return 0;   /* no worker has registered yet: nothing to judge by */
+    list_left_out (all, nall, srv->sched, now, gone, sizeof (gone));
+    if (nnodes == 0) {
+        rc = 0;     /* no worker has registered yet: nothing to judge by */
+        goto out;
+    }
     if (sched_check_gpu_kinds (nodes, nnodes, res, err) < 0)
-        return -1;
+        goto refused;
     if ((a = place_alloc (nodes, nnodes, res, labels, 0, 1))) {
         free (a);
-        return 0;
+        rc = 0;
+        goto out;
     }
     resource_format_select (res, sel, sizeof (sel));
     if (labels && labels[0] && (a = place_alloc (nodes, nnodes, res, NULL, 0, 1))) {
         free (a);
         errno = E2BIG;
-        return errprintf (err, "Job exceeds queue resource limits: no node with the "
-                          "queue's node_labels=%s can satisfy select=%s%s%s", labels, sel,
-                          res->place[0] ? " place=" : "", res->place);
+        errprintf (err, "Job exceeds queue resource limits: no node with the "
+                   "queue's node_labels=%s can satisfy select=%s%s%s", labels, sel,
+                   res->place[0] ? " place=" : "", res->place);
+        goto refused;
     }
     /* Counted reasons first: a request the cluster is too small for is
      * told so, not that "no node" can take it. */
     for (int i = 0; i < nnodes; i++)
-        usable += nodes[i]->ncpus > 0
-                  && (!labels || !labels[0] || place_labels_match (nodes[i]->labels, labels));
+        usable += !labels || !labels[0] || place_labels_match (nodes[i]->labels, labels);
     if ((rc = sched_term_shortfall (nodes, nnodes, res, labels, sel, usable, err)) < 0
         || (rc == 0 && sched_total_shortfall (nodes, nnodes, res, labels, sel, usable, err) < 0))
-        return -1;
+        goto refused;
     resource_format_size (maxmem, mem, sizeof (mem));
     errno = E2BIG;
-    return errprintf (err, "Job exceeds server resource limits: no node can "
-                      "satisfy select=%s%s%s (%d node%s, largest has %d cpus, "
-                      "mem=%s, %d gpus)", sel, res->place[0] ? " place=" : "",
-                      res->place, known, known == 1 ? "" : "s", maxcpus, mem, maxgpus);
+    errprintf (err, "Job exceeds server resource limits: no node can "
+               "satisfy select=%s%s%s (%d node%s, largest has %d cpus, "
+               "mem=%s, %d gpus)", sel, res->place[0] ? " place=" : "",
+               res->place, nnodes, nnodes == 1 ? "" : "s", maxcpus, mem, maxgpus);
+refused:
+    rc = -1;
+    note_left_out (err, gone);
+out:
+    free (nodes);
+    return rc;
 }
 
 static json_t *sched_nodefile (const struct alloc *a)
@@ -352,6 +412,144 @@ static int sched_start (struct policy_ctx *ctx, struct job *job, struct alloc *a
     return 0;
 }
 
+/* --- jobs the nodes up now cannot hold --- */
+
+/* One chunk as a request key holds it: everything placement looks at.
+ * Interned strings are compared by address, as placement does. */
+struct upfit_chunk {
+    int count, ncpus, ngpus;
+    int64_t mem;
+    const char *gpu_model, *mig;
+};
+
+/* Could a job of this request run on the nodes up now, were they empty?
+ * Answered once per distinct request in a pass: a deep queue has few.
+ * The key is the request as bytes: its chunks, place and labels (the
+ * queue's, borrowed, by address), zeroed first so padding compares too. */
+struct upfit {
+    struct node **up;
+    int nup;
+    char *key;                  /* the key being looked up, reused */
+    size_t keycap;
+    struct upfit_ent {
+        char *key;
+        int fits;
+        UT_hash_handle hh;
+    } *seen;
+};
+
+/* job's request as a key in u->key; its length, or 0 (out of memory). */
+static size_t upfit_key_of (struct upfit *u, const struct job *job)
+{
+    const struct hpcq_resources *r = &job->spec.res;
+    size_t len = sizeof (int) + 32 + sizeof (const char *)
+                 + (size_t)r->nchunks * sizeof (struct upfit_chunk);
+    char *p;
+
+    if (len > u->keycap) {
+        char *k = realloc (u->key, len);
+        if (!k)
+            return 0;
+        u->key = k;
+        u->keycap = len;
+    }
+    memset (u->key, 0, len);
+    p = u->key;
+    memcpy (p, &r->nchunks, sizeof (int));
+    p += sizeof (int);
+    snprintf (p, 32, "%s", r->place);
+    p += 32;
+    {
+        const char *labels = job->node_labels;
+        memcpy (p, &labels, sizeof (labels));
+        p += sizeof (labels);
+    }
+    for (int c = 0; c < r->nchunks; c++, p += sizeof (struct upfit_chunk)) {
+        struct upfit_chunk ch;
+        memset (&ch, 0, sizeof (ch));
+        ch.count = r->chunk[c].count;
+        ch.ncpus = r->chunk[c].ncpus;
+        ch.ngpus = r->chunk[c].ngpus;
+        ch.mem = r->chunk[c].mem;
+        ch.gpu_model = r->chunk[c].gpu_model;
+        ch.mig = r->chunk[c].mig;
+        memcpy (p, &ch, sizeof (ch));
+    }
+    return len;
+}
+
+/* 1 if the job could run on the nodes up (were they empty), else 0. */
+static int upfit_job (struct upfit *u, const struct job *job)
+{
+    size_t len = upfit_key_of (u, job);
+    struct upfit_ent *e;
+    struct alloc *a;
+
+    if (len == 0)
+        return 1;   /* cannot tell: the policy decides, as before */
+    HASH_FIND (hh, u->seen, u->key, len, e);
+    if (e)
+        return e->fits;
+    e = xzalloc (sizeof (*e));
+    e->key = xzalloc (len);
+    memcpy (e->key, u->key, len);
+    a = place_alloc (u->up, u->nup, &job->spec.res, job->node_labels, 0, 1);
+    e->fits = a != NULL;
+    free (a);
+    HASH_ADD_KEYPTR (hh, u->seen, e->key, len, e);
+    return e->fits;
+}
+
+/* Can a launch reach node n now? */
+static int node_up (const struct node *n)
+{
+    return n->state == NODE_UP && n->conn && !n->offline && n->ncpus > 0;
+}
+
+/* Drop from ctx the jobs that could not run on the nodes up now even if
+ * they were empty (some need a node that is down or out of service): a
+ * down node takes no placement and no reservation, so such a job would
+ * be the top job forever and hold the queue behind it.  They wait, with
+ * a comment saying why, until the nodes return.  Nothing to do, and
+ * nothing spent, while every node is up. */
+static void sched_drop_unplaceable (struct policy_ctx *ctx)
+{
+    static const char why[] = "Not Running: needs nodes that are down or offline";
+    struct upfit u = { 0 };
+    struct upfit_ent *e, *tmp;
+    int k = 0;
+
+    if (!(u.up = calloc (ctx->nnodes ? ctx->nnodes : 1, sizeof (*u.up))))
+        return;
+    for (int i = 0; i < ctx->nnodes; i++)
+        if (node_up (ctx->nodes[i]))
+            u.up[u.nup++] = ctx->nodes[i];
+    /* Every node up: nothing to do.  None up: nothing starts, so nothing
+     * is held up either, and the comments keep saying what happened (a
+     * requeue, say). */
+    if (u.nup == 0 || u.nup == ctx->nnodes) {
+        free (u.up);
+        return;
+    }
+    for (int i = 0; i < ctx->njobs; i++) {
+        struct job *job = ctx->jobs[i];
+        if (upfit_job (&u, job)) {
+            ctx->jobs[k++] = job;
+            continue;
+        }
+        if (!job->rec.comment || strcmp (job->rec.comment, why) != 0)
+            job_set_comment (job, "%s", why);
+    }
+    ctx->njobs = k;
+    HASH_ITER (hh, u.seen, e, tmp) {
+        HASH_DEL (u.seen, e);
+        free (e->key);
+        free (e);
+    }
+    free (u.key);
+    free (u.up);
+}
+
 /* One pass of the policy over the queued jobs; with preemption after it
  * (preempt=1), and a second pass if preempting freed resources at once. */
 static void sched_pass (struct sched *s, int preempt)
@@ -382,6 +580,7 @@ static void sched_pass (struct sched *s, int preempt)
         if (queue_may_start (srv->queues, ctx.jobs[i]))
             ctx.jobs[k++] = ctx.jobs[i];
     ctx.njobs = k;
+    sched_drop_unplaceable (&ctx);
     if (ctx.njobs > 0)
         s->policy->pass (&ctx);
     /* Those still waiting, in the policy's order, may preempt. */

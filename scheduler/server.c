@@ -18,11 +18,13 @@
 
 #include "common/arrayspec.h"
 #include "common/auth.h"
+#include "common/jobspec.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/accounting.h"
 #include "scheduler/api.h"
 #include "scheduler/ckpt.h"
+#include "scheduler/clients.h"
 #include "scheduler/cost.h"
 #include "scheduler/depend.h"
 #include "scheduler/fairshare.h"
@@ -32,6 +34,7 @@
 #include "scheduler/job_trace.h"
 #include "scheduler/job_rpc.h"
 #include "scheduler/jobs.h"
+#include "scheduler/limits.h"
 #include "scheduler/metrics.h"
 #include "scheduler/node_admin.h"
 #include "scheduler/node_health.h"
@@ -41,6 +44,7 @@
 #include "scheduler/queue.h"
 #include "scheduler/sched.h"
 #include "scheduler/server.h"
+#include "scheduler/server_attr.h"
 #include "scheduler/statuspage.h"
 #include "scheduler/telemetry.h"
 
@@ -98,12 +102,6 @@ int server_may_act (const struct server *srv, uid_t uid, int64_t owner_uid)
     return (int64_t)uid == owner_uid || server_is_operator (srv, uid);
 }
 
-int server_query_other_jobs (const struct server *srv)
-{
-    const char *v = config_get (srv->cfg, "query_other_jobs", "false");
-
-    return !strcasecmp (v, "true") || !strcasecmp (v, "1") || !strcasecmp (v, "yes");
-}
 
 int server_register (struct server *srv, const struct handler *table)
 {
@@ -163,10 +161,11 @@ static void server_flush_pending (struct server *srv, int send)
     struct pending *p;
 
     /* Taken off one at a time: those not sent yet stay where a closing
-     * connection can forget them (server_conn_close). */
+     * connection can forget them (server_conn_close).  A reply that
+     * cannot go is answered with an error in its place. */
     while ((p = STAILQ_FIRST (&srv->pending))) {
         STAILQ_REMOVE_HEAD (&srv->pending, link);
-        if (send && p->conn && conn_send (p->conn, &p->msg) < 0)
+        if (send && p->conn && conn_send_or_error (p->conn, &p->msg) < 0)
             log_error ("send %s to %s", p->msg.type, conn_peer_name (p->conn));
         wire_msg_release (&p->msg);
         free (p);
@@ -203,7 +202,7 @@ static const struct handler *server_find (struct server *srv, const char *type)
 }
 
 /* Root, the scheduler's own user and service_user may speak for a node. */
-static int server_is_service (const struct server *srv, uid_t uid)
+int server_is_service (const struct server *srv, uid_t uid)
 {
     return uid == 0 || uid == srv->operator_uid
            || (srv->auth && auth_is_service (srv->auth, uid));
@@ -284,8 +283,15 @@ static int server_check_cred (struct server *srv, struct conn *c, struct wire_ms
         server_refuse (c, msg, err.text);
         return -1;
     }
-    if (conn_peer_uid (c) == (uid_t)-1)
+    if (conn_peer_uid (c) == (uid_t)-1) {
         conn_set_peer_uid (c, cred.uid);
+        /* From now on it is that user's connection, under their cap. */
+        if (clients_set_uid (srv->clients, c, cred.uid, &err) < 0) {
+            server_refuse (c, msg, err.text);
+            conn_close_after_flush (c);
+            return -1;
+        }
+    }
     else if (conn_peer_uid (c) != cred.uid) {
         snprintf (why, sizeof (why), "a credential of uid %u on a connection of uid %u",
                   (unsigned)cred.uid, (unsigned)conn_peer_uid (c));
@@ -366,59 +372,30 @@ static void server_conn_close (struct conn *c, void *arg)
         log_msg (LOG_WARNING, "node %s: connection lost", n->name);
         node_set_link (n, NULL);
     }
-    for (int i = 0; i < srv->nconns; i++) {
-        if (srv->conns[i] == c) {
-            srv->conns[i] = srv->conns[--srv->nconns];
-            break;
-        }
-    }
+    clients_forget (srv->clients, c);
 }
 
-/* A peer that stops in the middle of a message holds a buffer and a slot:
- * give it a while (slow links), then let it go. */
-#define SERVER_PARTIAL_TIMEOUT_MS 10000
-
-static void server_sweep (struct loop *l, void *arg)
+/* The socket's folder: made 0755 if missing (everyone must reach the
+ * socket); one that others cannot enter gets a warning. */
+static int socket_dir (const char *path, struct hpcq_error *err)
 {
-    struct server *srv = arg;
-    int64_t now = util_now_ms ();
+    char dir[4096], *slash;
+    struct stat st;
 
-    for (int i = srv->nconns - 1; i >= 0; i--) {
-        struct conn *c = srv->conns[i];
-        if (conn_partial_ms (c, now) > SERVER_PARTIAL_TIMEOUT_MS) {
-            log_msg (LOG_WARNING, "dropping %s: message incomplete for %d s",
-                     conn_peer_name (c), SERVER_PARTIAL_TIMEOUT_MS / 1000);
-            conn_close (c);
-        }
+    snprintf (dir, sizeof (dir), "%s", path);
+    if (!(slash = strrchr (dir, '/')) || slash == dir)
+        return 0;
+    *slash = '\0';
+    if (stat (dir, &st) == 0) {
+        if (!(st.st_mode & 001))
+            log_msg (LOG_WARNING, "other users cannot reach the socket: its folder %s "
+                     "is mode %03o", dir, (unsigned)(st.st_mode & 0777));
+        return 0;
     }
-}
-
-static void server_accept (struct loop *l, int fd, int revents, void *arg)
-{
-    struct server *srv = arg;
-    int cfd = accept4 (fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    struct conn *c;
-
-    if (cfd < 0) {
-        if (errno != EAGAIN && errno != EINTR)
-            log_error ("accept");
-        return;
-    }
-    if (srv->nconns == srv->conns_cap) {
-        int cap = srv->conns_cap ? srv->conns_cap * 2 : 64;
-        struct conn **nc = realloc (srv->conns, cap * sizeof (*nc));
-        if (!nc) {
-            close (cfd);
-            return;
-        }
-        srv->conns = nc;
-        srv->conns_cap = cap;
-    }
-    if (!(c = conn_create (l, cfd, server_conn_msg, server_conn_close, srv))) {
-        log_error ("new connection");
-        return;
-    }
-    srv->conns[srv->nconns++] = c;
+    if (util_mkdir_p (dir) < 0 || chmod (dir, 0755) < 0)
+        return errprintf (err, "cannot create the socket's folder %s: %s", dir,
+                          strerror (errno));
+    return 0;
 }
 
 static int listen_unix (struct server *srv, const char *path, struct hpcq_error *err)
@@ -428,6 +405,8 @@ static int listen_unix (struct server *srv, const char *path, struct hpcq_error 
 
     if (strlen (path) >= sizeof (sun.sun_path))
         return errprintf (err, "socket path too long: %s", path);
+    if (socket_dir (path, err) < 0)
+        return -1;
     strcpy (sun.sun_path, path);
     if ((fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
         return errprintf (err, "socket: %s", strerror (errno));
@@ -521,7 +500,53 @@ static int server_settings (struct server *srv, struct hpcq_error *err)
     if (config_get_int (srv->cfg, "max_array_size", 10000, 1, ARRAYSPEC_MAX,
                         &srv->max_array_size, err) < 0)
         return -1;
+    if (config_get_int (srv->cfg, "max_spec_size", JOBSPEC_TEXT_MAX, 4096,
+                        JOBSPEC_TEXT_MAX, &srv->max_spec_size, err) < 0)
+        return -1;
     srv->operator_uid = getuid ();
+    return 0;
+}
+
+/* Is path in the folder dir (at any depth)? */
+static int path_inside (const char *path, const char *dir)
+{
+    size_t n = strlen (dir);
+
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return strncmp (path, dir, n) == 0 && path[n] == '/';
+}
+
+/* The state folder holds every job's script and environment, so it is
+ * private: 0700, or 0711 when the socket is inside it (others may then
+ * reach the socket by its name and list nothing).  One made by someone
+ * else is left as it is, with a warning if others may read it. */
+static int server_state_dir (struct server *srv, const char *state_dir,
+                             struct hpcq_error *err)
+{
+    const char *sock = config_get (srv->cfg, "socket", NULL);
+    int sock_inside = !sock || path_inside (sock, state_dir);
+    mode_t want = sock_inside ? 0711 : 0700;
+    struct stat st;
+
+    if (stat (state_dir, &st) < 0) {
+        if (errno != ENOENT || util_mkdir_p (state_dir) < 0 || chmod (state_dir, want) < 0)
+            return errprintf (err, "cannot create state_dir '%s': %s", state_dir,
+                              strerror (errno));
+        return 0;
+    }
+    if (!S_ISDIR (st.st_mode)) {
+        errno = ENOTDIR;
+        return errprintf (err, "state_dir '%s' is not a folder", state_dir);
+    }
+    if (st.st_mode & 066)
+        log_msg (LOG_WARNING, "state_dir %s is mode %03o: other users may list it; "
+                 "chmod %03o it (its files are private either way)", state_dir,
+                 (unsigned)(st.st_mode & 0777), (unsigned)want);
+    if (sock_inside && !(st.st_mode & 001))
+        log_msg (LOG_WARNING, "the socket is in state_dir %s, which other users cannot "
+                 "enter (mode %03o): only its owner can connect; chmod 711 it or set "
+                 "'socket' elsewhere", state_dir, (unsigned)(st.st_mode & 0777));
     return 0;
 }
 
@@ -530,9 +555,8 @@ static int server_open_db (struct server *srv, const char *state_dir,
 {
     char path[4096];
 
-    if (util_mkdir_p (state_dir) < 0)
-        return errprintf (err, "cannot create state_dir '%s': %s", state_dir,
-                          strerror (errno));
+    if (server_state_dir (srv, state_dir, err) < 0)
+        return -1;
     snprintf (path, sizeof (path), "%s/hpcq.sqlite", state_dir);
     if (!(srv->db = db_open (path, err)))
         return -1;
@@ -551,13 +575,10 @@ static int server_listen (struct server *srv, const char *state_dir,
     if ((srv->tcp_fd = listen_tcp (srv, config_get (srv->cfg, "listen",
                                                     "127.0.0.1:15001"), err)) < 0)
         return -1;
-    if (!(srv->sweep = loop_timer_add (srv->loop, 1000, 1000, server_sweep, srv)))
-        return errprintf (err, "event loop: %s", strerror (errno));
-    if (!(srv->unix_watch = loop_fd_add (srv->loop, srv->unix_fd, LOOP_READ,
-                                         server_accept, srv))
-        || !(srv->tcp_watch = loop_fd_add (srv->loop, srv->tcp_fd, LOOP_READ,
-                                           server_accept, srv)))
-        return errprintf (err, "event loop: %s", strerror (errno));
+    if (!(srv->clients = clients_create (srv, server_conn_msg, server_conn_close, err))
+        || clients_listen (srv->clients, srv->unix_fd, err) < 0
+        || clients_listen (srv->clients, srv->tcp_fd, err) < 0)
+        return -1;
     return server_write_address (srv, state_dir, err);
 }
 
@@ -604,7 +625,9 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         errprintf (err, "cannot create subsystems: %s", strerror (errno));
         goto error;
     }
-    if (!(srv->sched = sched_create (srv, err)))
+    if (!(srv->sched = sched_create (srv, err))
+        || !(srv->limits = limits_create (srv, err))
+        || !(srv->attrs = server_attr_create (srv, err)))
         goto error;
     if (!(srv->queues = queue_create_all (srv, err))
         || !(srv->fairshare = fairshare_create (srv, err))
@@ -625,8 +648,9 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         errprintf (err, "cannot load jobs from the database");
         goto error;
     }
+    limits_recount (srv->limits);
     if (job_rpc_register (srv) < 0 || queue_rpc_register (srv) < 0
-        || node_admin_register (srv) < 0
+        || node_admin_register (srv) < 0 || server_attr_register (srv) < 0
         || loop_before_sleep (loop, server_before_sleep, srv) < 0
         || !(srv->job_ops = job_ops_create (srv))
         || job_trace_register (srv) < 0
@@ -669,12 +693,7 @@ void server_destroy (struct server *srv)
         accounting_after_commit (srv->accounting);
     accounting_destroy (srv->accounting);
     loop_before_sleep_remove (srv->loop, server_before_sleep, srv);
-    for (int i = 0; i < srv->nconns; i++)
-        conn_destroy (srv->conns[i]);
-    free (srv->conns);
-    loop_timer_remove (srv->sweep);
-    loop_fd_remove (srv->unix_watch);
-    loop_fd_remove (srv->tcp_watch);
+    clients_destroy (srv->clients);
     if (srv->unix_fd >= 0) {
         close (srv->unix_fd);
         (void)unlink (srv->socket_path);
@@ -693,6 +712,8 @@ void server_destroy (struct server *srv)
     history_destroy (srv->history);
     metrics_destroy (srv->metrics);
     sched_destroy (srv->sched);
+    server_attr_destroy (srv->attrs);
+    limits_destroy (srv->limits);
     depend_destroy (srv->depend);
     jobs_destroy (srv->jobs);
     fairshare_destroy (srv->fairshare);

@@ -30,6 +30,9 @@ struct depend;
 struct queues;
 struct fairshare;
 struct auth;
+struct clients;
+struct limits;
+struct server_attrs;
 struct job_ops;
 struct accounting;
 struct metrics;
@@ -65,6 +68,8 @@ struct server {
     struct depend *depend;
     struct queues *queues;
     struct fairshare *fairshare;
+    struct limits *limits;      /* max_queued, the submission rate limit */
+    struct server_attrs *attrs; /* qmgr's server attributes */
     struct job_ops *job_ops;    /* qsig, qrerun, qrun, qorder, qmsg, waits (job_ops.h) */
     struct accounting *accounting;  /* PBS accounting log (accounting.h) */
     struct metrics *metrics;        /* Prometheus counters (metrics.h) */
@@ -84,10 +89,10 @@ struct server {
     int64_t node_timeout_ms;
     int64_t sched_interval_ms;
     int64_t max_array_size;     /* subjobs one array may have (PBS Pro's attribute) */
+    int64_t max_spec_size;      /* bytes of a job's request (JOBSPEC_TEXT_MAX at most) */
 
     int unix_fd, tcp_fd;
-    struct loop_watch *unix_watch, *tcp_watch;
-    struct loop_timer *sweep;
+    struct clients *clients;    /* every connection, and their limits */
     char socket_path[108];
     char address_path[4096];
     int tcp_port;
@@ -104,8 +109,6 @@ struct server {
     int ntables;
 
     STAILQ_HEAD (, pending) pending;    /* messages waiting for the commit */
-    struct conn **conns;        /* open connections, closed at shutdown */
-    int nconns, conns_cap;
 };
 
 /* Create from cfg (owned by the caller, outlives the server).  NULL with err. */
@@ -143,10 +146,10 @@ int server_may_act (const struct server *srv, uid_t uid, int64_t owner_uid);
  * (config 'operators', and every manager) place operator holds. */
 int server_is_manager (const struct server *srv, uid_t uid);
 int server_is_operator (const struct server *srv, uid_t uid);
+/* Root, the scheduler's own user or service_user: who may speak for a
+ * node (and is not a user the connection limits count). */
+int server_is_service (const struct server *srv, uid_t uid);
 
-/* PBS's query_other_jobs (config; false by default): may users see others'
- * jobs in full?  (Otherwise as the qstat table shows them.) */
-int server_query_other_jobs (const struct server *srv);
 
 /* May uid submit a job, which runs as uid?  Root only if named in the
  * config key 'acl_roots' (PBS Pro's server attribute); everyone else. */

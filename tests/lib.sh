@@ -17,7 +17,7 @@ unset HPCQ_SERVER HPCQ_CONFIG
 
 test_count=0
 test_failures=0
-TEST_ROOT=$(mktemp -d /tmp/hpcq-t.XXXXXX)
+TEST_ROOT=$(mktemp -d "${HPCQ_TEST_TMPDIR:-/tmp}/hpcq-t.XXXXXX")
 CLUSTER=$TEST_ROOT/c
 WORK=$TEST_ROOT/work
 mkdir -p "$WORK"
@@ -117,8 +117,13 @@ wait_state() { wait_until "${3:-30}" has_state "$1" "$2"; }
 # Sequence number of a job id ("12.host" -> 12).
 seqno() { echo "${1%%.*}"; }
 
-# sqlite3 on the scheduler's database (read-only queries).
-db_query() { sqlite3 -batch -noheader "$CLUSTER/hpcq.sqlite" "$@"; }
+# True when the daemons are built with sanitizers (several times slower):
+# tests that time the daemons scale their load down then.
+sanitized() { ldd "$(command -v hpcq-scheduler)" 2>/dev/null | grep -qE 'lib(a|ub)san'; }
+
+# sqlite3 on the scheduler's database (read-only queries); hpcq-local keeps
+# it in DIR/state, private to the cluster's user.
+db_query() { sqlite3 -batch -noheader "$CLUSTER/state/hpcq.sqlite" "$@"; }
 
 # other_users_setup CMD...: let other users reach the cluster (the test's
 # folder is opened to them) and set other_users=yes if "as_user nobody CMD"
@@ -141,7 +146,7 @@ as_user() {
 # puts a MUNGE credential of whoever runs it on a message) and the frames a
 # worker sends.  cluster_start exports HPCQ_MUNGE_SOCKET, the cluster's munged.
 export WIRE_SIGN=$HPCQ_BUILDDIR/tests/wire-sign
-sched_port() { sed -n 's/^tcp=127.0.0.1://p' "$CLUSTER/scheduler.address"; }
+sched_port() { sed -n 's/^tcp=127.0.0.1://p' "$CLUSTER/state/scheduler.address"; }
 wire_client() { python3 "$HPCQ_SRCDIR/tests/wire-client.py" "$@"; }
 # as_user_py USER SCRIPT ARGS...: a Python script as USER, with the
 # system's python3 (a per-user one, e.g. pyenv's, may be closed to others).

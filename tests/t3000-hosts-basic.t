@@ -31,7 +31,7 @@ cluster_start 3 --cpus-per-worker 2 --hosts
 
 subnet=$(sed -n "s/^subnet=//p" "$CLUSTER/net/cluster")
 head=$(sed -n "s/^head=//p" "$CLUSTER/net/cluster")
-port=$(sed -n "s/^tcp=$head://p" "$CLUSTER/scheduler.address")
+port=$(sed -n "s/^tcp=$head://p" "$CLUSTER/state/scheduler.address")
 say "hosts on $subnet, scheduler at $head:$port"
 
 # 1 if $2 (an IPv4 address) is in subnet $1 (only /24 and larger here).

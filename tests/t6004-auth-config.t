@@ -10,7 +10,7 @@ eval "$line"
 none_port=$(sched_port)
 M=$TEST_ROOT/m          # a second cluster, with MUNGE (and its own munged)
 mline=$(hpcq-local start "$M" --workers 1) || { echo "Bail out! no munge cluster"; exit 1; }
-m_port=$(sed -n 's/^tcp=127.0.0.1://p' "$M/scheduler.address")
+m_port=$(sed -n 's/^tcp=127.0.0.1://p' "$M/state/scheduler.address")
 trap 'hpcq-local stop "$M" >/dev/null 2>&1; test_cleanup' EXIT
 
 test_expect_success 'auth = none: both daemons say so at start, on standard error and in the log' '

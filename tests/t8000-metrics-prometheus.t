@@ -11,7 +11,7 @@ for tool in prometheus promtool curl jq; do
 done
 
 cluster_start 2 --cpus-per-worker 2 --gpus-per-worker 1
-http=$(sed -n 's/^http=//p' "$CLUSTER/scheduler.address")
+http=$(sed -n 's/^http=//p' "$CLUSTER/state/scheduler.address")
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 pport=$(free_port)

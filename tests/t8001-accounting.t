@@ -115,9 +115,9 @@ test_expect_success 'kill -9 of the scheduler: no record lost or written twice' 
     ids="" && for i in 1 2 3 4 5; do ids="$ids $(echo true | qsub)"; done &&
     pid=$(cat $CLUSTER/scheduler.pid) && kill -9 $pid &&
     wait_until 10 sh -c "! kill -0 $pid 2>/dev/null" && hpcq-local start-scheduler $CLUSTER &&
-    for id in $ids; do wait_state $id F 60 || exit 1; done &&
+    for id in $ids; do wait_state $id F 60 || { echo "$id: not finished"; exit 1; }; done &&
     for id in $ids; do wait_until 30 has_records $id QSE || { echo "$id: $(records $id)"; exit 1; }; done &&
-    test "$(db_query "SELECT count(*) FROM acct_outbox")" -le 5
+    n=$(db_query "SELECT count(*) FROM acct_outbox") && echo "outbox: $n" && test "$n" -le 5
 '
 
 test_expect_success 'every job in the database has its Q record exactly once' '

@@ -8,7 +8,7 @@
 cluster_start 1 --cpus-per-worker 2 --sched-config job_history_duration=00:00:03
 
 state=$(sed -n 's/^state_dir = //p' "$CLUSTER/scheduler.conf")
-http=$(sed -n 's/^http=//p' "$CLUSTER/scheduler.address")
+http=$(sed -n 's/^http=//p' "$CLUSTER/state/scheduler.address")
 in_memory() { curl -sf "http://$http/metrics" | sed -n 's/^hpcq_jobs_in_memory //p'; }
 gone() { ! qstat -x "$1" >/dev/null 2>&1; }
 

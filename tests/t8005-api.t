@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 cluster_start 2 --cpus-per-worker 2 --gpus-per-worker 1 --sched-config max_array_size=5000
-http=$(sed -n 's/^http=//p' "$CLUSTER/scheduler.address")
+http=$(sed -n 's/^http=//p' "$CLUSTER/state/scheduler.address")
 api() { curl -sf "http://$http/api/v1/$1"; }
 code() { curl -s -o /dev/null -w "%{http_code}" "http://$http/$1"; }
 other_users_setup curl -sf "http://$http/api"

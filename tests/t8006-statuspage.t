@@ -11,7 +11,7 @@ command -v jq >/dev/null || { echo "1..0 # SKIP jq not installed"; exit 0; }
 
 cluster_start 2 --cpus-per-worker 2 --gpus-per-worker 1 \
     --worker-conf 2 'mig_layout = 0:1g.5gb*7'
-http=$(sed -n 's/^http=//p' "$CLUSTER/scheduler.address")
+http=$(sed -n 's/^http=//p' "$CLUSTER/state/scheduler.address")
 
 # dom [QUERY]: the page as the browser has drawn it
 dom() {

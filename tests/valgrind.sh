@@ -17,7 +17,7 @@ for t in common/test/test_resource common/test/test_jobspec common/test/test_dir
          common/test/test_sbatch common/test/test_wire common/test/test_config common/test/test_auth \
          common/test/test_arrayspec \
          db/test/test_db scheduler/test/test_priority scheduler/test/test_place \
-         scheduler/test/test_backfill worker/test/test_gpu scheduler/test/test_lifecycle \
+         scheduler/test/test_backfill scheduler/test/test_limits worker/test/test_gpu scheduler/test/test_lifecycle \
          scheduler/test/test_jobs scheduler/test/test_queue scheduler/test/test_depend \
          scheduler/test/test_sched scheduler/test/test_nodes worker/test/test_launch \
          worker/test/test_cgroup worker/test/test_privsep worker/test/test_spool \

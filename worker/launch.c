@@ -59,7 +59,8 @@ int launch_req_decode (json_t *body, struct launch_req *req, struct hpcq_error *
                      &server, "spec", &spec, "ncpus", &req->ncpus, "mem", &mem, "gpus",
                      &gpus, "nodefile", &nodefile, "walltime", &walltime) < 0
         || !json_is_array (gpus) || json_array_size (gpus) > GPU_MAX
-        || !json_is_array (nodefile) || json_array_size (nodefile) == 0) {
+        || !json_is_array (nodefile) || json_array_size (nodefile) == 0
+        || walltime < -1 || walltime > RESOURCE_WALLTIME_MAX) {
         errno = EPROTO;
         return errprintf (err, "job.launch: malformed request");
     }

@@ -110,6 +110,25 @@ static void test_walltime (void)
     }
 }
 
+/* A walltime must stay convertible to milliseconds (the worker's timer)
+ * and addable to a start time (backfill): at most 2^31 - 1 seconds. */
+static void test_walltime_max (void)
+{
+    struct hpcq_error err = { "" };
+    int64_t s = -42;
+
+    ok (resource_parse_walltime ("2147483647", &s, &err) == 0 && s == RESOURCE_WALLTIME_MAX,
+        "walltime 2^31 - 1 seconds is the longest accepted");
+    s = -42;
+    ok (resource_parse_walltime ("2147483648", &s, &err) == -1 && s == -42
+            && strstr (err.text, "longest allowed"),
+        "one second more is refused: %s", err.text);
+    ok (resource_parse_walltime ("9223372036854776", &s, &err) == -1,
+        "a walltime whose milliseconds overflow int64 is refused");
+    ok (resource_parse_walltime ("596524:00:00", &s, &err) == -1,
+        "596524 hours is refused");
+}
+
 static void test_format (void)
 {
     char buf[64];
@@ -486,6 +505,7 @@ int main (int argc, char *argv[])
     plan (NO_PLAN);
     test_size ();
     test_walltime ();
+    test_walltime_max ();
     test_format ();
     test_select ();
     test_defaults ();

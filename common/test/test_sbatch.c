@@ -24,7 +24,11 @@ static void test_time (void)
     ok (t ("abc") == -1 && t ("") == -1 && t ("1:2:3:4") == -1 && t ("0") == -1
             && t ("-5") == -1 && t ("1-x") == -1,
         "malformed times are refused");
-    ok (t ("106751991167300-0") == 106751991167300LL * 86400, "the most days that fit");
+    ok (t ("24856-0") == -1 && t ("9999999999999999999-0") == -1
+            && t ("99999999999999999") == -1 && t ("1-99999999999999:0:0") == -1,
+        "times past 2^31 - 1 seconds are refused, without overflow");
+    ok (t ("24855-3:14:08") == -1 && t ("24855-3:14:07") == 2147483647,
+        "the longest time is 2^31 - 1 seconds");
     /* 2^64 / 86400 days and 2^64 / 60 minutes, rounded up: wrapped, they
      * were 61184 s and 44 s. */
     ok (t ("213503982334602-0") == -1 && t ("307445734561825861") == -1

@@ -654,6 +654,183 @@ static void test_conn_big (struct loop *l, int close_after_flush)
     free (s);
 }
 
+/* A message of about size bytes. */
+static void msg_of_size (struct wire_msg *m, const char *type, int64_t id, size_t size)
+{
+    char *s = malloc (size + 1);
+
+    memset (s, 'z', size);
+    s[size] = '\0';
+    wire_request_init (m, type, id, json_pack ("{s:s}", "s", s));
+    free (s);
+}
+
+/* A peer that never reads: once what is queued would pass the cap,
+ * conn_send fails with ENOBUFS and the connection closes from the loop,
+ * not inside conn_send. */
+static void test_conn_outq_cap (struct loop *l)
+{
+    struct rx rx;
+    struct wire_msg m;
+    int sv[2], small = 4096, sent = 0, rc = 0, err = 0;
+
+    if (rx_setup (&rx, l, sv) < 0) {
+        ok (0, "socketpair and conn_create");
+        return;
+    }
+    (void)setsockopt (sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof (small));
+    conn_set_outq_max (rx.conn, 64 * 1024);
+    msg_of_size (&m, "cap.test", 1, 16 * 1024);
+    while (sent < 100 && (rc = conn_send (rx.conn, &m)) == 0)
+        sent++;
+    err = errno;
+    wire_msg_release (&m);
+    ok (rc < 0 && err == ENOBUFS, "conn_send fails with ENOBUFS past the cap (errno %d)", err);
+    ok (sent >= 4 && sent < 20, "after about the cap's worth of messages (%d of 16 KiB)", sent);
+    ok (rx.closed == 0 && rx.conn, "the close is not done inside conn_send");
+    rx_run (&rx);
+    ok (!rx.timed_out && rx.closed == 1, "the loop closes it right after");
+    close (sv[1]);
+}
+
+/* A streamed answer: the drain callback adds one part each time the
+ * socket has room; input waits while the stream is on. */
+struct stream {
+    struct rx *rx;
+    int parts, sent, calls;
+    int input_seen_while_streaming;
+};
+
+static void stream_drain (struct conn *c, void *arg)
+{
+    struct stream *st = arg;
+    struct wire_msg m;
+
+    st->calls++;
+    st->input_seen_while_streaming |= st->rx->n > 0;
+    msg_of_size (&m, "part", ++st->sent, 32 * 1024);
+    if (conn_send (c, &m) < 0)
+        diag ("conn_send part %d failed", st->sent);
+    wire_msg_release (&m);
+    if (st->sent == st->parts) {
+        conn_set_drain (c, NULL, NULL, 0, NULL);
+        conn_pause_input (c, 0);
+    }
+}
+
+static void test_conn_drain (struct loop *l)
+{
+    struct rx rx;
+    struct sink sink = { .loop = l };
+    struct stream st = { .rx = &rx, .parts = 40 };
+    struct loop_watch *w;
+    struct wire_msg one;
+    int sv[2], small = 8192, in_order = 1;
+    size_t flen, off = 0, k = 0, total = 0;
+    char *f;
+
+    for (int i = 1; i <= st.parts; i++) {
+        msg_of_size (&one, "part", i, 32 * 1024);
+        free (wire_encode (&one, &flen));
+        total += flen;
+        wire_msg_release (&one);
+    }
+    if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) < 0) {
+        ok (0, "socketpair");
+        return;
+    }
+    (void)setsockopt (sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof (small));
+    memset (&rx, 0, sizeof (rx));
+    rx.loop = l;
+    rx.conn = conn_create (l, sv[0], rx_msg, rx_close, &rx);
+    conn_set_drain (rx.conn, stream_drain, &st, 16 * 1024, NULL);
+    conn_pause_input (rx.conn, 1);
+    /* A request arrives while the answer streams: it must wait. */
+    f = frame ("next.request", 9, 1, &flen);
+    ok (f && write (sv[1], f, flen) == (ssize_t)flen, "the peer sends its next request");
+    free (f);
+    sink.want = total;
+    w = loop_fd_add (l, sv[1], LOOP_READ, sink_read, &sink);
+    rx_run (&rx);
+    ok (!rx.timed_out && st.sent == st.parts && sink.len == total,
+        "every part went out (%d of %d, %zu of %zu bytes)", st.sent, st.parts, sink.len,
+        total);
+    if (rx.n == 0) {
+        rx.stop_after = 1;
+        rx_run (&rx);
+    }
+    ok (st.calls == st.parts && !st.input_seen_while_streaming,
+        "one part per call, and no input was read while streaming");
+    ok (rx.n == 1 && !strcmp (rx.msgs[0].type, "next.request"),
+        "the waiting request is read once the stream ends");
+    while (off + WIRE_HDR_LEN <= sink.len) {
+        size_t len;
+        if (wire_frame_len ((unsigned char *)sink.buf + off, &len) < 0
+            || off + WIRE_HDR_LEN + len > sink.len
+            || wire_decode (sink.buf + off + WIRE_HDR_LEN, len, &one, NULL) < 0)
+            break;
+        in_order &= one.id == (int64_t)++k;
+        wire_msg_release (&one);
+        off += WIRE_HDR_LEN + len;
+    }
+    ok (k == (size_t)st.parts && in_order, "the peer got the %zu parts in order", k);
+    rx_release (&rx);
+    loop_fd_remove (w);
+    free (sink.buf);
+    conn_destroy (rx.conn);
+    close (sv[1]);
+}
+
+/* A reply too large for a message is answered with an error reply. */
+static void test_conn_reply_too_big (struct loop *l)
+{
+    struct rx rx;
+    struct wire_msg req, rep, got;
+    int sv[2], rc, err;
+
+    if (rx_setup (&rx, l, sv) < 0) {
+        ok (0, "socketpair and conn_create");
+        return;
+    }
+    msg_of_size (&req, "big.query", 77, 8);
+    msg_of_size (&rep, "big.query", 77, WIRE_MAX_MSG + 1);
+    rep.is_reply = 1;
+    rc = conn_send_or_error (rx.conn, &rep);
+    err = errno;
+    ok (rc < 0 && err == EMSGSIZE, "conn_send_or_error reports EMSGSIZE");
+    ok (read_msg (sv[1], &got) == 0 && got.is_reply && got.id == 77
+            && got.errnum == EMSGSIZE && got.errstr && strstr (got.errstr, "larger than"),
+        "the peer gets an error reply to its request instead: %s",
+        got.errstr ? got.errstr : "(none)");
+    wire_msg_release (&got);
+    wire_msg_release (&req);
+    wire_msg_release (&rep);
+    conn_destroy (rx.conn);
+    close (sv[1]);
+}
+
+/* conn_refuse: an error to no request, then the connection closes. */
+static void test_conn_refuse (struct loop *l)
+{
+    struct rx rx;
+    struct wire_msg got;
+    int sv[2];
+    char c;
+
+    if (rx_setup (&rx, l, sv) < 0) {
+        ok (0, "socketpair and conn_create");
+        return;
+    }
+    conn_refuse (rx.conn, EUSERS, "too many connections");
+    ok (rx.closed == 1, "conn_refuse closes once its reply is out");
+    ok (read_msg (sv[1], &got) == 0 && got.is_reply && got.id == 0
+            && got.errnum == EUSERS && !strcmp (got.errstr, "too many connections"),
+        "the peer reads why: an error reply with id 0");
+    ok (read (sv[1], &c, 1) == 0, "then end of file");
+    wire_msg_release (&got);
+    close (sv[1]);
+}
+
 int main (void)
 {
     struct loop *l;
@@ -672,6 +849,10 @@ int main (void)
     test_conn_close_in_msg (l);
     test_conn_big (l, 0);
     test_conn_big (l, 1);
+    test_conn_outq_cap (l);
+    test_conn_drain (l);
+    test_conn_reply_too_big (l);
+    test_conn_refuse (l);
     loop_destroy (l);
     return done_testing ();
 }

@@ -19,6 +19,7 @@
 #include "common/test/tap.h"
 
 extern const char *const db_migrations[];
+extern const int db_migration_version[];
 
 static char tmpdir[256];
 
@@ -33,6 +34,12 @@ static int nmigrations (void)
     while (db_migrations[n])
         n++;
     return n;
+}
+
+/* The number of the last migration file: what user_version ends at. */
+static int latest (void)
+{
+    return db_migration_version[nmigrations () - 1];
 }
 
 /* First column of the first row of sql as text, into buf ("" if none). */
@@ -190,8 +197,15 @@ static void test_schema (struct db *db)
     const char *s;
 
     ok (nmigrations () >= 1, "there is at least one migration (%d)", nmigrations ());
-    ok (db_schema_version (db) == nmigrations (),
-        "schema version %d equals the number of migrations", db_schema_version (db));
+    ok (db_schema_version (db) == latest (),
+        "schema version %d is the last migration's number", db_schema_version (db));
+    {
+        int asc = 1;
+        for (int i = 1; i < nmigrations (); i++)
+            asc &= db_migration_version[i] > db_migration_version[i - 1];
+        ok (asc && db_migration_version[0] == 1, "migration numbers ascend from 1 "
+            "(gaps allowed: numbers are reserved per branch)");
+    }
     s = query_text (h, "PRAGMA journal_mode", buf, sizeof (buf));
     is (s, "wal", "journal_mode is wal");
     ok (query_int (h, "PRAGMA synchronous") == 2, "synchronous is FULL");
@@ -664,7 +678,7 @@ static void test_reopen (const char *path)
     ok (db != NULL, "reopen works (%s)", db ? "" : err.text);
     if (!db)
         return;
-    ok (db_schema_version (db) == nmigrations (), "the schema version is unchanged");
+    ok (db_schema_version (db) == latest (), "the schema version is unchanged");
     ok (query_int (db_handle (db), "SELECT count(*) FROM queues") == 1,
         "the migration did not run again (one queue)");
     /* 1 and 7 (test_jobs), 40 (test_ckpt_tables). */
@@ -684,6 +698,38 @@ static void test_reopen (const char *path)
     db_close (NULL);
 }
 
+/* A database made by an older build, at user_version 5, gets every
+ * migration numbered past 5 and only those, across gaps in the numbers
+ * (0007_settings came from a branch while 0006 was reserved for another). */
+static void test_gap (void)
+{
+    struct hpcq_error err = { "" };
+    char path[512];
+    sqlite3 *h = NULL;
+    struct db *db;
+    int rc = SQLITE_OK;
+
+    tmp_path (path, sizeof (path), "v5.db");
+    if (sqlite3_open (path, &h) != SQLITE_OK) {
+        ok (0, "cannot make %s", path);
+        sqlite3_close (h);
+        return;
+    }
+    for (int i = 0; db_migrations[i] && db_migration_version[i] <= 5 && rc == SQLITE_OK; i++)
+        rc = sqlite3_exec (h, db_migrations[i], NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec (h, "PRAGMA user_version = 5", NULL, NULL, NULL);
+    sqlite3_close (h);
+    ok (rc == SQLITE_OK, "a database at schema version 5, made by hand");
+    db = db_open (path, &err);
+    ok (db && db_schema_version (db) == latest (),
+        "opened, it is migrated to %d (%s)", latest (), db ? "" : err.text);
+    ok (db && query_int (db_handle (db), "SELECT count(*) FROM sqlite_master"
+                                         " WHERE name = 'settings'") == 1,
+        "with 0007's settings table");
+    db_close (db);
+}
+
 static void test_bad_files (void)
 {
     struct hpcq_error err;
@@ -694,7 +740,7 @@ static void test_bad_files (void)
     sqlite3 *h;
     struct db *db;
     size_t len = 0;
-    int n = nmigrations ();
+    int n = latest ();
 
     /* Garbage. */
     tmp_path (path, sizeof (path), "garbage.db");
@@ -887,6 +933,7 @@ int main (void)
         test_reopen (path);
     }
     test_bad_files ();
+    test_gap ();
     cleanup ();
     return done_testing ();
 }

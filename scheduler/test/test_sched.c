@@ -22,11 +22,13 @@ static struct fx_peer *u;
 static int feasible (const char *list, const char *labels, struct hpcq_error *err)
 {
     struct hpcq_resources res;
+    int rc = -2;
 
     resource_init (&res);
-    if (resource_parse_list (&res, list, err) < 0 || resource_finalize (&res, err) < 0)
-        return -2;
-    return sched_feasible (f.srv, &res, labels, err);
+    if (resource_parse_list (&res, list, err) == 0 && resource_finalize (&res, err) == 0)
+        rc = sched_feasible (f.srv, &res, labels, err);
+    resource_release (&res);
+    return rc;
 }
 
 static int64_t launched (struct fx_peer *w, int ms)

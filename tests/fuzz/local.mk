@@ -22,6 +22,7 @@ FUZZ_TARGET_SOURCES = \
 	tests/fuzz/fuzz_config.c \
 	tests/fuzz/fuzz_sim_trace.c \
 	tests/fuzz/fuzz_mig.c \
+	tests/fuzz/fuzz_limits.c \
 	tests/fuzz/fuzz_http_query.c \
 	tests/fuzz/fuzz_telemetry.c
 
@@ -30,7 +31,7 @@ FUZZ_TARGET_SOURCES = \
 # an archive so each program takes only what it calls and a parser added
 # to libhpcq needs nothing here, plus the parsers that live outside it.
 FUZZ_EXTRA_SOURCES = tests/fuzz/fuzz.c scheduler/sim_trace.c worker/gpu.c \
-	scheduler/api_query.c scheduler/gpu_report.c
+	scheduler/limit_list.c scheduler/api_query.c scheduler/gpu_report.c
 FUZZ_LIBS = $(JANSSON_LIBS) $(ZLIB_LIBS) $(MUNGE_LIBS) $(NETTLE_LIBS) $(MHD_LIBS) -lm
 
 check_LIBRARIES = tests/fuzz/libhpcq-san.a
