@@ -371,14 +371,14 @@ static int load_link (struct jobs *js, struct job *job)
     return job->is_array ? jobs_add_subjobs (js, job) : 0;
 }
 
-int jobs_load (struct jobs *js)
+int jobs_load (struct jobs *js, int64_t finished_before)
 {
     struct load l = { 0 };
     char buf[32];
     int i, rc = 0;
 
     if (!(l.texts = open_memstream (&l.text, &l.len))
-        || db_job_foreach (js->srv->db, load_collect, &l) < 0)
+        || db_job_foreach_since (js->srv->db, finished_before, load_collect, &l) < 0)
         rc = -1;
     if (l.texts && fclose (l.texts) != 0)
         rc = -1;
@@ -487,6 +487,33 @@ static struct job *subjob_lookup (struct jobs *js, int64_t key)
     struct job *array = jobs_lookup (js, rel >> JOB_SUBKEY_BITS);
 
     return array && pos < array->nsub ? array->sub[pos] : NULL;
+}
+
+int jobs_purge (struct jobs *js, int64_t finished_before,
+                int (*keep) (const struct job *job, void *arg), void *arg)
+{
+    int k = 0, n = 0;
+
+    for (int i = 0; i < js->n; i++) {
+        struct job *job = js->v[i];
+        if (job->rec.state == 'F' && job->rec.etime < finished_before
+            && !(keep && keep (job, arg))) {
+            job_free (job);
+            n++;
+            continue;
+        }
+        js->v[k++] = job;
+    }
+    js->n = k;
+    /* Give back the index too once it is mostly empty. */
+    if (js->cap > 1024 && js->n < js->cap / 4) {
+        struct job **nv = realloc (js->v, (js->cap / 2) * sizeof (*nv));
+        if (nv) {
+            js->v = nv;
+            js->cap /= 2;
+        }
+    }
+    return n;
 }
 
 struct job *jobs_lookup (struct jobs *js, int64_t seq)

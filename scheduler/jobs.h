@@ -1,7 +1,8 @@
 /* jobs.h - the scheduler's jobs in memory, written through to the database.
  *
- * Every job since the database was created is here (finished ones too, for
- * qstat -x), indexed by sequence number, with the lists a scheduling pass
+ * Every job not yet finished is here, and the finished ones of the history
+ * window (job_history_duration, for qstat -x; history.h), indexed by
+ * sequence number, with the lists a scheduling pass
  * reads (queued, running).  A job's state is changed only by lifecycle.h,
  * which writes each change through with an event in the job's history.
  */
@@ -78,9 +79,16 @@ struct job {
 struct jobs *jobs_create (struct server *srv);
 void jobs_destroy (struct jobs *js);
 
-/* Load every job from the database; running jobs get their allocation back
+/* Load every job from the database but those that finished before
+ * finished_before (0: every job); running jobs get their allocation back
  * on placeholder nodes.  0 or -1. */
-int jobs_load (struct jobs *js);
+int jobs_load (struct jobs *js, int64_t finished_before);
+
+/* Free the finished jobs (arrays with their subjobs) that ended before
+ * finished_before, but those keep (if not NULL) says are still in use;
+ * they stay in the database.  Returns how many went (history.h). */
+int jobs_purge (struct jobs *js, int64_t finished_before,
+                int (*keep) (const struct job *job, void *arg), void *arg);
 
 /* The next sequence number; durable once the batch commits. */
 int64_t jobs_next_seq (struct jobs *js);

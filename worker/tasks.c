@@ -667,8 +667,11 @@ void tasks_reap (struct tasks *ts)
         TAILQ_FOREACH (t, &ts->head, link)
             if (t->pid == pid && !t->done && !t->reaped)
                 break;
-        if (!t)
-            continue;   /* a child given up on (start timeout) */
+        if (!t) {
+            /* The health check's, or a child given up on (start timeout). */
+            worker_child_exited (ts->w, pid, status);
+            continue;
+        }
         t->reaped = 1;
         t->wait_status = status;
         t->ru = ru;
