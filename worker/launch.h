@@ -66,6 +66,8 @@ struct launch_env {
     const char *jobdir_root;            /* where sandboxes go; NULL: the owner's home */
     const struct privsep_cred *cred;    /* who the job runs as */
     const struct cgroup_job *cg;        /* the job's cgroup, NULL without */
+    const char *tm_socket;              /* the task manager's socket, NULL without */
+    const char *tm_agent;               /* pbs_tmrsh, for Open MPI's launcher */
 };
 
 /* Name the sandbox (-W sandbox=PRIVATE: req->sandbox), write the spool

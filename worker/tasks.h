@@ -30,6 +30,7 @@ enum task_kill {
     KILL_WALLTIME,
     KILL_DELETED,
     KILL_STALE,
+    KILL_HOST,                  /* another of its hosts failed */
 };
 
 struct task {
@@ -126,5 +127,16 @@ json_t *tasks_running_json (struct tasks *ts);
 json_t *tasks_finished_json (struct tasks *ts);
 
 int tasks_count (struct tasks *ts);
+
+/* For the task manager (worker/tm.h), which runs a job's processes on its
+ * sister hosts: the job cgroups (NULL without), their pids limit, and the
+ * release of one (killed, removed now or on the cleanup timer). */
+struct cgroups *tasks_cgroups (struct tasks *ts);
+int64_t tasks_pids_max (struct tasks *ts);
+void tasks_cgroup_release (struct tasks *ts, struct cgroup_job *cg);
+
+/* A host of a job running here failed (its worker went while it ran a
+ * process of the job): the job is killed, its comment names the host. */
+void tasks_host_failed (struct tasks *ts, int64_t seq, int attempt, const char *host);
 
 #endif

@@ -25,6 +25,7 @@
 struct tasks;
 struct task;
 struct auth;
+struct tm;
 
 struct worker {
     struct loop *loop;
@@ -50,6 +51,7 @@ struct worker {
     int64_t last_beat_ms;
     int64_t next_connect_ms;
     struct tasks *tasks;
+    struct tm *tm;              /* the task manager, NULL without (tm.h) */
 };
 
 struct worker *worker_create (struct loop *loop, struct config *cfg,

@@ -111,7 +111,7 @@ static void test_environ (void)
     struct privsep_cred cred = { .uid = 1000, .gid = 1000, .name = "alice",
                                  .home = "/home/alice", .shell = "/bin/bash" };
     struct gpu gpus[GPU_MAX];
-    struct launch_env e = { NULL, "node7", gpus, 0, NULL, &cred, NULL };
+    struct launch_env e = { NULL, "node7", gpus, 0, NULL, &cred, NULL, NULL, NULL };
     struct launch_req req;
     char **envp;
 
