@@ -147,10 +147,11 @@ static void env_user (char **envp, int *n, const struct launch_req *req,
  * mpirun starts its daemons on the other hosts with its rsh agent
  * (OMPI_MCA_plm_rsh_agent, read by orte/mca/plm/rsh: "ssh : rsh" unless
  * set), here pbs_tmrsh, on the hosts of its default hostfile: the node
- * file, one slot per line, so `mpirun ./a.out` needs no flags.  The
- * daemons start directly from mpirun (no tree spawn: a sister's
- * pbs_tmrsh would do, but one hop is enough), and point-to-point goes
- * through UCX.  The job's own -v settings win (added before). */
+ * file, one slot per line, so `mpirun ./a.out` needs no flags.  Tree
+ * spawn stays on (the default): without it plm rsh adds --daemonize, and
+ * a daemon that leaves its pbs_tmrsh session is one the task manager no
+ * longer holds (the sister's cgroup goes with the session).  Point-to-
+ * point goes through UCX.  The job's own -v settings win (added before). */
 static void launch_env_tm (char **envp, int *n, const struct launch_env *e,
                            const char *nodes)
 {
@@ -159,8 +160,11 @@ static void launch_env_tm (char **envp, int *n, const struct launch_env *e,
     env_add (envp, n, "HPCQ_TM_SOCKET", "%s", e->tm_socket);
     env_default (envp, n, "OMPI_MCA_plm_rsh_agent", e->tm_agent ? e->tm_agent : "pbs_tmrsh");
     env_default (envp, n, "OMPI_MCA_orte_default_hostfile", nodes);
-    env_default (envp, n, "OMPI_MCA_plm_rsh_no_tree_spawn", "1");
     env_default (envp, n, "OMPI_MCA_pml", "ucx");
+    /* Open MPI 4.1's UCX layer refuses TCP-only devices unless told: on
+     * InfiniBand UCX still picks rc/dc itself. */
+    env_default (envp, n, "OMPI_MCA_pml_ucx_tls", "any");
+    env_default (envp, n, "OMPI_MCA_pml_ucx_devices", "any");
 }
 
 /* The job's environment: its Variable_List (PBS_O_*, -v, -V), then what
