@@ -19,8 +19,9 @@
 #include "common/loop.h"
 #include "common/tm.h"
 
-static const char *usage = "usage: pbs_tmrsh [-n] [-l username] host [-n] [-l username] "
-                           "command [args...]\n";
+static const char *usage =
+    "usage: pbs_tmrsh [-n] [-l username] host [-n] [-l username] "
+    "command [args...]\n";
 
 struct run {
     struct loop *loop;
@@ -37,8 +38,7 @@ static void on_done (struct tmc *t, int status, const char *error, void *arg)
     if (status < 0) {
         fprintf (stderr, "pbs_tmrsh: %s: %s\n", r->host, error);
         r->rc = 255;
-    }
-    else
+    } else
         r->rc = tm_status_to_exit (status);
     loop_stop (r->loop);
 }
@@ -71,8 +71,10 @@ int main (int argc, char **argv)
     int a;
 
     if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf ("%sRuns command on host, one of the job's hosts, through the task manager."
-                "\nSee pbs_tmrsh(8).\n", usage);
+        printf (
+            "%sRuns command on host, one of the job's hosts, through the task manager."
+            "\nSee pbs_tmrsh(8).\n",
+            usage);
         return 0;
     }
     for (a = 1; a < argc; a++) {
@@ -104,7 +106,8 @@ int main (int argc, char **argv)
     s.vnode = -1;
     s.argv = argv + a;
     if (!(r.loop = loop_create ())
-        || loop_signals (r.loop, sigs, sizeof (sigs) / sizeof (sigs[0]), on_signal, &r) < 0) {
+        || loop_signals (r.loop, sigs, sizeof (sigs) / sizeof (sigs[0]), on_signal, &r)
+               < 0) {
         perror ("pbs_tmrsh: loop");
         return 255;
     }

@@ -41,7 +41,7 @@ struct dsh {
     char **argv;
     struct copy *copies;
     int ncopies;
-    int next;                   /* the next copy to start */
+    int next; /* the next copy to start */
     int running;
     int sync, verbose, detach;
     int failed;
@@ -84,9 +84,9 @@ static void on_done (struct tmc *t, int status, const char *error, void *arg)
         fprintf (stderr, "pbsdsh: spawn failed on node %d (%s): %s\n", c->vnode,
                  d->vnodes[c->vnode], error);
         d->failed = 1;
-    }
-    else if (d->verbose)
-        fprintf (stderr, "pbsdsh: task %d on logical node %d (%s) exited with status %d\n",
+    } else if (d->verbose)
+        fprintf (stderr,
+                 "pbsdsh: task %d on logical node %d (%s) exited with status %d\n",
                  (int)(c - d->copies), c->vnode, d->vnodes[c->vnode],
                  tm_status_to_exit (status));
     copy_over (d, c);
@@ -94,8 +94,10 @@ static void on_done (struct tmc *t, int status, const char *error, void *arg)
 
 static void dsh_start (struct dsh *d, struct copy *c)
 {
-    struct tmc_spawn s = { .host = d->vnodes[c->vnode], .vnode = c->vnode,
-                           .argv = d->argv, .detach = d->detach };
+    struct tmc_spawn s = { .host = d->vnodes[c->vnode],
+                           .vnode = c->vnode,
+                           .argv = d->argv,
+                           .detach = d->detach };
     struct hpcq_error err;
 
     d->running++;
@@ -147,7 +149,8 @@ int main (int argc, char **argv)
     int c, one = -1, copies = -1;
 
     if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf ("%sRuns program on the job's vnodes (PBS_NODEFILE).  See pbsdsh(1).\n", usage);
+        printf ("%sRuns program on the job's vnodes (PBS_NODEFILE).  See pbsdsh(1).\n",
+                usage);
         return 0;
     }
     opterr = 0;
@@ -174,8 +177,8 @@ int main (int argc, char **argv)
     if (read_vnodes (&d) < 0)
         return 1;
     if (one >= d.nvnodes) {
-        fprintf (stderr, "pbsdsh: node index %d: the job has %d vnodes (0 to %d)\n", one,
-                 d.nvnodes, d.nvnodes - 1);
+        fprintf (stderr, "pbsdsh: node index %d: the job has %d vnodes (0 to %d)\n",
+                 one, d.nvnodes, d.nvnodes - 1);
         return 1;
     }
     d.argv = argv + optind;

@@ -22,7 +22,7 @@ struct tmc {
     void *arg;
     int forward_stdin;
     struct loop_watch *in_watch;
-    size_t in_flight;               /* stdin sent, not yet taken by the process */
+    size_t in_flight; /* stdin sent, not yet taken by the process */
     int in_eof;
     int finished;
 };
@@ -51,7 +51,8 @@ static void tmc_stdin_io (struct loop *l, int fd, int revents, void *arg);
 /* Read standard input while the window has room. */
 static void tmc_stdin_watch (struct tmc *t)
 {
-    int want = t->forward_stdin && !t->in_eof && !t->finished && t->in_flight < TM_WINDOW;
+    int want =
+        t->forward_stdin && !t->in_eof && !t->finished && t->in_flight < TM_WINDOW;
 
     if (want && !t->in_watch)
         t->in_watch = loop_fd_add (t->loop, 0, LOOP_READ, tmc_stdin_io, t);
@@ -76,8 +77,7 @@ static void tmc_stdin_io (struct loop *l, int fd, int revents, void *arg)
     if (n <= 0) {
         t->in_eof = 1;
         tmc_send (t, "tm.stdin", json_pack ("{s:b}", "eof", 1));
-    }
-    else {
+    } else {
         t->in_flight += n;
         tmc_send (t, "tm.stdin", json_pack ("{s:o}", "data", tm_data_json (buf, n)));
     }
@@ -93,8 +93,8 @@ static void tmc_output (struct tmc *t, json_t *body)
     size_t len;
     int fd;
 
-    if (json_unpack (body, "{s:i s:o}", "fd", &fd, "data", &data) < 0 || (fd != 1 && fd != 2)
-        || tm_data_decode (data, &buf, &len) < 0)
+    if (json_unpack (body, "{s:i s:o}", "fd", &fd, "data", &data) < 0
+        || (fd != 1 && fd != 2) || tm_data_decode (data, &buf, &len) < 0)
         return;
     (void)util_write_all (fd, buf, len);
     free (buf);
@@ -117,15 +117,14 @@ static void tmc_msg (struct conn *c, struct wire_msg *msg, void *arg)
                 t->started (t, t->arg);
             tmc_stdin_watch (t);
         }
-    }
-    else if (strcmp (msg->type, "tm.output") == 0)
+    } else if (strcmp (msg->type, "tm.output") == 0)
         tmc_output (t, msg->body);
     else if (strcmp (msg->type, "tm.ack") == 0
-             && json_unpack (msg->body, "{s:i s:I}", "fd", &fd, "n", &n) == 0 && fd == 0) {
+             && json_unpack (msg->body, "{s:i s:I}", "fd", &fd, "n", &n) == 0
+             && fd == 0) {
         t->in_flight = (size_t)n > t->in_flight ? 0 : t->in_flight - n;
         tmc_stdin_watch (t);
-    }
-    else if (strcmp (msg->type, "tm.exit") == 0) {
+    } else if (strcmp (msg->type, "tm.exit") == 0) {
         (void)json_unpack (msg->body, "{s:i s?s}", "status", &status, "error", &error);
         tmc_finish (t, error ? -1 : status, error);
     }
@@ -149,8 +148,9 @@ static json_t *tmc_strings (char **v)
     return a;
 }
 
-struct tmc *tmc_spawn (struct loop *loop, const struct tmc_spawn *s, tmc_started_f started,
-                       tmc_done_f done, void *arg, struct hpcq_error *err)
+struct tmc *tmc_spawn (struct loop *loop, const struct tmc_spawn *s,
+                       tmc_started_f started, tmc_done_f done, void *arg,
+                       struct hpcq_error *err)
 {
     const char *sock = getenv (TM_SOCKET_ENV), *jobid = getenv ("PBS_JOBID");
     char cwd[4096];
@@ -163,7 +163,8 @@ struct tmc *tmc_spawn (struct loop *loop, const struct tmc_spawn *s, tmc_started
         return errprintf (err, "not in a job (PBS_JOBID is not set)"), NULL;
     if (!sock || !*sock)
         return errprintf (err, "no task manager on this host (%s is not set)",
-                          TM_SOCKET_ENV), NULL;
+                          TM_SOCKET_ENV),
+               NULL;
     if ((fd = client_dial (sock, err)) < 0)
         return NULL;
     t = xzalloc (sizeof (*t));
@@ -177,9 +178,9 @@ struct tmc *tmc_spawn (struct loop *loop, const struct tmc_spawn *s, tmc_started
         return errprintf (err, "cannot talk to the worker: %s", strerror (errno)), NULL;
     }
     body = json_pack ("{s:s s:s s:i s:o s:o s:b s:b s:b}", "jobid", jobid, "host",
-                      s->host ? s->host : "", "vnode", s->vnode, "argv", tmc_strings (s->argv),
-                      "env", tmc_strings (environ), "shell", s->shell, "stdin",
-                      s->forward_stdin, "detach", s->detach);
+                      s->host ? s->host : "", "vnode", s->vnode, "argv",
+                      tmc_strings (s->argv), "env", tmc_strings (environ), "shell",
+                      s->shell, "stdin", s->forward_stdin, "detach", s->detach);
     if (body && getcwd (cwd, sizeof (cwd)))
         json_object_set_new (body, "cwd", json_string (cwd));
     wire_request_init (&m, "tm.spawn", 1, body);

@@ -19,18 +19,19 @@ typedef void (*tmc_done_f) (struct tmc *t, int status, const char *error, void *
 typedef void (*tmc_started_f) (struct tmc *t, void *arg);
 
 struct tmc_spawn {
-    const char *host;           /* where ("" or NULL: this host) */
-    int vnode;                  /* its line in the node file (PBS_VNODENUM) */
+    const char *host; /* where ("" or NULL: this host) */
+    int vnode;        /* its line in the node file (PBS_VNODENUM) */
     char **argv;
-    int shell;                  /* argv joined and run by the owner's shell (rsh) */
-    int forward_stdin;          /* our standard input goes to it */
-    int detach;                 /* it lives on when we go (pbsdsh -o) */
+    int shell;         /* argv joined and run by the owner's shell (rsh) */
+    int forward_stdin; /* our standard input goes to it */
+    int detach;        /* it lives on when we go (pbsdsh -o) */
 };
 
 /* Start s through the worker: the job is $PBS_JOBID, the environment ours.
  * NULL with err if the worker cannot be reached. */
-struct tmc *tmc_spawn (struct loop *loop, const struct tmc_spawn *s, tmc_started_f started,
-                       tmc_done_f done, void *arg, struct hpcq_error *err);
+struct tmc *tmc_spawn (struct loop *loop, const struct tmc_spawn *s,
+                       tmc_started_f started, tmc_done_f done, void *arg,
+                       struct hpcq_error *err);
 /* Drop it: a process still running is killed, unless detached. */
 void tmc_destroy (struct tmc *t);
 /* A signal to its session. */

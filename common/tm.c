@@ -82,7 +82,8 @@ char **tm_argv_decode (json_t *arr, int *argc)
         errno = EPROTO;
         return NULL;
     }
-    json_array_foreach (arr, i, v) {
+    json_array_foreach (arr, i, v)
+    {
         if (!json_is_string (v)
             || (total += json_string_length (v) + 1) > TM_MAX_ARGV_BYTES
             || strlen (json_string_value (v)) != json_string_length (v)) {
@@ -91,8 +92,7 @@ char **tm_argv_decode (json_t *arr, int *argc)
         }
     }
     argv = xzalloc ((n + 1) * sizeof (*argv));
-    json_array_foreach (arr, i, v)
-        argv[i] = xstrdup (json_string_value (v));
+    json_array_foreach (arr, i, v) argv[i] = xstrdup (json_string_value (v));
     *argc = (int)n;
     return argv;
 }

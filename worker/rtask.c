@@ -26,15 +26,15 @@ struct rtask {
     void *arg;
     pid_t pid;
 
-    int in_fd;                      /* -1 once closed */
+    int in_fd; /* -1 once closed */
     struct loop_watch *in_watch;
-    char *inq;                      /* input not written yet */
+    char *inq; /* input not written yet */
     size_t inq_len;
-    int in_closing;                 /* close once inq is written */
+    int in_closing; /* close once inq is written */
 
-    int out_fd[3];                  /* [1] stdout, [2] stderr; -1 once at EOF */
+    int out_fd[3]; /* [1] stdout, [2] stderr; -1 once at EOF */
     struct loop_watch *out_watch[3];
-    size_t unacked;                 /* output handed over, not yet consumed */
+    size_t unacked; /* output handed over, not yet consumed */
     int paused;
 
     int reaped, reported;
@@ -42,7 +42,7 @@ struct rtask {
     int64_t cput, mem;
     struct loop_timer *drain_timer;
 
-    int busy;                       /* inside a callback: destroy waits */
+    int busy; /* inside a callback: destroy waits */
     int dead;
 };
 
@@ -152,9 +152,8 @@ static void rtask_pause (struct rtask *rt, int pause)
         if (pause) {
             loop_fd_remove (rt->out_watch[i]);
             rt->out_watch[i] = NULL;
-        }
-        else if (!(rt->out_watch[i] = loop_fd_add (rt->loop, rt->out_fd[i], LOOP_READ,
-                                                   rtask_out_io, rt)))
+        } else if (!(rt->out_watch[i] = loop_fd_add (rt->loop, rt->out_fd[i], LOOP_READ,
+                                                     rtask_out_io, rt)))
             rtask_close_out (rt, i);
     }
 }
@@ -204,7 +203,7 @@ static void rtask_flush_in (struct rtask *rt)
             continue;
         if (n < 0 && errno == EAGAIN)
             break;
-        if (n < 0) {            /* EPIPE: the process closed its input */
+        if (n < 0) { /* EPIPE: the process closed its input */
             rtask_close_in (rt);
             return;
         }
@@ -276,7 +275,7 @@ static void rtask_drained (struct loop *l, void *arg)
     struct rtask *rt = arg;
 
     (void)l;
-    rt->drain_timer = NULL;     /* one-shot: gone after this call */
+    rt->drain_timer = NULL; /* one-shot: gone after this call */
     rtask_close_out (rt, 1);
     rtask_close_out (rt, 2);
     rtask_check_done (rt);
@@ -294,7 +293,8 @@ int rtask_reaped (struct rtask *rt, pid_t pid, int wstatus, const struct rusage 
     /* Whatever it left in its session goes with it, as with a job. */
     (void)kill (-pid, SIGKILL);
     if (rt->out_fd[1] >= 0 || rt->out_fd[2] >= 0)
-        rt->drain_timer = loop_timer_add (rt->loop, RTASK_DRAIN_MS, 0, rtask_drained, rt);
+        rt->drain_timer =
+            loop_timer_add (rt->loop, RTASK_DRAIN_MS, 0, rtask_drained, rt);
     rtask_check_done (rt);
     return 1;
 }
@@ -332,7 +332,8 @@ static void child_run (const struct rtask_spec *spec, int in, int out, int err)
     (void)close_range (3, ~0U, 0);
     /* Into the job's cgroup while still root, then the owner for good. */
     if (spec->cg && cgroup_job_enter (spec->cg) < 0) {
-        dprintf (2, "hpcq-worker: cannot enter the job's cgroup: %s\n", strerror (errno));
+        dprintf (2, "hpcq-worker: cannot enter the job's cgroup: %s\n",
+                 strerror (errno));
         _exit (126);
     }
     if (privsep_drop (c) < 0) {
@@ -346,8 +347,7 @@ static void child_run (const struct rtask_spec *spec, int in, int out, int err)
     if (spec->shell) {
         execl (sh, sh, "-c", child_join (spec->argv), (char *)NULL);
         dprintf (2, "%s: %s\n", sh, strerror (errno));
-    }
-    else {
+    } else {
         execvp (spec->argv[0], spec->argv);
         dprintf (2, "%s: %s\n", spec->argv[0], strerror (errno));
     }
@@ -413,8 +413,8 @@ struct rtask *rtask_start (struct loop *loop, const struct rtask_spec *spec,
     rt->out_fd[1] = out[0];
     rt->out_fd[2] = errp[0];
     for (int i = 1; i <= 2; i++)
-        if (!(rt->out_watch[i] = loop_fd_add (loop, rt->out_fd[i], LOOP_READ,
-                                              rtask_out_io, rt)))
+        if (!(rt->out_watch[i] =
+                  loop_fd_add (loop, rt->out_fd[i], LOOP_READ, rtask_out_io, rt)))
             rtask_close_out (rt, i);
     return rt;
 }

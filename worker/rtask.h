@@ -36,14 +36,14 @@ struct rtask_ops {
 };
 
 struct rtask_spec {
-    char **argv;                /* program and arguments (borrowed) */
-    int shell;                  /* run argv joined by spaces with the owner's
+    char **argv;                     /* program and arguments (borrowed) */
+    int shell;                       /* run argv joined by spaces with the owner's
                                  * shell -c, as rsh and ssh do */
-    char **envp;                /* its whole environment (borrowed) */
-    const char *cwd;            /* NULL or unreachable: the owner's home */
-    const struct privsep_cred *cred;    /* the job's owner (privsep_drop) */
-    const struct cgroup_job *cg;        /* the job's cgroup here, or NULL */
-    int want_stdin;             /* else /dev/null */
+    char **envp;                     /* its whole environment (borrowed) */
+    const char *cwd;                 /* NULL or unreachable: the owner's home */
+    const struct privsep_cred *cred; /* the job's owner (privsep_drop) */
+    const struct cgroup_job *cg;     /* the job's cgroup here, or NULL */
+    int want_stdin;                  /* else /dev/null */
 };
 
 /* Fork the process.  NULL with err if it could not even be forked; a

@@ -34,25 +34,25 @@ struct tm_sess;
 /* What the task manager knows of a job on this host. */
 struct tm_job {
     struct tm *tm;
-    int mother;                     /* 1: its script runs here */
+    int mother; /* 1: its script runs here */
     int64_t seq;
     int attempt;
     char jobid[128];
     char owner[64];
-    struct privsep_cred cred;       /* its owner (a copy, ours) */
-    struct cgroup_job *cg;          /* mother: the task's (borrowed); sister: ours */
-    int64_t mem;                    /* its memory on each host (the first chunk's) */
-    json_t *hosts;                  /* its hosts, each once, node file order */
-    int64_t cput, mem_used;         /* what its ended remote processes used */
+    struct privsep_cred cred; /* its owner (a copy, ours) */
+    struct cgroup_job *cg;    /* mother: the task's (borrowed); sister: ours */
+    int64_t mem;              /* its memory on each host (the first chunk's) */
+    json_t *hosts;            /* its hosts, each once, node file order */
+    int64_t cput, mem_used;   /* what its ended remote processes used */
     int freeing;
     LIST_HEAD (, tm_sess) sessions;
     LIST_ENTRY (tm_job) link;
 };
 
 enum peer_kind {
-    PEER_CLIENT = 1,                /* a job's process, on the Unix socket */
-    PEER_IN,                        /* another worker, on the TCP port */
-    PEER_OUT,                       /* ours, to another worker */
+    PEER_CLIENT = 1, /* a job's process, on the Unix socket */
+    PEER_IN,         /* another worker, on the TCP port */
+    PEER_OUT,        /* ours, to another worker */
 };
 
 /* One connection. */
@@ -60,34 +60,34 @@ struct tm_peer {
     struct tm *tm;
     struct conn *conn;
     enum peer_kind kind;
-    int open;                       /* TCP: link.open done */
+    int open; /* TCP: link.open done */
     char nonce[AUTH_NONCE_HEX + 1];
     int64_t open_id;
     int64_t deadline_ms;
-    char host[64];                  /* PEER_OUT: the worker dialed */
-    struct tm_sess *sess;           /* the process it carries */
+    char host[64];        /* PEER_OUT: the worker dialed */
+    struct tm_sess *sess; /* the process it carries */
     LIST_ENTRY (tm_peer) link;
 };
 
 /* One process: run here (rt) or relayed (out). */
 struct tm_sess {
     struct tm_job *job;
-    struct tm_peer *caller;         /* NULL once gone */
-    int64_t spawn_id;               /* the caller's tm.spawn, until answered */
+    struct tm_peer *caller; /* NULL once gone */
+    int64_t spawn_id;       /* the caller's tm.spawn, until answered */
     struct rtask *rt;
     struct tm_peer *out;
-    json_t *spawn;                  /* for out, once its link is open */
+    json_t *spawn; /* for out, once its link is open */
     char host[64];
     int exited;
-    int detach;                     /* pbsdsh -o: lives on without its caller */
+    int detach; /* pbsdsh -o: lives on without its caller */
     LIST_ENTRY (tm_sess) link;
 };
 
 struct tm {
     struct worker *w;
-    struct auth *auth;              /* borrowed; NULL with auth = none */
+    struct auth *auth; /* borrowed; NULL with auth = none */
     char sock_path[108];
-    int port;                       /* 0: no TCP */
+    int port; /* 0: no TCP */
     int unix_fd, tcp_fd;
     struct loop_watch *unix_watch, *tcp_watch;
     struct loop_timer *tick;
@@ -106,8 +106,8 @@ static struct tm_job *job_find (struct tm *tm, const char *jobid)
     struct tm_job *j;
 
     LIST_FOREACH (j, &tm->jobs, link)
-        if (strcmp (j->jobid, jobid) == 0)
-            return j;
+    if (strcmp (j->jobid, jobid) == 0)
+        return j;
     return NULL;
 }
 
@@ -116,8 +116,8 @@ static struct tm_job *job_find_seq (struct tm *tm, int64_t seq, int attempt)
     struct tm_job *j;
 
     LIST_FOREACH (j, &tm->jobs, link)
-        if (j->seq == seq && j->attempt == attempt)
-            return j;
+    if (j->seq == seq && j->attempt == attempt)
+        return j;
     return NULL;
 }
 
@@ -141,9 +141,9 @@ static int job_has_host (const struct tm_job *j, const char *host)
     size_t i;
     json_t *v;
 
-    json_array_foreach (j->hosts, i, v)
-        if (strcmp (json_string_value (v), host) == 0)
-            return (int)i + 1;
+    json_array_foreach (j->hosts, i,
+                        v) if (strcmp (json_string_value (v), host) == 0) return (int)i
+        + 1;
     return 0;
 }
 
@@ -196,15 +196,21 @@ static struct tm_job *job_sister (struct tm *tm, json_t *body, struct hpcq_error
     char name[64];
 
     if (json_unpack (body, "{s:I s:i s:s s:s s:I s?I s:o}", "seq", &seq, "attempt",
-                     &attempt, "jobid", &jobid, "owner", &owner, "uid", &uid, "mem", &mem,
-                     "hosts", &hosts) < 0 || !json_is_array (hosts))
+                     &attempt, "jobid", &jobid, "owner", &owner, "uid", &uid, "mem",
+                     &mem, "hosts", &hosts)
+            < 0
+        || !json_is_array (hosts))
         return errprintf (err, "tm.spawn: malformed job"), NULL;
     if ((j = job_find_seq (tm, seq, attempt)))
         return j->mother ? (errprintf (err, "job %s runs its script here", jobid), NULL)
                          : j;
-    if (uid == 0 && !util_user_listed (config_get (tm->w->cfg, "acl_roots", NULL), owner))
-        return errprintf (err, "Bad UID for job execution: uid 0 (%s) is not in "
-                          "acl_roots on %s", owner, tm->w->name), NULL;
+    if (uid == 0
+        && !util_user_listed (config_get (tm->w->cfg, "acl_roots", NULL), owner))
+        return errprintf (err,
+                          "Bad UID for job execution: uid 0 (%s) is not in "
+                          "acl_roots on %s",
+                          owner, tm->w->name),
+               NULL;
     j = xzalloc (sizeof (*j));
     j->tm = tm;
     j->seq = seq;
@@ -310,8 +316,8 @@ static struct tm_sess *sess_new (struct tm_job *j, struct tm_peer *caller, int64
 static void sess_exit (struct tm_sess *s, int status, int64_t cput, int64_t mem,
                        const char *error)
 {
-    json_t *body = json_pack ("{s:i s:I s:I}", "status", status, "cput", (json_int_t)cput,
-                              "mem", (json_int_t)mem);
+    json_t *body = json_pack ("{s:i s:I s:I}", "status", status, "cput",
+                              (json_int_t)cput, "mem", (json_int_t)mem);
 
     if (error && body)
         json_object_set_new (body, "error", json_string (error));
@@ -327,12 +333,12 @@ static void rt_output (struct rtask *rt, int fd, const char *buf, size_t len, vo
 {
     struct tm_sess *s = arg;
 
-    if (!s->caller) {           /* detached: the output goes nowhere */
+    if (!s->caller) { /* detached: the output goes nowhere */
         rtask_ack (rt, len);
         return;
     }
-    peer_send (s->caller, "tm.output", json_pack ("{s:i s:o}", "fd", fd, "data",
-                                                  tm_data_json (buf, len)));
+    peer_send (s->caller, "tm.output",
+               json_pack ("{s:i s:o}", "fd", fd, "data", tm_data_json (buf, len)));
 }
 
 static void rt_input_ack (struct rtask *rt, size_t n, void *arg)
@@ -340,10 +346,12 @@ static void rt_input_ack (struct rtask *rt, size_t n, void *arg)
     struct tm_sess *s = arg;
 
     (void)rt;
-    peer_send (s->caller, "tm.ack", json_pack ("{s:i s:I}", "fd", 0, "n", (json_int_t)n));
+    peer_send (s->caller, "tm.ack",
+               json_pack ("{s:i s:I}", "fd", 0, "n", (json_int_t)n));
 }
 
-static void rt_exited (struct rtask *rt, int status, int64_t cput, int64_t mem, void *arg)
+static void rt_exited (struct rtask *rt, int status, int64_t cput, int64_t mem,
+                       void *arg)
 {
     (void)rt;
     sess_exit (arg, status, cput, mem, NULL);
@@ -362,10 +370,12 @@ static char **sess_env (struct tm_sess *s, json_t *env, int vnode)
     char set[4][256];
 
     snprintf (set[0], sizeof (set[0]), "HPCQ_NODE=%s", tm->w->name);
-    snprintf (set[1], sizeof (set[1]), "PBS_NODENUM=%d", job_has_host (s->job, tm->w->name) - 1);
+    snprintf (set[1], sizeof (set[1]), "PBS_NODENUM=%d",
+              job_has_host (s->job, tm->w->name) - 1);
     snprintf (set[2], sizeof (set[2]), "PBS_VNODENUM=%d", vnode);
     snprintf (set[3], sizeof (set[3]), "%s=%s", TM_SOCKET_ENV, tm->sock_path);
-    json_array_foreach (env, i, v) {
+    json_array_foreach (env, i, v)
+    {
         const char *kv = json_string_value (v), *eq = kv ? strchr (kv, '=') : NULL;
         int ours = 0;
         if (!eq || n >= TM_ENV_MAX - 8)
@@ -393,7 +403,9 @@ static int sess_run (struct tm_sess *s, json_t *body, struct hpcq_error *err)
 
     if (json_unpack (body, "{s:o s?o s?s s?b s?b s?i}", "argv", &argv_j, "env", &env,
                      "cwd", &cwd, "shell", &shell, "stdin", &want_stdin, "vnode",
-                     &vnode) < 0 || !(argv = tm_argv_decode (argv_j, &argc)))
+                     &vnode)
+            < 0
+        || !(argv = tm_argv_decode (argv_j, &argc)))
         return errprintf (err, "tm.spawn: malformed request");
     envp = sess_env (s, env, vnode);
     spec.argv = argv;
@@ -408,8 +420,8 @@ static int sess_run (struct tm_sess *s, json_t *body, struct hpcq_error *err)
     tm_argv_free (envp);
     if (!s->rt)
         return -1;
-    log_msg (LOG_DEBUG, "job %s: process %d started for pbsdsh/pbs_tmrsh", s->job->jobid,
-             (int)rtask_pid (s->rt));
+    log_msg (LOG_DEBUG, "job %s: process %d started for pbsdsh/pbs_tmrsh",
+             s->job->jobid, (int)rtask_pid (s->rt));
     return 0;
 }
 
@@ -461,8 +473,10 @@ static int sess_relay (struct tm_sess *s, json_t *body, struct hpcq_error *err)
     int fd;
 
     if (tm->port <= 0)
-        return errprintf (err, "no remote launch from %s: tm_port is not set (hosts of "
-                          "their own only)", tm->w->name);
+        return errprintf (err,
+                          "no remote launch from %s: tm_port is not set (hosts of "
+                          "their own only)",
+                          tm->w->name);
     snprintf (addr, sizeof (addr), "%s:%d", s->host, tm->port);
     if ((fd = client_dial (addr, err)) < 0)
         return -1;
@@ -503,13 +517,16 @@ static int peer_trust (struct tm_peer *p, struct wire_msg *msg, enum auth_dir di
     if (auth_verify (p->tm->auth, msg, dir, binding, &cred, err) < 0)
         return -1;
     if (!auth_is_service (p->tm->auth, cred.uid))
-        return errprintf (err, "its credential is of uid %u, not root or the cluster's "
-                          "service user", (unsigned)cred.uid);
+        return errprintf (err,
+                          "its credential is of uid %u, not root or the cluster's "
+                          "service user",
+                          (unsigned)cred.uid);
     return 0;
 }
 
 /* PEER_IN: link.open from another worker; the answer binds the link. */
-static int peer_accept_open (struct tm_peer *p, struct wire_msg *msg, struct hpcq_error *err)
+static int peer_accept_open (struct tm_peer *p, struct wire_msg *msg,
+                             struct hpcq_error *err)
 {
     const char *theirs;
     char binding[AUTH_BINDING_MAX];
@@ -579,17 +596,20 @@ static void peer_spawn (struct tm_peer *p, struct wire_msg *msg)
             (void)conn_reply (p->conn, msg, EPERM, err.text, NULL);
             return;
         }
-    }
-    else {
+    } else {
         uid_t uid = conn_peer_uid (p->conn);
         if (!(j = job_find (tm, jobid))) {
-            (void)conn_reply (p->conn, msg, ENOENT, "Unknown Job Id (it does not run "
-                              "on this host)", NULL);
+            (void)conn_reply (p->conn, msg, ENOENT,
+                              "Unknown Job Id (it does not run "
+                              "on this host)",
+                              NULL);
             return;
         }
         if (uid != 0 && uid != j->cred.uid) {
-            (void)conn_reply (p->conn, msg, EPERM, "Unauthorized Request: not the job's "
-                              "owner", NULL);
+            (void)conn_reply (p->conn, msg, EPERM,
+                              "Unauthorized Request: not the job's "
+                              "owner",
+                              NULL);
             return;
         }
         if (!job_has_host (j, host)) {
@@ -604,7 +624,8 @@ static void peer_spawn (struct tm_peer *p, struct wire_msg *msg)
     if (p->kind == PEER_CLIENT)
         (void)json_unpack (msg->body, "{s?b}", "detach", &s->detach);
     if ((strcmp (host, tm->w->name) == 0 ? sess_run (s, msg->body, &err)
-                                         : sess_relay (s, msg->body, &err)) < 0) {
+                                         : sess_relay (s, msg->body, &err))
+        < 0) {
         sess_answer (s, EIO, err.text);
         sess_free (s);
         return;
@@ -664,7 +685,8 @@ static void tm_ack_for (struct tm_sess *s, json_t *body)
         || tm_data_decode (data, &buf, &len) < 0)
         return;
     free (buf);
-    peer_send (s->out, "tm.ack", json_pack ("{s:i s:I}", "fd", fd, "n", (json_int_t)len));
+    peer_send (s->out, "tm.ack",
+               json_pack ("{s:i s:I}", "fd", fd, "n", (json_int_t)len));
 }
 
 /* From a sister's worker: to the caller. */
@@ -686,11 +708,10 @@ static void peer_from_sister (struct tm_peer *p, struct wire_msg *msg)
         return;
     }
     if (strcmp (msg->type, "tm.exit") == 0) {
-        (void)json_unpack (msg->body, "{s?i s?I s?I s?s}", "status", &status, "cput", &cput,
-                           "mem", &mem, "error", &error);
+        (void)json_unpack (msg->body, "{s?i s?I s?I s?s}", "status", &status, "cput",
+                           &cput, "mem", &mem, "error", &error);
         sess_exit (s, status, cput, mem, error);
-    }
-    else if (strcmp (msg->type, "tm.output") == 0 && !s->caller)
+    } else if (strcmp (msg->type, "tm.output") == 0 && !s->caller)
         tm_ack_for (s, msg->body);
     else if (strcmp (msg->type, "tm.output") == 0 || strcmp (msg->type, "tm.ack") == 0)
         peer_send (s->caller, msg->type, json_incref (msg->body));
@@ -703,7 +724,8 @@ static void peer_msg (struct conn *c, struct wire_msg *msg, void *arg)
 
     if (p->kind != PEER_CLIENT && !p->open) {
         if ((p->kind == PEER_IN ? peer_accept_open (p, msg, &err)
-                                : peer_opened (p, msg, &err)) < 0) {
+                                : peer_opened (p, msg, &err))
+            < 0) {
             log_msg (LOG_ERR, "tm: refusing %s: %s", conn_peer_name (c), err.text);
             conn_close (c);
         }
@@ -711,7 +733,8 @@ static void peer_msg (struct conn *c, struct wire_msg *msg, void *arg)
     }
     if (p->kind != PEER_CLIENT
         && peer_trust (p, msg, p->kind == PEER_IN ? AUTH_TO_TM : AUTH_FROM_TM,
-                       conn_binding (c), &err) < 0) {
+                       conn_binding (c), &err)
+               < 0) {
         log_msg (LOG_ERR, "tm: refusing %s: %s", conn_peer_name (c), err.text);
         conn_close (c);
         return;
@@ -743,15 +766,17 @@ static void peer_close (struct conn *c, void *arg)
         s->spawn_id = 0;
         if (!s->detach)
             sess_free (s);
-    }
-    else if (s && p == s->out) {
+    } else if (s && p == s->out) {
         s->out = NULL;
-        snprintf (why, sizeof (why), "lost host %s: its worker closed the connection "
-                  "before the process ended", s->host);
+        snprintf (why, sizeof (why),
+                  "lost host %s: its worker closed the connection "
+                  "before the process ended",
+                  s->host);
         log_msg (LOG_ERR, "job %s: %s", s->job->jobid, why);
         sess_answer (s, EHOSTDOWN, why);
         if (s->job->mother)
-            tasks_host_failed (s->job->tm->w->tasks, s->job->seq, s->job->attempt, s->host);
+            tasks_host_failed (s->job->tm->w->tasks, s->job->seq, s->job->attempt,
+                               s->host);
         sess_exit (s, 255, 0, 0, why);
     }
     free (p);
@@ -811,17 +836,21 @@ static int tm_listen_unix (struct tm *tm, const char *path, struct hpcq_error *e
     *(slash == dir ? slash + 1 : slash) = '\0';
     (void)util_mkdir_mode (dir, 0755);
     if (stat (dir, &st) < 0 || st.st_uid != geteuid () || (st.st_mode & 022))
-        return errprintf (err, "tm_socket: %s must be a directory of uid %u, writable "
-                          "by nobody else", dir, (unsigned)geteuid ());
+        return errprintf (err,
+                          "tm_socket: %s must be a directory of uid %u, writable "
+                          "by nobody else",
+                          dir, (unsigned)geteuid ());
     /* Jobs' users must reach the socket (the worker's umask is 077). */
     if ((st.st_mode & 0055) != 0055 && chmod (dir, st.st_mode | 0055) < 0)
         return errprintf (err, "tm_socket: chmod %s: %s", dir, strerror (errno));
     strcpy (sun.sun_path, path);
     (void)unlink (path);
-    if ((tm->unix_fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0
+    if ((tm->unix_fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0))
+            < 0
         || bind (tm->unix_fd, (struct sockaddr *)&sun, sizeof (sun)) < 0
         || chmod (path, 0777) < 0 || listen (tm->unix_fd, 512) < 0)
-        return errprintf (err, "tm_socket: cannot listen on %s: %s", path, strerror (errno));
+        return errprintf (err, "tm_socket: cannot listen on %s: %s", path,
+                          strerror (errno));
     snprintf (tm->sock_path, sizeof (tm->sock_path), "%s", path);
     return 0;
 }
@@ -832,7 +861,8 @@ static int tm_listen_tcp (struct tm *tm, struct hpcq_error *err)
     int one = 1;
 
     sin.sin_addr.s_addr = htonl (INADDR_ANY);
-    if ((tm->tcp_fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
+    if ((tm->tcp_fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0))
+        < 0)
         return errprintf (err, "socket: %s", strerror (errno));
     (void)setsockopt (tm->tcp_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof (one));
     if (bind (tm->tcp_fd, (struct sockaddr *)&sin, sizeof (sin)) < 0
@@ -864,7 +894,8 @@ struct tm *tm_create (struct worker *w, struct hpcq_error *err)
         goto error;
     if (!(tm->unix_watch = loop_fd_add (w->loop, tm->unix_fd, LOOP_READ, tm_accept, tm))
         || (tm->tcp_fd >= 0
-            && !(tm->tcp_watch = loop_fd_add (w->loop, tm->tcp_fd, LOOP_READ, tm_accept, tm)))
+            && !(tm->tcp_watch =
+                     loop_fd_add (w->loop, tm->tcp_fd, LOOP_READ, tm_accept, tm)))
         || !(tm->tick = loop_timer_add (w->loop, 1000, 1000, tm_tick, tm))) {
         errprintf (err, "tm: %s", strerror (errno));
         goto error;
