@@ -27,7 +27,7 @@ static const char *known_keys[] = {
     "server", "node_name", "ncpus", "mem", "gpus", "gpu_model", "gpu_mem",
     "spool_dir", "heartbeat_interval", "kill_delay", "labels", "mig_layout",
     "jobdir_root", "cgroup", "cgroup_prefix", "job_pids_max", "user_io_timeout",
-    "tm_socket", "tm_port", "tm_rsh_agent",
+    "tm_socket", "tm_port", "tm_keepalive", "tm_rsh_agent",
     /* both */
     "log_file", "log_level", "acl_roots",
     /* both daemons (and munge_socket for the client commands) */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "common/tm.h"
@@ -316,7 +317,8 @@ static char *child_join (char **argv)
     return s;
 }
 
-static void child_run (const struct rtask_spec *spec, int in, int out, int err)
+static void child_run (const struct rtask_spec *spec, pid_t parent, int in, int out,
+                       int err)
 {
     const struct privsep_cred *c = spec->cred;
     const char *sh = c->shell[0] ? c->shell : "/bin/sh";
@@ -340,6 +342,10 @@ static void child_run (const struct rtask_spec *spec, int in, int out, int err)
         dprintf (2, "hpcq-worker: cannot become %s: %s\n", c->name, strerror (errno));
         _exit (126);
     }
+    /* A worker that dies (kill -9) takes it along: nobody else would end
+     * it when the job ends.  Set after the drop, which clears it. */
+    if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid () != parent)
+        _exit (126);
     if (!spec->cwd || chdir (spec->cwd) < 0)
         if (!c->home[0] || chdir (c->home) < 0)
             (void)!chdir ("/");
@@ -383,6 +389,7 @@ struct rtask *rtask_start (struct loop *loop, const struct rtask_spec *spec,
 {
     int p[6], *in = p, *out = p + 2, *errp = p + 4;
     struct rtask *rt;
+    pid_t parent;
 
     if (rtask_pipes (in, out, errp, spec->want_stdin) < 0) {
         int saved = errno;
@@ -395,6 +402,7 @@ struct rtask *rtask_start (struct loop *loop, const struct rtask_spec *spec,
     rt->loop = loop;
     rt->ops = ops;
     rt->arg = arg;
+    parent = getpid ();
     if ((rt->pid = fork ()) < 0) {
         int saved = errno;
         close_all (p, 6);
@@ -404,7 +412,7 @@ struct rtask *rtask_start (struct loop *loop, const struct rtask_spec *spec,
         return NULL;
     }
     if (rt->pid == 0)
-        child_run (spec, in[0], out[1], errp[1]);
+        child_run (spec, parent, in[0], out[1], errp[1]);
     close (in[0]);
     close (out[1]);
     close (errp[1]);

@@ -225,9 +225,11 @@ void tasks_host_failed (struct tasks *ts, int64_t seq, int attempt, const char *
 {
     struct task *t = tasks_find (ts, seq, attempt);
 
-    if (!t || t->done)
+    if (!t || t->done || t->kill != KILL_NONE)
         return;
-    snprintf (t->reason, sizeof (t->reason), "Job killed: host %s failed", host);
+    snprintf (t->failed_host, sizeof (t->failed_host), "%s", host);
+    snprintf (t->reason, sizeof (t->reason), "host %s failed: its worker went while it "
+              "ran a process of the job", host);
     log_msg (LOG_ERR, "job %s: killed: host %s failed", t->jobid, host);
     tasks_kill (ts, t, KILL_HOST, 1);
 }
@@ -667,6 +669,8 @@ json_t *task_result_json (const struct task *t)
                            "maxrss", (json_int_t)t->maxrss);
     if (o && t->reason[0])
         json_object_set_new (o, "reason", json_string (t->reason));
+    if (o && t->kill == KILL_HOST)
+        json_object_set_new (o, "host_failed", json_string (t->failed_host));
     return o;
 }
 

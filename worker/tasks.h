@@ -72,6 +72,7 @@ struct task {
     int exit_status;
     int64_t cput, wall, maxrss;
     char reason[1024];
+    char failed_host[64];       /* KILL_HOST: which (job.finished "host_failed") */
     int64_t report_id;          /* wire id of the job.finished in flight, 0 if
                                  * none, or one of the REPORT_ values */
     struct tasks *ts;

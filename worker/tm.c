@@ -87,7 +87,8 @@ struct tm {
     struct worker *w;
     struct auth *auth; /* borrowed; NULL with auth = none */
     char sock_path[108];
-    int port; /* 0: no TCP */
+    int port;      /* 0: no TCP */
+    int keepalive; /* seconds (tm_keepalive) */
     int unix_fd, tcp_fd;
     struct loop_watch *unix_watch, *tcp_watch;
     struct loop_timer *tick;
@@ -98,6 +99,7 @@ struct tm {
 
 static void peer_msg (struct conn *c, struct wire_msg *msg, void *arg);
 static void peer_close (struct conn *c, void *arg);
+static void tm_keepalive (struct tm *tm, int fd);
 
 /* ---- jobs ---- */
 
@@ -480,6 +482,7 @@ static int sess_relay (struct tm_sess *s, json_t *body, struct hpcq_error *err)
     snprintf (addr, sizeof (addr), "%s:%d", s->host, tm->port);
     if ((fd = client_dial (addr, err)) < 0)
         return -1;
+    tm_keepalive (tm, fd);
     if (!(s->out = peer_new (tm, fd, PEER_OUT)))
         return errprintf (err, "cannot reach %s: %s", addr, strerror (errno));
     s->out->sess = s;
@@ -784,6 +787,24 @@ static void peer_close (struct conn *c, void *arg)
 
 /* ---- listening ---- */
 
+/* A worker link that goes silent (its host lost its network) is found
+ * out by TCP keepalive within about tm_keepalive seconds: idle that long,
+ * then three probes a third of it apart. */
+static void tm_keepalive (struct tm *tm, int fd)
+{
+    int one = 1, idle = tm->keepalive, intvl = tm->keepalive / 3 + 1, cnt = 3;
+    unsigned int user_ms = (unsigned int)tm->keepalive * 2000;
+
+    (void)setsockopt (fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof (one));
+    (void)setsockopt (fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof (one));
+    (void)setsockopt (fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof (idle));
+    (void)setsockopt (fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof (intvl));
+    (void)setsockopt (fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof (cnt));
+    /* Data unacknowledged that long also ends it (keepalive waits for
+     * an idle link). */
+    (void)setsockopt (fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_ms, sizeof (user_ms));
+}
+
 static void tm_accept (struct loop *l, int fd, int revents, void *arg)
 {
     struct tm *tm = arg;
@@ -793,11 +814,8 @@ static void tm_accept (struct loop *l, int fd, int revents, void *arg)
     (void)revents;
     if (cfd < 0)
         return;
-    if (fd == tm->tcp_fd) {
-        int one = 1;
-        (void)setsockopt (cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof (one));
-        (void)setsockopt (cfd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof (one));
-    }
+    if (fd == tm->tcp_fd)
+        tm_keepalive (tm, cfd);
     if (!peer_new (tm, cfd, fd == tm->tcp_fd ? PEER_IN : PEER_CLIENT))
         log_error ("tm: accept");
 }
@@ -876,17 +894,19 @@ struct tm *tm_create (struct worker *w, struct hpcq_error *err)
 {
     const char *path = config_get (w->cfg, "tm_socket", NULL);
     struct tm *tm;
-    int64_t port;
+    int64_t port, keepalive;
 
     err->text[0] = '\0';
     if (!path || !*path)
         return NULL;
-    if (config_get_int (w->cfg, "tm_port", 0, 0, 65535, &port, err) < 0)
+    if (config_get_int (w->cfg, "tm_port", 0, 0, 65535, &port, err) < 0
+        || config_get_int (w->cfg, "tm_keepalive", 10, 1, 3600, &keepalive, err) < 0)
         return NULL;
     tm = xzalloc (sizeof (*tm));
     tm->w = w;
     tm->auth = w->auth;
     tm->port = (int)port;
+    tm->keepalive = (int)keepalive;
     tm->unix_fd = tm->tcp_fd = -1;
     LIST_INIT (&tm->jobs);
     LIST_INIT (&tm->peers);
