@@ -21,7 +21,8 @@ FUZZ_TARGET_SOURCES = \
 	tests/fuzz/fuzz_arrayspec.c \
 	tests/fuzz/fuzz_config.c \
 	tests/fuzz/fuzz_sim_trace.c \
-	tests/fuzz/fuzz_mig.c
+	tests/fuzz/fuzz_mig.c \
+	tests/fuzz/fuzz_tm.c
 
 # The code under test, compiled again for each build (with the sanitizers,
 # and for libFuzzer with its coverage instrumentation): all of libhpcq, as
