@@ -85,4 +85,29 @@ test_expect_success 'qdel of a 4-host job leaves no process of it on any host' '
     wait_until 10 sh -c "! pgrep -x -f \"sleep 997\" >/dev/null"
 '
 
+test_expect_success 'CPU time of remote processes counts in resources_used.cput' '
+    cat > burn.sh <<-\S &&
+	#!/bin/bash
+	pbs_tmrsh node2 "awk \"BEGIN { for (i = 0; i < 1.5e8; i++) s += i }\""
+	S
+    id=$(qsub -l select=2:ncpus=1,place=scatter -o burn.out -j oe burn.sh) &&
+    wait_state $id F 120 && test "$(job_attr $id Exit_status)" = 0 &&
+    cput=$(job_attr $id resources_used.cput) && echo "cput $cput" &&
+    test "$(echo $cput | awk -F: "{ print \$1 * 3600 + \$2 * 60 + \$3 }")" -ge 2
+'
+
+# Another user's job: its processes on every host are that user's.
+other_users_setup
+if as_user nobody true 2>/dev/null && [ "$(id -u)" -eq 0 ]; then
+    test_expect_success 'a job of nobody: pbsdsh runs as nobody on each host' '
+        chmod 755 "$CLUSTER" &&
+        printf "#!/bin/sh\npbsdsh -- /bin/sh -c '\''echo \$(id -un)@\$(hostname)'\''\n" > "$PUB/u.sh" &&
+        as_user nobody qsub -l select=4:ncpus=1,place=scatter -o "$PUB/u.out" -j oe "$PUB/u.sh" > u.id &&
+        wait_state $(cat u.id) F 60 && cat "$PUB/u.out" &&
+        test "$(sort "$PUB/u.out")" = "$(printf "nobody@node1\nnobody@node2\nnobody@node3\nnobody@node4")"
+    '
+else
+    test_skip 'a job of nobody: pbsdsh runs as nobody on each host' 'cannot run as another user here'
+fi
+
 test_done

@@ -2,6 +2,7 @@
 #include <config.h>
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -14,7 +15,6 @@
 #include <unistd.h>
 
 #include "common/auth.h"
-#include "common/client.h"
 #include "common/conn.h"
 #include "common/log.h"
 #include "common/tm.h"
@@ -466,12 +466,38 @@ static struct tm_peer *peer_new (struct tm *tm, int fd, enum peer_kind kind)
     return p;
 }
 
+/* Connect to host's worker without waiting: a host that lost its network
+ * would otherwise hold the loop for the kernel's SYN retries.  The
+ * connection's writes wait for it to complete (conn waits for POLLOUT);
+ * one that fails closes it, and an unopened link past TM_OPEN_MS goes.
+ * -1 with err (name unknown, no socket). */
+static int tm_dial (struct tm *tm, const char *host, struct hpcq_error *err)
+{
+    struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
+    struct addrinfo *res;
+    char port[16];
+    int fd, rc;
+
+    snprintf (port, sizeof (port), "%d", tm->port);
+    if ((rc = getaddrinfo (host, port, &hints, &res)) != 0)
+        return errprintf (err, "cannot resolve %s: %s", host, gai_strerror (rc));
+    fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd >= 0 && connect (fd, res->ai_addr, res->ai_addrlen) < 0
+        && errno != EINPROGRESS) {
+        errprintf (err, "cannot reach %s:%d: %s", host, tm->port, strerror (errno));
+        close (fd);
+        fd = -1;
+    } else if (fd < 0)
+        errprintf (err, "socket: %s", strerror (errno));
+    freeaddrinfo (res);
+    return fd;
+}
+
 /* Relay s to the worker of its host.  -1 with err. */
 static int sess_relay (struct tm_sess *s, json_t *body, struct hpcq_error *err)
 {
     struct tm *tm = s->job->tm;
     struct tm_job *j = s->job;
-    char addr[128];
     int fd;
 
     if (tm->port <= 0)
@@ -479,12 +505,11 @@ static int sess_relay (struct tm_sess *s, json_t *body, struct hpcq_error *err)
                           "no remote launch from %s: tm_port is not set (hosts of "
                           "their own only)",
                           tm->w->name);
-    snprintf (addr, sizeof (addr), "%s:%d", s->host, tm->port);
-    if ((fd = client_dial (addr, err)) < 0)
+    if ((fd = tm_dial (tm, s->host, err)) < 0)
         return -1;
     tm_keepalive (tm, fd);
     if (!(s->out = peer_new (tm, fd, PEER_OUT)))
-        return errprintf (err, "cannot reach %s: %s", addr, strerror (errno));
+        return errprintf (err, "cannot reach %s: %s", s->host, strerror (errno));
     s->out->sess = s;
     snprintf (s->out->host, sizeof (s->out->host), "%s", s->host);
     s->spawn = json_deep_copy (body);
@@ -769,6 +794,13 @@ static void peer_close (struct conn *c, void *arg)
         s->spawn_id = 0;
         if (!s->detach)
             sess_free (s);
+    } else if (s && p == s->out && s->spawn_id) {
+        /* It never started there: the spawn fails, the job goes on. */
+        s->out = NULL;
+        snprintf (why, sizeof (why),
+                  "cannot start a process on %s: its worker did not answer", s->host);
+        sess_answer (s, EHOSTUNREACH, why);
+        sess_free (s);
     } else if (s && p == s->out) {
         s->out = NULL;
         snprintf (why, sizeof (why),
@@ -776,7 +808,6 @@ static void peer_close (struct conn *c, void *arg)
                   "before the process ended",
                   s->host);
         log_msg (LOG_ERR, "job %s: %s", s->job->jobid, why);
-        sess_answer (s, EHOSTDOWN, why);
         if (s->job->mother)
             tasks_host_failed (s->job->tm->w->tasks, s->job->seq, s->job->attempt,
                                s->host);
