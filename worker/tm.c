@@ -63,7 +63,9 @@ struct tm_peer {
     int open; /* TCP: link.open done */
     char nonce[AUTH_NONCE_HEX + 1];
     int64_t open_id;
-    int64_t deadline_ms;
+    int64_t deadline_ms; /* link.open, or a client's tm.spawn, by then */
+    int asked;           /* a client sent its tm.spawn */
+    int closing;
     char host[64];        /* PEER_OUT: the worker dialed */
     struct tm_sess *sess; /* the process it carries */
     LIST_ENTRY (tm_peer) link;
@@ -279,6 +281,7 @@ static void peer_detach (struct tm_peer *p, int flush)
     if (!p)
         return;
     p->sess = NULL;
+    p->closing = 1; /* the tick leaves it to flush */
     if (flush)
         conn_close_after_flush (p->conn);
     else
@@ -608,10 +611,11 @@ static void peer_spawn (struct tm_peer *p, struct wire_msg *msg)
     struct tm_job *j;
     struct tm_sess *s;
 
-    if (p->sess) {
+    if (p->sess || p->asked) {
         (void)conn_reply (p->conn, msg, EBUSY, "one process per connection", NULL);
         return;
     }
+    p->asked = 1;
     (void)json_unpack (msg->body, "{s?s s?s}", "jobid", &jobid, "host", &host);
     if (!host || !*host)
         host = tm->w->name;
@@ -855,17 +859,24 @@ static void tm_accept (struct loop *l, int fd, int revents, void *arg)
 static void tm_tick (struct loop *l, void *arg)
 {
     struct tm *tm = arg;
-    struct tm_peer *p, *next;
+    struct tm_peer *p;
     int64_t now = util_now_ms ();
 
     (void)l;
-    for (p = LIST_FIRST (&tm->peers); p; p = next) {
-        next = LIST_NEXT (p, link);
-        if (p->kind != PEER_CLIENT && !p->open && now > p->deadline_ms) {
+    /* Closing one may close others (its session's): start over each time. */
+restart:
+    LIST_FOREACH (p, &tm->peers, link)
+    {
+        if (p->closing || now <= p->deadline_ms)
+            continue;
+        if (p->kind != PEER_CLIENT && !p->open)
             log_msg (LOG_WARNING, "tm: %s did not open its link in time",
                      conn_peer_name (p->conn));
-            conn_close (p->conn);
-        }
+        else if (p->kind == PEER_OUT || p->sess)
+            continue; /* else a caller that asked for nothing in time */
+        p->closing = 1;
+        conn_close (p->conn);
+        goto restart;
     }
 }
 
