@@ -163,7 +163,8 @@ static void each_attr (json_t *attrs, void (*fn) (const char *, const char *, vo
     char name[256], text[1024];
 
     json_object_foreach (attrs, key, v) {
-        if (strcmp (key, "state_count") == 0)
+        /* What the server counts, not settings (qstat -Q -f shows them). */
+        if (strcmp (key, "state_count") == 0 || strcmp (key, "resources_used") == 0)
             continue;
         if (json_is_object (v)) {
             json_object_foreach (v, sub, sv) {

@@ -11,22 +11,30 @@ static const char *usage = "usage: qrerun [-W force] job_identifier...\n";
 
 int main (int argc, char **argv)
 {
-    int c;
+    json_t *extra = NULL;
+    int c, rc;
 
     if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf ("%sKills each running job and queues it again (a new attempt of the same\n"
-                "job).  Jobs submitted with -r n are refused.  See qrerun(1).\n", usage);
+        printf ("%sQueues each running job again (a new attempt of the same job).  A job\n"
+                "that checkpoints (qsub -c) is asked for a checkpoint first and requeued\n"
+                "once it is reported, to go on from there; -W force kills it at once.\n"
+                "Jobs submitted with -r n are refused.  See qrerun(1).\n", usage);
         return 0;
     }
     opterr = 0;
-    while ((c = getopt (argc, argv, "W:")) != -1)
+    while ((c = getopt (argc, argv, "W:")) != -1) {
         if (c != 'W' || strcmp (optarg, "force") != 0) {
             fputs (usage, stderr);
             return 2;
         }
+        if (!extra)
+            extra = json_pack ("{s:b}", "force", 1);
+    }
     if (optind >= argc) {
         fputs (usage, stderr);
         return 2;
     }
-    return jobcmd_run ("qrerun", "job.rerun", argc, argv, optind, NULL);
+    rc = jobcmd_run ("qrerun", "job.rerun", argc, argv, optind, extra);
+    json_decref (extra);
+    return rc;
 }

@@ -23,8 +23,8 @@
 static const char *usage_text =
     "Usage: qsub [-N name] [-q queue] [-l resource_list] [-o path] [-e path]\n"
     "            [-j oe|eo|n] [-v var[=value],...] [-V] [-h] [-p priority]\n"
-    "            [-W depend=...|block=true|sandbox=PRIVATE] [-A account] [-r y|n]\n"
-    "            [-m abe|n] [-M users]\n"
+    "            [-W depend=...|block=true|sandbox=PRIVATE|checkpoint_signal=SIG]\n"
+    "            [-A account] [-r y|n] [-c n|s|c[=MIN]|w[=MIN]|auto] [-m abe|n] [-M users]\n"
     "            [-S shell] [-C prefix] [script]\n"
     "Submits a batch job; the script is read from standard input if not given.\n"
     "#PBS lines at the top of the script give the same options; the command\n"

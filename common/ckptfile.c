@@ -18,6 +18,7 @@
 #include <xxhash.h>
 
 #include "common/ckptfile.h"
+#include "common/ckptreport.h"
 #include "common/util.h"
 
 #define MAGIC "HPCQCKPT"
@@ -128,6 +129,11 @@ static uint64_t *list_commits (const struct ckptfile_store *st, size_t *n,
     return gens;
 }
 
+/* When this process last took a generation number, and which: a commit
+ * of that generation reports the time since as the checkpoint's cost. */
+static int64_t next_ms;
+static uint64_t next_gen;
+
 int ckptfile_next (const struct ckptfile_store *st, uint64_t *gen,
                    struct hpcq_error *err)
 {
@@ -143,6 +149,8 @@ int ckptfile_next (const struct ckptfile_store *st, uint64_t *gen,
                           st->dir, strerror (errno));
     free (gens);
     *gen = highest + 1;
+    next_gen = *gen;
+    next_ms = util_now_ms ();
     return 0;
 }
 
@@ -294,6 +302,19 @@ static void prune (const struct ckptfile_store *st)
     free (gens);
 }
 
+/* Tell the job's worker (when under hpcq) that generation o->gen is
+ * whole.  A report that fails is said on stderr; the checkpoint stands. */
+static void report (const struct ckptfile_out *o, uint64_t bytes)
+{
+    struct hpcq_error e;
+    double secs = o->gen == next_gen && next_ms ? (util_now_ms () - next_ms) / 1000.0 : -1;
+
+    if (ckptreport_done ((int64_t)o->gen, (int64_t)bytes, secs, &e) < 0)
+        fprintf (stderr, "%s: checkpoint %" PRIu64 " is whole but was not reported to "
+                 "the worker: %s\n", o->st.progname ? o->st.progname : "ckptfile", o->gen,
+                 e.text);
+}
+
 int ckptfile_commit (struct ckptfile_out *o, uint64_t part_bytes,
                      struct ckptfile_info *info, struct hpcq_error *err)
 {
@@ -305,6 +326,7 @@ int ckptfile_commit (struct ckptfile_out *o, uint64_t part_bytes,
         if (info)
             *info = mine;
         prune (&o->st);
+        report (o, mine.bytes);
     }
     int saved = errno;
     out_free (o);

@@ -83,8 +83,11 @@ int ckptfile_close (struct ckptfile_out *o, struct ckptfile_info *info,
  * makes the generation whole, then delete the generations beyond
  * st->keep.  part_bytes: the sizes of the generation's parts, so that
  * info->bytes is the whole generation's.  This is the one place a
- * generation becomes complete (where it will be reported to the scheduler,
- * `hpcq-ckpt done --bytes N`).  Returns 0 or -1 with err filled.  Frees o. */
+ * generation becomes complete, and where it is reported: under hpcq, to
+ * the job's worker (common/ckptreport.h: generation, bytes, and the
+ * seconds since this process's ckptfile_next took the generation's
+ * number); a report that fails is said on stderr and changes nothing
+ * here.  Returns 0 or -1 with err filled.  Frees o. */
 int ckptfile_commit (struct ckptfile_out *o, uint64_t part_bytes,
                      struct ckptfile_info *info, struct hpcq_error *err);
 

@@ -23,6 +23,11 @@ static const char *known_keys[] = {
     "managers", "operators", "fairshare_halflife", "fairshare_gpu_weight",
     "priority_weight_queue", "priority_weight_job", "priority_weight_age",
     "priority_weight_fairshare", "priority_max_age",
+    /* scheduler: checkpoints, preemption, node classes, cost (docs/checkpoint.md) */
+    "checkpoint_root", "checkpoint_keep", "checkpoint_keep_failed", "checkpoint_grace",
+    "checkpoint_interval", "checkpoint_min_interval", "checkpoint_max_interval",
+    "mtbi_prior", "price_per_hour", "preempt_prio", "preempt_queue_prio",
+    "preempt_order", "preempt_min_runtime",
     /* worker */
     "server", "node_name", "ncpus", "mem", "gpus", "gpu_model", "gpu_mem",
     "spool_dir", "heartbeat_interval", "kill_delay", "labels", "mig_layout",
@@ -114,11 +119,31 @@ int config_get_int (const struct config *cfg, const char *key, int64_t dflt,
     return 0;
 }
 
+/* Keys with a suffix of the administrator's choosing: a node class
+ * ("mtbi_prior.spot = 6:00:00"). */
+static const char *known_prefixes[] = { "mtbi_prior.", "price_per_hour.", NULL };
+
 static int config_known (const char *key)
 {
     for (int i = 0; known_keys[i]; i++)
         if (strcmp (key, known_keys[i]) == 0)
             return 1;
+    for (int i = 0; known_prefixes[i]; i++) {
+        size_t n = strlen (known_prefixes[i]);
+        if (strncmp (key, known_prefixes[i], n) == 0 && key[n])
+            return 1;
+    }
+    return 0;
+}
+
+int config_foreach (const struct config *cfg,
+                    int (*cb) (const char *key, const char *value, void *arg), void *arg)
+{
+    for (int i = 0; i < cfg->n; i++) {
+        int rc = cb (cfg->v[i].key, cfg->v[i].value, arg);
+        if (rc < 0)
+            return rc;
+    }
     return 0;
 }
 

@@ -33,6 +33,11 @@ int config_get_int (const struct config *cfg, const char *key, int64_t dflt,
                     int64_t min, int64_t max, int64_t *out,
                     struct hpcq_error *err);
 
+/* cb for each key and value set, in the order set; a negative return from
+ * cb stops and is returned.  0 otherwise. */
+int config_foreach (const struct config *cfg,
+                    int (*cb) (const char *key, const char *value, void *arg), void *arg);
+
 /* Where clients look when HPCQ_SERVER is unset: $HPCQ_CONFIG, else
  * SYSCONFDIR/hpcq.conf.  Returns the server address or NULL (caller frees). */
 char *config_client_server (struct hpcq_error *err);

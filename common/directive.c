@@ -21,12 +21,13 @@
 #include <strings.h>
 
 #include "common/arrayspec.h"
+#include "common/ckptspec.h"
 #include "common/directive.h"
 #include "common/util.h"
 
 extern char **environ;
 
-const char *directive_optstring = "N:q:l:o:e:j:v:Vhp:W:A:r:m:M:S:C:J:t:";
+const char *directive_optstring = "N:q:l:o:e:j:v:Vhp:W:A:r:m:M:S:C:J:t:c:";
 
 #define PRIORITY_MIN (-1024)
 #define PRIORITY_MAX 1023
@@ -268,6 +269,18 @@ static int attr_depend (struct hpcq_jobspec *spec, const char *val,
     return set_string (&spec->depend, val, err);
 }
 
+/* -W checkpoint_signal=SIG: the signal that asks the job for a
+ * checkpoint (common/ckptspec.h), kept by its name. */
+static int attr_checkpoint_signal (struct hpcq_jobspec *spec, const char *val,
+                                   struct hpcq_error *err)
+{
+    char name[16];
+
+    if (ckptspec_signal (val, name, sizeof (name), err) < 0)
+        return -1;
+    return set_string (&spec->checkpoint_signal, name, err);
+}
+
 /* The -W attributes with a meaning here; accepting others would promise
  * a behaviour that never happens. */
 static const struct {
@@ -277,6 +290,7 @@ static const struct {
     { "depend", attr_depend },
     { "block", attr_block },
     { "sandbox", attr_sandbox },
+    { "checkpoint_signal", attr_checkpoint_signal },
     { "umask", attr_umask },
 };
 
@@ -311,6 +325,20 @@ static int apply_rerunnable (struct hpcq_jobspec *spec, const char *arg,
     else
         return invalid (err, "invalid -r value '%s' (expected y or n)", arg);
     return 0;
+}
+
+/* -c: when the job checkpoints (common/ckptspec.h), kept in its canonical
+ * form ("w=10" for Torque's "periodic,interval=10"). */
+static int apply_checkpoint (struct hpcq_jobspec *spec, const char *arg,
+                             struct hpcq_error *err)
+{
+    struct ckptspec c;
+    char text[16];
+
+    if (ckptspec_parse (arg, &c, err) < 0)
+        return -1;
+    ckptspec_format (&c, text, sizeof (text));
+    return set_string (&spec->checkpoint, text, err);
 }
 
 /* -m: "n" alone, or some of a (abort), b (begin), e (end), once each. */
@@ -382,6 +410,7 @@ static const struct directive_opt directive_opts[] = {
     { 'C', apply_prefix },
     { 'J', apply_array },
     { 't', apply_array },
+    { 'c', apply_checkpoint },
 };
 
 /* 1 if opt takes an argument, 0 if it is a flag, -1 if unknown. */

@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <strings.h>
 
+#include "common/ckptspec.h"
 #include "common/jobspec.h"
 #include "common/util.h"
 
@@ -53,6 +54,8 @@ static const struct string_field string_fields[] = {
     { "array", offsetof (struct hpcq_jobspec, array), 0 },
     { "sandbox", offsetof (struct hpcq_jobspec, sandbox), 0 },
     { "signal", offsetof (struct hpcq_jobspec, signal), 0 },
+    { "checkpoint", offsetof (struct hpcq_jobspec, checkpoint), 0 },
+    { "checkpoint_signal", offsetof (struct hpcq_jobspec, checkpoint_signal), 0 },
 };
 
 /* Keys that are not in string_fields. */
@@ -388,6 +391,7 @@ static int decode_strings (const json_t *o, struct hpcq_jobspec *spec,
                            struct hpcq_error *err)
 {
     struct hpcq_error name_err;
+    struct ckptspec ck;
     size_t i;
 
     for (i = 0; i < ARRAY_SIZE (string_fields); i++) {
@@ -405,6 +409,11 @@ static int decode_strings (const json_t *o, struct hpcq_jobspec *spec,
         && strcmp (spec->sandbox, "PRIVATE") != 0)
         return invalid (err, "sandbox '%s' is not HOME or PRIVATE", spec->sandbox);
     if (spec->signal && jobspec_parse_signal (spec->signal, NULL, NULL, NULL, &name_err) < 0)
+        return invalid (err, "%s", name_err.text);
+    if (spec->checkpoint && ckptspec_parse (spec->checkpoint, &ck, &name_err) < 0)
+        return invalid (err, "%s", name_err.text);
+    if (spec->checkpoint_signal
+        && ckptspec_signal (spec->checkpoint_signal, NULL, 0, &name_err) < 0)
         return invalid (err, "%s", name_err.text);
     return 0;
 }

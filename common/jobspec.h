@@ -46,6 +46,9 @@ struct hpcq_jobspec {
     char *signal;           /* sbatch --signal=[B:]SIG[@SECONDS]: SIG that
                              * many seconds (default 60) before the walltime,
                              * to the batch shell only with B: */
+    char *checkpoint;       /* -c, canonical (common/ckptspec.h); NULL = "u" */
+    char *checkpoint_signal;    /* -W checkpoint_signal=SIG, its name ("USR2");
+                                 * NULL = USR1 */
     int slurm;              /* submitted in Slurm's dialect (#SBATCH lines or
                              * sbatch): the job gets Slurm's variables */
     int block;              /* -W block=true: qsub waits for the job's end;

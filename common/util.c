@@ -240,6 +240,29 @@ int util_user_listed (const char *list, const char *user)
     return 0;
 }
 
+int util_proc_stat (int pid, long long *v, int last)
+{
+    char path[64], buf[1024], *p;
+    int fd, n, field = 2;
+
+    snprintf (path, sizeof (path), "/proc/%d/stat", pid);
+    if ((fd = open (path, O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    n = read (fd, buf, sizeof (buf) - 1);
+    close (fd);
+    /* The command name (field 2) may hold spaces and parentheses: the
+     * fields after it start after its last ')'. */
+    if (n <= 0 || !(p = strrchr ((buf[n] = '\0', buf), ')')))
+        return -1;
+    for (p++; *p && field < last; p++) {
+        if (*p != ' ')
+            continue;
+        field++;
+        v[field] = field == 3 ? (long long)(unsigned char)p[1] : strtoll (p + 1, NULL, 10);
+    }
+    return field == last ? 0 : -1;
+}
+
 void util_short_hostname (char *buf, int len)
 {
     char *dot;

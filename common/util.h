@@ -49,6 +49,12 @@ int util_fsync_dir (const char *dir);
 /* Make a directory and its parents (mode 0700 for new ones).  0 or -1. */
 int util_mkdir_p (const char *path);
 
+/* Fields 3..last (numbered as in proc(5): 3 state, 6 session, 14 utime,
+ * 22 starttime; last <= 52) of /proc/PID/stat as numbers into v[3..last]
+ * (the state letter as its character code).  0, or -1 if the process is
+ * gone or its line unreadable. */
+int util_proc_stat (int pid, long long *v, int last);
+
 /* The same with mode for new ones (less the umask).  0 or -1. */
 int util_mkdir_mode (const char *path, mode_t mode);
 

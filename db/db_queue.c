@@ -8,7 +8,7 @@
 #include "db/db_queue.h"
 
 #define QUEUE_COLS "name, queue_type, priority, enabled, started, resources_max," \
-    " resources_default, max_run, max_run_user, node_labels"
+    " resources_default, max_run, max_run_user, node_labels, preempt_order, preempt_targets"
 
 static const char *sql_get =
     "SELECT " QUEUE_COLS " FROM queues WHERE name = ?1";
@@ -16,11 +16,11 @@ static const char *sql_all =
     "SELECT " QUEUE_COLS " FROM queues ORDER BY name";
 static const char *sql_insert =
     "INSERT INTO queues (" QUEUE_COLS ", created_at)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, strftime('%s', 'now'))";
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, strftime('%s', 'now'))";
 static const char *sql_update =
     "UPDATE queues SET queue_type = ?2, priority = ?3, enabled = ?4, started = ?5,"
     " resources_max = ?6, resources_default = ?7, max_run = ?8, max_run_user = ?9,"
-    " node_labels = ?10 WHERE name = ?1";
+    " node_labels = ?10, preempt_order = ?11, preempt_targets = ?12 WHERE name = ?1";
 static const char *sql_jobs =
     "SELECT count(*) FROM jobs WHERE queue = ?1";
 static const char *sql_delete =
@@ -49,6 +49,8 @@ static void queue_read (sqlite3_stmt *st, struct db_queue *q)
     q->max_run = sqlite3_column_int (st, 7);
     q->max_run_user = sqlite3_column_int (st, 8);
     text_col (st, 9, q->node_labels, sizeof (q->node_labels));
+    text_col (st, 10, q->preempt_order, sizeof (q->preempt_order));
+    text_col (st, 11, q->preempt_targets, sizeof (q->preempt_targets));
 }
 
 static void queue_bind (sqlite3_stmt *st, const struct db_queue *q)
@@ -63,6 +65,8 @@ static void queue_bind (sqlite3_stmt *st, const struct db_queue *q)
     sqlite3_bind_int (st, 8, q->max_run);
     sqlite3_bind_int (st, 9, q->max_run_user);
     sqlite3_bind_text (st, 10, q->node_labels, -1, SQLITE_STATIC);
+    sqlite3_bind_text (st, 11, q->preempt_order, -1, SQLITE_STATIC);
+    sqlite3_bind_text (st, 12, q->preempt_targets, -1, SQLITE_STATIC);
 }
 
 int db_queue_get (struct db *db, const char *name, struct db_queue *q)

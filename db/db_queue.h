@@ -16,6 +16,8 @@ struct db_queue {
     int max_run;                    /* 0 = no cap */
     int max_run_user;
     char node_labels[256];          /* "" = any node */
+    char preempt_order[8];          /* "SCR"; "" = the scheduler's */
+    char preempt_targets[256];      /* "queue=a,queue=b", "NONE"; "" = any */
 };
 
 /* 1 if the queue exists (and fills q if not NULL), 0 if not, -1 on error. */

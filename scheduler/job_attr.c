@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "scheduler/ckpt.h"
+#include "scheduler/cost.h"
 #include "scheduler/job_attr.h"
 #include "scheduler/job_state.h"
 
@@ -38,6 +40,7 @@ static int state_substate (char state)
     case 'W': return 30;
     case 'R': return 42;
     case 'E': return 51;
+    case 'S': return 43;
     default: return 92;
     }
 }
@@ -209,6 +212,20 @@ static void job_attr_priority (json_t *o, const struct job *job)
     json_object_set_new (o, "fairshare", fs);
 }
 
+/* resources_used.cost: what its attempts cost so far (cost.h). */
+static void job_attr_cost (struct server *srv, const struct job *job, json_t *o)
+{
+    json_t *ru = json_object_get (o, "resources_used");
+    char text[32];
+
+    if (!ru) {
+        ru = json_object ();
+        json_object_set_new (o, "resources_used", ru);
+    }
+    snprintf (text, sizeof (text), "%.4f", cost_job (srv, job));
+    json_object_set_new (ru, "cost", json_string (text));
+}
+
 /* As PBS shows it: the octal digits (22 for 022); PBS's 077 when qsub
  * was not given -W umask. */
 static void set_umask (json_t *o, int umask)
@@ -228,7 +245,7 @@ json_t *job_attr_json (struct server *srv, const struct job *job)
     if (!o)
         return NULL;
     set_str (o, "server", srv->name);
-    set_str (o, "Checkpoint", "u");
+    ckpt_attr_json (srv, job, o);
     set_time (o, "ctime", job->rec.ctime);
     set_path (o, "Error_Path", job, s->error_path, 'e');
     set_str (o, "exec_host", job->rec.exec_host);
@@ -263,6 +280,8 @@ json_t *job_attr_json (struct server *srv, const struct job *job)
     }
     set_time (o, "etime", job->rec.ctime);
     json_object_set_new (o, "run_count", json_integer (job->rec.run_count));
+    if (job->rec.run_count > 0)
+        job_attr_cost (srv, job, o);
     if (job->rec.has_exit)
         json_object_set_new (o, "Exit_status", json_integer (job->rec.exit_status));
     set_str (o, "Submit_arguments", s->submit_args);

@@ -15,6 +15,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "scheduler/ckpt.h"
 #include "scheduler/job_attr.h"
 #include "scheduler/job_ops.h"
 #include "scheduler/job_rpc.h"
@@ -148,7 +149,8 @@ void job_ops_conn_closed (struct job_ops *ops, struct conn *c)
 
 /* ---- job.sig: qsig ----------------------------------------------------- */
 
-/* PBS's special names are for suspension, which needs checkpointing. */
+/* The signal asked for, as a number in name.  PBS's special names
+ * (suspend, resume and their admin- forms) are 0 with the name kept. */
 static int sig_request (struct conn *c, struct wire_msg *msg, char *name, size_t len)
 {
     const char *sig;
@@ -158,11 +160,13 @@ static int sig_request (struct conn *c, struct wire_msg *msg, char *name, size_t
         server_reply_error (c, msg, EPROTO, "job.sig: missing signal");
         return -1;
     }
-    if (!strcasecmp (sig, "suspend") || !strcasecmp (sig, "resume")
-        || !strcasecmp (sig, "admin-suspend") || !strcasecmp (sig, "admin-resume")) {
-        server_reply_error (c, msg, ENOTSUP, "No support for requested service: %s "
-                            "(suspending jobs is not supported)", sig);
-        return -1;
+    if (!strcasecmp (sig, "suspend") || !strcasecmp (sig, "admin-suspend")) {
+        snprintf (name, len, "suspend");
+        return 0;
+    }
+    if (!strcasecmp (sig, "resume") || !strcasecmp (sig, "admin-resume")) {
+        snprintf (name, len, "resume");
+        return 0;
     }
     if ((signo = jobspec_signal_number (sig)) <= 0) {
         server_reply_error (c, msg, ERANGE, "Unknown/illegal signal name %s", sig);
@@ -170,6 +174,42 @@ static int sig_request (struct conn *c, struct wire_msg *msg, char *name, size_t
     }
     snprintf (name, len, "%d", signo);
     return 0;
+}
+
+/* qsig -s suspend / resume (operators, as in PBS): the job stops on
+ * every host and lends its resources, or takes them back and goes on.
+ * 1 if done, 0 if not in a state for it, -1 after an error reply. */
+static int sig_suspend (struct server *srv, struct conn *c, struct wire_msg *msg,
+                        struct job *j, const char *what, const char *who)
+{
+    char why[128];
+
+    if (!server_is_operator (srv, conn_peer_uid (c))) {
+        server_reply_error (c, msg, EPERM, "Unauthorized Request  %s", j->id);
+        return -1;
+    }
+    if (!strcmp (what, "suspend")) {
+        if (j->rec.state != 'R' || !j->alloc)
+            return 0;
+        snprintf (why, sizeof (why), "qsig -s suspend by %s", who);
+        if (lifecycle_suspend (srv, j, why, who) < 0)
+            goto fail;
+        return 1;
+    }
+    if (j->rec.state != 'S')
+        return 0;
+    if (lifecycle_resume (srv, j, who) < 0) {
+        if (errno == EBUSY) {
+            server_reply_error (c, msg, EAGAIN, "Resources temporarily unavailable %s: "
+                                "its nodes are in use", j->id);
+            return -1;
+        }
+        goto fail;
+    }
+    return 1;
+fail:
+    server_reply_error (c, msg, errno ? errno : EIO, "cannot record %s of %s", what, j->id);
+    return -1;
 }
 
 static void job_sig (struct server *srv, struct conn *c, struct wire_msg *msg)
@@ -184,6 +224,13 @@ static void job_sig (struct server *srv, struct conn *c, struct wire_msg *msg)
     /* An array: every subjob that runs. */
     for (int i = 0; i < (job->is_array ? job->nsub : 1); i++) {
         struct job *j = job->is_array ? job->sub[i] : job;
+        if (!strcmp (signo, "suspend") || !strcmp (signo, "resume")) {
+            int rc = sig_suspend (srv, c, msg, j, signo, who);
+            if (rc < 0)
+                return;
+            sent += rc;
+            continue;
+        }
         if (j->rec.state != 'R' || !j->alloc)
             continue;
         job_signal_worker (j, signo, "qsig");
@@ -194,7 +241,7 @@ static void job_sig (struct server *srv, struct conn *c, struct wire_msg *msg)
         state_error (c, msg, job);
         return;
     }
-    (void)conn_reply (c, msg, 0, NULL, NULL);
+    server_reply_after_commit (srv, c, msg, NULL);
 }
 
 /* ---- job.rerun: qrerun ------------------------------------------------- */
@@ -203,10 +250,12 @@ static void job_rerun (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     struct job *job = job_rpc_target (srv, c, msg);
     char who[64], why[128];
+    int force = 0;
 
     if (!job)
         return;
-    if (job->is_array || job->rec.state != 'R' || !job->alloc) {
+    (void)json_unpack (msg->body, "{s?b}", "force", &force);
+    if (job->is_array || (job->rec.state != 'R' && job->rec.state != 'S') || !job->alloc) {
         state_error (c, msg, job);
         return;
     }
@@ -215,10 +264,23 @@ static void job_rerun (struct server *srv, struct conn *c, struct wire_msg *msg)
         return;
     }
     who_of (c, who, sizeof (who));
-    /* PBS's plain requeue: the running copy is killed at once (its result
-     * is of no interest) and the job waits for its next attempt. */
-    job_signal_worker (job, "KILL", "stale");
     snprintf (why, sizeof (why), "Job rerun by %s", who);
+    /* A job that checkpoints is asked for one first and requeued once it
+     * is reported (or checkpoint_grace is over): its next attempt goes on
+     * from there.  -W force, or a suspended job: PBS's plain requeue. */
+    if (!force && job->rec.state == 'R' && ckpt_job_checkpoints (srv, job)) {
+        if (ckpt_request (srv, job, why, util_now_ms () + ckpt_grace_ms (srv),
+                          ckpt_requeue_done, "rerun (qrerun)") < 0) {
+            server_reply_error (c, msg, errno ? errno : EIO, "cannot ask %s for a checkpoint",
+                                job->id);
+            return;
+        }
+        server_reply_after_commit (srv, c, msg, json_pack ("{s:b}", "checkpoint", 1));
+        return;
+    }
+    /* The running copy is killed at once (its result is of no interest)
+     * and the job waits for its next attempt. */
+    job_signal_nodes (job, "KILL", "stale");
     if (lifecycle_requeue (srv, job, why, who) < 0) {
         server_reply_error (c, msg, errno ? errno : EIO, "cannot record rerun of %s", job->id);
         return;

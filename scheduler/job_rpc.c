@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/depend.h"
+#include "scheduler/cost.h"
 #include "scheduler/job_attr.h"
 #include "scheduler/job_rpc.h"
 #include "scheduler/jobs.h"
@@ -336,6 +337,7 @@ static int delete_one (struct server *srv, struct job *job, const char *who)
         return 0;
     case 'R':
     case 'E':
+    case 'S':   /* suspended: the worker lets it go on, to die */
         job_set_comment (job, "Job deleted by %s", who);
         if (lifecycle_change (srv, job, 'E', JOB_EV_DELETED, who, "running") < 0)
             return -1;
@@ -660,6 +662,7 @@ static void queue_stat (struct server *srv, struct conn *c, struct wire_msg *msg
     for (int i = 0; i < n; i++) {
         json_t *o = queue_attrs_json (all[i]);
         json_object_set_new (o, "state_count", state_counts (srv, all[i]->rec.name));
+        json_object_set_new (o, "resources_used", cost_queue_json (srv, all[i]->rec.name));
         json_object_set_new (queues, all[i]->rec.name, o);
     }
     (void)conn_reply (c, msg, 0, NULL, json_pack ("{s:s s:o}", "server", srv->name,

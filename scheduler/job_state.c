@@ -28,6 +28,9 @@ static const char *const event_names[JOB_EV_COUNT] = {
     [JOB_EV_REQUEUED] = "requeued",
     [JOB_EV_SUSPENDED] = "suspended",
     [JOB_EV_RESUMED] = "resumed",
+    [JOB_EV_CHECKPOINT_REQUESTED] = "checkpoint_requested",
+    [JOB_EV_CHECKPOINTED] = "checkpoint",
+    [JOB_EV_CHECKPOINT_MISSED] = "checkpoint_missed",
 };
 
 #define J JOB_KIND_JOB
@@ -66,13 +69,24 @@ static const struct job_transition table[] = {
     { 'R', 'F', JOB_EV_FINISHED, J },
     { 'E', 'F', JOB_EV_FINISHED, J },
     { 'S', 'F', JOB_EV_FINISHED, J },
-    /* A new attempt: the node failed (later: preemption, spot reclaim). */
+    /* A new attempt: the node failed, preemption (C, R), a checkpoint then
+     * requeue (qrerun), a spot reclaim. */
     { 'R', 'Q', JOB_EV_REQUEUED, J },
     { 'S', 'Q', JOB_EV_REQUEUED, J },
-    /* Suspension (preemption's S).  The database takes 'S' once the
-     * migration that adds preemption widens jobs.state's CHECK. */
+    /* Suspension (preemption's S, qsig -s suspend; migration 0006 lets the
+     * database hold 'S'). */
     { 'R', 'S', JOB_EV_SUSPENDED, J },
     { 'S', 'R', JOB_EV_RESUMED, J },
+    /* Checkpoints leave the state as it is: asked of a running job; its
+     * report may come while it is being deleted (E); a request may be
+     * given up on while it is stopped (S). */
+    { 'R', 'R', JOB_EV_CHECKPOINT_REQUESTED, J },
+    { 'R', 'R', JOB_EV_CHECKPOINTED, J },
+    { 'E', 'E', JOB_EV_CHECKPOINTED, J },
+    { 'S', 'S', JOB_EV_CHECKPOINTED, J },
+    { 'R', 'R', JOB_EV_CHECKPOINT_MISSED, J },
+    { 'E', 'E', JOB_EV_CHECKPOINT_MISSED, J },
+    { 'S', 'S', JOB_EV_CHECKPOINT_MISSED, J },
     /* An array ends when its last subjob has (its subjobs are deleted one
      * by one: the array itself only finishes). */
     { 'Q', 'F', JOB_EV_FINISHED, A },

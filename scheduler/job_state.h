@@ -3,7 +3,8 @@
  *
  * A job's state (job->rec.state) is one of PBS's letters: Q queued, H held,
  * W waiting for its start time, R running, E exiting, F finished, and S
- * suspended (in the table for preemption; nothing suspends a job yet).  An
+ * suspended (preemption's S, qsig -s suspend: stopped, its resources lent
+ * to others, to resume where it was).  An
  * array shows B once a subjob has begun; B is a display state, never
  * stored.  Each change is caused by an event (submitted, started, ...) and
  * is legal only if the table in job_state.c lists it for that event: the
@@ -38,6 +39,11 @@ enum job_event {
     JOB_EV_REQUEUED,
     JOB_EV_SUSPENDED,
     JOB_EV_RESUMED,
+    /* Checkpoints (ckpt.h): events of a running job that leave its state
+     * as it is, so a job's history shows them in order with the rest. */
+    JOB_EV_CHECKPOINT_REQUESTED,    /* the checkpoint signal went */
+    JOB_EV_CHECKPOINTED,            /* its worker reported one complete */
+    JOB_EV_CHECKPOINT_MISSED,       /* none came within checkpoint_grace */
     JOB_EV_COUNT
 };
 

@@ -26,7 +26,26 @@ struct jobs {
     struct job_queue queued;        /* jobs in state Q */
     int nqueued;
     struct job_list running;        /* jobs holding an allocation */
+    struct job_list suspended;      /* jobs in state S */
 };
+
+static void suspended_link (struct jobs *js, struct job *job)
+{
+    LIST_INSERT_HEAD (&js->suspended, job, s_link);
+}
+
+static void suspended_unlink (struct jobs *js, struct job *job)
+{
+    if (!job->s_link.le_prev)
+        return;     /* not linked */
+    LIST_REMOVE (job, s_link);
+    job->s_link.le_prev = NULL;
+}
+
+struct job_list *jobs_suspended (struct jobs *js)
+{
+    return &js->suspended;
+}
 
 void jobs_running_add (struct jobs *js, struct job *job)
 {
@@ -78,6 +97,7 @@ struct jobs *jobs_create (struct server *srv)
     js->next_seq = 1;
     TAILQ_INIT (&js->queued);
     LIST_INIT (&js->running);
+    LIST_INIT (&js->suspended);
     return js;
 }
 
@@ -93,6 +113,7 @@ static void job_free (struct job *job)
         jobspec_release (&job->spec);   /* a subjob's is its array's */
     free (job->alloc);
     free (job->resv);
+    free (job->ck);
     free (job);
 }
 
@@ -291,6 +312,23 @@ static int load_parse (struct load *l)
     return 0;
 }
 
+/* A loaded job's allocation: held again if it runs (R, E); kept but not
+ * held if it is suspended (S), which joins the suspended list.  1 if it
+ * has one. */
+static int load_alloc (struct jobs *js, struct job *job)
+{
+    if (!strchr ("RES", job->rec.state) || !job->rec.alloc
+        || !(job->alloc = alloc_from_json (js->srv->nodes, job->rec.alloc)))
+        return 0;
+    if (job->rec.state == 'S') {
+        suspended_link (js, job);
+        return 1;
+    }
+    alloc_apply (job->alloc, job->rec.seq, 1);
+    jobs_running_add (js, job);
+    return 1;
+}
+
 /* A subjob row: it joins its array (loaded before it: rows come by seq). */
 static int load_link_subjob (struct jobs *js, struct job *row)
 {
@@ -314,12 +352,8 @@ static int load_link_subjob (struct jobs *js, struct job *row)
     job_make_id (js->srv, sj);
     if (sj->rec.state == 'Q')
         queue_link (js, sj);
-    if ((sj->rec.state == 'R' || sj->rec.state == 'E') && sj->rec.alloc
-        && (sj->alloc = alloc_from_json (js->srv->nodes, sj->rec.alloc))) {
-        alloc_apply (sj->alloc, sj->rec.seq, 1);
-        jobs_running_add (js, sj);
+    if (load_alloc (js, sj))
         array->array_running++;
-    }
     return 0;
 }
 
@@ -328,12 +362,7 @@ static int load_link (struct jobs *js, struct job *job)
 {
     job->is_array = job->spec.array != NULL;
     job_make_id (js->srv, job);
-    if ((job->rec.state == 'R' || job->rec.state == 'E') && job->rec.alloc) {
-        if ((job->alloc = alloc_from_json (js->srv->nodes, job->rec.alloc))) {
-            alloc_apply (job->alloc, job->rec.seq, 1);
-            jobs_running_add (js, job);
-        }
-    }
+    (void)load_alloc (js, job);
     if (jobs_add (js, job) < 0) {
         job_free (job);
         return -1;
@@ -409,6 +438,14 @@ void jobs_refile (struct jobs *js, struct job *job, char old)
         queue_unlink (js, job);
     else if (old != 'Q' && job->rec.state == 'Q')
         queue_link (js, job);
+    if (old == 'S' && job->rec.state != 'S')
+        suspended_unlink (js, job);
+    /* Deleted while suspended: exiting, it is found with the running jobs
+     * (its resources stay released: job_ckpt.released). */
+    if (old == 'S' && job->rec.state == 'E')
+        jobs_running_add (js, job);
+    else if (old != 'S' && job->rec.state == 'S')
+        suspended_link (js, job);
 }
 
 int jobs_write (struct jobs *js, struct job *job)
@@ -547,7 +584,8 @@ void job_set_comment (struct job *job, const char *fmt, ...)
     job->rec.comment = xstrdup (buf);
 }
 
-void job_signal_worker (struct job *job, const char *sig, const char *reason)
+static void signal_node (struct job *job, struct node *n, const char *sig,
+                         const char *reason)
 {
     struct wire_msg m;
 
@@ -555,10 +593,26 @@ void job_signal_worker (struct job *job, const char *sig, const char *reason)
                        json_pack ("{s:I s:i s:s s:s}", "seq", (json_int_t)job->rec.seq,
                                   "attempt", job->rec.run_count, "signal", sig,
                                   "reason", reason));
-    if (nodes_send (job->alloc->slot[0].node, &m) < 0)
+    if (nodes_send (n, &m) < 0)
         log_msg (LOG_WARNING, "job %s: node %s unreachable; the signal is sent "
-                 "again when it returns", job->id, job->alloc->slot[0].node_name);
+                 "again when it returns", job->id, n->name);
     wire_msg_release (&m);
+}
+
+void job_signal_worker (struct job *job, const char *sig, const char *reason)
+{
+    signal_node (job, job->alloc->slot[0].node, sig, reason);
+}
+
+void job_signal_nodes (struct job *job, const char *sig, const char *reason)
+{
+    for (int i = 0; i < job->alloc->n; i++) {
+        int seen = 0;
+        for (int k = 0; k < i; k++)
+            seen |= job->alloc->slot[k].node == job->alloc->slot[i].node;
+        if (!seen)
+            signal_node (job, job->alloc->slot[i].node, sig, reason);
+    }
 }
 
 json_t *alloc_to_json (const struct alloc *a)

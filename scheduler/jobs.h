@@ -40,6 +40,7 @@ struct job {
     TAILQ_ENTRY (job) q_link;       /* in the queued list while 'Q' */
     LIST_ENTRY (job) r_link;        /* in the running list while it holds an
                                      * allocation (le_prev NULL when not) */
+    LIST_ENTRY (job) s_link;        /* in the suspended list while 'S' */
     int64_t est_start;              /* backfill's reservation for it, 0 if none */
     struct resv *resv;              /* conservative backfill's kept reservation
                                      * (one block, freed with free()), or NULL */
@@ -59,6 +60,10 @@ struct job {
     int array_running;              /* array: subjobs holding an allocation */
     struct job *parent;             /* subjob: its array */
     int array_index;                /* subjob: its index */
+
+    /* Checkpoints, suspension, preemption and cost (ckpt.h); NULL until
+     * the job has any. */
+    struct job_ckpt *ck;
 };
 
 /* Subjob keys: the database and the workers know a subjob by this number,
@@ -119,8 +124,12 @@ void jobs_running_add (struct jobs *js, struct job *job);
 void jobs_running_remove (struct jobs *js, struct job *job);
 int jobs_count_state (struct jobs *js, char state);
 
+/* The suspended jobs ('S'): they keep their allocation (job->alloc, to
+ * resume on) but its resources are released. */
+struct job_list *jobs_suspended (struct jobs *js);
+
 /* After job's state changed from old (lifecycle.h): join or leave the
- * queued list. */
+ * queued and suspended lists. */
 void jobs_refile (struct jobs *js, struct job *job, char old);
 
 /* Write job's record through to the open transaction (its mtime now):
@@ -131,6 +140,9 @@ int jobs_write (struct jobs *js, struct job *job);
  * reason "deleted" escalates to SIGKILL after the kill delay).  Not
  * durable: repeated when the node reconnects. */
 void job_signal_worker (struct job *job, const char *sig, const char *reason);
+/* The same to the worker of every node of the job's allocation (suspend,
+ * resume: each stops or continues the job's processes on its host). */
+void job_signal_nodes (struct job *job, const char *sig, const char *reason);
 void job_set_comment (struct job *job, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 

@@ -14,8 +14,11 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "scheduler/ckpt.h"
+#include "scheduler/cost.h"
 #include "scheduler/fairshare.h"
 #include "scheduler/lifecycle.h"
+#include "scheduler/nodes.h"
 
 /* job moved from old to its present state: write it and its event. */
 static int lifecycle_record (struct server *srv, struct job *job, char old,
@@ -126,6 +129,7 @@ int lifecycle_start_at (struct server *srv, struct job *job, struct alloc *alloc
         return -1;
     job->launch_pending = 1;
     job->kill_sent = 0;
+    ckpt_attempt_started (srv, job);
     return lifecycle_change_at (srv, job, 'R', JOB_EV_STARTED, "scheduler",
                                 job->rec.exec_host, caller);
 }
@@ -136,7 +140,11 @@ static void lifecycle_release_alloc (struct server *srv, struct job *job)
         jobs_running_remove (srv->jobs, job);
         if (job->parent)
             job->parent->array_running--;
-        alloc_apply (job->alloc, job->rec.seq, -1);
+        /* A suspended job's resources were released when it stopped. */
+        if (!job->ck || !job->ck->released)
+            alloc_apply (job->alloc, job->rec.seq, -1);
+        if (job->ck)
+            job->ck->released = 0;
         free (job->alloc);
         job->alloc = NULL;
     }
@@ -177,6 +185,9 @@ int lifecycle_end_at (struct server *srv, struct job *job, int exit_status,
         snprintf (why, sizeof (why), "%s", reason);
         reason = why;
     }
+    ckpt_attempt_ended (srv, job);
+    if (cost_attempt_ended (srv, job) < 0)
+        return -1;
     lifecycle_release_alloc (srv, job);
     job->rec.has_exit = 1;
     job->rec.exit_status = exit_status;
@@ -192,6 +203,8 @@ int lifecycle_end_at (struct server *srv, struct job *job, int exit_status,
                          ? job->rec.exec_host : "?");
     if (db_attempt_end (srv->db, job->rec.seq, job->rec.run_count, job->rec.etime,
                         exit_status, reason, cput, walltime, maxrss) < 0)
+        return -1;
+    if (ckpt_job_finished (srv, job) < 0)
         return -1;
     snprintf (detail, sizeof (detail), "Exit_status=%d", exit_status);
     log_msg (LOG_INFO, "job %s (%s) finished: exit status %d", job->id,
@@ -220,6 +233,9 @@ int lifecycle_requeue_at (struct server *srv, struct job *job, const char *why,
 
     if (job_state_check (job, 'Q', JOB_EV_REQUEUED, actor, caller) < 0)
         return -1;
+    ckpt_attempt_ended (srv, job);
+    if (cost_attempt_ended (srv, job) < 0)
+        return -1;
     lifecycle_release_alloc (srv, job);
     job->launch_pending = 0;
     if (db_attempt_end (srv->db, job->rec.seq, job->rec.run_count, now,
@@ -231,4 +247,119 @@ int lifecycle_requeue_at (struct server *srv, struct job *job, const char *why,
     job->rec.exec_host = job->rec.exec_vnode = NULL;
     log_msg (LOG_WARNING, "job %s (%s) requeued: %s", job->id, job->rec.owner, why);
     return lifecycle_change_at (srv, job, 'Q', JOB_EV_REQUEUED, actor, why, caller);
+}
+
+int lifecycle_requeue_from_checkpoint_at (struct server *srv, struct job *job,
+                                          const char *why, const char *actor,
+                                          const char *caller)
+{
+    char detail[512];
+    const struct job_ckpt *jc = job->ck;
+
+    if (job_state_check (job, 'Q', JOB_EV_REQUEUED, actor, caller) < 0)
+        return -1;
+    if (jc && jc->count > 0)
+        snprintf (detail, sizeof (detail), "%s; restarts from checkpoint generation %lld",
+                  why, (long long)jc->last_gen);
+    else
+        snprintf (detail, sizeof (detail), "%s; no checkpoint reported: restarts from "
+                  "what its folder holds", why);
+    /* The running copy's result is of no interest: it must go at once. */
+    if (job->alloc)
+        job_signal_nodes (job, "KILL", "stale");
+    return lifecycle_requeue_at (srv, job, detail, actor, caller);
+}
+
+int lifecycle_suspend_at (struct server *srv, struct job *job, const char *why,
+                          const char *actor, const char *caller)
+{
+    if (job_state_check (job, 'S', JOB_EV_SUSPENDED, actor, caller) < 0)
+        return -1;
+    if (!job->alloc) {
+        errno = EINVAL;
+        return -1;
+    }
+    job_signal_nodes (job, "STOP", "suspend");
+    /* Released for others; kept (job->alloc, rec.alloc) to resume on. */
+    jobs_running_remove (srv->jobs, job);
+    alloc_apply (job->alloc, job->rec.seq, -1);
+    ckpt_job_state (job)->suspend_since_ms = util_now_ms ();
+    job->ck->released = 1;
+    job_set_comment (job, "Suspended: %s", why);
+    log_msg (LOG_INFO, "job %s (%s) suspended: %s", job->id, job->rec.owner, why);
+    server_request_pass (srv);
+    return lifecycle_change_at (srv, job, 'S', JOB_EV_SUSPENDED, actor, why, caller);
+}
+
+/* The cores and memory the slots of a on node n take. */
+static void alloc_on_node (const struct alloc *a, const struct node *n, int *ncpus,
+                           int64_t *mem, int *excl)
+{
+    *ncpus = 0;
+    *mem = 0;
+    *excl = 0;
+    for (int i = 0; i < a->n; i++)
+        if (a->slot[i].node == n) {
+            *ncpus += a->slot[i].ncpus;
+            *mem += a->slot[i].mem;
+            *excl |= a->slot[i].excl;
+        }
+}
+
+static int slot_gpus_free (const struct node *n, const struct alloc_slot *s)
+{
+    for (int g = 0; g < s->ngpus; g++)
+        if (s->gpus[g] < 0 || s->gpus[g] >= n->ngpus || n->gpu[s->gpus[g]].used_by)
+            return 0;
+    if (s->nmig && (s->mig_gpu < 0 || s->mig_gpu >= n->ngpus || s->mig_inst < 0
+                    || s->mig_inst >= n->gpu[s->mig_gpu].nmig
+                    || n->gpu[s->mig_gpu].mig[s->mig_inst].used_by))
+        return 0;
+    return 1;
+}
+
+int lifecycle_resume_fits (const struct job *job)
+{
+    const struct alloc *a = job->alloc;
+
+    if (!a)
+        return 0;
+    for (int i = 0; i < a->n; i++) {
+        const struct node *n = a->slot[i].node;
+        int ncpus, excl;
+        int64_t mem;
+        if (!n || n->state != NODE_UP || !slot_gpus_free (n, &a->slot[i]))
+            return 0;
+        alloc_on_node (a, n, &ncpus, &mem, &excl);
+        if (n->ncpus_used + ncpus > n->ncpus || (n->mem > 0 && n->mem_used + mem > n->mem)
+            || n->excl_by || (excl && n->njobs > 0))
+            return 0;
+    }
+    return 1;
+}
+
+int lifecycle_resume_at (struct server *srv, struct job *job, const char *actor,
+                         const char *caller)
+{
+    struct job_ckpt *jc;
+
+    if (job_state_check (job, 'R', JOB_EV_RESUMED, actor, caller) < 0)
+        return -1;
+    if (!lifecycle_resume_fits (job)) {
+        errno = EBUSY;
+        return -1;
+    }
+    alloc_apply (job->alloc, job->rec.seq, 1);
+    jobs_running_add (srv->jobs, job);
+    jc = ckpt_job_state (job);
+    jc->released = 0;
+    jc->auto_resume = 0;
+    if (jc->suspend_since_ms) {
+        jc->suspended_ms += util_now_ms () - jc->suspend_since_ms;
+        jc->suspend_since_ms = 0;
+    }
+    job_signal_nodes (job, "CONT", "resume");
+    job_set_comment (job, "Resumed on %s", job->rec.exec_vnode ? job->rec.exec_vnode : "?");
+    log_msg (LOG_INFO, "job %s (%s) resumed", job->id, job->rec.owner);
+    return lifecycle_change_at (srv, job, 'R', JOB_EV_RESUMED, actor, NULL, caller);
 }

@@ -71,6 +71,36 @@ int lifecycle_node_lost_at (struct server *srv, struct job *job, const char *why
 int lifecycle_requeue_at (struct server *srv, struct job *job, const char *why,
                           const char *actor, const char *caller);
 
+/* Requeue a running (or suspended) job whose checkpoint was reported or
+ * whose checkpoint grace is over (preemption's C, qrerun, a reclaim): its
+ * running copy is killed and it goes back to Q for a new attempt, which
+ * restarts from the checkpoint in its folder ("requeued" by actor, the
+ * detail naming the generation).  0 or -1. */
+#define lifecycle_requeue_from_checkpoint(srv, job, why, actor) \
+    lifecycle_requeue_from_checkpoint_at ((srv), (job), (why), (actor), __func__)
+int lifecycle_requeue_from_checkpoint_at (struct server *srv, struct job *job,
+                                          const char *why, const char *actor,
+                                          const char *caller);
+
+/* Suspend a running job (preemption's S, qsig -s suspend): the workers of
+ * all its nodes stop its processes, and its resources are released for
+ * others while it keeps its allocation to resume on: S ("suspended" by
+ * actor, why as detail).  0 or -1. */
+#define lifecycle_suspend(srv, job, why, actor) \
+    lifecycle_suspend_at ((srv), (job), (why), (actor), __func__)
+int lifecycle_suspend_at (struct server *srv, struct job *job, const char *why,
+                          const char *actor, const char *caller);
+
+/* Resume a suspended job on its allocation, which must be free again:
+ * R ("resumed" by actor).  0, or -1 (EBUSY: its resources are taken). */
+#define lifecycle_resume(srv, job, actor) \
+    lifecycle_resume_at ((srv), (job), (actor), __func__)
+int lifecycle_resume_at (struct server *srv, struct job *job, const char *actor,
+                         const char *caller);
+
+/* 1 if a suspended job's allocation is free again on its nodes. */
+int lifecycle_resume_fits (const struct job *job);
+
 /* An array's state from its subjobs': it finishes when all have (exit
  * status 0 when every subjob's was). */
 void lifecycle_array_update (struct server *srv, struct job *array);

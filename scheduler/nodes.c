@@ -10,8 +10,10 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "db/db_node.h"
+#include "scheduler/ckpt.h"
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
+#include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
 #include "scheduler/sched.h"
 
@@ -132,24 +134,36 @@ int nodes_send (struct node *n, struct wire_msg *msg)
     return conn_send (n->conn, msg);
 }
 
+/* 1 (and job in *out) if job has a slot on n. */
+static int node_job_on (struct job *job, const struct node *n, struct job **out)
+{
+    for (int s = 0; job->alloc && s < job->alloc->n; s++)
+        if (job->alloc->slot[s].node == n) {
+            *out = job;
+            return 1;
+        }
+    return 0;
+}
+
 /* Every job the scheduler believes runs on node n. */
 static int node_jobs (struct server *srv, struct node *n, struct job **out, int max)
 {
     struct job *job;
     int k = 0;
 
-    /* The running list: every job holding an allocation, array subjobs too. */
+    /* The running list: every job holding an allocation, array subjobs
+     * too; then the suspended ones, whose processes are there, stopped. */
     LIST_FOREACH (job, jobs_running (srv->jobs), r_link) {
         if (k == max)
             break;
         if (!job->alloc || (job->rec.state != 'R' && job->rec.state != 'E'))
             continue;
-        for (int s = 0; s < job->alloc->n; s++) {
-            if (job->alloc->slot[s].node == n) {
-                out[k++] = job;
-                break;
-            }
-        }
+        k += node_job_on (job, n, out + k);
+    }
+    LIST_FOREACH (job, jobs_suspended (srv->jobs), s_link) {
+        if (k == max)
+            break;
+        k += node_job_on (job, n, out + k);
     }
     return k;
 }
@@ -175,6 +189,11 @@ static void node_mark_down (struct server *srv, struct node *n, const char *why)
     char reason[256];
 
     log_msg (LOG_WARNING, "node %s is down: %s (%d jobs affected)", n->name, why, k);
+    /* A node that was up and stopped answering was interrupted (the
+     * Young/Daly interval learns from it); one that never came back after
+     * a scheduler restart was down already. */
+    if (n->state == NODE_UP && nodeclass_interrupted (srv->nodeclass, n, "failure", why) < 0)
+        log_error ("node %s: record interruption", n->name);
     n->state = NODE_DOWN;
     n->down_since_ms = util_now_ms ();
     if (db_node_set_state (srv->db, n->name, "down", util_wall_secs ()) < 0)
@@ -268,7 +287,7 @@ static void node_reconcile_running (struct server *srv, struct node *n, json_t *
         if (json_unpack (r, "{s:I s:i}", "seq", &seq, "attempt", &attempt) < 0)
             continue;
         job = jobs_lookup (srv->jobs, seq);
-        if (job && (job->rec.state == 'R' || job->rec.state == 'E')
+        if (job && (job->rec.state == 'R' || job->rec.state == 'E' || job->rec.state == 'S')
             && job->rec.run_count == attempt && job->alloc
             && job->alloc->slot[0].node == n) {
             job->launch_pending = 0;
@@ -454,8 +473,14 @@ static struct node *node_of (struct server *srv, struct conn *c,
 
 static void node_heartbeat (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    if (!node_of (srv, c, msg))
+    struct node *n = node_of (srv, c, msg);
+    json_t *jobs;
+
+    if (!n)
         return;
+    /* The CPU time of jobs that checkpoint on CPU time (-c c=MIN). */
+    if ((jobs = json_object_get (msg->body, "jobs")) && json_is_array (jobs))
+        ckpt_note_usage (srv, n, jobs);
     (void)conn_reply (c, msg, 0, NULL, NULL);
 }
 
@@ -471,7 +496,7 @@ static struct job *node_job (struct server *srv, struct node *n, json_t *body,
     job = jobs_lookup (srv->jobs, seq);
     if (!job || !job->alloc || job->rec.run_count != *attempt
         || job->alloc->slot[0].node != n
-        || (job->rec.state != 'R' && job->rec.state != 'E'))
+        || (job->rec.state != 'R' && job->rec.state != 'E' && job->rec.state != 'S'))
         return NULL;
     return job;
 }

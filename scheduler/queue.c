@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/jobs.h"
+#include "scheduler/preempt.h"
 #include "scheduler/queue.h"
 
 struct queues {
@@ -425,6 +426,10 @@ json_t *queue_attrs_json (const struct queue *q)
         json_object_set_new (o, "max_run_user", json_integer (q->rec.max_run_user));
     if (q->rec.node_labels[0])
         json_object_set_new (o, "node_labels", json_string (q->rec.node_labels));
+    if (q->rec.preempt_order[0])
+        json_object_set_new (o, "preempt_order", json_string (q->rec.preempt_order));
+    if (q->rec.preempt_targets[0])
+        json_object_set_new (o, "preempt_targets", json_string (q->rec.preempt_targets));
     json_object_set_new (o, "enabled", json_string (q->rec.enabled ? "True" : "False"));
     json_object_set_new (o, "started", json_string (q->rec.started ? "True" : "False"));
     return o;
@@ -474,6 +479,25 @@ static int parse_labels (const char *v, char *out, size_t len, struct hpcq_error
     return 0;
 }
 
+/* A text attribute that check() must accept; NULL unsets it. */
+static int set_checked (char *out, size_t len, const char *name, const char *value,
+                        int (*check) (const char *value, struct hpcq_error *err),
+                        struct hpcq_error *err)
+{
+    if (!value) {
+        out[0] = '\0';
+        return 0;
+    }
+    if (strlen (value) >= len) {
+        errno = EINVAL;
+        return errprintf (err, "Illegal attribute or resource value: %s too long", name);
+    }
+    if (check (value, err) < 0)
+        return -1;
+    snprintf (out, len, "%s", value);
+    return 0;
+}
+
 /* Set (value) or unset (NULL) one attribute of q.  0 or -1 with err. */
 static int queue_attr (struct queue *q, const char *name, const char *value,
                        struct hpcq_error *err)
@@ -518,6 +542,12 @@ static int queue_attr (struct queue *q, const char *name, const char *value,
     if (strcasecmp (name, "node_labels") == 0)
         return value ? parse_labels (value, r->node_labels, sizeof (r->node_labels), err)
                      : (r->node_labels[0] = '\0', 0);
+    if (strcasecmp (name, "preempt_order") == 0)
+        return set_checked (r->preempt_order, sizeof (r->preempt_order), name, value,
+                            preempt_check_order, err);
+    if (strcasecmp (name, "preempt_targets") == 0)
+        return set_checked (r->preempt_targets, sizeof (r->preempt_targets), name, value,
+                            preempt_check_targets, err);
     errno = EINVAL;
     return errprintf (err, "Unknown attribute %s", name);
 }

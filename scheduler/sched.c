@@ -9,12 +9,14 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "scheduler/ckpt.h"
 #include "scheduler/depend.h"
 #include "scheduler/fairshare.h"
 #include "scheduler/lifecycle.h"
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
 #include "scheduler/policy.h"
+#include "scheduler/preempt.h"
 #include "scheduler/queue.h"
 #include "scheduler/sched.h"
 
@@ -313,6 +315,7 @@ void sched_launch (struct server *srv, struct job *job)
                                                                    : job->rec.seq));
     json_object_set_new (body, "array_index", json_integer (job->parent ? job->array_index
                                                                         : -1));
+    json_object_set_new (body, "checkpoint", ckpt_launch_json (srv, job));
     wire_request_init (&m, "job.launch", job->rec.seq, body);
     server_send_after_commit (srv, ms->node->conn, &m);
 }
@@ -348,18 +351,15 @@ static int sched_start (struct policy_ctx *ctx, struct job *job, struct alloc *a
     return 0;
 }
 
-void sched_run (struct sched *s)
+/* One pass of the policy over the queued jobs; with preemption after it
+ * (preempt=1), and a second pass if preempting freed resources at once. */
+static void sched_pass (struct sched *s, int preempt)
 {
     struct server *srv = s->srv;
     struct policy_ctx ctx = { .fit = sched_fit, .start = sched_start, .arg = srv };
     struct job *j;
-    int n, k = 0;
+    int n, k = 0, again = 0;
 
-    if (!srv->pass_requested)
-        return;
-    srv->pass_requested = 0;
-    if (depend_count (srv) > 0)
-        depend_update (srv);
     if ((n = jobs_queued_count (srv->jobs)) == 0)
         return;
     ctx.jobs = calloc (n, sizeof (*ctx.jobs));
@@ -381,7 +381,28 @@ void sched_run (struct sched *s)
     ctx.njobs = k;
     if (ctx.njobs > 0)
         s->policy->pass (&ctx);
+    /* Those still waiting, in the policy's order, may preempt. */
+    if (preempt && ctx.njobs > 0)
+        again = preempt_pass (srv->preempt, ctx.jobs, ctx.njobs);
     free (ctx.jobs);
+    if (again)
+        sched_pass (s, 0);
+}
+
+void sched_run (struct sched *s)
+{
+    struct server *srv = s->srv;
+    int n;
+
+    if (!srv->pass_requested)
+        return;
+    srv->pass_requested = 0;
+    if (depend_count (srv) > 0)
+        depend_update (srv);
+    /* Suspended jobs whose resources came free go first. */
+    preempt_resume_pass (srv->preempt);
+    n = jobs_queued_count (srv->jobs);
+    sched_pass (s, 1);
     /* Jobs that just started may release "after" dependents. */
     if (depend_count (srv) > 0 && jobs_queued_count (srv->jobs) != n)
         server_request_pass (srv);

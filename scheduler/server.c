@@ -19,13 +19,17 @@
 #include "common/auth.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "scheduler/ckpt.h"
+#include "scheduler/cost.h"
 #include "scheduler/depend.h"
 #include "scheduler/fairshare.h"
 #include "scheduler/job_ops.h"
 #include "scheduler/job_rpc.h"
 #include "scheduler/jobs.h"
 #include "scheduler/node_admin.h"
+#include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
+#include "scheduler/preempt.h"
 #include "scheduler/queue.h"
 #include "scheduler/sched.h"
 #include "scheduler/server.h"
@@ -571,13 +575,17 @@ struct server *server_create (struct loop *loop, struct config *cfg,
     if (!(srv->sched = sched_create (srv, err)))
         goto error;
     if (!(srv->queues = queue_create_all (srv, err))
-        || !(srv->fairshare = fairshare_create (srv, err)))
+        || !(srv->fairshare = fairshare_create (srv, err))
+        || !(srv->nodeclass = nodeclass_create (srv, err))
+        || !(srv->ckpt = ckpt_create (srv, err))
+        || !(srv->preempt = preempt_create (srv, err)))
         goto error;
     if (!queue_lookup (srv->queues, srv->default_queue)) {
         errprintf (err, "default_queue '%s' does not exist", srv->default_queue);
         goto error;
     }
     if (nodes_load (srv->nodes) < 0 || jobs_load (srv->jobs) < 0
+        || ckpt_load (srv->ckpt) < 0 || !(srv->cost = cost_create (srv))
         || server_attach_depends (srv, err) < 0
         || db_commit (srv->db) < 0) {
         errprintf (err, "cannot load jobs from the database");
@@ -625,6 +633,10 @@ void server_destroy (struct server *srv)
     if (srv->address_path[0])
         (void)unlink (srv->address_path);
     job_ops_destroy (srv->job_ops);
+    cost_destroy (srv->cost);
+    preempt_destroy (srv->preempt);
+    ckpt_destroy (srv->ckpt);
+    nodeclass_destroy (srv->nodeclass);
     sched_destroy (srv->sched);
     depend_destroy (srv->depend);
     jobs_destroy (srv->jobs);

@@ -31,6 +31,10 @@ struct queues;
 struct fairshare;
 struct auth;
 struct job_ops;
+struct ckpt;
+struct nodeclass;
+struct preempt;
+struct cost;
 struct server;
 
 enum {
@@ -56,6 +60,10 @@ struct server {
     struct queues *queues;
     struct fairshare *fairshare;
     struct job_ops *job_ops;    /* qsig, qrerun, qrun, qorder, qmsg, waits (job_ops.h) */
+    struct nodeclass *nodeclass;    /* node classes, prices, interruptions (nodeclass.h) */
+    struct ckpt *ckpt;          /* checkpoint cadence and requests (ckpt.h) */
+    struct preempt *preempt;    /* preemption and suspension (preempt.h) */
+    struct cost *cost;          /* what jobs and queues cost (cost.h) */
     char name[64];              /* server name: job ids are NUM.NAME */
     char host[256];             /* this host, for Job_Owner and hello */
     char default_queue[64];

@@ -217,6 +217,20 @@ cluster_start_in() {
 # on_host I CMD...: run CMD on host nodeI of $CLUSTER (0: the head).
 on_host() { hpcq-local exec "$CLUSTER" "$@"; }
 
+# qsub options that pass the sanitizers' settings (set by make check) on to
+# a job, so an app built with them (hpcq-md, hpcq-climate) runs in a job as
+# it runs in the test: qsub $(app_vars) ...
+app_vars() {
+    local v
+    for v in LSAN_OPTIONS ASAN_OPTIONS UBSAN_OPTIONS; do
+        [ -n "${!v:-}" ] && printf -- "-v %s " "$v"
+    done
+    return 0
+}
+
+# The scheduler under test was built with AddressSanitizer (time limits
+# meant for a plain build are scaled for it).
+built_with_asan() { ldd "$HPCQ_BUILDDIR/scheduler/hpcq-scheduler" 2>/dev/null | grep -q libasan; }
 # skip_all REASON DESC...: skip each planned test, visibly, and end.
 skip_all() {
     local why=$1 desc; shift

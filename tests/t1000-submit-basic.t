@@ -20,6 +20,7 @@ echo "ncpus=$NCPUS"
 echo "omp=$OMP_NUM_THREADS"
 echo "host=$PBS_O_HOST"
 echo "ckpt=$HPCQ_CHECKPOINT_DIR"
+test -d "$HPCQ_CHECKPOINT_DIR" && echo "ckpt_exists=yes"
 echo "restarts=$HPCQ_RESTART_COUNT"
 echo "nodefile=$(cat $PBS_NODEFILE | tr '\n' ' ')"
 echo "myvar=${MYVAR:-unset}"
@@ -59,8 +60,9 @@ test_expect_success 'the job sees the PBS environment' '
     grep -qx "myvar=hello" envjob.o$n
 '
 
-test_expect_success 'the checkpoint directory exists for the job' '
-    d=$(sed -n "s/^ckpt=//p" envjob.o$n) && test -d "$d"
+test_expect_success 'the checkpoint directory exists for the job, and goes once it ended well' '
+    grep -qx ckpt_exists=yes envjob.o$n &&
+    d=$(sed -n "s/^ckpt=//p" envjob.o$n) && wait_until 10 test ! -e "$d"
 '
 
 test_expect_success 'non-zero exit status is reported' '

@@ -21,7 +21,7 @@ for t in common/test/test_resource common/test/test_jobspec common/test/test_dir
          scheduler/test/test_jobs scheduler/test/test_queue scheduler/test/test_depend \
          scheduler/test/test_sched scheduler/test/test_nodes worker/test/test_launch \
          worker/test/test_cgroup worker/test/test_privsep worker/test/test_spool \
-         worker/test/test_cores; do
+         worker/test/test_cores scheduler/test/test_cadence common/test/test_ckptspec; do
     if HPCQ_SRCDIR=$src $vg --log-file="$logs/$(basename $t).log" "$build/$t" > /dev/null; then
         echo "ok: $t"
     else

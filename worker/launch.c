@@ -25,6 +25,25 @@
 
 #define ENV_MAX 512
 
+/* The launch's optional "checkpoint" object {dir, keep, signal, cpu}. */
+static int launch_req_ckpt (json_t *o, struct launch_req *req, struct hpcq_error *err)
+{
+    const char *dir = "", *sig = "USR1";
+
+    if (!o)
+        return 0;
+    if (json_unpack (o, "{s?s s?i s?s s?b}", "dir", &dir, "keep", &req->ckpt_keep,
+                     "signal", &sig, "cpu", &req->ckpt_cpu) < 0
+        || (dir[0] && dir[0] != '/') || strlen (dir) >= sizeof (req->ckpt_dir)
+        || strlen (sig) >= sizeof (req->ckpt_signal) || req->ckpt_keep < 0) {
+        errno = EPROTO;
+        return errprintf (err, "job.launch: malformed checkpoint");
+    }
+    snprintf (req->ckpt_dir, sizeof (req->ckpt_dir), "%s", dir);
+    snprintf (req->ckpt_signal, sizeof (req->ckpt_signal), "%s", sig);
+    return 0;
+}
+
 int launch_req_decode (json_t *body, struct launch_req *req, struct hpcq_error *err)
 {
     const char *jobid, *uuid, *owner, *queue, *server;
@@ -74,6 +93,8 @@ int launch_req_decode (json_t *body, struct launch_req *req, struct hpcq_error *
         }
         req->nmig = 1;
     }
+    if (launch_req_ckpt (json_object_get (body, "checkpoint"), req, err) < 0)
+        return -1;
     req->nodefile = xzalloc (json_array_size (nodefile) * sizeof (char *));
     json_array_foreach (nodefile, i, v)
         req->nodefile[req->nnodefile++] = xstrdup (json_string_value (v));
@@ -206,8 +227,13 @@ char **launch_environ (const struct launch_req *req, const struct launch_env *e,
     env_add (envp, &n, "HPCQ_ATTEMPT", "%d", req->attempt);
     env_add (envp, &n, "HPCQ_RESTART_COUNT", "%d", req->attempt - 1);
     env_add (envp, &n, "HPCQ_NODE", "%s", e->node_name);
-    env_add (envp, &n, "HPCQ_CHECKPOINT_DIR", "%s/.hpcq/checkpoints/%s",
-             req->spec.workdir, req->uuid);
+    env_add (envp, &n, "HPCQ_CHECKPOINT_DIR", "%s", req->ckpt_dir);
+    if (req->ckpt_keep > 0)
+        env_add (envp, &n, "HPCQ_CHECKPOINT_KEEP", "%d", req->ckpt_keep);
+    env_add (envp, &n, "HPCQ_CHECKPOINT_SIGNAL", "%s",
+             req->ckpt_signal[0] ? req->ckpt_signal : "USR1");
+    if (e->ckpt_socket)
+        env_add (envp, &n, "HPCQ_CKPT_SOCKET", "%s", e->ckpt_socket);
     if (req->array_index >= 0) {
         /* PBS Pro's names, Torque's, and Slurm's for scripts written for it. */
         env_add (envp, &n, "PBS_ARRAY_INDEX", "%d", req->array_index);
@@ -253,27 +279,12 @@ void launch_cleanup (struct spool *sp, int64_t seq, int attempt)
  * with the pid identifies a process across pid reuse; -1 if gone. */
 static long long proc_start_time (pid_t pid, pid_t *sid)
 {
-    char path[64], buf[1024], *p;
-    long long start = -1;
-    int fd, n, field = 2;
+    long long v[23];
 
-    snprintf (path, sizeof (path), "/proc/%d/stat", (int)pid);
-    if ((fd = open (path, O_RDONLY | O_CLOEXEC)) < 0)
+    if (util_proc_stat ((int)pid, v, 22) < 0)
         return -1;
-    n = read (fd, buf, sizeof (buf) - 1);
-    close (fd);
-    if (n <= 0 || !(p = strrchr ((buf[n] = '\0', buf), ')')))
-        return -1;
-    for (p++; *p && field < 22; p++) {
-        if (*p != ' ')
-            continue;
-        field++;
-        if (field == 6)
-            *sid = (pid_t)atoi (p + 1);
-        if (field == 22)
-            start = atoll (p + 1);
-    }
-    return start;
+    *sid = (pid_t)v[6];
+    return v[22];
 }
 
 static void launch_record_session (struct spool *sp, const struct launch_req *req,
@@ -430,13 +441,32 @@ static void child_stdio (const struct launch_req *req, const char *out_path,
         child_fail (fd, envp, "cannot set up", "stdio");
 }
 
+/* In the child, as the owner: the checkpoint folder, made if missing (its
+ * parents too, 0700), and then it must be the owner's own folder: a
+ * symlink or someone else's folder planted under its name (a shared
+ * checkpoint_root is world-writable) is refused. */
+static void child_ckpt_dir (const struct launch_req *req, char **envp, int fd)
+{
+    struct stat st;
+
+    if (util_mkdir_p (req->ckpt_dir) < 0 && errno != EEXIST)
+        child_fail (fd, envp, "cannot create checkpoint folder", req->ckpt_dir);
+    if (lstat (req->ckpt_dir, &st) < 0)
+        child_fail (fd, envp, "cannot create checkpoint folder", req->ckpt_dir);
+    if (!S_ISDIR (st.st_mode) || st.st_uid != geteuid ()) {
+        errno = EPERM;
+        child_fail (fd, envp, "checkpoint folder is not the job owner's own folder",
+                    req->ckpt_dir);
+    }
+}
+
 /* Everything from here on that touches a path the user named runs after
  * privsep_drop(): the stat in launch_resolve_output, the checkpoint
  * directory, the output files. */
 static void child_exec (const struct launch_req *req, const struct launch_env *e,
                         const char *script, char **envp, int fd)
 {
-    char out_path[4096], err_path[4096], ckpt[4200];
+    char out_path[4096], err_path[4096];
     sigset_t none;
 
     /* The worker blocks signals for its signalfd; the job must not inherit
@@ -461,9 +491,7 @@ static void child_exec (const struct launch_req *req, const struct launch_env *e
      * stderr does. */
     child_say (fd, 'O', req->spec.join == JOIN_EO ? err_path : out_path);
     child_say (fd, 'E', req->spec.join == JOIN_OE ? out_path : err_path);
-    snprintf (ckpt, sizeof (ckpt), "%s/.hpcq/checkpoints/%s", req->spec.workdir,
-              req->uuid);
-    (void)util_mkdir_p (ckpt);
+    child_ckpt_dir (req, envp, fd);
     child_stdio (req, out_path, err_path, envp, fd);
     if (strncmp (req->spec.script, "#!", 2) == 0)
         execve (script, (char *[]){ (char *)script, NULL }, envp);
@@ -523,6 +551,11 @@ pid_t launch_start (struct launch_req *req, const struct launch_env *e, int *sta
                          req->jobid, req->sandbox, sizeof (req->sandbox)) < 0)
         return errprintf (err, "cannot name a sandbox for %s: %s", req->jobid,
                           strerror (errno));
+    /* A scheduler that names no folder: the one in the job's workdir. */
+    if (!req->ckpt_dir[0]
+        && snprintf (req->ckpt_dir, sizeof (req->ckpt_dir), "%s/.hpcq/checkpoints/%s",
+                     req->spec.workdir, req->uuid) >= (int)sizeof (req->ckpt_dir))
+        return errprintf (err, "checkpoint folder path too long");
     if (launch_spool (req, e, script, nodes, sizeof (script), err) < 0)
         return -1;
     if (pipe2 (pfd, O_CLOEXEC) < 0)

@@ -52,6 +52,14 @@ struct launch_req {
     int64_t walltime;           /* seconds, -1 = none */
     char sandbox[4096];         /* -W sandbox=PRIVATE: its directory (set by
                                  * launch_start), else "" */
+    /* The scheduler's "checkpoint" object: the job's checkpoint folder
+     * ("" = WORKDIR/.hpcq/checkpoints/UUID, set by launch_start),
+     * generations to keep (0: the app's default), the checkpoint signal's
+     * name, and whether its CPU time is wanted (-c c=MIN). */
+    char ckpt_dir[4096];
+    int ckpt_keep;
+    char ckpt_signal[16];
+    int ckpt_cpu;
 };
 
 /* Decode a job.launch body.  -1 with err (EPROTO). */
@@ -66,6 +74,8 @@ struct launch_env {
     const char *jobdir_root;            /* where sandboxes go; NULL: the owner's home */
     const struct privsep_cred *cred;    /* who the job runs as */
     const struct cgroup_job *cg;        /* the job's cgroup, NULL without */
+    const char *ckpt_socket;            /* where jobs report checkpoints
+                                         * ($HPCQ_CKPT_SOCKET), NULL: none */
     const char *tm_socket;              /* the task manager's socket, NULL without */
     const char *tm_agent;               /* pbs_tmrsh, for Open MPI's launcher */
 };

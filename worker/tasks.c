@@ -24,6 +24,7 @@
 #include "common/resource.h"
 #include "common/util.h"
 #include "worker/cgroup.h"
+#include "worker/checkpoint.h"
 #include "worker/cores.h"
 #include "worker/sandbox.h"
 #include "worker/tasks.h"
@@ -171,6 +172,21 @@ struct task *tasks_find_report (struct tasks *ts, int64_t report_id)
     return NULL;
 }
 
+struct task *tasks_find_jobid (struct tasks *ts, const char *jobid, int attempt)
+{
+    struct task *t;
+
+    TAILQ_FOREACH (t, &ts->head, link)
+        if (t->attempt == attempt && strcmp (t->jobid, jobid) == 0)
+            return t;
+    return NULL;
+}
+
+struct privsep *tasks_privsep (struct tasks *ts)
+{
+    return ts->ps;
+}
+
 void tasks_remove (struct tasks *ts, struct task *t)
 {
     TAILQ_REMOVE (&ts->head, t, link);
@@ -269,10 +285,27 @@ static void task_kill_now (struct loop *l, void *arg)
     }
 }
 
+void tasks_suspend (struct tasks *ts, struct task *t, int on)
+{
+    (void)ts;
+    if (t->done || t->suspended == on || t->pid <= 0)
+        return;
+    /* One still starting stops once its script runs (task_started). */
+    if (!t->starting)
+        task_signal (t, on ? SIGSTOP : SIGCONT);
+    t->suspended = on;
+    log_msg (LOG_INFO, "job %s %s", t->jobid, on ? "suspended" : "resumed");
+}
+
 void tasks_kill (struct tasks *ts, struct task *t, enum task_kill why, int immediate)
 {
     if (t->done)
         return;
+    /* A stopped job gets its signal only once it runs again. */
+    if (t->suspended) {
+        task_signal (t, SIGCONT);
+        t->suspended = 0;
+    }
     if (t->kill == KILL_NONE)
         t->kill = why;
     if (immediate || ts->w->kill_delay_ms == 0) {
@@ -514,8 +547,11 @@ static void task_started (struct tasks *ts, struct task *t)
                                         task_warn);
         if (t->kill != KILL_NONE)
             task_signal (t, SIGKILL);   /* deleted while it started */
-        else
+        else {
             task_deliver_pending (ts, t);
+            if (t->suspended)
+                task_signal (t, SIGSTOP);   /* suspended while it started */
+        }
     }
     free (t->status);
     t->status = NULL;
@@ -595,12 +631,13 @@ void tasks_launch (struct tasks *ts, struct launch_req *req)
     struct task *t = task_new (ts, req->seq, req->attempt, req->jobid);
     struct launch_env env = { ts->spool, w->name, w->gpus, w->ngpus,
                               config_get (w->cfg, "jobdir_root", NULL), &t->cred, NULL,
-                              NULL, NULL };
+                              checkpoint_socket (w->ckpt), NULL, NULL };
     struct hpcq_error err;
     char why[512];
 
     t->walltime = req->walltime;
     t->mem = req->mem;
+    t->ckpt_cpu = req->ckpt_cpu;
     if (req->spec.signal && jobspec_parse_signal (req->spec.signal, &t->warn_signo,
                                                   &t->warn_secs, &t->warn_batch_only,
                                                   NULL) < 0)

@@ -67,6 +67,8 @@ struct task {
     struct loop_timer *kill_timer;
     struct loop_timer *warn_timer;  /* sbatch --signal, before the walltime */
     int warn_signo, warn_secs, warn_batch_only;
+    int ckpt_cpu;               /* -c c=MIN: its CPU time goes in heartbeats */
+    int suspended;              /* stopped (preemption's S) */
     enum task_kill kill;
     int done;                   /* exited; result below */
     int exit_status;
@@ -99,6 +101,8 @@ void tasks_launch (struct tasks *ts, struct launch_req *req);
 
 struct task *tasks_find (struct tasks *ts, int64_t seq, int attempt);
 struct task *tasks_find_report (struct tasks *ts, int64_t report_id);
+/* The task of job jobid ("42.server"), attempt attempt, or NULL. */
+struct task *tasks_find_jobid (struct tasks *ts, const char *jobid, int attempt);
 void tasks_remove (struct tasks *ts, struct task *t);
 struct task *tasks_first (struct tasks *ts);
 struct task *tasks_next (struct task *t);
@@ -107,6 +111,15 @@ struct task *tasks_next (struct task *t);
  * SIGTERM now and SIGKILL after the worker's kill delay, or SIGKILL at
  * once (immediate). */
 void tasks_kill (struct tasks *ts, struct task *t, enum task_kill why, int immediate);
+
+/* Stop every process of the task (on=1), or let them go on (0): SIGSTOP
+ * or SIGCONT to its cgroup and process group.  A task being killed is let
+ * go on so that it can die. */
+void tasks_suspend (struct tasks *ts, struct task *t, int on);
+
+/* The helpers that act as a job's owner (for other modules' work as the
+ * owner, such as removing a checkpoint folder). */
+struct privsep *tasks_privsep (struct tasks *ts);
 
 /* Send signo to every process of the task (qsig); to a task still
  * starting, once its script runs. */

@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/resource.h"
 #include "common/util.h"
+#include "worker/checkpoint.h"
 #include "worker/launch.h"
 #include "worker/tasks.h"
 #include "worker/tm.h"
@@ -39,9 +40,8 @@ static void worker_message (struct worker *w, struct conn *c, struct wire_msg *m
 static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg);
 static void worker_link_close (struct conn *c, void *arg);
 
-/* Send a request; its id, or 0 when it could not go (no link, or the link
- * is still opening: what matters is sent again with the hello). */
-static int64_t worker_send (struct worker *w, const char *type, json_t *body)
+/* What matters is sent again with the hello when it could not go. */
+int64_t worker_send (struct worker *w, const char *type, json_t *body)
 {
     struct wire_msg m;
     int64_t id = w->next_id++;
@@ -201,6 +201,7 @@ static void worker_link_close (struct conn *c, void *arg)
     w->link = NULL;
     w->hello_id = 0;
     w->open_id = 0;
+    checkpoint_link_down (w->ckpt);
     /* Results in flight are re-sent with the next hello. */
     for (struct task *t = tasks_first (w->tasks); t; t = tasks_next (t))
         if (t->report_id != REPORT_NONE_WANTED)
@@ -220,6 +221,7 @@ static void worker_hello_acked (struct worker *w)
         else if (t->done)
             worker_report (w, t);
     }
+    checkpoint_link_up (w->ckpt);
 }
 
 static void worker_handle_reply (struct worker *w, struct wire_msg *msg)
@@ -235,6 +237,8 @@ static void worker_handle_reply (struct worker *w, struct wire_msg *msg)
     }
     if (w->hello_id && msg->id == w->hello_id)
         worker_hello_acked (w);
+    else if (checkpoint_reply (w->ckpt, msg))
+        return;
     else if (strcmp (msg->type, "job.finished") == 0
              && (t = tasks_find_report (w->tasks, msg->id)))
         tasks_remove (w->tasks, t);
@@ -284,6 +288,17 @@ static void worker_signal (struct worker *w, struct conn *c, struct wire_msg *ms
     if (!(t = tasks_find (w->tasks, seq, attempt)) || t->done)
         return;
     log_msg (LOG_INFO, "job %s: %s requested (%s)", t->jobid, sig, reason);
+    if (strcmp (reason, "suspend") == 0 || strcmp (reason, "resume") == 0) {
+        /* Preemption's S: every process of the job stops, or goes on. */
+        tasks_suspend (w->tasks, t, strcmp (reason, "suspend") == 0);
+        return;
+    }
+    if (strcmp (reason, "checkpoint") == 0) {
+        int signo = jobspec_signal_number (sig);
+        if (signo > 0)
+            (void)checkpoint_signal (w->ckpt, t, signo);
+        return;
+    }
     if (strcmp (reason, "qsig") == 0) {
         /* A user's signal to the job's processes (qsig), nothing more. */
         int signo = jobspec_signal_number (sig);
@@ -323,6 +338,8 @@ static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
         worker_signal (w, c, msg);
     else if (strcmp (msg->type, "job.message") == 0)
         worker_message (w, c, msg);
+    else if (strcmp (msg->type, "ckpt.remove") == 0)
+        checkpoint_remove (w->ckpt, c, msg);
     else
         (void)conn_reply (c, msg, ENOSYS, "unknown request", NULL);
 }
@@ -338,8 +355,10 @@ static void worker_tick (struct loop *l, void *arg)
         return;
     }
     if (now - w->last_beat_ms >= w->heartbeat_ms) {
+        json_t *usage = checkpoint_usage_json (w->ckpt);
         w->last_beat_ms = now;
-        (void)worker_send (w, "node.heartbeat", NULL);
+        (void)worker_send (w, "node.heartbeat",
+                           usage ? json_pack ("{s:o}", "jobs", usage) : NULL);
     }
 }
 
@@ -395,7 +414,7 @@ struct worker *worker_create (struct loop *loop, struct config *cfg,
     if (worker_settings (w, err) < 0
         || auth_from_config (cfg, "hpcq-worker", &w->auth, err) < 0)
         goto error;
-    if (!(w->tasks = tasks_create (w, err)))
+    if (!(w->tasks = tasks_create (w, err)) || !(w->ckpt = checkpoint_create (w, err)))
         goto error;
     if (!(w->tm = tm_create (w, err)) && err->text[0])
         goto error;
@@ -419,6 +438,7 @@ void worker_destroy (struct worker *w)
     loop_timer_remove (w->tick);
     conn_destroy (w->link);
     tm_destroy (w->tm);
+    checkpoint_destroy (w->ckpt);
     tasks_destroy (w->tasks);
     auth_destroy (w->auth);
     free (w);

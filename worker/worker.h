@@ -25,6 +25,7 @@
 struct tasks;
 struct task;
 struct auth;
+struct checkpoint;
 struct tm;
 
 struct worker {
@@ -51,12 +52,17 @@ struct worker {
     int64_t last_beat_ms;
     int64_t next_connect_ms;
     struct tasks *tasks;
+    struct checkpoint *ckpt;    /* checkpoint reports and removals (checkpoint.h) */
     struct tm *tm;              /* the task manager, NULL without (tm.h) */
 };
 
 struct worker *worker_create (struct loop *loop, struct config *cfg,
                               struct hpcq_error *err);
 void worker_destroy (struct worker *w);
+
+/* Send a request to the scheduler now (body stolen).  Its wire id, or 0
+ * when it could not go (no link, or the link is still opening). */
+int64_t worker_send (struct worker *w, const char *type, json_t *body);
 
 /* A task finished: report it now if connected (else with the next hello). */
 void worker_report (struct worker *w, struct task *t);

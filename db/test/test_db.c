@@ -12,6 +12,7 @@
 
 #include "common/util.h"
 #include "db/db.h"
+#include "db/db_ckpt.h"
 #include "db/db_job.h"
 #include "db/db_node.h"
 #include "db/db_queue.h"
@@ -427,6 +428,99 @@ static void test_jobs (struct db *db)
     jobs_release (&js);
 }
 
+/* Migration 0006: state S, and the checkpoint, preemption, interruption,
+ * cost and retention records (db_ckpt.h). */
+static int count_ckpt (const struct db_ckpt *c, void *arg)
+{
+    int *n = arg;
+
+    if (c->seq == 40 && c->generation == 3 && c->size == 4096 && c->attempt == 1
+        && c->duration > 1.24 && c->duration < 1.26 && c->reason && !strcmp (c->reason, "preempt")
+        && c->node && !strcmp (c->node, "n1"))
+        n[0]++;
+    if (c->seq == 40 && c->generation == 4 && c->size == -1 && c->duration < 0 && !c->reason)
+        n[1]++;
+    return 0;
+}
+
+static int last_preempt (int64_t seq, int attempt, char method, const char *reason, void *arg)
+{
+    char *buf = arg;
+
+    snprintf (buf, 64, "%lld:%d:%c:%s", (long long)seq, attempt, method, reason);
+    return 0;
+}
+
+static int sum_class (const char *cls, double secs, int64_t n, void *arg)
+{
+    char *buf = arg;
+    size_t len = strlen (buf);
+
+    snprintf (buf + len, 128 - len, "%s=%.0f/%lld ", cls, secs, (long long)n);
+    return 0;
+}
+
+static int due_seq (int64_t seq, const char *path, int64_t uid, void *arg)
+{
+    char *buf = arg;
+    size_t len = strlen (buf);
+
+    snprintf (buf + len, 128 - len, "%lld:%s:%lld ", (long long)seq, path, (long long)uid);
+    return 0;
+}
+
+static void test_ckpt_tables (struct db *db)
+{
+    struct db_job j;
+    struct db_ckpt c = { .seq = 40, .attempt = 1, .generation = 3, .path = "/ck/u",
+                         .node = "n1", .size = 4096, .completed_at = 1700000100,
+                         .reason = "preempt", .requested_at = 1700000098.75,
+                         .duration = 1.25 };
+    char buf[128] = "";
+    int n[2] = { 0, 0 };
+
+    job_init (&j, 40);
+    j.state = 'S';
+    ok (db_job_insert (db, &j) == 0 && db_commit (db) == 0, "a suspended job (S) is stored");
+    job_init (&j, 41);
+    j.state = 'Z';
+    ok (db_job_insert (db, &j) < 0 && errno == EINVAL, "other states are still refused");
+    db_rollback (db);
+    ok (db_ckpt_add (db, &c) == 1, "a checkpoint is recorded");
+    ok (db_ckpt_add (db, &c) == 0, "the same generation again is not (a repeated report)");
+    c = (struct db_ckpt){ .seq = 40, .attempt = 1, .generation = 4, .path = "/ck/u",
+                          .size = -1, .completed_at = 1700000200, .duration = -1 };
+    ok (db_ckpt_add (db, &c) == 1 && db_commit (db) == 0, "one of unknown size and cost");
+    ok (db_ckpt_foreach (db, count_ckpt, n) == 0 && n[0] == 1 && n[1] == 1,
+        "both read back as written");
+    ok (db_preempt_add (db, 40, 1, 1700000300, 'S', 42, "by 42") == 0
+        && db_preempt_add (db, 40, 1, 1700000400, 'C', 43, "by 43") == 0 && db_commit (db) == 0,
+        "preemptions are recorded");
+    ok (db_preempt_foreach (db, last_preempt, buf) == 0 && !strcmp (buf, "40:1:C:by 43"),
+        "read back in order: the last is C by 43 (%s)", buf);
+    ok (db_preempt_add (db, 40, 1, 1, 'X', 0, "bad") < 0, "a method other than S C R D is refused");
+    db_rollback (db);
+    buf[0] = '\0';
+    ok (db_class_exposure_add (db, "spot", 3600) == 0 && db_class_exposure_add (db, "spot", 1800) == 0
+        && db_interruption_add (db, 1, "n1", "spot", "reclaim", "notice") == 0
+        && db_interruption_add (db, 2, "n2", "spot", "failure", NULL) == 0
+        && db_interruption_add (db, 3, "n3", "big", "failure", NULL) == 0 && db_commit (db) == 0,
+        "up time and interruptions by node class");
+    ok (db_class_foreach (db, sum_class, buf) == 0 && !strcmp (buf, "big=0/1 spot=5400/2 "),
+        "per class: up node-seconds and interruptions (%s)", buf);
+    ok (db_interruption_add (db, 4, "n1", "spot", "lunch", NULL) < 0, "an unknown kind is refused");
+    db_rollback (db);
+    buf[0] = '\0';
+    ok (db_ckptdir_add (db, 40, "/ck/a", 1000, 100) == 0 && db_ckptdir_add (db, 41, "/ck/b", 1001, 300) == 0
+        && db_commit (db) == 0, "checkpoint folders to remove later");
+    ok (db_ckptdir_due (db, 200, 10, due_seq, buf) == 0 && !strcmp (buf, "40:/ck/a:1000 "),
+        "at 200 only the first is due (%s)", buf);
+    buf[0] = '\0';
+    ok (db_ckptdir_removed (db, 40, 210) == 0 && db_commit (db) == 0
+        && db_ckptdir_due (db, 1000, 10, due_seq, buf) == 0 && !strcmp (buf, "41:/ck/b:1001 "),
+        "a removed one is due no more (%s)", buf);
+}
+
 static int stop_at_first (struct db_job *j, void *arg)
 {
     (*(int *)arg)++;
@@ -573,7 +667,8 @@ static void test_reopen (const char *path)
     ok (db_schema_version (db) == nmigrations (), "the schema version is unchanged");
     ok (query_int (db_handle (db), "SELECT count(*) FROM queues") == 1,
         "the migration did not run again (one queue)");
-    ok (jobs_read (db, &js) == 0 && js.n == 2, "the jobs survived");
+    /* 1 and 7 (test_jobs), 40 (test_ckpt_tables). */
+    ok (jobs_read (db, &js) == 0 && js.n == 3, "the jobs survived");
     jobs_release (&js);
     ok (db_server_get (db, "next_seq", buf, sizeof (buf)) == 0, "server setting survived");
     is (s, "1234", "with its value");
@@ -583,7 +678,7 @@ static void test_reopen (const char *path)
     ok (db_job_insert (db, &j) == 0 && db_in_txn (db), "insert job 50 without commit");
     db_close (db);
     db = db_open (path, &err);
-    ok (db && jobs_read (db, &js) == 0 && js.n == 2, "db_close dropped the uncommitted job");
+    ok (db && jobs_read (db, &js) == 0 && js.n == 3, "db_close dropped the uncommitted job");
     jobs_release (&js);
     db_close (db);
     db_close (NULL);
@@ -786,6 +881,7 @@ int main (void)
         test_attempts_events (db);
         test_server (db);
         test_nodes (db);
+        test_ckpt_tables (db);
         test_schema_sql (db);
         db_close (db);
         test_reopen (path);

@@ -41,6 +41,12 @@ static const char *const legal[] = {
     "R F finished j", "E F finished j", "S F finished j",
     "R Q requeued j", "S Q requeued j",
     "R S suspended j", "S R resumed j",
+    /* Checkpoints leave the state as it is: asked of a running job; their
+     * report may come while it is deleted, or be given up on while it is
+     * suspended. */
+    "R R checkpoint_requested j",
+    "R R checkpoint j", "E E checkpoint j", "S S checkpoint j",
+    "R R checkpoint_missed j", "E E checkpoint_missed j", "S S checkpoint_missed j",
     "Q F finished a", "H F finished a",
 };
 

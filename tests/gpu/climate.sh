@@ -44,7 +44,7 @@ t0=$(date +%s)
     -c -o "$B/climate_cuda.o" "$SRC/apps/climate/climate_cuda.cu" || fail "nvcc"
 gcc -O2 -fopenmp -Wall -Wextra -Werror -Wno-unused-parameter -I"$SRC" -I"$B" \
     -o "$B/hpcq-climate" "$SRC"/apps/climate/{main,climate_cases,climate_model,climate_cpu,climate_pow,climate_comm,climate_step,climate_ckpt,climate_output,climate_opts,climate_run}.c \
-    "$SRC/common/error.c" "$SRC/common/util.c" "$SRC/common/ckptfile.c" "$B/climate_cuda.o" \
+    "$SRC/common/error.c" "$SRC/common/util.c" "$SRC/common/ckptfile.c" "$SRC/common/ckptreport.c" "$B/climate_cuda.o" \
     -L"$CUDA_DIR/lib64" -lcudart_static -lxxhash -ldl -lrt -lpthread -lstdc++ -lm || fail "gcc"
 say "build: $(( $(date +%s) - t0 )) s"
 C=$B/hpcq-climate

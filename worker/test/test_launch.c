@@ -87,6 +87,19 @@ static void test_decode (void)
         "no umask in the spec: -1 (the child uses %03o)", LAUNCH_DEFAULT_UMASK);
     launch_req_release (&req);
 
+    ok (decode (&req, "", ",\"checkpoint\":{\"dir\":\"/ck/j1\",\"keep\":3,"
+                "\"signal\":\"TERM\",\"cpu\":true}") == 0
+        && strcmp (req.ckpt_dir, "/ck/j1") == 0 && req.ckpt_keep == 3
+        && strcmp (req.ckpt_signal, "TERM") == 0 && req.ckpt_cpu == 1,
+        "the checkpoint object: folder, generations kept, signal, CPU time wanted");
+    launch_req_release (&req);
+    ok (decode (&req, "", ",\"checkpoint\":{\"dir\":\"rel/dir\"}") < 0 && errno == EPROTO,
+        "a relative checkpoint folder is EPROTO");
+    launch_req_release (&req);
+    ok (decode (&req, "", ",\"checkpoint\":{\"keep\":-1}") < 0 && errno == EPROTO,
+        "a negative checkpoint keep is EPROTO");
+    launch_req_release (&req);
+
     o = json_pack ("{s:I}", "seq", (json_int_t)1);
     ok (launch_req_decode (o, &req, &err) < 0 && errno == EPROTO
         && strstr (err.text, "malformed"), "a partial job.launch is EPROTO: %s", err.text);
@@ -111,7 +124,8 @@ static void test_environ (void)
     struct privsep_cred cred = { .uid = 1000, .gid = 1000, .name = "alice",
                                  .home = "/home/alice", .shell = "/bin/bash" };
     struct gpu gpus[GPU_MAX];
-    struct launch_env e = { NULL, "node7", gpus, 0, NULL, &cred, NULL, NULL, NULL };
+    struct launch_env e = { NULL, "node7", gpus, 0, NULL, &cred, NULL, "/spool/ckpt.sock",
+                            NULL, NULL };
     struct launch_req req;
     char **envp;
 
@@ -135,6 +149,10 @@ static void test_environ (void)
     is (env_get (envp, "HPCQ_ATTEMPT"), "2", "HPCQ_ATTEMPT");
     is (env_get (envp, "HPCQ_RESTART_COUNT"), "1", "HPCQ_RESTART_COUNT is attempt - 1");
     is (env_get (envp, "HPCQ_NODE"), "node7", "HPCQ_NODE");
+    is (env_get (envp, "HPCQ_CKPT_SOCKET"), "/spool/ckpt.sock",
+        "HPCQ_CKPT_SOCKET: where the job reports its checkpoints");
+    is (env_get (envp, "HPCQ_CHECKPOINT_SIGNAL"), "USR1", "the checkpoint signal: USR1 unless set");
+    ok (env_get (envp, "HPCQ_CHECKPOINT_KEEP") == NULL, "no keep asked for: none set");
     ok (env_get (envp, "PBS_ARRAY_INDEX") == NULL, "no array variables outside arrays");
     ok (env_get (envp, "CUDA_VISIBLE_DEVICES") == NULL, "no GPUs: no CUDA_VISIBLE_DEVICES");
     launch_environ_free (envp);

@@ -1,0 +1,30 @@
+/* ckptreport.h - a job tells its worker that a checkpoint is complete.
+ *
+ * What `hpcq-ckpt done` does, as a library call for apps: under hpcq a
+ * job's environment names its worker's socket ($HPCQ_CKPT_SOCKET), its id
+ * ($PBS_JOBID) and attempt ($HPCQ_ATTEMPT); the report goes there (never
+ * to the scheduler), and the worker passes it on.  The scheduler records
+ * the checkpoint (generation, size, cost), counts its cadence from it, and
+ * a preemption or reclaim waiting for it goes ahead.
+ *
+ * common/ckptfile.c reports every generation it commits, so apps writing
+ * their checkpoints through it report them all without a line of their
+ * own.
+ */
+#ifndef HPCQ_COMMON_CKPTREPORT_H
+#define HPCQ_COMMON_CKPTREPORT_H
+
+#include <stdint.h>
+
+#include "common/error.h"
+
+/* Report a completed checkpoint: its generation (0: the scheduler counts
+ * one up), its size in bytes (-1: unknown) and the seconds it took (< 0:
+ * unknown; the scheduler measures from its own signal when it asked).
+ * Returns 1 once the worker has it, 0 when not running under hpcq (no
+ * $HPCQ_CKPT_SOCKET), -1 with err (the worker refused or cannot be
+ * reached). */
+int ckptreport_done (int64_t generation, int64_t bytes, double seconds,
+                     struct hpcq_error *err);
+
+#endif

@@ -1,0 +1,165 @@
+/* ckpt.h - checkpoints as the scheduler manages them.
+ *
+ * A job says how it checkpoints with qsub -c and -W checkpoint_signal
+ * (common/ckptspec.h).  This module decides when to ask it for one (its
+ * cadence: every MIN minutes of wall or CPU time, or the Young/Daly
+ * interval of scheduler/cadence.h), asks for one on behalf of others
+ * (preemption, spot reclaim, qrerun), delivers the checkpoint signal to the
+ * job's processes through its mother superior's worker, and records each
+ * completed checkpoint the worker reports (job.checkpoint, from
+ * `hpcq-ckpt done` or common/ckptreport.h) in the database: generation,
+ * time, size, and cost (seconds from the signal to the report).
+ *
+ * ---- The interface for preemption, reclaim and the simulator (stable) ----
+ *
+ *   ckpt_request (srv, job, reason, deadline_ms, done, arg)
+ *       Ask a running job for a checkpoint now: its checkpoint signal goes
+ *       to its processes, and the request is an event ("checkpoint_requested",
+ *       its reason as detail).  If one is already under way, no second
+ *       signal is sent: done waits for that one.  done (if not NULL) is
+ *       called exactly once:
+ *         CKPT_REPORTED  the job's worker reported a completed checkpoint;
+ *         CKPT_EXPIRED   deadline_ms (util_now_ms clock) came first;
+ *         CKPT_GONE      the attempt ended first (finished, requeued,
+ *                        deleted, its node lost).
+ *       done may change the job's state (requeue it: lifecycle.h).
+ *   ckpt_cancel (srv, job, done, arg)
+ *       Forget a done that is no longer wanted (never called then).
+ *   ckpt_requeue_done
+ *       A done that requeues the job (lifecycle_requeue_from_checkpoint)
+ *       once its checkpoint is reported or the deadline is over; arg is a
+ *       string that outlives the request (a literal) saying why:
+ *       "preempted (C)", "rerun (qrerun)", "reclaimed".
+ *   ckpt_job_checkpoints (srv, job)
+ *       1 if the job takes checkpoint signals where it runs: its -c is
+ *       anything but n and u, or it is u on a spot node.
+ *   ckpt_grace_ms (srv)
+ *       checkpoint_grace: how long preemption's C waits for a report.
+ *
+ * Requeuing a job once its checkpoint is reported is lifecycle's
+ * lifecycle_requeue_from_checkpoint(); the next attempt finds the
+ * checkpoint in the same folder ($HPCQ_CHECKPOINT_DIR) on whichever node
+ * it runs.
+ *
+ * The counters other modules read (metrics, accounting) are on the job:
+ * job->ck (struct job_ckpt below), and in the checkpoints, preemptions and
+ * attempts tables (db/db_ckpt.h).
+ */
+#ifndef HPCQ_SCHEDULER_CKPT_H
+#define HPCQ_SCHEDULER_CKPT_H
+
+#include <stdint.h>
+#include <jansson.h>
+
+#include "common/ckptspec.h"
+#include "common/error.h"
+#include "scheduler/server.h"
+
+struct job;
+struct node;
+
+enum ckpt_outcome {
+    CKPT_REPORTED,
+    CKPT_EXPIRED,
+    CKPT_GONE,
+};
+
+typedef void (*ckpt_done_f) (struct server *srv, struct job *job,
+                             enum ckpt_outcome outcome, void *arg);
+
+#define CKPT_COSTS 16           /* the latest costs kept for the median */
+#define CKPT_WAITERS 4
+
+struct ckpt_waiter {
+    ckpt_done_f done;
+    void *arg;
+    int64_t deadline_ms;
+};
+
+/* A job's checkpoints, suspensions, preemptions and cost (job->ck, made
+ * by ckpt_job_state on first need; freed with the job). */
+struct job_ckpt {
+    /* Completed checkpoints, over all attempts. */
+    int count;
+    int64_t last_gen;
+    int64_t last_time;              /* wall seconds */
+    double costs[CKPT_COSTS];       /* the latest costs (seconds), a ring */
+    int ncosts, cost_next;
+    /* This attempt's cadence. */
+    int64_t base_ms;                /* the interval counts from here */
+    int64_t cput, base_cput;        /* CPU seconds the worker reported, and at base */
+    /* A request under way: the signal went at req_ms (0: none). */
+    int64_t req_ms;
+    double req_wall;
+    int64_t req_until_ms;           /* given up on after this */
+    char req_reason[32];
+    struct ckpt_waiter w[CKPT_WAITERS];
+    int nw;
+    /* Preemption (preempt.h). */
+    int preempt_count;
+    char preempt_reason[160];
+    int preempting;                 /* a method is under way (C waits) */
+    int auto_resume;                /* suspended by preemption (S): resumed by
+                                     * the scheduler, not only by qsig */
+    /* Suspension, this attempt (monotonic ms).  released: its allocation's
+     * resources are not held (it is suspended, or was deleted while it
+     * was), so its end must not release them again. */
+    int64_t suspended_ms, suspend_since_ms;
+    int released;
+    /* Cost of the ended attempts (cost.h). */
+    double cost_prev, cost_prev_spot;
+};
+
+struct ckpt *ckpt_create (struct server *srv, struct hpcq_error *err);
+void ckpt_destroy (struct ckpt *ck);
+
+/* After the jobs are loaded: each job's checkpoints and preemptions from
+ * the database.  0 or -1. */
+int ckpt_load (struct ckpt *ck);
+
+/* job->ck, made if it has none. */
+struct job_ckpt *ckpt_job_state (struct job *job);
+
+/* What job asked for with -c (CKPT_UNSET if nothing). */
+void ckpt_job_spec (const struct job *job, struct ckptspec *out);
+/* Its checkpoint signal's name ("USR1"). */
+const char *ckpt_job_signal (const struct job *job);
+
+int ckpt_job_checkpoints (struct server *srv, const struct job *job);
+int64_t ckpt_grace_ms (struct server *srv);
+
+int ckpt_request (struct server *srv, struct job *job, const char *reason,
+                  int64_t deadline_ms, ckpt_done_f done, void *arg);
+void ckpt_cancel (struct server *srv, struct job *job, ckpt_done_f done, void *arg);
+void ckpt_requeue_done (struct server *srv, struct job *job, enum ckpt_outcome outcome,
+                        void *why);
+
+/* The cadence interval now, seconds (Young/Daly for auto); 0 if the job has
+ * none. */
+double ckpt_interval (struct server *srv, const struct job *job);
+
+/* The job's checkpoint folder: checkpoint_root/UUID, or
+ * WORKDIR/.hpcq/checkpoints/UUID without checkpoint_root. */
+void ckpt_job_dir (struct server *srv, const struct job *job, char *buf, size_t len);
+
+/* Lifecycle's hooks: an attempt started / ended (its waiters are told
+ * CKPT_GONE, its request and cadence forgotten). */
+void ckpt_attempt_started (struct server *srv, struct job *job);
+void ckpt_attempt_ended (struct server *srv, struct job *job);
+
+/* The job ended for good (finished): its checkpoint folder is removed as
+ * its owner, at once for exit status 0, checkpoint_keep_failed days later
+ * otherwise.  0 or -1. */
+int ckpt_job_finished (struct server *srv, struct job *job);
+
+/* The launch's "checkpoint" object (dir, keep, signal, cpu) (new ref). */
+json_t *ckpt_launch_json (struct server *srv, const struct job *job);
+
+/* qstat -f: Checkpoint, checkpoint.*, preemption.* into o. */
+void ckpt_attr_json (struct server *srv, const struct job *job, json_t *o);
+
+/* A worker's heartbeat told the CPU seconds of its jobs ("jobs":
+ * [{"seq", "attempt", "cput"}]). */
+void ckpt_note_usage (struct server *srv, struct node *n, json_t *jobs);
+
+#endif
