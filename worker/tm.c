@@ -182,8 +182,7 @@ void tm_job_end (struct tm *tm, int64_t seq, int attempt, int64_t *cput, int64_t
     if (!tm || !(j = job_find_seq (tm, seq, attempt)) || !j->mother)
         return;
     *cput += j->cput;
-    if (j->mem_used > *mem)
-        *mem = j->mem_used;
+    *mem += j->mem_used; /* summed over hosts, as resources_used.mem */
     job_free (j);
 }
 
@@ -328,8 +327,7 @@ static void sess_exit (struct tm_sess *s, int status, int64_t cput, int64_t mem,
         json_object_set_new (body, "error", json_string (error));
     s->exited = 1;
     s->job->cput += cput;
-    if (mem > s->job->mem_used)
-        s->job->mem_used = mem;
+    s->job->mem_used += mem;
     peer_send (s->caller, "tm.exit", body);
     sess_free (s);
 }
