@@ -4,7 +4,7 @@
  * pbsdsh and pbs_tmrsh).
  *
  * One connection carries one process.  Messages (JSON bodies):
- *   tm.spawn  caller -> worker: {jobid, host, argv:[...], env:[...], cwd,
+ *   tm.spawn  caller -> worker: {jobid, host, argv:[...], env:[...], cwd, detach,
  *             shell, stdin, vnode}; reply {} or an error.  Between workers
  *             it also carries {seq, attempt, uid, owner, mem}.
  *   tm.stdin  {data?, eof?}     caller -> process
