@@ -478,6 +478,8 @@ static void node_heartbeat (struct server *srv, struct conn *c, struct wire_msg 
 
     if (!n)
         return;
+    /* Heard from: a node a mother superior reported failed is placed again. */
+    n->reachable = n->conn != NULL;
     /* The CPU time of jobs that checkpoint on CPU time (-c c=MIN). */
     if ((jobs = json_object_get (msg->body, "jobs")) && json_is_array (jobs))
         ckpt_note_usage (srv, n, jobs);
@@ -542,6 +544,11 @@ static void node_finished (struct server *srv, struct node *n, json_t *body)
     /* Its mother superior lost another of its hosts (worker/tm.h): as a
      * node loss, requeued if rerunnable, the failed host named. */
     if (json_unpack (body, "{s:s}", "host_failed", &failed) == 0 && job->rec.state == 'R') {
+        /* Not placed again until heard from (its heartbeat; its link
+         * closes if it is gone), so the new attempt goes elsewhere. */
+        struct node *bad = nodes_lookup (srv->nodes, failed);
+        if (bad)
+            bad->reachable = 0;
         if (lifecycle_node_lost (srv, job, reason ? reason : "a host failed") < 0)
             log_error ("job %s: handle host failure", job->id);
         return;
