@@ -44,6 +44,7 @@ static const char *known_keys[] = {
     "suspend_timeout", "resume_timeout", "max_nodes_resuming",
     "notice_provider", "notice_url", "notice_token_url", "notice_interval",
     "health_check_program", "health_check_interval", "telemetry_interval",
+    "tm_socket", "tm_port", "tm_keepalive", "tm_rsh_agent",
     /* both */
     "log_file", "log_level", "acl_roots",
     /* both daemons (and munge_socket for the client commands) */

@@ -18,6 +18,7 @@
 #include "worker/launch.h"
 #include "worker/notice.h"
 #include "worker/tasks.h"
+#include "worker/tm.h"
 #include "worker/worker.h"
 
 /* qmsg: a line into the job's error (E) and/or output (O) file, written
@@ -462,6 +463,8 @@ struct worker *worker_create (struct loop *loop, struct config *cfg,
         goto error;
     if (!(w->tasks = tasks_create (w, err)) || !(w->ckpt = checkpoint_create (w, err)))
         goto error;
+    if (!(w->tm = tm_create (w, err)) && err->text[0])
+        goto error;
     if (!(w->tick = loop_timer_add (loop, 0, 200, worker_tick, w))) {
         errprintf (err, "cannot create worker: %s", strerror (errno));
         goto error;
@@ -485,6 +488,7 @@ void worker_destroy (struct worker *w)
     health_destroy (w->health);
     gpumon_destroy (w->gpumon);
     conn_destroy (w->link);
+    tm_destroy (w->tm);
     checkpoint_destroy (w->ckpt);
     tasks_destroy (w->tasks);
     auth_destroy (w->auth);

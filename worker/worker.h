@@ -29,6 +29,7 @@ struct gpumon;
 struct health;
 struct auth;
 struct checkpoint;
+struct tm;
 
 struct worker {
     struct loop *loop;
@@ -59,6 +60,7 @@ struct worker {
     struct health *health;      /* the health check, or NULL */
     struct loop_timer *telemetry;
     struct checkpoint *ckpt;    /* checkpoint reports and removals (checkpoint.h) */
+    struct tm *tm;              /* the task manager, NULL without (tm.h) */
 };
 
 struct worker *worker_create (struct loop *loop, struct config *cfg,
