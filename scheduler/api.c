@@ -72,14 +72,6 @@ static json_t *api_job_public (struct server *srv, const struct job *job)
                       job->rec.queue, "server", srv->name);
 }
 
-/* What only its owner and managers see of a job (PBS Pro's qstat -f shows
- * no more of others' jobs to operators with query_other_jobs): what it
- * runs with and where it writes, who pays and who is mailed. */
-static const char *const api_private[] = {
-    "Variable_List", "Submit_arguments", "Output_Path", "Error_Path", "jobdir",
-    "Account_Name",  "Mail_Users",       "Mail_Points", "depend",     "session_id",
-};
-
 static json_t *api_job (struct http_req *r, const struct job *job)
 {
     enum http_view view = http_job_view (r, job->rec.uid);
@@ -90,8 +82,6 @@ static json_t *api_job (struct http_req *r, const struct job *job)
     if (!(o = job_attr_json (r->srv, job)))
         return NULL;
     json_object_set_new (o, "id", json_string (job->id));
-    for (size_t i = 0; view == HTTP_VIEW_SHARED && i < ARRAY_SIZE (api_private); i++)
-        json_object_del (o, api_private[i]);
     return o;
 }
 

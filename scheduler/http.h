@@ -93,9 +93,9 @@ int http_reply_stream (struct http_req *r, const char *type,
 
 /* How much of a job the caller sees. */
 enum http_view {
-    HTTP_VIEW_TABLE,  /* what the qstat table shows of anyone's job */
-    HTTP_VIEW_SHARED, /* qstat -f less the private fields (api.c) */
-    HTTP_VIEW_FULL,   /* everything: its owner, managers, the token */
+    HTTP_VIEW_TABLE, /* what the qstat table shows of anyone's job */
+    HTTP_VIEW_FULL,  /* qstat -f: its owner, operators, managers, the token,
+                        everyone with query_other_jobs */
 };
 enum http_view http_job_view (const struct http_req *r, int64_t owner_uid);
 
