@@ -23,7 +23,11 @@ PACKAGES="$PACKAGES uthash-dev"
 # tests serve those documents with python3's http.server, and read JSON
 # with jq (t7011 also compares every job's qstat -f -F json record across a
 # restart with it).
-PACKAGES="$PACKAGES libcurl4-openssl-dev jq"
+PACKAGES="$PACKAGES libcurl4-openssl-dev"
+# The scheduler's HTTP server; hpcq-report's chart; the administration
+# tests (t8000-t8006) run a real Prometheus (and promtool) and headless
+# Chromium, with curl and jq.
+PACKAGES="$PACKAGES libmicrohttpd-dev libcairo2-dev curl jq prometheus chromium"
 # Installed without their recommended packages (Snakemake 7's would bring
 # ~200 more, ImageMagick and GDAL among them): the workflow tool the
 # compatibility tests run for real (t1100, t1106); LAMMPS, which hpcq-md

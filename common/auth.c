@@ -33,7 +33,7 @@ struct auth {
     int nservice;
 };
 
-static const char *dir_names[] = { "to-scheduler", "to-worker" };
+static const char *dir_names[] = { "to-scheduler", "to-worker", "to-tm", "from-tm" };
 
 struct auth *auth_create (const char *socket, int ttl, struct hpcq_error *err)
 {

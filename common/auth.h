@@ -7,9 +7,10 @@
  * the process that made it, its time to live, and refuses to decode one
  * twice (a replay).  Its payload is a SHA-256 digest (nettle) of
  *   "hpcq-wire-1" NUL direction NUL binding NUL canonical-envelope
- * where direction says which way the message goes ("to-scheduler" or
- * "to-worker"), binding is what the connection agreed on when it opened
- * (the two nonces of link.open; "" for a user's one-shot request), and the
+ * where direction says which way the message goes ("to-scheduler",
+ * "to-worker", "to-tm" or "from-tm"), binding is what the connection
+ * agreed on when it opened (the two nonces of link.open; "" for a user's
+ * one-shot request), and the
  * canonical envelope is the message without its credential, serialized by
  * jansson with sorted keys.  So a credential lifted off the wire authorizes
  * nothing else: not another body, type or id, not the other direction, not
@@ -36,6 +37,9 @@
 enum auth_dir {
     AUTH_TO_SCHEDULER = 0,          /* from a worker or a user */
     AUTH_TO_WORKER = 1,             /* from the scheduler */
+    AUTH_TO_TM = 2,                 /* to a worker's task manager port (common/tm.h):
+                                     * from a mother superior's worker or qsub -I */
+    AUTH_FROM_TM = 3,               /* its answers and the streams it sends back */
 };
 
 /* Who made a credential, as munged says. */

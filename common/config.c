@@ -23,6 +23,7 @@ static const char *known_keys[] = {
     "managers", "operators", "fairshare_halflife", "fairshare_gpu_weight",
     "priority_weight_queue", "priority_weight_job", "priority_weight_age",
     "priority_weight_fairshare", "priority_max_age",
+    "metrics_listen", "http_token_file", "job_history_enable", "job_history_duration",
     /* scheduler: private data and limits (docs/security.md) */
     "query_other_jobs", "max_queued", "max_queued_res.ncpus", "max_queued_res.mem",
     "max_queued_res.ngpus", "max_spec_size", "max_user_connections",
@@ -42,6 +43,8 @@ static const char *known_keys[] = {
     "cloud_nodes", "resume_program", "suspend_program", "suspend_time",
     "suspend_timeout", "resume_timeout", "max_nodes_resuming",
     "notice_provider", "notice_url", "notice_token_url", "notice_interval",
+    "health_check_program", "health_check_interval", "telemetry_interval",
+    "tm_socket", "tm_port", "tm_keepalive", "tm_rsh_agent",
     /* both */
     "log_file", "log_level", "acl_roots",
     /* both daemons (and munge_socket for the client commands) */

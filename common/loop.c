@@ -197,6 +197,17 @@ int loop_before_sleep (struct loop *l, loop_cb_f cb, void *arg)
     return 0;
 }
 
+void loop_before_sleep_remove (struct loop *l, loop_cb_f cb, void *arg)
+{
+    for (int i = 0; i < l->nhooks; i++) {
+        if (l->hooks[i].cb == cb && l->hooks[i].arg == arg) {
+            memmove (&l->hooks[i], &l->hooks[i + 1], (l->nhooks - i - 1) * sizeof (l->hooks[0]));
+            l->nhooks--;
+            return;
+        }
+    }
+}
+
 void loop_stop (struct loop *l)
 {
     l->stop = 1;

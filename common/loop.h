@@ -46,6 +46,8 @@ void loop_timer_remove (struct loop_timer *t);
 
 /* Called once per loop turn, before waiting, in registration order. */
 int loop_before_sleep (struct loop *l, loop_cb_f cb, void *arg);
+/* Forget a hook (its owner is going away while the loop lives on). */
+void loop_before_sleep_remove (struct loop *l, loop_cb_f cb, void *arg);
 
 /* Deliver the given signals through the loop (signalfd): they are blocked
  * for the process and cb runs in loop context.  Returns 0 or -1. */

@@ -26,11 +26,18 @@ static const char *sql_update =
     " spec = coalesce (?10, spec)"
     " WHERE seq = ?1";
 
+/* Every job but those that finished before ?1 (0: every job); an array's
+ * subjobs go with their array. */
 static const char *sql_select =
     "SELECT seq, uuid, owner, uid, name, queue, state, hold_types, priority,"
     " spec, ctime, mtime, stime, etime, exit_status, comment, run_count,"
     " exec_host, exec_vnode, session_id, resources_used, alloc, array_parent,"
-    " array_index FROM jobs ORDER BY seq";
+    " array_index FROM jobs j"
+    " WHERE ?1 = 0 OR j.state != 'F' OR coalesce (j.etime, ?1) >= ?1"
+    " OR (j.array_parent IS NOT NULL AND EXISTS (SELECT 1 FROM jobs p"
+    "     WHERE p.seq = j.array_parent"
+    "     AND (p.state != 'F' OR coalesce (p.etime, ?1) >= ?1)))"
+    " ORDER BY seq";
 
 static const char *sql_attempt_start =
     "INSERT INTO attempts (job_seq, attempt, node, exec_host, start_time)"
@@ -200,11 +207,17 @@ static void db_job_read_row (sqlite3_stmt *st, struct db_job *j)
 
 int db_job_foreach (struct db *db, db_job_f cb, void *arg)
 {
+    return db_job_foreach_since (db, 0, cb, arg);
+}
+
+int db_job_foreach_since (struct db *db, int64_t finished_before, db_job_f cb, void *arg)
+{
     sqlite3_stmt *st = db_stmt (db, sql_select);
     int rc;
 
     if (!st)
         return -1;
+    sqlite3_bind_int64 (st, 1, finished_before);
     while ((rc = sqlite3_step (st)) == SQLITE_ROW) {
         struct db_job j;
         db_job_read_row (st, &j);

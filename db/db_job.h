@@ -62,6 +62,10 @@ int db_job_update (struct db *db, const struct db_job *j);
  * keep (it must db_job_release it).  A callback returning -1 stops. */
 typedef int (*db_job_f) (struct db_job *j, void *arg);
 int db_job_foreach (struct db *db, db_job_f cb, void *arg);
+/* The same, leaving out jobs that finished (F) before finished_before
+ * (seconds; 0: none left out), with the subjobs of arrays so left out:
+ * what a scheduler keeps of its history (job_history_duration). */
+int db_job_foreach_since (struct db *db, int64_t finished_before, db_job_f cb, void *arg);
 
 /* Attempt records: one row per run of a job. */
 int db_attempt_start (struct db *db, int64_t seq, int attempt,

@@ -132,6 +132,14 @@ static void job_ops_before_sleep (struct loop *l, void *arg)
     }
 }
 
+int job_ops_waited (const struct job_ops *ops, const struct job *job)
+{
+    for (const struct waiter *w = ops ? ops->waiters : NULL; w; w = w->next)
+        if (w->job == job)
+            return 1;
+    return 0;
+}
+
 void job_ops_conn_closed (struct job_ops *ops, struct conn *c)
 {
     struct waiter **wp;
@@ -530,6 +538,7 @@ void job_ops_destroy (struct job_ops *ops)
 {
     if (!ops)
         return;
+    loop_before_sleep_remove (ops->srv->loop, job_ops_before_sleep, ops);
     while (ops->waiters) {
         struct waiter *w = ops->waiters;
         ops->waiters = w->next;

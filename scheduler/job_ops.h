@@ -18,6 +18,8 @@
 #include "common/conn.h"
 #include "scheduler/server.h"
 
+struct job;
+
 /* Registers the handlers and a before-sleep hook (after the server's
  * commit) that answers waits.  NULL on failure. */
 struct job_ops *job_ops_create (struct server *srv);
@@ -25,5 +27,8 @@ void job_ops_destroy (struct job_ops *ops);
 
 /* Connection c is going away: forget its waits.  ops may be NULL. */
 void job_ops_conn_closed (struct job_ops *ops, struct conn *c);
+
+/* 1 if a job.wait on job is not answered yet (the job must stay). */
+int job_ops_waited (const struct job_ops *ops, const struct job *job);
 
 #endif

@@ -545,7 +545,7 @@ static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
     server_reply_after_commit (srv, c, msg, NULL);
 }
 
-static json_t *state_counts (struct server *srv, const char *queue)
+json_t *job_rpc_state_counts (struct server *srv, const char *queue)
 {
     static const char states[] = "QHWTRE";
     static const char *names[] = { "Queued", "Held", "Waiting", "Transit",
@@ -568,7 +568,7 @@ static json_t *state_counts (struct server *srv, const char *queue)
     return o;
 }
 
-static void server_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
+json_t *job_rpc_server_json (struct server *srv)
 {
     int nnodes;
 
@@ -576,14 +576,17 @@ static void server_stat (struct server *srv, struct conn *c, struct wire_msg *ms
 
     (void)nodes_all (srv->nodes, &nnodes);
     server_attr_json (srv, attrs);
-    (void)conn_reply (c, msg, 0, NULL,
-                      json_pack ("{s:s s:s s:s s:o s:i s:s s:I s:I s:o}", "server",
-                                 srv->name, "server_state", "Active", "default_queue",
-                                 srv->default_queue, "state_count",
-                                 state_counts (srv, NULL), "nodes", nnodes,
-                                 "pbs_version", PACKAGE_VERSION, "hpcq_commits",
-                                 (json_int_t)srv->stat_commits, "hpcq_jobs_submitted",
-                                 (json_int_t)srv->stat_submitted, "attributes", attrs));
+    return json_pack ("{s:s s:s s:s s:o s:i s:s s:I s:I s:o}", "server", srv->name,
+                      "server_state", "Active", "default_queue", srv->default_queue,
+                      "state_count", job_rpc_state_counts (srv, NULL), "nodes", nnodes,
+                      "pbs_version", PACKAGE_VERSION, "hpcq_commits",
+                      (json_int_t)srv->stat_commits, "hpcq_jobs_submitted",
+                      (json_int_t)srv->stat_submitted, "attributes", attrs);
+}
+
+static void server_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    (void)conn_reply (c, msg, 0, NULL, job_rpc_server_json (srv));
 }
 
 static void queue_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
@@ -595,7 +598,7 @@ static void queue_stat (struct server *srv, struct conn *c, struct wire_msg *msg
     for (int i = 0; i < n; i++) {
         json_t *o = queue_attrs_json (all[i]);
         limits_attrs_json (srv->limits, all[i]->rec.name, o);
-        json_object_set_new (o, "state_count", state_counts (srv, all[i]->rec.name));
+        json_object_set_new (o, "state_count", job_rpc_state_counts (srv, all[i]->rec.name));
         json_object_set_new (o, "resources_used", cost_queue_json (srv, all[i]->rec.name));
         json_object_set_new (queues, all[i]->rec.name, o);
     }

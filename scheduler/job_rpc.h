@@ -14,4 +14,10 @@ struct job;
  * owner, an operator), or NULL after replying with PBS's reason. */
 struct job *job_rpc_target (struct server *srv, struct conn *c, struct wire_msg *msg);
 
+/* What qstat -B shows (server.stat's answer) and a state_count object
+ * (Queued, Held, ... total_jobs) over all jobs or one queue's: new
+ * references, for the REST API too (api.h). */
+json_t *job_rpc_server_json (struct server *srv);
+json_t *job_rpc_state_counts (struct server *srv, const char *queue);
+
 #endif

@@ -690,7 +690,7 @@ static int load_start (struct jobs *js)
     return 0;
 }
 
-int jobs_load (struct jobs *js, jobs_loaded_f cb, void *arg)
+int jobs_load (struct jobs *js, int64_t finished_before, jobs_loaded_f cb, void *arg)
 {
     char buf[32];
 
@@ -703,7 +703,7 @@ int jobs_load (struct jobs *js, jobs_loaded_f cb, void *arg)
     }
     js->load->cb = cb;
     js->load->arg = arg;
-    if (db_job_foreach (js->srv->db, load_row, js) < 0) {
+    if (db_job_foreach_since (js->srv->db, finished_before, load_row, js) < 0) {
         load_free (js->load);
         js->load = NULL;
         return -1;
@@ -796,6 +796,39 @@ int jobs_add_subjobs (struct jobs *js, struct job *array)
     array->is_array = 1;
     pending_update (js, array);
     return 0;
+}
+
+int jobs_purge (struct jobs *js, int64_t finished_before,
+                int (*keep) (const struct job *job, void *arg), void *arg)
+{
+    int k = 0, n = 0;
+
+    if (js->load)
+        return 0;   /* the parsing threads still use the jobs */
+    for (int i = 0; i < js->n; i++) {
+        struct job *job = js->v[i];
+        if (job->rec.state == 'F' && job->rec.etime < finished_before
+            && !(keep && keep (job, arg))) {
+            if (job->arr && job->arr->pending) {    /* not while F; to be sure */
+                job->arr->pending = 0;
+                TAILQ_REMOVE (&js->pending, job->arr, pending_link);
+            }
+            job_free (job);     /* an array with its split-out subjobs */
+            n++;
+            continue;
+        }
+        js->v[k++] = job;
+    }
+    js->n = k;
+    /* Give back the index too once it is mostly empty. */
+    if (js->cap > 1024 && js->n < js->cap / 4) {
+        struct job **nv = realloc (js->v, (js->cap / 2) * sizeof (*nv));
+        if (nv) {
+            js->v = nv;
+            js->cap /= 2;
+        }
+    }
+    return n;
 }
 
 struct job *jobs_lookup (struct jobs *js, int64_t seq)

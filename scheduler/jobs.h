@@ -1,7 +1,8 @@
 /* jobs.h - the scheduler's jobs in memory, written through to the database.
  *
- * Every job since the database was created is here (finished ones too, for
- * qstat -x), indexed by sequence number, with the lists a scheduling pass
+ * Every job not yet finished is here, and the finished ones of the history
+ * window (job_history_duration, for qstat -x; history.h), indexed by
+ * sequence number, with the lists a scheduling pass
  * reads (queued, running).  A job's state is changed only by lifecycle.h,
  * which writes each change through with an event in the job's history.
  */
@@ -91,18 +92,26 @@ int64_t job_subkey (int64_t parent_seq, int pos, int n);
 struct jobs *jobs_create (struct server *srv);
 void jobs_destroy (struct jobs *js);
 
-/* Load every job from the database: the records at once (running jobs get
+/* Load every job from the database but those that finished before
+ * finished_before (0: every job): the records at once (running jobs get
  * their allocation back on placeholder nodes), their stored requests
  * parsed on other threads meanwhile; cb (rc 0, or -1 if a stored request
  * is unreadable) runs on the loop once they are taken in.  0 or -1. */
 typedef void (*jobs_loaded_f) (struct jobs *js, int rc, void *arg);
-int jobs_load (struct jobs *js, jobs_loaded_f cb, void *arg);
+int jobs_load (struct jobs *js, int64_t finished_before, jobs_loaded_f cb, void *arg);
 
 /* 1 while the requests are being parsed: until then only the records may
  * be read (not job->spec, not subjob views).  jobs_load_wait waits for
  * the parse and takes it in (0, or -1 as cb's rc). */
 int jobs_loading (const struct jobs *js);
 int jobs_load_wait (struct jobs *js);
+
+/* Free the finished jobs (arrays with their split-out subjobs) that ended
+ * before finished_before, but those keep (if not NULL) says are still in
+ * use; they stay in the database.  Nothing while the requests are parsed
+ * (jobs_loading).  Returns how many went (history.h). */
+int jobs_purge (struct jobs *js, int64_t finished_before,
+                int (*keep) (const struct job *job, void *arg), void *arg);
 
 /* The next sequence number; durable once the batch commits. */
 int64_t jobs_next_seq (struct jobs *js);

@@ -14,21 +14,27 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "scheduler/accounting.h"
 #include "scheduler/ckpt.h"
 #include "scheduler/cost.h"
 #include "scheduler/fairshare.h"
 #include "scheduler/lifecycle.h"
 #include "scheduler/limits.h"
+#include "scheduler/metrics.h"
 #include "scheduler/nodes.h"
 
-/* job moved from old to its present state: write it and its event. */
+/* job moved from old to its present state: write it and its event, and
+ * tell those who account for it (the accounting log's record goes into
+ * the same transaction). */
 static int lifecycle_record (struct server *srv, struct job *job, char old,
                              enum job_event ev, const char *actor, const char *detail)
 {
     if (jobs_write (srv->jobs, job) < 0
         || db_event_add_state (srv->db, job->rec.seq, job->rec.mtime, job_event_name (ev),
-                               actor, detail, old, job->rec.state) < 0)
+                               actor, detail, old, job->rec.state) < 0
+        || accounting_job_event (srv->accounting, job, old, ev, actor) < 0)
         return -1;
+    metrics_job_event (srv->metrics, job, old, ev);
     if (job->parent)
         lifecycle_array_update (srv, job->parent);
     return 0;
@@ -58,10 +64,13 @@ int lifecycle_submit (struct server *srv, struct job *job)
         || db_event_add_state (srv->db, job->rec.seq, job->rec.ctime,
                                job_event_name (JOB_EV_SUBMITTED), job->rec.owner,
                                job->rec.queue, JOB_STATE_NEW, to) < 0
+        || accounting_job_event (srv->accounting, job, JOB_STATE_NEW, JOB_EV_SUBMITTED,
+                                 job->rec.owner) < 0
         || jobs_add (srv->jobs, job) < 0) {
         job->rec.state = JOB_STATE_NEW;     /* not submitted after all */
         return -1;
     }
+    metrics_job_event (srv->metrics, job, JOB_STATE_NEW, JOB_EV_SUBMITTED);
     return 0;
 }
 

@@ -8,6 +8,7 @@
 #include "db/db_node.h"
 #include "scheduler/jobs.h"
 #include "scheduler/node_admin.h"
+#include "scheduler/node_health.h"
 #include "scheduler/nodes.h"
 #include "scheduler/power.h"
 
@@ -53,7 +54,7 @@ static json_t *gpus_json (const struct node *n)
 
 /* For each node name, the ids of the jobs holding part of it (PBS's jobs
  * attribute): one walk over the running jobs for all nodes. */
-static json_t *jobs_by_node (struct server *srv)
+json_t *node_admin_jobs_map (struct server *srv)
 {
     json_t *map = json_object ();
     struct job *j;
@@ -69,7 +70,7 @@ static json_t *jobs_by_node (struct server *srv)
     return map;
 }
 
-static json_t *node_json (const struct node *n, json_t *jobs_map)
+json_t *node_admin_json (const struct node *n, json_t *jobs_map)
 {
     static const char *const power_names[] = {
         [NODE_POWER_ON] = "on", [NODE_POWER_OFF] = "off",
@@ -139,9 +140,9 @@ static void node_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
         return;
     }
     if (named_nodes (srv, c, msg, names, sel, &nsel) == 0) {
-        json_t *jobs_map = jobs_by_node (srv);
+        json_t *jobs_map = node_admin_jobs_map (srv);
         for (int i = 0; i < nsel; i++)
-            json_array_append_new (list, node_json (sel[i], jobs_map));
+            json_array_append_new (list, node_admin_json (sel[i], jobs_map));
         json_decref (jobs_map);
         (void)conn_reply (c, msg, 0, NULL, json_pack ("{s:s s:O}", "server", srv->name,
                                                       "nodes", list));
@@ -177,7 +178,8 @@ static void node_offline (struct server *srv, struct conn *c, struct wire_msg *m
         int i;
         for (i = 0; i < nsel; i++) {
             struct node *node = sel[i];
-            if (db_node_set_offline (srv->db, node->name, offline, offline ? comment : "") < 0)
+            if (db_node_set_offline (srv->db, node->name, offline, offline ? comment : "") < 0
+                || node_health_forget (srv, node) < 0)
                 break;
             node->offline = offline;
             snprintf (node->comment, sizeof (node->comment), "%s", offline ? comment : "");

@@ -11,6 +11,8 @@
 #ifndef HPCQ_SCHEDULER_NODE_ADMIN_H
 #define HPCQ_SCHEDULER_NODE_ADMIN_H
 
+#include <jansson.h>
+
 #include "scheduler/server.h"
 
 struct node;
@@ -19,5 +21,11 @@ struct node;
 const char *node_admin_state (const struct node *n);
 
 int node_admin_register (struct server *srv);
+
+/* A node as pbsnodes sees it (node.stat's entries), for the REST API too:
+ * jobs_map from node_admin_jobs_map (the jobs on each node, made once for
+ * all nodes).  New references. */
+json_t *node_admin_jobs_map (struct server *srv);
+json_t *node_admin_json (const struct node *n, json_t *jobs_map);
 
 #endif

@@ -170,6 +170,20 @@ static int node_jobs (struct server *srv, struct node *n, struct job **out, int 
     return k;
 }
 
+/* A copy of a job attempt that must not run on n (requeued, or given up). */
+static void node_kill_stale (struct node *n, int64_t seq, int attempt)
+{
+    struct wire_msg m;
+
+    wire_request_init (&m, "job.signal", 0,
+                       json_pack ("{s:I s:i s:s s:s}", "seq", (json_int_t)seq, "attempt",
+                                  attempt, "signal", "KILL", "reason", "stale"));
+    log_msg (LOG_WARNING, "node %s runs stale job %lld attempt %d: killing it", n->name,
+             (long long)seq, attempt);
+    (void)nodes_send (n, &m);
+    wire_msg_release (&m);
+}
+
 static void node_mark_down (struct server *srv, struct node *n, const char *why)
 {
     struct job *jobs[1024];
@@ -187,9 +201,15 @@ static void node_mark_down (struct server *srv, struct node *n, const char *why)
     if (db_node_set_state (srv->db, n->name, "down", util_wall_secs ()) < 0)
         log_error ("node %s: record state", n->name);
     snprintf (reason, sizeof (reason), "node %s %s", n->name, why);
-    for (int i = 0; i < k; i++)
+    for (int i = 0; i < k; i++) {
+        /* A job whose script runs on another node (its mother superior)
+         * is stopped there: the attempt is over on every host. */
+        struct node *mother = jobs[i]->alloc->slot[0].node;
+        if (mother != n && mother->conn)
+            node_kill_stale (mother, jobs[i]->rec.seq, jobs[i]->rec.run_count);
         if (lifecycle_node_lost (srv, jobs[i], reason) < 0)
             log_error ("job %s: handle node loss", jobs[i]->id);
+    }
     if (n->conn) {
         conn_set_aux (n->conn, NULL);
         conn_close (n->conn);
@@ -284,14 +304,7 @@ static void node_reconcile_running (struct server *srv, struct node *n, json_t *
         }
         /* Requeued elsewhere or deleted while the node was away: the copy
          * must not run on, or the job would run twice. */
-        struct wire_msg m;
-        wire_request_init (&m, "job.signal", 0,
-                           json_pack ("{s:I s:i s:s s:s}", "seq", seq, "attempt",
-                                      attempt, "signal", "KILL", "reason", "stale"));
-        log_msg (LOG_WARNING, "node %s runs stale job %lld attempt %d: killing it",
-                 n->name, (long long)seq, attempt);
-        (void)nodes_send (n, &m);
-        wire_msg_release (&m);
+        node_kill_stale (n, seq, attempt);
     }
 }
 
@@ -472,6 +485,8 @@ static void node_heartbeat (struct server *srv, struct conn *c, struct wire_msg 
 
     if (!n)
         return;
+    /* Heard from: a node a mother superior reported failed is placed again. */
+    n->reachable = n->conn != NULL;
     /* The CPU time of jobs that checkpoint on CPU time (-c c=MIN). */
     if ((jobs = json_object_get (msg->body, "jobs")) && json_is_array (jobs))
         ckpt_note_usage (srv, n, jobs);
@@ -517,7 +532,7 @@ static void node_job_started (struct server *srv, struct conn *c, struct wire_ms
 static void node_finished (struct server *srv, struct node *n, json_t *body)
 {
     json_int_t cput = 0, wall = 0, maxrss = 0;
-    const char *reason = NULL;
+    const char *reason = NULL, *failed;
     int exit_status, attempt;
     struct job *job = node_job (srv, n, body, &attempt);
 
@@ -533,6 +548,18 @@ static void node_finished (struct server *srv, struct node *n, json_t *body)
     }
     if (!reason && job->rec.state == 'E' && job->rec.comment)
         reason = job->rec.comment;   /* e.g. "Job deleted by alice" */
+    /* Its mother superior lost another of its hosts (worker/tm.h): as a
+     * node loss, requeued if rerunnable, the failed host named. */
+    if (json_unpack (body, "{s:s}", "host_failed", &failed) == 0 && job->rec.state == 'R') {
+        /* Not placed again until heard from (its heartbeat; its link
+         * closes if it is gone), so the new attempt goes elsewhere. */
+        struct node *bad = nodes_lookup (srv->nodes, failed);
+        if (bad)
+            bad->reachable = 0;
+        if (lifecycle_node_lost (srv, job, reason ? reason : "a host failed") < 0)
+            log_error ("job %s: handle host failure", job->id);
+        return;
+    }
     if (lifecycle_end (srv, job, exit_status, reason, cput, wall, maxrss, n->name) < 0)
         log_error ("job %s: record result", job->id);
 }

@@ -19,6 +19,7 @@
 #include "scheduler/policy.h"
 #include "scheduler/preempt.h"
 #include "scheduler/queue.h"
+#include "scheduler/metrics.h"
 #include "scheduler/sched.h"
 
 struct sched {
@@ -641,10 +642,12 @@ static void sched_pass (struct sched *s, int preempt)
     struct policy_ctx ctx = { .fit = sched_fit, .start = sched_start, .arg = srv };
     struct job *j;
     int n, k = 0, again = 0;
+    int64_t t0;
 
     sched_take_subjobs (s);     /* untouched subjobs this pass may start */
     if ((n = jobs_queued_count (srv->jobs)) == 0)
         return;
+    t0 = util_now_us ();
     ctx.jobs = calloc (n, sizeof (*ctx.jobs));
     if (!ctx.jobs) {
         jobs_unsplit_transient (srv->jobs);
@@ -676,6 +679,7 @@ static void sched_pass (struct sched *s, int preempt)
     if (preempt && ctx.njobs > 0)
         again = preempt_pass (srv->preempt, ctx.jobs, ctx.njobs);
     free (ctx.jobs);
+    metrics_pass_observed (srv->metrics, (double)(util_now_us () - t0) / 1e6);
     if (again)
         sched_pass (s, 0);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -20,16 +21,23 @@
 #include "common/jobspec.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "scheduler/accounting.h"
+#include "scheduler/api.h"
 #include "scheduler/ckpt.h"
 #include "scheduler/clients.h"
 #include "scheduler/cost.h"
 #include "scheduler/depend.h"
 #include "scheduler/fairshare.h"
+#include "scheduler/history.h"
+#include "scheduler/http.h"
 #include "scheduler/job_ops.h"
+#include "scheduler/job_trace.h"
 #include "scheduler/job_rpc.h"
 #include "scheduler/jobs.h"
 #include "scheduler/limits.h"
+#include "scheduler/metrics.h"
 #include "scheduler/node_admin.h"
+#include "scheduler/node_health.h"
 #include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
 #include "scheduler/power.h"
@@ -39,6 +47,8 @@
 #include "scheduler/sched.h"
 #include "scheduler/server.h"
 #include "scheduler/server_attr.h"
+#include "scheduler/statuspage.h"
+#include "scheduler/telemetry.h"
 
 /* A message held back until the batch it depends on is committed. */
 struct pending {
@@ -94,6 +104,7 @@ int server_may_act (const struct server *srv, uid_t uid, int64_t owner_uid)
 {
     return (int64_t)uid == owner_uid || server_is_operator (srv, uid);
 }
+
 
 int server_register (struct server *srv, const struct handler *table)
 {
@@ -169,11 +180,18 @@ static void server_before_sleep (struct loop *l, void *arg)
 {
     struct server *srv = arg;
 
+    int batch;
+    int64_t t0;
+
     sched_run (srv->sched);
-    if (db_in_txn (srv->db))
+    if ((batch = db_in_txn (srv->db)))
         srv->stat_commits++;
+    t0 = util_now_us ();
     if (db_commit (srv->db) < 0)
         server_commit_failed (srv);
+    if (batch)
+        metrics_commit_observed (srv->metrics, (double)(util_now_us () - t0) / 1e6);
+    accounting_after_commit (srv->accounting);
     server_flush_pending (srv, 1);
 }
 
@@ -472,8 +490,10 @@ static int server_write_address (struct server *srv, const char *state_dir,
 
     snprintf (path, sizeof (path), "%s/scheduler.address", state_dir);
     snprintf (tmp, sizeof (tmp), "%s.tmp", path);
-    snprintf (text, sizeof (text), "tcp=%s:%d\nsocket=%s\npid=%d\n",
-              srv->tcp_host, srv->tcp_port, srv->socket_path, (int)getpid ());
+    snprintf (text, sizeof (text), "tcp=%s:%d\nsocket=%s\npid=%d\n%s%s%s",
+              srv->tcp_host, srv->tcp_port, srv->socket_path, (int)getpid (),
+              srv->http ? "http=" : "", srv->http ? http_address (srv->http) : "",
+              srv->http ? "\n" : "");
     if (!(f = fopen (tmp, "w")) || fputs (text, f) < 0 || fclose (f) != 0
         || rename (tmp, path) < 0)
         return errprintf (err, "cannot write %s: %s", path, strerror (errno));
@@ -638,6 +658,12 @@ struct server *server_create (struct loop *loop, struct config *cfg,
     if (server_settings (srv, err) < 0 || !(srv->power = power_create (srv, err))
         || server_open_db (srv, state_dir, err) < 0)
         goto error;
+    /* Before anything can change a job: the accounting log catches up with
+     * its outbox, and the history window decides what is loaded. */
+    srv->metrics = metrics_create (srv);
+    if (!(srv->accounting = accounting_create (srv, err))
+        || !(srv->history = history_create (srv, err)))
+        goto error;
     if (!(srv->nodes = nodes_create (srv)) || !(srv->jobs = jobs_create (srv))
         || !(srv->depend = depend_create ())) {
         errprintf (err, "cannot create subsystems: %s", strerror (errno));
@@ -657,7 +683,9 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         errprintf (err, "default_queue '%s' does not exist", srv->default_queue);
         goto error;
     }
-    if (nodes_load (srv->nodes) < 0 || jobs_load (srv->jobs, server_jobs_loaded, srv) < 0
+    /* Readers of the database (hpcq-report) name jobs as we do. */
+    if (db_server_set (srv->db, "server_name", srv->name) < 0 || nodes_load (srv->nodes) < 0
+        || jobs_load (srv->jobs, history_cutoff (srv->history), server_jobs_loaded, srv) < 0
         || ckpt_load (srv->ckpt) < 0 || !(srv->cost = cost_create (srv))
         || db_commit (srv->db) < 0) {
         errprintf (err, "cannot load jobs from the database");
@@ -666,7 +694,10 @@ struct server *server_create (struct loop *loop, struct config *cfg,
     if (job_rpc_register (srv) < 0 || queue_rpc_register (srv) < 0
         || node_admin_register (srv) < 0 || server_attr_register (srv) < 0
         || loop_before_sleep (loop, server_before_sleep, srv) < 0
-        || !(srv->job_ops = job_ops_create (srv))) {
+        || !(srv->job_ops = job_ops_create (srv))
+        || job_trace_register (srv) < 0
+        || !(srv->telemetry = telemetry_create (srv))
+        || !(srv->node_health = node_health_create (srv))) {
         errprintf (err, "cannot register handlers");
         goto error;
     }
@@ -674,6 +705,13 @@ struct server *server_create (struct loop *loop, struct config *cfg,
      * reclaims. */
     if (power_start (srv->power, err) < 0 || !(srv->reclaim = reclaim_create (srv, err)))
         goto error;
+    if (http_create (srv, &srv->http, err) < 0)
+        goto error;
+    if (metrics_register (srv->metrics, srv->http) < 0 || api_register (srv, srv->http) < 0
+        || statuspage_register (srv->http) < 0) {
+        errprintf (err, "cannot register the HTTP paths");
+        goto error;
+    }
     /* After every setting is checked (their errors come first), before
      * anyone can connect. */
     if (auth_from_config (cfg, "hpcq-scheduler", &srv->auth, err) < 0
@@ -692,8 +730,15 @@ void server_destroy (struct server *srv)
     if (!srv)
         return;
     int saved = errno;
-    /* Only what is durable may be sent. */
-    server_flush_pending (srv, srv->db && db_commit (srv->db) == 0);
+    int committed = srv->db && db_commit (srv->db) == 0;
+
+    http_destroy (srv->http);
+    /* Only what is durable may be sent, or written to the accounting log. */
+    server_flush_pending (srv, committed);
+    if (committed)
+        accounting_after_commit (srv->accounting);
+    accounting_destroy (srv->accounting);
+    loop_before_sleep_remove (srv->loop, server_before_sleep, srv);
     clients_destroy (srv->clients);
     reclaim_destroy (srv->reclaim);
     power_destroy (srv->power);
@@ -710,6 +755,10 @@ void server_destroy (struct server *srv)
     preempt_destroy (srv->preempt);
     ckpt_destroy (srv->ckpt);
     nodeclass_destroy (srv->nodeclass);
+    node_health_destroy (srv->node_health);
+    telemetry_destroy (srv->telemetry);
+    history_destroy (srv->history);
+    metrics_destroy (srv->metrics);
     sched_destroy (srv->sched);
     server_attr_destroy (srv->attrs);
     limits_destroy (srv->limits);

@@ -36,6 +36,12 @@ struct server_attrs;
 struct job_ops;
 struct power;
 struct reclaim;
+struct accounting;
+struct metrics;
+struct telemetry;
+struct http;
+struct history;
+struct node_health;
 struct ckpt;
 struct nodeclass;
 struct preempt;
@@ -69,6 +75,12 @@ struct server {
     struct job_ops *job_ops;    /* qsig, qrerun, qrun, qorder, qmsg, waits (job_ops.h) */
     struct power *power;        /* elastic cloud nodes (power.h) */
     struct reclaim *reclaim;    /* spot reclaim notices (reclaim.h) */
+    struct accounting *accounting;  /* PBS accounting log (accounting.h) */
+    struct metrics *metrics;        /* Prometheus counters (metrics.h) */
+    struct telemetry *telemetry;    /* GPU telemetry from workers (telemetry.h) */
+    struct http *http;              /* /metrics, /api/v1, status page, or NULL (http.h) */
+    struct history *history;        /* job_history_duration (history.h) */
+    struct node_health *node_health;    /* nodes offlined by health checks */
     struct nodeclass *nodeclass;    /* node classes, prices, interruptions (nodeclass.h) */
     struct ckpt *ckpt;          /* checkpoint cadence and requests (ckpt.h) */
     struct preempt *preempt;    /* preemption and suspension (preempt.h) */
@@ -141,6 +153,7 @@ int server_is_operator (const struct server *srv, uid_t uid);
 /* Root, the scheduler's own user or service_user: who may speak for a
  * node (and is not a user the connection limits count). */
 int server_is_service (const struct server *srv, uid_t uid);
+
 
 /* May uid submit a job, which runs as uid?  Root only if named in the
  * config key 'acl_roots' (PBS Pro's server attribute); everyone else. */

@@ -143,6 +143,17 @@ static void env_add (char **envp, int *n, const char *key, const char *fmt, ...)
 static void launch_env_compat (char **envp, int *n, const struct launch_req *req,
                                const struct launch_env *e);
 
+/* key=value unless the job's own variables set key. */
+static void env_default (char **envp, int *n, const char *key, const char *value)
+{
+    size_t klen = strlen (key);
+
+    for (int i = 0; i < *n; i++)
+        if (strncmp (envp[i], key, klen) == 0 && envp[i][klen] == '=')
+            return;
+    env_add (envp, n, key, "%s", value);
+}
+
 static void env_user (char **envp, int *n, const struct launch_req *req,
                       const struct privsep_cred *cred)
 {
@@ -152,6 +163,30 @@ static void env_user (char **envp, int *n, const struct launch_req *req,
     }
     env_add (envp, n, "USER", "%s", req->owner);
     env_add (envp, n, "LOGNAME", "%s", req->owner);
+}
+
+/* Remote launch through the task manager (worker/tm.h).  Open MPI's
+ * mpirun starts its daemons on the other hosts with its rsh agent
+ * (OMPI_MCA_plm_rsh_agent, read by orte/mca/plm/rsh: "ssh : rsh" unless
+ * set), here pbs_tmrsh, on the hosts of its default hostfile: the node
+ * file, one slot per line, so `mpirun ./a.out` needs no flags.  Tree
+ * spawn stays on (the default): without it plm rsh adds --daemonize, and
+ * a daemon that leaves its pbs_tmrsh session is one the task manager no
+ * longer holds (the sister's cgroup goes with the session).  Point-to-
+ * point goes through UCX.  The job's own -v settings win (added before). */
+static void launch_env_tm (char **envp, int *n, const struct launch_env *e,
+                           const char *nodes)
+{
+    if (!e->tm_socket)
+        return;
+    env_add (envp, n, "HPCQ_TM_SOCKET", "%s", e->tm_socket);
+    env_default (envp, n, "OMPI_MCA_plm_rsh_agent", e->tm_agent ? e->tm_agent : "pbs_tmrsh");
+    env_default (envp, n, "OMPI_MCA_orte_default_hostfile", nodes);
+    env_default (envp, n, "OMPI_MCA_pml", "ucx");
+    /* Open MPI 4.1's UCX layer refuses TCP-only devices unless told: on
+     * InfiniBand UCX still picks rc/dc itself. */
+    env_default (envp, n, "OMPI_MCA_pml_ucx_tls", "any");
+    env_default (envp, n, "OMPI_MCA_pml_ucx_devices", "any");
 }
 
 /* The job's environment: its Variable_List (PBS_O_*, -v, -V), then what
@@ -209,6 +244,7 @@ char **launch_environ (const struct launch_req *req, const struct launch_env *e,
         env_add (envp, &n, "SLURM_ARRAY_JOB_ID", "%lld", (long long)req->number);
     }
     launch_env_compat (envp, &n, req, e);
+    launch_env_tm (envp, &n, e, nodes);
     /* A node with GPUs hides the ones the job was not given. */
     if (e->ngpus > 0 || req->ngpus > 0) {
         gpu_visible_devices (e->gpus, e->ngpus, req->gpus, req->ngpus,

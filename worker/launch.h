@@ -76,6 +76,8 @@ struct launch_env {
     const struct cgroup_job *cg;        /* the job's cgroup, NULL without */
     const char *ckpt_socket;            /* where jobs report checkpoints
                                          * ($HPCQ_CKPT_SOCKET), NULL: none */
+    const char *tm_socket;              /* the task manager's socket, NULL without */
+    const char *tm_agent;               /* pbs_tmrsh, for Open MPI's launcher */
 };
 
 /* Name the sandbox (-W sandbox=PRIVATE: req->sandbox), write the spool

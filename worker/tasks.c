@@ -28,6 +28,7 @@
 #include "worker/cores.h"
 #include "worker/sandbox.h"
 #include "worker/tasks.h"
+#include "worker/tm.h"
 #include "worker/worker.h"
 
 /* PBS Pro's exit status for a job killed for exceeding its walltime. */
@@ -68,6 +69,7 @@ struct task_msg {
 #define PENDING_MSGS_MAX 64
 
 static void cleanup_tick (struct loop *l, void *arg);
+static void cleanup_add (struct tasks *ts, struct cgroup_job *cg);
 
 struct task *tasks_first (struct tasks *ts)
 {
@@ -77,6 +79,21 @@ struct task *tasks_first (struct tasks *ts)
 struct task *tasks_next (struct task *t)
 {
     return TAILQ_NEXT (t, link);
+}
+
+struct cgroups *tasks_cgroups (struct tasks *ts)
+{
+    return ts->cg;
+}
+
+int64_t tasks_pids_max (struct tasks *ts)
+{
+    return ts->pids_max;
+}
+
+void tasks_cgroup_release (struct tasks *ts, struct cgroup_job *cg)
+{
+    cleanup_add (ts, cg);
 }
 
 int tasks_count (struct tasks *ts)
@@ -220,6 +237,19 @@ static void cleanup_tick (struct loop *l, void *arg)
 
 /* What a finished or failed task gives back: cores, cgroup, spool files,
  * its sandbox. */
+void tasks_host_failed (struct tasks *ts, int64_t seq, int attempt, const char *host)
+{
+    struct task *t = tasks_find (ts, seq, attempt);
+
+    if (!t || t->done || t->kill != KILL_NONE)
+        return;
+    snprintf (t->failed_host, sizeof (t->failed_host), "%s", host);
+    snprintf (t->reason, sizeof (t->reason), "host %s failed: its worker went while it "
+              "ran a process of the job", host);
+    log_msg (LOG_ERR, "job %s: killed: host %s failed", t->jobid, host);
+    tasks_kill (ts, t, KILL_HOST, 1);
+}
+
 static void task_release (struct tasks *ts, struct task *t)
 {
     if (t->sandbox[0] && sandbox_remove (ts->ps, &t->cred, t->sandbox) < 0)
@@ -482,6 +512,8 @@ static void task_finish (struct tasks *ts, struct task *t)
     else if (t->pid > 0)
         (void)kill (-t->pid, SIGKILL);
     task_result (t, &u);
+    /* Its processes on the other hosts go, and count in its usage. */
+    tm_job_end (ts->w->tm, t->seq, t->attempt, &t->cput, &t->maxrss);
     loop_timer_remove (t->walltime_timer);
     loop_timer_remove (t->kill_timer);
     loop_timer_remove (t->warn_timer);
@@ -613,7 +645,7 @@ void tasks_launch (struct tasks *ts, struct launch_req *req)
     struct task *t = task_new (ts, req->seq, req->attempt, req->jobid);
     struct launch_env env = { ts->spool, w->name, w->gpus, w->ngpus,
                               config_get (w->cfg, "jobdir_root", NULL), &t->cred, NULL,
-                              checkpoint_socket (w->ckpt) };
+                              checkpoint_socket (w->ckpt), NULL, NULL };
     struct hpcq_error err;
     char why[512];
 
@@ -637,6 +669,8 @@ void tasks_launch (struct tasks *ts, struct launch_req *req)
         return;
     }
     env.cg = t->cg;
+    env.tm_socket = tm_socket_path (w->tm);
+    env.tm_agent = config_get (w->cfg, "tm_rsh_agent", "pbs_tmrsh");
     t->pid = launch_start (req, &env, &t->status_fd, &err);
     snprintf (t->sandbox, sizeof (t->sandbox), "%s", req->sandbox);
     if (t->pid < 0) {
@@ -644,6 +678,7 @@ void tasks_launch (struct tasks *ts, struct launch_req *req)
         task_fail (ts, t, err.text);
         return;
     }
+    tm_job_start (w->tm, req, t);
     t->starting = 1;
     t->status = xzalloc (sizeof (*t->status));
     t->status_watch = loop_fd_add (w->loop, t->status_fd, LOOP_READ, task_status_cb, t);
@@ -662,13 +697,16 @@ void tasks_reap (struct tasks *ts)
     pid_t pid;
 
     while ((pid = wait4 (-1, &status, WNOHANG, &ru)) > 0) {
-        if (privsep_reaped (ts->ps, pid, status))
+        if (privsep_reaped (ts->ps, pid, status) || tm_reaped (ts->w->tm, pid, status, &ru))
             continue;
         TAILQ_FOREACH (t, &ts->head, link)
             if (t->pid == pid && !t->done && !t->reaped)
                 break;
-        if (!t)
-            continue;   /* a child given up on (start timeout) */
+        if (!t) {
+            /* The health check's, or a child given up on (start timeout). */
+            worker_child_exited (ts->w, pid, status);
+            continue;
+        }
         t->reaped = 1;
         t->wait_status = status;
         t->ru = ru;
@@ -685,6 +723,8 @@ json_t *task_result_json (const struct task *t)
                            "maxrss", (json_int_t)t->maxrss);
     if (o && t->reason[0])
         json_object_set_new (o, "reason", json_string (t->reason));
+    if (o && t->kill == KILL_HOST)
+        json_object_set_new (o, "host_failed", json_string (t->failed_host));
     return o;
 }
 

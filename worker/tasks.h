@@ -30,6 +30,7 @@ enum task_kill {
     KILL_WALLTIME,
     KILL_DELETED,
     KILL_STALE,
+    KILL_HOST,                  /* another of its hosts failed */
 };
 
 struct task {
@@ -73,6 +74,7 @@ struct task {
     int exit_status;
     int64_t cput, wall, maxrss;
     char reason[1024];
+    char failed_host[64];       /* KILL_HOST: which (job.finished "host_failed") */
     int64_t report_id;          /* wire id of the job.finished in flight, 0 if
                                  * none, or one of the REPORT_ values */
     struct tasks *ts;
@@ -139,5 +141,16 @@ json_t *tasks_running_json (struct tasks *ts);
 json_t *tasks_finished_json (struct tasks *ts);
 
 int tasks_count (struct tasks *ts);
+
+/* For the task manager (worker/tm.h), which runs a job's processes on its
+ * sister hosts: the job cgroups (NULL without), their pids limit, and the
+ * release of one (killed, removed now or on the cleanup timer). */
+struct cgroups *tasks_cgroups (struct tasks *ts);
+int64_t tasks_pids_max (struct tasks *ts);
+void tasks_cgroup_release (struct tasks *ts, struct cgroup_job *cg);
+
+/* A host of a job running here failed (its worker went while it ran a
+ * process of the job): the job is killed, its comment names the host. */
+void tasks_host_failed (struct tasks *ts, int64_t seq, int attempt, const char *host);
 
 #endif

@@ -13,9 +13,12 @@
 #include "common/resource.h"
 #include "common/util.h"
 #include "worker/checkpoint.h"
+#include "worker/gpumon.h"
+#include "worker/health.h"
 #include "worker/launch.h"
 #include "worker/notice.h"
 #include "worker/tasks.h"
+#include "worker/tm.h"
 #include "worker/worker.h"
 
 /* qmsg: a line into the job's error (E) and/or output (O) file, written
@@ -52,6 +55,16 @@ int64_t worker_send (struct worker *w, const char *type, json_t *body)
         id = 0;
     wire_msg_release (&m);
     return id;
+}
+
+int64_t worker_notify (struct worker *w, const char *type, json_t *body)
+{
+    return worker_send (w, type, body);
+}
+
+void worker_child_exited (struct worker *w, pid_t pid, int status)
+{
+    (void)health_child_exited (w->health, pid, status);
 }
 
 void worker_report (struct worker *w, struct task *t)
@@ -222,6 +235,7 @@ static void worker_hello_acked (struct worker *w)
         else if (t->done)
             worker_report (w, t);
     }
+    health_link_up (w->health);
     checkpoint_link_up (w->ckpt);
 }
 
@@ -365,6 +379,34 @@ static void worker_tick (struct loop *l, void *arg)
     }
 }
 
+/* Every telemetry_interval: what NVML says of the real GPUs. */
+static void worker_telemetry (struct loop *l, void *arg)
+{
+    struct worker *w = arg;
+    const struct gpu_sample *s;
+    int n;
+
+    if (!w->link || w->hello_id)
+        return;
+    gpumon_sample (w->gpumon);
+    s = gpumon_samples (w->gpumon, &n);
+    (void)worker_send (w, "node.telemetry", gpumon_json (s, n));
+}
+
+/* GPU telemetry (real GPUs only) and the health check. */
+static int worker_monitor (struct worker *w, struct hpcq_error *err)
+{
+    int64_t every;
+
+    if (config_get_int (w->cfg, "telemetry_interval", 10, 1, 3600, &every, err) < 0)
+        return -1;
+    if ((w->gpumon = gpumon_create (w->gpus, w->ngpus))
+        && !(w->telemetry = loop_timer_add (w->loop, every * 1000, every * 1000,
+                                            worker_telemetry, w)))
+        return errprintf (err, "event loop: %s", strerror (errno));
+    return health_create (w, &w->health, err);
+}
+
 static int worker_settings (struct worker *w, struct hpcq_error *err)
 {
     const char *s;
@@ -414,11 +456,14 @@ struct worker *worker_create (struct loop *loop, struct config *cfg,
     w->loop = loop;
     w->cfg = cfg;
     w->next_id = 1;
-    if (worker_settings (w, err) < 0
+    /* Every setting is checked (their errors come first) before munged is. */
+    if (worker_settings (w, err) < 0 || worker_monitor (w, err) < 0
         || auth_from_config (cfg, "hpcq-worker", &w->auth, err) < 0
         || !(w->notice = notice_create (w, err)))
         goto error;
     if (!(w->tasks = tasks_create (w, err)) || !(w->ckpt = checkpoint_create (w, err)))
+        goto error;
+    if (!(w->tm = tm_create (w, err)) && err->text[0])
         goto error;
     if (!(w->tick = loop_timer_add (loop, 0, 200, worker_tick, w))) {
         errprintf (err, "cannot create worker: %s", strerror (errno));
@@ -439,7 +484,11 @@ void worker_destroy (struct worker *w)
         return;
     notice_destroy (w->notice);
     loop_timer_remove (w->tick);
+    loop_timer_remove (w->telemetry);
+    health_destroy (w->health);
+    gpumon_destroy (w->gpumon);
     conn_destroy (w->link);
+    tm_destroy (w->tm);
     checkpoint_destroy (w->ckpt);
     tasks_destroy (w->tasks);
     auth_destroy (w->auth);

@@ -25,8 +25,11 @@
 struct tasks;
 struct task;
 struct notice;
+struct gpumon;
+struct health;
 struct auth;
 struct checkpoint;
+struct tm;
 
 struct worker {
     struct loop *loop;
@@ -53,7 +56,11 @@ struct worker {
     int64_t last_beat_ms;
     int64_t next_connect_ms;
     struct tasks *tasks;
+    struct gpumon *gpumon;      /* real GPUs' telemetry and health, or NULL */
+    struct health *health;      /* the health check, or NULL */
+    struct loop_timer *telemetry;
     struct checkpoint *ckpt;    /* checkpoint reports and removals (checkpoint.h) */
+    struct tm *tm;              /* the task manager, NULL without (tm.h) */
 };
 
 struct worker *worker_create (struct loop *loop, struct config *cfg,
@@ -67,6 +74,12 @@ int64_t worker_send (struct worker *w, const char *type, json_t *body);
 /* A task finished: report it now if connected (else with the next hello). */
 void worker_report (struct worker *w, struct task *t);
 
+/* Send a message that may be lost with the link (telemetry, health: sent
+ * again later).  body is stolen.  The request's id, or 0 if not sent. */
+int64_t worker_notify (struct worker *w, const char *type, json_t *body);
+
+/* A child that is no job ended (tasks_reap): the health check's. */
+void worker_child_exited (struct worker *w, pid_t pid, int status);
 /* A task's script runs: tell the scheduler (job.started). */
 void worker_job_started (struct worker *w, const struct task *t);
 

@@ -25,15 +25,18 @@ FUZZ_TARGET_SOURCES = \
 	tests/fuzz/fuzz_ckptspec.c \
 	tests/fuzz/fuzz_spotnotice.c \
 	tests/fuzz/fuzz_reclaims.c \
-	tests/fuzz/fuzz_limits.c
+	tests/fuzz/fuzz_limits.c \
+	tests/fuzz/fuzz_http_query.c \
+	tests/fuzz/fuzz_telemetry.c \
+	tests/fuzz/fuzz_tm.c
 
 # The code under test, compiled again for each build (with the sanitizers,
 # and for libFuzzer with its coverage instrumentation): all of libhpcq, as
 # an archive so each program takes only what it calls and a parser added
 # to libhpcq needs nothing here, plus the parsers that live outside it.
 FUZZ_EXTRA_SOURCES = tests/fuzz/fuzz.c scheduler/sim_trace.c worker/gpu.c \
-	scheduler/limit_list.c
-FUZZ_LIBS = $(JANSSON_LIBS) $(ZLIB_LIBS) $(MUNGE_LIBS) $(NETTLE_LIBS) -lm
+	scheduler/limit_list.c scheduler/api_query.c scheduler/gpu_report.c
+FUZZ_LIBS = $(JANSSON_LIBS) $(ZLIB_LIBS) $(MUNGE_LIBS) $(NETTLE_LIBS) $(MHD_LIBS) -lm
 
 check_LIBRARIES = tests/fuzz/libhpcq-san.a
 tests_fuzz_libhpcq_san_a_SOURCES = $(libhpcq_a_SOURCES)
@@ -61,7 +64,7 @@ FUZZ_EXTRA_OBJS = $(FUZZ_EXTRA_SOURCES:%.c=tests/fuzz/obj/%.o)
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -DHPCQ_LIBFUZZER \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
 	$(WARN_CFLAGS) -DHAVE_CONFIG_H -I$(top_builddir) $(AM_CPPFLAGS) \
-	$(JANSSON_CFLAGS) $(ZLIB_CFLAGS) $(MUNGE_CFLAGS) $(NETTLE_CFLAGS)
+	$(JANSSON_CFLAGS) $(ZLIB_CFLAGS) $(MUNGE_CFLAGS) $(NETTLE_CFLAGS) $(MHD_CFLAGS)
 
 .PHONY: fuzz
 fuzz: $(FUZZ_BINS)

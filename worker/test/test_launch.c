@@ -124,7 +124,8 @@ static void test_environ (void)
     struct privsep_cred cred = { .uid = 1000, .gid = 1000, .name = "alice",
                                  .home = "/home/alice", .shell = "/bin/bash" };
     struct gpu gpus[GPU_MAX];
-    struct launch_env e = { NULL, "node7", gpus, 0, NULL, &cred, NULL, "/spool/ckpt.sock" };
+    struct launch_env e = { NULL, "node7", gpus, 0, NULL, &cred, NULL, "/spool/ckpt.sock",
+                            NULL, NULL };
     struct launch_req req;
     char **envp;
 

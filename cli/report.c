@@ -1,0 +1,358 @@
+/* report.c - see report.h */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/report.h"
+#include "common/util.h"
+
+/* The key each row groups by: user, group, account, queue or the job. */
+#define KEY_COLS                                                                    \
+    " j.owner, coalesce (j.egroup, p.egroup, ''), coalesce (j.account, p.account, " \
+    "''),"                                                                          \
+    " j.queue, CASE WHEN j.array_parent IS NULL THEN j.seq || '.' || ?4"            \
+    " ELSE j.array_parent || '[' || j.array_index || '].' || ?4 END"
+#define FROM_JOBS " FROM jobs j LEFT JOIN jobs p ON p.seq = j.array_parent"
+
+/* Attempts that ran in the window: what they held, and for how long. */
+static const char *sql_attempts =
+    "SELECT a.start_time, coalesce (a.end_time, ?3), a.end_time, a.exit_status,"
+    " coalesce (a.ncpus, json_extract (CASE WHEN json_valid (j.resources_used)"
+    "   THEN j.resources_used END, '$.ncpus'), 1),"
+    " coalesce (a.ngpus, 0), a.mig," KEY_COLS
+    " FROM attempts a JOIN jobs j ON j.seq = a.job_seq"
+    " LEFT JOIN jobs p ON p.seq = j.array_parent"
+    " WHERE a.start_time < ?2 AND coalesce (a.end_time, ?3) > ?1";
+
+/* Jobs that ended in the window, arrays themselves left out (their
+ * subjobs are the jobs). */
+static const char *sql_ended =
+    "SELECT j.exit_status, j.run_count," KEY_COLS FROM_JOBS
+    " WHERE j.state = 'F' AND j.etime >= ?1 AND j.etime < ?2"
+    " AND (j.array_parent IS NOT NULL OR json_extract (CASE WHEN json_valid (j.spec)"
+    "      THEN j.spec END, '$.array') IS NULL)";
+
+/* First starts in the window: how long each job waited. */
+static const char *sql_waits =
+    "SELECT a.start_time - j.ctime," KEY_COLS
+    " FROM attempts a JOIN jobs j ON j.seq = a.job_seq"
+    " LEFT JOIN jobs p ON p.seq = j.array_parent"
+    " WHERE a.attempt = 1 AND a.start_time >= ?1 AND a.start_time < ?2";
+
+/* Preemptions: suspensions (and, once issue 12 has them, preemptions). */
+static const char *sql_preempted =
+    "SELECT count (*)," KEY_COLS " FROM events e JOIN jobs j ON j.seq = e.job_seq"
+    " LEFT JOIN jobs p ON p.seq = j.array_parent"
+    " WHERE e.type IN ('suspended', 'preempted') AND e.time >= ?1 AND e.time < ?2"
+    " GROUP BY j.seq";
+
+/* The first column of KEY_COLS in each query. */
+enum { K_ATTEMPTS = 7, K_ENDED = 2, K_WAITS = 1, K_PREEMPTED = 1 };
+
+static struct report_row *row_of (struct report *r, sqlite3_stmt *st, int k)
+{
+    const unsigned char *key = sqlite3_column_text (st, k + (int)r->by);
+    struct report_row *row;
+    char buf[192];
+
+    snprintf (buf, sizeof (buf), "%s", key && *key ? (const char *)key : "(none)");
+    HASH_FIND_STR (r->rows, buf, row);
+    if (!row) {
+        row = xzalloc (sizeof (*row));
+        snprintf (row->key, sizeof (row->key), "%s", buf);
+        HASH_ADD_STR (r->rows, key, row);
+    }
+    return row;
+}
+
+static int profile_index (struct report *r, const char *name)
+{
+    for (int i = 0; i < r->nprofiles; i++)
+        if (strcmp (r->profiles[i], name) == 0)
+            return i;
+    if (r->nprofiles == REPORT_MAX_PROFILES)
+        return -1;
+    snprintf (r->profiles[r->nprofiles], sizeof (r->profiles[0]), "%s", name);
+    return r->nprofiles++;
+}
+
+/* Local midnight at or before t. */
+static int64_t midnight (int64_t t)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+
+    localtime_r (&tt, &tm);
+    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+    tm.tm_isdst = -1;
+    return (int64_t)mktime (&tm);
+}
+
+/* The next local midnight after day_start (days are not all 86400 s). */
+static int64_t next_midnight (int64_t day_start)
+{
+    return midnight (day_start + 30 * 3600);
+}
+
+/* Spread gpu and mig seconds-per-second over [a, b) into the days. */
+static void per_day (struct report *r, int64_t a, int64_t b, double gpus, double migs)
+{
+    int64_t d = r->day0;
+
+    if (gpus == 0 && migs == 0)
+        return;
+    for (int i = 0; i < r->ndays && d < b; i++) {
+        int64_t e = next_midnight (d);
+        int64_t lo = a > d ? a : d, hi = b < e ? b : e;
+        if (hi > lo) {
+            r->day_gpu_s[i] += gpus * (double)(hi - lo);
+            r->day_mig_s[i] += migs * (double)(hi - lo);
+        }
+        d = e;
+    }
+}
+
+/* "1g.5gb*2,3g.20gb*1": add count * seconds to each profile. */
+static double add_mig (struct report *r, struct report_row *row, const char *mig,
+                       double secs)
+{
+    char buf[512], *save = NULL;
+    double instances = 0;
+
+    if (!mig)
+        return 0;
+    snprintf (buf, sizeof (buf), "%s", mig);
+    for (char *t = strtok_r (buf, ",", &save); t; t = strtok_r (NULL, ",", &save)) {
+        char *star = strchr (t, '*');
+        int n = star ? atoi (star + 1) : 1, p;
+        if (star)
+            *star = '\0';
+        if ((p = profile_index (r, t)) < 0 || n <= 0)
+            continue;
+        row->mig_s[p] += n * secs;
+        instances += n;
+    }
+    return instances;
+}
+
+static int report_attempts (struct report *r, sqlite3_stmt *st)
+{
+    int rc;
+
+    while ((rc = sqlite3_step (st)) == SQLITE_ROW) {
+        struct report_row *row = row_of (r, st, K_ATTEMPTS);
+        int64_t start = sqlite3_column_int64 (st, 0),
+                end = sqlite3_column_int64 (st, 1);
+        int64_t lo = start > r->from ? start : r->from;
+        int64_t hi = end < r->to ? end : r->to;
+        double secs = hi > lo ? (double)(hi - lo) : 0, migs;
+        int ngpus = sqlite3_column_int (st, 5);
+        row->core_s += sqlite3_column_int (st, 4) * secs;
+        row->gpu_s += ngpus * secs;
+        migs = add_mig (r, row, (const char *)sqlite3_column_text (st, 6), secs);
+        per_day (r, lo, hi, ngpus, migs);
+        /* An attempt the server ended to run the job again (JOB_EXEC_RERUN). */
+        if (sqlite3_column_type (st, 2) != SQLITE_NULL
+            && sqlite3_column_int (st, 3) == -3
+            && sqlite3_column_int64 (st, 2) >= r->from
+            && sqlite3_column_int64 (st, 2) < r->to)
+            row->requeues++;
+    }
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int report_ended (struct report *r, sqlite3_stmt *st)
+{
+    int rc;
+
+    while ((rc = sqlite3_step (st)) == SQLITE_ROW) {
+        struct report_row *row = row_of (r, st, K_ENDED);
+        row->jobs++;
+        if (sqlite3_column_type (st, 0) != SQLITE_NULL
+            && sqlite3_column_int (st, 0) != 0 && sqlite3_column_int (st, 1) > 0)
+            row->failures++;
+    }
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static void add_wait (struct report_row *row, double w)
+{
+    if (row->nwaits == row->capwaits) {
+        row->capwaits = row->capwaits ? 2 * row->capwaits : 16;
+        row->waits = xrealloc (row->waits, row->capwaits * sizeof (*row->waits));
+    }
+    row->waits[row->nwaits++] = w < 0 ? 0 : w;
+}
+
+static int report_waits (struct report *r, sqlite3_stmt *st)
+{
+    int rc;
+
+    while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+        add_wait (row_of (r, st, K_WAITS), (double)sqlite3_column_int64 (st, 0));
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int report_preempted (struct report *r, sqlite3_stmt *st)
+{
+    int rc;
+
+    while ((rc = sqlite3_step (st)) == SQLITE_ROW)
+        row_of (r, st, K_PREEMPTED)->preemptions += sqlite3_column_int64 (st, 0);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The total row: sums of the rows, and every wait. */
+static void report_total (struct report *r)
+{
+    struct report_row *row, *tmp, *t = &r->total;
+
+    snprintf (t->key, sizeof (t->key), "TOTAL");
+    HASH_ITER (hh, r->rows, row, tmp)
+    {
+        t->jobs += row->jobs;
+        t->failures += row->failures;
+        t->requeues += row->requeues;
+        t->preemptions += row->preemptions;
+        t->core_s += row->core_s;
+        t->gpu_s += row->gpu_s;
+        for (int p = 0; p < r->nprofiles; p++)
+            t->mig_s[p] += row->mig_s[p];
+        for (int i = 0; i < row->nwaits; i++)
+            add_wait (t, row->waits[i]);
+    }
+}
+
+static int report_query (sqlite3 *db, struct report *r, const char *sql,
+                         int (*fn) (struct report *, sqlite3_stmt *),
+                         const char *server)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if (sqlite3_prepare_v2 (db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64 (st, 1, r->from);
+    sqlite3_bind_int64 (st, 2, r->to);
+    sqlite3_bind_int64 (st, 3, r->now < r->to ? r->now : r->to);
+    sqlite3_bind_text (st, 4, server, -1, SQLITE_STATIC);
+    rc = fn (r, st);
+    sqlite3_finalize (st);
+    return rc;
+}
+
+/* The server's name, as job ids end ("42.NAME"): what it stored. */
+static void server_name (sqlite3 *db, char *buf, size_t len)
+{
+    sqlite3_stmt *st;
+
+    snprintf (buf, len, "server");
+    if (sqlite3_prepare_v2 (db, "SELECT value FROM server WHERE key = 'server_name'",
+                            -1, &st, NULL)
+        != SQLITE_OK)
+        return;
+    if (sqlite3_step (st) == SQLITE_ROW)
+        snprintf (buf, len, "%s", (const char *)sqlite3_column_text (st, 0));
+    sqlite3_finalize (st);
+}
+
+int report_run (struct report *r, const char *db_path, struct hpcq_error *err)
+{
+    char uri[4200], server[128];
+    sqlite3 *db = NULL;
+    int rc = -1;
+
+    r->now = util_wall_secs ();
+    r->day0 = midnight (r->from);
+    r->ndays = 0;
+    for (int64_t d = r->day0; d < r->to && r->ndays < REPORT_MAX_DAYS;
+         d = next_midnight (d))
+        r->ndays++;
+    snprintf (uri, sizeof (uri), "file:%s?mode=ro", db_path);
+    if (sqlite3_open_v2 (uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL)
+        != SQLITE_OK) {
+        errprintf (err, "cannot open %s: %s", db_path,
+                   db ? sqlite3_errmsg (db) : "no memory");
+        goto out;
+    }
+    sqlite3_busy_timeout (db, 5000);
+    server_name (db, server, sizeof (server));
+    if (report_query (db, r, sql_attempts, report_attempts, server) < 0
+        || report_query (db, r, sql_ended, report_ended, server) < 0
+        || report_query (db, r, sql_waits, report_waits, server) < 0
+        || report_query (db, r, sql_preempted, report_preempted, server) < 0) {
+        errprintf (err, "cannot read %s: %s", db_path, sqlite3_errmsg (db));
+        goto out;
+    }
+    report_total (r);
+    rc = 0;
+out:
+    sqlite3_close (db);
+    return rc;
+}
+
+void report_release (struct report *r)
+{
+    struct report_row *row, *tmp;
+
+    HASH_ITER (hh, r->rows, row, tmp)
+    {
+        HASH_DEL (r->rows, row);
+        free (row->waits);
+        free (row);
+    }
+    free (r->total.waits);
+}
+
+double report_wait_mean (const struct report_row *row)
+{
+    double sum = 0;
+
+    for (int i = 0; i < row->nwaits; i++)
+        sum += row->waits[i];
+    return row->nwaits ? sum / row->nwaits : 0;
+}
+
+static int by_value (const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+double report_wait_p95 (struct report_row *row)
+{
+    int k;
+
+    if (!row->nwaits)
+        return 0;
+    qsort (row->waits, row->nwaits, sizeof (*row->waits), by_value);
+    /* Nearest rank: the smallest value with at least 95% at or below it. */
+    k = (int)((95 * (int64_t)row->nwaits + 99) / 100);
+    return row->waits[k - 1];
+}
+
+static int by_key (const void *a, const void *b)
+{
+    return strcmp ((*(struct report_row *const *)a)->key,
+                   (*(struct report_row *const *)b)->key);
+}
+
+struct report_row **report_sorted (struct report *r, int *n)
+{
+    struct report_row **v = xzalloc ((HASH_COUNT (r->rows) + 1) * sizeof (*v)), *row,
+                      *tmp;
+    int k = 0;
+
+    HASH_ITER (hh, r->rows, row, tmp)
+    v[k++] = row;
+    qsort (v, k, sizeof (*v), by_key);
+    *n = k;
+    return v;
+}

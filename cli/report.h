@@ -1,0 +1,68 @@
+/* report.h - hpcq-report's numbers: usage over a time window, grouped.
+ *
+ * Read from the scheduler's database (read-only), so the report covers
+ * every job, also those no longer in the scheduler's memory.  What counts:
+ *  - core-, GPU- and MIG-instance-hours: each attempt's cores, whole GPUs
+ *    and MIG instances times the part of its run inside the window
+ *    (a running attempt counts up to now);
+ *  - jobs and failures: jobs (and array subjobs; not the arrays
+ *    themselves) that ended in the window; a failure ran and ended with a
+ *    non-zero exit status;
+ *  - wait: submission to first start, for jobs first started in the window;
+ *  - requeues: attempts the server ended and queued again in the window;
+ *    preemptions: suspensions in the window (none until preemption exists).
+ * Spot reclaims and cost come with issue 12: report_row is where their
+ * sums go, and report.c's report_reclaims() is the hook that will read
+ * them (docs/report.md).
+ */
+#ifndef HPCQ_CLI_REPORT_H
+#define HPCQ_CLI_REPORT_H
+
+#include <stdint.h>
+#include "common/hash.h"
+
+#include "common/error.h"
+
+#define REPORT_MAX_PROFILES 32
+#define REPORT_MAX_DAYS 3660
+
+enum report_by { BY_USER, BY_GROUP, BY_ACCOUNT, BY_QUEUE, BY_JOB };
+
+struct report_row {
+    char key[192];
+    int64_t jobs, failures, requeues, preemptions;
+    double core_s, gpu_s;
+    double mig_s[REPORT_MAX_PROFILES];
+    double *waits; /* seconds, one per job first started */
+    int nwaits, capwaits;
+    UT_hash_handle hh;
+};
+
+struct report {
+    enum report_by by;
+    int64_t from, to, now;
+    struct report_row *rows; /* by key */
+    struct report_row total;
+    char profiles[REPORT_MAX_PROFILES][16];
+    int nprofiles;
+    /* Per local day from the window's first: GPU- and MIG-instance-seconds. */
+    int ndays;
+    int64_t day0; /* local midnight of the first day */
+    double day_gpu_s[REPORT_MAX_DAYS], day_mig_s[REPORT_MAX_DAYS];
+};
+
+/* Fill r from the database at path over [from, to).  -1 with err. */
+int report_run (struct report *r, const char *db_path, struct hpcq_error *err);
+void report_release (struct report *r);
+
+/* Mean and 95th percentile (nearest rank) of a row's waits; 0 if none. */
+double report_wait_mean (const struct report_row *row);
+double report_wait_p95 (struct report_row *row);
+
+/* The rows in key order (caller frees the array, not the rows). */
+struct report_row **report_sorted (struct report *r, int *n);
+
+/* The chart of GPU-hours per day (--png).  -1 with err. */
+int report_png (const struct report *r, const char *path, struct hpcq_error *err);
+
+#endif

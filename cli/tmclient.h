@@ -1,0 +1,40 @@
+/* tmclient.h - pbsdsh's and pbs_tmrsh's side of the task manager
+ * (common/tm.h): a process started on one of the job's hosts through the
+ * worker of this host, its output written here, its exit status back.
+ * Like PBS's Libtm (tm_init, tm_spawn, tm_obit, tm_kill), but each process
+ * is a connection of its own on the worker's Unix socket ($HPCQ_TM_SOCKET).
+ */
+#ifndef HPCQ_CLI_TMCLIENT_H
+#define HPCQ_CLI_TMCLIENT_H
+
+#include "common/error.h"
+#include "common/loop.h"
+
+struct tmc;
+
+/* The process is over: its TM status (common/tm.h), or -1 if it never
+ * started or was lost, with why in error (NULL otherwise). */
+typedef void (*tmc_done_f) (struct tmc *t, int status, const char *error, void *arg);
+/* The worker accepted the spawn. */
+typedef void (*tmc_started_f) (struct tmc *t, void *arg);
+
+struct tmc_spawn {
+    const char *host; /* where ("" or NULL: this host) */
+    int vnode;        /* its line in the node file (PBS_VNODENUM) */
+    char **argv;
+    int shell;         /* argv joined and run by the owner's shell (rsh) */
+    int forward_stdin; /* our standard input goes to it */
+    int detach;        /* it lives on when we go (pbsdsh -o) */
+};
+
+/* Start s through the worker: the job is $PBS_JOBID, the environment ours.
+ * NULL with err if the worker cannot be reached. */
+struct tmc *tmc_spawn (struct loop *loop, const struct tmc_spawn *s,
+                       tmc_started_f started, tmc_done_f done, void *arg,
+                       struct hpcq_error *err);
+/* Drop it: a process still running is killed, unless detached. */
+void tmc_destroy (struct tmc *t);
+/* A signal to its session. */
+void tmc_signal (struct tmc *t, int signo);
+
+#endif
