@@ -192,8 +192,10 @@ static int cursor_part (struct jobs_cursor *c)
                                                     &c->scratch, 1));
                 made++;
             }
-            if (c->sub + 1 < size)
-                continue; /* the rest of this array in the next part */
+            if (c->sub + 1 < size) {
+                c->next = job->rec.seq; /* the rest of this array in the next part */
+                continue;
+            }
         }
         c->sub = -1;
         c->next = job->rec.seq + 1;
