@@ -1,15 +1,24 @@
 #!/bin/bash
 # Job arrays as one record: an array is one row and no job per subjob until
 # a subjob changes (starts, is held, altered or deleted); subjobs start in
-# index order; qstat -t lists untouched subjobs without making them jobs;
+# index order; qstat -t, the HTTP API, the metrics and tracejob list
+# untouched subjobs without making them jobs;
 # an untouched array survives a restart as it was; qdel of a whole array
 # writes no row per subjob; a 1,000,000-subjob array is accepted at once
-# (in under a second; 30 under valgrind, HPCQ_SCHEDULER_BIN set).
+# (in under a second; 30 under valgrind, HPCQ_SCHEDULER_BIN set); the HTTP
+# API streams a big array whole, the first job or not.
 . "$(dirname "$0")/lib.sh"
 
 cluster_start 1 --cpus-per-worker 2
 
 subrows() { db_query "SELECT count(*) FROM jobs WHERE array_parent = $1"; }
+
+test_expect_success 'the HTTP API streams an array of more subjobs than one part whole when it is the first job' '
+    id=$(echo true | qsub -h -J 1-300) && http=$(sed -n "s/^http=//p" $CLUSTER/state/scheduler.address) &&
+    timeout 20 curl -sf "http://$http/api/v1/jobs?subjobs=1" > first.json &&
+    test "$(jq ".jobs | length" first.json)" = 301 && test "$(subrows ${id%%[*})" = 0 &&
+    qdel $id && wait_state $id F 30
+'
 
 test_expect_success 'subjobs start in index order' '
     id=$(echo "echo \$PBS_ARRAY_INDEX >> $PWD/order" | qsub -J 3-13:2%1 -o /dev/null -e /dev/null) &&
@@ -30,6 +39,16 @@ test_expect_success 'holding, releasing and altering one subjob splits out that 
     qalter -N renamed "$n[9]" && test "$(job_attr "$n[9]" Job_Name)" = renamed &&
     test "$(job_attr "$n[10]" Job_Name)" = STDIN && test "$(subrows $n)" = 2 &&
     test "$(job_attr "$n[]" job_state)" = B
+'
+
+test_expect_success 'the HTTP API, the metrics and tracejob look at untouched subjobs without splitting them out' '
+    n=$(cat held.txt) && http=$(sed -n "s/^http=//p" $CLUSTER/state/scheduler.address) &&
+    curl -sf "http://$http/api/v1/jobs?subjobs=1&state=H" > held.json &&
+    test "$(jq "[.jobs[].id | select(startswith(\"$n[\") and (startswith(\"$n[]\") | not))] | length" held.json)" = 1999 &&
+    curl -sfg "http://$http/api/v1/jobs/$n[1500]" | jq -e ".jobs[0].job_state == \"H\"" &&
+    curl -sf "http://$http/metrics" | grep -qx "hpcq_jobs{queue=\"workq\",state=\"held\"} 1999" &&
+    tracejob "$n[1500]" > trace.out && grep -q "$n\[1500\]" trace.out &&
+    test "$(subrows $n)" = 2
 '
 
 test_expect_success 'an untouched array comes back after kill -9 as it was' '
