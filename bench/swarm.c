@@ -54,7 +54,7 @@ struct sjob {
     int done;
     int exit_status;
     int64_t start_ms;
-    int64_t report_id;      /* job.finished in flight; -1: carried by the hello */
+    int64_t report_id; /* job.finished in flight; -1: carried by the hello */
 };
 
 struct snode {
@@ -66,7 +66,7 @@ struct snode {
     int64_t next_id;
     int64_t hello_id;
     double hello_sent_ms;
-    int64_t hb_id;          /* heartbeat in flight, 0 if none */
+    int64_t hb_id; /* heartbeat in flight, 0 if none */
     double hb_sent_ms;
     struct sjob *jobs;
     int njobs, jobs_cap;
@@ -103,17 +103,17 @@ struct swarm {
     FILE *launch_log;
 
     struct snode *nodes;
-    int up, greeting;       /* links up; links opened but not yet greeted */
-    int next_to_open;       /* nodes [next_to_open, n) not yet opened once */
+    int up, greeting; /* links up; links opened but not yet greeted */
+    int next_to_open; /* nodes [next_to_open, n) not yet opened once */
     int ready_said;
 
     struct event *heap;
     int nheap, heap_cap;
 
     struct stats st;
-    double *rtt;            /* heartbeat round trips since the last report, ms */
+    double *rtt; /* heartbeat round trips since the last report, ms */
     int nrtt, rtt_cap;
-    double *rtt_all;        /* every heartbeat round trip, for the summary */
+    double *rtt_all; /* every heartbeat round trip, for the summary */
     int nrtt_all, rtt_all_cap;
     int64_t t0_ms;
     int64_t last_report_ms;
@@ -243,8 +243,7 @@ static void node_hello (struct snode *n)
         if (j->done) {
             json_array_append_new (finished, job_result (j, now));
             j->report_id = -1;
-        }
-        else
+        } else
             json_array_append_new (running, json_pack ("{s:I s:i s:i}", "seq",
                                                        (json_int_t)j->seq, "attempt",
                                                        j->attempt, "pid", 1));
@@ -252,8 +251,8 @@ static void node_hello (struct snode *n)
     n->state = LINK_HELLO;
     n->hello_sent_ms = now_ms ();
     n->hello_id = node_send (n, "node.hello",
-                             json_pack ("{s:s s:i s:I s:[] s:s s:o s:o}", "name", n->name,
-                                        "ncpus", n->sw->ncpus, "mem",
+                             json_pack ("{s:s s:i s:I s:[] s:s s:o s:o}", "name",
+                                        n->name, "ncpus", n->sw->ncpus, "mem",
                                         (json_int_t)n->sw->mem, "gpus", "labels", "",
                                         "running", running, "finished", finished));
 }
@@ -269,7 +268,8 @@ static void node_connect (struct snode *n)
         if (fd < 0)
             log_msg (LOG_DEBUG, "%s: %s", n->name, err.text);
         sw->st.refused++;
-        heap_push (sw, (struct event){ util_now_ms () + 1000, EV_CONNECT, n->idx, 0, 0 });
+        heap_push (sw,
+                   (struct event){ util_now_ms () + 1000, EV_CONNECT, n->idx, 0, 0 });
         return;
     }
     sw->greeting++;
@@ -298,7 +298,7 @@ static void node_link_close (struct conn *c, void *arg)
     sw->st.links_lost++;
     for (int i = 0; i < n->njobs; i++)
         if (n->jobs[i].done)
-            n->jobs[i].report_id = 0;   /* goes again with the next hello */
+            n->jobs[i].report_id = 0; /* goes again with the next hello */
     heap_push (sw, (struct event){ util_now_ms () + 1000, EV_CONNECT, n->idx, 0, 0 });
     swarm_ramp (sw);
 }
@@ -356,8 +356,7 @@ static void node_reply (struct snode *n, struct wire_msg *msg)
         rtt_add (&sw->rtt, &sw->nrtt, &sw->rtt_cap, rtt);
         rtt_add (&sw->rtt_all, &sw->nrtt_all, &sw->rtt_all_cap, rtt);
         n->hb_id = 0;
-    }
-    else if (strcmp (msg->type, "job.finished") == 0) {
+    } else if (strcmp (msg->type, "job.finished") == 0) {
         for (int i = 0; i < n->njobs; i++) {
             if (n->jobs[i].done && n->jobs[i].report_id == msg->id) {
                 node_job_remove (n, &n->jobs[i]);
@@ -392,13 +391,14 @@ static void node_launch (struct snode *n, struct conn *c, struct wire_msg *msg)
     struct sjob *j;
 
     if (json_unpack (msg->body, "{s:I s:i s:s s?o}", "seq", &seq, "attempt", &attempt,
-                     "jobid", &jobid, "spec", &spec) < 0) {
+                     "jobid", &jobid, "spec", &spec)
+        < 0) {
         (void)conn_reply (c, msg, EPROTO, "job.launch: malformed request", NULL);
         return;
     }
     (void)conn_reply (c, msg, 0, NULL, NULL);
     if (node_job (n, seq, attempt))
-        return;     /* a repeated launch */
+        return; /* a repeated launch */
     sw->st.launched++;
     if (sw->launch_log) {
         struct timespec ts;
@@ -412,9 +412,9 @@ static void node_launch (struct snode *n, struct conn *c, struct wire_msg *msg)
     }
     j = &n->jobs[n->njobs++];
     *j = (struct sjob){ .seq = seq, .attempt = attempt, .start_ms = now };
-    if (node_send (n, "job.started", json_pack ("{s:I s:i s:i}", "seq", seq, "attempt",
-                                                attempt, "session_id",
-                                                100000 + n->idx)))
+    if (node_send (n, "job.started",
+                   json_pack ("{s:I s:i s:i}", "seq", seq, "attempt", attempt,
+                              "session_id", 100000 + n->idx)))
         sw->st.started_sent++;
     heap_push (sw, (struct event){ now + job_run_ms (sw, spec), EV_FINISH, n->idx, seq,
                                    attempt });
@@ -427,7 +427,7 @@ static void node_job_end (struct snode *n, struct sjob *j, int exit_status)
     j->done = 1;
     j->exit_status = exit_status;
     if (n->state != LINK_UP)
-        return;     /* the next hello carries it */
+        return; /* the next hello carries it */
     if ((j->report_id = node_send (n, "job.finished", job_result (j, util_now_ms ()))))
         sw->st.finished_sent++;
 }
@@ -441,7 +441,8 @@ static void node_signal (struct snode *n, struct conn *c, struct wire_msg *msg)
     struct sjob *j;
 
     if (json_unpack (msg->body, "{s:I s:i s:s}", "seq", &seq, "attempt", &attempt,
-                     "signal", &sig) < 0) {
+                     "signal", &sig)
+        < 0) {
         (void)conn_reply (c, msg, EPROTO, "job.signal: malformed request", NULL);
         return;
     }
@@ -461,7 +462,7 @@ static void node_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
     else if (strcmp (msg->type, "job.signal") == 0)
         node_signal (n, c, msg);
     else
-        (void)conn_reply (c, msg, 0, NULL, NULL);   /* job.message: nothing to write */
+        (void)conn_reply (c, msg, 0, NULL, NULL); /* job.message: nothing to write */
 }
 
 /* ---------------------------------------------------------------- events */
@@ -469,14 +470,15 @@ static void node_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
 static void ev_heartbeat (struct swarm *sw, struct snode *n, int64_t now)
 {
     if (n->state != LINK_UP)
-        return;     /* a new one starts when the link is up again */
+        return; /* a new one starts when the link is up again */
     if (n->hb_id)
-        sw->st.hb_missed++;     /* the last one is still unanswered */
+        sw->st.hb_missed++; /* the last one is still unanswered */
     if ((n->hb_id = node_send (n, "node.heartbeat", NULL))) {
         n->hb_sent_ms = now_ms ();
         sw->st.hb_sent++;
     }
-    heap_push (sw, (struct event){ now + sw->heartbeat_ms, EV_HEARTBEAT, n->idx, 0, 0 });
+    heap_push (sw,
+               (struct event){ now + sw->heartbeat_ms, EV_HEARTBEAT, n->idx, 0, 0 });
 }
 
 static void ev_finish (struct swarm *sw, struct snode *n, const struct event *ev)
@@ -501,16 +503,17 @@ static void swarm_report (struct swarm *sw, int64_t now, FILE *f)
     struct stats *s = &sw->st, *l = &sw->last;
     double dt = (now - sw->last_report_ms) / 1000.0;
 
-    fprintf (f, "t=%.1f up=%d launched=%lld finished=%lld running=%lld launch_per_s=%.0f "
-             "finish_per_s=%.0f hb=%lld hb_rtt_p99_ms=%.1f hb_rtt_max_ms=%.1f hb_late=%lld "
-             "hb_missed=%lld lost=%lld\n",
-             (now - sw->t0_ms) / 1000.0, sw->up, (long long)s->launched,
-             (long long)s->finished_sent, (long long)(s->launched - s->finished_sent),
-             dt > 0 ? (s->launched - l->launched) / dt : 0,
-             dt > 0 ? (s->finished_sent - l->finished_sent) / dt : 0,
-             (long long)s->hb_sent, percentile (sw->rtt, sw->nrtt, 0.99),
-             s->hb_rtt_max_ms, (long long)s->hb_late, (long long)s->hb_missed,
-             (long long)s->links_lost);
+    fprintf (
+        f,
+        "t=%.1f up=%d launched=%lld finished=%lld running=%lld launch_per_s=%.0f "
+        "finish_per_s=%.0f hb=%lld hb_rtt_p99_ms=%.1f hb_rtt_max_ms=%.1f hb_late=%lld "
+        "hb_missed=%lld lost=%lld\n",
+        (now - sw->t0_ms) / 1000.0, sw->up, (long long)s->launched,
+        (long long)s->finished_sent, (long long)(s->launched - s->finished_sent),
+        dt > 0 ? (s->launched - l->launched) / dt : 0,
+        dt > 0 ? (s->finished_sent - l->finished_sent) / dt : 0, (long long)s->hb_sent,
+        percentile (sw->rtt, sw->nrtt, 0.99), s->hb_rtt_max_ms, (long long)s->hb_late,
+        (long long)s->hb_missed, (long long)s->links_lost);
     fflush (f);
     sw->nrtt = 0;
     sw->last = *s;
@@ -569,11 +572,12 @@ static void on_signal (struct loop *l, int signo, void *arg)
 
 static void usage (int code)
 {
-    fprintf (code ? stderr : stdout,
-             "Usage: swarm --server ADDR --nodes N [--prefix NAME] [--ncpus C] "
-             "[--mem BYTES]\n"
-             "             [--heartbeat S] [--run-ms MS] [--ramp N] [--launch-log FILE]\n"
-             "             [--report-ms MS] [--duration S]\n");
+    fprintf (
+        code ? stderr : stdout,
+        "Usage: swarm --server ADDR --nodes N [--prefix NAME] [--ncpus C] "
+        "[--mem BYTES]\n"
+        "             [--heartbeat S] [--run-ms MS] [--ramp N] [--launch-log FILE]\n"
+        "             [--report-ms MS] [--duration S]\n");
     exit (code);
 }
 
@@ -614,17 +618,21 @@ static void parse_args (struct swarm *sw, int argc, char **argv)
         case 'p': sw->prefix = optarg; break;
         case 'c': sw->ncpus = (int)arg_long ("--ncpus", optarg, 1, 1 << 20); break;
         case 'm': sw->mem = arg_long ("--mem", optarg, 1, LONG_MAX); break;
-        case 'b': sw->heartbeat_ms = arg_long ("--heartbeat", optarg, 1, 3600) * 1000; break;
+        case 'b':
+            sw->heartbeat_ms = arg_long ("--heartbeat", optarg, 1, 3600) * 1000;
+            break;
         case 'r': sw->run_ms = arg_long ("--run-ms", optarg, 0, 86400000); break;
         case 'R': sw->ramp = (int)arg_long ("--ramp", optarg, 1, 1000000); break;
         case 'T': sw->report_ms = arg_long ("--report-ms", optarg, 0, 3600000); break;
-        case 'd': sw->duration_ms = arg_long ("--duration", optarg, 0, 86400 * 30) * 1000; break;
+        case 'd':
+            sw->duration_ms = arg_long ("--duration", optarg, 0, 86400 * 30) * 1000;
+            break;
         case 'L':
             if (!(sw->launch_log = fopen (optarg, "w"))) {
                 fprintf (stderr, "swarm: %s: %s\n", optarg, strerror (errno));
                 exit (1);
             }
-            setvbuf (sw->launch_log, NULL, _IOLBF, 0);  /* read as it grows */
+            setvbuf (sw->launch_log, NULL, _IOLBF, 0); /* read as it grows */
             break;
         case 'h': usage (0); break;
         default: usage (2);
@@ -636,8 +644,12 @@ static void parse_args (struct swarm *sw, int argc, char **argv)
 
 int main (int argc, char **argv)
 {
-    struct swarm sw = { .prefix = "swarm", .ncpus = 1, .mem = INT64_C (4) << 30,
-                        .heartbeat_ms = 30000, .run_ms = 1000, .ramp = 200,
+    struct swarm sw = { .prefix = "swarm",
+                        .ncpus = 1,
+                        .mem = INT64_C (4) << 30,
+                        .heartbeat_ms = 30000,
+                        .run_ms = 1000,
+                        .ramp = 200,
                         .report_ms = 1000 };
     static const int signals[] = { SIGINT, SIGTERM };
     struct loop_timer *tick;

@@ -147,7 +147,7 @@ int arrayspec_parse (const char *s, struct arrayspec *a, struct hpcq_error *err)
         a->n += a->run[r].count;
     }
     if (a->n < 2 && !strchr (s, '-') && !strchr (s, ','))
-        goto bad;   /* PBS: an array needs a range */
+        goto bad; /* PBS: an array needs a range */
     return 0;
 bad:
     invalid (err, "invalid array range '%s' (X-Y[:STEP][%%LIMIT] or a list)", s);
@@ -164,7 +164,8 @@ void arrayspec_release (struct arrayspec *a)
 
 /* The last run whose first position (by_pos) or first index is at or
  * before v. */
-static const struct arrayspec_run *run_before (const struct arrayspec *a, int v, int by_pos)
+static const struct arrayspec_run *run_before (const struct arrayspec *a, int v,
+                                               int by_pos)
 {
     int lo = 0, hi = a->nrun - 1;
 

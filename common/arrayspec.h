@@ -16,7 +16,7 @@
 
 #include "common/error.h"
 
-#define ARRAYSPEC_MAX 4000000       /* subjobs in one array (Slurm's largest) */
+#define ARRAYSPEC_MAX 4000000 /* subjobs in one array (Slurm's largest) */
 #define ARRAYSPEC_INDEX_MAX 100000000
 
 /* Indices first, first + step, ..., count of them, at positions pos,
@@ -27,10 +27,10 @@ struct arrayspec_run {
 };
 
 struct arrayspec {
-    struct arrayspec_run *run;  /* ascending and disjoint (owned) */
+    struct arrayspec_run *run; /* ascending and disjoint (owned) */
     int nrun;
-    int n;                      /* indices in all */
-    int limit;                  /* concurrent subjobs, 0 = no limit */
+    int n;     /* indices in all */
+    int limit; /* concurrent subjobs, 0 = no limit */
 };
 
 /* Parse s.  Returns 0, or -1 with err (EINVAL; ENOMEM). */

@@ -188,8 +188,9 @@ static int cursor_part (struct jobs_cursor *c)
              * (array.h). */
             int size = array_size (job->arr);
             while (c->sub + 1 < size && made < API_PART_JOBS) {
-                cursor_put (c, f, jobs_subjob_view (srv->jobs, job, ++c->sub,
-                                                    &c->scratch, 1));
+                cursor_put (c, f,
+                            jobs_subjob_view (srv->jobs, job, ++c->sub, &c->scratch,
+                                              1));
                 made++;
             }
             if (c->sub + 1 < size) {
@@ -307,7 +308,8 @@ static void api_event_id (struct server *srv, sqlite3_stmt *st, char *buf, size_
 {
     int64_t seq = sqlite3_column_int64 (st, 7);
     /* A subjob by its array and index: a lookup by key would split it out. */
-    struct job *job = seq && seq < JOB_SUBKEY_BASE ? jobs_lookup (srv->jobs, seq) : NULL;
+    struct job *job =
+        seq && seq < JOB_SUBKEY_BASE ? jobs_lookup (srv->jobs, seq) : NULL;
 
     if (job)
         snprintf (buf, len, "%s", job->id);

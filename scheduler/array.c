@@ -19,7 +19,8 @@
 
 enum { GROUP_NONE, GROUP_Q, GROUP_R, GROUP_F };
 
-struct job_array *array_create (struct job *job, const char *range, struct hpcq_error *err)
+struct job_array *array_create (struct job *job, const char *range,
+                                struct hpcq_error *err)
 {
     struct job_array *a = calloc (1, sizeof (*a));
     size_t words;
@@ -74,7 +75,7 @@ static int sub_slot (const struct job_array *a, int pos)
     int lo = 0, hi = a->nsub;
 
     if (a->nsub > 0 && a->sub[a->nsub - 1]->array_pos < pos)
-        return a->nsub;     /* the usual case: after every split one */
+        return a->nsub; /* the usual case: after every split one */
     while (lo < hi) {
         int mid = (lo + hi) / 2;
         if (a->sub[mid]->array_pos < pos)
@@ -127,12 +128,9 @@ static int group_of (char state)
     switch (state) {
     case 'R':
     case 'E':
-    case 'S':
-        return GROUP_R;
-    case 'F':
-        return GROUP_F;
-    default:
-        return GROUP_Q;
+    case 'S': return GROUP_R;
+    case 'F': return GROUP_F;
+    default: return GROUP_Q;
     }
 }
 
@@ -142,8 +140,8 @@ static void count (struct job_array *a, struct job *sj, int sign)
     if (sign > 0) {
         sj->arr_group = group_of (sj->rec.state);
         sj->arr_began = sj->rec.run_count > 0 || sj->arr_group != GROUP_Q;
-        sj->arr_failed = sj->arr_group == GROUP_F
-                         && (!sj->rec.has_exit || sj->rec.exit_status != 0);
+        sj->arr_failed =
+            sj->arr_group == GROUP_F && (!sj->rec.has_exit || sj->rec.exit_status != 0);
     }
     a->nq += sign * (sj->arr_group == GROUP_Q);
     a->nr += sign * (sj->arr_group == GROUP_R);
@@ -224,5 +222,6 @@ void array_state_count (const struct job *array, char *buf, size_t len)
     int gone = array_untouched_state (array) == 'F';
 
     snprintf (buf, len, "Queued:%d Running:%d Exiting:0 Expired:%d",
-              a->nq + (gone ? 0 : a->untouched), a->nr, a->nf + (gone ? a->untouched : 0));
+              a->nq + (gone ? 0 : a->untouched), a->nr,
+              a->nf + (gone ? a->untouched : 0));
 }

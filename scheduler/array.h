@@ -27,24 +27,25 @@
 struct job;
 
 struct job_array {
-    struct job *job;                /* the array's own job */
-    struct arrayspec range;         /* its indices, as runs; range.limit: %LIMIT */
-    int running;                    /* subjobs holding an allocation */
-    uint64_t *split;                /* bit pos: split out (a job of its own) */
-    struct job **sub;               /* the split-out subjobs, by position */
+    struct job *job;        /* the array's own job */
+    struct arrayspec range; /* its indices, as runs; range.limit: %LIMIT */
+    int running;            /* subjobs holding an allocation */
+    uint64_t *split;        /* bit pos: split out (a job of its own) */
+    struct job **sub;       /* the split-out subjobs, by position */
     int nsub, sub_cap;
-    int cursor;                     /* every position below it is split out */
-    int untouched;                  /* positions not split out */
-    int nq, nr, nf;                 /* split-out subjobs queued or held, running or
+    int cursor;     /* every position below it is split out */
+    int untouched;  /* positions not split out */
+    int nq, nr, nf; /* split-out subjobs queued or held, running or
                                      * exiting, finished */
-    int began;                      /* split-out subjobs that ran (or ended) */
-    int failed;                     /* split-out subjobs that ended without exit 0 */
-    TAILQ_ENTRY (job_array) pending_link;   /* jobs.c: arrays with subjobs to take */
-    int pending;                    /* on that list */
+    int began;      /* split-out subjobs that ran (or ended) */
+    int failed;     /* split-out subjobs that ended without exit 0 */
+    TAILQ_ENTRY (job_array) pending_link; /* jobs.c: arrays with subjobs to take */
+    int pending;                          /* on that list */
 };
 
 /* The record for array job, whose -J range is range.  NULL with err. */
-struct job_array *array_create (struct job *job, const char *range, struct hpcq_error *err);
+struct job_array *array_create (struct job *job, const char *range,
+                                struct hpcq_error *err);
 /* Frees the record, not the subjobs (jobs.c frees those). */
 void array_destroy (struct job_array *a);
 

@@ -67,17 +67,17 @@ struct stat_id {
 struct stat_cursor {
     struct server *srv;
     struct conn *c;
-    struct wire_msg req;        /* type and id for the replies */
+    struct wire_msg req; /* type and id for the replies */
     int table, history, subjobs;
-    int see_all;                /* operator, or query_other_jobs */
+    int see_all; /* operator, or query_other_jobs */
     uid_t uid;
-    char *user;                 /* -u filter, or NULL */
-    struct stat_id *ids;        /* the jobs named, in the order given */
+    char *user;          /* -u filter, or NULL */
+    struct stat_id *ids; /* the jobs named, in the order given */
     int nids;
     int by_ids;
     struct stat_pos pos;
     json_t *unknown, *finished;
-    struct job scratch;         /* the untouched subjob last described */
+    struct job scratch; /* the untouched subjob last described */
 };
 
 static void cursor_free (void *arg)
@@ -134,7 +134,7 @@ static struct job *cursor_top (struct stat_cursor *cur, struct stat_pos *p)
     all = jobs_all (cur->srv->jobs, &n);
     for (i = first_from (all, n, p->seq); i < n; i++) {
         if (all[i]->rec.seq != p->seq)
-            p->sub = -1;    /* a new job: it comes before its subjobs */
+            p->sub = -1; /* a new job: it comes before its subjobs */
         p->seq = all[i]->rec.seq;
         if (wanted (cur, all[i]))
             return all[i];
@@ -154,7 +154,8 @@ static void cursor_next_top (struct stat_cursor *cur, struct stat_pos *p,
 
 /* The subjob of array at pos as it is now: split out, or described in the
  * cursor's scratch job (with its UUID for the full attributes only). */
-static const struct job *cursor_subjob (struct stat_cursor *cur, struct job *array, int pos)
+static const struct job *cursor_subjob (struct stat_cursor *cur, struct job *array,
+                                        int pos)
 {
     return jobs_subjob_view (cur->srv->jobs, array, pos, &cur->scratch, !cur->table);
 }
@@ -168,7 +169,7 @@ static const struct job *cursor_next (struct stat_cursor *cur, struct stat_pos *
     while ((top = cursor_top (cur, p))) {
         if (p->sub < 0) {
             int named = cur->by_ids ? cur->ids[p->idx].pos : -1;
-            if (named >= 0) {   /* a subjob named by its id */
+            if (named >= 0) { /* a subjob named by its id */
                 cursor_next_top (cur, p, top);
                 if (top->arr && named < array_size (top->arr))
                     return cursor_subjob (cur, top, named);
@@ -234,8 +235,7 @@ static json_t *part_jobs (struct stat_cursor *cur, struct stat_pos *p, int max,
         if (f) {
             rc = job_attr_row (f, job);
             bytes = (size_t)ftell (f);
-        }
-        else {
+        } else {
             rc = json_object_set_new (jobs, job->id, job_view (cur, job));
             bytes += attr_size_hint (job);
         }
@@ -290,7 +290,8 @@ static int send_part (struct stat_cursor *cur)
             continue;
         }
         if (errno == EMSGSIZE)
-            server_reply_error (cur->c, &cur->req, EMSGSIZE, "job.stat: a job's "
+            server_reply_error (cur->c, &cur->req, EMSGSIZE,
+                                "job.stat: a job's "
                                 "attributes are larger than a message may be");
         else if (errno != ENOBUFS && errno != EPIPE)
             log_error ("job.stat reply to %s", conn_peer_name (cur->c));
@@ -323,13 +324,15 @@ static int stat_ids (struct stat_cursor *cur, json_t *ids)
     cur->ids = calloc (json_array_size (ids) + 1, sizeof (*cur->ids));
     if (!cur->ids)
         return -1;
-    json_array_foreach (ids, i, v) {
+    json_array_foreach (ids, i, v)
+    {
         const char *id = json_string_value (v);
         int pos;
         struct job *job = jobs_find_pos (cur->srv->jobs, id, &pos);
-        const struct job *seen = job && pos >= 0
-                                 ? jobs_subjob_view (cur->srv->jobs, job, pos, &scratch, 0) : job;
-        if (job && job->parent) {   /* a split-out subjob: by its array */
+        const struct job *seen =
+            job && pos >= 0 ? jobs_subjob_view (cur->srv->jobs, job, pos, &scratch, 0)
+                            : job;
+        if (job && job->parent) { /* a split-out subjob: by its array */
             pos = job->array_pos;
             job = job->parent;
         }
@@ -352,7 +355,8 @@ static void job_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
 
     if (json_unpack (msg->body, "{s?o s?s s?b s?b s?b}", "ids", &ids, "user", &user,
                      "history", &cur->history, "table", &cur->table, "subjobs",
-                     &cur->subjobs) < 0
+                     &cur->subjobs)
+            < 0
         || (ids && !json_is_array (ids))) {
         server_reply_error (c, msg, EPROTO, "job.stat: malformed request");
         cursor_free (cur);
@@ -363,7 +367,8 @@ static void job_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
     cur->req.id = msg->id;
     snprintf (cur->req.type, sizeof (cur->req.type), "%s", msg->type);
     cur->uid = conn_peer_uid (c);
-    cur->see_all = server_attr_query_other_jobs (srv) || server_is_operator (srv, cur->uid);
+    cur->see_all =
+        server_attr_query_other_jobs (srv) || server_is_operator (srv, cur->uid);
     cur->user = user ? xstrdup (user) : NULL;
     cur->pos = (struct stat_pos){ .seq = 0, .idx = 0, .sub = -1 };
     /* Right after a restart only the table of all jobs is answered from

@@ -23,17 +23,17 @@
 
 struct jobs {
     struct server *srv;
-    struct job **v;         /* sorted by seq: seqs only grow */
+    struct job **v; /* sorted by seq: seqs only grow */
     int n, cap;
     int64_t next_seq;
-    struct job_queue queued;        /* jobs in state Q */
+    struct job_queue queued; /* jobs in state Q */
     int nqueued;
-    struct job_list running;        /* jobs holding an allocation */
-    TAILQ_HEAD (, job_array) pending;   /* arrays with untouched queued subjobs */
-    struct job **transient;         /* subjobs split out for this pass */
+    struct job_list running;          /* jobs holding an allocation */
+    TAILQ_HEAD (, job_array) pending; /* arrays with untouched queued subjobs */
+    struct job **transient;           /* subjobs split out for this pass */
     int ntransient, transient_cap;
-    struct load *load;              /* while the stored requests are parsed */
-    struct job_list suspended;      /* jobs in state S */
+    struct load *load;         /* while the stored requests are parsed */
+    struct job_list suspended; /* jobs in state S */
 };
 
 static void suspended_link (struct jobs *js, struct job *job)
@@ -44,7 +44,7 @@ static void suspended_link (struct jobs *js, struct job *job)
 static void suspended_unlink (struct jobs *js, struct job *job)
 {
     if (!job->s_link.le_prev)
-        return;     /* not linked */
+        return; /* not linked */
     LIST_REMOVE (job, s_link);
     job->s_link.le_prev = NULL;
 }
@@ -62,7 +62,7 @@ void jobs_running_add (struct jobs *js, struct job *job)
 void jobs_running_remove (struct jobs *js, struct job *job)
 {
     if (!job->r_link.le_prev)
-        return;     /* not linked */
+        return; /* not linked */
     LIST_REMOVE (job, r_link);
     job->r_link.le_prev = NULL;
 }
@@ -122,7 +122,7 @@ static void job_free (struct job *job)
     }
     db_job_release (&job->rec);
     if (!job->parent || job->own_spec)
-        jobspec_release (&job->spec);   /* a subjob's is its array's */
+        jobspec_release (&job->spec); /* a subjob's is its array's */
     free (job->alloc);
     free (job->resv);
     free (job->ck);
@@ -133,7 +133,7 @@ void jobs_destroy (struct jobs *js)
 {
     if (!js)
         return;
-    load_cancel (js);   /* the parsing threads still use the jobs */
+    load_cancel (js); /* the parsing threads still use the jobs */
     for (int i = 0; i < js->n; i++)
         job_free (js->v[i]);
     free (js->v);
@@ -232,8 +232,9 @@ static void subjob_fill (struct jobs *js, struct job *array, int pos, struct job
     sj->rec.session_id = 0;
     /* Deleted with its array: it ended when the array was deleted. */
     sj->rec.etime = st == 'F' ? array->rec.mtime : 0;
-    sj->rec.comment = st == 'F' ? (char *)"Job deleted with its array before it ran" : NULL;
-    sj->rec.spec = NULL;    /* its request is its array's */
+    sj->rec.comment =
+        st == 'F' ? (char *)"Job deleted with its array before it ran" : NULL;
+    sj->rec.spec = NULL; /* its request is its array's */
     sj->rec.exec_host = sj->rec.exec_vnode = NULL;
     sj->rec.resources_used = sj->rec.alloc = NULL;
     sj->prio = array->prio;
@@ -389,13 +390,13 @@ struct load_slice {
 };
 
 struct load {
-    struct job **v;     /* the jobs whose request is to be parsed */
+    struct job **v; /* the jobs whose request is to be parsed */
     int n, cap;
-    int *bad;           /* the request of v[i] is unreadable (logged) */
+    int *bad; /* the request of v[i] is unreadable (logged) */
     int nthreads;
     pthread_t tid[LOAD_MAX_THREADS];
     struct load_slice sl[LOAD_MAX_THREADS];
-    atomic_int done;    /* threads that have finished */
+    atomic_int done; /* threads that have finished */
     struct loop_timer *poll;
     jobs_loaded_f cb;
     void *arg;
@@ -404,7 +405,7 @@ struct load {
      * quarter more resident memory at 100,000 jobs): written to one memory
      * stream, each ending in its '\0', v[i]'s at text + off[i]. */
     FILE *texts;
-    char *text;         /* the stream's buffer, once closed */
+    char *text; /* the stream's buffer, once closed */
     size_t len;
     size_t *off;
 };
@@ -470,13 +471,14 @@ static int load_alloc (struct jobs *js, struct job *job)
  * request is its array's (set once that is parsed) unless it has one of
  * its own. */
 static int load_link_subjob (struct jobs *js, struct job *row)
-{   /* 1: linked; 0: dropped (freed); -1: out of memory (freed) */
+{ /* 1: linked; 0: dropped (freed); -1: out of memory (freed) */
     int pos;
     struct job *array = subkey_split (js, row->rec.seq, &pos);
 
-    if (!array || array->rec.seq != row->rec.array_parent || array_sub (array->arr, pos)) {
-        log_msg (LOG_ERR, "subjob row %lld without its array %lld", (long long)row->rec.seq,
-                 (long long)row->rec.array_parent);
+    if (!array || array->rec.seq != row->rec.array_parent
+        || array_sub (array->arr, pos)) {
+        log_msg (LOG_ERR, "subjob row %lld without its array %lld",
+                 (long long)row->rec.seq, (long long)row->rec.array_parent);
         job_free (row);
         return 0;
     }
@@ -492,7 +494,7 @@ static int load_link_subjob (struct jobs *js, struct job *row)
     if (row->rec.state == 'Q')
         queue_link (js, row);
     if (load_alloc (js, row))
-        array->arr->running++;      /* it holds an allocation (R, E, S) */
+        array->arr->running++; /* it holds an allocation (R, E, S) */
     pending_update (js, array);
     return 1;
 }
@@ -534,7 +536,7 @@ static int load_row (struct db_job *rec, void *arg)
     struct job *job = xzalloc (sizeof (*job));
     int own;
 
-    job->rec = *rec;    /* takes what rec points to */
+    job->rec = *rec; /* takes what rec points to */
     jobspec_init (&job->spec);
     /* A subjob's row has a request of its own only once qalter gave it one. */
     own = job->rec.spec && job->rec.spec[0];
@@ -542,12 +544,11 @@ static int load_row (struct db_job *rec, void *arg)
         int rc = load_link_subjob (js, job);
         if (rc <= 0)
             return rc;
-        if (!own) {         /* the array's request, parsed with the array */
+        if (!own) { /* the array's request, parsed with the array */
             job_drop_spec_text (job);
             return 0;
         }
-    }
-    else if (load_link (js, job) < 0)
+    } else if (load_link (js, job) < 0)
         return -1;
     return load_want_parse (js->load, job);
 }
@@ -557,8 +558,9 @@ static void *load_parse_slice (void *arg)
     struct load_slice *sl = arg;
 
     for (int i = sl->from; i < sl->to; i++)
-        if (!sl->l->v[i]->spec.name)    /* else parsed as it was read */
-            sl->l->bad[i] = load_parse_one (sl->l->v[i], sl->l->text + sl->l->off[i]) < 0;
+        if (!sl->l->v[i]->spec.name) /* else parsed as it was read */
+            sl->l->bad[i] =
+                load_parse_one (sl->l->v[i], sl->l->text + sl->l->off[i]) < 0;
     atomic_fetch_add (&sl->l->done, 1);
     return NULL;
 }
@@ -591,7 +593,8 @@ static int load_adopt (struct job *job)
 
     jobspec_pool (s);
     s->env = rehome (s->env, (size_t)s->nenv * sizeof (*s->env));
-    s->res.chunk = rehome (s->res.chunk, (size_t)s->res.nchunks * sizeof (*s->res.chunk));
+    s->res.chunk =
+        rehome (s->res.chunk, (size_t)s->res.nchunks * sizeof (*s->res.chunk));
     job_drop_spec_text (job);
     return 0;
 }
@@ -636,7 +639,7 @@ static int load_finish (struct jobs *js)
     if (l->cb)
         l->cb (js, rc, l->arg);
     load_free (l);
-    malloc_trim (0);    /* the threads' arenas, now empty */
+    malloc_trim (0); /* the threads' arenas, now empty */
     if (rc == 0)
         log_msg (LOG_INFO, "loaded %d jobs (%d queued, %d running), next job %lld",
                  js->n, jobs_count_state (js, 'Q'), jobs_count_state (js, 'R'),
@@ -663,7 +666,7 @@ static int load_start (struct jobs *js)
 
     if (nt > l->n / MIN_PER_THREAD)
         nt = l->n / MIN_PER_THREAD > 0 ? l->n / MIN_PER_THREAD : 1;
-    if (fclose (l->texts) != 0) {   /* its buffer, l->text, is complete */
+    if (fclose (l->texts) != 0) { /* its buffer, l->text, is complete */
         l->texts = NULL;
         return -1;
     }
@@ -758,7 +761,7 @@ int jobs_insert (struct jobs *js, struct job *job)
 void jobs_refile (struct jobs *js, struct job *job, char old)
 {
     if (job->is_array) {
-        pending_update (js, job);   /* it never runs itself: its subjobs do */
+        pending_update (js, job); /* it never runs itself: its subjobs do */
         return;
     }
     if (old == 'Q' && job->rec.state != 'Q')
@@ -804,16 +807,16 @@ int jobs_purge (struct jobs *js, int64_t finished_before,
     int k = 0, n = 0;
 
     if (js->load)
-        return 0;   /* the parsing threads still use the jobs */
+        return 0; /* the parsing threads still use the jobs */
     for (int i = 0; i < js->n; i++) {
         struct job *job = js->v[i];
         if (job->rec.state == 'F' && job->rec.etime < finished_before
             && !(keep && keep (job, arg))) {
-            if (job->arr && job->arr->pending) {    /* not while F; to be sure */
+            if (job->arr && job->arr->pending) { /* not while F; to be sure */
                 job->arr->pending = 0;
                 TAILQ_REMOVE (&js->pending, job->arr, pending_link);
             }
-            job_free (job);     /* an array with its split-out subjobs */
+            job_free (job); /* an array with its split-out subjobs */
             n++;
             continue;
         }
@@ -859,7 +862,8 @@ int64_t jobs_parse_id (const char *s)
 /* "N[]" names the array, "N[I]" its subjob of index I. */
 /* "N[]" names the array, "N[I]" its subjob of index I: the split one, or
  * the array with *pos the untouched one's position. */
-static struct job *array_find (struct jobs *js, const char *id, const char *br, int *pos)
+static struct job *array_find (struct jobs *js, const char *id, const char *br,
+                               int *pos)
 {
     struct job *array = top_lookup (js, jobs_parse_id (id)), *sj;
     char *end;
@@ -887,12 +891,14 @@ struct job *jobs_find_pos (struct jobs *js, const char *id, int *pos)
     size_t len = strlen (js->srv->name);
 
     *pos = -1;
-    if (dot && (strncmp (dot + 1, js->srv->name, len) != 0
-                || (dot[1 + len] != '\0' && dot[1 + len] != '.')))
+    if (dot
+        && (strncmp (dot + 1, js->srv->name, len) != 0
+            || (dot[1 + len] != '\0' && dot[1 + len] != '.')))
         return NULL;
     if (br)
-        return close && (close[1] == '\0' || close[1] == '.') ? array_find (js, id, br, pos)
-                                                              : NULL;
+        return close && (close[1] == '\0' || close[1] == '.')
+                   ? array_find (js, id, br, pos)
+                   : NULL;
     return top_lookup (js, jobs_parse_id (id));
 }
 
@@ -941,8 +947,10 @@ static void signal_node (struct job *job, struct node *n, const char *sig,
                                   "attempt", job->rec.run_count, "signal", sig,
                                   "reason", reason));
     if (nodes_send (n, &m) < 0)
-        log_msg (LOG_WARNING, "job %s: node %s unreachable; the signal is sent "
-                 "again when it returns", job->id, n->name);
+        log_msg (LOG_WARNING,
+                 "job %s: node %s unreachable; the signal is sent "
+                 "again when it returns",
+                 job->id, n->name);
     wire_msg_release (&m);
 }
 
@@ -977,7 +985,8 @@ json_t *alloc_to_json (const struct alloc *a)
                                gpus, "mpiprocs", s->mpiprocs, "excl", s->excl);
         /* The MIG instance as [gpu, instance], so a restart keeps it. */
         if (o && s->nmig)
-            json_object_set_new (o, "mig", json_pack ("[i i]", s->mig_gpu, s->mig_inst));
+            json_object_set_new (o, "mig",
+                                 json_pack ("[i i]", s->mig_gpu, s->mig_inst));
         json_array_append_new (arr, o);
     }
     return arr;
@@ -993,7 +1002,8 @@ struct alloc *alloc_from_json (struct nodes *ns, const char *text)
         || json_array_size (arr) > INT_MAX
         || !(a = alloc_new ((int)json_array_size (arr))))
         goto error;
-    json_array_foreach (arr, i, o) {
+    json_array_foreach (arr, i, o)
+    {
         struct alloc_slot *s = &a->slot[i];
         const char *node;
         json_t *gpus, *g, *mig = NULL;
@@ -1001,7 +1011,8 @@ struct alloc *alloc_from_json (struct nodes *ns, const char *text)
         size_t k;
         if (json_unpack (o, "{s:s s:i s:I s:o s:i s:b s?o}", "node", &node, "ncpus",
                          &s->ncpus, "mem", &mem, "gpus", &gpus, "mpiprocs",
-                         &s->mpiprocs, "excl", &s->excl, "mig", &mig) < 0
+                         &s->mpiprocs, "excl", &s->excl, "mig", &mig)
+                < 0
             || !json_is_array (gpus) || json_array_size (gpus) > 16
             || (mig && json_unpack (mig, "[i i]", &s->mig_gpu, &s->mig_inst) < 0))
             goto error;
@@ -1009,8 +1020,8 @@ struct alloc *alloc_from_json (struct nodes *ns, const char *text)
         s->mem = mem;
         snprintf (s->node_name, sizeof (s->node_name), "%s", node);
         s->node = nodes_get (ns, node);
-        json_array_foreach (gpus, k, g)
-            s->gpus[s->ngpus++] = (int)json_integer_value (g);
+        json_array_foreach (gpus, k, g) s->gpus[s->ngpus++] =
+            (int)json_integer_value (g);
     }
     json_decref (arr);
     return a;

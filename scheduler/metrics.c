@@ -343,7 +343,7 @@ static void put_jobs (struct metrics *m, FILE *f, int per_user)
         const struct job *j = all[i];
         int qi = queue_index (qs, nq, j->rec.queue);
         int *c = counts + (qi < 0 ? nq : qi) * NSTATES;
-        in_memory += 1 + (j->arr ? j->arr->nsub : 0);   /* untouched subjobs are none */
+        in_memory += 1 + (j->arr ? j->arr->nsub : 0); /* untouched subjobs are none */
         count_job (j, c, &users);
     }
     head (f, "hpcq_jobs", "gauge", "Jobs (and array subjobs) by state and queue.");

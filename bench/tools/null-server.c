@@ -35,8 +35,9 @@ static void on_msg (struct conn *c, struct wire_msg *msg, void *arg)
         return;
     snprintf (id, sizeof (id), "%lld.null", (long long)next_seq++);
     (void)conn_reply (c, msg, 0, NULL,
-                      strcmp (msg->type, "job.submit") == 0 ? json_pack ("{s:s}", "jobid", id)
-                                                            : NULL);
+                      strcmp (msg->type, "job.submit") == 0
+                          ? json_pack ("{s:s}", "jobid", id)
+                          : NULL);
 }
 
 static void on_close (struct conn *c, void *arg)

@@ -22,12 +22,14 @@ int main (void)
     ok (a == b && !strcmp (a, "workq") && strpool_count () == 1,
         "equal texts share one copy, whatever buffer they came from");
     c = strpool_get ("");
-    ok (c != a && !strcmp (c, "") && strpool_count () == 2, "the empty text is one too");
+    ok (c != a && !strcmp (c, "") && strpool_count () == 2,
+        "the empty text is one too");
     ok (strpool_get (NULL) == NULL && strpool_ref (NULL) == NULL, "NULL stays NULL");
     ok (strpool_ref (a) == a, "strpool_ref gives the same copy");
     strpool_put (a);
     strpool_put (b);
-    ok (strpool_count () == 2 && !strcmp (a, "workq"), "still there while one reference is");
+    ok (strpool_count () == 2 && !strcmp (a, "workq"),
+        "still there while one reference is");
     strpool_put (a);
     strpool_put (NULL);
     ok (strpool_count () == 1, "gone with the last reference");

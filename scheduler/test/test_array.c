@@ -40,7 +40,8 @@ static char sub_state (int64_t seq, int index)
     struct job *array = array_of (seq), scratch;
     int pos = array && array->arr ? array_pos_of (array->arr, index) : -1;
 
-    return pos < 0 ? '?' : jobs_subjob_view (f.srv->jobs, array, pos, &scratch, 0)->rec.state;
+    return pos < 0 ? '?'
+                   : jobs_subjob_view (f.srv->jobs, array, pos, &scratch, 0)->rec.state;
 }
 
 static int user_rpc (const char *type, const char *id, json_t *extra)
@@ -59,7 +60,8 @@ static int launches (struct fx_peer *w, int *index, int max)
 
     while ((m = fixture_next_ms (&f, w, "job.launch", 300))) {
         if (n < max)
-            index[n] = (int)json_integer_value (json_object_get (m->body, "array_index"));
+            index[n] =
+                (int)json_integer_value (json_object_get (m->body, "array_index"));
         n++;
         fixture_msg_free (m);
     }
@@ -69,8 +71,9 @@ static int launches (struct fx_peer *w, int *index, int max)
 static int finish (struct fx_peer *w, int64_t seq, int exit_status)
 {
     return fixture_rpc (&f, w, "job.finished",
-                        json_pack ("{s:I s:i s:i}", "seq", (json_int_t)seq, "attempt", 1,
-                                   "exit_status", exit_status), NULL, NULL, 0);
+                        json_pack ("{s:I s:i s:i}", "seq", (json_int_t)seq, "attempt",
+                                   1, "exit_status", exit_status),
+                        NULL, NULL, 0);
 }
 
 /* A pass splits out what could start and one more; the rest stay
@@ -85,9 +88,11 @@ static int64_t test_pass (struct fx_peer *w)
     ok (n == 4 && idx[0] == 1 && idx[1] == 2 && idx[2] == 3 && idx[3] == 4,
         "4 cores: subjobs 1-4 start, in index order (%d launched)", n);
     ok (a && a->nsub == 4 && a->untouched == 96 && a->nr == 4 && a->running == 4,
-        "only the 4 that started are jobs; 96 are untouched (%d split)", a ? a->nsub : -1);
+        "only the 4 that started are jobs; 96 are untouched (%d split)",
+        a ? a->nsub : -1);
     ok (rows (seq) == 4, "and only they have rows");
-    ok (jobs_queued_count (f.srv->jobs) == 0, "the pass left nothing split out in the queue");
+    ok (jobs_queued_count (f.srv->jobs) == 0,
+        "the pass left nothing split out in the queue");
     ok (array && array->rec.state == 'Q' && job_state_display (array) == 'B',
         "the array is B: some subjobs began");
     if (a) {
@@ -95,7 +100,8 @@ static int64_t test_pass (struct fx_peer *w)
         array_state_count (array, counts, sizeof (counts));
         is (counts, "Queued:96 Running:4 Exiting:0 Expired:0", "array_state_count");
     }
-    ok (a && finish (w, a->sub[0]->rec.seq, 0) == 0 && launches (w, idx, 8) == 1 && idx[0] == 5,
+    ok (a && finish (w, a->sub[0]->rec.seq, 0) == 0 && launches (w, idx, 8) == 1
+            && idx[0] == 5,
         "when subjob 1 ends, subjob 5 starts");
     return seq;
 }
@@ -112,12 +118,14 @@ static void test_holds (int64_t seq, struct fx_peer *w)
 
     snprintf (id, sizeof (id), "%lld[50]", (long long)seq);
     ok (user_rpc ("job.hold", id, NULL) == 0 && (sj = array_sub (a, 49))
-        && sj->rec.state == 'H' && rows (seq) == before + 1,
+            && sj->rec.state == 'H' && rows (seq) == before + 1,
         "qhold %s: split out, held, and its row written", id);
     snprintf (id, sizeof (id), "%lld[60]", (long long)seq);
-    ok (user_rpc ("job.alter", id, json_pack ("{s:[[ss]]}", "options", "N", "renamed")) == 0
-        && (sj = array_sub (a, 59)) && sj->own_spec && !strcmp (sj->spec.name, "renamed")
-        && strcmp (array->spec.name, "renamed") && rows (seq) == before + 2,
+    ok (user_rpc ("job.alter", id, json_pack ("{s:[[ss]]}", "options", "N", "renamed"))
+                == 0
+            && (sj = array_sub (a, 59)) && sj->own_spec
+            && !strcmp (sj->spec.name, "renamed")
+            && strcmp (array->spec.name, "renamed") && rows (seq) == before + 2,
         "qalter -N of %s: its own request, the array's unchanged", id);
     snprintf (name, sizeof (name), "SELECT spec != '' FROM jobs WHERE seq = %lld",
               (long long)(sj ? sj->rec.seq : 0));
@@ -126,11 +134,13 @@ static void test_holds (int64_t seq, struct fx_peer *w)
     ok (user_rpc ("job.alter", id, json_pack ("{s:[[ss]]}", "options", "N", "x")) != 0,
         "a whole array cannot be altered");
     ok (user_rpc ("job.hold", id, NULL) == 0 && array->rec.state == 'H'
-        && sub_state (seq, 70) == 'H' && array_sub (a, 59)->rec.state == 'H'
-        && a->nr == 4, "qhold %s: the array, its untouched and split queued subjobs are "
-        "held; the running ones run on", id);
+            && sub_state (seq, 70) == 'H' && array_sub (a, 59)->rec.state == 'H'
+            && a->nr == 4,
+        "qhold %s: the array, its untouched and split queued subjobs are "
+        "held; the running ones run on",
+        id);
     ok (user_rpc ("job.release", id, NULL) == 0 && array->rec.state == 'Q'
-        && sub_state (seq, 70) == 'Q' && array_sub (a, 49)->rec.state == 'Q',
+            && sub_state (seq, 70) == 'Q' && array_sub (a, 49)->rec.state == 'Q',
         "qrls %s: all released, subjob 50's own hold too", id);
     (void)w;
     (void)idx;
@@ -149,16 +159,21 @@ static void test_restart (int64_t seq, int64_t held_seq)
     array = array_of (seq);
     a = array ? array->arr : NULL;
     ok (a && a->nsub == nrows && a->untouched == 100 - nrows,
-        "after a restart the subjobs with rows are split out (%lld), the others untouched",
+        "after a restart the subjobs with rows are split out (%lld), the others "
+        "untouched",
         (long long)nrows);
     sj = a ? array_sub (a, 59) : NULL;
-    ok (sj && sj->own_spec && !strcmp (sj->spec.name, "renamed") && sub_state (seq, 61) == 'Q'
-        && !strcmp (jobs_subjob_view (f.srv->jobs, array, 60, &(struct job){ .is_array = 0 },
-                                      0)->spec.name, array->spec.name),
+    ok (sj && sj->own_spec && !strcmp (sj->spec.name, "renamed")
+            && sub_state (seq, 61) == 'Q'
+            && !strcmp (jobs_subjob_view (f.srv->jobs, array, 60,
+                                          &(struct job){ .is_array = 0 }, 0)
+                            ->spec.name,
+                        array->spec.name),
         "the altered subjob has its own request again; the others share the array's");
     array = array_of (held_seq);
     ok (array && array->arr && array->arr->nsub == 0 && array->rec.state == 'H'
-        && sub_state (held_seq, 3) == 'H', "an untouched held array comes back untouched");
+            && sub_state (held_seq, 3) == 'H',
+        "an untouched held array comes back untouched");
 }
 
 /* qdel of a whole array: untouched subjobs go with it at once, no row
@@ -173,15 +188,16 @@ static void test_delete (int64_t seq, struct fx_peer *w)
 
     snprintf (id, sizeof (id), "%lld[]", (long long)seq);
     ok (user_rpc ("job.delete", id, NULL) == 0 && array->rec.state == 'E'
-        && sub_state (seq, 99) == 'F' && rows (seq) == nrows,
+            && sub_state (seq, 99) == 'F' && rows (seq) == nrows,
         "qdel %s: E while %d subjobs run; untouched ones deleted, no rows written", id,
         running);
     for (int i = 0; i < a->nsub; i++)
         if (a->sub[i]->rec.state == 'E')
             finish (w, a->sub[i]->rec.seq, 271);
     ok (array->rec.state == 'F' && array->rec.has_exit && array->rec.exit_status == 1
-        && a->nr == 0, "when they have ended the array finishes, not with exit 0");
-    fixture_disconnect (w);     /* nothing runs from here on */
+            && a->nr == 0,
+        "when they have ended the array finishes, not with exit 0");
+    fixture_disconnect (w); /* nothing runs from here on */
 }
 
 /* A million subjobs: accepted at once, one row; keys above 2^17 subjobs. */
@@ -198,12 +214,14 @@ static void test_big (void)
     clock_gettime (CLOCK_MONOTONIC, &t1);
     s = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
     array = seq > 0 ? array_of (seq) : NULL;
-    ok (array && array->arr && array_size (array->arr) == 1000000 && array->arr->nsub == 0
-        && rows (seq) == 0, "a 1,000,000-subjob array is accepted as one job (%.3f s)", s);
+    ok (array && array->arr && array_size (array->arr) == 1000000
+            && array->arr->nsub == 0 && rows (seq) == 0,
+        "a 1,000,000-subjob array is accepted as one job (%.3f s)", s);
     snprintf (id, sizeof (id), "%lld[765432]", (long long)seq);
     sj = jobs_find (f.srv->jobs, id);
     ok (sj && sj->rec.seq == job_subkey (seq, 765432, 1000000)
-        && sj->rec.seq >= JOB_SUBKEY_BIG && jobs_lookup (f.srv->jobs, sj->rec.seq) == sj,
+            && sj->rec.seq >= JOB_SUBKEY_BIG
+            && jobs_lookup (f.srv->jobs, sj->rec.seq) == sj,
         "a subjob past 2^17 has a key of the large kind, found again by it");
     ok (user_rpc ("job.release", id, NULL) == 0 && sj && sj->rec.state == 'Q',
         "released on its own (the array stays held)");
@@ -211,8 +229,9 @@ static void test_big (void)
     u = fixture_user (&f);
     array = array_of (seq);
     sj = array ? array_sub (array->arr, 765432) : NULL;
-    ok (sj && sj->rec.state == 'Q' && sj->array_index == 765432 && array->rec.state == 'H'
-        && array->arr->nsub == 1, "after a restart its row is that subjob again");
+    ok (sj && sj->rec.state == 'Q' && sj->array_index == 765432
+            && array->rec.state == 'H' && array->arr->nsub == 1,
+        "after a restart its row is that subjob again");
 }
 
 int main (void)
@@ -221,8 +240,8 @@ int main (void)
     int64_t seq, held;
 
     plan (NO_PLAN);
-    fixture_start (&f, (const char *const[]){ "sched_interval_ms", "50", "max_array_size",
-                                              "1000000", NULL });
+    fixture_start (&f, (const char *const[]){ "sched_interval_ms", "50",
+                                              "max_array_size", "1000000", NULL });
     u = fixture_user (&f);
     w = fixture_worker (&f, "n1", 4, 8LL << 30);
     held = fixture_submit (&f, u, (const char *const[]){ "-h", "-J", "1-5", NULL });

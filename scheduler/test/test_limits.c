@@ -107,7 +107,7 @@ static struct job *job_of (uid_t uid, const char *owner, const char *queue,
     struct job *j = xzalloc (sizeof (*j));
 
     j->rec.uid = uid;
-    j->rec.owner = owner;   /* borrowed: the callers' strings outlive the job */
+    j->rec.owner = owner; /* borrowed: the callers' strings outlive the job */
     j->rec.queue = queue;
     j->rec.state = 'Q';
     resource_init (&j->spec.res);

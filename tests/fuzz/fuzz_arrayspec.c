@@ -24,13 +24,16 @@ FUZZ_TARGET (arrayspec)
         int pos = 0, last = -1;
 
         if (a.n < 1 || a.n > ARRAYSPEC_MAX || a.limit < 0 || !a.run || a.nrun < 1)
-            fuzz_fail ("'%s': %d indices in %d runs, limit %d", s, a.n, a.nrun, a.limit);
+            fuzz_fail ("'%s': %d indices in %d runs, limit %d", s, a.n, a.nrun,
+                       a.limit);
         for (int r = 0; r < a.nrun; r++) {
             const struct arrayspec_run *run = &a.run[r];
             int end = run->first + (run->count - 1) * run->step;
-            if (run->count < 1 || run->step < 1 || run->first <= last || run->pos != pos)
+            if (run->count < 1 || run->step < 1 || run->first <= last
+                || run->pos != pos)
                 fuzz_fail ("'%s': run %d out of order or misnumbered", s, r);
-            if (arrayspec_index (&a, pos) != run->first || arrayspec_pos (&a, run->first) != pos
+            if (arrayspec_index (&a, pos) != run->first
+                || arrayspec_pos (&a, run->first) != pos
                 || arrayspec_index (&a, pos + run->count - 1) != end
                 || arrayspec_pos (&a, end) != pos + run->count - 1)
                 fuzz_fail ("'%s': run %d's ends do not map to their positions", s, r);
