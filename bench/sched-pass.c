@@ -80,15 +80,17 @@ static void random_request (char *buf, size_t len)
                   1 << rnd (7), wall);
     else if (k < 65)
         snprintf (buf, len, "select=1:ncpus=%d:ngpus=%d%s,walltime=%d", 4 << rnd (3),
-                  1 << rnd (4), rnd (3) == 0 ? (rnd (2) ? ":gpu_model=A100" : ":gpu_model=H100")
-                  : "", wall);
+                  1 << rnd (4),
+                  rnd (3) == 0 ? (rnd (2) ? ":gpu_model=A100" : ":gpu_model=H100") : "",
+                  wall);
     else if (k < 75)
         snprintf (buf, len, "select=1:ncpus=2:mig=%s,walltime=%d", mig[rnd (4)], wall);
     else if (k < 90)
         snprintf (buf, len, "select=%d:ncpus=32:ngpus=8,place=scatter,walltime=%d",
                   2 << rnd (4), wall);
     else
-        snprintf (buf, len, "select=%d:ncpus=16+1:ncpus=4,walltime=%d", 1 + rnd (8), wall);
+        snprintf (buf, len, "select=%d:ncpus=16+1:ncpus=4,walltime=%d", 1 + rnd (8),
+                  wall);
 }
 
 /* Fill nine tenths of the cluster's cores with running jobs. */
@@ -111,13 +113,13 @@ static void fill (struct cluster *c, int64_t *seq)
         }
         misses = 0;
         used += resource_total_ncpus (&job->spec.res);
-        c->now = -(int64_t)rnd ((unsigned)job->spec.res.walltime);   /* started earlier */
+        c->now = -(int64_t)rnd ((unsigned)job->spec.res.walltime); /* started earlier */
         cluster_start (c, job, a);
     }
     c->now = 0;
 }
 
-static int big_nodes;           /* --big N: one N-node job first, 0 = none */
+static int big_nodes; /* --big N: one N-node job first, 0 = none */
 
 /* The queue: runs of identical jobs (arrays), a few with priority. */
 static struct job **make_queue (struct cluster *c, int n, int64_t *seq)
@@ -127,8 +129,8 @@ static struct job **make_queue (struct cluster *c, int n, int64_t *seq)
 
     if (big_nodes > 0) {
         char req[160];
-        snprintf (req, sizeof (req), "select=%d:ncpus=32:ngpus=8,place=scatter,walltime=43200",
-                  big_nodes);
+        snprintf (req, sizeof (req),
+                  "select=%d:ncpus=32:ngpus=8,place=scatter,walltime=43200", big_nodes);
         q[k++] = cluster_job (c, ++*seq, req, 100);
     }
 
@@ -151,11 +153,11 @@ static int cmp_double (const void *a, const void *b)
 
 struct result {
     double median, min, max;
-    double cpu_median;          /* CPU time: what the pass costs on a busy machine */
+    double cpu_median; /* CPU time: what the pass costs on a busy machine */
     int started, running;
-    int full;                   /* nodes without a free core before the pass */
-    double sort;                /* CPU ms of the priority sort alone */
-    int64_t big_start;          /* --big: the big job's reservation (s from now), -1 none */
+    int full;          /* nodes without a free core before the pass */
+    double sort;       /* CPU ms of the priority sort alone */
+    int64_t big_start; /* --big: the big job's reservation (s from now), -1 none */
 };
 
 /* Time passes passes of policy over njobs queued on nnodes. */
@@ -172,7 +174,7 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
     build_nodes (c);
     fill (c, &seq);
     LIST_FOREACH (j, &c->running, r_link)
-        r.running++;
+    r.running++;
     q = make_queue (c, njobs, &seq);
     for (int i = 0; i < c->nnodes; i++)
         r.full += c->node[i].use.ncpus_used == c->node[i].ncpus;
@@ -225,10 +227,11 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
 
 static void report (const char *policy, int nnodes, int njobs, struct result r)
 {
-    printf ("%-12s%s %4d nodes %6d jobs  median %6.2f ms  min %6.2f  max %6.2f"
-            "  cpu median %7.2f ms (sort %5.2f)  (%d running, %d nodes full, %d started)\n",
-            policy, big_nodes ? " +big" : "", nnodes, njobs, r.median, r.min, r.max, r.cpu_median, r.sort, r.running,
-            r.full, r.started);
+    printf (
+        "%-12s%s %4d nodes %6d jobs  median %6.2f ms  min %6.2f  max %6.2f"
+        "  cpu median %7.2f ms (sort %5.2f)  (%d running, %d nodes full, %d started)\n",
+        policy, big_nodes ? " +big" : "", nnodes, njobs, r.median, r.min, r.max,
+        r.cpu_median, r.sort, r.running, r.full, r.started);
     if (big_nodes)
         printf ("             the %d-node job: %s %.1f h from now\n", big_nodes,
                 r.big_start >= 0 ? "reserved" : "NOT reserved", r.big_start / 3600.0);
@@ -255,7 +258,8 @@ int main (int argc, char *argv[])
         else if (!strcmp (argv[i], "--big") && i + 1 < argc)
             big_nodes = atoi (argv[++i]);
         else {
-            fprintf (stderr, "usage: sched-pass [--policy easy|conservative|fifo] "
+            fprintf (stderr,
+                     "usage: sched-pass [--policy easy|conservative|fifo] "
                      "[--jobs N] [--nodes N] [--passes N] [--scaling] [--big N]\n");
             return 2;
         }

@@ -69,8 +69,7 @@ int main (int argc, char **argv)
             if (util_parse_double (optarg, 0, 1e9, &secs) < 0)
                 return bad ("seconds", optarg);
             break;
-        default:
-            return usage ();
+        default: return usage ();
         }
     }
     if (optind < argc)
@@ -80,7 +79,8 @@ int main (int argc, char **argv)
         return 1;
     }
     if (rc == 0)
-        fprintf (stderr, "hpcq-ckpt: not in an hpcq job ($HPCQ_CKPT_SOCKET is not set): "
+        fprintf (stderr,
+                 "hpcq-ckpt: not in an hpcq job ($HPCQ_CKPT_SOCKET is not set): "
                  "nothing reported\n");
     return 0;
 }

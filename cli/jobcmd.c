@@ -12,13 +12,13 @@
 static int pbs_exit (const char *prog, int errnum)
 {
     switch (errnum) {
-    case ENOENT: return 153;    /* PBSE_UNKJOBID */
-    case EPERM: return 159;     /* PBSE_PERM */
+    case ENOENT: return 153; /* PBSE_UNKJOBID */
+    case EPERM: return 159;  /* PBSE_PERM */
     case EINVAL:
-    case EBUSY: return 168;     /* PBSE_BADSTATE */
-    case ERANGE: return 165;    /* PBSE_UNKSIG */
-    case EAGAIN: return 196;    /* PBSE_RESCUNAV */
-    case ENOTSUP:               /* PBSE_NORERUN for qrerun, else PBSE_NOSUP */
+    case EBUSY: return 168;  /* PBSE_BADSTATE */
+    case ERANGE: return 165; /* PBSE_UNKSIG */
+    case EAGAIN: return 196; /* PBSE_RESCUNAV */
+    case ENOTSUP:            /* PBSE_NORERUN for qrerun, else PBSE_NOSUP */
         return strcmp (prog, "qrerun") == 0 ? 190 : 181;
     default: return 1;
     }
@@ -31,8 +31,8 @@ static int refused (int errnum)
            || errnum == ERANGE || errnum == EAGAIN || errnum == ENOTSUP;
 }
 
-int jobcmd_run (const char *prog, const char *type, int argc, char **argv,
-                int first, json_t *extra)
+int jobcmd_run (const char *prog, const char *type, int argc, char **argv, int first,
+                json_t *extra)
 {
     struct hpcq_error err;
     struct client *c;
@@ -54,7 +54,7 @@ int jobcmd_run (const char *prog, const char *type, int argc, char **argv,
             fprintf (stderr, "%s: %s\n", prog, err.text);
             rc = pbs_exit (prog, errno);
             if (!refused (errno))
-                break;  /* the connection itself failed */
+                break; /* the connection itself failed */
         }
     }
     client_destroy (c);
@@ -70,8 +70,9 @@ int jobcmd_hold_options (const char *prog, int argc, char **argv, const char **t
             return 2;
         if (c == 'h') {
             if (!*optarg || strspn (optarg, "uos") != strlen (optarg)) {
-                fprintf (stderr, "%s: illegal -h value '%s' (u, o, s or a combination)\n",
-                         prog, optarg);
+                fprintf (stderr,
+                         "%s: illegal -h value '%s' (u, o, s or a combination)\n", prog,
+                         optarg);
                 return 2;
             }
             *types = optarg;

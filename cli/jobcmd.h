@@ -8,8 +8,8 @@
 /* Send request type for each job id in argv[first..argc-1]; each body is
  * {"id": ID} plus the fields of extra (may be NULL; borrowed).  Returns
  * the exit status. */
-int jobcmd_run (const char *prog, const char *type, int argc, char **argv,
-                int first, json_t *extra);
+int jobcmd_run (const char *prog, const char *type, int argc, char **argv, int first,
+                json_t *extra);
 
 /* qhold's and qrls's options: -h TYPES (u, o, s or a combination; sets
  * *types, borrowed from argv), and -W/-x accepted for compatibility.

@@ -43,7 +43,7 @@ int jobwait (const char *prog, const char *jobid, int *has_exit, int *exit_statu
             sleep (1);
         rc = wait_once (prog, jobid, &reply);
         if (rc == 2)
-            tries = 0;      /* the server is there; the job takes long */
+            tries = 0; /* the server is there; the job takes long */
     }
     if (rc == 1) {
         fprintf (stderr, "%s: wait for job %s: lost the server\n", prog, jobid);

@@ -71,7 +71,8 @@ static void print_gpus (json_t *gpus)
     json_t *g, *m;
     size_t i, k;
 
-    json_array_foreach (gpus, i, g) {
+    json_array_foreach (gpus, i, g)
+    {
         char mem[32];
         resource_format_size (num (g, "mem"), mem, sizeof (mem));
         printf ("     gpu.%zu = %s mem=%s%s%s%s\n", i, str (g, "model"), mem,
@@ -80,7 +81,8 @@ static void print_gpus (json_t *gpus)
                 json_array_size (json_object_get (g, "mig")) ? " MIG:" : "");
         json_array_foreach (json_object_get (g, "mig"), k, m)
             printf ("     gpu.%zu.mig.%zu = %s %s%s\n", i, k, str (m, "profile"),
-                    str (m, "uuid"), json_is_true (json_object_get (m, "used")) ? " in use" : "");
+                    str (m, "uuid"),
+                    json_is_true (json_object_get (m, "used")) ? " in use" : "");
     }
 }
 
@@ -93,7 +95,8 @@ static void print_node (json_t *n)
     resource_format_size (num (n, "mem"), mem, sizeof (mem));
     resource_format_size (num (n, "mem_used"), mem_used, sizeof (mem_used));
     printf ("%s\n     Mom = %s\n     ntype = PBS\n     state = %s\n     pcpus = %lld\n",
-            str (n, "name"), str (n, "name"), str (n, "state"), (long long)num (n, "ncpus"));
+            str (n, "name"), str (n, "name"), str (n, "state"),
+            (long long)num (n, "ncpus"));
     if (json_array_size (json_object_get (n, "jobs"))) {
         printf ("     jobs = ");
         json_array_foreach (json_object_get (n, "jobs"), i, j)
@@ -125,9 +128,10 @@ static void print_unusable (json_t *nodes)
     json_t *n;
     size_t i;
 
-    json_array_foreach (nodes, i, n)
-        if (strcmp (str (n, "state"), "free") != 0 && strcmp (str (n, "state"), "job-busy") != 0)
-            printf ("%-20s %-10s %s\n", str (n, "name"), str (n, "state"), str (n, "comment"));
+    json_array_foreach (nodes, i, n) if (strcmp (str (n, "state"), "free") != 0
+                                         && strcmp (str (n, "state"), "job-busy") != 0)
+        printf ("%-20s %-10s %s\n", str (n, "name"), str (n, "state"),
+                str (n, "comment"));
 }
 
 int main (int argc, char **argv)
@@ -154,7 +158,8 @@ int main (int argc, char **argv)
         case 'N':
             notice = strtol (optarg, &end, 10);
             if (*end || end == optarg || notice < 0 || notice > 86400) {
-                fprintf (stderr, "pbsnodes: invalid --notice '%s' (seconds, 0 to 86400)\n",
+                fprintf (stderr,
+                         "pbsnodes: invalid --notice '%s' (seconds, 0 to 86400)\n",
                          optarg);
                 return 2;
             }
@@ -166,7 +171,8 @@ int main (int argc, char **argv)
         case 'C': comment = optarg; break;
         case 'F':
             if (strcmp (optarg, "json") != 0) {
-                fprintf (stderr, "pbsnodes: unknown output format '%s' (json)\n", optarg);
+                fprintf (stderr, "pbsnodes: unknown output format '%s' (json)\n",
+                         optarg);
                 return 2;
             }
             json = 1;
@@ -175,42 +181,42 @@ int main (int argc, char **argv)
         }
     }
     if (offline + clear + list + reclaim > 1
-        || ((offline || clear || reclaim) && optind == argc)
-        || (comment && !offline) || (notice >= 0 && !reclaim)) {
-        fprintf (stderr, "pbsnodes: %s\n", offline + clear + list + reclaim > 1
-                 ? "-o, -r, -l and --reclaim exclude one another"
-                 : comment ? "-C goes with -o"
+        || ((offline || clear || reclaim) && optind == argc) || (comment && !offline)
+        || (notice >= 0 && !reclaim)) {
+        fprintf (stderr, "pbsnodes: %s\n",
+                 offline + clear + list + reclaim > 1
+                     ? "-o, -r, -l and --reclaim exclude one another"
+                 : comment     ? "-C goes with -o"
                  : notice >= 0 ? "--notice goes with --reclaim"
-                 : "-o, -r and --reclaim need node names");
+                               : "-o, -r and --reclaim need node names");
         return 2;
     }
     if (reclaim) {
-        json_decref (rpc ("node.reclaim", json_pack ("{s:o s:I}", "names",
-                                                     names_of (argc - optind, argv + optind),
-                                                     "notice", (json_int_t)(notice >= 0
-                                                                            ? notice : 120))));
+        json_decref (rpc ("node.reclaim",
+                          json_pack ("{s:o s:I}", "names",
+                                     names_of (argc - optind, argv + optind), "notice",
+                                     (json_int_t)(notice >= 0 ? notice : 120))));
         return 0;
     }
     if (offline || clear) {
-        json_t *body = json_pack ("{s:o s:b}", "names", names_of (argc - optind, argv + optind),
-                                  "offline", offline);
+        json_t *body =
+            json_pack ("{s:o s:b}", "names", names_of (argc - optind, argv + optind),
+                       "offline", offline);
         if (comment)
             json_object_set_new (body, "comment", json_string (comment));
         json_decref (rpc ("node.offline", body));
         return 0;
     }
-    reply = rpc ("node.stat", json_pack ("{s:o}", "names",
-                                         names_of (argc - optind, argv + optind)));
+    reply = rpc ("node.stat",
+                 json_pack ("{s:o}", "names", names_of (argc - optind, argv + optind)));
     nodes = json_object_get (reply, "nodes");
     if (json) {
         json_dumpf (reply, stdout, JSON_INDENT (4));
         printf ("\n");
-    }
-    else if (list)
+    } else if (list)
         print_unusable (nodes);
     else
-        json_array_foreach (nodes, i, n)
-            print_node (n);
+        json_array_foreach (nodes, i, n) print_node (n);
     json_decref (reply);
     return 0;
 }

@@ -18,7 +18,8 @@ static void print_value (const char *name, json_t *v)
     if (json_is_object (v)) {
         const char *k;
         json_t *sv;
-        json_object_foreach (v, k, sv) {
+        json_object_foreach (v, k, sv)
+        {
             char sub[256];
             snprintf (sub, sizeof (sub), "%s.%s", name, k);
             print_value (sub, sv);
@@ -51,12 +52,13 @@ static int print_one (struct client *c, const char *id, int script, int no_attrs
     if (script) {
         printf ("---------------------------------------------------\n"
                 "Jobscript for jobid:%s\n"
-                "---------------------------------------------------\n%s \n", jobid, text);
-    }
-    else {
+                "---------------------------------------------------\n%s \n",
+                jobid, text);
+    } else {
         printf ("---------------------------------------------------\n"
                 "jobid:\t%s\n"
-                "---------------------------------------------------\n", jobid);
+                "---------------------------------------------------\n",
+                jobid);
         attrs = json_object_get (reply, "attributes");
         printf ("state:\t\t%s\nqueue:\t\t%s\nuuid:\t\t%s\n",
                 json_string_value (json_object_get (attrs, "job_state")),
@@ -64,8 +66,7 @@ static int print_one (struct client *c, const char *id, int script, int no_attrs
                 json_string_value (json_object_get (reply, "uuid")));
         if (!no_attrs) {
             printf ("--attributes--\n");
-            json_object_foreach (attrs, key, v)
-                print_value (key, v);
+            json_object_foreach (attrs, key, v) print_value (key, v);
         }
         printf ("\n");
     }
@@ -81,7 +82,8 @@ int main (int argc, char **argv)
 
     if (argc > 1 && strcmp (argv[1], "--help") == 0) {
         printf ("Usage: printjob [-a] jobid\n       printjob -s jobid\n"
-                "Prints a job's attributes (-a: not them) or its script (-s); managers only.\n"
+                "Prints a job's attributes (-a: not them) or its script (-s); managers "
+                "only.\n"
                 "See printjob(8).\n");
         return 0;
     }

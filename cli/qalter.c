@@ -31,7 +31,8 @@ int main (int argc, char **argv)
     while ((c = getopt (argc, argv, "+N:l:p:q:o:e:j:A:m:M:r:")) != -1) {
         char letter[2] = { (char)c, '\0' };
         if (c == '?') {
-            fprintf (stderr, "qalter: invalid option -- '%c' (qalter --help lists them)\n",
+            fprintf (stderr,
+                     "qalter: invalid option -- '%c' (qalter --help lists them)\n",
                      optopt);
             json_decref (opts);
             return 2;
@@ -39,7 +40,8 @@ int main (int argc, char **argv)
         json_array_append_new (opts, json_pack ("[s s]", letter, optarg));
     }
     if (json_array_size (opts) == 0) {
-        fprintf (stderr, "qalter: nothing to change (qalter --help lists the options)\n");
+        fprintf (stderr,
+                 "qalter: nothing to change (qalter --help lists the options)\n");
         json_decref (opts);
         return 2;
     }

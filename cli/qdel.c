@@ -12,7 +12,8 @@ int main (int argc, char **argv)
 
     if (argc > 1 && strcmp (argv[1], "--help") == 0) {
         printf ("Usage: qdel [-W force] [-h u] job_identifier...\n"
-                "qdel: delete jobs: queued ones are removed, running ones are sent SIGTERM and, after the kill delay, SIGKILL.\nSee qdel(1).\n");
+                "qdel: delete jobs: queued ones are removed, running ones are sent "
+                "SIGTERM and, after the kill delay, SIGKILL.\nSee qdel(1).\n");
         return 0;
     }
     /* Accepted for compatibility: -W force (qdel), -h u (qhold/qrls). */

@@ -17,8 +17,9 @@ int main (int argc, char **argv)
     int c, rc;
 
     if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf ("Usage: qhold [-h u|o|s|uos] job_identifier...\n"
-                "qhold: put holds on queued jobs (default: a user hold).\nSee qhold(1).\n");
+        printf (
+            "Usage: qhold [-h u|o|s|uos] job_identifier...\n"
+            "qhold: put holds on queued jobs (default: a user hold).\nSee qhold(1).\n");
         return 0;
     }
     if ((c = jobcmd_hold_options ("qhold", argc, argv, &types)) != 0)

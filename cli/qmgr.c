@@ -148,15 +148,13 @@ static json_t *parse_attrs (const char *p, int names_only)
                 goto bad;
             snprintf (value, sizeof (value), "%.*s", (int)(end - p), p);
             p = end;
-        }
-        else if (*p == '"') {
+        } else if (*p == '"') {
             const char *end = strchr (p + 1, '"');
             if (!end || (size_t)(end - p - 1) >= sizeof (value))
                 goto bad;
             snprintf (value, sizeof (value), "%.*s", (int)(end - p - 1), p + 1);
             p = end + 1;
-        }
-        else {
+        } else {
             while (*p && *p != ',' && k + 1 < sizeof (value))
                 value[k++] = *p++;
             while (k > 0 && isspace ((unsigned char)value[k - 1]))
@@ -166,7 +164,7 @@ static json_t *parse_attrs (const char *p, int names_only)
                 goto bad;
         }
         json_array_append_new (attrs, op[0] ? json_pack ("[s s s]", name, value, op)
-                                             : json_pack ("[s s]", name, value));
+                                            : json_pack ("[s s]", name, value));
     }
     return attrs;
 bad:
@@ -193,12 +191,14 @@ static void each_attr (json_t *attrs, void (*fn) (const char *, const char *, vo
     json_t *v, *sv;
     char name[256], text[1024];
 
-    json_object_foreach (attrs, key, v) {
+    json_object_foreach (attrs, key, v)
+    {
         /* What the server counts, not settings (qstat -Q -f shows them). */
         if (strcmp (key, "state_count") == 0 || strcmp (key, "resources_used") == 0)
             continue;
         if (json_is_object (v)) {
-            json_object_foreach (v, sub, sv) {
+            json_object_foreach (v, sub, sv)
+            {
                 snprintf (name, sizeof (name), "%s.%s", key, sub);
                 value_text (sv, text, sizeof (text));
                 fn (name, text, arg);
@@ -251,8 +251,7 @@ static void show_queues (struct qmgr *m, const char *names, enum verb v)
     if (v == V_PRINT)
         printf ("#\n# Create queues and set their attributes.\n#\n");
     if (!names[0])
-        json_object_foreach (queues, name, attrs)
-            show_queue (name, attrs, v);
+        json_object_foreach (queues, name, attrs) show_queue (name, attrs, v);
     for (const char *p = names; *p;) {
         char one[128];
         size_t n = strcspn (p, ",");
@@ -322,7 +321,8 @@ static int attr_next (const char *p, int unset)
 }
 
 /* set/unset server [NAME] attributes */
-static int qmgr_server_change (struct qmgr *m, enum verb v, const char *p, const char *line)
+static int qmgr_server_change (struct qmgr *m, enum verb v, const char *p,
+                               const char *line)
 {
     json_t *attrs, *reply;
     char name[128];
@@ -332,7 +332,7 @@ static int qmgr_server_change (struct qmgr *m, enum verb v, const char *p, const
         return -1;
     }
     if (*p && !attr_next (p, v == V_UNSET))
-        next_word (&p, name, sizeof (name));    /* the server's name: there is one */
+        next_word (&p, name, sizeof (name)); /* the server's name: there is one */
     if (!(attrs = parse_attrs (p, v == V_UNSET)))
         return syntax_error (m, "expected name=value[,name=value...]", line);
     if (json_array_size (attrs) == 0) {
@@ -348,7 +348,8 @@ static int qmgr_server_change (struct qmgr *m, enum verb v, const char *p, const
 }
 
 /* create/set/unset/delete queue NAME[,NAME...] [attributes] */
-static void change_queues (struct qmgr *m, enum verb v, const char *names, json_t *attrs)
+static void change_queues (struct qmgr *m, enum verb v, const char *names,
+                           json_t *attrs)
 {
     static const char *ops[] = { "create", "delete", "set", "unset" };
 
@@ -372,7 +373,7 @@ static int qmgr_queue (struct qmgr *m, enum verb v, const char *p, const char *l
 
     names[0] = '\0';
     if (*p && strcspn (p, " \t=") == strcspn (p, " \t"))
-        next_word (&p, names, sizeof (names));     /* a word without '=': names */
+        next_word (&p, names, sizeof (names)); /* a word without '=': names */
     if (v == V_LIST || v == V_PRINT) {
         if (*p)
             return syntax_error (m, "list and print take no attributes", line);
@@ -423,7 +424,8 @@ static int qmgr_line (struct qmgr *m, const char *line)
     if (word_is (obj, "server"))
         return qmgr_server_change (m, v, p, line);
     if (word_is (obj, "node")) {
-        obj_error (m, "default", "nodes are managed by their hpcq-worker; qmgr manages "
+        obj_error (m, "default",
+                   "nodes are managed by their hpcq-worker; qmgr manages "
                    "queues");
         return -1;
     }

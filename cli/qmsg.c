@@ -16,8 +16,10 @@ int main (int argc, char **argv)
     int c, rc;
 
     if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf ("%sAppends the message to each running job's error file (-E, the default)\n"
-                "and/or output file (-O).  See qmsg(1).\n", usage);
+        printf (
+            "%sAppends the message to each running job's error file (-E, the default)\n"
+            "and/or output file (-O).  See qmsg(1).\n",
+            usage);
         return 0;
     }
     opterr = 0;

@@ -13,8 +13,9 @@ int main (int argc, char **argv)
     int rc = 0;
 
     if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf ("usage: qorder job_identifier job_identifier\n"
-                "Exchanges the places of two queued jobs of one queue.  See qorder(1).\n");
+        printf (
+            "usage: qorder job_identifier job_identifier\n"
+            "Exchanges the places of two queued jobs of one queue.  See qorder(1).\n");
         return 0;
     }
     if (argc != 3) {
@@ -25,11 +26,14 @@ int main (int argc, char **argv)
         fprintf (stderr, "qorder: %s\n", err.text);
         return 1;
     }
-    if (client_rpc (c, "job.order", json_pack ("{s:s s:s}", "id", argv[1], "id2", argv[2]),
-                    NULL, &err) < 0) {
+    if (client_rpc (c, "job.order",
+                    json_pack ("{s:s s:s}", "id", argv[1], "id2", argv[2]), NULL, &err)
+        < 0) {
         fprintf (stderr, "qorder: %s\n", err.text);
-        rc = errno == ENOENT ? 153 : errno == EPERM ? 159 : errno == EBUSY || errno == EINVAL
-             ? 168 : 1;
+        rc = errno == ENOENT                     ? 153
+             : errno == EPERM                    ? 159
+             : errno == EBUSY || errno == EINVAL ? 168
+                                                 : 1;
     }
     client_destroy (c);
     return rc;

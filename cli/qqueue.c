@@ -33,8 +33,9 @@ int main (int argc, char **argv)
         return 1;
     }
     if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf ("Usage: %s [queue][@server] ...\nSets %s = %s: the queue %s.  See %s(8).\n",
-                base, cmds[k].attr, cmds[k].value, cmds[k].what, base);
+        printf (
+            "Usage: %s [queue][@server] ...\nSets %s = %s: the queue %s.  See %s(8).\n",
+            base, cmds[k].attr, cmds[k].value, cmds[k].what, base);
         return 0;
     }
     if (argc == 1) {
@@ -54,8 +55,10 @@ int main (int argc, char **argv)
             continue;
         }
         if (client_rpc (c, "queue.manage",
-                        json_pack ("{s:s s:s s:[[ss]]}", "op", "set", "queue", queue, "attrs",
-                                   cmds[k].attr, cmds[k].value), NULL, &err) < 0) {
+                        json_pack ("{s:s s:s s:[[ss]]}", "op", "set", "queue", queue,
+                                   "attrs", cmds[k].attr, cmds[k].value),
+                        NULL, &err)
+            < 0) {
             fprintf (stderr, "%s: %s %s\n", base, err.text, argv[i]);
             rc = 2;
         }

@@ -15,10 +15,12 @@ int main (int argc, char **argv)
     int c, rc;
 
     if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf ("%sQueues each running job again (a new attempt of the same job).  A job\n"
-                "that checkpoints (qsub -c) is asked for a checkpoint first and requeued\n"
-                "once it is reported, to go on from there; -W force kills it at once.\n"
-                "Jobs submitted with -r n are refused.  See qrerun(1).\n", usage);
+        printf (
+            "%sQueues each running job again (a new attempt of the same job).  A job\n"
+            "that checkpoints (qsub -c) is asked for a checkpoint first and requeued\n"
+            "once it is reported, to go on from there; -W force kills it at once.\n"
+            "Jobs submitted with -r n are refused.  See qrerun(1).\n",
+            usage);
         return 0;
     }
     opterr = 0;

@@ -17,8 +17,9 @@ int main (int argc, char **argv)
     int c, rc;
 
     if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf ("Usage: qrls [-h u|o|s|uos] job_identifier...\n"
-                "qrls: release holds on jobs (default: the user hold).\nSee qrls(1).\n");
+        printf (
+            "Usage: qrls [-h u|o|s|uos] job_identifier...\n"
+            "qrls: release holds on jobs (default: the user hold).\nSee qrls(1).\n");
         return 0;
     }
     if ((c = jobcmd_hold_options ("qrls", argc, argv, &types)) != 0)

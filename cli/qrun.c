@@ -8,7 +8,8 @@
 
 #include "cli/jobcmd.h"
 
-static const char *usage = "Usage: qrun [-a] [-H vnode_specification ] job_identifier_list\n";
+static const char *usage =
+    "Usage: qrun [-a] [-H vnode_specification ] job_identifier_list\n";
 
 int main (int argc, char **argv)
 {
@@ -17,7 +18,8 @@ int main (int argc, char **argv)
     int c, rc;
 
     if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf ("%sStarts each queued job now on free resources (operators).  See qrun(8).\n",
+        printf ("%sStarts each queued job now on free resources (operators).  See "
+                "qrun(8).\n",
                 usage);
         return 0;
     }

@@ -17,7 +17,7 @@
 static void usage (void)
 {
     fprintf (stderr, "usage: qselect [-h hold_list] [-J] [-l resource_list] [-N name]\n"
-             "\t[-q destination] [-s states] [-x] [-u user_name]\n");
+                     "\t[-q destination] [-s states] [-x] [-u user_name]\n");
     exit (2);
 }
 
@@ -62,9 +62,10 @@ int main (int argc, char **argv)
     int opt;
 
     if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf ("usage: qselect [-h hold_list] [-J] [-l resource_list] [-N name]\n"
-                "\t[-q destination] [-s states] [-x] [-u user_name]\n"
-                "Prints the ids of the jobs that meet every criterion.  See qselect(1).\n");
+        printf (
+            "usage: qselect [-h hold_list] [-J] [-l resource_list] [-N name]\n"
+            "\t[-q destination] [-s states] [-x] [-u user_name]\n"
+            "Prints the ids of the jobs that meet every criterion.  See qselect(1).\n");
         return 0;
     }
     opterr = 0;
@@ -85,9 +86,12 @@ int main (int argc, char **argv)
             break;
         }
         case 'N': json_object_set_new (body, "name", json_string (optarg)); break;
-        case 'l': json_object_set_new (body, "resources", resource_list (optarg)); break;
+        case 'l':
+            json_object_set_new (body, "resources", resource_list (optarg));
+            break;
         case 'h':
-            if (strcmp (optarg, "n") && (strspn (optarg, "uos") != strlen (optarg) || !*optarg)) {
+            if (strcmp (optarg, "n")
+                && (strspn (optarg, "uos") != strlen (optarg) || !*optarg)) {
                 fprintf (stderr, "qselect: illegal -h value\n");
                 usage ();
             }

@@ -14,7 +14,8 @@ int main (int argc, char **argv)
 
     if (argc > 1 && strcmp (argv[1], "--help") == 0) {
         printf ("usage: qsig [-s signal] job_identifier...\n"
-                "Sends the signal (a name such as SIGUSR1 or USR1, or a number; SIGTERM by\n"
+                "Sends the signal (a name such as SIGUSR1 or USR1, or a number; "
+                "SIGTERM by\n"
                 "default) to the processes of each running job.  See qsig(1).\n");
         return 0;
     }

@@ -17,11 +17,12 @@
 #include "common/util.h"
 
 /* PBS exit codes (PBS error number modulo 256). */
-#define EXIT_UNKJOBID 153   /* PBSE_UNKJOBID 15001 */
-#define EXIT_HISTJOBID 35   /* PBSE_HISTJOBID 15139 */
+#define EXIT_UNKJOBID 153 /* PBSE_UNKJOBID 15001 */
+#define EXIT_HISTJOBID 35 /* PBSE_HISTJOBID 15139 */
 
 static const char *usage_text =
-    "Usage: qstat [-f [-1]] [-F json] [-x|-H] [-t] [-w] [-u user] [job_id|@server ...]\n"
+    "Usage: qstat [-f [-1]] [-F json] [-x|-H] [-t] [-w] [-u user] [job_id|@server "
+    "...]\n"
     "       qstat -Q [-f] [queue ...]\n"
     "       qstat -B [-f]\n"
     "Shows jobs (finished ones too with -x, only those with -H; arrays'\n"
@@ -61,7 +62,8 @@ static void stat_merge (json_t *reply, void *arg)
     if (!*acc)
         *acc = json_deep_copy (reply);
     else
-        json_object_update (json_object_get (*acc, "jobs"), json_object_get (reply, "jobs"));
+        json_object_update (json_object_get (*acc, "jobs"),
+                            json_object_get (reply, "jobs"));
 }
 
 static json_t *rpc_stat (json_t *body)
@@ -89,8 +91,7 @@ static void print_attr (const char *name, const char *value, int oneline)
     len = strlen (line);
     if (oneline || len <= 79) {
         printf ("%s\n", line);
-    }
-    else {
+    } else {
         printf ("%.79s\n", line);
         for (size_t off = 79; off < len; off += 78)
             printf ("\t%.78s\n", line + off);
@@ -118,12 +119,12 @@ static void print_varlist (json_t *vars, int oneline)
     json_t *v;
     char *s;
 
-    json_object_foreach (vars, key, v)
-        cap += strlen (key) + strlen (json_string_value (v) ? json_string_value (v) : "") + 2;
+    json_object_foreach (vars, key, v) cap +=
+        strlen (key) + strlen (json_string_value (v) ? json_string_value (v) : "") + 2;
     s = xzalloc (cap);
-    json_object_foreach (vars, key, v)
-        len += snprintf (s + len, cap - len, "%s%s=%s", len ? "," : "", key,
-                         json_string_value (v) ? json_string_value (v) : "");
+    json_object_foreach (vars, key, v) len +=
+        snprintf (s + len, cap - len, "%s%s=%s", len ? "," : "", key,
+                  json_string_value (v) ? json_string_value (v) : "");
     print_attr ("Variable_List", s, oneline);
     free (s);
 }
@@ -134,17 +135,18 @@ static void print_attrs (json_t *attrs, int oneline)
     json_t *v, *sv;
     char name[256], text[8192];
 
-    json_object_foreach (attrs, key, v) {
+    json_object_foreach (attrs, key, v)
+    {
         if (strcmp (key, "Variable_List") == 0)
             print_varlist (v, oneline);
         else if (json_is_object (v)) {
-            json_object_foreach (v, sub, sv) {
+            json_object_foreach (v, sub, sv)
+            {
                 snprintf (name, sizeof (name), "%s.%s", key, sub);
                 value_text (sv, text, sizeof (text));
                 print_attr (name, text, oneline);
             }
-        }
-        else {
+        } else {
             value_text (v, text, sizeof (text));
             print_attr (key, text, oneline);
         }
@@ -153,10 +155,10 @@ static void print_attrs (json_t *attrs, int oneline)
 
 static void print_json (json_t *reply, const char *section, json_t *content)
 {
-    json_t *doc = json_pack ("{s:O s:s s:O s:O}", "timestamp",
-                             json_object_get (reply, "timestamp"), "pbs_version",
-                             PACKAGE_VERSION, "pbs_server", json_object_get (reply, "server"),
-                             section, content);
+    json_t *doc =
+        json_pack ("{s:O s:s s:O s:O}", "timestamp",
+                   json_object_get (reply, "timestamp"), "pbs_version", PACKAGE_VERSION,
+                   "pbs_server", json_object_get (reply, "server"), section, content);
     char *text = json_dumps (doc, JSON_INDENT (4));
 
     if (!text)
@@ -178,16 +180,15 @@ struct table {
     int wide;
     int only_finished;
     int header_done;
-    json_t *missing;    /* the first chunk's unknown/finished lists */
+    json_t *missing; /* the first chunk's unknown/finished lists */
 };
 
 static void print_header (int w)
 {
     printf ("%-*s  %-*s %-*s  %8s %s %s\n", w, "Job id", w, "Name", w, "User",
             "Time Use", "S", "Queue");
-    printf ("%.*s  %.*s %.*s  -------- - -----\n", w,
-            "------------------------------", w, "------------------------------",
-            w, "------------------------------");
+    printf ("%.*s  %.*s %.*s  -------- - -----\n", w, "------------------------------",
+            w, "------------------------------", w, "------------------------------");
 }
 
 /* Columns by position, as the scheduler names them in "columns". */
@@ -227,13 +228,17 @@ static void report_missing (json_t *reply)
     json_t *v;
     size_t i;
 
-    json_array_foreach (json_object_get (reply, "unknown"), i, v) {
+    json_array_foreach (json_object_get (reply, "unknown"), i, v)
+    {
         fprintf (stderr, "qstat: Unknown Job Id %s\n", json_string_value (v));
         exit_code = EXIT_UNKJOBID;
     }
-    json_array_foreach (json_object_get (reply, "finished"), i, v) {
-        fprintf (stderr, "qstat: %s Job has finished, use -x or -H to obtain "
-                 "historical job information\n", json_string_value (v));
+    json_array_foreach (json_object_get (reply, "finished"), i, v)
+    {
+        fprintf (stderr,
+                 "qstat: %s Job has finished, use -x or -H to obtain "
+                 "historical job information\n",
+                 json_string_value (v));
         if (!exit_code)
             exit_code = EXIT_HISTJOBID;
     }
@@ -247,8 +252,8 @@ static json_t *stat_body (const struct opts *o, int nargs, char **args, int tabl
     for (int i = 0; i < nargs; i++)
         if (args[i][0] != '@')
             json_array_append_new (ids, json_string (args[i]));
-    body = json_pack ("{s:o s:b s:b s:b}", "ids", ids, "history", o->history,
-                      "table", table, "subjobs", o->subjobs);
+    body = json_pack ("{s:o s:b s:b s:b}", "ids", ids, "history", o->history, "table",
+                      table, "subjobs", o->subjobs);
     if (o->user)
         json_object_set_new (body, "user", json_string (o->user));
     return body;
@@ -260,8 +265,10 @@ static void show_table (const struct opts *o, int nargs, char **args)
     struct hpcq_error err;
     struct client *c = client_connect (NULL, &err);
 
-    if (!c || client_rpc_stream (c, "job.stat", stat_body (o, nargs, args, 1),
-                                 print_rows, &t, &err) < 0) {
+    if (!c
+        || client_rpc_stream (c, "job.stat", stat_body (o, nargs, args, 1), print_rows,
+                              &t, &err)
+               < 0) {
         fprintf (stderr, "qstat: %s\n", err.text);
         exit (1);
     }
@@ -285,14 +292,15 @@ static void show_jobs (const struct opts *o, int nargs, char **args)
     jobs = json_object_get (reply, "jobs");
     if (o->only_finished) {
         void *tmp;
-        json_object_foreach_safe (jobs, tmp, id, job)
-            if (strcmp (attr_str (job, "job_state", ""), "F") != 0)
-                json_object_del (jobs, id);
+        json_object_foreach_safe (jobs, tmp, id,
+                                  job) if (strcmp (attr_str (job, "job_state", ""), "F")
+                                           != 0) json_object_del (jobs, id);
     }
     if (o->json)
         print_json (reply, "Jobs", jobs);
     else {
-        json_object_foreach (jobs, id, job) {
+        json_object_foreach (jobs, id, job)
+        {
             printf ("Job Id: %s\n", id);
             print_attrs (job, o->oneline);
             printf ("\n");
@@ -316,25 +324,31 @@ static void show_server (const struct opts *o)
     if (o->full || o->json) {
         printf ("Server: %s\n", name);
         print_attr ("server_state", attr_str (reply, "server_state", "?"), o->oneline);
-        print_attr ("default_queue", attr_str (reply, "default_queue", "?"), o->oneline);
+        print_attr ("default_queue", attr_str (reply, "default_queue", "?"),
+                    o->oneline);
         printf ("    total_jobs = %d\n", count_of (c, "total_jobs"));
         printf ("    state_count = Transit:%d Queued:%d Held:%d Waiting:%d Running:%d "
-                "Exiting:%d Begun:0\n", count_of (c, "Transit"), count_of (c, "Queued"),
-                count_of (c, "Held"), count_of (c, "Waiting"), count_of (c, "Running"),
+                "Exiting:%d Begun:0\n",
+                count_of (c, "Transit"), count_of (c, "Queued"), count_of (c, "Held"),
+                count_of (c, "Waiting"), count_of (c, "Running"),
                 count_of (c, "Exiting"));
         printf ("    pbs_version = %s\n", attr_str (reply, "pbs_version", "?"));
         /* Since the scheduler started: how well submissions share commits. */
         printf ("    hpcq_jobs_submitted = %lld\n    hpcq_commits = %lld\n\n",
-                (long long)json_integer_value (json_object_get (reply, "hpcq_jobs_submitted")),
-                (long long)json_integer_value (json_object_get (reply, "hpcq_commits")));
-    }
-    else {
-        printf ("Server             Max   Tot   Que   Run   Hld   Wat   Trn   Ext Status\n");
-        printf ("---------------- ----- ----- ----- ----- ----- ----- ----- ----- -----------\n");
+                (long long)json_integer_value (
+                    json_object_get (reply, "hpcq_jobs_submitted")),
+                (long long)json_integer_value (
+                    json_object_get (reply, "hpcq_commits")));
+    } else {
+        printf ("Server             Max   Tot   Que   Run   Hld   Wat   Trn   Ext "
+                "Status\n");
+        printf ("---------------- ----- ----- ----- ----- ----- ----- ----- ----- "
+                "-----------\n");
         printf ("%-16.16s %5d %5d %5d %5d %5d %5d %5d %5d %s\n", name, 0,
-                count_of (c, "total_jobs"), count_of (c, "Queued"), count_of (c, "Running"),
-                count_of (c, "Held"), count_of (c, "Waiting"), count_of (c, "Transit"),
-                count_of (c, "Exiting"), attr_str (reply, "server_state", "?"));
+                count_of (c, "total_jobs"), count_of (c, "Queued"),
+                count_of (c, "Running"), count_of (c, "Held"), count_of (c, "Waiting"),
+                count_of (c, "Transit"), count_of (c, "Exiting"),
+                attr_str (reply, "server_state", "?"));
     }
     json_decref (reply);
 }
@@ -355,10 +369,13 @@ static void show_queues (const struct opts *o, int nargs, char **args)
     const char *name;
 
     if (!o->full) {
-        printf ("Queue              Max   Tot Ena Str   Que   Run   Hld   Wat   Trn   Ext Type\n");
-        printf ("---------------- ----- ----- --- --- ----- ----- ----- ----- ----- ----- ----\n");
+        printf ("Queue              Max   Tot Ena Str   Que   Run   Hld   Wat   Trn   "
+                "Ext Type\n");
+        printf ("---------------- ----- ----- --- --- ----- ----- ----- ----- ----- "
+                "----- ----\n");
     }
-    json_object_foreach (json_object_get (reply, "queues"), name, q) {
+    json_object_foreach (json_object_get (reply, "queues"), name, q)
+    {
         json_t *c = json_object_get (q, "state_count");
         int ena = strcmp (attr_str (q, "enabled", ""), "True") == 0;
         int str = strcmp (attr_str (q, "started", ""), "True") == 0;
@@ -367,10 +384,12 @@ static void show_queues (const struct opts *o, int nargs, char **args)
         if (o->full) {
             printf ("Queue: %s\n", name);
             printf ("    total_jobs = %d\n", count_of (c, "total_jobs"));
-            printf ("    state_count = Transit:%d Queued:%d Held:%d Waiting:%d Running:%d "
-                    "Exiting:%d Begun:0\n", count_of (c, "Transit"), count_of (c, "Queued"),
-                    count_of (c, "Held"), count_of (c, "Waiting"), count_of (c, "Running"),
-                    count_of (c, "Exiting"));
+            printf (
+                "    state_count = Transit:%d Queued:%d Held:%d Waiting:%d Running:%d "
+                "Exiting:%d Begun:0\n",
+                count_of (c, "Transit"), count_of (c, "Queued"), count_of (c, "Held"),
+                count_of (c, "Waiting"), count_of (c, "Running"),
+                count_of (c, "Exiting"));
             json_object_del (q, "state_count");
             print_attrs (q, o->oneline);
             printf ("\n");
@@ -380,12 +399,13 @@ static void show_queues (const struct opts *o, int nargs, char **args)
                 (int)json_integer_value (json_object_get (q, "max_run")),
                 count_of (c, "total_jobs"), ena ? "yes" : "no", str ? "yes" : "no",
                 count_of (c, "Queued"), count_of (c, "Running"), count_of (c, "Held"),
-                count_of (c, "Waiting"), count_of (c, "Transit"), count_of (c, "Exiting"));
+                count_of (c, "Waiting"), count_of (c, "Transit"),
+                count_of (c, "Exiting"));
     }
     for (int i = 0; i < nargs; i++) {
         if (!json_object_get (json_object_get (reply, "queues"), args[i])) {
             fprintf (stderr, "qstat: Unknown queue %s\n", args[i]);
-            exit_code = 170;    /* PBSE_UNKQUE 15018 */
+            exit_code = 170; /* PBSE_UNKQUE 15018 */
         }
     }
     json_decref (reply);
@@ -415,7 +435,8 @@ int main (int argc, char **argv)
         case 'w': o.wide = 1; break;
         case 'u': o.user = optarg; break;
         case 't': o.subjobs = 1; break;
-        case 'J': case 'a': break;
+        case 'J':
+        case 'a': break;
         case 'Q': o.queues = 1; break;
         case 'B': o.server = 1; break;
         default:

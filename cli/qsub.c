@@ -24,7 +24,8 @@ static const char *usage_text =
     "Usage: qsub [-N name] [-q queue] [-l resource_list] [-o path] [-e path]\n"
     "            [-j oe|eo|n] [-v var[=value],...] [-V] [-h] [-p priority]\n"
     "            [-W depend=...|block=true|sandbox=PRIVATE|checkpoint_signal=SIG]\n"
-    "            [-A account] [-r y|n] [-c n|s|c[=MIN]|w[=MIN]|auto] [-m abe|n] [-M users]\n"
+    "            [-A account] [-r y|n] [-c n|s|c[=MIN]|w[=MIN]|auto] [-m abe|n] [-M "
+    "users]\n"
     "            [-S shell] [-C prefix] [script]\n"
     "Submits a batch job; the script is read from standard input if not given.\n"
     "#PBS lines at the top of the script give the same options; the command\n"
@@ -41,8 +42,8 @@ static const char *base_name (const char *path)
     return slash ? slash + 1 : path;
 }
 
-static void build_spec (struct hpcq_jobspec *spec, const char *path,
-                        struct opt *opts, int nopts, const char *prefix)
+static void build_spec (struct hpcq_jobspec *spec, const char *path, struct opt *opts,
+                        int nopts, const char *prefix)
 {
     struct hpcq_error err;
 
@@ -79,8 +80,10 @@ static int block (const char *jobid)
     if (jobwait ("qsub", jobid, &has_exit, &status, comment, sizeof (comment)) < 0)
         return 2;
     if (!has_exit) {
-        fprintf (stderr, "qsub: %s %s\n", jobid, comment[0] ? comment : "Job ended without "
-                 "an exit status");
+        fprintf (stderr, "qsub: %s %s\n", jobid,
+                 comment[0] ? comment
+                            : "Job ended without "
+                              "an exit status");
         return 3;
     }
     return status & 0xff;
@@ -97,7 +100,7 @@ static int submit (struct hpcq_jobspec *spec)
     return spec->block ? block (id) : 0;
 }
 
-static struct opt *opts;   /* global so it stays reachable when util_die() exits */
+static struct opt *opts; /* global so it stays reachable when util_die() exits */
 
 int main (int argc, char **argv)
 {
@@ -125,7 +128,8 @@ int main (int argc, char **argv)
         opts[nopts++].arg = optarg;
     }
     if (argc - optind > 1)
-        util_die (2, "too many arguments: give one script (extra: '%s')", argv[optind + 1]);
+        util_die (2, "too many arguments: give one script (extra: '%s')",
+                  argv[optind + 1]);
     jobspec_init (&spec);
     spec.submit_args = submit_join_args (argc, argv);
     build_spec (&spec, optind < argc ? argv[optind] : NULL, opts, nopts, prefix);

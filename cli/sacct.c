@@ -30,13 +30,16 @@ static const char *usage_text =
     "Comment, each with an optional %WIDTH.  See sacct(1) and docs/compat.md.\n";
 
 /* A field's name and default width (Slurm's). */
-static const struct { const char *name; int width; } fields[] = {
-    { "JobID", 12 }, { "JobIDRaw", 12 }, { "JobName", 10 }, { "Partition", 10 },
-    { "Account", 10 }, { "AllocCPUS", 10 }, { "NCPUS", 10 }, { "ReqCPUS", 8 },
-    { "State", 10 }, { "ExitCode", 8 }, { "User", 9 }, { "UID", 6 }, { "Elapsed", 10 },
-    { "ElapsedRaw", 10 }, { "Start", 19 }, { "End", 19 }, { "Submit", 19 },
-    { "NNodes", 8 }, { "NodeList", 15 }, { "ReqMem", 10 }, { "Timelimit", 10 },
-    { "Comment", 15 },
+static const struct {
+    const char *name;
+    int width;
+} fields[] = {
+    { "JobID", 12 },     { "JobIDRaw", 12 },   { "JobName", 10 },  { "Partition", 10 },
+    { "Account", 10 },   { "AllocCPUS", 10 },  { "NCPUS", 10 },    { "ReqCPUS", 8 },
+    { "State", 10 },     { "ExitCode", 8 },    { "User", 9 },      { "UID", 6 },
+    { "Elapsed", 10 },   { "ElapsedRaw", 10 }, { "Start", 19 },    { "End", 19 },
+    { "Submit", 19 },    { "NNodes", 8 },      { "NodeList", 15 }, { "ReqMem", 10 },
+    { "Timelimit", 10 }, { "Comment", 15 },
 };
 #define NFIELDS ARRAY_SIZE (fields)
 
@@ -70,7 +73,8 @@ static int parse_format (const char *spec, struct col *cols, int max)
             if (strlen (fields[f].name) == nl && !strncasecmp (fields[f].name, p, nl))
                 break;
         if (f == NFIELDS) {
-            fprintf (stderr, "sacct: error: Invalid field requested: \"%.*s\"\n", (int)nl, p);
+            fprintf (stderr, "sacct: error: Invalid field requested: \"%.*s\"\n",
+                     (int)nl, p);
             exit (1);
         }
         cols[n].f = (int)f;
@@ -97,7 +101,8 @@ static void iso_time (long long t, char *buf, size_t len)
 static void value (int f, const char *id, json_t *job, char *buf, size_t len)
 {
     const char *name = fields[f].name, *owner = slurm_attr (job, "Job_Owner");
-    json_t *rl = json_object_get (job, "Resource_List"), *ex = json_object_get (job, "Exit_status");
+    json_t *rl = json_object_get (job, "Resource_List"),
+           *ex = json_object_get (job, "Exit_status");
     long long start = slurm_time (job, "stime"), end = slurm_time (job, "obittime");
     const char *state = slurm_state (job);
     char nodes[4096];
@@ -113,9 +118,12 @@ static void value (int f, const char *id, json_t *job, char *buf, size_t len)
         snprintf (buf, len, "%s", slurm_attr (job, "queue"));
     else if (!strcmp (name, "Account"))
         snprintf (buf, len, "%s", slurm_attr (job, "Account_Name"));
-    else if (!strcmp (name, "AllocCPUS") || !strcmp (name, "NCPUS") || !strcmp (name, "ReqCPUS"))
-        snprintf (buf, len, "%lld", strcmp (name, "ReqCPUS") && !start ? 0LL
-                  : (long long)json_integer_value (json_object_get (rl, "ncpus")));
+    else if (!strcmp (name, "AllocCPUS") || !strcmp (name, "NCPUS")
+             || !strcmp (name, "ReqCPUS"))
+        snprintf (buf, len, "%lld",
+                  strcmp (name, "ReqCPUS") && !start
+                      ? 0LL
+                      : (long long)json_integer_value (json_object_get (rl, "ncpus")));
     else if (!strcmp (name, "State"))
         snprintf (buf, len, "%s", state);
     else if (!strcmp (name, "ExitCode")) {
@@ -127,8 +135,7 @@ static void value (int f, const char *id, json_t *job, char *buf, size_t len)
             snprintf (buf, len, "0:%lld", st - 256);
         else
             snprintf (buf, len, "%lld:0", st < 0 ? 1 : st);
-    }
-    else if (!strcmp (name, "User"))
+    } else if (!strcmp (name, "User"))
         snprintf (buf, len, "%.*s", (int)strcspn (owner, "@"), owner);
     else if (!strcmp (name, "UID")) {
         char user[64];
@@ -136,30 +143,31 @@ static void value (int f, const char *id, json_t *job, char *buf, size_t len)
         snprintf (user, sizeof (user), "%.*s", (int)strcspn (owner, "@"), owner);
         if ((pw = getpwnam (user)))
             snprintf (buf, len, "%u", (unsigned)pw->pw_uid);
-    }
-    else if (!strcmp (name, "Elapsed") || !strcmp (name, "ElapsedRaw")) {
+    } else if (!strcmp (name, "Elapsed") || !strcmp (name, "ElapsedRaw")) {
         long long el = start ? (end ? end : (long long)time (NULL)) - start : 0;
         if (!strcmp (name, "ElapsedRaw"))
             snprintf (buf, len, "%lld", el);
         else
-            snprintf (buf, len, "%02lld:%02lld:%02lld", el / 3600, el / 60 % 60, el % 60);
-    }
-    else if (!strcmp (name, "Start"))
+            snprintf (buf, len, "%02lld:%02lld:%02lld", el / 3600, el / 60 % 60,
+                      el % 60);
+    } else if (!strcmp (name, "Start"))
         iso_time (start, buf, len);
     else if (!strcmp (name, "End"))
         iso_time (end, buf, len);
     else if (!strcmp (name, "Submit"))
         iso_time (slurm_time (job, "ctime"), buf, len);
     else if (!strcmp (name, "NNodes"))
-        snprintf (buf, len, "%lld", nn ? (long long)nn
-                  : (long long)json_integer_value (json_object_get (rl, "nodect")));
+        snprintf (buf, len, "%lld",
+                  nn ? (long long)nn
+                     : (long long)json_integer_value (json_object_get (rl, "nodect")));
     else if (!strcmp (name, "NodeList"))
         snprintf (buf, len, "%.1000s", nn ? nodes : "None assigned");
     else if (!strcmp (name, "ReqMem"))
         snprintf (buf, len, "%s", slurm_attr (rl, "mem"));
     else if (!strcmp (name, "Timelimit"))
-        snprintf (buf, len, "%s", slurm_attr (rl, "walltime")[0] ? slurm_attr (rl, "walltime")
-                                                                  : "UNLIMITED");
+        snprintf (buf, len, "%s",
+                  slurm_attr (rl, "walltime")[0] ? slurm_attr (rl, "walltime")
+                                                 : "UNLIMITED");
     else if (!strcmp (name, "Comment"))
         snprintf (buf, len, "%s", slurm_attr (job, "comment"));
 }
@@ -187,12 +195,18 @@ static void print_row (const struct col *cols, int n, int sep, const char **vals
 int main (int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "jobs", required_argument, NULL, 'j' }, { "user", required_argument, NULL, 'u' },
-        { "allusers", no_argument, NULL, 'a' }, { "allocations", no_argument, NULL, 'X' },
-        { "format", required_argument, NULL, 'o' }, { "parsable2", no_argument, NULL, 'P' },
-        { "parsable", no_argument, NULL, 'p' }, { "noheader", no_argument, NULL, 'n' },
-        { "name", required_argument, NULL, 'N' }, { "starttime", required_argument, NULL, 'S' },
-        { "endtime", required_argument, NULL, 'E' }, { "help", no_argument, NULL, 'H' },
+        { "jobs", required_argument, NULL, 'j' },
+        { "user", required_argument, NULL, 'u' },
+        { "allusers", no_argument, NULL, 'a' },
+        { "allocations", no_argument, NULL, 'X' },
+        { "format", required_argument, NULL, 'o' },
+        { "parsable2", no_argument, NULL, 'P' },
+        { "parsable", no_argument, NULL, 'p' },
+        { "noheader", no_argument, NULL, 'n' },
+        { "name", required_argument, NULL, 'N' },
+        { "starttime", required_argument, NULL, 'S' },
+        { "endtime", required_argument, NULL, 'E' },
+        { "help", no_argument, NULL, 'H' },
         { NULL, 0, NULL, 0 },
     };
     const char *ids = NULL, *users = NULL, *format = DEFAULT_FIELDS, *names = NULL;
@@ -213,11 +227,15 @@ int main (int argc, char **argv)
         case 'p': sep = 2; break;
         case 'n': noheader = 1; break;
         case 'N': names = optarg; break;
-        case 'X': case 'S': case 'E': break;
+        case 'X':
+        case 'S':
+        case 'E': break;
         case 'H': fputs (usage_text, stdout); return 0;
         default:
-            fprintf (stderr, "sacct: unrecognized option '%s'\nTry \"sacct --help\" for more "
-                     "information\n", argv[optind - 1]);
+            fprintf (stderr,
+                     "sacct: unrecognized option '%s'\nTry \"sacct --help\" for more "
+                     "information\n",
+                     argv[optind - 1]);
             return 1;
         }
     }
@@ -238,21 +256,24 @@ int main (int argc, char **argv)
         print_row (cols, ncols, sep, h);
         if (!sep) {
             for (int i = 0; i < ncols; i++)
-                printf ("%.*s ", cols[i].width, "------------------------------------------------"
+                printf ("%.*s ", cols[i].width,
+                        "------------------------------------------------"
                         "--------------------------------------------------");
             putchar ('\n');
         }
     }
     jobs = slurm_jobs ("sacct", NULL, 1);
-    json_object_foreach (jobs, pbs_id, job) {
+    json_object_foreach (jobs, pbs_id, job)
+    {
         char id[128], user[64], arr[64], buf[64][1024];
         const char *vals[64], *owner = slurm_attr (job, "Job_Owner");
         if (!strcmp (slurm_attr (job, "array"), "True"))
-            continue;   /* an array shows as its tasks */
+            continue; /* an array shows as its tasks */
         slurm_id (pbs_id, id, sizeof (id));
         snprintf (arr, sizeof (arr), "%.*s", (int)strcspn (id, "_"), id);
         snprintf (user, sizeof (user), "%.*s", (int)strcspn (owner, "@"), owner);
-        if ((ids && !listed (ids, id) && !listed (ids, arr)) || (users && !listed (users, user))
+        if ((ids && !listed (ids, id) && !listed (ids, arr))
+            || (users && !listed (users, user))
             || (names && !listed (names, slurm_attr (job, "Job_Name"))))
             continue;
         for (int i = 0; i < ncols; i++) {

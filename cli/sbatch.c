@@ -43,20 +43,25 @@ static char *script_text (const struct sbatch_cli *cli, int nargs, char **args,
     if (cli->wrap) {
         if (nargs > 0)
             util_die (1, "error: script arguments not permitted with --wrap option");
-        if (asprintf (&text, "#!/bin/sh\n# This script was created by sbatch --wrap.\n\n%s\n",
-                      cli->wrap) < 0)
+        if (asprintf (&text,
+                      "#!/bin/sh\n# This script was created by sbatch --wrap.\n\n%s\n",
+                      cli->wrap)
+            < 0)
             util_die (1, "error: out of memory");
         *name = "wrap";
         return text;
     }
     if (nargs > 1)
-        util_die (1, "error: script arguments are not supported ('%s'): put them in the "
-                  "script", args[1]);
+        util_die (1,
+                  "error: script arguments are not supported ('%s'): put them in the "
+                  "script",
+                  args[1]);
     if (!(text = submit_read_script (nargs ? args[0] : NULL, &err)))
         util_die (1, "error: %s", err.text);
     *name = nargs ? args[0] : "sbatch";
     if (strncmp (text, "#!", 2) != 0)
-        util_die (1, "error: This does not look like a batch script.  The first line must "
+        util_die (1,
+                  "error: This does not look like a batch script.  The first line must "
                   "start with #! followed by the path to an interpreter.");
     return text;
 }
@@ -104,7 +109,8 @@ int main (int argc, char **argv)
         util_die (1, "error: %s", err.text);
     jobspec_init (&spec);
     spec.submit_args = submit_join_args (argc, argv);
-    spec.script = script_text (&cli, argc - 1 - cli.first_arg, argv + 1 + cli.first_arg, &name);
+    spec.script =
+        script_text (&cli, argc - 1 - cli.first_arg, argv + 1 + cli.first_arg, &name);
     if (sbatch_parse_command (&spec, spec.script, argc - 1, argv + 1, &cli, &err) < 0)
         util_die (1, "error: %s", err.text);
     if (!spec.name) {

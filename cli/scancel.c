@@ -32,13 +32,17 @@ static int cancel_one (struct client *c, const char *id)
     if (client_rpc (c, "job.delete", json_pack ("{s:s}", "id", pbs), NULL, &err) == 0)
         return 0;
     if (errno == ENOENT) {
-        fprintf (stderr, "scancel: error: Kill job error on job id %s: Invalid job id "
-                 "specified\n", id);
+        fprintf (stderr,
+                 "scancel: error: Kill job error on job id %s: Invalid job id "
+                 "specified\n",
+                 id);
         return 1;
     }
     if (errno == EINVAL || errno == EBUSY) {
-        fprintf (stderr, "scancel: error: Kill job error on job id %s: Job/step already "
-                 "completing or completed\n", id);
+        fprintf (stderr,
+                 "scancel: error: Kill job error on job id %s: Job/step already "
+                 "completing or completed\n",
+                 id);
         return 0;
     }
     fprintf (stderr, "scancel: error: Kill job error on job id %s: %s\n", id, err.text);
@@ -59,10 +63,13 @@ static json_t *select_ids (struct client *c, const char *user, const char *name,
     if (part)
         json_object_set_new (body, "queue", json_string (part));
     if (state) {
-        const char *s = !strcasecmp (state, "PENDING") || !strcasecmp (state, "PD") ? "QHW"
-                        : !strcasecmp (state, "RUNNING") || !strcasecmp (state, "R") ? "RB" : NULL;
+        const char *s =
+            !strcasecmp (state, "PENDING") || !strcasecmp (state, "PD")  ? "QHW"
+            : !strcasecmp (state, "RUNNING") || !strcasecmp (state, "R") ? "RB"
+                                                                         : NULL;
         if (!s) {
-            fprintf (stderr, "scancel: error: Invalid job state specified: %s\n", state);
+            fprintf (stderr, "scancel: error: Invalid job state specified: %s\n",
+                     state);
             exit (1);
         }
         json_object_set_new (body, "states", json_string (s));
@@ -77,10 +84,14 @@ static json_t *select_ids (struct client *c, const char *user, const char *name,
 int main (int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "user", required_argument, NULL, 'u' }, { "name", required_argument, NULL, 'n' },
-        { "jobname", required_argument, NULL, 'n' }, { "state", required_argument, NULL, 't' },
-        { "partition", required_argument, NULL, 'p' }, { "help", no_argument, NULL, 'H' },
-        { "quiet", no_argument, NULL, 'Q' }, { NULL, 0, NULL, 0 },
+        { "user", required_argument, NULL, 'u' },
+        { "name", required_argument, NULL, 'n' },
+        { "jobname", required_argument, NULL, 'n' },
+        { "state", required_argument, NULL, 't' },
+        { "partition", required_argument, NULL, 'p' },
+        { "help", no_argument, NULL, 'H' },
+        { "quiet", no_argument, NULL, 'Q' },
+        { NULL, 0, NULL, 0 },
     };
     const char *user = NULL, *name = NULL, *state = NULL, *part = NULL;
     struct hpcq_error err;
@@ -97,8 +108,10 @@ int main (int argc, char **argv)
         case 'Q': break;
         case 'H': fputs (usage_text, stdout); return 0;
         default:
-            fprintf (stderr, "scancel: unrecognized option '%s'\nTry \"scancel --help\" for "
-                     "more information\n", argv[optind - 1]);
+            fprintf (stderr,
+                     "scancel: unrecognized option '%s'\nTry \"scancel --help\" for "
+                     "more information\n",
+                     argv[optind - 1]);
             return 1;
         }
     }
@@ -113,11 +126,11 @@ int main (int argc, char **argv)
     if (optind < argc) {
         for (int i = optind; i < argc; i++)
             rc |= cancel_one (c, argv[i]);
-    }
-    else {
+    } else {
         json_t *reply = select_ids (c, user, name, state, part), *v;
         size_t i;
-        json_array_foreach (json_object_get (reply, "ids"), i, v) {
+        json_array_foreach (json_object_get (reply, "ids"), i, v)
+        {
             char id[128];
             slurm_id (json_string_value (v), id, sizeof (id));
             rc |= cancel_one (c, id);

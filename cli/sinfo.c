@@ -78,7 +78,7 @@ struct row {
     char limit[32];
     const char *hosts[1024];
     int n;
-    json_t *first;          /* a node of the row (for %c %m %G) */
+    json_t *first; /* a node of the row (for %c %m %G) */
 };
 
 static void field (char c, const struct row *r, char *buf, size_t len)
@@ -89,14 +89,17 @@ static void field (char c, const struct row *r, char *buf, size_t len)
     case 'a': snprintf (buf, len, "%s", r->avail ? "up" : "down"); break;
     case 'l': snprintf (buf, len, "%s", r->limit); break;
     case 'D': snprintf (buf, len, "%d", r->n); break;
-    case 't': case 'T': snprintf (buf, len, "%s", r->state); break;
+    case 't':
+    case 'T': snprintf (buf, len, "%s", r->state); break;
     case 'N': hostlist_format (r->hosts, r->n, buf, len); break;
     case 'c':
-        snprintf (buf, len, "%lld", (long long)json_integer_value (json_object_get (r->first, "ncpus")));
+        snprintf (buf, len, "%lld",
+                  (long long)json_integer_value (json_object_get (r->first, "ncpus")));
         break;
     case 'm':
         snprintf (buf, len, "%lld",
-                  (long long)(json_integer_value (json_object_get (r->first, "mem")) >> 20));
+                  (long long)(json_integer_value (json_object_get (r->first, "mem"))
+                              >> 20));
         break;
     case 'G': {
         long long g = json_integer_value (json_object_get (r->first, "ngpus"));
@@ -113,11 +116,13 @@ static void field (char c, const struct row *r, char *buf, size_t len)
 static const char *header_of (char c)
 {
     switch (c) {
-    case 'P': case 'R': return "PARTITION";
+    case 'P':
+    case 'R': return "PARTITION";
     case 'a': return "AVAIL";
     case 'l': return "TIMELIMIT";
     case 'D': return "NODES";
-    case 't': case 'T': return "STATE";
+    case 't':
+    case 'T': return "STATE";
     case 'N': return "NODELIST";
     case 'c': return "CPUS";
     case 'm': return "MEMORY";
@@ -149,8 +154,9 @@ static void print_line (const char *format, const struct row *r)
 static void partition_rows (const char *format, const char *name, json_t *q, int dflt,
                             json_t *nodes, int per_node, const char *lng_fmt)
 {
-    static const char *order[] = { "idle", "mix", "alloc", "drng", "drain", "down",
-                                   "mixed", "allocated", "draining", "drained", NULL };
+    static const char *order[] = { "idle",     "mix",     "alloc", "drng",
+                                   "drain",    "down",    "mixed", "allocated",
+                                   "draining", "drained", NULL };
     const char *labels = slurm_attr (q, "node_labels"), *w;
     json_t *res_max = json_object_get (q, "resources_max");
     int lng = strstr (lng_fmt, "%T") != NULL || strstr (lng_fmt, "T") != NULL;
@@ -158,7 +164,8 @@ static void partition_rows (const char *format, const char *name, json_t *q, int
     json_t *n;
     size_t i;
 
-    r.avail = !strcmp (slurm_attr (q, "enabled"), "True") && !strcmp (slurm_attr (q, "started"), "True");
+    r.avail = !strcmp (slurm_attr (q, "enabled"), "True")
+              && !strcmp (slurm_attr (q, "started"), "True");
     w = res_max ? slurm_attr (res_max, "walltime") : "";
     if (!w[0])
         w = slurm_attr (q, "resources_max.walltime");
@@ -166,14 +173,14 @@ static void partition_rows (const char *format, const char *name, json_t *q, int
         int h = 0, m = 0, s = 0;
         sscanf (w, "%d:%d:%d", &h, &m, &s);
         slurm_duration ((long long)h * 3600 + m * 60 + s, r.limit, sizeof (r.limit));
-    }
-    else
+    } else
         snprintf (r.limit, sizeof (r.limit), "infinite");
     (void)lng;
     for (int k = 0; order[k]; k++) {
         r.n = 0;
         r.state = order[k];
-        json_array_foreach (nodes, i, n) {
+        json_array_foreach (nodes, i, n)
+        {
             const char *st = node_state (n, strstr (format, "%T") != NULL);
             if (strcmp (st, order[k]) || !has_labels (slurm_attr (n, "labels"), labels))
                 continue;
@@ -194,9 +201,12 @@ static void partition_rows (const char *format, const char *name, json_t *q, int
 int main (int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "Node", no_argument, NULL, 'N' }, { "noheader", no_argument, NULL, 'h' },
-        { "partition", required_argument, NULL, 'p' }, { "format", required_argument, NULL, 'o' },
-        { "help", no_argument, NULL, 'H' }, { NULL, 0, NULL, 0 },
+        { "Node", no_argument, NULL, 'N' },
+        { "noheader", no_argument, NULL, 'h' },
+        { "partition", required_argument, NULL, 'p' },
+        { "format", required_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'H' },
+        { NULL, 0, NULL, 0 },
     };
     const char *format = NULL, *only = NULL, *dflt, *name;
     int per_node = 0, noheader = 0, c;
@@ -211,8 +221,10 @@ int main (int argc, char **argv)
         case 'o': format = optarg; break;
         case 'H': fputs (usage_text, stdout); return 0;
         default:
-            fprintf (stderr, "sinfo: unrecognized option '%s'\nTry \"sinfo --help\" for more "
-                     "information\n", argv[optind - 1]);
+            fprintf (stderr,
+                     "sinfo: unrecognized option '%s'\nTry \"sinfo --help\" for more "
+                     "information\n",
+                     argv[optind - 1]);
             return 1;
         }
     }
@@ -224,10 +236,10 @@ int main (int argc, char **argv)
     dflt = slurm_attr (srv, "default_queue");
     if (!noheader)
         print_line (format, NULL);
-    json_object_foreach (json_object_get (queues, "queues"), name, q)
-        if (!only || !strcmp (only, name))
-            partition_rows (format, name, q, !strcmp (name, dflt),
-                            json_object_get (nodes, "nodes"), per_node, format);
+    json_object_foreach (json_object_get (queues, "queues"), name,
+                         q) if (!only || !strcmp (only, name))
+        partition_rows (format, name, q, !strcmp (name, dflt),
+                        json_object_get (nodes, "nodes"), per_node, format);
     json_decref (srv);
     json_decref (queues);
     json_decref (nodes);

@@ -16,8 +16,8 @@ void slurm_id (const char *pbs_id, char *buf, size_t len)
     size_t n = strcspn (pbs_id, ".[");
 
     if (pbs_id[n] == '[' && pbs_id[n + 1] != ']')
-        snprintf (buf, len, "%.*s_%.*s", (int)n, pbs_id, (int)strcspn (pbs_id + n + 1, "]"),
-                  pbs_id + n + 1);
+        snprintf (buf, len, "%.*s_%.*s", (int)n, pbs_id,
+                  (int)strcspn (pbs_id + n + 1, "]"), pbs_id + n + 1);
     else
         snprintf (buf, len, "%.*s", (int)n, pbs_id);
 }
@@ -41,20 +41,17 @@ const char *slurm_attr (json_t *attrs, const char *key)
 
 const char *slurm_state (json_t *attrs)
 {
-    const char *st = slurm_attr (attrs, "job_state"), *comment = slurm_attr (attrs, "comment");
+    const char *st = slurm_attr (attrs, "job_state"),
+               *comment = slurm_attr (attrs, "comment");
     json_t *ex = json_object_get (attrs, "Exit_status");
     long long status = json_integer_value (ex);
 
     switch (st[0]) {
     case 'R':
-    case 'B':
-        return "RUNNING";
-    case 'E':
-        return "COMPLETING";
-    case 'F':
-        break;
-    default:
-        return "PENDING";
+    case 'B': return "RUNNING";
+    case 'E': return "COMPLETING";
+    case 'F': break;
+    default: return "PENDING";
     }
     if (strstr (comment, "deleted") || strstr (comment, "Deleted"))
         return "CANCELLED";
@@ -71,10 +68,12 @@ const char *slurm_state (json_t *attrs)
 
 const char *slurm_state_code (const char *state)
 {
-    static const struct { const char *name, *code; } codes[] = {
-        { "PENDING", "PD" }, { "RUNNING", "R" }, { "COMPLETING", "CG" },
-        { "COMPLETED", "CD" }, { "FAILED", "F" }, { "CANCELLED", "CA" },
-        { "TIMEOUT", "TO" }, { "NODE_FAIL", "NF" },
+    static const struct {
+        const char *name, *code;
+    } codes[] = {
+        { "PENDING", "PD" },   { "RUNNING", "R" },    { "COMPLETING", "CG" },
+        { "COMPLETED", "CD" }, { "FAILED", "F" },     { "CANCELLED", "CA" },
+        { "TIMEOUT", "TO" },   { "NODE_FAIL", "NF" },
     };
 
     for (size_t i = 0; i < ARRAY_SIZE (codes); i++)
@@ -112,7 +111,8 @@ void slurm_duration (long long secs, char *buf, size_t len)
         snprintf (buf, len, "%lld-%02lld:%02lld:%02lld", secs / 86400, secs / 3600 % 24,
                   secs / 60 % 60, secs % 60);
     else if (secs >= 3600)
-        snprintf (buf, len, "%lld:%02lld:%02lld", secs / 3600, secs / 60 % 60, secs % 60);
+        snprintf (buf, len, "%lld:%02lld:%02lld", secs / 3600, secs / 60 % 60,
+                  secs % 60);
     else
         snprintf (buf, len, "%lld:%02lld", secs / 60, secs % 60);
 }

@@ -80,10 +80,14 @@ static void field (char c, const char *id, json_t *job, char *buf, size_t len)
     switch (c) {
     case 'i': snprintf (buf, len, "%s", id); break;
     case 'A': snprintf (buf, len, "%.*s", (int)strcspn (id, "_"), id); break;
-    case 'a': snprintf (buf, len, "%s", strchr (id, '_') ? strchr (id, '_') + 1 : "N/A"); break;
+    case 'a':
+        snprintf (buf, len, "%s", strchr (id, '_') ? strchr (id, '_') + 1 : "N/A");
+        break;
     case 'j': snprintf (buf, len, "%s", slurm_attr (job, "Job_Name")); break;
-    case 'u': snprintf (buf, len, "%.*s", (int)strcspn (slurm_attr (job, "Job_Owner"), "@"),
-                        slurm_attr (job, "Job_Owner")); break;
+    case 'u':
+        snprintf (buf, len, "%.*s", (int)strcspn (slurm_attr (job, "Job_Owner"), "@"),
+                  slurm_attr (job, "Job_Owner"));
+        break;
     case 'P': snprintf (buf, len, "%s", slurm_attr (job, "queue")); break;
     case 't': snprintf (buf, len, "%s", slurm_state_code (state)); break;
     case 'T': snprintf (buf, len, "%s", state); break;
@@ -103,11 +107,13 @@ static void field (char c, const char *id, json_t *job, char *buf, size_t len)
         break;
     }
     case 'D':
-        snprintf (buf, len, "%lld", nn ? (long long)nn
-                  : (long long)json_integer_value (json_object_get (rl, "nodect")));
+        snprintf (buf, len, "%lld",
+                  nn ? (long long)nn
+                     : (long long)json_integer_value (json_object_get (rl, "nodect")));
         break;
     case 'C':
-        snprintf (buf, len, "%lld", (long long)json_integer_value (json_object_get (rl, "ncpus")));
+        snprintf (buf, len, "%lld",
+                  (long long)json_integer_value (json_object_get (rl, "ncpus")));
         break;
     case 'N': snprintf (buf, len, "%s", nn ? nodes : ""); break;
     case 'R':
@@ -118,9 +124,12 @@ static void field (char c, const char *id, json_t *job, char *buf, size_t len)
         break;
     case 'r': snprintf (buf, len, "%s", reason (job, state)); break;
     case 'V': snprintf (buf, len, "%s", slurm_attr (job, "ctime")); break;
-    case 'S': snprintf (buf, len, "%s", start ? slurm_attr (job, "stime") : "N/A"); break;
+    case 'S':
+        snprintf (buf, len, "%s", start ? slurm_attr (job, "stime") : "N/A");
+        break;
     case 'Q':
-        snprintf (buf, len, "%lld", (long long)json_integer_value (json_object_get (job, "Priority")));
+        snprintf (buf, len, "%lld",
+                  (long long)json_integer_value (json_object_get (job, "Priority")));
         break;
     default: snprintf (buf, len, "%%%c", c); break;
     }
@@ -179,11 +188,16 @@ static void print_line (const char *format, const char *id, json_t *job)
 int main (int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "noheader", no_argument, NULL, 'h' }, { "user", required_argument, NULL, 'u' },
-        { "jobs", required_argument, NULL, 'j' }, { "job", required_argument, NULL, 'j' },
-        { "states", required_argument, NULL, 't' }, { "partition", required_argument, NULL, 'p' },
-        { "format", required_argument, NULL, 'o' }, { "only-job-state", no_argument, NULL, 'J' },
-        { "all", no_argument, NULL, 'a' }, { "help", no_argument, NULL, 'H' },
+        { "noheader", no_argument, NULL, 'h' },
+        { "user", required_argument, NULL, 'u' },
+        { "jobs", required_argument, NULL, 'j' },
+        { "job", required_argument, NULL, 'j' },
+        { "states", required_argument, NULL, 't' },
+        { "partition", required_argument, NULL, 'p' },
+        { "format", required_argument, NULL, 'o' },
+        { "only-job-state", no_argument, NULL, 'J' },
+        { "all", no_argument, NULL, 'a' },
+        { "help", no_argument, NULL, 'H' },
         { NULL, 0, NULL, 0 },
     };
     struct opts o = { .format = DEFAULT_FORMAT };
@@ -200,7 +214,8 @@ int main (int argc, char **argv)
         case 't': o.states = optarg; break;
         case 'p': o.parts = optarg; break;
         case 'o': o.format = optarg; break;
-        case 'J': case 'a': break;
+        case 'J':
+        case 'a': break;
         case 'H': fputs (usage_text, stdout); return 0;
         default:
             fprintf (stderr, "squeue: unrecognized option '%s'\n%s", argv[optind - 1],
@@ -212,13 +227,15 @@ int main (int argc, char **argv)
     jobs = slurm_jobs ("squeue", NULL, all_states || o.states != NULL);
     if (!o.noheader)
         print_line (o.format, NULL, NULL);
-    json_object_foreach (jobs, pbs_id, job) {
+    json_object_foreach (jobs, pbs_id, job)
+    {
         char id[128], user[64];
         const char *state = slurm_state (job), *owner = slurm_attr (job, "Job_Owner");
         slurm_id (pbs_id, id, sizeof (id));
         snprintf (user, sizeof (user), "%.*s", (int)strcspn (owner, "@"), owner);
         /* An array shows as its tasks, as in Slurm. */
-        if (json_is_true (json_object_get (job, "array")) || !strcmp (slurm_attr (job, "array"), "True"))
+        if (json_is_true (json_object_get (job, "array"))
+            || !strcmp (slurm_attr (job, "array"), "True"))
             continue;
         if (!listed (o.users, user) || !listed (o.parts, slurm_attr (job, "queue")))
             continue;
@@ -229,8 +246,7 @@ int main (int argc, char **argv)
                 continue;
             if (o.states && !state_wanted (o.states, state))
                 continue;
-        }
-        else if (!state_wanted (o.states, state))
+        } else if (!state_wanted (o.states, state))
             continue;
         print_line (o.format, id, job);
     }

@@ -24,14 +24,20 @@ static const char *usage_text =
 int main (int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "ntasks", required_argument, NULL, 'n' }, { "nodes", required_argument, NULL, 'N' },
+        { "ntasks", required_argument, NULL, 'n' },
+        { "nodes", required_argument, NULL, 'N' },
         { "cpus-per-task", required_argument, NULL, 'c' },
-        { "job-name", required_argument, NULL, 'J' }, { "cpu-bind", required_argument, NULL, 'b' },
-        { "cpu_bind", required_argument, NULL, 'b' }, { "mem", required_argument, NULL, 'm' },
-        { "mem-per-cpu", required_argument, NULL, 'm' }, { "jobid", required_argument, NULL, 'j' },
-        { "exclusive", no_argument, NULL, 'x' }, { "export", required_argument, NULL, 'e' },
+        { "job-name", required_argument, NULL, 'J' },
+        { "cpu-bind", required_argument, NULL, 'b' },
+        { "cpu_bind", required_argument, NULL, 'b' },
+        { "mem", required_argument, NULL, 'm' },
+        { "mem-per-cpu", required_argument, NULL, 'm' },
+        { "jobid", required_argument, NULL, 'j' },
+        { "exclusive", no_argument, NULL, 'x' },
+        { "export", required_argument, NULL, 'e' },
         { "kill-on-bad-exit", optional_argument, NULL, 'K' },
-        { "ntasks-per-node", required_argument, NULL, 't' }, { "help", no_argument, NULL, 'H' },
+        { "ntasks-per-node", required_argument, NULL, 't' },
+        { "help", no_argument, NULL, 'H' },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -40,29 +46,39 @@ int main (int argc, char **argv)
     /* '+': options end at the command. */
     while ((c = getopt_long (argc, argv, "+n:N:c:J:K", longopts, NULL)) != -1) {
         switch (c) {
-        case 'n': case 'N': case 't':
+        case 'n':
+        case 'N':
+        case 't':
             if (strcmp (optarg, "1") != 0) {
-                fprintf (stderr, "srun: error: -%c %s: hpcq's srun runs one task on the "
+                fprintf (stderr,
+                         "srun: error: -%c %s: hpcq's srun runs one task on the "
                          "job's first node; start more with mpirun and $PBS_NODEFILE\n",
                          c == 't' ? 't' : c, optarg);
                 return 1;
             }
             break;
-        case 'c': case 'J': case 'b': case 'm': case 'j': case 'x': case 'e': case 'K':
-            break;
-        case 'H':
-            fputs (usage_text, stdout);
-            return 0;
+        case 'c':
+        case 'J':
+        case 'b':
+        case 'm':
+        case 'j':
+        case 'x':
+        case 'e':
+        case 'K': break;
+        case 'H': fputs (usage_text, stdout); return 0;
         default:
-            fprintf (stderr, "srun: unrecognized option '%s'\nTry \"srun --help\" for more "
-                     "information\n", argv[optind - 1]);
+            fprintf (stderr,
+                     "srun: unrecognized option '%s'\nTry \"srun --help\" for more "
+                     "information\n",
+                     argv[optind - 1]);
             return 1;
         }
     }
     if (optind >= argc)
         util_die (1, "error: No command given to execute.");
     if (!getenv ("PBS_JOBID"))
-        util_die (1, "error: srun runs a command inside a job here; submit with sbatch or "
+        util_die (1,
+                  "error: srun runs a command inside a job here; submit with sbatch or "
                   "qsub");
     setenv ("SLURM_STEP_ID", "0", 1);
     setenv ("SLURM_STEP_NUM_TASKS", "1", 1);

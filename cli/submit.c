@@ -29,7 +29,8 @@ char *submit_read_script (const char *path, struct hpcq_error *err)
         return NULL;
     }
     if (memchr (text, '\0', len) || len == 0) {
-        errprintf (err, len ? "script %s is not a text file" : "script %s is empty", what);
+        errprintf (err, len ? "script %s is not a text file" : "script %s is empty",
+                   what);
         free (text);
         return NULL;
     }
@@ -54,8 +55,8 @@ char *submit_join_args (int argc, char **argv)
 
 int submit_set_origin (struct hpcq_jobspec *spec, struct hpcq_error *err)
 {
-    static const char *vars[] = { "HOME", "LANG", "LOGNAME", "PATH", "MAIL",
-                                  "SHELL", "TZ", NULL };
+    static const char *vars[] = { "HOME", "LANG",  "LOGNAME", "PATH",
+                                  "MAIL", "SHELL", "TZ",      NULL };
     char cwd[PATH_MAX], host[256], key[64];
     struct passwd *pw;
 
@@ -75,7 +76,8 @@ int submit_set_origin (struct hpcq_jobspec *spec, struct hpcq_error *err)
     }
     /* PBS names the submitter from the password database, not LOGNAME
      * (which cron, sudo and containers may leave unset). */
-    if ((pw = getpwuid (getuid ())) && jobspec_setenv (spec, "PBS_O_LOGNAME", pw->pw_name) < 0)
+    if ((pw = getpwuid (getuid ()))
+        && jobspec_setenv (spec, "PBS_O_LOGNAME", pw->pw_name) < 0)
         return errprintf (err, "out of memory");
     if (jobspec_setenv (spec, "PBS_O_WORKDIR", cwd) < 0
         || jobspec_setenv (spec, "PBS_O_HOST", host) < 0

@@ -101,7 +101,7 @@ int arrayspec_parse (const char *s, struct arrayspec *a, struct hpcq_error *err)
             a->index[k++] = a->index[i];
     a->n = k;
     if (a->n < 2 && !strchr (s, '-') && !strchr (s, ','))
-        goto bad;   /* PBS: an array needs a range */
+        goto bad; /* PBS: an array needs a range */
     return 0;
 bad:
     invalid (err, "invalid array range '%s' (X-Y[:STEP][%%LIMIT] or a list)", s);

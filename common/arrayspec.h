@@ -11,12 +11,12 @@
 
 #include "common/error.h"
 
-#define ARRAYSPEC_MAX 100000        /* subjobs in one array */
+#define ARRAYSPEC_MAX 100000 /* subjobs in one array */
 
 struct arrayspec {
-    int *index;         /* the indices, ascending, no duplicates (owned) */
+    int *index; /* the indices, ascending, no duplicates (owned) */
     int n;
-    int limit;          /* concurrent subjobs, 0 = no limit */
+    int limit; /* concurrent subjobs, 0 = no limit */
 };
 
 /* Parse s.  Returns 0, or -1 with err (EINVAL). */

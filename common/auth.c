@@ -45,9 +45,10 @@ struct auth *auth_create (const char *socket, int ttl, struct hpcq_error *err)
         errprintf (err, "cannot create a MUNGE context: out of memory");
         goto error;
     }
-    if (socket && ((e = munge_ctx_set (a->enc, MUNGE_OPT_SOCKET, socket)) != EMUNGE_SUCCESS
-                   || (e = munge_ctx_set (a->dec, MUNGE_OPT_SOCKET, socket))
-                      != EMUNGE_SUCCESS)) {
+    if (socket
+        && ((e = munge_ctx_set (a->enc, MUNGE_OPT_SOCKET, socket)) != EMUNGE_SUCCESS
+            || (e = munge_ctx_set (a->dec, MUNGE_OPT_SOCKET, socket))
+                   != EMUNGE_SUCCESS)) {
         errprintf (err, "munge_socket '%s': %s", socket, munge_strerror (e));
         goto error;
     }
@@ -129,8 +130,8 @@ static int auth_probe (struct auth *a, struct hpcq_error *err)
     return rc;
 }
 
-int auth_from_config (const struct config *cfg, const char *prog,
-                      struct auth **ap, struct hpcq_error *err)
+int auth_from_config (const struct config *cfg, const char *prog, struct auth **ap,
+                      struct hpcq_error *err)
 {
     const char *mode = config_get (cfg, "auth", "munge");
     const char *user = config_get (cfg, "service_user", NULL);
@@ -219,7 +220,8 @@ json_t *auth_sign (struct auth *a, const struct wire_msg *m, enum auth_dir dir,
         return NULL;
     }
     if ((e = munge_encode (&text, a->enc, digest, sizeof (digest))) != EMUNGE_SUCCESS) {
-        errprintf (err, "cannot get a MUNGE credential: %s", auth_munge_error (a->enc, e));
+        errprintf (err, "cannot get a MUNGE credential: %s",
+                   auth_munge_error (a->enc, e));
         free (text);
         errno = EPERM;
         return NULL;
@@ -280,20 +282,25 @@ int auth_verify (struct auth *a, const struct wire_msg *m, enum auth_dir dir,
             return errprintf (err, "credential refused: %s (made by uid %u on %s)",
                               munge_strerror (e), (unsigned)cred->uid, cred->addr);
         }
-        return auth_refuse (err, "credential refused: %s", auth_munge_error (a->dec, e));
+        return auth_refuse (err, "credential refused: %s",
+                            auth_munge_error (a->dec, e));
     }
     if (cred->ttl > a->ttl) {
         free (payload);
         errno = EPERM;
-        return errprintf (err, "credential refused: made to live %d s, more than "
-                          "munge_ttl (%d s)", cred->ttl, a->ttl);
+        return errprintf (err,
+                          "credential refused: made to live %d s, more than "
+                          "munge_ttl (%d s)",
+                          cred->ttl, a->ttl);
     }
     ok = len == AUTH_DIGEST_LEN && auth_digest (m, dir, binding, digest) == 0
          && nettle_memeql_sec (payload, digest, AUTH_DIGEST_LEN);
     free (payload);
     if (!ok)
-        return auth_refuse (err, "credential refused: it was not made for this %s "
-                            "on this connection", m->type);
+        return auth_refuse (err,
+                            "credential refused: it was not made for this %s "
+                            "on this connection",
+                            m->type);
     return 0;
 }
 

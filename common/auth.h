@@ -30,25 +30,25 @@
 #include "common/error.h"
 #include "common/wire.h"
 
-#define AUTH_DIGEST_LEN 32          /* SHA-256 */
-#define AUTH_NONCE_HEX 32           /* link.open nonces: 16 random bytes in hex */
+#define AUTH_DIGEST_LEN 32 /* SHA-256 */
+#define AUTH_NONCE_HEX 32  /* link.open nonces: 16 random bytes in hex */
 #define AUTH_BINDING_MAX (2 * AUTH_NONCE_HEX + 2)
 
 enum auth_dir {
-    AUTH_TO_SCHEDULER = 0,          /* from a worker or a user */
-    AUTH_TO_WORKER = 1,             /* from the scheduler */
-    AUTH_TO_TM = 2,                 /* to a worker's task manager port (common/tm.h):
+    AUTH_TO_SCHEDULER = 0, /* from a worker or a user */
+    AUTH_TO_WORKER = 1,    /* from the scheduler */
+    AUTH_TO_TM = 2,        /* to a worker's task manager port (common/tm.h):
                                      * from a mother superior's worker or qsub -I */
-    AUTH_FROM_TM = 3,               /* its answers and the streams it sends back */
+    AUTH_FROM_TM = 3,      /* its answers and the streams it sends back */
 };
 
 /* Who made a credential, as munged says. */
 struct auth_cred {
     uid_t uid;
     gid_t gid;
-    int ttl;                        /* seconds it was made to live */
-    int64_t encoded;                /* when it was made (wall clock, s) */
-    char addr[64];                  /* the host that made it (IPv4) */
+    int ttl;         /* seconds it was made to live */
+    int64_t encoded; /* when it was made (wall clock, s) */
+    char addr[64];   /* the host that made it (IPv4) */
 };
 
 struct auth;
@@ -65,8 +65,8 @@ void auth_destroy (struct auth *a);
  * auth = munge, munged is asked for a credential once, so a daemon that
  * cannot authenticate fails at start.  With auth = none, *ap is NULL and
  * prog says so loudly (log and standard error).  -1 with err. */
-int auth_from_config (const struct config *cfg, const char *prog,
-                      struct auth **ap, struct hpcq_error *err);
+int auth_from_config (const struct config *cfg, const char *prog, struct auth **ap,
+                      struct hpcq_error *err);
 
 /* Is uid one of the cluster's service uids (root, the daemons' users)? */
 int auth_is_service (const struct auth *a, uid_t uid);

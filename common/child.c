@@ -24,7 +24,7 @@
 
 extern char **environ;
 
-#define CHILD_TAIL 512      /* bytes of output kept */
+#define CHILD_TAIL 512 /* bytes of output kept */
 #define CHILD_MAX_ENV 1024
 
 struct child {
@@ -124,7 +124,7 @@ static void child_ended (struct loop *l, int fd, int revents, void *arg)
     int status = 0;
 
     if (waitpid (c->pid, &status, WNOHANG) == 0)
-        return;     /* not yet (cannot happen once the pidfd is readable) */
+        return; /* not yet (cannot happen once the pidfd is readable) */
     out_drain (c);
     last_line (c, line, sizeof (line));
     c->done (c, status, c->timed_out, line, c->arg);
@@ -135,7 +135,7 @@ static void child_timeout (struct loop *l, void *arg)
 {
     struct child *c = arg;
 
-    c->timer = NULL;    /* a one-shot timer frees itself */
+    c->timer = NULL; /* a one-shot timer frees itself */
     c->timed_out = 1;
     (void)kill (-c->pid, SIGKILL);
 }
@@ -184,7 +184,7 @@ static int spawn (struct child *c, char *const argv[], char *const env[], int ou
     posix_spawnattr_setsigmask (&at, &none);
     posix_spawnattr_setsigdefault (&at, &dfl);
     posix_spawnattr_setflags (&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK
-                                   | POSIX_SPAWN_SETSIGDEF);
+                                       | POSIX_SPAWN_SETSIGDEF);
     rc = posix_spawn (&c->pid, argv[0], &fa, &at, argv, envp);
     posix_spawn_file_actions_destroy (&fa);
     posix_spawnattr_destroy (&at);

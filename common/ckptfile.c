@@ -40,18 +40,18 @@ struct ckptfile_out {
     struct ckptfile_store st;
     uint64_t gen;
     int fd;
-    int failed;                 /* errno of the first failure, 0 if none */
+    int failed; /* errno of the first failure, 0 if none */
     uint64_t payload_bytes;
     XXH3_state_t *hash;
     char path[PATH_LEN], tmp[PATH_LEN + 8];
 };
 
-char *ckptfile_path (const struct ckptfile_store *st, uint64_t gen,
-                     const char *part, char *buf, size_t size)
+char *ckptfile_path (const struct ckptfile_store *st, uint64_t gen, const char *part,
+                     char *buf, size_t size)
 {
     if (part)
-        snprintf (buf, size, "%s/%s-%08" PRIu64 ".%s.part", st->dir, st->prefix,
-                  gen, part);
+        snprintf (buf, size, "%s/%s-%08" PRIu64 ".%s.part", st->dir, st->prefix, gen,
+                  part);
     else
         snprintf (buf, size, "%s/%s-%08" PRIu64 ".ckpt", st->dir, st->prefix, gen);
     return buf;
@@ -59,14 +59,14 @@ char *ckptfile_path (const struct ckptfile_store *st, uint64_t gen,
 
 /* Does folder entry name belong to st?  If so, *gen is its generation and
  * *commit says whether it is the commit file (not a part or a .tmp). */
-static int entry_gen (const struct ckptfile_store *st, const char *name,
-                      uint64_t *gen, int *commit)
+static int entry_gen (const struct ckptfile_store *st, const char *name, uint64_t *gen,
+                      int *commit)
 {
     size_t n = strlen (st->prefix);
     char *end;
 
-    if (strncmp (name, st->prefix, n) != 0 || name[n] != '-'
-        || name[n + 1] < '0' || name[n + 1] > '9')
+    if (strncmp (name, st->prefix, n) != 0 || name[n] != '-' || name[n + 1] < '0'
+        || name[n + 1] > '9')
         return 0;
     errno = 0;
     *gen = strtoull (name + n + 1, &end, 10);
@@ -142,11 +142,11 @@ int ckptfile_next (const struct ckptfile_store *st, uint64_t *gen,
     uint64_t *gens;
 
     if (util_mkdir_p (st->dir) < 0)
-        return errprintf (err, "cannot create checkpoint folder '%s': %s",
-                          st->dir, strerror (errno));
+        return errprintf (err, "cannot create checkpoint folder '%s': %s", st->dir,
+                          strerror (errno));
     if (!(gens = list_commits (st, &n, &highest)))
-        return errprintf (err, "cannot read checkpoint folder '%s': %s",
-                          st->dir, strerror (errno));
+        return errprintf (err, "cannot read checkpoint folder '%s': %s", st->dir,
+                          strerror (errno));
     free (gens);
     *gen = highest + 1;
     next_gen = *gen;
@@ -170,9 +170,8 @@ static void out_raw (struct ckptfile_out *o, const void *buf, size_t len)
         out_fail (o, errno);
 }
 
-struct ckptfile_out *ckptfile_create (const struct ckptfile_store *st,
-                                      uint64_t gen, const char *part,
-                                      struct hpcq_error *err)
+struct ckptfile_out *ckptfile_create (const struct ckptfile_store *st, uint64_t gen,
+                                      const char *part, struct hpcq_error *err)
 {
     struct ckptfile_out *o = calloc (1, sizeof (*o));
     struct file_header h;
@@ -307,12 +306,14 @@ static void prune (const struct ckptfile_store *st)
 static void report (const struct ckptfile_out *o, uint64_t bytes)
 {
     struct hpcq_error e;
-    double secs = o->gen == next_gen && next_ms ? (util_now_ms () - next_ms) / 1000.0 : -1;
+    double secs =
+        o->gen == next_gen && next_ms ? (util_now_ms () - next_ms) / 1000.0 : -1;
 
     if (ckptreport_done ((int64_t)o->gen, (int64_t)bytes, secs, &e) < 0)
-        fprintf (stderr, "%s: checkpoint %" PRIu64 " is whole but was not reported to "
-                 "the worker: %s\n", o->st.progname ? o->st.progname : "ckptfile", o->gen,
-                 e.text);
+        fprintf (stderr,
+                 "%s: checkpoint %" PRIu64 " is whole but was not reported to "
+                 "the worker: %s\n",
+                 o->st.progname ? o->st.progname : "ckptfile", o->gen, e.text);
 }
 
 int ckptfile_commit (struct ckptfile_out *o, uint64_t part_bytes,
@@ -364,9 +365,8 @@ static void *damaged (int fd, void *buf, const char *why, struct hpcq_error *err
     return NULL;
 }
 
-void *ckptfile_read (const struct ckptfile_store *st, uint64_t gen,
-                     const char *part, size_t *len, struct ckptfile_info *info,
-                     struct hpcq_error *err)
+void *ckptfile_read (const struct ckptfile_store *st, uint64_t gen, const char *part,
+                     size_t *len, struct ckptfile_info *info, struct hpcq_error *err)
 {
     char path[PATH_LEN], why[200];
     struct file_header h;
@@ -408,8 +408,10 @@ void *ckptfile_read (const struct ckptfile_store *st, uint64_t gen,
         return damaged (fd, buf, why, err);
     }
     if (t.payload_bytes != n) {
-        snprintf (why, sizeof (why), "truncated or extended: %" PRIu64 " bytes "
-                  "of payload, its trailer says %" PRIu64, n, t.payload_bytes);
+        snprintf (why, sizeof (why),
+                  "truncated or extended: %" PRIu64 " bytes "
+                  "of payload, its trailer says %" PRIu64,
+                  n, t.payload_bytes);
         return damaged (fd, buf, why, err);
     }
     XXH3_state_t *hs = XXH3_createState ();
@@ -421,8 +423,10 @@ void *ckptfile_read (const struct ckptfile_store *st, uint64_t gen,
         XXH3_freeState (hs);
     }
     if (!hs || sum != t.sum) {
-        snprintf (why, sizeof (why), "checksum mismatch: %016" PRIx64 ", its "
-                  "trailer says %016" PRIx64, sum, t.sum);
+        snprintf (why, sizeof (why),
+                  "checksum mismatch: %016" PRIx64 ", its "
+                  "trailer says %016" PRIx64,
+                  sum, t.sum);
         return damaged (fd, buf, why, err);
     }
     close (fd);
@@ -452,8 +456,8 @@ int ckptfile_find (const struct ckptfile_store *st, ckptfile_accept_fn accept,
         char path[PATH_LEN];
         size_t l = 0;
         void *p = ckptfile_read (st, gens[i], NULL, &l, NULL, &why);
-        int rc = p ? (accept ? accept (arg, gens[i], p, l, &why) : 0)
-                   : CKPTFILE_DAMAGED;
+        int rc =
+            p ? (accept ? accept (arg, gens[i], p, l, &why) : 0) : CKPTFILE_DAMAGED;
         if (rc == 0) {
             *gen = gens[i];
             *payload = p;

@@ -40,9 +40,9 @@
 /* Where checkpoints go.  The strings are borrowed, not copied. */
 struct ckptfile_store {
     const char *dir;
-    const char *prefix;         /* file names start "PREFIX-"; [A-Za-z0-9_] */
-    int keep;                   /* generations kept after a commit, >= 1 */
-    const char *progname;       /* starts the damage reports on stderr */
+    const char *prefix;   /* file names start "PREFIX-"; [A-Za-z0-9_] */
+    int keep;             /* generations kept after a commit, >= 1 */
+    const char *progname; /* starts the damage reports on stderr */
 };
 
 /* What a finished or verified file is: its size on disk and checksum. */
@@ -65,9 +65,8 @@ int ckptfile_next (const struct ckptfile_store *st, uint64_t *gen,
  * commit file).  Returns the writer, or NULL with err filled.  Finish it
  * with ckptfile_close (a part) or ckptfile_commit (the commit file), or
  * drop it with ckptfile_abort; each frees it. */
-struct ckptfile_out *ckptfile_create (const struct ckptfile_store *st,
-                                      uint64_t gen, const char *part,
-                                      struct hpcq_error *err);
+struct ckptfile_out *ckptfile_create (const struct ckptfile_store *st, uint64_t gen,
+                                      const char *part, struct hpcq_error *err);
 
 /* Append len bytes of payload.  Returns 0, or -1 with errno; a failure is
  * also remembered and reported again by close or commit. */
@@ -99,9 +98,8 @@ void ckptfile_abort (struct ckptfile_out *o);
  * Returns the payload, malloc'd (the caller frees it), with *len and *info
  * (NULL: not wanted) set, or NULL with errno ENOENT (no such file) or
  * EBADMSG (damaged: truncated, extended or changed) and err filled. */
-void *ckptfile_read (const struct ckptfile_store *st, uint64_t gen,
-                     const char *part, size_t *len, struct ckptfile_info *info,
-                     struct hpcq_error *err);
+void *ckptfile_read (const struct ckptfile_store *st, uint64_t gen, const char *part,
+                     size_t *len, struct ckptfile_info *info, struct hpcq_error *err);
 
 /* ckptfile_find's question to the app about generation gen, whose commit
  * file holds payload (len bytes; checked already).  Return 0 to take it,
@@ -126,7 +124,7 @@ int ckptfile_find (const struct ckptfile_store *st, ckptfile_accept_fn accept,
 
 /* The path of part `part` (NULL: the commit file) of generation gen, for
  * messages.  Returns buf. */
-char *ckptfile_path (const struct ckptfile_store *st, uint64_t gen,
-                     const char *part, char *buf, size_t size);
+char *ckptfile_path (const struct ckptfile_store *st, uint64_t gen, const char *part,
+                     char *buf, size_t size);
 
 #endif

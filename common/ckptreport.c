@@ -32,8 +32,8 @@ static int plain_id (const char *s)
     if (!*s || strlen (s) > 200)
         return 0;
     for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')
-              || strchr ("._-[]", *s)))
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')
+              || (*s >= '0' && *s <= '9') || strchr ("._-[]", *s)))
             return 0;
     return 1;
 }
@@ -135,17 +135,21 @@ int ckptreport_done (int64_t generation, int64_t bytes, double seconds,
         return 0;
     if (!jobid || !plain_id (jobid) || !att
         || util_parse_long (att, 1, 1L << 30, &attempt) < 0)
-        return errprintf_code (err, EINVAL, "HPCQ_CKPT_SOCKET is set but PBS_JOBID or "
+        return errprintf_code (err, EINVAL,
+                               "HPCQ_CKPT_SOCKET is set but PBS_JOBID or "
                                "HPCQ_ATTEMPT is missing or bad");
     if (generation > 0)
         o += snprintf (extra + o, sizeof (extra) - o, ",\"generation\":%lld",
                        (long long)generation);
     if (bytes >= 0)
-        o += snprintf (extra + o, sizeof (extra) - o, ",\"bytes\":%lld", (long long)bytes);
+        o += snprintf (extra + o, sizeof (extra) - o, ",\"bytes\":%lld",
+                       (long long)bytes);
     if (seconds >= 0)
         snprintf (extra + o, sizeof (extra) - o, ",\"seconds\":%.6f", seconds);
-    snprintf (json, sizeof (json), "{\"v\":1,\"type\":\"ckpt.done\",\"id\":1,\"cred\":null,"
-              "\"body\":{\"jobid\":\"%s\",\"attempt\":%ld%s}}", jobid, attempt, extra);
+    snprintf (json, sizeof (json),
+              "{\"v\":1,\"type\":\"ckpt.done\",\"id\":1,\"cred\":null,"
+              "\"body\":{\"jobid\":\"%s\",\"attempt\":%ld%s}}",
+              jobid, attempt, extra);
     if ((fd = dial (sock, err)) < 0)
         return -1;
     rc = exchange (fd, json, err);

@@ -20,7 +20,8 @@
 #include "common/jobspec.h"
 #include "common/util.h"
 
-#define EXPECTED "expected n, s, c[=MIN], w[=MIN], u, auto, enabled, shutdown or " \
+#define EXPECTED                                                      \
+    "expected n, s, c[=MIN], w[=MIN], u, auto, enabled, shutdown or " \
     "periodic[,interval=MIN]"
 
 static int illegal (const char *s, struct hpcq_error *err)
@@ -29,13 +30,16 @@ static int illegal (const char *s, struct hpcq_error *err)
 }
 
 /* MIN of "c=MIN": whole minutes, 1 and up. */
-static int parse_minutes (const char *v, const char *s, int *out, struct hpcq_error *err)
+static int parse_minutes (const char *v, const char *s, int *out,
+                          struct hpcq_error *err)
 {
     long m;
 
     if (util_parse_long (v, 1, CKPTSPEC_MAX_MINUTES, &m) < 0)
-        return errprintf_code (err, EINVAL, "illegal -c value: %s (the interval is "
-                               "whole minutes, 1 to %d)", s, CKPTSPEC_MAX_MINUTES);
+        return errprintf_code (err, EINVAL,
+                               "illegal -c value: %s (the interval is "
+                               "whole minutes, 1 to %d)",
+                               s, CKPTSPEC_MAX_MINUTES);
     *out = (int)m;
     return 0;
 }
@@ -55,9 +59,8 @@ static int parse_pbs (const char *s, struct ckptspec *out, struct hpcq_error *er
         out->mode = s[0] == 'c' ? CKPT_CPU : CKPT_WALL;
         if (s[1] == '=')
             return parse_minutes (s + 2, s, &out->minutes, err);
-    }
-    else
-        return 1;   /* not one of these: maybe Torque's */
+    } else
+        return 1; /* not one of these: maybe Torque's */
     return 0;
 }
 
@@ -81,8 +84,10 @@ static int parse_torque (const char *s, struct ckptspec *out, struct hpcq_error 
     if (rc < 0)
         return -1;
     if (interval && !periodic)
-        return errprintf_code (err, EINVAL, "illegal -c value: %s (interval= goes with "
-                               "periodic)", s);
+        return errprintf_code (err, EINVAL,
+                               "illegal -c value: %s (interval= goes with "
+                               "periodic)",
+                               s);
     out->mode = periodic ? CKPT_WALL : asked ? CKPT_ASKED : CKPT_NEVER;
     out->minutes = interval;
     return 0;
@@ -104,10 +109,10 @@ void ckptspec_format (const struct ckptspec *c, char *buf, size_t len)
 {
     static const char *names[] = {
         [CKPT_UNSET] = "u", [CKPT_NEVER] = "n", [CKPT_ASKED] = "s",
-        [CKPT_CPU] = "c", [CKPT_WALL] = "w", [CKPT_AUTO] = "auto",
+        [CKPT_CPU] = "c",   [CKPT_WALL] = "w",  [CKPT_AUTO] = "auto",
     };
-    const char *name = c->mode >= 0 && c->mode < (int)ARRAY_SIZE (names) ? names[c->mode]
-                                                                        : "u";
+    const char *name =
+        c->mode >= 0 && c->mode < (int)ARRAY_SIZE (names) ? names[c->mode] : "u";
 
     if ((c->mode == CKPT_CPU || c->mode == CKPT_WALL) && c->minutes > 0)
         snprintf (buf, len, "%s=%d", name, c->minutes);
@@ -121,16 +126,22 @@ int ckptspec_signal (const char *s, char *name, size_t len, struct hpcq_error *e
     const char *abbrev;
 
     if (signo <= 0 || !(abbrev = sigabbrev_np (signo)))
-        return errprintf_code (err, EINVAL, "illegal -W value: checkpoint_signal=%s "
-                               "(unknown signal)", s ? s : "");
+        return errprintf_code (err, EINVAL,
+                               "illegal -W value: checkpoint_signal=%s "
+                               "(unknown signal)",
+                               s ? s : "");
     if (signo == SIGTERM)
-        return errprintf_code (err, EINVAL, "illegal -W value: checkpoint_signal=%s "
+        return errprintf_code (err, EINVAL,
+                               "illegal -W value: checkpoint_signal=%s "
                                "(SIGTERM always means checkpoint, then stop; the "
-                               "checkpoint signal lets the job go on: USR1, USR2...)", s);
+                               "checkpoint signal lets the job go on: USR1, USR2...)",
+                               s);
     if (signo == SIGKILL || signo == SIGSTOP || signo == SIGTSTP || signo == SIGTTIN
         || signo == SIGTTOU || signo == SIGCONT)
-        return errprintf_code (err, EINVAL, "illegal -W value: checkpoint_signal=%s "
-                               "(a job cannot catch it, or it stops the job)", s);
+        return errprintf_code (err, EINVAL,
+                               "illegal -W value: checkpoint_signal=%s "
+                               "(a job cannot catch it, or it stops the job)",
+                               s);
     if (name)
         snprintf (name, len, "%s", abbrev);
     return signo;

@@ -36,17 +36,17 @@
 #include "common/error.h"
 
 enum ckpt_mode {
-    CKPT_UNSET = 0,     /* u */
-    CKPT_NEVER,         /* n */
-    CKPT_ASKED,         /* s, enabled, shutdown */
-    CKPT_CPU,           /* c[=MIN] */
-    CKPT_WALL,          /* w[=MIN], periodic */
-    CKPT_AUTO,          /* auto */
+    CKPT_UNSET = 0, /* u */
+    CKPT_NEVER,     /* n */
+    CKPT_ASKED,     /* s, enabled, shutdown */
+    CKPT_CPU,       /* c[=MIN] */
+    CKPT_WALL,      /* w[=MIN], periodic */
+    CKPT_AUTO,      /* auto */
 };
 
 struct ckptspec {
     enum ckpt_mode mode;
-    int minutes;        /* CKPT_CPU, CKPT_WALL: the interval; 0 = the
+    int minutes; /* CKPT_CPU, CKPT_WALL: the interval; 0 = the
                          * scheduler's checkpoint_interval */
 };
 

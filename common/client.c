@@ -26,7 +26,7 @@
 struct client {
     int fd;
     int64_t next_id;
-    struct auth *auth;      /* over TCP: every request carries a credential */
+    struct auth *auth; /* over TCP: every request carries a credential */
 };
 
 /* Credentials for requests over TCP, from munged at $HPCQ_MUNGE_SOCKET,
@@ -132,7 +132,7 @@ struct client *client_connect (const char *server, struct hpcq_error *err)
     if (!server || !*server) {
         if (!(server = fromcfg = config_client_server (err))) {
             errprintf (err, "no server: set HPCQ_SERVER (hpcq-local start prints it) "
-                       "or 'server' in the config file");
+                            "or 'server' in the config file");
             return NULL;
         }
     }
@@ -187,8 +187,7 @@ static int read_full (int fd, void *buf, size_t len)
     return 0;
 }
 
-static int client_recv (struct client *c, struct wire_msg *m,
-                        struct hpcq_error *err)
+static int client_recv (struct client *c, struct wire_msg *m, struct hpcq_error *err)
 {
     unsigned char hdr[WIRE_HDR_LEN];
     size_t len;
@@ -224,15 +223,16 @@ static int send_all (int fd, const char *buf, size_t len)
     return 0;
 }
 
-static int client_send (struct client *c, const char *type, json_t *body,
-                        int64_t id, struct hpcq_error *err)
+static int client_send (struct client *c, const char *type, json_t *body, int64_t id,
+                        struct hpcq_error *err)
 {
     struct wire_msg req;
     size_t len;
     char *buf;
 
     wire_request_init (&req, type, id, body);
-    if (c->auth && !(req.cred = auth_sign (c->auth, &req, AUTH_TO_SCHEDULER, "", err))) {
+    if (c->auth
+        && !(req.cred = auth_sign (c->auth, &req, AUTH_TO_SCHEDULER, "", err))) {
         wire_msg_release (&req);
         return -1;
     }
@@ -246,7 +246,8 @@ static int client_send (struct client *c, const char *type, json_t *body,
         free (buf);
         /* A server that refused the connection (conn_refuse) said why
          * before closing it: that is the error to show. */
-        if ((saved == EPIPE || saved == ECONNRESET) && client_recv (c, &rep, err) == 0) {
+        if ((saved == EPIPE || saved == ECONNRESET)
+            && client_recv (c, &rep, err) == 0) {
             if (rep.is_reply && rep.errnum && rep.errstr) {
                 errno = rep.errnum;
                 errprintf (err, "%s", rep.errstr);
@@ -291,8 +292,8 @@ static int client_reply (struct client *c, int64_t id, json_t **bodyp,
     return 0;
 }
 
-int client_rpc (struct client *c, const char *type, json_t *body,
-                json_t **replyp, struct hpcq_error *err)
+int client_rpc (struct client *c, const char *type, json_t *body, json_t **replyp,
+                struct hpcq_error *err)
 {
     int64_t id = c->next_id++;
     json_t *reply;

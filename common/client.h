@@ -20,8 +20,8 @@ void client_destroy (struct client *c);
  * Returns 0 and sets *replyp to the reply body (new reference, may pass
  * NULL to ignore), or -1 with errno and err: the server's errnum and error
  * line when it refused the request, or the transport failure. */
-int client_rpc (struct client *c, const char *type, json_t *body,
-                json_t **replyp, struct hpcq_error *err);
+int client_rpc (struct client *c, const char *type, json_t *body, json_t **replyp,
+                struct hpcq_error *err);
 
 /* Like client_rpc for requests whose answer comes in several replies
  * (each with "more":true but the last): cb is called with each reply body

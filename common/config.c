@@ -18,37 +18,105 @@
 /* Every key any hpcq program reads; docs/config.example explains each. */
 static const char *known_keys[] = {
     /* scheduler */
-    "server_name", "state_dir", "socket", "listen", "node_timeout",
-    "sched_interval_ms", "max_array_size", "default_queue", "sched_policy", "default_walltime",
-    "managers", "operators", "fairshare_halflife", "fairshare_gpu_weight",
-    "priority_weight_queue", "priority_weight_job", "priority_weight_age",
-    "priority_weight_fairshare", "priority_max_age",
-    "metrics_listen", "http_token_file", "job_history_enable", "job_history_duration",
+    "server_name",
+    "state_dir",
+    "socket",
+    "listen",
+    "node_timeout",
+    "sched_interval_ms",
+    "max_array_size",
+    "default_queue",
+    "sched_policy",
+    "default_walltime",
+    "managers",
+    "operators",
+    "fairshare_halflife",
+    "fairshare_gpu_weight",
+    "priority_weight_queue",
+    "priority_weight_job",
+    "priority_weight_age",
+    "priority_weight_fairshare",
+    "priority_max_age",
+    "metrics_listen",
+    "http_token_file",
+    "job_history_enable",
+    "job_history_duration",
     /* scheduler: private data and limits (docs/security.md) */
-    "query_other_jobs", "max_queued", "max_queued_res.ncpus", "max_queued_res.mem",
-    "max_queued_res.ngpus", "max_spec_size", "max_user_connections",
-    "tcp_unidentified_max", "client_idle_timeout", "client_output_max",
-    "node_down_grace", "rl_enable", "rl_bucket_size", "rl_refill_rate",
+    "query_other_jobs",
+    "max_queued",
+    "max_queued_res.ncpus",
+    "max_queued_res.mem",
+    "max_queued_res.ngpus",
+    "max_spec_size",
+    "max_user_connections",
+    "tcp_unidentified_max",
+    "client_idle_timeout",
+    "client_output_max",
+    "node_down_grace",
+    "rl_enable",
+    "rl_bucket_size",
+    "rl_refill_rate",
     "rl_refill_period",
     /* scheduler: checkpoints, preemption, node classes, cost (docs/checkpoint.md) */
-    "checkpoint_root", "checkpoint_keep", "checkpoint_keep_failed", "checkpoint_grace",
-    "checkpoint_interval", "checkpoint_min_interval", "checkpoint_max_interval",
-    "mtbi_prior", "price_per_hour", "preempt_prio", "preempt_queue_prio",
-    "preempt_order", "preempt_min_runtime",
+    "checkpoint_root",
+    "checkpoint_keep",
+    "checkpoint_keep_failed",
+    "checkpoint_grace",
+    "checkpoint_interval",
+    "checkpoint_min_interval",
+    "checkpoint_max_interval",
+    "mtbi_prior",
+    "price_per_hour",
+    "preempt_prio",
+    "preempt_queue_prio",
+    "preempt_order",
+    "preempt_min_runtime",
     /* worker */
-    "server", "node_name", "ncpus", "mem", "gpus", "gpu_model", "gpu_mem",
-    "spool_dir", "heartbeat_interval", "kill_delay", "labels", "mig_layout",
-    "jobdir_root", "cgroup", "cgroup_prefix", "job_pids_max", "user_io_timeout",
+    "server",
+    "node_name",
+    "ncpus",
+    "mem",
+    "gpus",
+    "gpu_model",
+    "gpu_mem",
+    "spool_dir",
+    "heartbeat_interval",
+    "kill_delay",
+    "labels",
+    "mig_layout",
+    "jobdir_root",
+    "cgroup",
+    "cgroup_prefix",
+    "job_pids_max",
+    "user_io_timeout",
     /* scheduler: elastic cloud nodes (power.h); worker: spot notices (notice.h) */
-    "cloud_nodes", "resume_program", "suspend_program", "suspend_time",
-    "suspend_timeout", "resume_timeout", "max_nodes_resuming",
-    "notice_provider", "notice_url", "notice_token_url", "notice_interval",
-    "health_check_program", "health_check_interval", "telemetry_interval",
-    "tm_socket", "tm_port", "tm_keepalive", "tm_rsh_agent",
+    "cloud_nodes",
+    "resume_program",
+    "suspend_program",
+    "suspend_time",
+    "suspend_timeout",
+    "resume_timeout",
+    "max_nodes_resuming",
+    "notice_provider",
+    "notice_url",
+    "notice_token_url",
+    "notice_interval",
+    "health_check_program",
+    "health_check_interval",
+    "telemetry_interval",
+    "tm_socket",
+    "tm_port",
+    "tm_keepalive",
+    "tm_rsh_agent",
     /* both */
-    "log_file", "log_level", "acl_roots",
+    "log_file",
+    "log_level",
+    "acl_roots",
     /* both daemons (and munge_socket for the client commands) */
-    "auth", "munge_socket", "munge_ttl", "service_user",
+    "auth",
+    "munge_socket",
+    "munge_ttl",
+    "service_user",
     NULL,
 };
 
@@ -106,8 +174,7 @@ int config_set (struct config *cfg, const char *key, const char *value)
     return 0;
 }
 
-const char *config_get (const struct config *cfg, const char *key,
-                        const char *dflt)
+const char *config_get (const struct config *cfg, const char *key, const char *dflt)
 {
     for (int i = 0; cfg && i < cfg->n; i++)
         if (strcmp (cfg->v[i].key, key) == 0)
@@ -116,8 +183,7 @@ const char *config_get (const struct config *cfg, const char *key,
 }
 
 int config_get_int (const struct config *cfg, const char *key, int64_t dflt,
-                    int64_t min, int64_t max, int64_t *out,
-                    struct hpcq_error *err)
+                    int64_t min, int64_t max, int64_t *out, struct hpcq_error *err)
 {
     const char *s = config_get (cfg, key, NULL);
 
@@ -126,8 +192,8 @@ int config_get_int (const struct config *cfg, const char *key, int64_t dflt,
         return 0;
     }
     if (util_parse_i64 (s, min, max, out) < 0)
-        return errprintf (err, "%s: invalid value '%s' (want %lld..%lld)",
-                          key, s, (long long)min, (long long)max);
+        return errprintf (err, "%s: invalid value '%s' (want %lld..%lld)", key, s,
+                          (long long)min, (long long)max);
     return 0;
 }
 
@@ -149,7 +215,8 @@ static int config_known (const char *key)
 }
 
 int config_foreach (const struct config *cfg,
-                    int (*cb) (const char *key, const char *value, void *arg), void *arg)
+                    int (*cb) (const char *key, const char *value, void *arg),
+                    void *arg)
 {
     for (int i = 0; i < cfg->n; i++) {
         int rc = cb (cfg->v[i].key, cfg->v[i].value, arg);
@@ -170,8 +237,8 @@ static char *trim (char *s)
     return s;
 }
 
-static int config_line (struct config *cfg, const char *path, int lineno,
-                        char *line, struct hpcq_error *err)
+static int config_line (struct config *cfg, const char *path, int lineno, char *line,
+                        struct hpcq_error *err)
 {
     char *hash = strchr (line, '#'), *eq, *key, *value;
 
@@ -202,8 +269,7 @@ int config_load (struct config *cfg, const char *path, struct hpcq_error *err)
     int lineno = 0, rc = 0;
 
     if (!text)
-        return errprintf (err, "cannot read config '%s': %s", path,
-                          strerror (errno));
+        return errprintf (err, "cannot read config '%s': %s", path, strerror (errno));
     for (line = text; line && rc == 0; line = nl) {
         if ((nl = strchr (line, '\n')))
             *nl++ = '\0';

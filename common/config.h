@@ -25,18 +25,17 @@ int config_load (struct config *cfg, const char *path, struct hpcq_error *err);
 int config_set (struct config *cfg, const char *key, const char *value);
 
 /* Value (borrowed) or dflt. */
-const char *config_get (const struct config *cfg, const char *key,
-                        const char *dflt);
+const char *config_get (const struct config *cfg, const char *key, const char *dflt);
 
 /* Integer value: -1 with err if present but not an integer in [min,max]. */
 int config_get_int (const struct config *cfg, const char *key, int64_t dflt,
-                    int64_t min, int64_t max, int64_t *out,
-                    struct hpcq_error *err);
+                    int64_t min, int64_t max, int64_t *out, struct hpcq_error *err);
 
 /* cb for each key and value set, in the order set; a negative return from
  * cb stops and is returned.  0 otherwise. */
 int config_foreach (const struct config *cfg,
-                    int (*cb) (const char *key, const char *value, void *arg), void *arg);
+                    int (*cb) (const char *key, const char *value, void *arg),
+                    void *arg);
 
 /* Where clients look when HPCQ_SERVER is unset: $HPCQ_CONFIG, else
  * SYSCONFDIR/hpcq.conf.  Returns the server address or NULL (caller frees). */

@@ -45,12 +45,12 @@ struct conn {
     size_t hdr_got;
     char *body;
     size_t body_len, body_got, body_cap;
-    int64_t partial_since_ms;   /* when the message being read began */
+    int64_t partial_since_ms; /* when the message being read began */
 
     char *out;
     size_t out_len, out_off, out_cap;
-    size_t out_max;             /* 0: no cap */
-    int64_t active_ms;          /* when bytes last moved */
+    size_t out_max;    /* 0: no cap */
+    int64_t active_ms; /* when bytes last moved */
 
     conn_drain_f on_drain;
     void *drain_arg;
@@ -90,8 +90,7 @@ static void conn_peer_init (struct conn *c)
             snprintf (c->peer_name, sizeof (c->peer_name), "uid %u pid %d",
                       (unsigned)cred.uid, (int)cred.pid);
         }
-    }
-    else if (ss.ss_family == AF_INET) {
+    } else if (ss.ss_family == AF_INET) {
         struct sockaddr_in sin;
         socklen_t pl = sizeof (sin);
         char addr[INET_ADDRSTRLEN] = "?";
@@ -155,8 +154,7 @@ void conn_destroy (struct conn *c)
     if (c->busy) {
         c->on_close = NULL;
         c->closing = 1;
-    }
-    else
+    } else
         conn_free (c);
     errno = saved;
 }
@@ -226,7 +224,7 @@ static void conn_close_timer (struct loop *l, void *arg)
 {
     struct conn *c = arg;
 
-    c->close_timer = NULL;  /* one-shot: the loop frees it */
+    c->close_timer = NULL; /* one-shot: the loop frees it */
     conn_finish (c);
 }
 
@@ -236,9 +234,9 @@ static void conn_close_soon (struct conn *c)
     c->closing = 1;
     c->out_len = c->out_off = 0;
     if (c->close_timer || c->busy)
-        return;     /* already due, or the callback's end finishes it */
+        return; /* already due, or the callback's end finishes it */
     if (!(c->close_timer = loop_timer_add (c->loop, 0, 0, conn_close_timer, c)))
-        (void)loop_fd_modify (c->watch, LOOP_READ);  /* EOF or error ends it */
+        (void)loop_fd_modify (c->watch, LOOP_READ); /* EOF or error ends it */
 }
 
 /* Room for len more bytes: the written part goes first, then the buffer
@@ -280,15 +278,15 @@ int conn_send (struct conn *c, const struct wire_msg *m)
             return -1;
         buf = wire_encode (&signed_m, &len);
         json_decref (signed_m.cred);
-    }
-    else
+    } else
         buf = wire_encode (m, &len);
     if (!buf)
         return -1;
     if (c->out_max && conn_outq_len (c) + len > c->out_max) {
-        log_msg (LOG_WARNING, "dropping %s: it does not read its answers (%zu bytes "
-                 "queued, %zu more would pass the cap of %zu)", c->peer_name,
-                 conn_outq_len (c), len, c->out_max);
+        log_msg (LOG_WARNING,
+                 "dropping %s: it does not read its answers (%zu bytes "
+                 "queued, %zu more would pass the cap of %zu)",
+                 c->peer_name, conn_outq_len (c), len, c->out_max);
         free (buf);
         conn_close_soon (c);
         errno = ENOBUFS;
@@ -316,10 +314,14 @@ int conn_send_or_error (struct conn *c, const struct wire_msg *m)
 
     if (rc == 0 || errno != EMSGSIZE || !m->is_reply)
         return rc;
-    log_msg (LOG_ERR, "reply %s to %s is larger than a message may be (%d bytes): "
-             "sending an error instead", m->type, c->peer_name, WIRE_MAX_MSG);
-    snprintf (text, sizeof (text), "the answer is larger than a message may be "
-              "(%d bytes); ask for less", WIRE_MAX_MSG);
+    log_msg (LOG_ERR,
+             "reply %s to %s is larger than a message may be (%d bytes): "
+             "sending an error instead",
+             m->type, c->peer_name, WIRE_MAX_MSG);
+    snprintf (text, sizeof (text),
+              "the answer is larger than a message may be "
+              "(%d bytes); ask for less",
+              WIRE_MAX_MSG);
     snprintf (req.type, sizeof (req.type), "%s", m->type);
     wire_reply_init (&err, &req, EMSGSIZE, text, NULL);
     if (conn_send (c, &err) < 0)
@@ -429,8 +431,9 @@ static void conn_io (struct loop *l, int fd, int revents, void *arg)
         && conn_outq_len (c) <= c->drain_low)
         c->on_drain (c, c->drain_arg);
     /* Bound the work per wakeup so one busy peer cannot starve others. */
-    for (int i = 0; rc > 0 && i < 64 && !c->closing && conn_reading (c)
-                    && (revents & LOOP_READ); i++)
+    for (int i = 0;
+         rc > 0 && i < 64 && !c->closing && conn_reading (c) && (revents & LOOP_READ);
+         i++)
         rc = conn_read_some (c);
     if (rc > 0 && !c->closing)
         (void)loop_fd_modify (c->watch, conn_watch_events (c));

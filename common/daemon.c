@@ -38,7 +38,7 @@ struct config *daemon_config (int argc, char **argv, const char *prog,
         fprintf (stderr, "%s: out of memory\n", prog);
         exit (2);
     }
-    opterr = 0;     /* one line of our own instead of getopt's and the usage */
+    opterr = 0; /* one line of our own instead of getopt's and the usage */
     while ((opt = getopt_long (argc, argv, "c:h", lo, NULL)) != -1) {
         if (opt == 'h') {
             fputs (usage, stdout);

@@ -13,8 +13,8 @@
 #include "common/config.h"
 
 struct daemon_option {
-    const char *name;       /* --name VALUE */
-    const char *key;        /* config key it sets */
+    const char *name; /* --name VALUE */
+    const char *key;  /* config key it sets */
 };
 
 /* Returns the configuration (caller destroys).  options ends with {NULL}.

@@ -32,7 +32,6 @@ const char *directive_optstring = "N:q:l:o:e:j:v:Vhp:W:A:r:m:M:S:C:J:t:c:";
 #define PRIORITY_MIN (-1024)
 #define PRIORITY_MAX 1023
 
-
 /* A bad option is EINVAL whatever errno held before. */
 #define invalid(err, ...) errprintf_code (err, EINVAL, __VA_ARGS__)
 
@@ -51,8 +50,7 @@ static int set_string (char **dst, const char *val, struct hpcq_error *err)
 }
 
 /* Options whose argument may not be empty share this check. */
-static int set_nonempty (char **dst, int opt, const char *val,
-                         struct hpcq_error *err)
+static int set_nonempty (char **dst, int opt, const char *val, struct hpcq_error *err)
 {
     if (val[0] == '\0')
         return invalid (err, "-%c needs a non-empty value", opt);
@@ -95,8 +93,7 @@ static int apply_resources (struct hpcq_jobspec *spec, const char *arg,
 /* PBS allows "host:path" for -o/-e.  Output always lands on the shared
  * file system here, so the host is dropped.  A colon after a '/' is part
  * of the path, since host names never contain '/'. */
-static int set_path (char **dst, int opt, const char *arg,
-                     struct hpcq_error *err)
+static int set_path (char **dst, int opt, const char *arg, struct hpcq_error *err)
 {
     const char *colon = strchr (arg, ':');
 
@@ -129,8 +126,7 @@ static int apply_join (struct hpcq_jobspec *spec, const char *arg,
     else if (strcmp (arg, "n") == 0)
         spec->join = JOIN_NONE;
     else
-        return invalid (err, "invalid -j value '%s' (expected oe, eo or n)",
-                        arg);
+        return invalid (err, "invalid -j value '%s' (expected oe, eo or n)", arg);
     return 0;
 }
 
@@ -147,8 +143,7 @@ static int valid_var_name (const char *s)
 
 /* One -v item (modified in place): "NAME=value", or "NAME" to pass the
  * caller's own value along. */
-static int apply_var (struct hpcq_jobspec *spec, char *item,
-                      struct hpcq_error *err)
+static int apply_var (struct hpcq_jobspec *spec, char *item, struct hpcq_error *err)
 {
     char *value = strchr (item, '=');
 
@@ -212,8 +207,8 @@ static int apply_priority (struct hpcq_jobspec *spec, const char *arg,
                            struct hpcq_error *err)
 {
     if (util_parse_int (arg, PRIORITY_MIN, PRIORITY_MAX, &spec->priority) < 0)
-        return invalid (err, "invalid priority '%s' (must be %d to %d)",
-                        arg, PRIORITY_MIN, PRIORITY_MAX);
+        return invalid (err, "invalid priority '%s' (must be %d to %d)", arg,
+                        PRIORITY_MIN, PRIORITY_MAX);
     return 0;
 }
 
@@ -226,10 +221,12 @@ static int attr_umask (struct hpcq_jobspec *spec, const char *val,
 
     errno = 0;
     v = strtol (val, &end, 8);
-    if (val[0] < '0' || val[0] > '7' || *end != '\0' || errno != 0
-        || strlen (val) > 4 || v > 0777)
-        return invalid (err, "invalid -W umask value '%s' (expected octal"
-                        " digits, 0 to 777)", val);
+    if (val[0] < '0' || val[0] > '7' || *end != '\0' || errno != 0 || strlen (val) > 4
+        || v > 0777)
+        return invalid (err,
+                        "invalid -W umask value '%s' (expected octal"
+                        " digits, 0 to 777)",
+                        val);
     spec->umask = (int)v;
     return 0;
 }
@@ -243,7 +240,8 @@ static int attr_block (struct hpcq_jobspec *spec, const char *val,
     else if (strcasecmp (val, "false") == 0)
         spec->block = 0;
     else
-        return invalid (err, "illegal -W value: block=%s (expected true or false)", val);
+        return invalid (err, "illegal -W value: block=%s (expected true or false)",
+                        val);
     return 0;
 }
 
@@ -256,7 +254,8 @@ static int attr_sandbox (struct hpcq_jobspec *spec, const char *val,
         return set_string (&spec->sandbox, "HOME", err);
     if (strcasecmp (val, "PRIVATE") == 0)
         return set_string (&spec->sandbox, "PRIVATE", err);
-    return invalid (err, "illegal -W value: sandbox=%s (expected HOME or PRIVATE)", val);
+    return invalid (err, "illegal -W value: sandbox=%s (expected HOME or PRIVATE)",
+                    val);
 }
 
 /* The dependency list is kept verbatim: it contains commas, so the
@@ -287,10 +286,8 @@ static const struct {
     const char *name;
     int (*apply) (struct hpcq_jobspec *spec, const char *val, struct hpcq_error *err);
 } w_attrs[] = {
-    { "depend", attr_depend },
-    { "block", attr_block },
-    { "sandbox", attr_sandbox },
-    { "checkpoint_signal", attr_checkpoint_signal },
+    { "depend", attr_depend },   { "block", attr_block },
+    { "sandbox", attr_sandbox }, { "checkpoint_signal", attr_checkpoint_signal },
     { "umask", attr_umask },
 };
 
@@ -300,8 +297,10 @@ static int apply_attribute (struct hpcq_jobspec *spec, const char *arg,
     const char *eq = strchr (arg, '=');
 
     if (!eq)
-        return invalid (err, "invalid -W value '%s' (expected"
-                        " attribute=value)", arg);
+        return invalid (err,
+                        "invalid -W value '%s' (expected"
+                        " attribute=value)",
+                        arg);
     for (size_t i = 0; i < ARRAY_SIZE (w_attrs); i++)
         if (strlen (w_attrs[i].name) == (size_t)(eq - arg)
             && strncmp (arg, w_attrs[i].name, eq - arg) == 0)
@@ -354,8 +353,10 @@ static int apply_mail_points (struct hpcq_jobspec *spec, const char *arg,
             break;
     }
     if (arg[0] == '\0' || *p != '\0')
-        return invalid (err, "invalid -m value '%s' (expected n or a"
-                        " combination of a, b, e)", arg);
+        return invalid (err,
+                        "invalid -m value '%s' (expected n or a"
+                        " combination of a, b, e)",
+                        arg);
     return set_string (&spec->mail_points, arg, err);
 }
 
@@ -371,8 +372,10 @@ static int apply_shell (struct hpcq_jobspec *spec, const char *arg,
                         struct hpcq_error *err)
 {
     if (arg[0] != '/')
-        return invalid (err, "invalid -S value '%s' (must be an absolute"
-                        " path)", arg);
+        return invalid (err,
+                        "invalid -S value '%s' (must be an absolute"
+                        " path)",
+                        arg);
     return 0;
 }
 
@@ -386,31 +389,17 @@ static int apply_prefix (struct hpcq_jobspec *spec, const char *arg,
 
 struct directive_opt {
     int letter;
-    int (*apply) (struct hpcq_jobspec *spec, const char *arg,
-                  struct hpcq_error *err);
+    int (*apply) (struct hpcq_jobspec *spec, const char *arg, struct hpcq_error *err);
 };
 
 static const struct directive_opt directive_opts[] = {
-    { 'N', apply_name },
-    { 'q', apply_queue },
-    { 'l', apply_resources },
-    { 'o', apply_output },
-    { 'e', apply_error },
-    { 'j', apply_join },
-    { 'v', apply_vars },
-    { 'V', apply_export_all },
-    { 'h', apply_hold },
-    { 'p', apply_priority },
-    { 'W', apply_attribute },
-    { 'A', apply_account },
-    { 'r', apply_rerunnable },
-    { 'm', apply_mail_points },
-    { 'M', apply_mail_users },
-    { 'S', apply_shell },
-    { 'C', apply_prefix },
-    { 'J', apply_array },
-    { 't', apply_array },
-    { 'c', apply_checkpoint },
+    { 'N', apply_name },       { 'q', apply_queue },       { 'l', apply_resources },
+    { 'o', apply_output },     { 'e', apply_error },       { 'j', apply_join },
+    { 'v', apply_vars },       { 'V', apply_export_all },  { 'h', apply_hold },
+    { 'p', apply_priority },   { 'W', apply_attribute },   { 'A', apply_account },
+    { 'r', apply_rerunnable }, { 'm', apply_mail_points }, { 'M', apply_mail_users },
+    { 'S', apply_shell },      { 'C', apply_prefix },      { 'J', apply_array },
+    { 't', apply_array },      { 'c', apply_checkpoint },
 };
 
 /* 1 if opt takes an argument, 0 if it is a flag, -1 if unknown. */
@@ -464,21 +453,18 @@ static int copy_word (char **sp, char **outp)
         if (quote) {
             if (*s == quote)
                 quote = 0;
-            else if (quote == '"' && *s == '\\'
-                     && (s[1] == '"' || s[1] == '\\'))
+            else if (quote == '"' && *s == '\\' && (s[1] == '"' || s[1] == '\\'))
                 *out++ = *++s;
             else
                 *out++ = *s;
-        }
-        else if (*s == '\'' || *s == '"')
+        } else if (*s == '\'' || *s == '"')
             quote = *s;
         else if (*s == '\\' && s[1])
             *out++ = *++s;
         else if (isspace ((unsigned char)*s)) {
             s++;
             break;
-        }
-        else
+        } else
             *out++ = *s;
     }
     *sp = s;
@@ -511,8 +497,8 @@ int directive_split_words (char *line, char **words)
 
 /* Apply the option word words[*i] ("-N", "-Nname", "-hV") and, where it
  * needs one and does not carry it, the argument in the next word. */
-static int apply_option_word (struct hpcq_jobspec *spec, char **words,
-                              int n, int *i, struct hpcq_error *err)
+static int apply_option_word (struct hpcq_jobspec *spec, char **words, int n, int *i,
+                              struct hpcq_error *err)
 {
     const char *w = words[(*i)++];
     const char *p;
@@ -537,8 +523,8 @@ static int apply_option_word (struct hpcq_jobspec *spec, char **words,
     return 0;
 }
 
-static int apply_line (struct hpcq_jobspec *spec, const char *text,
-                       size_t len, struct hpcq_error *err)
+static int apply_line (struct hpcq_jobspec *spec, const char *text, size_t len,
+                       struct hpcq_error *err)
 {
     char *line = strndup (text, len);
     char **words = NULL;
@@ -566,9 +552,8 @@ done:
 
 /* Returns 1 to go on to the next line, 0 at the first command (stop),
  * -1 on a bad directive. */
-static int scan_line (struct hpcq_jobspec *spec, const char *line,
-                      size_t len, const char *prefix, int lineno,
-                      struct hpcq_error *err)
+static int scan_line (struct hpcq_jobspec *spec, const char *line, size_t len,
+                      const char *prefix, int lineno, struct hpcq_error *err)
 {
     size_t plen = strlen (prefix);
     size_t skip = 0;

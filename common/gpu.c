@@ -11,8 +11,8 @@
 #include "common/util.h"
 
 /* One "PROFILE[*N]" item: append N instances to gpu.  0 or -1. */
-static int mig_layout_item (struct gpu *gpu, char *item, const char *node,
-                            int *slices, struct hpcq_error *err)
+static int mig_layout_item (struct gpu *gpu, char *item, const char *node, int *slices,
+                            struct hpcq_error *err)
 {
     char *star = strchr (item, '*');
     int count = 1;
@@ -28,8 +28,10 @@ static int mig_layout_item (struct gpu *gpu, char *item, const char *node,
         struct gpu_mig *m;
         *slices += atoi (item);
         if (gpu->nmig == GPU_MIG_MAX || *slices > 7)
-            return errprintf (err, "mig_layout: GPU %d has more instances than its "
-                              "7 compute slices hold", gpu->index);
+            return errprintf (err,
+                              "mig_layout: GPU %d has more instances than its "
+                              "7 compute slices hold",
+                              gpu->index);
         m = &gpu->mig[gpu->nmig];
         snprintf (m->profile, sizeof (m->profile), "%s", item);
         snprintf (m->uuid, sizeof (m->uuid), "MIG-SIM-%s-%d-%d", node, gpu->index,
@@ -59,8 +61,8 @@ static int mig_layout_term (struct gpu *gpus, int n, char *term, const char *nod
     return 0;
 }
 
-int gpu_mig_layout (struct gpu *gpus, int n, const char *layout,
-                    const char *node, struct hpcq_error *err)
+int gpu_mig_layout (struct gpu *gpus, int n, const char *layout, const char *node,
+                    struct hpcq_error *err)
 {
     struct gpu *tmp = calloc (GPU_MAX, sizeof (*tmp));
     char *copy = strdup (layout), *rest = copy, *term;
@@ -73,7 +75,7 @@ int gpu_mig_layout (struct gpu *gpus, int n, const char *layout,
     for (int i = 0; i < n; i++) {
         if (!gpus[i].simulated) {
             errprintf (err, "mig_layout is for simulated GPUs (gpus = N); real "
-                       "ones report their MIG layout through NVML");
+                            "ones report their MIG layout through NVML");
             goto out;
         }
         tmp[i] = gpus[i];
@@ -95,9 +97,9 @@ static json_t *mig_to_json (const struct gpu *gpu)
     json_t *arr = json_array ();
 
     for (int i = 0; arr && i < gpu->nmig; i++)
-        json_array_append_new (arr, json_pack ("{s:s s:s}", "profile",
-                                               gpu->mig[i].profile, "uuid",
-                                               gpu->mig[i].uuid));
+        json_array_append_new (arr,
+                               json_pack ("{s:s s:s}", "profile", gpu->mig[i].profile,
+                                          "uuid", gpu->mig[i].uuid));
     return arr;
 }
 
@@ -106,9 +108,9 @@ json_t *gpu_to_json (const struct gpu *gpus, int n)
     json_t *arr = json_array ();
 
     for (int i = 0; arr && i < n; i++) {
-        json_t *o = json_pack ("{s:i s:s s:I s:s s:b}", "index", gpus[i].index,
-                               "model", gpus[i].model, "mem", (json_int_t)gpus[i].mem,
-                               "uuid", gpus[i].uuid, "simulated", gpus[i].simulated);
+        json_t *o = json_pack ("{s:i s:s s:I s:s s:b}", "index", gpus[i].index, "model",
+                               gpus[i].model, "mem", (json_int_t)gpus[i].mem, "uuid",
+                               gpus[i].uuid, "simulated", gpus[i].simulated);
         if (o && gpus[i].nmig)
             json_object_set_new (o, "mig", mig_to_json (&gpus[i]));
         json_array_append_new (arr, o);
@@ -127,7 +129,8 @@ static int mig_from_json (struct gpu *gpu, json_t *mig)
         return 0;
     if (!json_is_array (mig) || json_array_size (mig) > GPU_MIG_MAX)
         return -1;
-    json_array_foreach (mig, i, m) {
+    json_array_foreach (mig, i, m)
+    {
         struct gpu_mig *inst = &gpu->mig[gpu->nmig++];
         const char *profile, *uuid = "";
         if (json_unpack (m, "{s:s s?s}", "profile", &profile, "uuid", &uuid) < 0
@@ -149,7 +152,8 @@ int gpu_from_json (json_t *arr, struct gpu *gpus, int *n)
     if (!json_is_array (arr) || json_array_size (arr) > GPU_MAX)
         return -1;
     *n = 0;
-    json_array_foreach (arr, i, o) {
+    json_array_foreach (arr, i, o)
+    {
         struct gpu *gpu = &gpus[*n];
         const char *model = "", *uuid = "";
         json_int_t mem = 0;
@@ -157,7 +161,8 @@ int gpu_from_json (json_t *arr, struct gpu *gpus, int *n)
         memset (gpu, 0, sizeof (*gpu));
         if (json_unpack (o, "{s:i s?s s?I s?s s?b s?o}", "index", &gpu->index, "model",
                          &model, "mem", &mem, "uuid", &uuid, "simulated",
-                         &gpu->simulated, "mig", &mig) < 0
+                         &gpu->simulated, "mig", &mig)
+                < 0
             || mig_from_json (gpu, mig) < 0)
             return -1;
         snprintf (gpu->model, sizeof (gpu->model), "%s", model);

@@ -16,22 +16,22 @@
 #include "common/error.h"
 
 #define GPU_MAX 16
-#define GPU_MIG_MAX 8       /* MIG instances per GPU (an A100 or H100 has at most 7) */
+#define GPU_MIG_MAX 8 /* MIG instances per GPU (an A100 or H100 has at most 7) */
 
 /* One MIG instance: what a job in it sees as its GPU. */
 struct gpu_mig {
-    char profile[16];       /* "1g.5gb": compute slices and memory */
-    char uuid[96];          /* "MIG-..." on real hardware, "MIG-SIM-..." simulated */
-    int64_t used_by;        /* the scheduler's: job seq or 0 */
+    char profile[16]; /* "1g.5gb": compute slices and memory */
+    char uuid[96];    /* "MIG-..." on real hardware, "MIG-SIM-..." simulated */
+    int64_t used_by;  /* the scheduler's: job seq or 0 */
 };
 
 struct gpu {
     int index;
     char model[96];
     int64_t mem;
-    char uuid[96];          /* "GPU-..." on real hardware */
+    char uuid[96]; /* "GPU-..." on real hardware */
     int simulated;
-    int64_t used_by;        /* the scheduler's: job seq or 0 (never set in MIG mode) */
+    int64_t used_by; /* the scheduler's: job seq or 0 (never set in MIG mode) */
     /* > 0: in MIG mode, with these instances; only they are given out, a
      * whole-GPU request never gets the GPU. */
     int nmig;

@@ -20,8 +20,10 @@
  * keys the scheduler looks up in every pass. */
 #define XXH_INLINE_ALL
 #include <xxhash.h>
-#define HASH_FUNCTION(keyptr, keylen, hashv) \
-    do { (hashv) = (unsigned)XXH3_64bits ((keyptr), (size_t)(keylen)); } while (0)
+#define HASH_FUNCTION(keyptr, keylen, hashv)                          \
+    do {                                                              \
+        (hashv) = (unsigned)XXH3_64bits ((keyptr), (size_t)(keylen)); \
+    } while (0)
 
 #include <uthash.h>
 

@@ -12,9 +12,9 @@
 
 struct hname {
     const char *name;
-    size_t plen;            /* prefix length: up to the trailing digits */
-    int digits;             /* has trailing digits */
-    int width;              /* their count if zero-padded ("01"), else 0 */
+    size_t plen; /* prefix length: up to the trailing digits */
+    int digits;  /* has trailing digits */
+    int width;   /* their count if zero-padded ("01"), else 0 */
     long long num;
 };
 
@@ -63,7 +63,8 @@ struct out {
     size_t len, pos;
 };
 
-static void put (struct out *o, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+static void put (struct out *o, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
 static void put (struct out *o, const char *fmt, ...)
 {
     va_list ap;
@@ -131,7 +132,8 @@ size_t hostlist_format (const char *const *hosts, int n, char *buf, size_t len)
  * to its written width, suffix after it: cb for each name. */
 static int expand_ranges (const char *prefix, size_t plen, const char *ranges,
                           size_t rlen, const char *suffix, size_t slen, int max,
-                          int *count, int (*cb) (const char *name, void *arg), void *arg)
+                          int *count, int (*cb) (const char *name, void *arg),
+                          void *arg)
 {
     const char *p = ranges, *end = ranges + rlen;
 
@@ -169,8 +171,8 @@ static int expand_ranges (const char *prefix, size_t plen, const char *ranges,
     return 0;
 }
 
-int hostlist_expand (const char *list, int max,
-                     int (*cb) (const char *name, void *arg), void *arg)
+int hostlist_expand (const char *list, int max, int (*cb) (const char *name, void *arg),
+                     void *arg)
 {
     const char *p = list;
     int count = 0;
@@ -183,8 +185,7 @@ int hostlist_expand (const char *list, int max,
                 if (open)
                     return -1;
                 open = q;
-            }
-            else if (*q == ']') {
+            } else if (*q == ']') {
                 if (!open || close)
                     return -1;
                 close = q;
@@ -194,11 +195,12 @@ int hostlist_expand (const char *list, int max,
         if (q == p || (open && !close))
             return -1;
         if (open) {
-            if (expand_ranges (p, (size_t)(open - p), open + 1, (size_t)(close - open - 1),
-                               close + 1, (size_t)(q - close - 1), max, &count, cb, arg) < 0)
+            if (expand_ranges (p, (size_t)(open - p), open + 1,
+                               (size_t)(close - open - 1), close + 1,
+                               (size_t)(q - close - 1), max, &count, cb, arg)
+                < 0)
                 return -1;
-        }
-        else {
+        } else {
             char name[256];
             if (++count > max || (size_t)(q - p) >= sizeof (name))
                 return -1;

@@ -18,7 +18,7 @@ size_t hostlist_format (const char *const *hosts, int n, char *buf, size_t len);
  * node01 node02 node03 node07 gpu1, one bracket per name at most, numbers
  * keep the width written with leading zeros).  The number of names, or -1
  * if list is malformed, names more than max, or cb returned -1. */
-int hostlist_expand (const char *list, int max,
-                     int (*cb) (const char *name, void *arg), void *arg);
+int hostlist_expand (const char *list, int max, int (*cb) (const char *name, void *arg),
+                     void *arg);
 
 #endif

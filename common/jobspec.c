@@ -60,16 +60,14 @@ static const struct string_field string_fields[] = {
 
 /* Keys that are not in string_fields. */
 static const char *other_keys[] = {
-    "join", "env", "hold", "priority", "rerunnable", "resources", "slurm", "umask",
-    NULL,
+    "join",      "env",   "hold",  "priority", "rerunnable",
+    "resources", "slurm", "umask", NULL,
 };
 
 /* Indexed by JOIN_*. */
 static const char *join_names[] = { "n", "oe", "eo" };
 
-
-static char **string_member (struct hpcq_jobspec *spec,
-                             const struct string_field *f)
+static char **string_member (struct hpcq_jobspec *spec, const struct string_field *f)
 {
     return (char **)((char *)spec + f->offset);
 }
@@ -138,8 +136,10 @@ int jobspec_check_name (const char *name, struct hpcq_error *err)
         unsigned char c = *p;
         if (isspace (c) || iscntrl (c) || c == '/') {
             errno = EINVAL;
-            return errprintf (err, "job name '%s' contains whitespace, '/'"
-                              " or a control character", name);
+            return errprintf (err,
+                              "job name '%s' contains whitespace, '/'"
+                              " or a control character",
+                              name);
         }
     }
     return 0;
@@ -151,8 +151,7 @@ static int env_find (const struct hpcq_jobspec *spec, const char *key)
     int i;
 
     for (i = 0; i < spec->nenv; i++) {
-        if (strncmp (spec->env[i], key, klen) == 0
-            && spec->env[i][klen] == '=')
+        if (strncmp (spec->env[i], key, klen) == 0 && spec->env[i][klen] == '=')
             return i;
     }
     return -1;
@@ -171,8 +170,7 @@ static int env_append (struct hpcq_jobspec *spec, char *entry)
     return 0;
 }
 
-int jobspec_setenv (struct hpcq_jobspec *spec, const char *key,
-                    const char *value)
+int jobspec_setenv (struct hpcq_jobspec *spec, const char *key, const char *value)
 {
     char *entry;
     int i;
@@ -247,11 +245,8 @@ static json_t *chunks_to_json (const struct hpcq_resources *res)
         return NULL;
     for (i = 0; i < res->nchunks; i++) {
         const struct hpcq_chunk *c = &res->chunk[i];
-        json_t *o = json_pack ("{s:i s:i s:I s:i s:i}",
-                               "count", c->count,
-                               "ncpus", c->ncpus,
-                               "mem", (json_int_t)c->mem,
-                               "ngpus", c->ngpus,
+        json_t *o = json_pack ("{s:i s:i s:I s:i s:i}", "count", c->count, "ncpus",
+                               c->ncpus, "mem", (json_int_t)c->mem, "ngpus", c->ngpus,
                                "mpiprocs", c->mpiprocs);
         /* Only when asked, so specs stored before these existed compare
          * equal to what they decode into. */
@@ -273,14 +268,13 @@ static json_t *chunks_to_json (const struct hpcq_resources *res)
 
 static json_t *resources_to_json (const struct hpcq_resources *res)
 {
-    json_t *o = json_pack ("{s:I s:s%}",
-                           "walltime", (json_int_t)res->walltime,
-                           "place", res->place,
-                           strnlen (res->place, sizeof (res->place)));
+    json_t *o = json_pack ("{s:I s:s%}", "walltime", (json_int_t)res->walltime, "place",
+                           res->place, strnlen (res->place, sizeof (res->place)));
 
     /* set_new steals the chunks array even when it fails (or is NULL) */
     if (!o || json_object_set_new (o, "chunks", chunks_to_json (res)) < 0
-        || (res->spot >= 0 && json_object_set_new (o, "spot", json_boolean (res->spot)) < 0)) {
+        || (res->spot >= 0
+            && json_object_set_new (o, "spot", json_boolean (res->spot)) < 0)) {
         json_decref (o);
         return NULL;
     }
@@ -293,11 +287,9 @@ static json_t *scalars_to_json (const struct hpcq_jobspec *spec)
         errno = EINVAL;
         return NULL;
     }
-    json_t *o = json_pack ("{s:s s:b s:i s:b}",
-                           "join", join_names[spec->join],
-                           "hold", spec->hold,
-                           "priority", spec->priority,
-                           "rerunnable", spec->rerunnable);
+    json_t *o = json_pack ("{s:s s:b s:i s:b}", "join", join_names[spec->join], "hold",
+                           spec->hold, "priority", spec->priority, "rerunnable",
+                           spec->rerunnable);
 
     /* Only when set, so specs stored before it existed decode the same. */
     if (o && spec->slurm && json_object_set_new (o, "slurm", json_true ()) < 0) {
@@ -329,8 +321,7 @@ json_t *jobspec_to_json (const struct hpcq_jobspec *spec)
     }
     errno = ENOMEM;
     if (json_object_set_new (o, "env", env_to_json (spec)) < 0
-        || json_object_set_new (o, "resources",
-                                resources_to_json (&spec->res)) < 0)
+        || json_object_set_new (o, "resources", resources_to_json (&spec->res)) < 0)
         goto error;
     return o;
 error:
@@ -360,7 +351,8 @@ static int check_keys (const json_t *o, struct hpcq_error *err)
     const char *key;
     json_t *v;
 
-    json_object_foreach ((json_t *)o, key, v) {
+    json_object_foreach ((json_t *)o, key, v)
+    {
         if (!known_key (key))
             return invalid (err, "unknown key '%s'", key);
     }
@@ -369,8 +361,8 @@ static int check_keys (const json_t *o, struct hpcq_error *err)
 
 /* Copy a string member: absent or null is NULL unless required.  A JSON
  * string may hold "\u0000", which C would silently cut short. */
-static int decode_string (const json_t *o, const struct string_field *f,
-                          char **dst, struct hpcq_error *err)
+static int decode_string (const json_t *o, const struct string_field *f, char **dst,
+                          struct hpcq_error *err)
 {
     json_t *v = json_object_get (o, f->key); /* borrowed */
 
@@ -404,12 +396,12 @@ static int decode_strings (const json_t *o, struct hpcq_jobspec *spec,
         return invalid (err, "%s", name_err.text);
     /* The worker chdirs here on another host: relative means nothing. */
     if (spec->workdir[0] != '/')
-        return invalid (err, "workdir '%s' is not an absolute path",
-                        spec->workdir);
+        return invalid (err, "workdir '%s' is not an absolute path", spec->workdir);
     if (spec->sandbox && strcmp (spec->sandbox, "HOME") != 0
         && strcmp (spec->sandbox, "PRIVATE") != 0)
         return invalid (err, "sandbox '%s' is not HOME or PRIVATE", spec->sandbox);
-    if (spec->signal && jobspec_parse_signal (spec->signal, NULL, NULL, NULL, &name_err) < 0)
+    if (spec->signal
+        && jobspec_parse_signal (spec->signal, NULL, NULL, NULL, &name_err) < 0)
         return invalid (err, "%s", name_err.text);
     if (spec->checkpoint && ckptspec_parse (spec->checkpoint, &ck, &name_err) < 0)
         return invalid (err, "%s", name_err.text);
@@ -440,17 +432,13 @@ static int decode_scalars (const json_t *o, struct hpcq_jobspec *spec,
     json_int_t priority = 0, umask = -1;
 
     /* unpack wants a non-const root but only reads it */
-    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s?s s?b s?I s?b s?b s?I}",
-                        "join", &join,
-                        "hold", &spec->hold,
-                        "priority", &priority,
-                        "rerunnable", &spec->rerunnable,
-                        "slurm", &spec->slurm,
-                        "umask", &umask) < 0)
+    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s?s s?b s?I s?b s?b s?I}", "join",
+                        &join, "hold", &spec->hold, "priority", &priority, "rerunnable",
+                        &spec->rerunnable, "slurm", &spec->slurm, "umask", &umask)
+        < 0)
         return invalid (err, "%s", jerr.text);
     if (priority < PRIORITY_MIN || priority > PRIORITY_MAX)
-        return invalid (err, "priority %lld out of range",
-                        (long long)priority);
+        return invalid (err, "priority %lld out of range", (long long)priority);
     if (umask < -1 || umask > 0777)
         return invalid (err, "umask %lld out of range", (long long)umask);
     spec->priority = (int)priority;
@@ -488,7 +476,8 @@ static int decode_env (const json_t *o, struct hpcq_jobspec *spec,
         return 0;
     if (!json_is_array (env))
         return invalid (err, "env must be an array");
-    json_array_foreach (env, i, v) {
+    json_array_foreach (env, i, v)
+    {
         if (decode_env_entry (v, i, spec, err) < 0)
             return -1;
     }
@@ -503,19 +492,15 @@ static int decode_chunk (json_t *o, size_t i, struct hpcq_chunk *c,
     const char *model = "", *mig = "", *host = "", *labels = "";
 
     if (json_unpack_ex (o, &jerr, JSON_STRICT, "{s:I s:I s?I s?I s?I s?s s?s s?s s?s}",
-                        "count", &count,
-                        "ncpus", &ncpus,
-                        "mem", &mem,
-                        "ngpus", &ngpus,
-                        "mpiprocs", &mpiprocs,
-                        "gpu_model", &model,
-                        "mig", &mig,
-                        "host", &host,
-                        "labels", &labels) < 0)
+                        "count", &count, "ncpus", &ncpus, "mem", &mem, "ngpus", &ngpus,
+                        "mpiprocs", &mpiprocs, "gpu_model", &model, "mig", &mig, "host",
+                        &host, "labels", &labels)
+        < 0)
         return invalid (err, "chunk %zu: %s", i + 1, jerr.text);
     if (strlen (model) > HPCQ_GPU_MODEL_MAX || strlen (mig) > HPCQ_MIG_MAX
         || strlen (host) > HPCQ_HOST_MAX || strlen (labels) > 1000)
-        return invalid (err, "chunk %zu: gpu_model, mig, host or labels too long", i + 1);
+        return invalid (err, "chunk %zu: gpu_model, mig, host or labels too long",
+                        i + 1);
     if (count < 1 || count > INT_MAX)
         return invalid (err, "chunk %zu: count %lld out of range", i + 1,
                         (long long)count);
@@ -523,24 +508,27 @@ static int decode_chunk (json_t *o, size_t i, struct hpcq_chunk *c,
         return invalid (err, "chunk %zu: ncpus %lld out of range", i + 1,
                         (long long)ncpus);
     if (mem < 0)
-        return invalid (err, "chunk %zu: mem %lld out of range", i + 1,
-                        (long long)mem);
+        return invalid (err, "chunk %zu: mem %lld out of range", i + 1, (long long)mem);
     if (ngpus < 0 || ngpus > INT_MAX)
         return invalid (err, "chunk %zu: ngpus %lld out of range", i + 1,
                         (long long)ngpus);
     if (mpiprocs < 0 || mpiprocs > INT_MAX)
         return invalid (err, "chunk %zu: mpiprocs %lld out of range", i + 1,
                         (long long)mpiprocs);
-    *c = (struct hpcq_chunk){ .count = (int)count, .ncpus = (int)ncpus,
-                              .mem = mem, .ngpus = (int)ngpus,
+    *c = (struct hpcq_chunk){ .count = (int)count,
+                              .ncpus = (int)ncpus,
+                              .mem = mem,
+                              .ngpus = (int)ngpus,
                               .mpiprocs = (int)mpiprocs };
     /* Checked with the rest of the request by resource_finalize(). */
     if ((model[0] && !(c->gpu_model = resource_intern (model)))
         || (mig[0] && !(c->mig = resource_intern (mig)))
         || (host[0] && !(c->host = resource_intern (host)))
         || (labels[0] && !(c->labels = resource_intern (labels))))
-        return invalid (err, "chunk %zu: too many different GPU models and MIG "
-                        "profiles", i + 1);
+        return invalid (err,
+                        "chunk %zu: too many different GPU models and MIG "
+                        "profiles",
+                        i + 1);
     return 0;
 }
 
@@ -552,15 +540,15 @@ static int decode_chunks (json_t *chunks, struct hpcq_resources *res,
 
     if (!json_is_array (chunks))
         return invalid (err, "resources.chunks must be an array");
-    if (json_array_size (chunks) < 1
-        || json_array_size (chunks) > HPCQ_MAX_CHUNKS)
+    if (json_array_size (chunks) < 1 || json_array_size (chunks) > HPCQ_MAX_CHUNKS)
         return invalid (err, "resources.chunks must have 1 to %d entries",
                         HPCQ_MAX_CHUNKS);
     free (res->chunk);
     res->nchunks = 0;
     if (!(res->chunk = calloc (json_array_size (chunks), sizeof (*res->chunk))))
         return errprintf (err, "out of memory");
-    json_array_foreach (chunks, i, v) {
+    json_array_foreach (chunks, i, v)
+    {
         if (decode_chunk (v, i, &res->chunk[i], err) < 0)
             return -1;
         res->nchunks = (int)i + 1;
@@ -578,17 +566,14 @@ static int decode_resources (const json_t *o, struct hpcq_resources *res,
     const char *place = "";
     int spot = -1;
 
-    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s:{s:o s?I s?s s?b !}}",
-                        "resources",
-                        "chunks", &chunks,
-                        "walltime", &walltime,
-                        "place", &place,
-                        "spot", &spot) < 0)
+    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s:{s:o s?I s?s s?b !}}", "resources",
+                        "chunks", &chunks, "walltime", &walltime, "place", &place,
+                        "spot", &spot)
+        < 0)
         return invalid (err, "resources: %s", jerr.text);
     res->spot = spot;
     if (walltime < -1 || walltime > RESOURCE_WALLTIME_MAX)
-        return invalid (err, "walltime %lld out of range",
-                        (long long)walltime);
+        return invalid (err, "walltime %lld out of range", (long long)walltime);
     res->walltime = walltime;
     if (strlen (place) >= sizeof (res->place))
         return invalid (err, "place '%s' is too long", place);
@@ -609,10 +594,8 @@ int jobspec_from_json (const json_t *o, struct hpcq_jobspec *spec,
         invalid (err, "not a JSON object");
         return -1;
     }
-    if (check_keys (o, err) < 0
-        || decode_strings (o, spec, err) < 0
-        || decode_scalars (o, spec, err) < 0
-        || decode_env (o, spec, err) < 0
+    if (check_keys (o, err) < 0 || decode_strings (o, spec, err) < 0
+        || decode_scalars (o, spec, err) < 0 || decode_env (o, spec, err) < 0
         || decode_resources (o, &spec->res, err) < 0) {
         /* Free what was decoded so far; the caller may release again. */
         jobspec_release (spec);
@@ -651,10 +634,11 @@ static const struct {
     const char *name;
     int signo;
 } warn_signals[] = {
-    { "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT }, { "ABRT", SIGABRT },
-    { "KILL", SIGKILL }, { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "ALRM", SIGALRM },
-    { "TERM", SIGTERM }, { "CONT", SIGCONT }, { "STOP", SIGSTOP }, { "TSTP", SIGTSTP },
-    { "URG", SIGURG }, { "XCPU", SIGXCPU }, { "WINCH", SIGWINCH },
+    { "HUP", SIGHUP },   { "INT", SIGINT },   { "QUIT", SIGQUIT },
+    { "ABRT", SIGABRT }, { "KILL", SIGKILL }, { "USR1", SIGUSR1 },
+    { "USR2", SIGUSR2 }, { "ALRM", SIGALRM }, { "TERM", SIGTERM },
+    { "CONT", SIGCONT }, { "STOP", SIGSTOP }, { "TSTP", SIGTSTP },
+    { "URG", SIGURG },   { "XCPU", SIGXCPU }, { "WINCH", SIGWINCH },
 };
 
 int jobspec_signal_number (const char *name)
@@ -682,17 +666,21 @@ int jobspec_parse_signal (const char *s, int *signo, int *secs, int *batch_only,
         b = 1, p += 2;
     else if (strncmp (p, "R:", 2) == 0 || strncmp (p, "RB:", 3) == 0
              || strncmp (p, "BR:", 3) == 0)
-        return errprintf_code (err, EINVAL, "--signal '%s': the R flag (reservations)"
-                               " is not supported", s);
+        return errprintf_code (err, EINVAL,
+                               "--signal '%s': the R flag (reservations)"
+                               " is not supported",
+                               s);
     if ((size_t)((at ? at : p + strlen (p)) - p) >= sizeof (name))
         return errprintf_code (err, EINVAL, "invalid --signal '%s'", s);
     snprintf (name, sizeof (name), "%.*s", (int)((at ? at : p + strlen (p)) - p), p);
     if ((sig = jobspec_signal_number (name)) < 0)
-        return errprintf_code (err, EINVAL, "invalid --signal '%s' (unknown signal '%s')",
-                               s, name);
+        return errprintf_code (err, EINVAL,
+                               "invalid --signal '%s' (unknown signal '%s')", s, name);
     if (at && util_parse_int (at + 1, 0, 65535, &t) < 0)
-        return errprintf_code (err, EINVAL, "invalid --signal '%s' (time must be "
-                               "0 to 65535 seconds)", s);
+        return errprintf_code (err, EINVAL,
+                               "invalid --signal '%s' (time must be "
+                               "0 to 65535 seconds)",
+                               s);
     if (signo)
         *signo = sig;
     if (secs)

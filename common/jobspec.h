@@ -22,46 +22,46 @@
 #define JOBSPEC_TEXT_MAX (2 * 1024 * 1024)
 
 enum {
-    JOIN_NONE = 0,      /* -j n: separate .o and .e files */
-    JOIN_OE = 1,        /* -j oe: stderr into stdout file */
-    JOIN_EO = 2,        /* -j eo: stdout into stderr file */
+    JOIN_NONE = 0, /* -j n: separate .o and .e files */
+    JOIN_OE = 1,   /* -j oe: stderr into stdout file */
+    JOIN_EO = 2,   /* -j eo: stdout into stderr file */
 };
 
 struct hpcq_jobspec {
-    char *name;             /* -N; default: script basename or "STDIN" */
-    char *queue;            /* -q; NULL = server default */
+    char *name;  /* -N; default: script basename or "STDIN" */
+    char *queue; /* -q; NULL = server default */
     struct hpcq_resources res;
-    char *script;           /* full script text */
-    char *workdir;          /* submission directory (PBS_O_WORKDIR) */
-    char *submit_host;      /* PBS_O_HOST */
-    char *output_path;      /* -o; NULL = WORKDIR/NAME.oNUM */
-    char *error_path;       /* -e; NULL = WORKDIR/NAME.eNUM */
-    int join;               /* JOIN_* */
-    char **env;             /* "KEY=VALUE" strings: -v, -V and PBS_O_* */
+    char *script;      /* full script text */
+    char *workdir;     /* submission directory (PBS_O_WORKDIR) */
+    char *submit_host; /* PBS_O_HOST */
+    char *output_path; /* -o; NULL = WORKDIR/NAME.oNUM */
+    char *error_path;  /* -e; NULL = WORKDIR/NAME.eNUM */
+    int join;          /* JOIN_* */
+    char **env;        /* "KEY=VALUE" strings: -v, -V and PBS_O_* */
     int nenv;
-    int hold;               /* -h: submit with a user hold */
-    int priority;           /* -p, -1024..1023 */
-    char *depend;           /* -W depend=..., kept verbatim */
-    char *account;          /* -A */
-    int rerunnable;         /* -r y (1, default) | n (0) */
-    char *mail_points;      /* -m, e.g. "abe" or "n" */
-    char *mail_users;       /* -M */
-    char *submit_args;      /* the qsub command line as typed, for qstat -f */
-    char *array;            /* -J / -t / --array range, NULL = not an array */
-    char *sandbox;          /* -W sandbox=HOME|PRIVATE; NULL = HOME (PBS's
+    int hold;                /* -h: submit with a user hold */
+    int priority;            /* -p, -1024..1023 */
+    char *depend;            /* -W depend=..., kept verbatim */
+    char *account;           /* -A */
+    int rerunnable;          /* -r y (1, default) | n (0) */
+    char *mail_points;       /* -m, e.g. "abe" or "n" */
+    char *mail_users;        /* -M */
+    char *submit_args;       /* the qsub command line as typed, for qstat -f */
+    char *array;             /* -J / -t / --array range, NULL = not an array */
+    char *sandbox;           /* -W sandbox=HOME|PRIVATE; NULL = HOME (PBS's
                              * default): PRIVATE runs the job in a scratch
                              * directory of its own, removed after it */
-    char *signal;           /* sbatch --signal=[B:]SIG[@SECONDS]: SIG that
+    char *signal;            /* sbatch --signal=[B:]SIG[@SECONDS]: SIG that
                              * many seconds (default 60) before the walltime,
                              * to the batch shell only with B: */
-    char *checkpoint;       /* -c, canonical (common/ckptspec.h); NULL = "u" */
-    char *checkpoint_signal;    /* -W checkpoint_signal=SIG, its name ("USR2");
+    char *checkpoint;        /* -c, canonical (common/ckptspec.h); NULL = "u" */
+    char *checkpoint_signal; /* -W checkpoint_signal=SIG, its name ("USR2");
                                  * NULL = USR1 */
-    int slurm;              /* submitted in Slurm's dialect (#SBATCH lines or
+    int slurm;               /* submitted in Slurm's dialect (#SBATCH lines or
                              * sbatch): the job gets Slurm's variables */
-    int block;              /* -W block=true: qsub waits for the job's end;
+    int block;               /* -W block=true: qsub waits for the job's end;
                              * qsub's alone, not sent to the scheduler */
-    int umask;              /* -W umask=NNN for the job's files, -1 = not given
+    int umask;               /* -W umask=NNN for the job's files, -1 = not given
                              * (the worker then uses PBS's 077) */
 };
 
@@ -74,8 +74,7 @@ void jobspec_release (struct hpcq_jobspec *spec);
 
 /* Set "KEY=VALUE" in spec->env, replacing an existing KEY.  Returns 0 or -1
  * (ENOMEM). */
-int jobspec_setenv (struct hpcq_jobspec *spec, const char *key,
-                    const char *value);
+int jobspec_setenv (struct hpcq_jobspec *spec, const char *key, const char *value);
 
 /* Value of KEY in spec->env or NULL (borrowed). */
 const char *jobspec_getenv (const struct hpcq_jobspec *spec, const char *key);

@@ -12,10 +12,9 @@
 int log_init (const char *ident, int level, const char *path);
 void log_fini (void);
 void log_set_level (int level);
-int log_level_parse (const char *name);     /* "debug" -> LOG_DEBUG, -1 if unknown */
+int log_level_parse (const char *name); /* "debug" -> LOG_DEBUG, -1 if unknown */
 
-void log_msg (int level, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
+void log_msg (int level, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 
 /* Like log_msg (LOG_ERR, ...) with ": strerror(errno)" appended; keeps errno. */
 void log_error (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));

@@ -27,7 +27,7 @@ struct loop_watch {
     int dead;
     loop_fd_f cb;
     void *arg;
-    SLIST_ENTRY (loop_watch) dead_link;     /* on dead_watches once removed */
+    SLIST_ENTRY (loop_watch) dead_link; /* on dead_watches once removed */
 };
 
 struct loop_timer {
@@ -43,8 +43,8 @@ struct loop_timer {
 struct loop {
     int epfd;
     int stop;
-    SLIST_HEAD (, loop_watch) dead_watches;    /* freed after the dispatch */
-    LIST_HEAD (, loop_timer) timers;            /* newest first */
+    SLIST_HEAD (, loop_watch) dead_watches; /* freed after the dispatch */
+    LIST_HEAD (, loop_timer) timers;        /* newest first */
     struct {
         loop_cb_f cb;
         void *arg;
@@ -102,7 +102,7 @@ void loop_destroy (struct loop *l)
     struct loop_timer *t;
 
     LIST_FOREACH (t, &l->timers, link)
-        t->dead = 1;
+    t->dead = 1;
     loop_free_dead (l);
     close (l->epfd);
     free (l);
@@ -114,8 +114,8 @@ static uint32_t to_epoll (int events)
     return (events & LOOP_READ ? EPOLLIN : 0) | (events & LOOP_WRITE ? EPOLLOUT : 0);
 }
 
-struct loop_watch *loop_fd_add (struct loop *l, int fd, int events,
-                                loop_fd_f cb, void *arg)
+struct loop_watch *loop_fd_add (struct loop *l, int fd, int events, loop_fd_f cb,
+                                void *arg)
 {
     struct loop_watch *w = calloc (1, sizeof (*w));
     struct epoll_event ev = { 0 };
@@ -163,8 +163,8 @@ void loop_fd_remove (struct loop_watch *w)
     errno = saved;
 }
 
-struct loop_timer *loop_timer_add (struct loop *l, int64_t after_ms,
-                                   int64_t repeat_ms, loop_cb_f cb, void *arg)
+struct loop_timer *loop_timer_add (struct loop *l, int64_t after_ms, int64_t repeat_ms,
+                                   loop_cb_f cb, void *arg)
 {
     struct loop_timer *t = calloc (1, sizeof (*t));
 
@@ -201,7 +201,8 @@ void loop_before_sleep_remove (struct loop *l, loop_cb_f cb, void *arg)
 {
     for (int i = 0; i < l->nhooks; i++) {
         if (l->hooks[i].cb == cb && l->hooks[i].arg == arg) {
-            memmove (&l->hooks[i], &l->hooks[i + 1], (l->nhooks - i - 1) * sizeof (l->hooks[0]));
+            memmove (&l->hooks[i], &l->hooks[i + 1],
+                     (l->nhooks - i - 1) * sizeof (l->hooks[0]));
             l->nhooks--;
             return;
         }
@@ -218,7 +219,8 @@ static int loop_next_timeout (struct loop *l)
     int64_t now = util_now_ms (), best = -1;
     struct loop_timer *t;
 
-    LIST_FOREACH (t, &l->timers, link) {
+    LIST_FOREACH (t, &l->timers, link)
+    {
         if (t->dead)
             continue;
         int64_t left = t->due_ms > now ? t->due_ms - now : 0;
@@ -235,7 +237,8 @@ static void loop_run_timers (struct loop *l)
 
     /* Timers added by a callback join the list head and wait a turn; one
      * removed is only marked dead, so the walk stays valid. */
-    LIST_FOREACH (t, &l->timers, link) {
+    LIST_FOREACH (t, &l->timers, link)
+    {
         if (t->dead || t->due_ms > now)
             continue;
         if (t->repeat_ms > 0)
@@ -296,8 +299,7 @@ static void loop_signal_ready (struct loop *l, int fd, int revents, void *arg)
         l->sigcb (l, (int)si.ssi_signo, l->sigarg);
 }
 
-int loop_signals (struct loop *l, const int *signos, int n,
-                  loop_signal_f cb, void *arg)
+int loop_signals (struct loop *l, const int *signos, int n, loop_signal_f cb, void *arg)
 {
     sigset_t set;
 

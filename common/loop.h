@@ -33,15 +33,15 @@ void loop_stop (struct loop *l);
 /* Watch fd for LOOP_READ|LOOP_WRITE.  revents in the callback may include
  * LOOP_READ for hang-ups and errors too, so reads see EOF.  The loop owns
  * the watch; loop_fd_remove frees it (the fd is the caller's to close). */
-struct loop_watch *loop_fd_add (struct loop *l, int fd, int events,
-                                loop_fd_f cb, void *arg);
+struct loop_watch *loop_fd_add (struct loop *l, int fd, int events, loop_fd_f cb,
+                                void *arg);
 int loop_fd_modify (struct loop_watch *w, int events);
 void loop_fd_remove (struct loop_watch *w);
 
 /* One-shot (repeat_ms 0) or periodic timer, first firing after after_ms.
  * A one-shot timer is freed after it fires; do not remove it then. */
-struct loop_timer *loop_timer_add (struct loop *l, int64_t after_ms,
-                                   int64_t repeat_ms, loop_cb_f cb, void *arg);
+struct loop_timer *loop_timer_add (struct loop *l, int64_t after_ms, int64_t repeat_ms,
+                                   loop_cb_f cb, void *arg);
 void loop_timer_remove (struct loop_timer *t);
 
 /* Called once per loop turn, before waiting, in registration order. */
@@ -51,7 +51,7 @@ void loop_before_sleep_remove (struct loop *l, loop_cb_f cb, void *arg);
 
 /* Deliver the given signals through the loop (signalfd): they are blocked
  * for the process and cb runs in loop context.  Returns 0 or -1. */
-int loop_signals (struct loop *l, const int *signos, int n,
-                  loop_signal_f cb, void *arg);
+int loop_signals (struct loop *l, const int *signos, int n, loop_signal_f cb,
+                  void *arg);
 
 #endif

@@ -36,37 +36,28 @@ struct size_unit {
 
 /* Units PBS accepts; a word is 8 bytes. */
 static const struct size_unit size_units[] = {
-    { "", 1 },
-    { "b", 1 },
-    { "kb", 1LL << 10 },
-    { "mb", 1LL << 20 },
-    { "gb", 1LL << 30 },
-    { "tb", 1LL << 40 },
-    { "pb", 1LL << 50 },
-    { "w", 8 },
-    { "kw", 8LL << 10 },
-    { "mw", 8LL << 20 },
-    { "gw", 8LL << 30 },
-    { "tw", 8LL << 40 },
+    { "", 1 },           { "b", 1 },          { "kb", 1LL << 10 }, { "mb", 1LL << 20 },
+    { "gb", 1LL << 30 }, { "tb", 1LL << 40 }, { "pb", 1LL << 50 }, { "w", 8 },
+    { "kw", 8LL << 10 }, { "mw", 8LL << 20 }, { "gw", 8LL << 30 }, { "tw", 8LL << 40 },
 };
 
 /* Units qstat prints, largest first (never words). */
 static const struct size_unit print_units[] = {
-    { "pb", 1LL << 50 },
-    { "tb", 1LL << 40 },
-    { "gb", 1LL << 30 },
-    { "mb", 1LL << 20 },
-    { "kb", 1LL << 10 },
+    { "pb", 1LL << 50 }, { "tb", 1LL << 40 }, { "gb", 1LL << 30 },
+    { "mb", 1LL << 20 }, { "kb", 1LL << 10 },
 };
 
 /* What a chunk is when nothing was asked for. */
 static const struct hpcq_chunk default_chunk = {
-    .count = 1, .ncpus = 1, .mem = 0, .ngpus = 0, .mpiprocs = 1,
+    .count = 1,
+    .ncpus = 1,
+    .mem = 0,
+    .ngpus = 0,
+    .mpiprocs = 1,
 };
 
 static const char *place_arrangements[] = { "free", "pack", "scatter", NULL };
 static const char *place_sharings[] = { "excl", "shared", NULL };
-
 
 /* A parse error is EINVAL whatever errno held before. */
 #define invalid(err, ...) errprintf_code (err, EINVAL, __VA_ARGS__)
@@ -97,10 +88,9 @@ static int parse_int (const char *name, const char *s, int min, int *out,
     const char *end;
     int64_t v;
 
-    if (parse_digits (s, &end, &v) < 0 || *end != '\0'
-        || v < min || v > INT_MAX)
-        return invalid (err, "invalid %s '%s' (must be an integer >= %d)",
-                        name, s, min);
+    if (parse_digits (s, &end, &v) < 0 || *end != '\0' || v < min || v > INT_MAX)
+        return invalid (err, "invalid %s '%s' (must be an integer >= %d)", name, s,
+                        min);
     *out = (int)v;
     return 0;
 }
@@ -116,8 +106,7 @@ static const struct size_unit *size_unit_lookup (const char *name)
     return NULL;
 }
 
-int resource_parse_size (const char *s, int64_t *bytes,
-                         struct hpcq_error *err)
+int resource_parse_size (const char *s, int64_t *bytes, struct hpcq_error *err)
 {
     const struct size_unit *unit;
     const char *end;
@@ -125,16 +114,14 @@ int resource_parse_size (const char *s, int64_t *bytes,
 
     if (!s)
         s = "";
-    if (parse_digits (s, &end, &n) < 0
-        || !(unit = size_unit_lookup (end))
+    if (parse_digits (s, &end, &n) < 0 || !(unit = size_unit_lookup (end))
         || __builtin_mul_overflow (n, unit->mult, &n))
         return invalid (err, "invalid size '%s'", s);
     *bytes = n;
     return 0;
 }
 
-int resource_parse_walltime (const char *s, int64_t *secs,
-                             struct hpcq_error *err)
+int resource_parse_walltime (const char *s, int64_t *secs, struct hpcq_error *err)
 {
     const char *p = s ? s : "";
     const char *end;
@@ -155,8 +142,10 @@ int resource_parse_walltime (const char *s, int64_t *secs,
         p = end + 1;
     }
     if (total > RESOURCE_WALLTIME_MAX)
-        return invalid (err, "walltime '%s' is more than the longest allowed, "
-                        "596523:14:07 (2^31 - 1 seconds)", s);
+        return invalid (err,
+                        "walltime '%s' is more than the longest allowed, "
+                        "596523:14:07 (2^31 - 1 seconds)",
+                        s);
     *secs = total;
     return 0;
 }
@@ -181,14 +170,16 @@ static int check_place (const char *s, struct hpcq_error *err)
     strcpy (buf, s);
     if ((sharing = strchr (buf, ':')))
         *sharing++ = '\0';
-    if (!sharing && (in_list (buf, place_arrangements)
-                     || in_list (buf, place_sharings)))
+    if (!sharing
+        && (in_list (buf, place_arrangements) || in_list (buf, place_sharings)))
         return 0;
     if (sharing && in_list (buf, place_arrangements)
         && in_list (sharing, place_sharings))
         return 0;
-    return invalid (err, "invalid place '%s' (expected free, pack or"
-                    " scatter, optionally with :excl or :shared)", s);
+    return invalid (err,
+                    "invalid place '%s' (expected free, pack or"
+                    " scatter, optionally with :excl or :shared)",
+                    s);
 }
 
 void resource_init (struct hpcq_resources *res)
@@ -247,8 +238,7 @@ struct hpcq_chunk *resource_add_chunk (struct hpcq_resources *res,
 /* Chunk keys: one table for select= and one for Torque's nodes=. */
 struct chunk_key {
     const char *name;
-    int (*set) (struct hpcq_chunk *c, const char *val,
-                struct hpcq_error *err);
+    int (*set) (struct hpcq_chunk *c, const char *val, struct hpcq_error *err);
 };
 
 static int chunk_set_ncpus (struct hpcq_chunk *c, const char *val,
@@ -257,8 +247,7 @@ static int chunk_set_ncpus (struct hpcq_chunk *c, const char *val,
     return parse_int ("ncpus", val, 1, &c->ncpus, err);
 }
 
-static int chunk_set_mem (struct hpcq_chunk *c, const char *val,
-                          struct hpcq_error *err)
+static int chunk_set_mem (struct hpcq_chunk *c, const char *val, struct hpcq_error *err)
 {
     return resource_parse_size (val, &c->mem, err);
 }
@@ -286,13 +275,14 @@ int resource_check_mig (const char *s, struct hpcq_error *err)
         || strncmp (end, "g.", 2) != 0 || end[2] == '0'
         || parse_digits (end + 2, &end, &gb) < 0 || gb < 1 || gb > 9999
         || strcmp (end, "gb") != 0)
-        return invalid (err, "invalid MIG profile '%s' (expected slices and "
-                        "memory like 1g.5gb or 3g.20gb)", s);
+        return invalid (err,
+                        "invalid MIG profile '%s' (expected slices and "
+                        "memory like 1g.5gb or 3g.20gb)",
+                        s);
     return 0;
 }
 
-static int chunk_set_mig (struct hpcq_chunk *c, const char *val,
-                          struct hpcq_error *err)
+static int chunk_set_mig (struct hpcq_chunk *c, const char *val, struct hpcq_error *err)
 {
     if (resource_check_mig (val, err) < 0)
         return -1;
@@ -309,9 +299,12 @@ static int check_gpu_model (const char *s, struct hpcq_error *err)
 
     if (len == 0 || len > HPCQ_GPU_MODEL_MAX
         || strspn (s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                   "0123456789-_.") != len)
-        return invalid (err, "invalid gpu_model '%s' (letters, digits, '-', "
-                        "'_' and '.', at most %d characters)", s, HPCQ_GPU_MODEL_MAX);
+                      "0123456789-_.")
+               != len)
+        return invalid (err,
+                        "invalid gpu_model '%s' (letters, digits, '-', "
+                        "'_' and '.', at most %d characters)",
+                        s, HPCQ_GPU_MODEL_MAX);
     return 0;
 }
 
@@ -331,9 +324,12 @@ int resource_check_word (const char *what, const char *s, struct hpcq_error *err
 
     if (len == 0 || len > HPCQ_HOST_MAX
         || strspn (s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                   "0123456789-_.") != len)
-        return invalid (err, "invalid %s '%s' (letters, digits, '-', '_' and '.', "
-                        "at most %d characters)", what, s, HPCQ_HOST_MAX);
+                      "0123456789-_.")
+               != len)
+        return invalid (err,
+                        "invalid %s '%s' (letters, digits, '-', '_' and '.', "
+                        "at most %d characters)",
+                        what, s, HPCQ_HOST_MAX);
     return 0;
 }
 
@@ -378,14 +374,10 @@ int resource_chunk_add_label (struct hpcq_chunk *c, const char *name,
 }
 
 static const struct chunk_key select_keys[] = {
-    { "ncpus", chunk_set_ncpus },
-    { "mem", chunk_set_mem },
-    { "ngpus", chunk_set_ngpus },
-    { "mpiprocs", chunk_set_mpiprocs },
-    { "gpu_model", chunk_set_gpu_model },
-    { "mig", chunk_set_mig },
-    { "host", chunk_set_host },
-    { NULL, NULL },
+    { "ncpus", chunk_set_ncpus },         { "mem", chunk_set_mem },
+    { "ngpus", chunk_set_ngpus },         { "mpiprocs", chunk_set_mpiprocs },
+    { "gpu_model", chunk_set_gpu_model }, { "mig", chunk_set_mig },
+    { "host", chunk_set_host },           { NULL, NULL },
 };
 
 static int is_select_key (const char *name)
@@ -417,9 +409,8 @@ static int chunk_apply_item (struct hpcq_chunk *c, char *item,
 }
 
 /* One chunk term, "[N:]key=val:key=val" (modified in place). */
-static int chunk_parse (char *term, const struct chunk_key *keys,
-                        const char *what, struct hpcq_chunk *c,
-                        struct hpcq_error *err)
+static int chunk_parse (char *term, const struct chunk_key *keys, const char *what,
+                        struct hpcq_chunk *c, struct hpcq_error *err)
 {
     char *item = strsep (&term, ":");
 
@@ -470,8 +461,7 @@ done:
 /* Top-level resource names. */
 struct resource_key {
     const char *name;
-    int (*set) (struct hpcq_resources *res, const char *val,
-                struct hpcq_error *err);
+    int (*set) (struct hpcq_resources *res, const char *val, struct hpcq_error *err);
 };
 
 static int res_set_select (struct hpcq_resources *res, const char *val,
@@ -568,18 +558,12 @@ static int res_set_spot (struct hpcq_resources *res, const char *val,
 }
 
 static const struct resource_key resource_keys[] = {
-    { "select", res_set_select },
-    { "nodes", res_set_nodes },
-    { "procs", res_set_procs },
-    { "vmem", res_set_vmem },
-    { "pmem", res_set_pmem },
-    { "pvmem", res_set_pvmem },
-    { "walltime", res_set_walltime },
-    { "mem", res_set_mem },
-    { "ncpus", res_set_ncpus },
-    { "ngpus", res_set_ngpus },
-    { "place", res_set_place },
-    { "spot", res_set_spot },
+    { "select", res_set_select },     { "nodes", res_set_nodes },
+    { "procs", res_set_procs },       { "vmem", res_set_vmem },
+    { "pmem", res_set_pmem },         { "pvmem", res_set_pvmem },
+    { "walltime", res_set_walltime }, { "mem", res_set_mem },
+    { "ncpus", res_set_ncpus },       { "ngpus", res_set_ngpus },
+    { "place", res_set_place },       { "spot", res_set_spot },
 };
 
 /* One "name=value" item of an -l list (modified in place). */
@@ -626,15 +610,13 @@ int resource_parse_list (struct hpcq_resources *res, const char *arg,
     if (rc == 0) {
         resource_release (res);
         *res = tmp;
-    }
-    else
+    } else
         resource_release (&tmp);
     return rc;
 }
 
 /* The chunks to count: the default chunk where none were asked for. */
-static const struct hpcq_chunk *chunks_of (const struct hpcq_resources *res,
-                                           int *n)
+static const struct hpcq_chunk *chunks_of (const struct hpcq_resources *res, int *n)
 {
     if (res->nchunks <= 0) {
         *n = 1;
@@ -734,29 +716,35 @@ static int fold_job_wide (struct hpcq_resources *res, struct hpcq_error *err)
  * it go to?).  A job-wide mem or ngpus is only a restatement of the total
  * and must match it, or the user believes in a limit that is not there.
  */
-static int check_job_wide (const struct hpcq_resources *res,
-                           struct hpcq_error *err)
+static int check_job_wide (const struct hpcq_resources *res, struct hpcq_error *err)
 {
     char want[32], have[32];
 
     if (res->job_ncpus >= 0)
-        return invalid (err, "job-wide ncpus=%d cannot be combined with"
+        return invalid (err,
+                        "job-wide ncpus=%d cannot be combined with"
                         " select; put ncpus in the chunk",
                         res->job_ncpus);
     if (res->job_vmem >= 0 || res->job_pmem >= 0 || res->job_pvmem >= 0)
-        return invalid (err, "%s is Torque's and cannot be combined with select;"
-                        " put mem in the chunks", res->job_vmem >= 0 ? "vmem"
-                        : res->job_pmem >= 0 ? "pmem" : "pvmem");
+        return invalid (err,
+                        "%s is Torque's and cannot be combined with select;"
+                        " put mem in the chunks",
+                        res->job_vmem >= 0   ? "vmem"
+                        : res->job_pmem >= 0 ? "pmem"
+                                             : "pvmem");
     if (res->job_mem >= 0 && res->job_mem != resource_total_mem (res)) {
         resource_format_size (res->job_mem, want, sizeof (want));
         resource_format_size (resource_total_mem (res), have, sizeof (have));
-        return invalid (err, "job-wide mem=%s does not match the select"
-                        " total %s", want, have);
+        return invalid (err,
+                        "job-wide mem=%s does not match the select"
+                        " total %s",
+                        want, have);
     }
     if (res->job_ngpus >= 0 && res->job_ngpus != resource_total_ngpus (res))
-        return invalid (err, "job-wide ngpus=%d does not match the select"
-                        " total %d", res->job_ngpus,
-                        resource_total_ngpus (res));
+        return invalid (err,
+                        "job-wide ngpus=%d does not match the select"
+                        " total %d",
+                        res->job_ngpus, resource_total_ngpus (res));
     return 0;
 }
 
@@ -775,23 +763,18 @@ static int check_labels (const char *s, struct hpcq_error *err)
     return 0;
 }
 
-static int check_chunk (const struct hpcq_chunk *c, int i,
-                        struct hpcq_error *err)
+static int check_chunk (const struct hpcq_chunk *c, int i, struct hpcq_error *err)
 {
     if (c->count < 1)
-        return invalid (err, "chunk %d: count %d out of range", i + 1,
-                        c->count);
+        return invalid (err, "chunk %d: count %d out of range", i + 1, c->count);
     if (c->ncpus < 1)
-        return invalid (err, "chunk %d: ncpus %d out of range", i + 1,
-                        c->ncpus);
+        return invalid (err, "chunk %d: ncpus %d out of range", i + 1, c->ncpus);
     if (c->mem < 0)
         return invalid (err, "chunk %d: mem out of range", i + 1);
     if (c->ngpus < 0)
-        return invalid (err, "chunk %d: ngpus %d out of range", i + 1,
-                        c->ngpus);
+        return invalid (err, "chunk %d: ngpus %d out of range", i + 1, c->ngpus);
     if (c->mpiprocs < 0)
-        return invalid (err, "chunk %d: mpiprocs %d out of range", i + 1,
-                        c->mpiprocs);
+        return invalid (err, "chunk %d: mpiprocs %d out of range", i + 1, c->mpiprocs);
     /* The strings may come from a stored spec, not only from the parser. */
     if (chunk_mig (c)[0] && resource_check_mig (c->mig, err) < 0)
         return -1;
@@ -804,24 +787,28 @@ static int check_chunk (const struct hpcq_chunk *c, int i,
     /* One chunk, one kind of GPU share: whole GPUs and a MIG slice of
      * another would need two devices with different visibility rules. */
     if (chunk_mig (c)[0] && c->ngpus > 0)
-        return invalid (err, "chunk %d: ngpus=%d and mig=%s cannot be "
+        return invalid (err,
+                        "chunk %d: ngpus=%d and mig=%s cannot be "
                         "combined (a chunk gets whole GPUs or one MIG "
-                        "instance; use two chunks)", i + 1, c->ngpus, c->mig);
+                        "instance; use two chunks)",
+                        i + 1, c->ngpus, c->mig);
     return 0;
 }
 
 /* Each chunk in range, and no total overflows what the totals return. */
-static int check_chunks (const struct hpcq_resources *res,
-                         struct hpcq_error *err)
+static int check_chunks (const struct hpcq_resources *res, struct hpcq_error *err)
 {
     int i;
     int64_t (*int_fields[]) (const struct hpcq_chunk *) = {
-        field_one, field_ncpus, field_ngpus, field_mpiprocs,
+        field_one,
+        field_ncpus,
+        field_ngpus,
+        field_mpiprocs,
     };
 
     if (res->nchunks < 1 || res->nchunks > HPCQ_MAX_CHUNKS)
-        return invalid (err, "between 1 and %d chunks allowed, got %d",
-                        HPCQ_MAX_CHUNKS, res->nchunks);
+        return invalid (err, "between 1 and %d chunks allowed, got %d", HPCQ_MAX_CHUNKS,
+                        res->nchunks);
     for (i = 0; i < res->nchunks; i++) {
         if (check_chunk (&res->chunk[i], i, err) < 0)
             return -1;
@@ -873,8 +860,7 @@ void resource_format_size (int64_t bytes, char *buf, int len)
         return;
     for (i = 0; bytes > 0 && i < ARRAY_SIZE (print_units); i++) {
         if (bytes % print_units[i].mult == 0) {
-            snprintf (buf, len, "%lld%s",
-                      (long long)(bytes / print_units[i].mult),
+            snprintf (buf, len, "%lld%s", (long long)(bytes / print_units[i].mult),
                       print_units[i].name);
             return;
         }
@@ -900,8 +886,7 @@ static void append (char *buf, int len, int *pos, const char *fmt, ...)
         *pos = *pos + n < len - 1 ? *pos + n : len - 1;
 }
 
-static void format_chunk (const struct hpcq_chunk *c, char *buf, int len,
-                          int *pos)
+static void format_chunk (const struct hpcq_chunk *c, char *buf, int len, int *pos)
 {
     char mem[32];
 
@@ -927,8 +912,7 @@ static void format_chunk (const struct hpcq_chunk *c, char *buf, int len,
     }
 }
 
-void resource_format_select (const struct hpcq_resources *res,
-                             char *buf, int len)
+void resource_format_select (const struct hpcq_resources *res, char *buf, int len)
 {
     int n, i;
     int pos = 0;
@@ -965,8 +949,7 @@ const char *resource_intern (const char *s)
 
     pthread_mutex_lock (&intern.lock);
     HASH_FIND (hh, intern.set, s, len, t);
-    if (!t && intern.n < RESOURCE_INTERN_MAX
-        && (t = malloc (sizeof (*t) + len + 1))) {
+    if (!t && intern.n < RESOURCE_INTERN_MAX && (t = malloc (sizeof (*t) + len + 1))) {
         memcpy (t->text, s, len + 1);
         HASH_ADD_KEYPTR (hh, intern.set, t->text, len, t);
         intern.n++;

@@ -22,11 +22,11 @@
 #define HPCQ_MAX_CHUNKS 4096
 
 struct hpcq_chunk {
-    int count;          /* how many of this chunk (select=N), >= 1 */
-    int ncpus;          /* cores per chunk, >= 1 (default 1) */
-    int64_t mem;        /* bytes per chunk, 0 = not requested */
-    int ngpus;          /* GPUs per chunk, >= 0 */
-    int mpiprocs;       /* MPI ranks per chunk (PBS_NODEFILE lines), default 1 */
+    int count;    /* how many of this chunk (select=N), >= 1 */
+    int ncpus;    /* cores per chunk, >= 1 (default 1) */
+    int64_t mem;  /* bytes per chunk, 0 = not requested */
+    int ngpus;    /* GPUs per chunk, >= 0 */
+    int mpiprocs; /* MPI ranks per chunk (PBS_NODEFILE lines), default 1 */
     /* Both interned (resource_intern), so a request stays a plain value
      * to copy and costs a pointer, not a buffer, per chunk; NULL = "".
      * Read them with chunk_model() and chunk_mig().
@@ -46,8 +46,8 @@ struct hpcq_chunk {
     const char *labels;
 };
 
-#define HPCQ_GPU_MODEL_MAX 47       /* characters in a gpu_model */
-#define HPCQ_MIG_MAX 15             /* in a MIG profile name */
+#define HPCQ_GPU_MODEL_MAX 47 /* characters in a gpu_model */
+#define HPCQ_MIG_MAX 15       /* in a MIG profile name */
 
 static inline const char *chunk_model (const struct hpcq_chunk *c)
 {
@@ -69,7 +69,7 @@ static inline const char *chunk_labels (const struct hpcq_chunk *c)
     return c->labels ? c->labels : "";
 }
 
-#define HPCQ_HOST_MAX 63            /* characters in a host= name */
+#define HPCQ_HOST_MAX 63 /* characters in a host= name */
 
 /* The one copy of s this process keeps (never freed): equal texts give
  * the same pointer.  Safe from several threads.  NULL with errno ENOSPC
@@ -82,10 +82,10 @@ const char *resource_intern (const char *s);
  * copy one with resource_copy, not by assignment, unless the copy only
  * borrows it (an array's subjobs share their array's request). */
 struct hpcq_resources {
-    int nchunks;                        /* 0 = nothing asked: one default chunk */
-    struct hpcq_chunk *chunk;           /* nchunks of them, NULL if none */
-    int64_t walltime;                   /* seconds; -1 = not requested */
-    char place[32];                     /* "" or free|pack|scatter[:excl] */
+    int nchunks;              /* 0 = nothing asked: one default chunk */
+    struct hpcq_chunk *chunk; /* nchunks of them, NULL if none */
+    int64_t walltime;         /* seconds; -1 = not requested */
+    char place[32];           /* "" or free|pack|scatter[:excl] */
     /* Job-wide values given outside select (-l ncpus=4,mem=2gb), kept so a
      * later select or the default chunk can use them.  -1 = not given. */
     int job_ncpus;
@@ -162,13 +162,11 @@ int resource_parse_bool (const char *s);
 
 /* "[[HH:]MM:]SS" or plain seconds -> seconds, at most
  * RESOURCE_WALLTIME_MAX.  Returns -1 with err. */
-int resource_parse_walltime (const char *s, int64_t *secs,
-                             struct hpcq_error *err);
+int resource_parse_walltime (const char *s, int64_t *secs, struct hpcq_error *err);
 
 /* PBS size: integer with optional unit b,kb,mb,gb,tb,pb,w,kw,mw,gw,tw
  * (case-insensitive, k = 1024; no unit = bytes) -> bytes. */
-int resource_parse_size (const char *s, int64_t *bytes,
-                         struct hpcq_error *err);
+int resource_parse_size (const char *s, int64_t *bytes, struct hpcq_error *err);
 
 /* Formatting for qstat: "HH:MM:SS" and PBS sizes ("4gb", "512kb"). */
 void resource_format_walltime (int64_t secs, char *buf, int len);
@@ -179,7 +177,6 @@ void resource_format_size (int64_t bytes, char *buf, int len);
 int resource_check_mig (const char *s, struct hpcq_error *err);
 
 /* The select statement as PBS shows it: "2:ncpus=4:mem=8gb+1:ncpus=1". */
-void resource_format_select (const struct hpcq_resources *res,
-                             char *buf, int len);
+void resource_format_select (const struct hpcq_resources *res, char *buf, int len);
 
 #endif

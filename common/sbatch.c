@@ -23,13 +23,13 @@
 
 struct sbatch {
     int nodes, ntasks, tasks_per_node, cpus_per_task, gpus;
-    char gpu_type[64];              /* --gres=gpu:TYPE:N: a model or MIG profile */
+    char gpu_type[64]; /* --gres=gpu:TYPE:N: a model or MIG profile */
     int64_t mem, mem_per_cpu, time;
     const char *name, *output, *error, *partition, *dependency, *account;
     const char *mail_type, *mail_user, *export, *array, *signal, *constraint;
-    int exclusive, requeue;         /* requeue: -1 unset, 0 no, 1 yes */
+    int exclusive, requeue; /* requeue: -1 unset, 0 no, 1 yes */
     int hold;
-    struct sbatch_cli *cli;         /* the command's own options, or NULL */
+    struct sbatch_cli *cli; /* the command's own options, or NULL */
 };
 
 /* Long option names with their one-letter forms (0: none). */
@@ -38,26 +38,41 @@ static const struct {
     int letter;
     int has_arg;
 } sbatch_opts[] = {
-    { "nodes", 'N', 1 },          { "ntasks", 'n', 1 },
-    { "ntasks-per-node", 0, 1 },  { "cpus-per-task", 'c', 1 },
-    { "gres", 0, 1 },             { "gpus-per-node", 0, 1 },
-    { "mem", 0, 1 },              { "mem-per-cpu", 0, 1 },
-    { "time", 't', 1 },           { "job-name", 'J', 1 },
-    { "output", 'o', 1 },         { "error", 'e', 1 },
-    { "partition", 'p', 1 },      { "dependency", 'd', 1 },
-    { "account", 'A', 1 },        { "mail-type", 0, 1 },
-    { "mail-user", 0, 1 },        { "export", 0, 1 },
-    { "exclusive", 0, 0 },        { "requeue", 0, 0 },
-    { "no-requeue", 0, 0 },       { "array", 'a', 1 },
-    { "signal", 0, 1 },           { "constraint", 'C', 1 },
-    { "hold", 'H', 0 },           { "chdir", 'D', 1 },
-    { "wrap", 0, 1 },             { "parsable", 0, 0 },
+    { "nodes", 'N', 1 },
+    { "ntasks", 'n', 1 },
+    { "ntasks-per-node", 0, 1 },
+    { "cpus-per-task", 'c', 1 },
+    { "gres", 0, 1 },
+    { "gpus-per-node", 0, 1 },
+    { "mem", 0, 1 },
+    { "mem-per-cpu", 0, 1 },
+    { "time", 't', 1 },
+    { "job-name", 'J', 1 },
+    { "output", 'o', 1 },
+    { "error", 'e', 1 },
+    { "partition", 'p', 1 },
+    { "dependency", 'd', 1 },
+    { "account", 'A', 1 },
+    { "mail-type", 0, 1 },
+    { "mail-user", 0, 1 },
+    { "export", 0, 1 },
+    { "exclusive", 0, 0 },
+    { "requeue", 0, 0 },
+    { "no-requeue", 0, 0 },
+    { "array", 'a', 1 },
+    { "signal", 0, 1 },
+    { "constraint", 'C', 1 },
+    { "hold", 'H', 0 },
+    { "chdir", 'D', 1 },
+    { "wrap", 0, 1 },
+    { "parsable", 0, 0 },
     { "wait", 'W', 0 },
 };
 
 #define NOPTS ARRAY_SIZE (sbatch_opts)
 
-static int parse_count (const char *opt, const char *v, int *out, struct hpcq_error *err)
+static int parse_count (const char *opt, const char *v, int *out,
+                        struct hpcq_error *err)
 {
     if (util_parse_int (v, 1, 1000000, out) < 0)
         return invalid (err, "invalid --%s '%s'", opt, v);
@@ -65,7 +80,8 @@ static int parse_count (const char *opt, const char *v, int *out, struct hpcq_er
 }
 
 /* Slurm memory: a number of megabytes, or with a K, M, G or T suffix. */
-static int parse_mem (const char *opt, const char *v, int64_t *out, struct hpcq_error *err)
+static int parse_mem (const char *opt, const char *v, int64_t *out,
+                      struct hpcq_error *err)
 {
     char buf[64];
     size_t len = strlen (v);
@@ -150,8 +166,7 @@ static int parse_gres (struct sbatch *sb, const char *v, struct hpcq_error *err)
         if (parse_count ("gres", last + 1, &sb->gpus, err) < 0)
             return -1;
         len = last > type ? (size_t)(last - type) : 0;
-    }
-    else
+    } else
         len = strlen (type);
     if (len >= sizeof (sb->gpu_type) || memchr (type, ':', len))
         return invalid (err, "invalid --gres '%s' (want gpu[:TYPE][:N])", v);
@@ -165,11 +180,15 @@ static int check_constraint (const char *v, struct hpcq_error *err)
 {
     size_t len = strlen (v);
 
-    if (len == 0 || len > 200 || strspn (v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopq"
-                                         "rstuvwxyz0123456789-_.&") != len
+    if (len == 0 || len > 200
+        || strspn (v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopq"
+                      "rstuvwxyz0123456789-_.&")
+               != len
         || v[0] == '&' || v[len - 1] == '&' || strstr (v, "&&"))
-        return invalid (err, "unsupported --constraint '%s' (features joined by '&' "
-                        "only: a node must have all of them)", v);
+        return invalid (err,
+                        "unsupported --constraint '%s' (features joined by '&' "
+                        "only: a node must have all of them)",
+                        v);
     return 0;
 }
 
@@ -219,7 +238,9 @@ static int set_option (struct sbatch *sb, const char *name, const char *v,
     if (!strcmp (name, "hold"))
         return (sb->hold = 1), 0;
     if (!strcmp (name, "signal"))
-        return jobspec_parse_signal (v, NULL, NULL, NULL, err) < 0 ? -1 : (sb->signal = v, 0);
+        return jobspec_parse_signal (v, NULL, NULL, NULL, err) < 0
+                   ? -1
+                   : (sb->signal = v, 0);
     if (!strcmp (name, "constraint"))
         return check_constraint (v, err) < 0 ? -1 : (sb->constraint = v, 0);
     /* The command's own: meaningless in a script, as in Slurm. */
@@ -228,15 +249,15 @@ static int set_option (struct sbatch *sb, const char *name, const char *v,
         return sb->cli ? cli_option (sb->cli, name, v) : 0;
     if (!strcmp (name, "requeue") || !strcmp (name, "no-requeue"))
         return (sb->requeue = name[0] == 'r'), 0;
-    const char **dst = !strcmp (name, "job-name") ? &sb->name
-                       : !strcmp (name, "output") ? &sb->output
-                       : !strcmp (name, "error") ? &sb->error
-                       : !strcmp (name, "partition") ? &sb->partition
+    const char **dst = !strcmp (name, "job-name")     ? &sb->name
+                       : !strcmp (name, "output")     ? &sb->output
+                       : !strcmp (name, "error")      ? &sb->error
+                       : !strcmp (name, "partition")  ? &sb->partition
                        : !strcmp (name, "dependency") ? &sb->dependency
-                       : !strcmp (name, "account") ? &sb->account
-                       : !strcmp (name, "mail-type") ? &sb->mail_type
-                       : !strcmp (name, "mail-user") ? &sb->mail_user
-                       : &sb->export;
+                       : !strcmp (name, "account")    ? &sb->account
+                       : !strcmp (name, "mail-type")  ? &sb->mail_type
+                       : !strcmp (name, "mail-user")  ? &sb->mail_user
+                                                      : &sb->export;
     *dst = v;
     return 0;
 }
@@ -254,25 +275,29 @@ static int take_option (struct sbatch *sb, char **words, int n, int *i,
         size_t len = eq ? (size_t)(eq - w - 2) : strlen (w + 2);
         if (eq)
             val = eq + 1;
-        for (k = 0; k < NOPTS && (strlen (sbatch_opts[k].name) != len
-                                  || strncmp (sbatch_opts[k].name, w + 2, len)); k++)
+        for (k = 0; k < NOPTS
+                    && (strlen (sbatch_opts[k].name) != len
+                        || strncmp (sbatch_opts[k].name, w + 2, len));
+             k++)
             ;
-    }
-    else if (w[0] == '-' && w[1]) {
+    } else if (w[0] == '-' && w[1]) {
         for (k = 0; k < NOPTS && sbatch_opts[k].letter != w[1]; k++)
             ;
         if (k < NOPTS && w[2])
             val = w + 2;
-    }
-    else
+    } else
         return invalid (err, "unexpected argument '%s'", w);
     if (k == NOPTS)
-        return invalid (err, sb->cli ? "unrecognized option '%s'" : "unknown #SBATCH option '%s'",
+        return invalid (err,
+                        sb->cli ? "unrecognized option '%s'"
+                                : "unknown #SBATCH option '%s'",
                         w);
     if (sbatch_opts[k].has_arg && !val) {
         if (*i >= n)
-            return invalid (err, sb->cli ? "option '%s' requires an argument"
-                                         : "#SBATCH option '%s' needs a value", w);
+            return invalid (err,
+                            sb->cli ? "option '%s' requires an argument"
+                                    : "#SBATCH option '%s' needs a value",
+                            w);
         val = words[(*i)++];
     }
     return set_option (sb, sbatch_opts[k].name, val ? val : "", err);
@@ -292,13 +317,12 @@ static int apply_resources (struct hpcq_jobspec *spec, const struct sbatch *sb,
     if (sb->nodes) {
         count = sb->nodes;
         tpn = sb->tasks_per_node ? sb->tasks_per_node
-              : sb->ntasks ? (sb->ntasks + sb->nodes - 1) / sb->nodes : 1;
-    }
-    else if (sb->ntasks && sb->tasks_per_node) {
+              : sb->ntasks       ? (sb->ntasks + sb->nodes - 1) / sb->nodes
+                                 : 1;
+    } else if (sb->ntasks && sb->tasks_per_node) {
         tpn = sb->tasks_per_node;
         count = (sb->ntasks + tpn - 1) / tpn;
-    }
-    else {
+    } else {
         /* Tasks anywhere: one chunk per task, packed where they fit. */
         count = sb->ntasks ? sb->ntasks : 1;
         tpn = sb->tasks_per_node ? sb->tasks_per_node : 1;
@@ -307,37 +331,42 @@ static int apply_resources (struct hpcq_jobspec *spec, const struct sbatch *sb,
      * product that does not fit is refused, not wrapped into a small one. */
     ncpus = (int64_t)tpn * cpt;
     if (ncpus > INT_MAX)
-        return invalid (err, "%d tasks per node of %d cpus each: too many cpus", tpn, cpt);
+        return invalid (err, "%d tasks per node of %d cpus each: too many cpus", tpn,
+                        cpt);
     mem = sb->mem;
     if (!mem && __builtin_mul_overflow (sb->mem_per_cpu, ncpus, &mem))
-        return invalid (err, "--mem-per-cpu times %lld cpus is too large", (long long)ncpus);
+        return invalid (err, "--mem-per-cpu times %lld cpus is too large",
+                        (long long)ncpus);
     snprintf (sel, sizeof (sel), "select=%d:ncpus=%lld:mpiprocs=%d", count,
               (long long)ncpus, tpn);
     if (sb->gpu_type[0] && resource_check_mig (sb->gpu_type, NULL) == 0) {
         /* One MIG instance per chunk: N of them are N chunks. */
         if (sb->gpus != 1 && count != 1)
-            return invalid (err, "--gres=gpu:%s:%d with several nodes: one MIG "
-                            "instance per node only", sb->gpu_type, sb->gpus);
+            return invalid (err,
+                            "--gres=gpu:%s:%d with several nodes: one MIG "
+                            "instance per node only",
+                            sb->gpu_type, sb->gpus);
         count *= sb->gpus;
         snprintf (sel, sizeof (sel), "select=%d:ncpus=%lld:mpiprocs=%d:mig=%s", count,
                   (long long)ncpus, tpn, sb->gpu_type);
-    }
-    else if (sb->gpus)
-        snprintf (sel + strlen (sel), sizeof (sel) - strlen (sel), ":ngpus=%d%s%s", sb->gpus,
-                  sb->gpu_type[0] ? ":gpu_model=" : "", sb->gpu_type);
+    } else if (sb->gpus)
+        snprintf (sel + strlen (sel), sizeof (sel) - strlen (sel), ":ngpus=%d%s%s",
+                  sb->gpus, sb->gpu_type[0] ? ":gpu_model=" : "", sb->gpu_type);
     if (mem > 0)
         snprintf (sel + strlen (sel), sizeof (sel) - strlen (sel), ":mem=%lldb",
                   (long long)mem);
     for (const char *f = sb->constraint; f && *f;) {
         size_t n = strcspn (f, "&");
-        snprintf (sel + strlen (sel), sizeof (sel) - strlen (sel), ":%.*s=True", (int)n, f);
+        snprintf (sel + strlen (sel), sizeof (sel) - strlen (sel), ":%.*s=True", (int)n,
+                  f);
         f += n + (f[n] == '&');
     }
     if (directive_apply (spec, 'l', sel, err) < 0)
         return -1;
     if (sb->exclusive || (sb->nodes > 1 && sb->tasks_per_node))
-        return directive_apply (spec, 'l', sb->exclusive ? "place=scatter:excl"
-                                                         : "place=scatter", err);
+        return directive_apply (spec, 'l',
+                                sb->exclusive ? "place=scatter:excl" : "place=scatter",
+                                err);
     return 0;
 }
 
@@ -352,7 +381,8 @@ static const char *mail_points (const char *types)
     return "ae";
 }
 
-static int apply_export (struct hpcq_jobspec *spec, const char *exp, struct hpcq_error *err)
+static int apply_export (struct hpcq_jobspec *spec, const char *exp,
+                         struct hpcq_error *err)
 {
     /* sbatch's default is ALL: the submitter's environment goes along. */
     if (!exp)
@@ -387,9 +417,11 @@ static int apply_sbatch (struct hpcq_jobspec *spec, const struct sbatch *sb,
         || (sb->partition && directive_apply (spec, 'q', sb->partition, err) < 0)
         || (sb->account && directive_apply (spec, 'A', sb->account, err) < 0)
         || (sb->mail_user && directive_apply (spec, 'M', sb->mail_user, err) < 0)
-        || (sb->mail_type && directive_apply (spec, 'm', mail_points (sb->mail_type), err) < 0)
+        || (sb->mail_type
+            && directive_apply (spec, 'm', mail_points (sb->mail_type), err) < 0)
         || ((sb->export || sb->cli) && apply_export (spec, sb->export, err) < 0)
-        || (sb->requeue >= 0 && directive_apply (spec, 'r', sb->requeue ? "y" : "n", err) < 0))
+        || (sb->requeue >= 0
+            && directive_apply (spec, 'r', sb->requeue ? "y" : "n", err) < 0))
         return -1;
     if (sb->array && directive_apply (spec, 'J', sb->array, err) < 0)
         return -1;
@@ -408,8 +440,12 @@ static int apply_sbatch (struct hpcq_jobspec *spec, const struct sbatch *sb,
     }
     /* Slurm's defaults: one file, slurm-%j.out (slurm-%A_%a.out for an
      * array), with stderr in it unless --error names another. */
-    if (directive_apply (spec, 'o', sb->output ? sb->output
-                                    : sb->array ? "slurm-%A_%a.out" : "slurm-%j.out", err) < 0
+    if (directive_apply (spec, 'o',
+                         sb->output  ? sb->output
+                         : sb->array ? "slurm-%A_%a.out"
+                                     : "slurm-%j.out",
+                         err)
+            < 0
         || (sb->error && directive_apply (spec, 'e', sb->error, err) < 0))
         return -1;
     return directive_apply (spec, 'j', sb->error ? "n" : "oe", err);
@@ -450,7 +486,7 @@ static int scan_script (struct sbatch *sb, char *copy, struct hpcq_error *err)
         if (*s == '\0' || (lineno == 1 && !strncmp (s, "#!", 2)))
             continue;
         if (*s != '#')
-            break;      /* the first command ends the directives */
+            break; /* the first command ends the directives */
         if (strncmp (s, "#SBATCH", 7) != 0 || !isspace ((unsigned char)s[7]))
             continue;
         nlines++;
@@ -510,7 +546,8 @@ int sbatch_parse_command (struct hpcq_jobspec *spec, const char *script, int arg
         rc = -1;
     sb.cli = cli;
     while (rc == 0 && i < cli->first_arg && i < argc)
-        rc = strcmp (argv[i], "--") == 0 ? (i++, 0) : take_option (&sb, argv, argc, &i, err);
+        rc = strcmp (argv[i], "--") == 0 ? (i++, 0)
+                                         : take_option (&sb, argv, argc, &i, err);
     if (rc == 0 && apply_sbatch (spec, &sb, err) < 0)
         rc = -1;
     free (copy);

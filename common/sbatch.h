@@ -22,11 +22,11 @@ int sbatch_parse_script (struct hpcq_jobspec *spec, const char *script,
 
 /* The sbatch command's own options, which a script cannot give. */
 struct sbatch_cli {
-    const char *wrap;       /* --wrap=COMMAND */
-    const char *chdir;      /* -D, --chdir=DIR */
-    int parsable;           /* --parsable: print the job number alone */
-    int wait;               /* -W, --wait: wait for the job, exit with its status */
-    int first_arg;          /* argv index of the script (after the options) */
+    const char *wrap;  /* --wrap=COMMAND */
+    const char *chdir; /* -D, --chdir=DIR */
+    int parsable;      /* --parsable: print the job number alone */
+    int wait;          /* -W, --wait: wait for the job, exit with its status */
+    int first_arg;     /* argv index of the script (after the options) */
 };
 
 /* First pass over sbatch's arguments (argv without the program name):

@@ -10,7 +10,7 @@
 
 #include "common/spotnotice.h"
 
-#define DOC_MAX 65536       /* longer answers are not a provider's notice */
+#define DOC_MAX 65536 /* longer answers are not a provider's notice */
 
 static const char *const names[] = { "aws", "gcp", "azure" };
 
@@ -56,8 +56,8 @@ static json_t *body_json (const char *body, size_t len, const char *what,
     return o;
 }
 
-static int aws_parse (long status, const char *body, size_t len,
-                      struct spotnotice *out, struct hpcq_error *err)
+static int aws_parse (long status, const char *body, size_t len, struct spotnotice *out,
+                      struct hpcq_error *err)
 {
     const char *action, *when;
     json_t *o;
@@ -75,7 +75,8 @@ static int aws_parse (long status, const char *body, size_t len,
              && strcmp (action, "hibernate"))
         errprintf (err, "instance-action: unknown action '%.32s'", action);
     else if (parse_time (when, "%Y-%m-%dT%H:%M:%SZ", &out->deadline) < 0)
-        errprintf (err, "instance-action: bad time '%.64s' (want 2017-09-18T08:22:00Z)", when);
+        errprintf (err, "instance-action: bad time '%.64s' (want 2017-09-18T08:22:00Z)",
+                   when);
     else {
         snprintf (out->action, sizeof (out->action), "%s", action);
         rc = 1;
@@ -109,9 +110,9 @@ static int azure_names (json_t *ev, const char *resource)
 
     if (!resource || !resource[0])
         return 1;
-    json_array_foreach (r, i, v)
-        if (json_is_string (v) && strcmp (json_string_value (v), resource) == 0)
-            return 1;
+    json_array_foreach (r, i, v) if (json_is_string (v)
+                                     && strcmp (json_string_value (v), resource)
+                                            == 0) return 1;
     return 0;
 }
 
@@ -130,7 +131,8 @@ static int azure_parse (long status, const char *body, size_t len, const char *r
         json_decref (o);
         return errprintf (err, "scheduledevents lacks an \"Events\" array");
     }
-    json_array_foreach (events, i, ev) {
+    json_array_foreach (events, i, ev)
+    {
         const char *type = json_string_value (json_object_get (ev, "EventType"));
         const char *nb = json_string_value (json_object_get (ev, "NotBefore"));
         int64_t when = now;
@@ -154,8 +156,8 @@ static int azure_parse (long status, const char *body, size_t len, const char *r
     return rc;
 }
 
-int spotnotice_token (long status, const char *body, size_t len, char *out,
-                      size_t size, struct hpcq_error *err)
+int spotnotice_token (long status, const char *body, size_t len, char *out, size_t size,
+                      struct hpcq_error *err)
 {
     if (size > 0)
         out[0] = '\0';
@@ -185,9 +187,9 @@ static int one_line (struct hpcq_error *err)
     return -1;
 }
 
-static int parse (enum spotnotice_provider p, long status, const char *body,
-                  size_t len, const char *resource, int64_t now,
-                  struct spotnotice *out, struct hpcq_error *err)
+static int parse (enum spotnotice_provider p, long status, const char *body, size_t len,
+                  const char *resource, int64_t now, struct spotnotice *out,
+                  struct hpcq_error *err)
 {
     memset (out, 0, sizeof (*out));
     if (len > DOC_MAX)
@@ -195,10 +197,8 @@ static int parse (enum spotnotice_provider p, long status, const char *body,
     if (!body)
         len = 0, body = "";
     switch (p) {
-    case SPOTNOTICE_AWS:
-        return aws_parse (status, body, len, out, err);
-    case SPOTNOTICE_GCP:
-        return gcp_parse (status, body, len, now, out, err);
+    case SPOTNOTICE_AWS: return aws_parse (status, body, len, out, err);
+    case SPOTNOTICE_GCP: return gcp_parse (status, body, len, now, out, err);
     case SPOTNOTICE_AZURE:
         return azure_parse (status, body, len, resource, now, out, err);
     }

@@ -38,8 +38,8 @@ enum spotnotice_provider {
 #define SPOTNOTICE_GCP_SECONDS 30
 
 struct spotnotice {
-    char action[32];        /* "terminate", "stop", "hibernate", "preempt" */
-    int64_t deadline;       /* wall seconds when the provider takes the node */
+    char action[32];  /* "terminate", "stop", "hibernate", "preempt" */
+    int64_t deadline; /* wall seconds when the provider takes the node */
 };
 
 /* "aws", "gcp" or "azure": the provider, or -1. */
@@ -59,7 +59,7 @@ int spotnotice_parse (enum spotnotice_provider p, long status, const char *body,
  * the token goes into a header of the next request, so it must be one
  * line of 1..size-1 printable bytes.  0 with out filled (terminated), or
  * -1 with err. */
-int spotnotice_token (long status, const char *body, size_t len, char *out,
-                      size_t size, struct hpcq_error *err);
+int spotnotice_token (long status, const char *body, size_t len, char *out, size_t size,
+                      struct hpcq_error *err);
 
 #endif

@@ -23,10 +23,10 @@
 
 /* What res->torque holds: how the chunks were asked for. */
 enum {
-    TORQUE_NODES = 1,           /* nodes=: one chunk per node, scattered */
-    TORQUE_NODES_EXCL = 2,      /* nodes=...#excl */
-    TORQUE_NODES_SHARED = 3,    /* nodes=...#shared */
-    TORQUE_PROCS = 4,           /* procs=: cores anywhere */
+    TORQUE_NODES = 1,        /* nodes=: one chunk per node, scattered */
+    TORQUE_NODES_EXCL = 2,   /* nodes=...#excl */
+    TORQUE_NODES_SHARED = 3, /* nodes=...#shared */
+    TORQUE_PROCS = 4,        /* procs=: cores anywhere */
 };
 
 /* All digits, 1 <= value <= INT_MAX. */
@@ -59,8 +59,10 @@ static int term_item (struct hpcq_chunk *c, struct term *t, char *item,
         return parse_count (item, val, 1, &t->cpp, err);
     if (strcasecmp (item, "gpus") == 0)
         return parse_count ("gpus", val, 0, &t->gpus, err);
-    return invalid (err, "unknown resource '%s' in nodes (ppn, cpp, gpus or a node "
-                    "property)", item);
+    return invalid (err,
+                    "unknown resource '%s' in nodes (ppn, cpp, gpus or a node "
+                    "property)",
+                    item);
 }
 
 /* "N[:item]..." or "HOST[:item]..." (modified in place); globals are the
@@ -80,9 +82,8 @@ static int term_parse (struct hpcq_resources *res, char *text, char **globals,
     if (isdigit ((unsigned char)first[0])) {
         if (parse_count ("node count", first, 1, &c->count, err) < 0)
             return -1;
-    }
-    else if (resource_check_word ("host", first, err) < 0
-             || !(c->host = resource_intern (first)))
+    } else if (resource_check_word ("host", first, err) < 0
+               || !(c->host = resource_intern (first)))
         return -1;
     while ((item = strsep (&text, ":")))
         if (term_item (c, &t, item, err) < 0)
@@ -117,8 +118,7 @@ int torque_parse_nodes (struct hpcq_resources *res, const char *spec,
             else if (nglobals == (int)ARRAY_SIZE (globals)) {
                 invalid (err, "too many #properties in nodes");
                 goto done;
-            }
-            else
+            } else
                 globals[nglobals++] = m;
         }
     }
@@ -169,7 +169,8 @@ static int64_t per_process (int64_t bytes, int procs)
     int64_t v;
 
     return __builtin_mul_overflow (bytes, (int64_t)(procs > 0 ? procs : 1), &v)
-           ? INT64_MAX / 2 : v;
+               ? INT64_MAX / 2
+               : v;
 }
 
 static void raise_mem (struct hpcq_chunk *c, int64_t mem)
@@ -206,9 +207,10 @@ static int spread_ncpus (struct hpcq_resources *res, struct hpcq_error *err)
     for (int i = 0; i < res->nchunks; i++)
         procs += (int64_t)res->chunk[i].count * res->chunk[i].ncpus;
     if (procs <= 0 || res->job_ncpus % procs != 0)
-        return invalid (err, "job-wide ncpus=%d is not a multiple of the %lld "
-                        "processors that nodes= asks for", res->job_ncpus,
-                        (long long)procs);
+        return invalid (err,
+                        "job-wide ncpus=%d is not a multiple of the %lld "
+                        "processors that nodes= asks for",
+                        res->job_ncpus, (long long)procs);
     factor = (int)(res->job_ncpus / procs);
     for (int i = 0; i < res->nchunks; i++)
         if (__builtin_mul_overflow (res->chunk[i].ncpus, factor, &res->chunk[i].ncpus))
@@ -220,8 +222,10 @@ static int spread_ncpus (struct hpcq_resources *res, struct hpcq_error *err)
 int torque_finalize (struct hpcq_resources *res, struct hpcq_error *err)
 {
     static const char *places[] = {
-        [TORQUE_NODES] = "scatter", [TORQUE_NODES_EXCL] = "scatter:excl",
-        [TORQUE_NODES_SHARED] = "scatter:shared", [TORQUE_PROCS] = "",
+        [TORQUE_NODES] = "scatter",
+        [TORQUE_NODES_EXCL] = "scatter:excl",
+        [TORQUE_NODES_SHARED] = "scatter:shared",
+        [TORQUE_PROCS] = "",
     };
     int mode = res->torque;
 

@@ -230,8 +230,7 @@ int util_mkdir_mode (const char *path, mode_t mode)
         if (mkdir (tmp, mode) == 0) {
             if (chmod (tmp, mode) < 0)
                 return -1;
-        }
-        else if (errno != EEXIST)
+        } else if (errno != EEXIST)
             return -1;
         *p = c;
         if (c == '\0')
@@ -272,7 +271,8 @@ int util_proc_stat (int pid, long long *v, int last)
         if (*p != ' ')
             continue;
         field++;
-        v[field] = field == 3 ? (long long)(unsigned char)p[1] : strtoll (p + 1, NULL, 10);
+        v[field] =
+            field == 3 ? (long long)(unsigned char)p[1] : strtoll (p + 1, NULL, 10);
     }
     return field == last ? 0 : -1;
 }

@@ -30,7 +30,7 @@ int util_parse_int (const char *s, int min, int max, int *out);
 
 /* Monotonic and wall clocks in milliseconds / seconds. */
 int64_t util_now_ms (void);
-int64_t util_now_us (void);     /* monotonic, for durations */
+int64_t util_now_us (void); /* monotonic, for durations */
 int64_t util_wall_secs (void);
 
 /* "Sun Nov 29 15:43:31 2026", as PBS prints times; buf >= 32. */

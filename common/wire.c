@@ -19,8 +19,7 @@ void wire_msg_release (struct wire_msg *m)
     memset (m, 0, sizeof (*m));
 }
 
-static void wire_init (struct wire_msg *m, const char *type, int64_t id,
-                       json_t *body)
+static void wire_init (struct wire_msg *m, const char *type, int64_t id, json_t *body)
 {
     memset (m, 0, sizeof (*m));
     m->version = WIRE_VERSION;
@@ -29,14 +28,13 @@ static void wire_init (struct wire_msg *m, const char *type, int64_t id,
     m->body = body ? body : json_object ();
 }
 
-void wire_request_init (struct wire_msg *m, const char *type, int64_t id,
-                        json_t *body)
+void wire_request_init (struct wire_msg *m, const char *type, int64_t id, json_t *body)
 {
     wire_init (m, type, id, body);
 }
 
-void wire_reply_init (struct wire_msg *m, const struct wire_msg *req,
-                      int errnum, const char *errstr, json_t *body)
+void wire_reply_init (struct wire_msg *m, const struct wire_msg *req, int errnum,
+                      const char *errstr, json_t *body)
 {
     wire_init (m, req->type, req->id, body);
     m->is_reply = 1;
@@ -50,8 +48,8 @@ char *wire_encode (const struct wire_msg *m, size_t *lenp)
     char *json, *buf;
     size_t len;
 
-    o = json_pack ("{s:i s:s s:I s:O* s:O*}", "v", m->version, "type", m->type,
-                   "id", (json_int_t)m->id, "cred", m->cred, "body", m->body);
+    o = json_pack ("{s:i s:s s:I s:O* s:O*}", "v", m->version, "type", m->type, "id",
+                   (json_int_t)m->id, "cred", m->cred, "body", m->body);
     if (!o) {
         errno = ENOMEM;
         return NULL;
@@ -90,8 +88,8 @@ char *wire_encode (const struct wire_msg *m, size_t *lenp)
 
 int wire_frame_len (const unsigned char hdr[WIRE_HDR_LEN], size_t *lenp)
 {
-    size_t len = ((size_t)hdr[0] << 24) | ((size_t)hdr[1] << 16)
-                 | ((size_t)hdr[2] << 8) | (size_t)hdr[3];
+    size_t len = ((size_t)hdr[0] << 24) | ((size_t)hdr[1] << 16) | ((size_t)hdr[2] << 8)
+                 | (size_t)hdr[3];
 
     if (len == 0 || len > WIRE_MAX_MSG) {
         errno = EMSGSIZE;
@@ -101,8 +99,7 @@ int wire_frame_len (const unsigned char hdr[WIRE_HDR_LEN], size_t *lenp)
     return 0;
 }
 
-static int wire_fail (struct wire_msg *m, struct hpcq_error *err,
-                      const char *what)
+static int wire_fail (struct wire_msg *m, struct hpcq_error *err, const char *what)
 {
     wire_msg_release (m);
     errno = EPROTO;
@@ -121,10 +118,10 @@ int wire_decode (const char *json, size_t len, struct wire_msg *m,
     memset (m, 0, sizeof (*m));
     if (!(o = json_loadb (json, len, JSON_REJECT_DUPLICATES, &jerr)))
         return wire_fail (m, err, "not JSON");
-    if (json_unpack_ex (o, &jerr, 0, "{s:I s:s s:I s?o s?o s?b s?I s?s}",
-                        "v", &version, "type", &type, "id", &id,
-                        "cred", &cred, "body", &body, "reply", &reply,
-                        "errnum", &errnum, "error", &errstr) < 0) {
+    if (json_unpack_ex (o, &jerr, 0, "{s:I s:s s:I s?o s?o s?b s?I s?s}", "v", &version,
+                        "type", &type, "id", &id, "cred", &cred, "body", &body, "reply",
+                        &reply, "errnum", &errnum, "error", &errstr)
+        < 0) {
         json_decref (o);
         return wire_fail (m, err, "bad envelope");
     }

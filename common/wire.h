@@ -29,10 +29,10 @@ struct wire_msg {
     char type[WIRE_TYPE_MAX];
     int64_t id;
     int is_reply;
-    int errnum;         /* replies: 0 or an errno value */
-    char *errstr;       /* replies: message or NULL (owned) */
-    json_t *cred;       /* reserved for authentication, may be NULL (owned) */
-    json_t *body;       /* always an object after decode (owned) */
+    int errnum;   /* replies: 0 or an errno value */
+    char *errstr; /* replies: message or NULL (owned) */
+    json_t *cred; /* reserved for authentication, may be NULL (owned) */
+    json_t *body; /* always an object after decode (owned) */
 };
 
 /* Free what m owns; m itself is the caller's. */
@@ -51,11 +51,10 @@ int wire_decode (const char *json, size_t len, struct wire_msg *m,
                  struct hpcq_error *err);
 
 /* Build a request; body reference is stolen (NULL means {}). */
-void wire_request_init (struct wire_msg *m, const char *type, int64_t id,
-                        json_t *body);
+void wire_request_init (struct wire_msg *m, const char *type, int64_t id, json_t *body);
 
 /* Build the reply to req; body stolen (NULL means {}), errstr copied. */
-void wire_reply_init (struct wire_msg *m, const struct wire_msg *req,
-                      int errnum, const char *errstr, json_t *body);
+void wire_reply_init (struct wire_msg *m, const struct wire_msg *req, int errnum,
+                      const char *errstr, json_t *body);
 
 #endif

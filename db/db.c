@@ -29,28 +29,22 @@ struct db {
 static int db_errno_of (int rc)
 {
     switch (rc & 0xff) {
-    case SQLITE_OK:
-        return 0;
+    case SQLITE_OK: return 0;
     case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-        return EBUSY;
-    case SQLITE_NOMEM:
-        return ENOMEM;
+    case SQLITE_LOCKED: return EBUSY;
+    case SQLITE_NOMEM: return ENOMEM;
     case SQLITE_READONLY:
-    case SQLITE_PERM:
-        return EPERM;
-    case SQLITE_FULL:
-        return ENOSPC;
+    case SQLITE_PERM: return EPERM;
+    case SQLITE_FULL: return ENOSPC;
     case SQLITE_CONSTRAINT:
         /* A duplicate key is "exists"; a broken CHECK, NOT NULL or
          * foreign key is a bad value. */
         return rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_UNIQUE
-               ? EEXIST : EINVAL;
+                   ? EEXIST
+                   : EINVAL;
     case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-        return EILSEQ;
-    default:
-        return EIO;
+    case SQLITE_NOTADB: return EILSEQ;
+    default: return EIO;
     }
 }
 
@@ -96,11 +90,14 @@ static int db_migrate (struct db *db, struct hpcq_error *err)
     while (db_migrations[n])
         n++;
     if (have < 0)
-        return errprintf (err, "cannot read schema version: %s", sqlite3_errmsg (db->h));
+        return errprintf (err, "cannot read schema version: %s",
+                          sqlite3_errmsg (db->h));
     if (n > 0 && have > db_migration_version[n - 1]) {
         errno = EPROTO;
-        return errprintf (err, "database schema version %d is newer than this "
-                          "program (%d)", have, db_migration_version[n - 1]);
+        return errprintf (err,
+                          "database schema version %d is newer than this "
+                          "program (%d)",
+                          have, db_migration_version[n - 1]);
     }
     for (int i = 0; i < n; i++) {
         int v = db_migration_version[i];
@@ -151,8 +148,11 @@ struct db *db_open (const char *path, struct hpcq_error *err)
         errprintf (err, "out of memory");
         return NULL;
     }
-    if (sqlite3_open_v2 (path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-                         | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2 (path, &db->h,
+                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+                             | SQLITE_OPEN_NOMUTEX,
+                         NULL)
+        != SQLITE_OK) {
         errprintf (err, "cannot open database '%s': %s", path,
                    db->h ? sqlite3_errmsg (db->h) : "out of memory");
         goto error;
@@ -242,8 +242,8 @@ sqlite3_stmt *db_stmt (struct db *db, const char *sql)
         errno = ENOSPC;
         return NULL;
     }
-    if (sqlite3_prepare_v3 (db->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &st,
-                            NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v3 (db->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL)
+        != SQLITE_OK) {
         db_fail (db, "prepare");
         return NULL;
     }
@@ -304,8 +304,8 @@ int db_wal_checkpoint (struct db *db)
 {
     if (db->in_txn)
         return 0;
-    if (sqlite3_wal_checkpoint_v2 (db->h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL,
-                                   NULL) != SQLITE_OK)
+    if (sqlite3_wal_checkpoint_v2 (db->h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL)
+        != SQLITE_OK)
         return db_fail (db, "wal checkpoint");
     return 0;
 }

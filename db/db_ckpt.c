@@ -33,14 +33,16 @@ static const char *sql_intr_add =
     " VALUES (?1, ?2, ?3, ?4, ?5)";
 static const char *sql_exposure_add =
     "INSERT INTO class_exposure (class, node_seconds) VALUES (?1, ?2)"
-    " ON CONFLICT (class) DO UPDATE SET node_seconds = node_seconds + excluded.node_seconds";
+    " ON CONFLICT (class) DO UPDATE SET node_seconds = node_seconds + "
+    "excluded.node_seconds";
 static const char *sql_class_all =
     "SELECT class, sum (s), sum (n) FROM ("
     "  SELECT class, node_seconds AS s, 0 AS n FROM class_exposure"
     "  UNION ALL SELECT class, 0, count (*) FROM interruptions GROUP BY class)"
     " GROUP BY class ORDER BY class";
 static const char *sql_dir_add =
-    "INSERT INTO checkpoint_dirs (job_seq, path, uid, remove_after) VALUES (?1, ?2, ?3, ?4)"
+    "INSERT INTO checkpoint_dirs (job_seq, path, uid, remove_after) VALUES (?1, ?2, "
+    "?3, ?4)"
     " ON CONFLICT (job_seq) DO UPDATE SET path = excluded.path, uid = excluded.uid,"
     " remove_after = excluded.remove_after, removed_at = NULL";
 static const char *sql_dir_due =
@@ -124,13 +126,15 @@ static int ckpt_row (sqlite3_stmt *st, void *arg)
         .generation = sqlite3_column_int64 (st, 2),
         .path = col_text (st, 3),
         .node = col_text (st, 4),
-        .size = sqlite3_column_type (st, 5) == SQLITE_NULL ? -1
-                                                          : sqlite3_column_int64 (st, 5),
+        .size = sqlite3_column_type (st, 5) == SQLITE_NULL
+                    ? -1
+                    : sqlite3_column_int64 (st, 5),
         .completed_at = sqlite3_column_int64 (st, 6),
         .reason = col_text (st, 7),
         .requested_at = sqlite3_column_double (st, 8),
-        .duration = sqlite3_column_type (st, 9) == SQLITE_NULL ? -1
-                                                              : sqlite3_column_double (st, 9),
+        .duration = sqlite3_column_type (st, 9) == SQLITE_NULL
+                        ? -1
+                        : sqlite3_column_double (st, 9),
     };
     return k->cb (&c, k->arg);
 }
@@ -172,8 +176,8 @@ static int preempt_row (sqlite3_stmt *st, void *arg)
     struct preempt_cb *k = arg;
     const char *m = col_text (st, 2);
 
-    return k->cb (sqlite3_column_int64 (st, 0), sqlite3_column_int (st, 1), m ? m[0] : '?',
-                  col_text (st, 3), k->arg);
+    return k->cb (sqlite3_column_int64 (st, 0), sqlite3_column_int (st, 1),
+                  m ? m[0] : '?', col_text (st, 3), k->arg);
 }
 
 int db_preempt_foreach (struct db *db,
@@ -203,7 +207,8 @@ int db_attempt_set_cost (struct db *db, int64_t seq, int attempt, double cost,
 }
 
 struct cost_cb {
-    int (*cb) (int64_t seq, const char *queue, double cost, double cost_spot, void *arg);
+    int (*cb) (int64_t seq, const char *queue, double cost, double cost_spot,
+               void *arg);
     void *arg;
 };
 
@@ -212,8 +217,8 @@ static int cost_row (sqlite3_stmt *st, void *arg)
     struct cost_cb *k = arg;
     const char *q = col_text (st, 1);
 
-    return k->cb (sqlite3_column_int64 (st, 0), q ? q : "", sqlite3_column_double (st, 2),
-                  sqlite3_column_double (st, 3), k->arg);
+    return k->cb (sqlite3_column_int64 (st, 0), q ? q : "",
+                  sqlite3_column_double (st, 2), sqlite3_column_double (st, 3), k->arg);
 }
 
 int db_cost_foreach (struct db *db,
@@ -227,8 +232,8 @@ int db_cost_foreach (struct db *db,
     return st ? read_rows (db, st, cost_row, &k) : -1;
 }
 
-int db_interruption_add (struct db *db, int64_t time, const char *node,
-                         const char *cls, const char *kind, const char *detail)
+int db_interruption_add (struct db *db, int64_t time, const char *node, const char *cls,
+                         const char *kind, const char *detail)
 {
     sqlite3_stmt *st = write_stmt (db, sql_intr_add);
 
@@ -263,8 +268,8 @@ static int class_row (sqlite3_stmt *st, void *arg)
     struct class_cb *k = arg;
     const char *c = col_text (st, 0);
 
-    return k->cb (c ? c : "", sqlite3_column_double (st, 1), sqlite3_column_int64 (st, 2),
-                  k->arg);
+    return k->cb (c ? c : "", sqlite3_column_double (st, 1),
+                  sqlite3_column_int64 (st, 2), k->arg);
 }
 
 int db_class_foreach (struct db *db,
@@ -302,8 +307,8 @@ static int dir_row (sqlite3_stmt *st, void *arg)
     struct dir_cb *k = arg;
     const char *p = col_text (st, 1);
 
-    return k->cb (sqlite3_column_int64 (st, 0), p ? p : "", sqlite3_column_int64 (st, 2),
-                  k->arg);
+    return k->cb (sqlite3_column_int64 (st, 0), p ? p : "",
+                  sqlite3_column_int64 (st, 2), k->arg);
 }
 
 int db_ckptdir_due (struct db *db, int64_t now, int max,

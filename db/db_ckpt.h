@@ -15,16 +15,16 @@
 
 /* One completed checkpoint. */
 struct db_ckpt {
-    int64_t seq;                /* the job */
+    int64_t seq; /* the job */
     int attempt;
     int64_t generation;
-    const char *path;           /* its folder */
-    const char *node;           /* the node that reported it */
-    int64_t size;               /* bytes, -1 unknown */
-    int64_t completed_at;       /* wall seconds */
-    const char *reason;         /* why it was asked for; NULL: unasked */
-    double requested_at;        /* wall seconds of the signal, 0: none */
-    double duration;            /* seconds, < 0 unknown */
+    const char *path;     /* its folder */
+    const char *node;     /* the node that reported it */
+    int64_t size;         /* bytes, -1 unknown */
+    int64_t completed_at; /* wall seconds */
+    const char *reason;   /* why it was asked for; NULL: unasked */
+    double requested_at;  /* wall seconds of the signal, 0: none */
+    double duration;      /* seconds, < 0 unknown */
 };
 
 /* Record c.  1 if recorded, 0 if that generation of the job was already
@@ -57,8 +57,8 @@ int db_cost_foreach (struct db *db,
                      void *arg);
 
 /* A node interruption: kind "failure" or "reclaim". */
-int db_interruption_add (struct db *db, int64_t time, const char *node,
-                         const char *cls, const char *kind, const char *detail);
+int db_interruption_add (struct db *db, int64_t time, const char *node, const char *cls,
+                         const char *kind, const char *detail);
 /* Add node-seconds of up time to a class. */
 int db_class_exposure_add (struct db *db, const char *cls, double node_seconds);
 /* cb for each class with its up time and interruptions so far. */

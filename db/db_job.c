@@ -197,7 +197,8 @@ int db_job_foreach (struct db *db, db_job_f cb, void *arg)
     return db_job_foreach_since (db, 0, cb, arg);
 }
 
-int db_job_foreach_since (struct db *db, int64_t finished_before, db_job_f cb, void *arg)
+int db_job_foreach_since (struct db *db, int64_t finished_before, db_job_f cb,
+                          void *arg)
 {
     sqlite3_stmt *st = db_stmt (db, sql_select);
     int rc;
@@ -219,8 +220,8 @@ int db_job_foreach_since (struct db *db, int64_t finished_before, db_job_f cb, v
     return 0;
 }
 
-int db_attempt_start (struct db *db, int64_t seq, int attempt,
-                      const char *node, const char *exec_host, int64_t start)
+int db_attempt_start (struct db *db, int64_t seq, int attempt, const char *node,
+                      const char *exec_host, int64_t start)
 {
     sqlite3_stmt *st;
 
@@ -235,8 +236,8 @@ int db_attempt_start (struct db *db, int64_t seq, int attempt,
 }
 
 int db_attempt_end (struct db *db, int64_t seq, int attempt, int64_t end,
-                    int exit_status, const char *reason, int64_t cput,
-                    int64_t walltime, int64_t maxrss)
+                    int exit_status, const char *reason, int64_t cput, int64_t walltime,
+                    int64_t maxrss)
 {
     sqlite3_stmt *st;
 

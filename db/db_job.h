@@ -21,22 +21,22 @@ struct db_job {
     int64_t uid;
     char name[DB_NAME_LEN];
     char queue[64];
-    char state;                 /* 'Q' 'H' 'W' 'R' 'E' 'F' */
-    char hold_types[8];         /* "n", "u", "o", "s" combinations */
+    char state;         /* 'Q' 'H' 'W' 'R' 'E' 'F' */
+    char hold_types[8]; /* "n", "u", "o", "s" combinations */
     int priority;
-    char *spec;                 /* jobspec JSON text (owned) */
-    int64_t ctime, mtime, stime, etime;   /* 0 = unset */
+    char *spec;                         /* jobspec JSON text (owned) */
+    int64_t ctime, mtime, stime, etime; /* 0 = unset */
     int has_exit;
     int exit_status;
-    char *comment;              /* owned, may be NULL */
-    int run_count;              /* attempts started so far */
-    char *exec_host;            /* "node1/0*2+node2/0*2" (owned, may be NULL) */
-    char *exec_vnode;           /* "(node1:ncpus=2)+..." (owned, may be NULL) */
+    char *comment;    /* owned, may be NULL */
+    int run_count;    /* attempts started so far */
+    char *exec_host;  /* "node1/0*2+node2/0*2" (owned, may be NULL) */
+    char *exec_vnode; /* "(node1:ncpus=2)+..." (owned, may be NULL) */
     int64_t session_id;
-    char *resources_used;       /* JSON text (owned, may be NULL) */
-    char *alloc;                /* JSON: where it runs, to rebuild node usage after a restart */
-    int64_t array_parent;       /* array subjob: the array's seq; 0 otherwise */
-    int array_index;            /* array subjob: its index */
+    char *resources_used; /* JSON text (owned, may be NULL) */
+    char *alloc; /* JSON: where it runs, to rebuild node usage after a restart */
+    int64_t array_parent; /* array subjob: the array's seq; 0 otherwise */
+    int array_index;      /* array subjob: its index */
 };
 
 /* Free the strings a record owns. */
@@ -62,14 +62,15 @@ int db_job_foreach (struct db *db, db_job_f cb, void *arg);
 /* The same, leaving out jobs that finished (F) before finished_before
  * (seconds; 0: none left out), with the subjobs of arrays so left out:
  * what a scheduler keeps of its history (job_history_duration). */
-int db_job_foreach_since (struct db *db, int64_t finished_before, db_job_f cb, void *arg);
+int db_job_foreach_since (struct db *db, int64_t finished_before, db_job_f cb,
+                          void *arg);
 
 /* Attempt records: one row per run of a job. */
-int db_attempt_start (struct db *db, int64_t seq, int attempt,
-                      const char *node, const char *exec_host, int64_t start);
+int db_attempt_start (struct db *db, int64_t seq, int attempt, const char *node,
+                      const char *exec_host, int64_t start);
 int db_attempt_end (struct db *db, int64_t seq, int attempt, int64_t end,
-                    int exit_status, const char *reason, int64_t cput,
-                    int64_t walltime, int64_t maxrss);
+                    int exit_status, const char *reason, int64_t cput, int64_t walltime,
+                    int64_t maxrss);
 
 /* Event history.  seq may be 0 for server events. */
 int db_event_add (struct db *db, int64_t seq, int64_t time, const char *type,

@@ -56,7 +56,8 @@ int db_node_foreach (struct db *db, int (*cb) (const struct db_node *n, void *ar
                              .last_seen = sqlite3_column_int64 (st, 6),
                              .offline = sqlite3_column_int (st, 7),
                              .comment = (const char *)sqlite3_column_text (st, 8) };
-        snprintf (n.name, sizeof (n.name), "%s", (const char *)sqlite3_column_text (st, 0));
+        snprintf (n.name, sizeof (n.name), "%s",
+                  (const char *)sqlite3_column_text (st, 0));
         if (cb (&n, arg) < 0)
             break;
     }

@@ -15,12 +15,12 @@ struct db_node {
     char name[64];
     int ncpus;
     int64_t mem;
-    const char *gpus;           /* JSON array text */
-    const char *labels;         /* comma separated */
-    const char *state;          /* "free", "down", ... */
+    const char *gpus;   /* JSON array text */
+    const char *labels; /* comma separated */
+    const char *state;  /* "free", "down", ... */
     int64_t last_seen;
-    int offline;                /* taken out of service by an administrator */
-    const char *comment;        /* why (read only by db_node_foreach) */
+    int offline;         /* taken out of service by an administrator */
+    const char *comment; /* why (read only by db_node_foreach) */
 };
 
 int db_node_upsert (struct db *db, const struct db_node *n);

@@ -7,24 +7,22 @@
 
 #include "db/db_queue.h"
 
-#define QUEUE_COLS "name, queue_type, priority, enabled, started, resources_max," \
-    " resources_default, max_run, max_run_user, node_labels, preempt_order, preempt_targets"
+#define QUEUE_COLS                                                            \
+    "name, queue_type, priority, enabled, started, resources_max,"            \
+    " resources_default, max_run, max_run_user, node_labels, preempt_order, " \
+    "preempt_targets"
 
-static const char *sql_get =
-    "SELECT " QUEUE_COLS " FROM queues WHERE name = ?1";
-static const char *sql_all =
-    "SELECT " QUEUE_COLS " FROM queues ORDER BY name";
-static const char *sql_insert =
-    "INSERT INTO queues (" QUEUE_COLS ", created_at)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, strftime('%s', 'now'))";
+static const char *sql_get = "SELECT " QUEUE_COLS " FROM queues WHERE name = ?1";
+static const char *sql_all = "SELECT " QUEUE_COLS " FROM queues ORDER BY name";
+static const char *sql_insert = "INSERT INTO queues (" QUEUE_COLS ", created_at)"
+                                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+                                "?11, ?12, strftime('%s', 'now'))";
 static const char *sql_update =
     "UPDATE queues SET queue_type = ?2, priority = ?3, enabled = ?4, started = ?5,"
     " resources_max = ?6, resources_default = ?7, max_run = ?8, max_run_user = ?9,"
     " node_labels = ?10, preempt_order = ?11, preempt_targets = ?12 WHERE name = ?1";
-static const char *sql_jobs =
-    "SELECT count(*) FROM jobs WHERE queue = ?1";
-static const char *sql_delete =
-    "DELETE FROM queues WHERE name = ?1";
+static const char *sql_jobs = "SELECT count(*) FROM jobs WHERE queue = ?1";
+static const char *sql_delete = "DELETE FROM queues WHERE name = ?1";
 static const char *sql_fs_set =
     "INSERT INTO fairshare (user, usage, decayed_at) VALUES (?1, ?2, ?3)"
     " ON CONFLICT (user) DO UPDATE SET usage = ?2, decayed_at = ?3";

@@ -7,17 +7,17 @@
 
 struct db_queue {
     char name[64];
-    char queue_type[16];            /* "execution" */
+    char queue_type[16]; /* "execution" */
     int priority;
     int enabled;
     int started;
-    char resources_max[256];        /* PBS resource list, "" = none */
+    char resources_max[256]; /* PBS resource list, "" = none */
     char resources_default[256];
-    int max_run;                    /* 0 = no cap */
+    int max_run; /* 0 = no cap */
     int max_run_user;
-    char node_labels[256];          /* "" = any node */
-    char preempt_order[8];          /* "SCR"; "" = the scheduler's */
-    char preempt_targets[256];      /* "queue=a,queue=b", "NONE"; "" = any */
+    char node_labels[256];     /* "" = any node */
+    char preempt_order[8];     /* "SCR"; "" = the scheduler's */
+    char preempt_targets[256]; /* "queue=a,queue=b", "NONE"; "" = any */
 };
 
 /* 1 if the queue exists (and fills q if not NULL), 0 if not, -1 on error. */

@@ -92,7 +92,7 @@ struct job **backfill_running_by_end (const struct policy_ctx *ctx,
     int n = nstarted, m = 0, out = 0;
 
     LIST_FOREACH (j, ctx->running, r_link)
-        n++;
+    n++;
     v = calloc (n ? n : 1, sizeof (*v));
     k = malloc ((n ? n : 1) * sizeof (*k));
     if (!v || !k) {
@@ -101,8 +101,8 @@ struct job **backfill_running_by_end (const struct policy_ctx *ctx,
         return NULL;
     }
     LIST_FOREACH (j, ctx->running, r_link)
-        if (j->alloc)
-            k[m++] = (struct end_key){ backfill_end (ctx, j), j };
+    if (j->alloc)
+        k[m++] = (struct end_key){ backfill_end (ctx, j), j };
     for (int i = 0; i < nstarted; i++)
         if (started[i]->alloc)
             k[m++] = (struct end_key){ backfill_end (ctx, started[i]), started[i] };
@@ -129,8 +129,8 @@ struct job **backfill_running_by_end (const struct policy_ctx *ctx,
 
 struct reqkey {
     int nchunks;
-    int spot;                   /* -l spot= (-1 either) */
-    const char *labels;         /* NULL: any node */
+    int spot;           /* -l spot= (-1 either) */
+    const char *labels; /* NULL: any node */
     struct {
         int count, ncpus, ngpus;
         int64_t mem;
@@ -141,12 +141,12 @@ struct reqkey {
 
 struct reqent {
     UT_hash_handle hh;
-    struct reqkey key;          /* its first bytes, as many as the key's length */
+    struct reqkey key; /* its first bytes, as many as the key's length */
 };
 
 struct reqcache {
     struct reqent *set[REQCACHE_KINDS];
-    const struct job *last;     /* the last job keyed, its key and hash */
+    const struct job *last; /* the last job keyed, its key and hash */
     struct reqkey key;
     size_t len;
     unsigned hashv;
@@ -192,13 +192,15 @@ int backfill_same_request (const struct job *a, const struct job *b)
     const struct hpcq_resources *x = &a->spec.res, *y = &b->spec.res;
 
     if (x->nchunks != y->nchunks || x->spot != y->spot || !same (x->place, y->place)
-        || !same (a->node_labels ? a->node_labels : "", b->node_labels ? b->node_labels : ""))
+        || !same (a->node_labels ? a->node_labels : "",
+                  b->node_labels ? b->node_labels : ""))
         return 0;
     for (int c = 0; c < x->nchunks; c++) {
         const struct hpcq_chunk *p = &x->chunk[c], *q = &y->chunk[c];
         if (p->count != q->count || p->ncpus != q->ncpus || p->ngpus != q->ngpus
             || p->mem != q->mem || !same (chunk_model (p), chunk_model (q))
-            || !same (chunk_mig (p), chunk_mig (q)) || !same (chunk_host (p), chunk_host (q))
+            || !same (chunk_mig (p), chunk_mig (q))
+            || !same (chunk_host (p), chunk_host (q))
             || !same (chunk_labels (p), chunk_labels (q)))
             return 0;
     }
@@ -217,7 +219,8 @@ void reqcache_destroy (struct reqcache *rc)
     if (!rc)
         return;
     for (int k = 0; k < REQCACHE_KINDS; k++)
-        HASH_ITER (hh, rc->set[k], e, tmp) {
+        HASH_ITER (hh, rc->set[k], e, tmp)
+        {
             HASH_DEL (rc->set[k], e);
             free (e);
         }
@@ -273,7 +276,7 @@ struct bound {
     const char *labels;
     int scatter, excl;
     int nterms;
-    int *copies;                /* [node][term] */
+    int *copies; /* [node][term] */
     int64_t total[BOUND_TERMS];
 };
 
@@ -350,9 +353,9 @@ static int64_t reserve (struct policy_ctx *ctx, struct job *job, struct node_use
         struct alloc *a;
         bound_release (&b, ctx, use, ends[i]->alloc, ends[i]->rec.seq);
         if (i + 1 < n && backfill_end (ctx, ends[i + 1]) == backfill_end (ctx, ends[i]))
-            continue;   /* release everything ending at the same moment */
+            continue; /* release everything ending at the same moment */
         if (!bound_ok (&b))
-            continue;   /* cannot fit yet: skip the full placement */
+            continue; /* cannot fit yet: skip the full placement */
         if ((a = place_alloc_use (ctx->nodes, use, NULL, ctx->nnodes, &job->spec.res,
                                   job->node_labels))) {
             backfill_use_apply (ctx, use, a, job->rec.seq, 1);
@@ -373,7 +376,7 @@ static int64_t reserve (struct policy_ctx *ctx, struct job *job, struct node_use
 struct open_nodes {
     int *idx;
     int n;
-    int starts;                 /* since the list was last pruned */
+    int starts; /* since the list was last pruned */
 };
 
 /* Drop the nodes that filled up, now and then (the scans shrink as the
@@ -430,10 +433,11 @@ static int backfill (struct policy_ctx *ctx, struct job *job, int64_t shadow,
     struct alloc *a;
 
     if (shadow == T_NEVER)
-        return 0;   /* nothing is known about when the top job can run */
+        return 0; /* nothing is known about when the top job can run */
     if (w >= 0 && ctx->now + w <= shadow)
-        a = fit_now (ctx, job, rc, o);  /* gone before the reserved job starts */
-    else if (reqcache_failed (rc, job, FAIL_NOW) || reqcache_failed (rc, job, FAIL_BOTH))
+        a = fit_now (ctx, job, rc, o); /* gone before the reserved job starts */
+    else if (reqcache_failed (rc, job, FAIL_NOW)
+             || reqcache_failed (rc, job, FAIL_BOTH))
         return 0;
     else if ((a = place_alloc_among (ctx->nodes, o->idx, o->n, NULL, at_shadow,
                                      ctx->nnodes, &job->spec.res, job->node_labels)))

@@ -46,19 +46,19 @@ struct ckpt {
     struct loop_timer *tick;
     int64_t last_cadence_ms, last_sweep_ms;
     /* Settings (ckpt_settings). */
-    char root[1024];            /* checkpoint_root, "" = in the job's workdir */
-    int64_t keep;               /* checkpoint_keep */
-    double keep_failed_days;    /* checkpoint_keep_failed */
-    int64_t grace_s;            /* checkpoint_grace */
-    int64_t interval_s;         /* checkpoint_interval: c, w without MIN */
-    int64_t min_s, max_s;       /* checkpoint_min_interval, _max_interval */
+    char root[1024];         /* checkpoint_root, "" = in the job's workdir */
+    int64_t keep;            /* checkpoint_keep */
+    double keep_failed_days; /* checkpoint_keep_failed */
+    int64_t grace_s;         /* checkpoint_grace */
+    int64_t interval_s;      /* checkpoint_interval: c, w without MIN */
+    int64_t min_s, max_s;    /* checkpoint_min_interval, _max_interval */
     /* Jobs with a request under way. */
     struct job **pending;
     int npending, pending_cap;
     /* Folders whose removal a worker is doing. */
     struct removal *removing;
     int nremoving;
-    int sweep_now;              /* a job ended: sweep at the next tick */
+    int sweep_now; /* a job ended: sweep at the next tick */
 };
 
 static const struct handler ckpt_handlers[];
@@ -86,20 +86,24 @@ static int ckpt_settings (struct ckpt *ck, struct config *cfg, struct hpcq_error
     snprintf (ck->root, sizeof (ck->root), "%s", root);
     ck->keep_failed_days = 7;
     if (kf && util_parse_double (kf, 0, 36500, &ck->keep_failed_days) < 0)
-        return errprintf (err, "invalid checkpoint_keep_failed '%s' (days, 0 to 36500)", kf);
+        return errprintf (err, "invalid checkpoint_keep_failed '%s' (days, 0 to 36500)",
+                          kf);
     if (config_get_int (cfg, "checkpoint_keep", 2, 1, 1000, &ck->keep, err) < 0
         || duration_setting (cfg, "checkpoint_grace", 60, &ck->grace_s, err) < 0
         || duration_setting (cfg, "checkpoint_interval", 3600, &ck->interval_s, err) < 0
         || duration_setting (cfg, "checkpoint_min_interval", 300, &ck->min_s, err) < 0
-        || duration_setting (cfg, "checkpoint_max_interval", 86400, &ck->max_s, err) < 0)
+        || duration_setting (cfg, "checkpoint_max_interval", 86400, &ck->max_s, err)
+               < 0)
         return -1;
     if (ck->interval_s < 1 || ck->min_s < 1)
-        return errprintf (err, "checkpoint_interval and checkpoint_min_interval must be "
+        return errprintf (err,
+                          "checkpoint_interval and checkpoint_min_interval must be "
                           "at least 1 second");
     if (ck->max_s < ck->min_s)
-        return errprintf (err, "checkpoint_max_interval (%lld s) is below "
-                          "checkpoint_min_interval (%lld s)", (long long)ck->max_s,
-                          (long long)ck->min_s);
+        return errprintf (err,
+                          "checkpoint_max_interval (%lld s) is below "
+                          "checkpoint_min_interval (%lld s)",
+                          (long long)ck->max_s, (long long)ck->min_s);
     return 0;
 }
 
@@ -161,7 +165,8 @@ void ckpt_job_dir (struct server *srv, const struct job *job, char *buf, size_t 
     if (srv->ckpt->root[0])
         snprintf (buf, len, "%s/%s", srv->ckpt->root, job->rec.uuid);
     else
-        snprintf (buf, len, "%s/.hpcq/checkpoints/%s", job->spec.workdir, job->rec.uuid);
+        snprintf (buf, len, "%s/.hpcq/checkpoints/%s", job->spec.workdir,
+                  job->rec.uuid);
 }
 
 /* ---- the interval ------------------------------------------------------ */
@@ -202,8 +207,7 @@ double ckpt_interval (struct server *srv, const struct job *job)
 
     switch (job_mode (job, &minutes)) {
     case CKPT_CPU:
-    case CKPT_WALL:
-        return minutes > 0 ? minutes * 60.0 : (double)ck->interval_s;
+    case CKPT_WALL: return minutes > 0 ? minutes * 60.0 : (double)ck->interval_s;
     case CKPT_AUTO:
         /* Until a checkpoint has been measured, the first comes after the
          * shortest interval, and measures the cost. */
@@ -213,8 +217,7 @@ double ckpt_interval (struct server *srv, const struct job *job)
             return (double)ck->min_s;
         return cadence_bound (cadence_young_daly (cost, mtbi), (double)ck->min_s,
                               (double)ck->max_s);
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -260,7 +263,8 @@ static void job_event (struct server *srv, struct job *job, enum job_event ev,
 
 /* End the request under way; the waiters are told outcome (each once,
  * from a copy: a waiter may requeue the job, which ends the attempt). */
-static void request_finish (struct server *srv, struct job *job, enum ckpt_outcome outcome)
+static void request_finish (struct server *srv, struct job *job,
+                            enum ckpt_outcome outcome)
 {
     struct job_ckpt *jc = job->ck;
     struct ckpt_waiter w[CKPT_WAITERS];
@@ -308,10 +312,11 @@ int ckpt_request (struct server *srv, struct job *job, const char *reason,
         snprintf (detail, sizeof (detail), "%s (SIG%s)", reason, ckpt_job_signal (job));
         log_msg (LOG_INFO, "job %s (%s): checkpoint requested: %s", job->id,
                  job->rec.owner, detail);
-    }
-    else
-        snprintf (detail, sizeof (detail), "%s (the %s checkpoint under way for %.1f s "
-                  "counts)", reason, jc->req_reason, (now - jc->req_ms) / 1000.0);
+    } else
+        snprintf (detail, sizeof (detail),
+                  "%s (the %s checkpoint under way for %.1f s "
+                  "counts)",
+                  reason, jc->req_reason, (now - jc->req_ms) / 1000.0);
     job_event (srv, job, JOB_EV_CHECKPOINT_REQUESTED, "scheduler", detail);
     if (done) {
         jc->w[jc->nw++] = (struct ckpt_waiter){ done, arg, deadline_ms };
@@ -372,8 +377,8 @@ static void requests_expire (struct server *srv, int64_t now)
         if (i < ck->npending && ck->pending[i] == job && jc->req_ms && jc->nw == 0
             && now >= jc->req_until_ms) {
             char detail[128];
-            snprintf (detail, sizeof (detail), "%s: no report within %.0f s", jc->req_reason,
-                      (now - jc->req_ms) / 1000.0);
+            snprintf (detail, sizeof (detail), "%s: no report within %.0f s",
+                      jc->req_reason, (now - jc->req_ms) / 1000.0);
             log_msg (LOG_WARNING, "job %s (%s): checkpoint %s", job->id, job->rec.owner,
                      detail);
             job_event (srv, job, JOB_EV_CHECKPOINT_MISSED, "scheduler", detail);
@@ -420,7 +425,9 @@ static int report_parse (json_t *body, struct report *r)
     double secs = -1;
 
     if (json_unpack (body, "{s?I s?I s?F}", "generation", &gen, "bytes", &bytes,
-                     "seconds", &secs) < 0 || gen < 0 || bytes < -1)
+                     "seconds", &secs)
+            < 0
+        || gen < 0 || bytes < -1)
         return -1;
     r->generation = gen;
     r->bytes = bytes;
@@ -443,8 +450,12 @@ static int ckpt_record (struct server *srv, struct job *job, struct node *n,
     int64_t now = util_now_ms ();
     char dir[4096], detail[256], size[32] = "size unknown";
     struct db_ckpt c = {
-        .seq = job->rec.seq, .attempt = job->rec.run_count, .path = dir,
-        .node = n->name, .size = r->bytes, .completed_at = util_wall_secs (),
+        .seq = job->rec.seq,
+        .attempt = job->rec.run_count,
+        .path = dir,
+        .node = n->name,
+        .size = r->bytes,
+        .completed_at = util_wall_secs (),
         .duration = -1,
     };
     int rc;
@@ -455,8 +466,7 @@ static int ckpt_record (struct server *srv, struct job *job, struct node *n,
         c.reason = jc->req_reason;
         c.requested_at = jc->req_wall;
         c.duration = (now - jc->req_ms) / 1000.0;
-    }
-    else if (r->seconds >= 0)
+    } else if (r->seconds >= 0)
         c.duration = r->seconds;
     if ((rc = db_ckpt_add (srv->db, &c)) <= 0)
         return rc;
@@ -515,12 +525,14 @@ void ckpt_note_usage (struct server *srv, struct node *n, json_t *jobs)
     json_t *e;
     size_t i;
 
-    json_array_foreach (jobs, i, e) {
+    json_array_foreach (jobs, i, e)
+    {
         json_int_t seq, cput;
         int attempt;
         struct job *job;
         if (json_unpack (e, "{s:I s:i s:I}", "seq", &seq, "attempt", &attempt, "cput",
-                         &cput) < 0)
+                         &cput)
+            < 0)
             continue;
         job = jobs_lookup (srv->jobs, seq);
         if (job && job->rec.run_count == attempt && job_on_node (job, n))
@@ -544,7 +556,8 @@ static void cadence_scan (struct server *srv, int64_t now)
 {
     struct job *job;
 
-    LIST_FOREACH (job, jobs_running (srv->jobs), r_link) {
+    LIST_FOREACH (job, jobs_running (srv->jobs), r_link)
+    {
         if (job->rec.state != 'R' || !cadence_due (srv, job, now))
             continue;
         if (ckpt_request (srv, job, "cadence", 0, NULL, NULL) < 0)
@@ -579,7 +592,7 @@ int ckpt_job_finished (struct server *srv, struct job *job)
     int64_t after = util_wall_secs ();
 
     if (job->is_array || job->rec.run_count == 0)
-        return 0;       /* it never ran: nothing was made */
+        return 0; /* it never ran: nothing was made */
     if (!job->rec.has_exit || job->rec.exit_status != 0)
         after += (int64_t)llround (ck->keep_failed_days * 86400);
     else
@@ -622,14 +635,14 @@ static int sweep_one (int64_t seq, const char *path, int64_t uid, void *arg)
     if (i >= 0 && now - ck->removing[i].sent_ms < REMOVE_RETRY_MS)
         return 0;
     if (!(n = removal_node (srv)))
-        return 0;       /* nobody to do it: the next sweep */
+        return 0; /* nobody to do it: the next sweep */
     wire_request_init (&m, "ckpt.remove", seq,
                        json_pack ("{s:I s:s s:I}", "seq", (json_int_t)seq, "path", path,
                                   "uid", (json_int_t)uid));
     if (nodes_send (n, &m) == 0) {
         if (i < 0) {
-            ck->removing = xrealloc (ck->removing,
-                                     (ck->nremoving + 1) * sizeof (*ck->removing));
+            ck->removing =
+                xrealloc (ck->removing, (ck->nremoving + 1) * sizeof (*ck->removing));
             i = ck->nremoving++;
         }
         ck->removing[i] = (struct removal){ seq, now };
@@ -655,16 +668,18 @@ static void ckpt_removed_msg (struct server *srv, struct conn *c, struct wire_ms
     int ok, i;
     const char *why = NULL;
 
-    if (!conn_aux (c) || json_unpack (msg->body, "{s:I s:b s?s}", "seq", &seq, "ok", &ok,
-                                      "error", &why) < 0) {
+    if (!conn_aux (c)
+        || json_unpack (msg->body, "{s:I s:b s?s}", "seq", &seq, "ok", &ok, "error",
+                        &why)
+               < 0) {
         server_reply_error (c, msg, EPROTO, "ckpt.removed: malformed request");
         return;
     }
     if ((i = removing_find (ck, seq)) >= 0)
         ck->removing[i] = ck->removing[--ck->nremoving];
     if (!ok)
-        log_msg (LOG_WARNING, "job %lld: checkpoint folder not removed: %s", (long long)seq,
-                 why ? why : "?");
+        log_msg (LOG_WARNING, "job %lld: checkpoint folder not removed: %s",
+                 (long long)seq, why ? why : "?");
     /* A folder that cannot be removed (gone, not the owner's) is not
      * tried for ever. */
     if (db_ckptdir_removed (srv->db, seq, util_wall_secs ()) < 0)
@@ -700,9 +715,9 @@ json_t *ckpt_launch_json (struct server *srv, const struct job *job)
     char dir[4096];
 
     ckpt_job_dir (srv, job, dir, sizeof (dir));
-    return json_pack ("{s:s s:I s:s s:b}", "dir", dir, "keep", (json_int_t)srv->ckpt->keep,
-                      "signal", ckpt_job_signal (job), "cpu",
-                      job_mode (job, NULL) == CKPT_CPU);
+    return json_pack ("{s:s s:I s:s s:b}", "dir", dir, "keep",
+                      (json_int_t)srv->ckpt->keep, "signal", ckpt_job_signal (job),
+                      "cpu", job_mode (job, NULL) == CKPT_CPU);
 }
 
 static void set_ctime (json_t *o, const char *key, int64_t secs)
@@ -740,7 +755,8 @@ void ckpt_attr_json (struct server *srv, const struct job *job, json_t *o)
         json_object_set_new (cp, "interval", json_string (text));
         /* What Young/Daly took as the mean time between interruptions. */
         if (job_mode (job, NULL) == CKPT_AUTO)
-            json_object_set_new (cp, "mtbi", json_integer (llround (job_mtbi (srv, job))));
+            json_object_set_new (cp, "mtbi",
+                                 json_integer (llround (job_mtbi (srv, job))));
     }
     json_object_set_new (o, "checkpoint", cp);
     if (jc && jc->preempt_count > 0) {
@@ -775,7 +791,8 @@ static int load_preempt (int64_t seq, int attempt, char method, const char *reas
     jc = ckpt_job_state (job);
     jc->preempt_count++;
     jc->auto_resume = method == 'S' && attempt == job->rec.run_count;
-    snprintf (jc->preempt_reason, sizeof (jc->preempt_reason), "%s", reason ? reason : "");
+    snprintf (jc->preempt_reason, sizeof (jc->preempt_reason), "%s",
+              reason ? reason : "");
     return 0;
 }
 
@@ -791,9 +808,10 @@ int ckpt_load (struct ckpt *ck)
     /* Running jobs count their cadence from the restart: when their last
      * checkpoint was in monotonic time is not known. */
     LIST_FOREACH (job, jobs_running (srv->jobs), r_link)
-        ckpt_job_state (job)->base_ms = now;
+    ckpt_job_state (job)->base_ms = now;
     /* Suspended jobs were loaded without their resources. */
-    LIST_FOREACH (job, jobs_suspended (srv->jobs), s_link) {
+    LIST_FOREACH (job, jobs_suspended (srv->jobs), s_link)
+    {
         ckpt_job_state (job)->released = 1;
         job->ck->suspend_since_ms = now;
     }
@@ -817,8 +835,8 @@ struct ckpt *ckpt_create (struct server *srv, struct hpcq_error *err)
     if (ckpt_settings (ck, srv->cfg, err) < 0)
         goto error;
     if (server_register (srv, ckpt_handlers) < 0
-        || !(ck->tick = loop_timer_add (srv->loop, CKPT_TICK_MS, CKPT_TICK_MS, ckpt_tick,
-                                        srv))) {
+        || !(ck->tick = loop_timer_add (srv->loop, CKPT_TICK_MS, CKPT_TICK_MS,
+                                        ckpt_tick, srv))) {
         errprintf (err, "cannot register checkpoints: %s", strerror (errno));
         goto error;
     }

@@ -67,7 +67,7 @@ enum ckpt_outcome {
 typedef void (*ckpt_done_f) (struct server *srv, struct job *job,
                              enum ckpt_outcome outcome, void *arg);
 
-#define CKPT_COSTS 16           /* the latest costs kept for the median */
+#define CKPT_COSTS 16 /* the latest costs kept for the median */
 #define CKPT_WAITERS 4
 
 struct ckpt_waiter {
@@ -82,24 +82,24 @@ struct job_ckpt {
     /* Completed checkpoints, over all attempts. */
     int count;
     int64_t last_gen;
-    int64_t last_time;              /* wall seconds */
-    double costs[CKPT_COSTS];       /* the latest costs (seconds), a ring */
+    int64_t last_time;        /* wall seconds */
+    double costs[CKPT_COSTS]; /* the latest costs (seconds), a ring */
     int ncosts, cost_next;
     /* This attempt's cadence. */
-    int64_t base_ms;                /* the interval counts from here */
-    int64_t cput, base_cput;        /* CPU seconds the worker reported, and at base */
+    int64_t base_ms;         /* the interval counts from here */
+    int64_t cput, base_cput; /* CPU seconds the worker reported, and at base */
     /* A request under way: the signal went at req_ms (0: none). */
     int64_t req_ms;
     double req_wall;
-    int64_t req_until_ms;           /* given up on after this */
+    int64_t req_until_ms; /* given up on after this */
     char req_reason[32];
     struct ckpt_waiter w[CKPT_WAITERS];
     int nw;
     /* Preemption (preempt.h). */
     int preempt_count;
     char preempt_reason[160];
-    int preempting;                 /* a method is under way (C waits) */
-    int auto_resume;                /* suspended by preemption (S): resumed by
+    int preempting;  /* a method is under way (C waits) */
+    int auto_resume; /* suspended by preemption (S): resumed by
                                      * the scheduler, not only by qsig */
     /* Suspension, this attempt (monotonic ms).  released: its allocation's
      * resources are not held (it is suspended, or was deleted while it

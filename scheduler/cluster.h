@@ -15,14 +15,14 @@
 #include "scheduler/policy.h"
 
 struct cluster {
-    struct node *node;          /* nnodes records */
-    struct node **ptr;          /* pointers to them, the policy's view */
+    struct node *node; /* nnodes records */
+    struct node **ptr; /* pointers to them, the policy's view */
     int nnodes;
-    struct job **job;           /* every job made, owned */
+    struct job **job; /* every job made, owned */
     int njobs, cap;
-    struct job_list running;    /* newest first */
+    struct job_list running; /* newest first */
     int64_t now;
-    int nstarted;               /* starts since cluster_create */
+    int nstarted; /* starts since cluster_create */
 };
 
 struct cluster *cluster_create (int nnodes);
@@ -36,7 +36,8 @@ void cluster_mig (struct cluster *c, int i, int g, const char *profile, int n);
 
 /* A queued job with the given -l list (e.g. "select=2:ncpus=4,walltime=60");
  * aborts on a bad list (tests write them). */
-struct job *cluster_job (struct cluster *c, int64_t seq, const char *list, int priority);
+struct job *cluster_job (struct cluster *c, int64_t seq, const char *list,
+                         int priority);
 
 /* Start job on a at time now: apply, link into running. */
 void cluster_start (struct cluster *c, struct job *job, struct alloc *a);

@@ -152,9 +152,9 @@ json_t *cost_queue_json (struct server *srv, const char *queue)
 
     /* The running attempts so far, and the suspended ones. */
     LIST_FOREACH (j, jobs_running (srv->jobs), r_link)
-        total += queue_job_cost (srv, j, queue, &spot);
+    total += queue_job_cost (srv, j, queue, &spot);
     LIST_FOREACH (j, jobs_suspended (srv->jobs), s_link)
-        total += queue_job_cost (srv, j, queue, &spot);
+    total += queue_job_cost (srv, j, queue, &spot);
     snprintf (a, sizeof (a), "%.4f", total);
     snprintf (b, sizeof (b), "%.4f", spot);
     snprintf (c, sizeof (c), "%.4f", total - spot);
@@ -166,7 +166,8 @@ struct load {
     struct cost *co;
 };
 
-static int load_cost (int64_t seq, const char *queue, double cost, double spot, void *arg)
+static int load_cost (int64_t seq, const char *queue, double cost, double spot,
+                      void *arg)
 {
     struct load *l = arg;
     struct job *job = jobs_lookup (l->srv->jobs, seq);

@@ -48,22 +48,26 @@ static int dep_type_of (const char *s, size_t len)
 }
 
 /* Parse "type:id:id,type:id" into deps (caller frees).  -1 with err. */
-static int dep_parse (struct server *srv, const char *text, struct dep **depsp,
-                      int *np, struct hpcq_error *err)
+static int dep_parse (struct server *srv, const char *text, struct dep **depsp, int *np,
+                      struct hpcq_error *err)
 {
     char *copy = xstrdup (text), *clause, *save = NULL;
     struct dep *deps = NULL;
     int n = 0;
 
-    for (clause = strtok_r (copy, ",", &save); clause; clause = strtok_r (NULL, ",", &save)) {
+    for (clause = strtok_r (copy, ",", &save); clause;
+         clause = strtok_r (NULL, ",", &save)) {
         char *colon = strchr (clause, ':'), *id, *save2 = NULL;
         int type = colon ? dep_type_of (clause, colon - clause) : -1;
         if (type < 0) {
-            errprintf_code (err, EINVAL, "unsupported dependency '%s' (after, afterok, "
-                            "afternotok or afterany)", clause);
+            errprintf_code (err, EINVAL,
+                            "unsupported dependency '%s' (after, afterok, "
+                            "afternotok or afterany)",
+                            clause);
             goto error;
         }
-        for (id = strtok_r (colon + 1, ":", &save2); id; id = strtok_r (NULL, ":", &save2)) {
+        for (id = strtok_r (colon + 1, ":", &save2); id;
+             id = strtok_r (NULL, ":", &save2)) {
             struct job *other = jobs_find (srv->jobs, id);
             if (!other) {
                 errprintf_code (err, ENOENT, "Unknown Job Id %s in dependency", id);
@@ -101,16 +105,15 @@ static enum dep_state dep_eval (struct server *srv, const struct dep *d)
     if (!o)
         return DEP_NEVER;
     if (d->type == DEP_AFTER)
-        return o->rec.run_count > 0 ? DEP_MET : o->rec.state == 'F' ? DEP_NEVER : DEP_WAIT;
+        return o->rec.run_count > 0  ? DEP_MET
+               : o->rec.state == 'F' ? DEP_NEVER
+                                     : DEP_WAIT;
     if (o->rec.state != 'F')
         return DEP_WAIT;
     switch (d->type) {
-    case DEP_AFTEROK:
-        return ended_ok (o) ? DEP_MET : DEP_NEVER;
-    case DEP_AFTERNOTOK:
-        return ended_ok (o) ? DEP_NEVER : DEP_MET;
-    default:
-        return DEP_MET;
+    case DEP_AFTEROK: return ended_ok (o) ? DEP_MET : DEP_NEVER;
+    case DEP_AFTERNOTOK: return ended_ok (o) ? DEP_NEVER : DEP_MET;
+    default: return DEP_MET;
     }
 }
 
@@ -201,7 +204,8 @@ static void depend_release (struct server *srv, struct job *job)
     hold_types_drop (job, 's');
     job_set_comment (job, "Dependencies satisfied");
     if (lifecycle_change (srv, job, strpbrk (job->rec.hold_types, "uo") ? 'H' : 'Q',
-                          JOB_EV_RELEASED, "scheduler", "dependencies satisfied") < 0)
+                          JOB_EV_RELEASED, "scheduler", "dependencies satisfied")
+        < 0)
         log_error ("job %s: record release", job->id);
     server_request_pass (srv);
 }
@@ -215,18 +219,19 @@ void depend_update (struct server *srv)
         char why[128] = "";
         enum dep_state st = waiter_eval (srv, &d->v[i], why, sizeof (why));
         if (job->rec.state != 'H') {
-            waiter_remove (d, i);   /* deleted meanwhile */
+            waiter_remove (d, i); /* deleted meanwhile */
             continue;
         }
         if (st == DEP_MET) {
             waiter_remove (d, i);
             depend_release (srv, job);
-        }
-        else if (st == DEP_NEVER && !strstr (job->rec.comment ? job->rec.comment : "",
-                                             "can never")) {
-            job_set_comment (job, "Job held: dependency %s can never be satisfied", why);
+        } else if (st == DEP_NEVER
+                   && !strstr (job->rec.comment ? job->rec.comment : "", "can never")) {
+            job_set_comment (job, "Job held: dependency %s can never be satisfied",
+                             why);
             if (lifecycle_change (srv, job, 'H', JOB_EV_DEPENDENCY_FAILED, "scheduler",
-                                  why) < 0)
+                                  why)
+                < 0)
                 log_error ("job %s: record dependency failure", job->id);
         }
     }

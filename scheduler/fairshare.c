@@ -17,10 +17,10 @@
 #define WEEK (7 * 86400)
 
 struct fs_user {
-    struct db_fairshare rec;    /* usage as of rec.decayed_at */
-    double now_usage;           /* during a rank: usage decayed to now */
-    int active;                 /* during a rank: owns a job being ranked */
-    UT_hash_handle hh;          /* in fairshare.users, by rec.user */
+    struct db_fairshare rec; /* usage as of rec.decayed_at */
+    double now_usage;        /* during a rank: usage decayed to now */
+    int active;              /* during a rank: owns a job being ranked */
+    UT_hash_handle hh;       /* in fairshare.users, by rec.user */
 };
 
 struct fairshare {
@@ -28,7 +28,7 @@ struct fairshare {
     int64_t halflife;
     double gpu_weight;
     struct priority_weights w;
-    struct fs_user *users;      /* every user with usage or jobs, in the order
+    struct fs_user *users; /* every user with usage or jobs, in the order
                                  * they were met (iterations sum in it) */
 };
 
@@ -55,14 +55,15 @@ static int load_one (const struct db_fairshare *f, void *arg)
 }
 
 /* A duration setting: HH:MM:SS or seconds, at least 0. */
-static int get_duration (struct config *cfg, const char *key, int64_t dflt, int64_t *out,
-                         struct hpcq_error *err)
+static int get_duration (struct config *cfg, const char *key, int64_t dflt,
+                         int64_t *out, struct hpcq_error *err)
 {
     const char *s = config_get (cfg, key, NULL);
 
     *out = dflt;
     if (s && resource_parse_walltime (s, out, err) < 0)
-        return errprintf (err, "%s: invalid duration '%s' (HH:MM:SS or seconds)", key, s);
+        return errprintf (err, "%s: invalid duration '%s' (HH:MM:SS or seconds)", key,
+                          s);
     return 0;
 }
 
@@ -86,7 +87,8 @@ static int fairshare_settings (struct fairshare *fs, struct config *cfg,
         || get_weight (cfg, "priority_weight_queue", 1000, &fs->w.queue, err) < 0
         || get_weight (cfg, "priority_weight_job", 1, &fs->w.job, err) < 0
         || get_weight (cfg, "priority_weight_age", 100, &fs->w.age, err) < 0
-        || get_weight (cfg, "priority_weight_fairshare", 1000, &fs->w.fairshare, err) < 0)
+        || get_weight (cfg, "priority_weight_fairshare", 1000, &fs->w.fairshare, err)
+               < 0)
         return -1;
     return 0;
 }
@@ -114,7 +116,8 @@ void fairshare_destroy (struct fairshare *fs)
 
     if (!fs)
         return;
-    HASH_ITER (hh, fs->users, u, tmp) {
+    HASH_ITER (hh, fs->users, u, tmp)
+    {
         HASH_DEL (fs->users, u);
         free (u);
     }
@@ -131,8 +134,8 @@ int fairshare_charge (struct fairshare *fs, const struct job *job, int64_t wallt
 
     if (cost <= 0)
         return 0;
-    u->rec.usage = priority_decay (u->rec.usage, now - u->rec.decayed_at, fs->halflife)
-                   + cost;
+    u->rec.usage =
+        priority_decay (u->rec.usage, now - u->rec.decayed_at, fs->halflife) + cost;
     u->rec.decayed_at = now;
     return db_fairshare_set (fs->srv->db, &u->rec);
 }
@@ -155,8 +158,8 @@ void fairshare_rank (struct fairshare *fs, struct job **jobs, int n, int64_t now
         u->active = 1;
     }
     for (u = fs->users; u; u = u->hh.next) {
-        u->now_usage = priority_decay (u->rec.usage, now - u->rec.decayed_at,
-                                       fs->halflife);
+        u->now_usage =
+            priority_decay (u->rec.usage, now - u->rec.decayed_at, fs->halflife);
         total += u->now_usage;
         if (u->active || u->now_usage > 0)
             nusers++;

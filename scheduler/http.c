@@ -77,7 +77,7 @@ enum http_view http_job_view (const struct http_req *r, int64_t owner_uid)
 {
     /* The same rule as qstat's (job_stat.c): a view the API hid while
      * qstat -f showed it would protect nothing. */
-    if (r->who.manager || r->who.operator || server_attr_query_other_jobs (r->srv)
+    if (r->who.manager || r->who.operator|| server_attr_query_other_jobs (r->srv)
         || (r->who.known && (int64_t)r->who.uid == owner_uid))
         return HTTP_VIEW_FULL;
     return HTTP_VIEW_TABLE;

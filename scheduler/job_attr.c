@@ -150,11 +150,37 @@ json_t *job_attr_summary (struct server *srv, const struct job *job)
  * allow-list, so that an attribute added later stays private until it is
  * put here on purpose. */
 static const char *public_attrs[] = {
-    "Job_Name", "Job_Owner", "resources_used", "job_state", "queue", "server",
-    "Checkpoint", "ctime", "exec_host", "exec_vnode", "Hold_Types", "mtime", "Priority",
-    "qtime", "Rerunable", "Resource_List", "stime", "substate", "comment", "estimated",
-    "etime", "run_count", "Exit_status", "obittime", "project", "array",
-    "array_indices_submitted", "array_state_count", "array_id", "array_index", NULL,
+    "Job_Name",
+    "Job_Owner",
+    "resources_used",
+    "job_state",
+    "queue",
+    "server",
+    "Checkpoint",
+    "ctime",
+    "exec_host",
+    "exec_vnode",
+    "Hold_Types",
+    "mtime",
+    "Priority",
+    "qtime",
+    "Rerunable",
+    "Resource_List",
+    "stime",
+    "substate",
+    "comment",
+    "estimated",
+    "etime",
+    "run_count",
+    "Exit_status",
+    "obittime",
+    "project",
+    "array",
+    "array_indices_submitted",
+    "array_state_count",
+    "array_id",
+    "array_index",
+    NULL,
 };
 
 json_t *job_attr_public (struct server *srv, const struct job *job)
@@ -211,7 +237,8 @@ static void job_attr_array (json_t *o, const struct job *job)
         else
             q++;
     }
-    snprintf (counts, sizeof (counts), "Queued:%d Running:%d Exiting:0 Expired:%d", q, r, x);
+    snprintf (counts, sizeof (counts), "Queued:%d Running:%d Exiting:0 Expired:%d", q,
+              r, x);
     set_str (o, "array", "True");
     set_str (o, "array_indices_submitted", job->spec.array);
     set_str (o, "array_state_count", counts);

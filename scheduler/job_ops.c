@@ -36,7 +36,7 @@
 /* A job.wait not answered yet: the request's type and id, to reply to. */
 struct waiter {
     struct conn *conn;
-    struct wire_msg req;        /* type and id only */
+    struct wire_msg req; /* type and id only */
     struct job *job;
     struct waiter *next;
 };
@@ -64,9 +64,9 @@ static int state_error (struct conn *c, struct wire_msg *msg, const struct job *
 
 static json_t *wait_result (const struct job *job)
 {
-    json_t *o = json_pack ("{s:s s:i s:s}", "jobid", job->id, "run_count",
-                           job->rec.run_count, "comment",
-                           job->rec.comment ? job->rec.comment : "");
+    json_t *o =
+        json_pack ("{s:s s:i s:s}", "jobid", job->id, "run_count", job->rec.run_count,
+                   "comment", job->rec.comment ? job->rec.comment : "");
 
     if (o && job->rec.has_exit)
         json_object_set_new (o, "exit_status", json_integer (job->rec.exit_status));
@@ -211,15 +211,18 @@ static int sig_suspend (struct server *srv, struct conn *c, struct wire_msg *msg
         return 0;
     if (lifecycle_resume (srv, j, who) < 0) {
         if (errno == EBUSY) {
-            server_reply_error (c, msg, EAGAIN, "Resources temporarily unavailable %s: "
-                                "its nodes are in use", j->id);
+            server_reply_error (c, msg, EAGAIN,
+                                "Resources temporarily unavailable %s: "
+                                "its nodes are in use",
+                                j->id);
             return -1;
         }
         goto fail;
     }
     return 1;
 fail:
-    server_reply_error (c, msg, errno ? errno : EIO, "cannot record %s of %s", what, j->id);
+    server_reply_error (c, msg, errno ? errno : EIO, "cannot record %s of %s", what,
+                        j->id);
     return -1;
 }
 
@@ -245,7 +248,8 @@ static void job_sig (struct server *srv, struct conn *c, struct wire_msg *msg)
         if (j->rec.state != 'R' || !j->alloc)
             continue;
         job_signal_worker (j, signo, "qsig");
-        log_msg (LOG_INFO, "job %s (%s): signal %s from %s", j->id, j->rec.owner, signo, who);
+        log_msg (LOG_INFO, "job %s (%s): signal %s from %s", j->id, j->rec.owner, signo,
+                 who);
         sent++;
     }
     if (!sent) {
@@ -266,7 +270,8 @@ static void job_rerun (struct server *srv, struct conn *c, struct wire_msg *msg)
     if (!job)
         return;
     (void)json_unpack (msg->body, "{s?b}", "force", &force);
-    if (job->is_array || (job->rec.state != 'R' && job->rec.state != 'S') || !job->alloc) {
+    if (job->is_array || (job->rec.state != 'R' && job->rec.state != 'S')
+        || !job->alloc) {
         state_error (c, msg, job);
         return;
     }
@@ -281,9 +286,10 @@ static void job_rerun (struct server *srv, struct conn *c, struct wire_msg *msg)
      * from there.  -W force, or a suspended job: PBS's plain requeue. */
     if (!force && job->rec.state == 'R' && ckpt_job_checkpoints (srv, job)) {
         if (ckpt_request (srv, job, why, util_now_ms () + ckpt_grace_ms (srv),
-                          ckpt_requeue_done, "rerun (qrerun)") < 0) {
-            server_reply_error (c, msg, errno ? errno : EIO, "cannot ask %s for a checkpoint",
-                                job->id);
+                          ckpt_requeue_done, "rerun (qrerun)")
+            < 0) {
+            server_reply_error (c, msg, errno ? errno : EIO,
+                                "cannot ask %s for a checkpoint", job->id);
             return;
         }
         server_reply_after_commit (srv, c, msg, json_pack ("{s:b}", "checkpoint", 1));
@@ -293,7 +299,8 @@ static void job_rerun (struct server *srv, struct conn *c, struct wire_msg *msg)
      * and the job waits for its next attempt. */
     job_signal_nodes (job, "KILL", "stale");
     if (lifecycle_requeue (srv, job, why, who) < 0) {
-        server_reply_error (c, msg, errno ? errno : EIO, "cannot record rerun of %s", job->id);
+        server_reply_error (c, msg, errno ? errno : EIO, "cannot record rerun of %s",
+                            job->id);
         return;
     }
     server_reply_after_commit (srv, c, msg, NULL);
@@ -312,7 +319,7 @@ static int run_on_hosts (const struct hpcq_resources *res, const char *hosts,
     int nh = 0, k = 0, rc = -1;
 
     *out = *res;
-    out->chunk = NULL;      /* its own list, not the job's */
+    out->chunk = NULL; /* its own list, not the job's */
     out->nchunks = 0;
     /* As many hosts as the list names: a job may span any number. */
     names = calloc (strlen (hosts) / 2 + 1, sizeof (*names));
@@ -384,12 +391,14 @@ static void job_run (struct server *srv, struct conn *c, struct wire_msg *msg)
     if (hosts)
         resource_release (&on);
     if (!a) {
-        server_reply_error (c, msg, EAGAIN, "Resources temporarily unavailable %s", job->id);
+        server_reply_error (c, msg, EAGAIN, "Resources temporarily unavailable %s",
+                            job->id);
         return;
     }
     if (lifecycle_start (srv, job, a) < 0) {
         free (a);
-        server_reply_error (c, msg, errno ? errno : EIO, "cannot record start of %s", job->id);
+        server_reply_error (c, msg, errno ? errno : EIO, "cannot record start of %s",
+                            job->id);
         return;
     }
     queue_note_start (srv->queues, job);
@@ -432,8 +441,10 @@ static void job_order (struct server *srv, struct conn *c, struct wire_msg *msg)
         return;
     }
     if (strcmp (a->rec.queue, b->rec.queue) != 0) {
-        server_reply_error (c, msg, EINVAL, "Request invalid for state of job %s or %s: "
-                            "they are in different queues (qmove one first)", a->id, b->id);
+        server_reply_error (c, msg, EINVAL,
+                            "Request invalid for state of job %s or %s: "
+                            "they are in different queues (qmove one first)",
+                            a->id, b->id);
         return;
     }
     /* A queued job's place comes from its Priority and how long it has
@@ -445,7 +456,8 @@ static void job_order (struct server *srv, struct conn *c, struct wire_msg *msg)
     snprintf (db, sizeof (db), "qorder with %s", a->id);
     if (lifecycle_change (srv, a, a->rec.state, JOB_EV_ALTERED, who, da) < 0
         || lifecycle_change (srv, b, b->rec.state, JOB_EV_ALTERED, who, db) < 0) {
-        server_reply_error (c, msg, errno ? errno : EIO, "cannot record order of %s", a->id);
+        server_reply_error (c, msg, errno ? errno : EIO, "cannot record order of %s",
+                            a->id);
         return;
     }
     server_request_pass (srv);
@@ -454,7 +466,7 @@ static void job_order (struct server *srv, struct conn *c, struct wire_msg *msg)
 
 /* ---- job.msg: qmsg ----------------------------------------------------- */
 
-#define QMSG_MAX 256        /* PBS's MAX_MSG_STRING_LEN */
+#define QMSG_MAX 256 /* PBS's MAX_MSG_STRING_LEN */
 
 static void job_msg (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
@@ -470,8 +482,10 @@ static void job_msg (struct server *srv, struct conn *c, struct wire_msg *msg)
         return;
     }
     if (strlen (text) > QMSG_MAX || strchr (text, '\n')) {
-        server_reply_error (c, msg, EINVAL, "message too long or not one line (at most %d "
-                            "characters)", QMSG_MAX);
+        server_reply_error (c, msg, EINVAL,
+                            "message too long or not one line (at most %d "
+                            "characters)",
+                            QMSG_MAX);
         return;
     }
     if (job->is_array || job->rec.state != 'R' || !job->alloc) {
@@ -480,7 +494,8 @@ static void job_msg (struct server *srv, struct conn *c, struct wire_msg *msg)
     }
     wire_request_init (&m, "job.message", job->rec.seq,
                        json_pack ("{s:I s:i s:s s:s}", "seq", (json_int_t)job->rec.seq,
-                                  "attempt", job->rec.run_count, "text", text, "to", to));
+                                  "attempt", job->rec.run_count, "text", text, "to",
+                                  to));
     if (nodes_send (job->alloc->slot[0].node, &m) < 0)
         server_reply_error (c, msg, EAGAIN, "cannot reach node %s of job %s",
                             job->alloc->slot[0].node_name, job->id);
@@ -509,14 +524,10 @@ static void job_print (struct server *srv, struct conn *c, struct wire_msg *msg)
 }
 
 static const struct handler job_ops_handlers[] = {
-    { "job.wait", job_wait, ROLE_ANY },
-    { "job.sig", job_sig, ROLE_ANY },
-    { "job.rerun", job_rerun, ROLE_ANY },
-    { "job.run", job_run, ROLE_ANY },
-    { "job.order", job_order, ROLE_ANY },
-    { "job.msg", job_msg, ROLE_ANY },
-    { "job.print", job_print, ROLE_ANY },
-    { NULL, NULL, 0 },
+    { "job.wait", job_wait, ROLE_ANY },   { "job.sig", job_sig, ROLE_ANY },
+    { "job.rerun", job_rerun, ROLE_ANY }, { "job.run", job_run, ROLE_ANY },
+    { "job.order", job_order, ROLE_ANY }, { "job.msg", job_msg, ROLE_ANY },
+    { "job.print", job_print, ROLE_ANY }, { NULL, NULL, 0 },
 };
 
 struct job_ops *job_ops_create (struct server *srv)

@@ -37,7 +37,7 @@ static struct job *job_new (struct server *srv, struct conn *c,
     struct job *job = xzalloc (sizeof (*job));
     uuid_t u;
 
-    job->spec = *spec;      /* takes over what spec points to */
+    job->spec = *spec; /* takes over what spec points to */
     jobspec_init (spec);
     job->rec.seq = jobs_next_seq (srv->jobs);
     uuid_generate (u);
@@ -47,7 +47,7 @@ static struct job *job_new (struct server *srv, struct conn *c,
     snprintf (job->rec.name, sizeof (job->rec.name), "%s", job->spec.name);
     snprintf (job->rec.queue, sizeof (job->rec.queue), "%s",
               job->spec.queue ? job->spec.queue : srv->default_queue);
-    job->rec.state = JOB_STATE_NEW;     /* lifecycle_submit decides */
+    job->rec.state = JOB_STATE_NEW; /* lifecycle_submit decides */
     snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "%s",
               job->spec.hold ? "u" : "n");
     job->rec.priority = job->spec.priority;
@@ -72,8 +72,10 @@ static int submit_check_array (struct server *srv, const char *range,
     arrayspec_release (&a);
     if (n > srv->max_array_size) {
         errno = E2BIG;
-        return errprintf (err, "Array job exceeds server or queue size limit: %d subjobs, "
-                          "max_array_size is %lld", n, (long long)srv->max_array_size);
+        return errprintf (err,
+                          "Array job exceeds server or queue size limit: %d subjobs, "
+                          "max_array_size is %lld",
+                          n, (long long)srv->max_array_size);
     }
     return n;
 }
@@ -116,7 +118,8 @@ static char *spec_text (struct server *srv, const struct hpcq_jobspec *spec,
         return NULL;
     }
     if ((len = strlen (text)) > (size_t)srv->max_spec_size) {
-        errprintf_code (err, E2BIG, "job request too large: %zu bytes (script, "
+        errprintf_code (err, E2BIG,
+                        "job request too large: %zu bytes (script, "
                         "environment and options together), max_spec_size is %lld",
                         len, (long long)srv->max_spec_size);
         free (text);
@@ -173,8 +176,8 @@ static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg
     }
     if (job->is_array && jobs_add_subjobs (srv->jobs, job) < 0) {
         /* The batch is rolled back at commit failure; say so now. */
-        server_reply_error (c, msg, errno ? errno : ENOMEM, "cannot store the subjobs of %s",
-                            job->id);
+        server_reply_error (c, msg, errno ? errno : ENOMEM,
+                            "cannot store the subjobs of %s", job->id);
         goto out;
     }
     limits_account_new (srv->limits, job);
@@ -182,8 +185,9 @@ static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg
     log_msg (LOG_DEBUG, "job %s (%s) submitted", job->id, job->rec.owner);
     srv->stat_submitted++;
     server_request_pass (srv);
-    server_reply_after_commit (srv, c, msg, json_pack ("{s:s s:s}", "jobid", job->id,
-                                                       "uuid", job->rec.uuid));
+    server_reply_after_commit (srv, c, msg,
+                               json_pack ("{s:s s:s}", "jobid", job->id, "uuid",
+                                          job->rec.uuid));
 out:
     jobspec_release (&spec);
 }
@@ -214,11 +218,10 @@ struct job *job_rpc_target (struct server *srv, struct conn *c, struct wire_msg 
 static int delete_one (struct server *srv, struct job *job, const char *who)
 {
     switch (job->rec.state) {
-    case 'F':
-        return 0;
+    case 'F': return 0;
     case 'R':
     case 'E':
-    case 'S':   /* suspended: the worker lets it go on, to die */
+    case 'S': /* suspended: the worker lets it go on, to die */
         job_set_comment (job, "Job deleted by %s", who);
         if (lifecycle_change (srv, job, 'E', JOB_EV_DELETED, who, "running") < 0)
             return -1;
@@ -247,7 +250,8 @@ static void array_delete (struct server *srv, struct conn *c, struct wire_msg *m
             return;
         }
     }
-    log_msg (LOG_INFO, "job array %s (%s) deleted by %s", array->id, array->rec.owner, who);
+    log_msg (LOG_INFO, "job array %s (%s) deleted by %s", array->id, array->rec.owner,
+             who);
     server_reply_after_commit (srv, c, msg, NULL);
 }
 
@@ -336,8 +340,10 @@ static int hold_request (struct server *srv, struct conn *c, struct wire_msg *ms
 
     if (json_unpack (msg->body, "{s?s}", "hold_types", &types) < 0
         || (mask = holds_parse (types)) <= 0) {
-        server_reply_error (c, msg, EINVAL, "illegal hold type '%s' (u, o, s or a "
-                            "combination)", types);
+        server_reply_error (c, msg, EINVAL,
+                            "illegal hold type '%s' (u, o, s or a "
+                            "combination)",
+                            types);
         return -1;
     }
     if (((mask & 2) && !server_is_operator (srv, conn_peer_uid (c)))
@@ -402,7 +408,8 @@ static void job_release (struct server *srv, struct conn *c, struct wire_msg *ms
     else
         job_set_comment (job, "Job released by %s", who);
     if (lifecycle_change (srv, job, left ? 'H' : 'Q', JOB_EV_RELEASED, who,
-                          job->rec.hold_types) < 0) {
+                          job->rec.hold_types)
+        < 0) {
         server_reply_error (c, msg, errno, "cannot record release of %s", job->id);
         return;
     }
@@ -437,7 +444,8 @@ static int alter_apply (struct server *srv, const struct job *job, json_t *opts,
         errno = EPROTO;
         return errprintf (err, "job.alter: no options");
     }
-    json_array_foreach (opts, i, o) {
+    json_array_foreach (opts, i, o)
+    {
         if (json_unpack (o, "[ss]", &letter, &arg) < 0 || strlen (letter) != 1
             || !strchr (ALTER_OPTIONS, letter[0])) {
             errno = EINVAL;
@@ -462,14 +470,16 @@ static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
     if (!job || refuse_arrays (c, msg, job) < 0)
         return;
     if (job->rec.state != 'Q' && job->rec.state != 'H') {
-        server_reply_error (c, msg, EBUSY, "Request invalid for state of job %s", job->id);
+        server_reply_error (c, msg, EBUSY, "Request invalid for state of job %s",
+                            job->id);
         return;
     }
     jobspec_init (&spec);
     /* The job's own share does not count against its new request. */
     limits_account (srv->limits, job, -1);
     if (spec_copy (&job->spec, &spec, &err) < 0
-        || alter_apply (srv, job, json_object_get (msg->body, "options"), &spec, &err) < 0
+        || alter_apply (srv, job, json_object_get (msg->body, "options"), &spec, &err)
+               < 0
         || !(text = spec_text (srv, &spec, &err))) {
         server_reply_error (c, msg, errno ? errno : EINVAL, "%s", err.text);
         limits_account (srv->limits, job, 1);
@@ -487,8 +497,8 @@ static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
     limits_account (srv->limits, job, 1);
     server_user_name (conn_peer_uid (c), who, sizeof (who));
     if (lifecycle_change (srv, job, job->rec.state, JOB_EV_ALTERED, who, NULL) < 0) {
-        server_reply_error (c, msg, errno ? errno : ENOMEM, "cannot record change of %s",
-                            job->id);
+        server_reply_error (c, msg, errno ? errno : ENOMEM,
+                            "cannot record change of %s", job->id);
         return;
     }
     job_drop_spec_text (job);
@@ -499,8 +509,8 @@ static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
 json_t *job_rpc_state_counts (struct server *srv, const char *queue)
 {
     static const char states[] = "QHWTRE";
-    static const char *names[] = { "Queued", "Held", "Waiting", "Transit",
-                                   "Running", "Exiting" };
+    static const char *names[] = { "Queued",  "Held",    "Waiting",
+                                   "Transit", "Running", "Exiting" };
     json_t *o = json_object ();
     struct job **all;
     int n, total = 0, count[6] = { 0 };
@@ -549,23 +559,21 @@ static void queue_stat (struct server *srv, struct conn *c, struct wire_msg *msg
     for (int i = 0; i < n; i++) {
         json_t *o = queue_attrs_json (all[i]);
         limits_attrs_json (srv->limits, all[i]->rec.name, o);
-        json_object_set_new (o, "state_count", job_rpc_state_counts (srv, all[i]->rec.name));
-        json_object_set_new (o, "resources_used", cost_queue_json (srv, all[i]->rec.name));
+        json_object_set_new (o, "state_count",
+                             job_rpc_state_counts (srv, all[i]->rec.name));
+        json_object_set_new (o, "resources_used",
+                             cost_queue_json (srv, all[i]->rec.name));
         json_object_set_new (queues, all[i]->rec.name, o);
     }
-    (void)conn_reply (c, msg, 0, NULL, json_pack ("{s:s s:o}", "server", srv->name,
-                                                  "queues", queues));
+    (void)conn_reply (c, msg, 0, NULL,
+                      json_pack ("{s:s s:o}", "server", srv->name, "queues", queues));
 }
 
 static const struct handler job_handlers[] = {
-    { "job.submit", job_submit, ROLE_ANY },
-    { "job.delete", job_delete, ROLE_ANY },
-    { "job.hold", job_hold, ROLE_ANY },
-    { "job.release", job_release, ROLE_ANY },
-    { "job.alter", job_alter, ROLE_ANY },
-    { "server.stat", server_stat, ROLE_ANY },
-    { "queue.stat", queue_stat, ROLE_ANY },
-    { NULL, NULL, 0 },
+    { "job.submit", job_submit, ROLE_ANY }, { "job.delete", job_delete, ROLE_ANY },
+    { "job.hold", job_hold, ROLE_ANY },     { "job.release", job_release, ROLE_ANY },
+    { "job.alter", job_alter, ROLE_ANY },   { "server.stat", server_stat, ROLE_ANY },
+    { "queue.stat", queue_stat, ROLE_ANY }, { NULL, NULL, 0 },
 };
 
 int job_rpc_register (struct server *srv)

@@ -25,13 +25,13 @@ static const char *op_names[] = { "eq", "ne", "ge", "gt", "le", "lt" };
 struct rescond {
     char name[32];
     enum op op;
-    int kind;               /* 0 text, 1 count, 2 size, 3 duration */
+    int kind; /* 0 text, 1 count, 2 size, 3 duration */
     int64_t num;
     char text[256];
 };
 
 struct select_req {
-    json_t *users;          /* array of names, or NULL */
+    json_t *users; /* array of names, or NULL */
     const char *states, *queue, *name, *holds;
     struct rescond res[16];
     int nres;
@@ -72,18 +72,20 @@ static int rescond_parse (json_t *a, struct rescond *r, struct hpcq_error *err)
     if (json_unpack (a, "[sss]", &name, &op, &value) < 0)
         return invalid (err, "job.select: malformed resource condition");
     if ((r->kind = res_kind (name)) < 0)
-        return invalid (err, "Unknown resource %s (qselect -l compares ncpus, ngpus, "
-                        "nodect, mpiprocs, mem, walltime, select and place)", name);
+        return invalid (err,
+                        "Unknown resource %s (qselect -l compares ncpus, ngpus, "
+                        "nodect, mpiprocs, mem, walltime, select and place)",
+                        name);
     if (op_parse (op, &r->op) < 0)
         return invalid (err, "illegal -l value: %s.%s.%s", name, op, value);
     snprintf (r->name, sizeof (r->name), "%s", name);
     snprintf (r->text, sizeof (r->text), "%s", value);
     if (r->kind == 1) {
         if (util_parse_i64 (value, INT64_MIN, INT64_MAX, &r->num) < 0)
-            return invalid (err, "Illegal attribute or resource value %s=%s", name, value);
-    }
-    else if ((r->kind == 2 && resource_parse_size (value, &r->num, NULL) < 0)
-             || (r->kind == 3 && resource_parse_walltime (value, &r->num, NULL) < 0))
+            return invalid (err, "Illegal attribute or resource value %s=%s", name,
+                            value);
+    } else if ((r->kind == 2 && resource_parse_size (value, &r->num, NULL) < 0)
+               || (r->kind == 3 && resource_parse_walltime (value, &r->num, NULL) < 0))
         return invalid (err, "Illegal attribute or resource value %s=%s", name, value);
     return 0;
 }
@@ -122,11 +124,10 @@ static int res_match (const struct job *job, const struct rescond *r)
     else if (!strcasecmp (r->name, "mpiprocs")) {
         for (int i = 0; i < res->nchunks; i++)
             have += (int64_t)res->chunk[i].count * res->chunk[i].mpiprocs;
-    }
-    else if (!strcasecmp (r->name, "mem"))
+    } else if (!strcasecmp (r->name, "mem"))
         have = resource_total_mem (res);
     else if (res->walltime < 0)
-        return 0;       /* none asked: nothing to compare with */
+        return 0; /* none asked: nothing to compare with */
     else
         have = res->walltime;
     return compare (r->op, have < r->num ? -1 : have > r->num);
@@ -137,7 +138,8 @@ static int user_match (json_t *users, const char *owner)
     json_t *v;
     size_t i;
 
-    json_array_foreach (users, i, v) {
+    json_array_foreach (users, i, v)
+    {
         const char *u = json_string_value (v);
         size_t n = u ? strcspn (u, "@") : 0;
         if (u && strlen (owner) == n && strncmp (owner, u, n) == 0)
@@ -177,16 +179,16 @@ static int select_parse (json_t *body, struct select_req *q, struct hpcq_error *
 
     memset (q, 0, sizeof (*q));
     if (json_unpack (body, "{s?o s?s s?s s?s s?s s?o s?b s?b}", "users", &q->users,
-                     "states", &q->states, "queue", &q->queue, "name", &q->name, "holds",
-                     &q->holds, "resources", &res, "history", &q->history, "arrays",
-                     &q->arrays_only) < 0
+                     "states", &q->states, "queue", &q->queue, "name", &q->name,
+                     "holds", &q->holds, "resources", &res, "history", &q->history,
+                     "arrays", &q->arrays_only)
+            < 0
         || (q->users && !json_is_array (q->users)) || (res && !json_is_array (res)))
         return invalid (err, "job.select: malformed request");
     if (res && json_array_size (res) > 16)
         return invalid (err, "qselect: at most 16 resource conditions");
-    json_array_foreach (res, i, a)
-        if (rescond_parse (a, &q->res[q->nres++], err) < 0)
-            return -1;
+    json_array_foreach (res, i, a) if (rescond_parse (a, &q->res[q->nres++], err)
+                                       < 0) return -1;
     return 0;
 }
 

@@ -53,12 +53,12 @@ struct stat_pos {
 struct stat_cursor {
     struct server *srv;
     struct conn *c;
-    struct wire_msg req;        /* type and id for the replies */
+    struct wire_msg req; /* type and id for the replies */
     int table, history, subjobs;
-    int see_all;                /* operator, or query_other_jobs */
+    int see_all; /* operator, or query_other_jobs */
     uid_t uid;
-    char *user;                 /* -u filter, or NULL */
-    int64_t *ids;               /* the jobs named, by sequence number */
+    char *user;   /* -u filter, or NULL */
+    int64_t *ids; /* the jobs named, by sequence number */
     int nids;
     int by_ids;
     struct stat_pos pos;
@@ -119,7 +119,7 @@ static struct job *cursor_top (struct stat_cursor *cur, struct stat_pos *p)
     all = jobs_all (cur->srv->jobs, &n);
     for (i = first_from (all, n, p->seq); i < n; i++) {
         if (all[i]->rec.seq != p->seq)
-            p->sub = -1;    /* a new job: it comes before its subjobs */
+            p->sub = -1; /* a new job: it comes before its subjobs */
         p->seq = all[i]->rec.seq;
         if (wanted (cur, all[i]))
             return all[i];
@@ -204,8 +204,7 @@ static json_t *part_jobs (struct stat_cursor *cur, struct stat_pos *p, int max,
         if (f) {
             rc = job_attr_row (f, job);
             bytes = (size_t)ftell (f);
-        }
-        else {
+        } else {
             rc = json_object_set_new (jobs, job->id, job_view (cur, job));
             bytes += attr_size_hint (job);
         }
@@ -260,7 +259,8 @@ static int send_part (struct stat_cursor *cur)
             continue;
         }
         if (errno == EMSGSIZE)
-            server_reply_error (cur->c, &cur->req, EMSGSIZE, "job.stat: a job's "
+            server_reply_error (cur->c, &cur->req, EMSGSIZE,
+                                "job.stat: a job's "
                                 "attributes are larger than a message may be");
         else if (errno != ENOBUFS && errno != EPIPE)
             log_error ("job.stat reply to %s", conn_peer_name (cur->c));
@@ -291,7 +291,8 @@ static int stat_ids (struct stat_cursor *cur, json_t *ids)
     cur->ids = calloc (json_array_size (ids) + 1, sizeof (*cur->ids));
     if (!cur->ids)
         return -1;
-    json_array_foreach (ids, i, v) {
+    json_array_foreach (ids, i, v)
+    {
         const char *id = json_string_value (v);
         struct job *job = jobs_find (cur->srv->jobs, id);
         if (!job)
@@ -313,7 +314,8 @@ static void job_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
 
     if (json_unpack (msg->body, "{s?o s?s s?b s?b s?b}", "ids", &ids, "user", &user,
                      "history", &cur->history, "table", &cur->table, "subjobs",
-                     &cur->subjobs) < 0
+                     &cur->subjobs)
+            < 0
         || (ids && !json_is_array (ids))) {
         server_reply_error (c, msg, EPROTO, "job.stat: malformed request");
         cursor_free (cur);
@@ -324,7 +326,8 @@ static void job_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
     cur->req.id = msg->id;
     snprintf (cur->req.type, sizeof (cur->req.type), "%s", msg->type);
     cur->uid = conn_peer_uid (c);
-    cur->see_all = server_attr_query_other_jobs (srv) || server_is_operator (srv, cur->uid);
+    cur->see_all =
+        server_attr_query_other_jobs (srv) || server_is_operator (srv, cur->uid);
     cur->user = user ? xstrdup (user) : NULL;
     cur->pos = (struct stat_pos){ .seq = 0, .idx = 0, .sub = -1 };
     cur->unknown = json_array ();

@@ -129,10 +129,12 @@ int job_state_check (const struct job *job, char to, enum job_event ev,
 
     if (job_state_legal (from, to, ev, job_kind (job)))
         return 0;
-    log_msg (LOG_ERR, "bug: job %s (%s): illegal state change %c -> %c (%s%s) by %s "
-             "in %s: refused", job->id[0] ? job->id : "(new)", job->rec.owner,
-             from ? from : '-', to ? to : '-', job_event_name (ev),
-             job->is_array ? ", array" : "", actor ? actor : "?", caller ? caller : "?");
+    log_msg (LOG_ERR,
+             "bug: job %s (%s): illegal state change %c -> %c (%s%s) by %s "
+             "in %s: refused",
+             job->id[0] ? job->id : "(new)", job->rec.owner, from ? from : '-',
+             to ? to : '-', job_event_name (ev), job->is_array ? ", array" : "",
+             actor ? actor : "?", caller ? caller : "?");
     errno = EINVAL;
     return -1;
 }

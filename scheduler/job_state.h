@@ -32,7 +32,7 @@ enum job_event {
     JOB_EV_RELEASED,
     JOB_EV_DEPENDENCY_FAILED,
     JOB_EV_ALTERED,
-    JOB_EV_ELIGIBLE,            /* W: its -a time came */
+    JOB_EV_ELIGIBLE, /* W: its -a time came */
     JOB_EV_STARTED,
     JOB_EV_DELETED,
     JOB_EV_FINISHED,
@@ -41,22 +41,22 @@ enum job_event {
     JOB_EV_RESUMED,
     /* Checkpoints (ckpt.h): events of a running job that leave its state
      * as it is, so a job's history shows them in order with the rest. */
-    JOB_EV_CHECKPOINT_REQUESTED,    /* the checkpoint signal went */
-    JOB_EV_CHECKPOINTED,            /* its worker reported one complete */
-    JOB_EV_CHECKPOINT_MISSED,       /* none came within checkpoint_grace */
+    JOB_EV_CHECKPOINT_REQUESTED, /* the checkpoint signal went */
+    JOB_EV_CHECKPOINTED,         /* its worker reported one complete */
+    JOB_EV_CHECKPOINT_MISSED,    /* none came within checkpoint_grace */
     JOB_EV_COUNT
 };
 
 /* Which kind of job a row of the table applies to. */
 enum {
-    JOB_KIND_JOB = 1,           /* a job or an array's subjob: it runs */
-    JOB_KIND_ARRAY = 2,         /* an array: it never runs itself */
+    JOB_KIND_JOB = 1,   /* a job or an array's subjob: it runs */
+    JOB_KIND_ARRAY = 2, /* an array: it never runs itself */
 };
 
 struct job_transition {
-    char from, to;              /* JOB_STATE_NEW as from: the submission */
+    char from, to; /* JOB_STATE_NEW as from: the submission */
     enum job_event event;
-    int kinds;                  /* JOB_KIND_* bits */
+    int kinds; /* JOB_KIND_* bits */
 };
 
 /* The event's name ("started"); "?" if out of range. */

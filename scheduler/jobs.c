@@ -20,13 +20,13 @@
 
 struct jobs {
     struct server *srv;
-    struct job **v;         /* sorted by seq: seqs only grow */
+    struct job **v; /* sorted by seq: seqs only grow */
     int n, cap;
     int64_t next_seq;
-    struct job_queue queued;        /* jobs in state Q */
+    struct job_queue queued; /* jobs in state Q */
     int nqueued;
-    struct job_list running;        /* jobs holding an allocation */
-    struct job_list suspended;      /* jobs in state S */
+    struct job_list running;   /* jobs holding an allocation */
+    struct job_list suspended; /* jobs in state S */
 };
 
 static void suspended_link (struct jobs *js, struct job *job)
@@ -37,7 +37,7 @@ static void suspended_link (struct jobs *js, struct job *job)
 static void suspended_unlink (struct jobs *js, struct job *job)
 {
     if (!job->s_link.le_prev)
-        return;     /* not linked */
+        return; /* not linked */
     LIST_REMOVE (job, s_link);
     job->s_link.le_prev = NULL;
 }
@@ -55,7 +55,7 @@ void jobs_running_add (struct jobs *js, struct job *job)
 void jobs_running_remove (struct jobs *js, struct job *job)
 {
     if (!job->r_link.le_prev)
-        return;     /* not linked */
+        return; /* not linked */
     LIST_REMOVE (job, r_link);
     job->r_link.le_prev = NULL;
 }
@@ -110,7 +110,7 @@ static void job_free (struct job *job)
     free (job->sub);
     db_job_release (&job->rec);
     if (!job->parent)
-        jobspec_release (&job->spec);   /* a subjob's is its array's */
+        jobspec_release (&job->spec); /* a subjob's is its array's */
     free (job->alloc);
     free (job->resv);
     free (job->ck);
@@ -181,7 +181,7 @@ static struct job *subjob_new (struct job *array, int pos, int index)
     else
         uuid_generate (u);
     uuid_unparse_lower (u, sj->rec.uuid);
-    sj->rec.spec = NULL;    /* its request is its array's */
+    sj->rec.spec = NULL; /* its request is its array's */
     sj->rec.comment = NULL;
     sj->rec.exec_host = sj->rec.exec_vnode = NULL;
     sj->rec.resources_used = sj->rec.alloc = NULL;
@@ -209,16 +209,16 @@ static int array_append (struct job *array, struct job *sj)
  * deep queue, so the rows are read first and their requests parsed on
  * several threads; linking them in then goes in sequence order. */
 struct load {
-    struct job **v;     /* one per row, in sequence order */
+    struct job **v; /* one per row, in sequence order */
     int n, cap;
-    int *bad;           /* parse failed: the reason is logged */
+    int *bad; /* parse failed: the reason is logged */
     /* The rows' request texts, kept together until parsed so that freeing
      * them leaves no holes between the jobs' long-lived allocations:
      * written to one memory stream, each ending in its '\0'. */
     FILE *texts;
-    char *text;         /* the stream's buffer, once closed */
+    char *text; /* the stream's buffer, once closed */
     size_t len;
-    size_t *off;        /* v[i]'s text at text + off[i] */
+    size_t *off; /* v[i]'s text at text + off[i] */
 };
 
 static int load_collect (struct db_job *rec, void *arg)
@@ -239,10 +239,11 @@ static int load_collect (struct db_job *rec, void *arg)
         l->cap = cap;
     }
     l->off[l->n] = (size_t)ftell (l->texts);
-    if (fputs (rec->spec ? rec->spec : "", l->texts) == EOF || putc ('\0', l->texts) == EOF)
+    if (fputs (rec->spec ? rec->spec : "", l->texts) == EOF
+        || putc ('\0', l->texts) == EOF)
         return -1;
     job = xzalloc (sizeof (*job));
-    job->rec = *rec;    /* takes what rec points to */
+    job->rec = *rec; /* takes what rec points to */
     job_drop_spec_text (job);
     jobspec_init (&job->spec);
     l->v[l->n++] = job;
@@ -275,7 +276,8 @@ static void *load_parse_slice (void *arg)
 
     for (int i = sl->from; i < sl->to; i++)
         if (!sl->l->v[i]->rec.array_parent)
-            sl->l->bad[i] = load_parse_one (sl->l->v[i], sl->l->text + sl->l->off[i]) < 0;
+            sl->l->bad[i] =
+                load_parse_one (sl->l->v[i], sl->l->text + sl->l->off[i]) < 0;
     return NULL;
 }
 
@@ -338,8 +340,8 @@ static int load_link_subjob (struct jobs *js, struct job *row)
     /* The array made its subjobs as it was linked; this row is what
      * became of one of them. */
     if (!array || !array->is_array || pos < 0 || pos >= array->nsub) {
-        log_msg (LOG_ERR, "subjob row %lld without its array %lld", (long long)row->rec.seq,
-                 (long long)row->rec.array_parent);
+        log_msg (LOG_ERR, "subjob row %lld without its array %lld",
+                 (long long)row->rec.seq, (long long)row->rec.array_parent);
         job_free (row);
         return 0;
     }
@@ -347,7 +349,7 @@ static int load_link_subjob (struct jobs *js, struct job *row)
     if (sj->rec.state == 'Q')
         queue_unlink (js, sj);
     db_job_release (&sj->rec);
-    sj->rec = row->rec;     /* the subjob takes the row's record */
+    sj->rec = row->rec; /* the subjob takes the row's record */
     free (row);
     job_make_id (js->srv, sj);
     if (sj->rec.state == 'Q')
@@ -391,11 +393,10 @@ int jobs_load (struct jobs *js, int64_t finished_before)
         else if (l.bad && l.bad[i]) {
             job_free (l.v[i]);
             rc = -1;
-        }
-        else
+        } else
             rc = load_link (js, l.v[i]);
     }
-    for (; i < l.n; i++)    /* after a failure: the rows never linked */
+    for (; i < l.n; i++) /* after a failure: the rows never linked */
         job_free (l.v[i]);
     free (l.v);
     free (l.bad);
@@ -408,8 +409,8 @@ int jobs_load (struct jobs *js, int64_t finished_before)
     if (db_server_get (js->srv->db, "next_seq", buf, sizeof (buf)) == 0
         && atoll (buf) > js->next_seq)
         js->next_seq = atoll (buf);
-    log_msg (LOG_INFO, "loaded %d jobs (%d queued, %d running), next job %lld",
-             js->n, jobs_count_state (js, 'Q'), jobs_count_state (js, 'R'),
+    log_msg (LOG_INFO, "loaded %d jobs (%d queued, %d running), next job %lld", js->n,
+             jobs_count_state (js, 'Q'), jobs_count_state (js, 'R'),
              (long long)js->next_seq);
     return 0;
 }
@@ -433,7 +434,7 @@ int jobs_insert (struct jobs *js, struct job *job)
 void jobs_refile (struct jobs *js, struct job *job, char old)
 {
     if (job->is_array)
-        return;     /* an array never runs itself: only its subjobs queue */
+        return; /* an array never runs itself: only its subjobs queue */
     if (old == 'Q' && job->rec.state != 'Q')
         queue_unlink (js, job);
     else if (old != 'Q' && job->rec.state == 'Q')
@@ -575,8 +576,9 @@ struct job *jobs_find (struct jobs *js, const char *id)
     const char *dot = id ? strchr (close ? close : id, '.') : NULL;
     size_t len = strlen (js->srv->name);
 
-    if (dot && (strncmp (dot + 1, js->srv->name, len) != 0
-                || (dot[1 + len] != '\0' && dot[1 + len] != '.')))
+    if (dot
+        && (strncmp (dot + 1, js->srv->name, len) != 0
+            || (dot[1 + len] != '\0' && dot[1 + len] != '.')))
         return NULL;
     if (br)
         return close && (close[1] == '\0' || close[1] == '.') ? array_find (js, id, br)
@@ -621,8 +623,10 @@ static void signal_node (struct job *job, struct node *n, const char *sig,
                                   "attempt", job->rec.run_count, "signal", sig,
                                   "reason", reason));
     if (nodes_send (n, &m) < 0)
-        log_msg (LOG_WARNING, "job %s: node %s unreachable; the signal is sent "
-                 "again when it returns", job->id, n->name);
+        log_msg (LOG_WARNING,
+                 "job %s: node %s unreachable; the signal is sent "
+                 "again when it returns",
+                 job->id, n->name);
     wire_msg_release (&m);
 }
 
@@ -657,7 +661,8 @@ json_t *alloc_to_json (const struct alloc *a)
                                gpus, "mpiprocs", s->mpiprocs, "excl", s->excl);
         /* The MIG instance as [gpu, instance], so a restart keeps it. */
         if (o && s->nmig)
-            json_object_set_new (o, "mig", json_pack ("[i i]", s->mig_gpu, s->mig_inst));
+            json_object_set_new (o, "mig",
+                                 json_pack ("[i i]", s->mig_gpu, s->mig_inst));
         json_array_append_new (arr, o);
     }
     return arr;
@@ -673,7 +678,8 @@ struct alloc *alloc_from_json (struct nodes *ns, const char *text)
         || json_array_size (arr) > INT_MAX
         || !(a = alloc_new ((int)json_array_size (arr))))
         goto error;
-    json_array_foreach (arr, i, o) {
+    json_array_foreach (arr, i, o)
+    {
         struct alloc_slot *s = &a->slot[i];
         const char *node;
         json_t *gpus, *g, *mig = NULL;
@@ -681,7 +687,8 @@ struct alloc *alloc_from_json (struct nodes *ns, const char *text)
         size_t k;
         if (json_unpack (o, "{s:s s:i s:I s:o s:i s:b s?o}", "node", &node, "ncpus",
                          &s->ncpus, "mem", &mem, "gpus", &gpus, "mpiprocs",
-                         &s->mpiprocs, "excl", &s->excl, "mig", &mig) < 0
+                         &s->mpiprocs, "excl", &s->excl, "mig", &mig)
+                < 0
             || !json_is_array (gpus) || json_array_size (gpus) > 16
             || (mig && json_unpack (mig, "[i i]", &s->mig_gpu, &s->mig_inst) < 0))
             goto error;
@@ -689,8 +696,8 @@ struct alloc *alloc_from_json (struct nodes *ns, const char *text)
         s->mem = mem;
         snprintf (s->node_name, sizeof (s->node_name), "%s", node);
         s->node = nodes_get (ns, node);
-        json_array_foreach (gpus, k, g)
-            s->gpus[s->ngpus++] = (int)json_integer_value (g);
+        json_array_foreach (gpus, k, g) s->gpus[s->ngpus++] =
+            (int)json_integer_value (g);
     }
     json_decref (arr);
     return a;

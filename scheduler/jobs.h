@@ -26,28 +26,29 @@ TAILQ_HEAD (job_queue, job);
 LIST_HEAD (job_list, job);
 
 /* PBS exit codes for jobs that did not end on their own (PBS Pro values). */
-#define JOB_EXEC_FAIL1 (-1)         /* could not start: no retry */
-#define JOB_EXEC_RERUN (-3)         /* node failed: requeued */
+#define JOB_EXEC_FAIL1 (-1) /* could not start: no retry */
+#define JOB_EXEC_RERUN (-3) /* node failed: requeued */
 #define JOB_EXEC_KILL_WALLTIME (-29)
-#define JOB_EXEC_NODE_LOST (-11)    /* node failed, job not rerunnable */
+#define JOB_EXEC_NODE_LOST (-11) /* node failed, job not rerunnable */
 
 struct job {
     struct db_job rec;
     struct hpcq_jobspec spec;
-    char id[128];               /* "42.server" */
-    struct alloc *alloc;        /* while R or E */
-    int launch_pending;         /* launch sent, no job.started yet */
+    char id[128];        /* "42.server" */
+    struct alloc *alloc; /* while R or E */
+    int launch_pending;  /* launch sent, no job.started yet */
     int kill_sent;
-    int restart_first;              /* requeued by a spot reclaim: it goes before
+    int restart_first;        /* requeued by a spot reclaim: it goes before
                                      * every other waiting job (reclaim.h) */
-    TAILQ_ENTRY (job) q_link;       /* in the queued list while 'Q' */
-    LIST_ENTRY (job) r_link;        /* in the running list while it holds an
+    TAILQ_ENTRY (job) q_link; /* in the queued list while 'Q' */
+    LIST_ENTRY (job)
+    r_link;                  /* in the running list while it holds an
                                      * allocation (le_prev NULL when not) */
-    LIST_ENTRY (job) s_link;        /* in the suspended list while 'S' */
-    int64_t est_start;              /* backfill's reservation for it, 0 if none */
-    struct resv *resv;              /* conservative backfill's kept reservation
+    LIST_ENTRY (job) s_link; /* in the suspended list while 'S' */
+    int64_t est_start;       /* backfill's reservation for it, 0 if none */
+    struct resv *resv;       /* conservative backfill's kept reservation
                                      * (one block, freed with free()), or NULL */
-    const char *node_labels;        /* its queue's node_labels (borrowed), NULL = any */
+    const char *node_labels; /* its queue's node_labels (borrowed), NULL = any */
     /* Effective priority while queued, computed each pass from its
      * factors (scheduler/priority.h); policy_sort_priority orders by it. */
     double prio;
@@ -57,12 +58,12 @@ struct job {
      * run, each a job of its own that shares the array's request (spec
      * is a shallow copy: the array owns it). */
     int is_array;
-    struct job **sub;               /* array: subjobs in index order */
+    struct job **sub; /* array: subjobs in index order */
     int nsub;
-    int array_limit;                /* array: at most this many running, 0 = any */
-    int array_running;              /* array: subjobs holding an allocation */
-    struct job *parent;             /* subjob: its array */
-    int array_index;                /* subjob: its index */
+    int array_limit;    /* array: at most this many running, 0 = any */
+    int array_running;  /* array: subjobs holding an allocation */
+    struct job *parent; /* subjob: its array */
+    int array_index;    /* subjob: its index */
 
     /* Checkpoints, suspension, preemption and cost (ckpt.h); NULL until
      * the job has any. */
@@ -160,7 +161,6 @@ void job_set_comment (struct job *job, const char *fmt, ...)
 void alloc_apply (struct alloc *a, int64_t seq, int sign);
 json_t *alloc_to_json (const struct alloc *a);
 struct alloc *alloc_from_json (struct nodes *ns, const char *text);
-void alloc_format_exec (const struct alloc *a, char **exec_host,
-                        char **exec_vnode);
+void alloc_format_exec (const struct alloc *a, char **exec_host, char **exec_vnode);
 
 #endif

@@ -30,8 +30,9 @@ static int lifecycle_record (struct server *srv, struct job *job, char old,
                              enum job_event ev, const char *actor, const char *detail)
 {
     if (jobs_write (srv->jobs, job) < 0
-        || db_event_add_state (srv->db, job->rec.seq, job->rec.mtime, job_event_name (ev),
-                               actor, detail, old, job->rec.state) < 0
+        || db_event_add_state (srv->db, job->rec.seq, job->rec.mtime,
+                               job_event_name (ev), actor, detail, old, job->rec.state)
+               < 0
         || accounting_job_event (srv->accounting, job, old, ev, actor) < 0)
         return -1;
     metrics_job_event (srv->metrics, job, old, ev);
@@ -56,18 +57,21 @@ int lifecycle_change_at (struct server *srv, struct job *job, char to,
 int lifecycle_submit (struct server *srv, struct job *job)
 {
     /* Any hold (u, o, or s for dependencies) holds it from the start. */
-    char to = job->rec.hold_types[0] && strcmp (job->rec.hold_types, "n") != 0 ? 'H' : 'Q';
+    char to =
+        job->rec.hold_types[0] && strcmp (job->rec.hold_types, "n") != 0 ? 'H' : 'Q';
 
     if (job_state_set (job, to, JOB_EV_SUBMITTED, job->rec.owner, __func__) < 0)
         return -1;
     if (jobs_insert (srv->jobs, job) < 0
         || db_event_add_state (srv->db, job->rec.seq, job->rec.ctime,
                                job_event_name (JOB_EV_SUBMITTED), job->rec.owner,
-                               job->rec.queue, JOB_STATE_NEW, to) < 0
+                               job->rec.queue, JOB_STATE_NEW, to)
+               < 0
         || accounting_job_event (srv->accounting, job, JOB_STATE_NEW, JOB_EV_SUBMITTED,
-                                 job->rec.owner) < 0
+                                 job->rec.owner)
+               < 0
         || jobs_add (srv->jobs, job) < 0) {
-        job->rec.state = JOB_STATE_NEW;     /* not submitted after all */
+        job->rec.state = JOB_STATE_NEW; /* not submitted after all */
         return -1;
     }
     metrics_job_event (srv->metrics, job, JOB_STATE_NEW, JOB_EV_SUBMITTED);
@@ -136,8 +140,8 @@ int lifecycle_start_at (struct server *srv, struct job *job, struct alloc *alloc
     if (job->parent && db_job_update (srv->db, &job->rec) < 0)
         return -1;
     if (db_attempt_start (srv->db, job->rec.seq, job->rec.run_count,
-                          alloc->slot[0].node_name, job->rec.exec_host,
-                          job->rec.stime) < 0)
+                          alloc->slot[0].node_name, job->rec.exec_host, job->rec.stime)
+        < 0)
         return -1;
     job->launch_pending = 1;
     job->kill_sent = 0;
@@ -211,16 +215,17 @@ int lifecycle_end_at (struct server *srv, struct job *job, int exit_status,
     if (reason)
         job_set_comment (job, "%s", reason);
     else
-        job_set_comment (job, "Job run at %s and finished", job->rec.exec_host
-                         ? job->rec.exec_host : "?");
+        job_set_comment (job, "Job run at %s and finished",
+                         job->rec.exec_host ? job->rec.exec_host : "?");
     if (db_attempt_end (srv->db, job->rec.seq, job->rec.run_count, job->rec.etime,
-                        exit_status, reason, cput, walltime, maxrss) < 0)
+                        exit_status, reason, cput, walltime, maxrss)
+        < 0)
         return -1;
     if (ckpt_job_finished (srv, job) < 0)
         return -1;
     snprintf (detail, sizeof (detail), "Exit_status=%d", exit_status);
-    log_msg (LOG_INFO, "job %s (%s) finished: exit status %d", job->id,
-             job->rec.owner, exit_status);
+    log_msg (LOG_INFO, "job %s (%s) finished: exit status %d", job->id, job->rec.owner,
+             exit_status);
     return lifecycle_change_at (srv, job, 'F', JOB_EV_FINISHED, actor, detail, caller);
 }
 
@@ -250,8 +255,9 @@ int lifecycle_requeue_at (struct server *srv, struct job *job, const char *why,
         return -1;
     lifecycle_release_alloc (srv, job);
     job->launch_pending = 0;
-    if (db_attempt_end (srv->db, job->rec.seq, job->rec.run_count, now,
-                        JOB_EXEC_RERUN, why, 0, now - job->rec.stime, 0) < 0)
+    if (db_attempt_end (srv->db, job->rec.seq, job->rec.run_count, now, JOB_EXEC_RERUN,
+                        why, 0, now - job->rec.stime, 0)
+        < 0)
         return -1;
     job_set_comment (job, "Requeued: %s", why);
     free (job->rec.exec_host);
@@ -271,11 +277,14 @@ int lifecycle_requeue_from_checkpoint_at (struct server *srv, struct job *job,
     if (job_state_check (job, 'Q', JOB_EV_REQUEUED, actor, caller) < 0)
         return -1;
     if (jc && jc->count > 0)
-        snprintf (detail, sizeof (detail), "%s; restarts from checkpoint generation %lld",
-                  why, (long long)jc->last_gen);
+        snprintf (detail, sizeof (detail),
+                  "%s; restarts from checkpoint generation %lld", why,
+                  (long long)jc->last_gen);
     else
-        snprintf (detail, sizeof (detail), "%s; no checkpoint reported: restarts from "
-                  "what its folder holds", why);
+        snprintf (detail, sizeof (detail),
+                  "%s; no checkpoint reported: restarts from "
+                  "what its folder holds",
+                  why);
     /* The running copy's result is of no interest: it must go at once. */
     if (job->alloc)
         job_signal_nodes (job, "KILL", "stale");
@@ -323,9 +332,10 @@ static int slot_gpus_free (const struct node *n, const struct alloc_slot *s)
     for (int g = 0; g < s->ngpus; g++)
         if (s->gpus[g] < 0 || s->gpus[g] >= n->ngpus || n->gpu[s->gpus[g]].used_by)
             return 0;
-    if (s->nmig && (s->mig_gpu < 0 || s->mig_gpu >= n->ngpus || s->mig_inst < 0
-                    || s->mig_inst >= n->gpu[s->mig_gpu].nmig
-                    || n->gpu[s->mig_gpu].mig[s->mig_inst].used_by))
+    if (s->nmig
+        && (s->mig_gpu < 0 || s->mig_gpu >= n->ngpus || s->mig_inst < 0
+            || s->mig_inst >= n->gpu[s->mig_gpu].nmig
+            || n->gpu[s->mig_gpu].mig[s->mig_inst].used_by))
         return 0;
     return 1;
 }
@@ -343,8 +353,9 @@ int lifecycle_resume_fits (const struct job *job)
         if (!n || n->state != NODE_UP || !slot_gpus_free (n, &a->slot[i]))
             return 0;
         alloc_on_node (a, n, &ncpus, &mem, &excl);
-        if (n->ncpus_used + ncpus > n->ncpus || (n->mem > 0 && n->mem_used + mem > n->mem)
-            || n->excl_by || (excl && n->njobs > 0))
+        if (n->ncpus_used + ncpus > n->ncpus
+            || (n->mem > 0 && n->mem_used + mem > n->mem) || n->excl_by
+            || (excl && n->njobs > 0))
             return 0;
     }
     return 1;
@@ -371,7 +382,8 @@ int lifecycle_resume_at (struct server *srv, struct job *job, const char *actor,
         jc->suspend_since_ms = 0;
     }
     job_signal_nodes (job, "CONT", "resume");
-    job_set_comment (job, "Resumed on %s", job->rec.exec_vnode ? job->rec.exec_vnode : "?");
+    job_set_comment (job, "Resumed on %s",
+                     job->rec.exec_vnode ? job->rec.exec_vnode : "?");
     log_msg (LOG_INFO, "job %s (%s) resumed", job->id, job->rec.owner);
     return lifecycle_change_at (srv, job, 'R', JOB_EV_RESUMED, actor, NULL, caller);
 }

@@ -49,7 +49,7 @@ int lifecycle_start_at (struct server *srv, struct job *job, struct alloc *alloc
  * record exit and usage, release the allocation, F ("finished" by actor).
  * reason, if given, becomes the comment and the attempt's reason. */
 #define lifecycle_end(srv, job, exit_status, reason, cput, walltime, maxrss, actor) \
-    lifecycle_end_at ((srv), (job), (exit_status), (reason), (cput), (walltime), \
+    lifecycle_end_at ((srv), (job), (exit_status), (reason), (cput), (walltime),    \
                       (maxrss), (actor), __func__)
 int lifecycle_end_at (struct server *srv, struct job *job, int exit_status,
                       const char *reason, int64_t cput, int64_t walltime,

@@ -42,7 +42,8 @@ static void on_signal (struct loop *l, int signo, void *arg)
 int main (int argc, char **argv)
 {
     static const int signals[] = { SIGINT, SIGTERM };
-    struct config *cfg = daemon_config (argc, argv, "hpcq-scheduler", usage_text, options);
+    struct config *cfg =
+        daemon_config (argc, argv, "hpcq-scheduler", usage_text, options);
     int level = log_level_parse (config_get (cfg, "log_level", "info"));
     struct hpcq_error err;
     struct server *srv;
@@ -50,13 +51,14 @@ int main (int argc, char **argv)
     int rc = 1;
 
     signal (SIGPIPE, SIG_IGN);
-    if (level < 0 || log_init ("hpcq-scheduler", level,
-                               config_get (cfg, "log_file", NULL)) < 0) {
+    if (level < 0
+        || log_init ("hpcq-scheduler", level, config_get (cfg, "log_file", NULL)) < 0) {
         fprintf (stderr, "hpcq-scheduler: bad log_level or log_file\n");
         config_destroy (cfg);
         return 2;
     }
-    if (!(loop = loop_create ()) || loop_signals (loop, signals, 2, on_signal, NULL) < 0) {
+    if (!(loop = loop_create ())
+        || loop_signals (loop, signals, 2, on_signal, NULL) < 0) {
         log_error ("event loop");
         goto out;
     }

@@ -60,21 +60,23 @@ json_t *node_admin_jobs_map (struct server *srv)
     struct job *j;
 
     LIST_FOREACH (j, jobs_running (srv->jobs), r_link)
-        for (int s = 0; map && j->alloc && s < j->alloc->n; s++) {
-            const char *name = j->alloc->slot[s].node_name;
-            json_t *a = json_object_get (map, name);
-            if (!a && json_object_set_new (map, name, (a = json_array ())) < 0)
-                continue;
-            json_array_append_new (a, json_string (j->id));
-        }
+    for (int s = 0; map && j->alloc && s < j->alloc->n; s++) {
+        const char *name = j->alloc->slot[s].node_name;
+        json_t *a = json_object_get (map, name);
+        if (!a && json_object_set_new (map, name, (a = json_array ())) < 0)
+            continue;
+        json_array_append_new (a, json_string (j->id));
+    }
     return map;
 }
 
 json_t *node_admin_json (const struct node *n, json_t *jobs_map)
 {
     static const char *const power_names[] = {
-        [NODE_POWER_ON] = "on", [NODE_POWER_OFF] = "off",
-        [NODE_POWER_RESUMING] = "resuming", [NODE_POWER_SUSPENDING] = "suspending",
+        [NODE_POWER_ON] = "on",
+        [NODE_POWER_OFF] = "off",
+        [NODE_POWER_RESUMING] = "resuming",
+        [NODE_POWER_SUSPENDING] = "suspending",
     };
     json_t *jobs = json_object_get (jobs_map, n->name), *o;
     int gpus_used = 0;
@@ -110,7 +112,8 @@ static int named_nodes (struct server *srv, struct conn *c, struct wire_msg *msg
                 out[(*nout)++] = all[k];
         return 0;
     }
-    json_array_foreach (names, i, v) {
+    json_array_foreach (names, i, v)
+    {
         const char *name = json_string_value (v);
         struct node *node = name ? nodes_lookup (srv->nodes, name) : NULL;
         if (!node || node->ncpus <= 0) {
@@ -144,8 +147,8 @@ static void node_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
         for (int i = 0; i < nsel; i++)
             json_array_append_new (list, node_admin_json (sel[i], jobs_map));
         json_decref (jobs_map);
-        (void)conn_reply (c, msg, 0, NULL, json_pack ("{s:s s:O}", "server", srv->name,
-                                                      "nodes", list));
+        (void)conn_reply (c, msg, 0, NULL,
+                          json_pack ("{s:s s:O}", "server", srv->name, "nodes", list));
     }
     json_decref (list);
     free (sel);
@@ -160,7 +163,8 @@ static void node_offline (struct server *srv, struct conn *c, struct wire_msg *m
     char who[64];
 
     if (json_unpack (msg->body, "{s:o s:b s?s}", "names", &names, "offline", &offline,
-                     "comment", &comment) < 0
+                     "comment", &comment)
+            < 0
         || !json_is_array (names) || json_array_size (names) == 0) {
         server_reply_error (c, msg, EPROTO, "node.offline: malformed request");
         return;
@@ -178,11 +182,14 @@ static void node_offline (struct server *srv, struct conn *c, struct wire_msg *m
         int i;
         for (i = 0; i < nsel; i++) {
             struct node *node = sel[i];
-            if (db_node_set_offline (srv->db, node->name, offline, offline ? comment : "") < 0
+            if (db_node_set_offline (srv->db, node->name, offline,
+                                     offline ? comment : "")
+                    < 0
                 || node_health_forget (srv, node) < 0)
                 break;
             node->offline = offline;
-            snprintf (node->comment, sizeof (node->comment), "%s", offline ? comment : "");
+            snprintf (node->comment, sizeof (node->comment), "%s",
+                      offline ? comment : "");
             if (!offline)
                 (void)power_node_clear (srv->power, node);
             log_msg (LOG_INFO, "node %s %s by %s%s%s", node->name,

@@ -19,11 +19,11 @@
 /* Up time is added to the database this often. */
 #define EXPOSURE_TICK_MS 60000
 
-#define DEFAULT_MTBI_PRIOR (720 * 3600)     /* 30 days */
+#define DEFAULT_MTBI_PRIOR (720 * 3600) /* 30 days */
 
 struct class_stat {
     char name[NODECLASS_NAME_MAX];
-    double exposure;            /* node-seconds up */
+    double exposure; /* node-seconds up */
     long interruptions;
 };
 
@@ -66,7 +66,8 @@ int nodeclass_is_spot (const struct node *n)
 
     if (!nodeclass_label (n->labels, "spot", v, sizeof (v)))
         return 0;
-    return !v[0] || !strcasecmp (v, "true") || !strcasecmp (v, "yes") || !strcmp (v, "1");
+    return !v[0] || !strcasecmp (v, "true") || !strcasecmp (v, "yes")
+           || !strcmp (v, "1");
 }
 
 static struct class_stat *class_get (struct nodeclass *nc, const char *name)
@@ -111,7 +112,8 @@ double nodeclass_price (struct nodeclass *nc, const struct node *n)
     if (nodeclass_label (n->labels, "price_per_hour", v, sizeof (v))
         && util_parse_double (v, 0, 1e12, &p) == 0)
         return p;
-    return class_setting (nc, "price_per_hour", nodeclass_of (n, cls, sizeof (cls)), 0, 0);
+    return class_setting (nc, "price_per_hour", nodeclass_of (n, cls, sizeof (cls)), 0,
+                          0);
 }
 
 double nodeclass_mtbi (struct nodeclass *nc, const struct node *n)
@@ -132,7 +134,8 @@ int nodeclass_interrupted (struct nodeclass *nc, const struct node *n, const cha
     class_get (nc, cls)->interruptions++;
     log_msg (LOG_INFO, "node %s (class %s): %s recorded (%s)", n->name, cls, kind,
              detail ? detail : "");
-    return db_interruption_add (nc->srv->db, util_wall_secs (), n->name, cls, kind, detail);
+    return db_interruption_add (nc->srv->db, util_wall_secs (), n->name, cls, kind,
+                                detail);
 }
 
 /* Every minute: the up nodes' time since the last tick, by class. */
@@ -177,7 +180,8 @@ static int check_setting (const char *key, const char *value, void *arg)
 
     if (!strncmp (key, "mtbi_prior", 10) && (key[10] == '\0' || key[10] == '.')
         && (resource_parse_walltime (value, &secs, NULL) < 0 || secs <= 0))
-        return errprintf (err, "invalid %s '%s' (HH:MM:SS or seconds, above 0)", key, value);
+        return errprintf (err, "invalid %s '%s' (HH:MM:SS or seconds, above 0)", key,
+                          value);
     if (!strncmp (key, "price_per_hour", 14) && (key[14] == '\0' || key[14] == '.')
         && util_parse_double (value, 0, 1e12, &v) < 0)
         return errprintf (err, "invalid %s '%s' (a number from 0)", key, value);

@@ -21,7 +21,7 @@
 
 struct nodes {
     struct server *srv;
-    struct node **v;        /* sorted by name */
+    struct node **v; /* sorted by name */
     int n, cap;
     struct loop_timer *check;
 };
@@ -58,12 +58,9 @@ void nodes_destroy (struct nodes *ns)
 const char *node_state_name (enum node_state s)
 {
     switch (s) {
-    case NODE_UP:
-        return "free";
-    case NODE_DOWN:
-        return "down";
-    default:
-        return "state-unknown";
+    case NODE_UP: return "free";
+    case NODE_DOWN: return "down";
+    default: return "state-unknown";
     }
 }
 
@@ -155,14 +152,16 @@ static int node_jobs (struct server *srv, struct node *n, struct job **out, int 
 
     /* The running list: every job holding an allocation, array subjobs
      * too; then the suspended ones, whose processes are there, stopped. */
-    LIST_FOREACH (job, jobs_running (srv->jobs), r_link) {
+    LIST_FOREACH (job, jobs_running (srv->jobs), r_link)
+    {
         if (k == max)
             break;
         if (!job->alloc || (job->rec.state != 'R' && job->rec.state != 'E'))
             continue;
         k += node_job_on (job, n, out + k);
     }
-    LIST_FOREACH (job, jobs_suspended (srv->jobs), s_link) {
+    LIST_FOREACH (job, jobs_suspended (srv->jobs), s_link)
+    {
         if (k == max)
             break;
         k += node_job_on (job, n, out + k);
@@ -176,8 +175,9 @@ static void node_kill_stale (struct node *n, int64_t seq, int attempt)
     struct wire_msg m;
 
     wire_request_init (&m, "job.signal", 0,
-                       json_pack ("{s:I s:i s:s s:s}", "seq", (json_int_t)seq, "attempt",
-                                  attempt, "signal", "KILL", "reason", "stale"));
+                       json_pack ("{s:I s:i s:s s:s}", "seq", (json_int_t)seq,
+                                  "attempt", attempt, "signal", "KILL", "reason",
+                                  "stale"));
     log_msg (LOG_WARNING, "node %s runs stale job %lld attempt %d: killing it", n->name,
              (long long)seq, attempt);
     (void)nodes_send (n, &m);
@@ -194,7 +194,8 @@ static void node_mark_down (struct server *srv, struct node *n, const char *why)
     /* A node that was up and stopped answering was interrupted (the
      * Young/Daly interval learns from it); one that never came back after
      * a scheduler restart was down already. */
-    if (n->state == NODE_UP && nodeclass_interrupted (srv->nodeclass, n, "failure", why) < 0)
+    if (n->state == NODE_UP
+        && nodeclass_interrupted (srv->nodeclass, n, "failure", why) < 0)
         log_error ("node %s: record interruption", n->name);
     n->state = NODE_DOWN;
     n->down_since_ms = util_now_ms ();
@@ -233,9 +234,10 @@ static void node_check_timer (struct loop *l, void *arg)
         if (n->state == NODE_DOWN || n->power != NODE_POWER_ON)
             continue;
         if (now - n->last_heard_ms > srv->node_timeout_ms)
-            node_mark_down (srv, n, n->state == NODE_UNKNOWN
-                            ? "did not return after a scheduler restart"
-                            : "stopped sending heartbeats");
+            node_mark_down (srv, n,
+                            n->state == NODE_UNKNOWN
+                                ? "did not return after a scheduler restart"
+                                : "stopped sending heartbeats");
     }
 }
 
@@ -267,8 +269,12 @@ static void node_record (struct server *srv, struct node *n, json_t *gpus)
 {
     char *gtext = json_dumps (gpus, JSON_COMPACT);
     struct db_node rec = {
-        .ncpus = n->ncpus, .mem = n->mem, .gpus = gtext, .labels = n->labels,
-        .state = node_state_name (n->state), .last_seen = util_wall_secs (),
+        .ncpus = n->ncpus,
+        .mem = n->mem,
+        .gpus = gtext,
+        .labels = n->labels,
+        .state = node_state_name (n->state),
+        .last_seen = util_wall_secs (),
     };
 
     snprintf (rec.name, sizeof (rec.name), "%s", n->name);
@@ -283,21 +289,23 @@ static void node_reconcile_running (struct server *srv, struct node *n, json_t *
     json_t *r;
     size_t i;
 
-    json_array_foreach (running, i, r) {
+    json_array_foreach (running, i, r)
+    {
         json_int_t seq;
         int attempt;
         struct job *job;
         if (json_unpack (r, "{s:I s:i}", "seq", &seq, "attempt", &attempt) < 0)
             continue;
         job = jobs_lookup (srv->jobs, seq);
-        if (job && (job->rec.state == 'R' || job->rec.state == 'E' || job->rec.state == 'S')
+        if (job
+            && (job->rec.state == 'R' || job->rec.state == 'E' || job->rec.state == 'S')
             && job->rec.run_count == attempt && job->alloc
             && job->alloc->slot[0].node == n) {
             job->launch_pending = 0;
             log_msg (LOG_INFO, "job %s (%s) still running on %s", job->id,
                      job->rec.owner, n->name);
             if (job->rec.state == 'E')
-                job_signal_worker (job, "TERM", "deleted");  /* qdel while away */
+                job_signal_worker (job, "TERM", "deleted"); /* qdel while away */
             continue;
         }
         /* Requeued elsewhere or deleted while the node was away: the copy
@@ -309,8 +317,8 @@ static void node_reconcile_running (struct server *srv, struct node *n, json_t *
 static void node_finished (struct server *srv, struct node *n, json_t *body);
 
 /* Jobs we think run on n that the worker neither runs nor finished. */
-static void node_reconcile_missing (struct server *srv, struct node *n,
-                                    json_t *running, json_t *finished)
+static void node_reconcile_missing (struct server *srv, struct node *n, json_t *running,
+                                    json_t *finished)
 {
     struct job *jobs[1024];
     int k = node_jobs (srv, n, jobs, 1024);
@@ -321,13 +329,13 @@ static void node_reconcile_missing (struct server *srv, struct node *n,
         json_t *r;
         size_t j;
         if (job->alloc->slot[0].node != n)
-            continue;   /* sister node: the mother superior reports it */
-        json_array_foreach (running, j, r)
-            if (json_integer_value (json_object_get (r, "seq")) == job->rec.seq)
-                found = 1;
-        json_array_foreach (finished, j, r)
-            if (json_integer_value (json_object_get (r, "seq")) == job->rec.seq)
-                found = 1;
+            continue; /* sister node: the mother superior reports it */
+        json_array_foreach (running, j,
+                            r) if (json_integer_value (json_object_get (r, "seq"))
+                                   == job->rec.seq) found = 1;
+        json_array_foreach (finished, j,
+                            r) if (json_integer_value (json_object_get (r, "seq"))
+                                   == job->rec.seq) found = 1;
         if (found)
             continue;
         if (job->rec.session_id == 0 && job->rec.state == 'R') {
@@ -336,8 +344,7 @@ static void node_reconcile_missing (struct server *srv, struct node *n,
              * send).  This attempt never ran, so send it again. */
             log_msg (LOG_INFO, "job %s: launch was lost, sending it again", job->id);
             sched_launch (srv, job);
-        }
-        else
+        } else
             lifecycle_node_lost (srv, job, "its node restarted and lost it");
     }
 }
@@ -350,9 +357,10 @@ static int node_hello_parse (struct node *n, json_t *body, json_t **gpus,
     const char *labels = "";
     json_int_t mem;
 
-    if (json_unpack (body, "{s:i s:I s:o s?s s:o s:o}", "ncpus", &n->ncpus, "mem",
-                     &mem, "gpus", gpus, "labels", &labels, "running", running,
-                     "finished", finished) < 0
+    if (json_unpack (body, "{s:i s:I s:o s?s s:o s:o}", "ncpus", &n->ncpus, "mem", &mem,
+                     "gpus", gpus, "labels", &labels, "running", running, "finished",
+                     finished)
+            < 0
         || n->ncpus < 1 || mem < 0 || !json_is_array (*running)
         || !json_is_array (*finished) || gpu_from_json (*gpus, n->gpu, &n->ngpus) < 0)
         return -1;
@@ -405,18 +413,23 @@ static int node_claim (struct server *srv, struct conn *c, struct wire_msg *msg,
     char host[64];
 
     if (held && strcmp (held->name, name) != 0) {
-        server_reply_error (c, msg, EPROTO, "node.hello: this link speaks for node %s, "
-                            "not %s", held->name, name);
+        server_reply_error (c, msg, EPROTO,
+                            "node.hello: this link speaks for node %s, "
+                            "not %s",
+                            held->name, name);
         return -1;
     }
     node_peer_host (c, host, sizeof (host));
     if (n && n->conn && n->conn != c) {
-        log_msg (LOG_WARNING, "node %s: refused a second claimant at %s (uid %d): the "
-                 "worker at %s holds the name", name, conn_peer_name (c),
-                 (int)conn_peer_uid (c), conn_peer_name (n->conn));
-        server_reply_error (c, msg, EEXIST, "node.hello: node %s is held by a live "
-                            "worker at %s; not evicting it", name,
-                            conn_peer_name (n->conn));
+        log_msg (LOG_WARNING,
+                 "node %s: refused a second claimant at %s (uid %d): the "
+                 "worker at %s holds the name",
+                 name, conn_peer_name (c), (int)conn_peer_uid (c),
+                 conn_peer_name (n->conn));
+        server_reply_error (c, msg, EEXIST,
+                            "node.hello: node %s is held by a live "
+                            "worker at %s; not evicting it",
+                            name, conn_peer_name (n->conn));
         conn_close_after_flush (c);
         return -1;
     }
@@ -454,15 +467,13 @@ static void node_hello (struct server *srv, struct conn *c, struct wire_msg *msg
     reclaim_node_hello (srv->reclaim, n);
     n->last_heard_ms = util_now_ms ();
     node_record (srv, n, gpus);
-    log_msg (LOG_INFO, "node %s up: %d cpus, %lld bytes, %d gpus, %zu running",
-             n->name, n->ncpus, (long long)n->mem, n->ngpus, json_array_size (running));
+    log_msg (LOG_INFO, "node %s up: %d cpus, %lld bytes, %d gpus, %zu running", n->name,
+             n->ncpus, (long long)n->mem, n->ngpus, json_array_size (running));
     node_reconcile_running (srv, n, running);
-    json_array_foreach (finished, i, f)
-        node_finished (srv, n, f);
+    json_array_foreach (finished, i, f) node_finished (srv, n, f);
     node_reconcile_missing (srv, n, running, finished);
     server_request_pass (srv);
-    server_reply_after_commit (srv, c, msg,
-                               json_pack ("{s:s}", "server", srv->name));
+    server_reply_after_commit (srv, c, msg, json_pack ("{s:s}", "server", srv->name));
 }
 
 static struct node *node_of (struct server *srv, struct conn *c,
@@ -538,17 +549,18 @@ static void node_finished (struct server *srv, struct node *n, json_t *body)
         log_msg (LOG_DEBUG, "node %s: result for a job not running there", n->name);
         return;
     }
-    if (json_unpack (body, "{s:i s?I s?I s?I s?s}", "exit_status", &exit_status,
-                     "cput", &cput, "walltime", &wall, "maxrss", &maxrss,
-                     "reason", &reason) < 0) {
+    if (json_unpack (body, "{s:i s?I s?I s?I s?s}", "exit_status", &exit_status, "cput",
+                     &cput, "walltime", &wall, "maxrss", &maxrss, "reason", &reason)
+        < 0) {
         log_msg (LOG_WARNING, "node %s: malformed job.finished", n->name);
         return;
     }
     if (!reason && job->rec.state == 'E' && job->rec.comment)
-        reason = job->rec.comment;   /* e.g. "Job deleted by alice" */
+        reason = job->rec.comment; /* e.g. "Job deleted by alice" */
     /* Its mother superior lost another of its hosts (worker/tm.h): as a
      * node loss, requeued if rerunnable, the failed host named. */
-    if (json_unpack (body, "{s:s}", "host_failed", &failed) == 0 && job->rec.state == 'R') {
+    if (json_unpack (body, "{s:s}", "host_failed", &failed) == 0
+        && job->rec.state == 'R') {
         /* Not placed again until heard from (its heartbeat; its link
          * closes if it is gone), so the new attempt goes elsewhere. */
         struct node *bad = nodes_lookup (srv->nodes, failed);
@@ -562,8 +574,7 @@ static void node_finished (struct server *srv, struct node *n, json_t *body)
         log_error ("job %s: record result", job->id);
 }
 
-static void node_job_finished (struct server *srv, struct conn *c,
-                               struct wire_msg *msg)
+static void node_job_finished (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     struct node *n = node_of (srv, c, msg);
 

@@ -20,7 +20,8 @@
 
 struct alloc *alloc_new (int n)
 {
-    struct alloc *a = calloc (1, sizeof (*a) + (size_t)(n > 0 ? n : 0) * sizeof (a->slot[0]));
+    struct alloc *a =
+        calloc (1, sizeof (*a) + (size_t)(n > 0 ? n : 0) * sizeof (a->slot[0]));
 
     if (a)
         a->n = n;
@@ -232,7 +233,7 @@ void node_use_apply (struct node_use *u, const struct alloc_slot *s, int64_t seq
         if (sign > 0)
             u->mig[s->mig_gpu] |= (uint8_t)(1u << s->mig_inst);
         else
-            u->mig[s->mig_gpu] &= (uint8_t)~(1u << s->mig_inst);
+            u->mig[s->mig_gpu] &= (uint8_t) ~(1u << s->mig_inst);
     }
 }
 
@@ -266,12 +267,12 @@ struct place_in {
     int nnodes;
     const char *labels;
     int empty, scatter, excl;
-    int spot;                   /* the job's spot= (-1 any) */
-    int prefer_spot;            /* its queue's preference (-1 none) */
-    const int *cand;            /* only these nodes may be used (in index */
-    int ncand;                  /* order), NULL = all */
-    const int *sub;             /* of those, only these (an ib_switch group), */
-    int nsub;                   /* NULL = all */
+    int spot;        /* the job's spot= (-1 any) */
+    int prefer_spot; /* its queue's preference (-1 none) */
+    const int *cand; /* only these nodes may be used (in index */
+    int ncand;       /* order), NULL = all */
+    const int *sub;  /* of those, only these (an ib_switch group), */
+    int nsub;        /* NULL = all */
 };
 
 /* The k-th node index to consider and how many there are. */
@@ -288,10 +289,10 @@ static int cand_at (const struct place_in *in, int k)
 /* This job's own tentative usage on the nodes it has chunks on so far:
  * node index -> usage, open addressing, at most half full.  On the stack
  * for jobs of a few nodes; a big job's moves to the heap as it grows. */
-#define TENT_SMALL 128          /* a power of two */
+#define TENT_SMALL 128 /* a power of two */
 
 struct tent_ent {
-    int key;                    /* node index + 1; 0: empty */
+    int key; /* node index + 1; 0: empty */
     struct node_use u;
 };
 
@@ -304,7 +305,7 @@ struct tentative {
 static void tentative_init (struct tentative *t)
 {
     t->n = 0;
-    t->cap = 0;                 /* the small table is cleared on first use */
+    t->cap = 0; /* the small table is cleared on first use */
     t->v = NULL;
 }
 
@@ -316,7 +317,8 @@ static void tentative_release (struct tentative *t)
 
 static unsigned tent_hash (int i, int cap)
 {
-    return (unsigned)(((uint64_t)(unsigned)i * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
+    return (unsigned)(((uint64_t)(unsigned)i * 0x9e3779b97f4a7c15ULL) >> 32)
+           & (cap - 1);
 }
 
 static struct tent_ent *tent_find (struct tent_ent *v, int cap, int i)
@@ -417,7 +419,8 @@ static void use_effective (const struct place_in *in, int i, struct node_use *u)
 }
 
 /* Free whole GPUs (not in MIG mode) of a matching model under u. */
-static int whole_free (const struct node *n, const struct node_use *u, const char *model)
+static int whole_free (const struct node *n, const struct node_use *u,
+                       const char *model)
 {
     int k = 0;
 
@@ -439,7 +442,8 @@ static int mig_free_on (const struct node *n, const struct node_use *u, int g,
     int k = 0;
 
     for (int i = 0; i < gpu->nmig && i < GPU_MIG_MAX; i++)
-        if (!(u->mig[g] & (1u << i)) && (!profile || !strcmp (gpu->mig[i].profile, profile)))
+        if (!(u->mig[g] & (1u << i))
+            && (!profile || !strcmp (gpu->mig[i].profile, profile)))
             k++;
     return k;
 }
@@ -566,7 +570,8 @@ static void chunk_take (struct alloc_slot *slot, struct node *n, struct node_use
     if (chunk_mig (c)[0]) {
         const struct gpu *gpu = &n->gpu[mig_gpu];
         for (int i = 0; i < gpu->nmig; i++) {
-            if (!(u->mig[mig_gpu] & (1u << i)) && !strcmp (gpu->mig[i].profile, c->mig)) {
+            if (!(u->mig[mig_gpu] & (1u << i))
+                && !strcmp (gpu->mig[i].profile, c->mig)) {
                 slot->nmig = 1;
                 slot->mig_gpu = mig_gpu;
                 slot->mig_inst = i;
@@ -604,7 +609,7 @@ static int best_node (const struct place_in *in, struct tentative *t,
             best_score = s;
             *mig_gpu = g;
             if (s == 0)
-                break;      /* nothing fits tighter */
+                break; /* nothing fits tighter */
         }
     }
     return best;
@@ -665,7 +670,7 @@ static int build_take (const struct place_in *in, struct build *b, int i,
  * (score, scan position), so the order is best_node()'s. */
 struct pick {
     int64_t score;
-    int k;                      /* position in the scan */
+    int k; /* position in the scan */
     int mig_gpu;
 };
 
@@ -760,8 +765,7 @@ static int copies_on (const struct node *n, const struct node_use *u,
         int m = mig_free_total (n, u, chunk_mig (c), chunk_model (c));
         if (m < k)
             k = m;
-    }
-    else if (c->ngpus > 0) {
+    } else if (c->ngpus > 0) {
         int m = whole_free (n, u, chunk_model (c)) / c->ngpus;
         if (m < k)
             k = m;
@@ -817,7 +821,8 @@ static struct alloc *place_core (const struct place_in *in,
         }
         for (int k = 0; k < ch->count; k++) {
             int g = -1, i;
-            if ((i = best_node (in, &b.t, ch, &g)) < 0 || build_take (in, &b, i, ch, g) < 0)
+            if ((i = best_node (in, &b.t, ch, &g)) < 0
+                || build_take (in, &b, i, ch, g) < 0)
                 goto out;
         }
     }
@@ -831,8 +836,8 @@ out:
 struct group {
     const char *name;
     int64_t free_cpus;
-    int first, n;               /* its members in the member array */
-    int order;                  /* first seen, for ties */
+    int first, n; /* its members in the member array */
+    int order;    /* first seen, for ties */
 };
 
 static int cmp_group (const void *a, const void *b)
@@ -859,7 +864,7 @@ static int groups_collect (const struct place_in *in, struct group **grp, int *m
         free (gr);
         return -1;
     }
-    memset (of, 0, nsw * sizeof (*of));     /* switch number -> group + 1 */
+    memset (of, 0, nsw * sizeof (*of)); /* switch number -> group + 1 */
     for (int c = 0; c < nn; c++) {
         int i = cand_at (in, c), k;
         const struct node *node = in->nodes[i];
@@ -893,7 +898,8 @@ static int groups_collect (const struct place_in *in, struct group **grp, int *m
     return n;
 }
 
-static struct alloc *place_grouped (struct place_in *in, const struct hpcq_resources *res)
+static struct alloc *place_grouped (struct place_in *in,
+                                    const struct hpcq_resources *res)
 {
     struct group *gr = NULL;
     int ng, *member;
@@ -902,7 +908,8 @@ static struct alloc *place_grouped (struct place_in *in, const struct hpcq_resou
     /* Within one switch, a multi-node job's traffic stays off the
      * spine; a single chunk has no traffic to keep together. */
     if (resource_total_chunks (res) < 2 || in->empty
-        || !(member = malloc ((cand_count (in) ? cand_count (in) : 1) * sizeof (*member))))
+        || !(member =
+                 malloc ((cand_count (in) ? cand_count (in) : 1) * sizeof (*member))))
         return place_core (in, res);
     ng = groups_collect (in, &gr, member);
     for (int k = 0; k < ng && !a; k++) {
@@ -951,9 +958,9 @@ struct alloc *place_alloc_use (struct node **nodes, const struct node_use *use,
 }
 
 struct alloc *place_alloc_among (struct node **nodes, const int *cand, int ncand,
-                                 const struct node_use *use, const struct node_use *also,
-                                 int nnodes, const struct hpcq_resources *res,
-                                 const char *labels)
+                                 const struct node_use *use,
+                                 const struct node_use *also, int nnodes,
+                                 const struct hpcq_resources *res, const char *labels)
 {
     struct place_in in;
 
@@ -966,8 +973,8 @@ struct alloc *place_alloc_among (struct node **nodes, const int *cand, int ncand
 }
 
 int place_chunk_copies (const struct node *n, const struct node_use *u,
-                        const struct hpcq_chunk *c, const char *labels,
-                        int scatter, int excl, int cap)
+                        const struct hpcq_chunk *c, const char *labels, int scatter,
+                        int excl, int cap)
 {
     if (!node_usable (n, labels, -1, 0))
         return 0;
@@ -988,6 +995,6 @@ int place_chunk_capacity (const struct node *n, const struct hpcq_chunk *c,
 struct alloc *place_job (struct node **nodes, int nnodes, const struct job *job,
                          int empty)
 {
-    return place_alloc (nodes, nnodes, &job->spec.res, job->node_labels,
-                        job->rec.seq, empty);
+    return place_alloc (nodes, nnodes, &job->spec.res, job->node_labels, job->rec.seq,
+                        empty);
 }

@@ -43,8 +43,8 @@ struct alloc_slot {
     int ncpus;
     int64_t mem;
     int ngpus;
-    int gpus[16];           /* GPU indices on the node */
-    int nmig;               /* 1: holds MIG instance mig_inst of GPU mig_gpu */
+    int gpus[16]; /* GPU indices on the node */
+    int nmig;     /* 1: holds MIG instance mig_inst of GPU mig_gpu */
     int mig_gpu, mig_inst;
     int mpiprocs;
     int excl;
@@ -79,9 +79,9 @@ struct alloc *place_alloc_use (struct node **nodes, const struct node_use *use,
  * the others cannot take any chunk (a policy's list of nodes with free
  * cores), at a fraction of the cost on a full cluster. */
 struct alloc *place_alloc_among (struct node **nodes, const int *cand, int ncand,
-                                 const struct node_use *use, const struct node_use *also,
-                                 int nnodes, const struct hpcq_resources *res,
-                                 const char *labels);
+                                 const struct node_use *use,
+                                 const struct node_use *also, int nnodes,
+                                 const struct hpcq_resources *res, const char *labels);
 
 /* place_alloc() for a job: its request and its queue's node labels. */
 struct alloc *place_job (struct node **nodes, int nnodes, const struct job *job,
@@ -91,8 +91,8 @@ struct alloc *place_job (struct node **nodes, int nnodes, const struct job *job,
  * own), at most cap; 0 if n is not usable (state, labels, excl).  The
  * cheap bound a policy checks before trying a full placement. */
 int place_chunk_copies (const struct node *n, const struct node_use *u,
-                        const struct hpcq_chunk *c, const char *labels,
-                        int scatter, int excl, int cap);
+                        const struct hpcq_chunk *c, const char *labels, int scatter,
+                        int excl, int cap);
 
 /* place_chunk_copies() on n empty, whatever its state: how many copies
  * of c it could ever hold (what submission judges by). */

@@ -14,7 +14,7 @@ struct prio_key {
     double prio;
     int64_t seq;
     int priority;
-    int pos;                    /* in the array sorted */
+    int pos; /* in the array sorted */
 };
 
 static void prio_key_of (const struct job *j, int pos, struct prio_key *k)

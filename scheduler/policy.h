@@ -13,13 +13,13 @@
 #include "scheduler/nodes.h"
 
 struct policy_ctx {
-    struct job **jobs;      /* eligible (queued, not held), in submit order */
+    struct job **jobs; /* eligible (queued, not held), in submit order */
     int njobs;
-    struct node **nodes;    /* all nodes, by name */
+    struct node **nodes; /* all nodes, by name */
     int nnodes;
-    struct job_list *running;   /* jobs holding allocations */
-    int64_t now;            /* wall seconds (virtual in a simulator) */
-    int64_t default_walltime;   /* for jobs without one; -1: unbounded */
+    struct job_list *running; /* jobs holding allocations */
+    int64_t now;              /* wall seconds (virtual in a simulator) */
+    int64_t default_walltime; /* for jobs without one; -1: unbounded */
     /* Try to place job on the nodes' free resources: a new allocation or
      * NULL if it does not fit now. */
     struct alloc *(*fit) (struct policy_ctx *ctx, struct job *job);

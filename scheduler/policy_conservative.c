@@ -35,8 +35,8 @@ struct resv {
 struct seg {
     int64_t t;
     struct node_use *use;
-    int64_t free_cpus;          /* over all nodes: a cheap bound first */
-    int free_gpus;              /* whole GPUs and MIG instances */
+    int64_t free_cpus; /* over all nodes: a cheap bound first */
+    int free_gpus;     /* whole GPUs and MIG instances */
     /* 0: nothing is freer here than in the segment before (so what did
      * not fit there does not fit here); 1: something may be. */
     int freed;
@@ -50,7 +50,7 @@ struct timeline {
      * was taken out of the timeline since (only then can an equal
      * request fit earlier than it did). */
     const struct job *last;
-    int64_t last_start;         /* T_NEVER: it found no slot */
+    int64_t last_start; /* T_NEVER: it found no slot */
     int removed;
 };
 
@@ -90,7 +90,7 @@ static int timeline_insert (struct timeline *tl, int k, int64_t t)
     tl->v[k] = tl->v[k - 1];
     tl->v[k].t = t;
     tl->v[k].use = u;
-    tl->v[k].freed = 0;     /* a copy of the one before */
+    tl->v[k].freed = 0; /* a copy of the one before */
     tl->n++;
     return 0;
 }
@@ -129,9 +129,9 @@ static void seg_totals (struct timeline *tl, struct seg *sg)
         sg->free_cpus += n->ncpus - sg->use[i].ncpus_used;
         for (int g = 0; g < n->ngpus && g < GPU_MAX; g++)
             sg->free_gpus += n->gpu[g].nmig
-                             ? __builtin_popcount (((1u << n->gpu[g].nmig) - 1)
-                                                   & ~(unsigned)sg->use[i].mig[g])
-                             : !(sg->use[i].gpus & (1u << g));
+                                 ? __builtin_popcount (((1u << n->gpu[g].nmig) - 1)
+                                                       & ~(unsigned)sg->use[i].mig[g])
+                                 : !(sg->use[i].gpus & (1u << g));
     }
 }
 
@@ -159,7 +159,7 @@ static int timeline_init (struct timeline *tl, struct policy_ctx *ctx)
         if (end == T_NEVER)
             break;
         if (end <= ctx->now)
-            end = ctx->now;     /* overdue: it is about to go */
+            end = ctx->now; /* overdue: it is about to go */
         if ((k = timeline_split (tl, end)) < 0)
             goto out;
         seg_apply (tl, k, ends[i]->alloc, ends[i]->rec.seq, -1);
@@ -235,12 +235,13 @@ static int node_slots_fit (const struct node *n, struct node_use u,
 {
     for (int s = 0; s < k; s++) {
         for (int g = 0; g < sl[s]->ngpus; g++)
-            if (sl[s]->gpus[g] < 0 || sl[s]->gpus[g] >= n->ngpus || n->gpu[sl[s]->gpus[g]].nmig
-                || (u.gpus & (1u << sl[s]->gpus[g])))
+            if (sl[s]->gpus[g] < 0 || sl[s]->gpus[g] >= n->ngpus
+                || n->gpu[sl[s]->gpus[g]].nmig || (u.gpus & (1u << sl[s]->gpus[g])))
                 return 0;
-        if (sl[s]->nmig && (sl[s]->mig_gpu < 0 || sl[s]->mig_gpu >= n->ngpus
-                            || sl[s]->mig_inst >= n->gpu[sl[s]->mig_gpu].nmig
-                            || (u.mig[sl[s]->mig_gpu] & (1u << sl[s]->mig_inst))))
+        if (sl[s]->nmig
+            && (sl[s]->mig_gpu < 0 || sl[s]->mig_gpu >= n->ngpus
+                || sl[s]->mig_inst >= n->gpu[sl[s]->mig_gpu].nmig
+                || (u.mig[sl[s]->mig_gpu] & (1u << sl[s]->mig_inst))))
             return 0;
         if (u.excl_by || (sl[s]->excl && u.njobs > 0))
             return 0;
@@ -289,8 +290,9 @@ static struct alloc *earliest (struct timeline *tl, struct job *job, int64_t *st
 
     for (int c = 0; c < job->spec.res.nchunks; c++)
         gpus += job->spec.res.chunk[c].count
-                * (job->spec.res.chunk[c].ngpus + (chunk_mig (&job->spec.res.chunk[c])[0] != 0));
-    int failed_at = -2;     /* the segment where placement last failed */
+                * (job->spec.res.chunk[c].ngpus
+                   + (chunk_mig (&job->spec.res.chunk[c])[0] != 0));
+    int failed_at = -2; /* the segment where placement last failed */
 
     int64_t from = tl->ctx->now;
 
@@ -309,7 +311,7 @@ static struct alloc *earliest (struct timeline *tl, struct job *job, int64_t *st
         if (tl->v[k].t < from)
             continue;
         if (failed_at == k - 1 && !tl->v[k].freed) {
-            failed_at = k;      /* no freer than where it just failed */
+            failed_at = k; /* no freer than where it just failed */
             continue;
         }
         /* A segment of the window without the free cores or GPUs in all
@@ -366,7 +368,8 @@ static int resv_matches (const struct job *job, const struct resv *r)
         for (int k = 0; k < res->chunk[c].count; k++, s++) {
             const struct hpcq_chunk *ch = &res->chunk[c];
             if (s >= r->n || r->slot[s].ncpus != ch->ncpus || r->slot[s].mem != ch->mem
-                || r->slot[s].ngpus != ch->ngpus || r->slot[s].nmig != (chunk_mig (ch)[0] != 0))
+                || r->slot[s].ngpus != ch->ngpus
+                || r->slot[s].nmig != (chunk_mig (ch)[0] != 0))
                 return 0;
         }
     return s == r->n;
@@ -417,7 +420,8 @@ static int resv_place (struct timeline *tl, struct job *job)
     if (job->resv) {
         if (!(kept = resv_alloc (job->resv))
             || timeline_apply (tl, kept, job->rec.seq, job->resv->start,
-                               window_end (job->resv->start, w), -1) < 0
+                               window_end (job->resv->start, w), -1)
+                   < 0
             || timeline_split (tl, job->resv->start) < 0) {
             free (kept);
             return -1;
@@ -439,7 +443,7 @@ static int resv_place (struct timeline *tl, struct job *job)
     resv_drop (job);
     job->est_start = 0;
     if (!a)
-        return 0;       /* never fits beside unbounded jobs: no promise */
+        return 0; /* never fits beside unbounded jobs: no promise */
     if (timeline_apply (tl, a, job->rec.seq, start, window_end (start, w), 1) < 0) {
         free (a);
         return -1;

@@ -20,7 +20,7 @@ static void fifo_pass (struct policy_ctx *ctx)
         if (!a)
             break;
         if (ctx->start (ctx, ctx->jobs[i], a) < 0)
-            break;      /* start took a either way */
+            break; /* start took a either way */
     }
 }
 
@@ -28,4 +28,3 @@ const struct policy_ops policy_fifo = {
     .name = "fifo",
     .pass = fifo_pass,
 };
-

@@ -30,9 +30,9 @@
 #include "scheduler/power.h"
 
 #define POWER_TICK_MS 500
-#define POWER_MAX_ARGS 16           /* words of a program's command line */
+#define POWER_MAX_ARGS 16 /* words of a program's command line */
 #define POWER_MAX_CLOUD 100000
-#define POWER_PLAN_JOBS 1000        /* waiting jobs the plan places, at most */
+#define POWER_PLAN_JOBS 1000 /* waiting jobs the plan places, at most */
 
 enum { RUN_RESUME, RUN_SUSPEND };
 
@@ -48,15 +48,15 @@ struct power_run {
 
 struct power {
     struct server *srv;
-    const char *cloud_nodes;            /* the setting (the config's) */
-    char *resume_cmd, *suspend_cmd;     /* the settings, split into argv below */
+    const char *cloud_nodes;        /* the setting (the config's) */
+    char *resume_cmd, *suspend_cmd; /* the settings, split into argv below */
     char *resume_argv[POWER_MAX_ARGS + 1], *suspend_argv[POWER_MAX_ARGS + 1];
     int nresume_args, nsuspend_args;
     int64_t suspend_time_ms, suspend_timeout_ms, resume_timeout_ms;
     int max_resuming;
-    struct node **cloud;                /* the cloud nodes (the nodes module's) */
+    struct node **cloud; /* the cloud nodes (the nodes module's) */
     int ncloud;
-    char **names;                       /* their names, while the setting is checked */
+    char **names; /* their names, while the setting is checked */
     int nnames;
     struct loop_timer *tick;
     LIST_HEAD (, power_run) runs;
@@ -92,9 +92,11 @@ static int program_parse (const char *key, const char *value, char **copy, char 
     if (!value)
         return 0;
     *copy = xstrdup (value);
-    for (char *w = strtok_r (*copy, " \t", &save); w; w = strtok_r (NULL, " \t", &save)) {
+    for (char *w = strtok_r (*copy, " \t", &save); w;
+         w = strtok_r (NULL, " \t", &save)) {
         if (*nargs == POWER_MAX_ARGS)
-            return errprintf (err, "%s '%s': more than %d words", key, value, POWER_MAX_ARGS);
+            return errprintf (err, "%s '%s': more than %d words", key, value,
+                              POWER_MAX_ARGS);
         argv[(*nargs)++] = w;
     }
     argv[*nargs] = NULL;
@@ -131,18 +133,16 @@ static int group_word (struct group *g, char *w, struct hpcq_error *err)
         if (util_parse_i64 (v, 1, 1 << 20, &n) < 0)
             return errprintf (err, "cloud_nodes: invalid ncpus '%s'", v);
         g->ncpus = (int)n;
-    }
-    else if (strcmp (w, "ngpus") == 0) {
+    } else if (strcmp (w, "ngpus") == 0) {
         if (util_parse_i64 (v, 0, GPU_MAX, &n) < 0)
-            return errprintf (err, "cloud_nodes: invalid ngpus '%s' (0 to %d)", v, GPU_MAX);
+            return errprintf (err, "cloud_nodes: invalid ngpus '%s' (0 to %d)", v,
+                              GPU_MAX);
         g->ngpus = (int)n;
-    }
-    else if (strcmp (w, "mem") == 0) {
+    } else if (strcmp (w, "mem") == 0) {
         struct hpcq_error e;
         if (resource_parse_size (v, &g->mem, &e) < 0)
             return errprintf (err, "cloud_nodes: invalid mem '%s'", v);
-    }
-    else if (strcmp (w, "gpu_model") == 0)
+    } else if (strcmp (w, "gpu_model") == 0)
         snprintf (g->gpu_model, sizeof (g->gpu_model), "%s", v);
     else if (strcmp (w, "labels") == 0 || strcmp (w, "price_per_hour") == 0) {
         size_t len = strlen (g->labels);
@@ -151,10 +151,11 @@ static int group_word (struct group *g, char *w, struct hpcq_error *err)
             return errprintf (err, "cloud_nodes: invalid price_per_hour '%s'", v);
         snprintf (g->labels + len, sizeof (g->labels) - len, "%s%s%s%s", len ? "," : "",
                   w[0] == 'p' ? "price_per_hour=" : "", v, "");
-    }
-    else
-        return errprintf (err, "cloud_nodes: unknown key '%s' (ncpus, mem, ngpus, "
-                          "gpu_model, labels, price_per_hour)", w);
+    } else
+        return errprintf (err,
+                          "cloud_nodes: unknown key '%s' (ncpus, mem, ngpus, "
+                          "gpu_model, labels, price_per_hour)",
+                          w);
     return 0;
 }
 
@@ -165,7 +166,8 @@ static int check_name (const char *name, void *arg)
     struct group *g = arg;
     struct power *p = g->p;
 
-    if (strlen (name) >= sizeof (((struct node *)0)->name) || p->nnames == POWER_MAX_CLOUD)
+    if (strlen (name) >= sizeof (((struct node *)0)->name)
+        || p->nnames == POWER_MAX_CLOUD)
         return -1;
     for (int i = 0; i < p->nnames; i++)
         if (strcmp (p->names[i], name) == 0)
@@ -217,10 +219,13 @@ static int cloud_parse (struct power *p, const char *value, int check,
             rc = group_word (&g, w, err);
         if (rc == 0 && g.ncpus == 0)
             rc = errprintf (err, "cloud_nodes: '%s' has no ncpus=N", list);
-        if (rc == 0 && hostlist_expand (list, POWER_MAX_CLOUD, check ? check_name : declare,
-                                        &g) < 0)
-            rc = errprintf (err, "cloud_nodes: bad host list '%s' (malformed, a name "
-                            "given twice or too long)", list);
+        if (rc == 0
+            && hostlist_expand (list, POWER_MAX_CLOUD, check ? check_name : declare, &g)
+                   < 0)
+            rc = errprintf (err,
+                            "cloud_nodes: bad host list '%s' (malformed, a name "
+                            "given twice or too long)",
+                            list);
     }
     free (copy);
     return rc;
@@ -233,13 +238,17 @@ static int settings (struct power *p, struct hpcq_error *err)
     int64_t st, sto, rto, maxr;
 
     if (program_parse ("resume_program", config_get (cfg, "resume_program", NULL),
-                       &p->resume_cmd, p->resume_argv, &p->nresume_args, err) < 0
+                       &p->resume_cmd, p->resume_argv, &p->nresume_args, err)
+            < 0
         || program_parse ("suspend_program", config_get (cfg, "suspend_program", NULL),
-                          &p->suspend_cmd, p->suspend_argv, &p->nsuspend_args, err) < 0
+                          &p->suspend_cmd, p->suspend_argv, &p->nsuspend_args, err)
+               < 0
         || config_get_int (cfg, "suspend_time", 600, 1, 86400 * 365, &st, err) < 0
         || config_get_int (cfg, "suspend_timeout", 30, 1, 86400, &sto, err) < 0
         || config_get_int (cfg, "resume_timeout", 300, 1, 86400, &rto, err) < 0
-        || config_get_int (cfg, "max_nodes_resuming", 100, 1, POWER_MAX_CLOUD, &maxr, err) < 0)
+        || config_get_int (cfg, "max_nodes_resuming", 100, 1, POWER_MAX_CLOUD, &maxr,
+                           err)
+               < 0)
         return -1;
     p->suspend_time_ms = st * 1000;
     p->suspend_timeout_ms = sto * 1000;
@@ -284,7 +293,8 @@ static const char *names_text (struct node **nodes, int n, char *buf, size_t len
 }
 
 /* A cloud node failed to resume or suspend: down, with why. */
-static void power_fail (struct power *p, struct node *n, const char *what, const char *why)
+static void power_fail (struct power *p, struct node *n, const char *what,
+                        const char *why)
 {
     char detail[512];
 
@@ -297,8 +307,10 @@ static void power_fail (struct power *p, struct node *n, const char *what, const
     snprintf (n->comment, sizeof (n->comment), "%s failed: %s", what, why);
     if (db_node_set_state (p->srv->db, n->name, "down", util_wall_secs ()) < 0)
         log_error ("node %s: record state", n->name);
-    power_event (p, strcmp (what, "resume") == 0 ? "node_resume_failed"
-                                                 : "node_suspend_failed", detail);
+    power_event (p,
+                 strcmp (what, "resume") == 0 ? "node_resume_failed"
+                                              : "node_suspend_failed",
+                 detail);
 }
 
 /* --- running the programs --- */
@@ -315,21 +327,25 @@ static void run_done (struct child *c, int status, int timed_out, const char *la
 {
     struct power_run *r = arg;
     struct power *p = r->p;
-    enum node_power want = r->kind == RUN_RESUME ? NODE_POWER_RESUMING : NODE_POWER_SUSPENDING;
+    enum node_power want =
+        r->kind == RUN_RESUME ? NODE_POWER_RESUMING : NODE_POWER_SUSPENDING;
     const char *what = r->kind == RUN_RESUME ? "resume" : "suspend";
     char why[700], st[64];
 
     if (timed_out)
-        snprintf (why, sizeof (why), "%s_program did not finish within %s_timeout (%lld s)",
-                  what, what, (long long)((r->kind == RUN_RESUME ? p->resume_timeout_ms
-                                                                 : p->suspend_timeout_ms) / 1000));
+        snprintf (why, sizeof (why),
+                  "%s_program did not finish within %s_timeout (%lld s)", what, what,
+                  (long long)((r->kind == RUN_RESUME ? p->resume_timeout_ms
+                                                     : p->suspend_timeout_ms)
+                              / 1000));
     else
         snprintf (why, sizeof (why), "%s_program %s%s%s", what,
-                  child_status_text (status, st, sizeof (st)), last[0] ? ": " : "", last);
+                  child_status_text (status, st, sizeof (st)), last[0] ? ": " : "",
+                  last);
     for (int i = 0; i < r->n; i++) {
         struct node *n = r->nodes[i];
         if (n->power != want)
-            continue;       /* already up (a fast hello), or given up on */
+            continue; /* already up (a fast hello), or given up on */
         if (timed_out || !WIFEXITED (status) || WEXITSTATUS (status) != 0)
             power_fail (p, n, what, why);
         else if (r->kind == RUN_SUSPEND) {
@@ -368,19 +384,21 @@ static int run_start (struct power *p, int kind, struct node **nodes, int n)
         av[i] = argv[i];
     for (int i = 0; i < n; i++)
         av[nargs + i] = nodes[i]->name;
-    snprintf (envv, sizeof (envv), "HPCQ_NODELIST=%s", names_text (nodes, n, list, sizeof (list)));
+    snprintf (envv, sizeof (envv), "HPCQ_NODELIST=%s",
+              names_text (nodes, n, list, sizeof (list)));
     r->p = p;
     r->kind = kind;
     r->n = n;
     r->nodes = nodes;
     LIST_INSERT_HEAD (&p->runs, r, link);
-    r->c = child_run (p->srv->loop, av, env, kind == RUN_RESUME ? p->resume_timeout_ms
-                                                                : p->suspend_timeout_ms,
+    r->c = child_run (p->srv->loop, av, env,
+                      kind == RUN_RESUME ? p->resume_timeout_ms : p->suspend_timeout_ms,
                       run_done, r, &err);
     free (av);
     if (!r->c) {
         for (int i = 0; i < n; i++)
-            power_fail (p, nodes[i], kind == RUN_RESUME ? "resume" : "suspend", err.text);
+            power_fail (p, nodes[i], kind == RUN_RESUME ? "resume" : "suspend",
+                        err.text);
         run_free (r);
         return -1;
     }
@@ -446,15 +464,16 @@ static void shadow_of (const struct node *n, struct node *s)
  * out of service. */
 static int resumable (const struct node *n)
 {
-    return n->cloud && n->power == NODE_POWER_OFF && n->state != NODE_DOWN && !n->offline;
+    return n->cloud && n->power == NODE_POWER_OFF && n->state != NODE_DOWN
+           && !n->offline;
 }
 
 struct plan {
-    struct node **view;         /* every node, or its shadow */
-    struct node *shadow;        /* one per cloud node */
-    struct node_use *use;       /* what the plan supposes taken */
+    struct node **view;   /* every node, or its shadow */
+    struct node *shadow;  /* one per cloud node */
+    struct node_use *use; /* what the plan supposes taken */
     int *cand, *want;
-    double *price;              /* per view index: resumable nodes' price, else -1 */
+    double *price; /* per view index: resumable nodes' price, else -1 */
     int nn;
 };
 
@@ -487,8 +506,7 @@ static void plan_init (struct power *p, struct plan *pl)
             pl->view[i] = &pl->shadow[k++];
             if (resumable (n))
                 pl->price[i] = power_node_price (n);
-        }
-        else
+        } else
             pl->view[i] = n;
         pl->view[i]->pidx = i;
         node_use_of (pl->view[i], &pl->use[i]);
@@ -577,7 +595,7 @@ static void power_plan (struct power *p)
         return;
     jobs = xzalloc (jobs_queued_count (p->srv->jobs) * sizeof (*jobs));
     TAILQ_FOREACH (j, jobs_queued (p->srv->jobs), q_link)
-        jobs[nj++] = j;
+    jobs[nj++] = j;
     policy_sort_priority (jobs, nj);
     plan_init (p, &pl);
     tiers = xzalloc ((pl.nn + 2) * sizeof (*tiers));
@@ -611,10 +629,13 @@ static void power_tick (struct loop *l, void *arg)
 
     for (int i = 0; i < p->ncloud; i++) {
         struct node *n = p->cloud[i];
-        if (n->power == NODE_POWER_RESUMING && now - n->power_since_ms > p->resume_timeout_ms) {
+        if (n->power == NODE_POWER_RESUMING
+            && now - n->power_since_ms > p->resume_timeout_ms) {
             char why[128];
-            snprintf (why, sizeof (why), "its worker did not register within "
-                      "resume_timeout (%lld s)", (long long)(p->resume_timeout_ms / 1000));
+            snprintf (why, sizeof (why),
+                      "its worker did not register within "
+                      "resume_timeout (%lld s)",
+                      (long long)(p->resume_timeout_ms / 1000));
             power_fail (p, n, "resume", why);
         }
         if (n->power != NODE_POWER_ON || n->state != NODE_UP)
@@ -664,8 +685,10 @@ int power_start (struct power *p, struct hpcq_error *err)
         n->power_since_ms = util_now_ms ();
     }
     if (p->ncloud > 0) {
-        log_msg (LOG_INFO, "%d cloud node%s, powered off until jobs need them; "
-                 "suspend_time %lld s", p->ncloud, p->ncloud == 1 ? "" : "s",
+        log_msg (LOG_INFO,
+                 "%d cloud node%s, powered off until jobs need them; "
+                 "suspend_time %lld s",
+                 p->ncloud, p->ncloud == 1 ? "" : "s",
                  (long long)(p->suspend_time_ms / 1000));
         if (!(p->tick = loop_timer_add (srv->loop, POWER_TICK_MS, POWER_TICK_MS,
                                         power_tick, p)))

@@ -39,11 +39,11 @@
 
 struct preempt {
     struct server *srv;
-    int queue_prio;             /* preempt_queue_prio */
-    int express_level;          /* levels from preempt_prio, 0 the highest */
+    int queue_prio;    /* preempt_queue_prio */
+    int express_level; /* levels from preempt_prio, 0 the highest */
     int normal_level;
-    char order[8];              /* preempt_order */
-    int64_t min_runtime;        /* preempt_min_runtime, seconds */
+    char order[8];       /* preempt_order */
+    int64_t min_runtime; /* preempt_min_runtime, seconds */
 };
 
 /* ---- settings ---------------------------------------------------------- */
@@ -56,9 +56,11 @@ int preempt_check_order (const char *value, struct hpcq_error *err)
         if (!strchr ("SCRD", value[i]) || strchr (value + i + 1, value[i]))
             n = 0;
     if (n == 0 || n > 4)
-        return errprintf_code (err, EINVAL, "Illegal attribute or resource value: "
+        return errprintf_code (err, EINVAL,
+                               "Illegal attribute or resource value: "
                                "preempt_order=%s (a sequence of S, C, R and D, each at "
-                               "most once, such as SCR)", value);
+                               "most once, such as SCR)",
+                               value);
     return 0;
 }
 
@@ -73,9 +75,11 @@ int preempt_check_targets (const char *value, struct hpcq_error *err)
     while (rc == 0 && (item = strsep (&rest, ","))) {
         item += strspn (item, " ");
         if (strncasecmp (item, "queue=", 6) != 0 || !item[6] || strchr (item + 6, ' '))
-            rc = errprintf_code (err, EINVAL, "Illegal attribute or resource value: "
-                                 "preempt_targets=%s (queue=NAME[,queue=NAME...] or NONE)",
-                                 value);
+            rc = errprintf_code (
+                err, EINVAL,
+                "Illegal attribute or resource value: "
+                "preempt_targets=%s (queue=NAME[,queue=NAME...] or NONE)",
+                value);
     }
     free (copy);
     return rc;
@@ -99,8 +103,10 @@ static int parse_prio (struct preempt *p, const char *value, struct hpcq_error *
             else if (!strcmp (kind, "normal_jobs") && p->normal_level < 0)
                 p->normal_level = n;
             else
-                rc = errprintf (err, "invalid preempt_prio '%s': '%s' is not supported or "
-                                "given twice (express_queue, normal_jobs)", value, kind);
+                rc = errprintf (err,
+                                "invalid preempt_prio '%s': '%s' is not supported or "
+                                "given twice (express_queue, normal_jobs)",
+                                value, kind);
         }
         n++;
     }
@@ -116,22 +122,30 @@ static int parse_prio (struct preempt *p, const char *value, struct hpcq_error *
     return 0;
 }
 
-static int preempt_settings (struct preempt *p, struct config *cfg, struct hpcq_error *err)
+static int preempt_settings (struct preempt *p, struct config *cfg,
+                             struct hpcq_error *err)
 {
     const char *order = config_get (cfg, "preempt_order", "SCR");
     const char *mr = config_get (cfg, "preempt_min_runtime", NULL);
     int64_t qp;
 
-    if (parse_prio (p, config_get (cfg, "preempt_prio", "express_queue, normal_jobs"), err) < 0
+    if (parse_prio (p, config_get (cfg, "preempt_prio", "express_queue, normal_jobs"),
+                    err)
+            < 0
         || config_get_int (cfg, "preempt_queue_prio", 150, -1024, 1024, &qp, err) < 0)
         return -1;
     p->queue_prio = (int)qp;
     if (preempt_check_order (order, err) < 0)
-        return errprintf (err, "invalid preempt_order '%s' (a sequence of S, C, R and D, "
-                          "each at most once, such as SCR)", order);
+        return errprintf (err,
+                          "invalid preempt_order '%s' (a sequence of S, C, R and D, "
+                          "each at most once, such as SCR)",
+                          order);
     snprintf (p->order, sizeof (p->order), "%s", order);
-    if (mr && (resource_parse_walltime (mr, &p->min_runtime, NULL) < 0 || p->min_runtime < 0))
-        return errprintf (err, "invalid preempt_min_runtime '%s' (HH:MM:SS or seconds)", mr);
+    if (mr
+        && (resource_parse_walltime (mr, &p->min_runtime, NULL) < 0
+            || p->min_runtime < 0))
+        return errprintf (err, "invalid preempt_min_runtime '%s' (HH:MM:SS or seconds)",
+                          mr);
     return 0;
 }
 
@@ -176,12 +190,9 @@ static const char *job_order (struct preempt *p, const struct job *job)
 static int method_applies (struct preempt *p, const struct job *v, char m)
 {
     switch (m) {
-    case 'C':
-        return ckpt_job_checkpoints (p->srv, v);
-    case 'R':
-        return v->spec.rerunnable;
-    default:
-        return 1;   /* S and D apply to any running job */
+    case 'C': return ckpt_job_checkpoints (p->srv, v);
+    case 'R': return v->spec.rerunnable;
+    default: return 1; /* S and D apply to any running job */
     }
 }
 
@@ -203,7 +214,8 @@ static void record (struct preempt *p, struct job *v, const struct job *by, char
     jc->preempt_count++;
     snprintf (jc->preempt_reason, sizeof (jc->preempt_reason), "%s", reason);
     if (db_preempt_add (p->srv->db, v->rec.seq, v->rec.run_count, util_wall_secs (), m,
-                        by ? by->rec.seq : 0, reason) < 0)
+                        by ? by->rec.seq : 0, reason)
+        < 0)
         log_error ("job %s: record preemption", v->id);
     log_msg (LOG_INFO, "job %s (%s) preempted: %s", v->id, v->rec.owner, reason);
 }
@@ -220,8 +232,11 @@ static int preempt_one (struct preempt *p, struct job *v, struct job *by)
         if (!method_applies (p, v, *m))
             continue;
         snprintf (reason, sizeof (reason), "preempted by %s (queue %s): %s", by->id,
-                  by->rec.queue, *m == 'S' ? "suspended" : *m == 'C'
-                  ? "checkpoint, then requeue" : *m == 'R' ? "requeued" : "deleted");
+                  by->rec.queue,
+                  *m == 'S'   ? "suspended"
+                  : *m == 'C' ? "checkpoint, then requeue"
+                  : *m == 'R' ? "requeued"
+                              : "deleted");
         switch (*m) {
         case 'S':
             if (lifecycle_suspend (srv, v, reason, "scheduler") < 0)
@@ -232,7 +247,8 @@ static int preempt_one (struct preempt *p, struct job *v, struct job *by)
         case 'C':
             ckpt_job_state (v)->preempting = 1;
             if (ckpt_request (srv, v, reason, util_now_ms () + ckpt_grace_ms (srv),
-                              ckpt_requeue_done, "preempted (C)") < 0) {
+                              ckpt_requeue_done, "preempted (C)")
+                < 0) {
                 v->ck->preempting = 0;
                 continue;
             }
@@ -270,16 +286,19 @@ struct pass {
     int64_t now;
 };
 
-static void use_apply (struct node_use *use, const struct alloc *a, int64_t seq, int sign)
+static void use_apply (struct node_use *use, const struct alloc *a, int64_t seq,
+                       int sign)
 {
     for (int i = 0; i < a->n; i++)
         if (a->slot[i].node)
             node_use_apply (&use[a->slot[i].node->pidx], &a->slot[i], seq, sign);
 }
 
-static struct alloc *fit (struct pass *ps, const struct node_use *use, const struct job *job)
+static struct alloc *fit (struct pass *ps, const struct node_use *use,
+                          const struct job *job)
 {
-    return place_alloc_use (ps->nodes, use, NULL, ps->nn, &job->spec.res, job->node_labels);
+    return place_alloc_use (ps->nodes, use, NULL, ps->nn, &job->spec.res,
+                            job->node_labels);
 }
 
 /* Victims first: lowest level, then lowest queue and job priority, then
@@ -310,7 +329,8 @@ static int candidates (struct pass *ps, const struct job *by, struct job ***out)
 
     struct job *j;
 
-    LIST_FOREACH (j, jobs_running (p->srv->jobs), r_link) {
+    LIST_FOREACH (j, jobs_running (p->srv->jobs), r_link)
+    {
         if (j->rec.state != 'R' || !j->alloc || (j->ck && j->ck->preempting)
             || job_level (p, j) <= level || !target_ok (q, j->rec.queue)
             || ps->now - j->rec.stime < p->min_runtime || !any_method (p, j))
@@ -358,7 +378,8 @@ static int fits (struct pass *ps, const struct job *by, const struct node_use *t
  * PREEMPT_MAX_SINGLES); else the shortest prefix of the candidates that
  * does, less those it can spare (tried from the highest priority down).
  * Their number (marked in skip 0), or 0. */
-static int choose (struct pass *ps, const struct job *by, struct job **v, int n, char *skip)
+static int choose (struct pass *ps, const struct job *by, struct job **v, int n,
+                   char *skip)
 {
     struct node_use *tmp = xzalloc (ps->nn * sizeof (*tmp));
     size_t size = ps->nn * sizeof (*tmp);
@@ -440,8 +461,8 @@ static int lowest_running (struct preempt *p)
     struct job *j;
 
     LIST_FOREACH (j, jobs_running (p->srv->jobs), r_link)
-        if (j->rec.state == 'R' && job_level (p, j) > lowest)
-            lowest = job_level (p, j);
+    if (j->rec.state == 'R' && job_level (p, j) > lowest)
+        lowest = job_level (p, j);
     return lowest;
 }
 
@@ -464,8 +485,8 @@ int preempt_pass (struct preempt *p, struct job **jobs, int n)
     /* Victims already on their way out (C waiting for its checkpoint, D
      * for its end) count as gone. */
     LIST_FOREACH (j, jobs_running (p->srv->jobs), r_link)
-        if (j->alloc && j->ck && j->ck->preempting && !j->ck->released)
-            use_apply (ps.use, j->alloc, j->rec.seq, -1);
+    if (j->alloc && j->ck && j->ck->preempting && !j->ck->released)
+        use_apply (ps.use, j->alloc, j->rec.seq, -1);
     for (int i = 0; i < n; i++)
         if (jobs[i]->rec.state == 'Q' && job_level (p, jobs[i]) < lowest)
             freed |= serve (&ps, jobs[i]);
@@ -485,8 +506,8 @@ void preempt_resume_pass (struct preempt *p)
     if (LIST_EMPTY (jobs_suspended (srv->jobs)))
         return;
     TAILQ_FOREACH (j, jobs_queued (srv->jobs), q_link)
-        if (job_level (p, j) < highest_waiting)
-            highest_waiting = job_level (p, j);
+    if (job_level (p, j) < highest_waiting)
+        highest_waiting = job_level (p, j);
     /* A job resumed leaves the list: its successor is taken first. */
     for (j = LIST_FIRST (jobs_suspended (srv->jobs)); j; j = next) {
         next = LIST_NEXT (j, s_link);

@@ -17,11 +17,11 @@
 #include <stdint.h>
 
 struct priority_weights {
-    double queue;       /* per point of queue priority */
-    double job;         /* per point of qsub -p */
-    double age;         /* for a job max_age old (or older) */
-    double fairshare;   /* for a fair-share factor of 1 */
-    int64_t max_age;    /* seconds; age counts up to this */
+    double queue;     /* per point of queue priority */
+    double job;       /* per point of qsub -p */
+    double age;       /* for a job max_age old (or older) */
+    double fairshare; /* for a fair-share factor of 1 */
+    int64_t max_age;  /* seconds; age counts up to this */
 };
 
 /* Each factor's contribution (weight times factor) and their sum, so that
@@ -29,8 +29,8 @@ struct priority_weights {
 struct priority_factors {
     double queue, job, age, fairshare;
     double total;
-    double usage;           /* the owner's decayed usage used for fairshare */
-    double fs_factor;       /* the owner's fair-share factor, 0..1 */
+    double usage;     /* the owner's decayed usage used for fairshare */
+    double fs_factor; /* the owner's fair-share factor, 0..1 */
 };
 
 /* usage decayed over elapsed seconds: usage * 2^(-elapsed/halflife).

@@ -23,7 +23,7 @@
 
 struct queues {
     struct server *srv;
-    struct queue **v;       /* by name */
+    struct queue **v; /* by name */
     int n;
 };
 
@@ -268,9 +268,10 @@ static int exceeds (const struct queue *q, const char *what, const char *have,
                     const char *max, struct hpcq_error *err)
 {
     errno = E2BIG;
-    return errprintf (err, "Job exceeds queue resource limits: %s=%s > "
-                      "resources_max.%s=%s (queue %s)", what, have, what, max,
-                      q->rec.name);
+    return errprintf (err,
+                      "Job exceeds queue resource limits: %s=%s > "
+                      "resources_max.%s=%s (queue %s)",
+                      what, have, what, max, q->rec.name);
 }
 
 static int check_max (const struct queue *q, const struct hpcq_resources *res,
@@ -355,7 +356,7 @@ void queue_pass_begin (struct queues *qs, struct job_list *running)
         qs->v[i]->nusers = 0;
     }
     LIST_FOREACH (j, running, r_link)
-        queue_note_start (qs, j);
+    queue_note_start (qs, j);
 }
 
 /* Tell the job's owner why it waits (qstat -f comment), PBS style; 0. */
@@ -383,7 +384,7 @@ int queue_may_start (struct queues *qs, struct job *job)
 
     job->node_labels = NULL;
     if (!q)
-        return 0;   /* cannot happen: jobs of a queue keep it */
+        return 0; /* cannot happen: jobs of a queue keep it */
     job->node_labels = q->rec.node_labels[0] ? q->rec.node_labels : NULL;
     if (!q->rec.started)
         return wait_reason (job, "Not Running: queue %s is not started", q->rec.name);
@@ -392,9 +393,10 @@ int queue_may_start (struct queues *qs, struct job *job)
                             q->rec.name, q->rec.max_run);
     uc = user_count (q, job->rec.uid, 0);
     if (q->rec.max_run_user > 0 && uc && uc->n >= q->rec.max_run_user)
-        return wait_reason (job, "Not Running: queue %s max_run_user limit (%d) "
-                            "reached for %s", q->rec.name, q->rec.max_run_user,
-                            job->rec.owner);
+        return wait_reason (job,
+                            "Not Running: queue %s max_run_user limit (%d) "
+                            "reached for %s",
+                            q->rec.name, q->rec.max_run_user, job->rec.owner);
     return 1;
 }
 
@@ -413,8 +415,9 @@ json_t *queue_attrs_json (const struct queue *q)
         for (int i = 0; limit_names[i]; i++) {
             char v[64];
             if (limit_format (ls[k], i, v, sizeof (v)))
-                json_object_set_new (r, limit_names[i], i >= 2 ? json_integer (atoi (v))
-                                                               : json_string (v));
+                json_object_set_new (r, limit_names[i],
+                                     i >= 2 ? json_integer (atoi (v))
+                                            : json_string (v));
         }
         if (json_object_size (r) > 0)
             json_object_set_new (o, kinds[k], r);
@@ -430,13 +433,15 @@ json_t *queue_attrs_json (const struct queue *q)
     if (q->rec.preempt_order[0])
         json_object_set_new (o, "preempt_order", json_string (q->rec.preempt_order));
     if (q->rec.preempt_targets[0])
-        json_object_set_new (o, "preempt_targets", json_string (q->rec.preempt_targets));
+        json_object_set_new (o, "preempt_targets",
+                             json_string (q->rec.preempt_targets));
     json_object_set_new (o, "enabled", json_string (q->rec.enabled ? "True" : "False"));
     json_object_set_new (o, "started", json_string (q->rec.started ? "True" : "False"));
     return o;
 }
 
-static int parse_bool (const char *name, const char *v, int *out, struct hpcq_error *err)
+static int parse_bool (const char *name, const char *v, int *out,
+                       struct hpcq_error *err)
 {
     if (util_parse_bool (v, out) == 0)
         return 0;
@@ -449,8 +454,10 @@ static int parse_int (const char *name, const char *v, int min, int max, int *ou
                       struct hpcq_error *err)
 {
     if (util_parse_int (v, min, max, out) < 0)
-        return errprintf (err, "Illegal attribute or resource value: %s=%s "
-                          "(%d to %d)", name, v, min, max);
+        return errprintf (err,
+                          "Illegal attribute or resource value: %s=%s "
+                          "(%d to %d)",
+                          name, v, min, max);
     return 0;
 }
 
@@ -460,13 +467,13 @@ static int parse_labels (const char *v, char *out, size_t len, struct hpcq_error
     if (strlen (v) >= len) {
         errno = EINVAL;
         return errprintf (err, "Illegal attribute or resource value: node_labels "
-                          "too long");
+                               "too long");
     }
     for (const char *p = v; *p; p++) {
         if (!isalnum ((unsigned char)*p) && !strchr ("_-.=,:", *p)) {
             errno = EINVAL;
-            return errprintf (err, "Illegal attribute or resource value: node_labels=%s",
-                              v);
+            return errprintf (err,
+                              "Illegal attribute or resource value: node_labels=%s", v);
         }
     }
     snprintf (out, len, "%s", v);
@@ -484,7 +491,8 @@ static int set_checked (char *out, size_t len, const char *name, const char *val
     }
     if (strlen (value) >= len) {
         errno = EINVAL;
-        return errprintf (err, "Illegal attribute or resource value: %s too long", name);
+        return errprintf (err, "Illegal attribute or resource value: %s too long",
+                          name);
     }
     if (check (value, err) < 0)
         return -1;
@@ -499,9 +507,11 @@ static int queue_attr (struct queue *q, const char *name, const char *value,
     struct db_queue *r = &q->rec;
     const char *dot = strchr (name, '.');
 
-    if (dot && (strncasecmp (name, "resources_max.", 14) == 0
-                || strncasecmp (name, "resources_default.", 18) == 0)) {
-        struct queue_limits *l = name[10] == 'm' || name[10] == 'M' ? &q->max : &q->dflt;
+    if (dot
+        && (strncasecmp (name, "resources_max.", 14) == 0
+            || strncasecmp (name, "resources_default.", 18) == 0)) {
+        struct queue_limits *l =
+            name[10] == 'm' || name[10] == 'M' ? &q->max : &q->dflt;
         int which = limit_index (dot + 1);
         if (which < 0) {
             errno = EINVAL;
@@ -515,8 +525,10 @@ static int queue_attr (struct queue *q, const char *name, const char *value,
     if (strcasecmp (name, "queue_type") == 0) {
         if (value && strncasecmp (value, "execution", strlen (value)) != 0) {
             errno = EINVAL;
-            return errprintf (err, "Illegal attribute or resource value: queue_type=%s "
-                              "(only execution queues)", value);
+            return errprintf (err,
+                              "Illegal attribute or resource value: queue_type=%s "
+                              "(only execution queues)",
+                              value);
         }
         return 0;
     }
@@ -530,18 +542,20 @@ static int queue_attr (struct queue *q, const char *name, const char *value,
     if (strcasecmp (name, "max_run") == 0)
         return value ? parse_int (name, value, 1, 1000000, &r->max_run, err)
                      : (r->max_run = 0, 0);
-    if (strcasecmp (name, "max_run_user") == 0 || strcasecmp (name, "max_user_run") == 0)
+    if (strcasecmp (name, "max_run_user") == 0
+        || strcasecmp (name, "max_user_run") == 0)
         return value ? parse_int (name, value, 1, 1000000, &r->max_run_user, err)
                      : (r->max_run_user = 0, 0);
     if (strcasecmp (name, "node_labels") == 0)
-        return value ? parse_labels (value, r->node_labels, sizeof (r->node_labels), err)
-                     : (r->node_labels[0] = '\0', 0);
+        return value
+                   ? parse_labels (value, r->node_labels, sizeof (r->node_labels), err)
+                   : (r->node_labels[0] = '\0', 0);
     if (strcasecmp (name, "preempt_order") == 0)
         return set_checked (r->preempt_order, sizeof (r->preempt_order), name, value,
                             preempt_check_order, err);
     if (strcasecmp (name, "preempt_targets") == 0)
-        return set_checked (r->preempt_targets, sizeof (r->preempt_targets), name, value,
-                            preempt_check_targets, err);
+        return set_checked (r->preempt_targets, sizeof (r->preempt_targets), name,
+                            value, preempt_check_targets, err);
     errno = EINVAL;
     return errprintf (err, "Unknown attribute %s", name);
 }
@@ -562,12 +576,14 @@ static int valid_name (const char *name)
 }
 
 /* Apply attrs ([[name, value-or-null], ...]) to the copy q. */
-static int apply_attrs (struct queue *q, json_t *attrs, int unset, struct hpcq_error *err)
+static int apply_attrs (struct queue *q, json_t *attrs, int unset,
+                        struct hpcq_error *err)
 {
     json_t *a;
     size_t i;
 
-    json_array_foreach (attrs, i, a) {
+    json_array_foreach (attrs, i, a)
+    {
         const char *name = json_string_value (json_array_get (a, 0));
         const char *value = json_string_value (json_array_get (a, 1));
         int rc;
@@ -585,9 +601,11 @@ static int apply_attrs (struct queue *q, json_t *attrs, int unset, struct hpcq_e
         if (queue_attr (q, name, unset ? NULL : value, err) < 0)
             return -1;
     }
-    if (limits_to_text (&q->max, q->rec.resources_max, sizeof (q->rec.resources_max)) < 0
+    if (limits_to_text (&q->max, q->rec.resources_max, sizeof (q->rec.resources_max))
+            < 0
         || limits_to_text (&q->dflt, q->rec.resources_default,
-                           sizeof (q->rec.resources_default)) < 0) {
+                           sizeof (q->rec.resources_default))
+               < 0) {
         errno = EINVAL;
         return errprintf (err, "resource list too long");
     }
@@ -614,12 +632,14 @@ static int manage_delete (struct server *srv, struct queue *q, struct hpcq_error
     if (strcmp (q->rec.name, srv->default_queue) == 0) {
         errno = EBUSY;
         return errprintf (err, "Cannot delete the default queue (default_queue in the "
-                          "scheduler's config)");
+                               "scheduler's config)");
     }
     if (njobs > 0) {
         errno = EBUSY;
-        return errprintf (err, "Cannot delete busy queue: it holds %d job%s (finished "
-                          "ones included)", njobs, njobs == 1 ? "" : "s");
+        return errprintf (err,
+                          "Cannot delete busy queue: it holds %d job%s (finished "
+                          "ones included)",
+                          njobs, njobs == 1 ? "" : "s");
     }
     if (db_queue_delete (srv->db, q->rec.name) < 0)
         return errprintf (err, "cannot delete queue: %s", strerror (errno));
@@ -642,7 +662,8 @@ static int queue_set_limits (struct server *srv, const char *queue, json_t *attr
     json_t *a;
     size_t i;
 
-    json_array_foreach (attrs, i, a) {
+    json_array_foreach (attrs, i, a)
+    {
         const char *name = json_string_value (json_array_get (a, 0));
         const char *value = unset ? NULL : json_string_value (json_array_get (a, 1));
         const char *op = json_string_value (json_array_get (a, 2));
@@ -667,14 +688,14 @@ static int manage_change (struct server *srv, const char *op, const char *name,
         snprintf (copy.rec.name, sizeof (copy.rec.name), "%s", name);
         snprintf (copy.rec.queue_type, sizeof (copy.rec.queue_type), "execution");
         copy.max = copy.dflt = no_limits;
-    }
-    else
+    } else
         copy = *q;
     copy.users = NULL;
     if (apply_attrs (&copy, attrs, strcmp (op, "unset") == 0, err) < 0)
         return -1;
     if ((create ? db_queue_insert (srv->db, &copy.rec)
-                : db_queue_update (srv->db, &copy.rec)) < 0)
+                : db_queue_update (srv->db, &copy.rec))
+        < 0)
         return errprintf (err, "cannot store queue: %s", strerror (errno));
     if (queue_set_limits (srv, name, attrs, strcmp (op, "unset") == 0, err) < 0)
         return -1;
@@ -682,8 +703,7 @@ static int manage_change (struct server *srv, const char *op, const char *name,
         q = xzalloc (sizeof (*q));
         *q = copy;
         queues_add (srv->queues, q);
-    }
-    else {
+    } else {
         copy.users = q->users;
         copy.nusers = q->nusers;
         copy.users_cap = q->users_cap;
@@ -701,8 +721,10 @@ static void queue_manage (struct server *srv, struct conn *c, struct wire_msg *m
     char who[64];
     int rc;
 
-    if (json_unpack (msg->body, "{s:s s:s s?o}", "op", &op, "queue", &name,
-                     "attrs", &attrs) < 0 || (attrs && !json_is_array (attrs))) {
+    if (json_unpack (msg->body, "{s:s s:s s?o}", "op", &op, "queue", &name, "attrs",
+                     &attrs)
+            < 0
+        || (attrs && !json_is_array (attrs))) {
         server_reply_error (c, msg, EPROTO, "queue.manage: malformed request");
         return;
     }
@@ -716,8 +738,10 @@ static void queue_manage (struct server *srv, struct conn *c, struct wire_msg *m
         return;
     }
     if (strcmp (op, "create") == 0 && !valid_name (name)) {
-        server_reply_error (c, msg, EINVAL, "Illegal queue name '%s' (a letter, then "
-                            "letters, digits, _ or -; at most 63)", name);
+        server_reply_error (c, msg, EINVAL,
+                            "Illegal queue name '%s' (a letter, then "
+                            "letters, digits, _ or -; at most 63)",
+                            name);
         return;
     }
     if (strcmp (op, "create") != 0 && !q) {

@@ -26,24 +26,24 @@
 #include "scheduler/sched.h"
 
 #define RECLAIM_TICK_MS 100
-#define RECLAIM_MAX_NOTICE 86400        /* seconds ahead a notice may be */
+#define RECLAIM_MAX_NOTICE 86400 /* seconds ahead a notice may be */
 
 /* A job on a reclaimed node, until it leaves. */
 struct rjob {
     struct job *job;
     int attempt;
     struct rnode *rn;
-    int64_t requeue_ms;         /* requeued then at the latest */
-    int asked;                  /* a checkpoint was asked of it */
+    int64_t requeue_ms; /* requeued then at the latest */
+    int asked;          /* a checkpoint was asked of it */
     LIST_ENTRY (rjob) link;
 };
 
 /* A node with a notice. */
 struct rnode {
     struct node *n;
-    int64_t deadline_ms;        /* util_now_ms clock */
+    int64_t deadline_ms; /* util_now_ms clock */
     char source[96];
-    int taken;                  /* down: the provider took it */
+    int taken; /* down: the provider took it */
     LIST_ENTRY (rnode) link;
 };
 
@@ -61,8 +61,8 @@ static struct rnode *rnode_of (struct reclaim *rc, const struct node *n)
     struct rnode *rn;
 
     LIST_FOREACH (rn, &rc->nodes, link)
-        if (rn->n == n)
-            return rn;
+    if (rn->n == n)
+        return rn;
     return NULL;
 }
 
@@ -71,8 +71,8 @@ static struct rjob *rjob_of (struct reclaim *rc, const struct job *job)
     struct rjob *rj;
 
     LIST_FOREACH (rj, &rc->jobs, link)
-        if (rj->job == job)
-            return rj;
+    if (rj->job == job)
+        return rj;
     return NULL;
 }
 
@@ -144,7 +144,8 @@ void reclaim_checkpointed (struct reclaim *rc, struct job *job, int reported)
     struct rjob *rj = rjob_of (rc, job);
 
     if (rj && rj->attempt == job->rec.run_count && job->rec.state == 'R')
-        requeue (rc, rj, reported ? "checkpoint reported" : "no checkpoint reported in time");
+        requeue (rc, rj,
+                 reported ? "checkpoint reported" : "no checkpoint reported in time");
 }
 
 /* The provider has taken n (its link dropped, or the deadline came):
@@ -194,14 +195,16 @@ static void reclaim_tick (struct loop *l, void *arg)
     for (rj = LIST_FIRST (&rc->jobs); rj; rj = rjn) {
         rjn = LIST_NEXT (rj, link);
         if (rj->job->rec.state != 'R' || rj->job->rec.run_count != rj->attempt)
-            rjob_free (rj);         /* it ended, or left, otherwise */
+            rjob_free (rj); /* it ended, or left, otherwise */
         else if (now >= rj->requeue_ms)
             /* The checkpoint request expires at the same time: whichever
              * of the two runs first, the reason is the same. */
-            requeue (rc, rj, rj->asked ? "no checkpoint reported in time"
-                                       : "the notice time is nearly up");
+            requeue (rc, rj,
+                     rj->asked ? "no checkpoint reported in time"
+                               : "the notice time is nearly up");
     }
-    LIST_FOREACH (rn, &rc->nodes, link) {
+    LIST_FOREACH (rn, &rc->nodes, link)
+    {
         if (rn->taken)
             continue;
         if (!rn->n->conn)
@@ -223,7 +226,7 @@ int reclaim_notice (struct reclaim *rc, struct node *n, int64_t deadline,
     int k = 0;
 
     if (rn && !rn->taken && now + left >= rn->deadline_ms)
-        return 0;       /* told already, as soon or sooner */
+        return 0; /* told already, as soon or sooner */
     if (!rn) {
         rn = xzalloc (sizeof (*rn));
         rn->n = n;
@@ -233,7 +236,8 @@ int reclaim_notice (struct reclaim *rc, struct node *n, int64_t deadline,
     rn->deadline_ms = now + left;
     snprintf (rn->source, sizeof (rn->source), "%s", source);
     n->drain |= NODE_DRAIN_RECLAIM;
-    LIST_FOREACH (job, jobs_running (srv->jobs), r_link) {
+    LIST_FOREACH (job, jobs_running (srv->jobs), r_link)
+    {
         struct rjob *rj;
         if (job->rec.state != 'R' || !job_on (job, n) || rjob_of (rc, job))
             continue;
@@ -248,8 +252,8 @@ int reclaim_notice (struct reclaim *rc, struct node *n, int64_t deadline,
         if (rck_job_checkpoints (srv, job))
             rj->asked = rck_request (srv, job, rj->requeue_ms) == 0;
     }
-    snprintf (detail, sizeof (detail), "%s: %s, taken in %.1f s; %d job%s", n->name, source,
-              left / 1000.0, k, k == 1 ? "" : "s");
+    snprintf (detail, sizeof (detail), "%s: %s, taken in %.1f s; %d job%s", n->name,
+              source, left / 1000.0, k, k == 1 ? "" : "s");
     log_msg (LOG_WARNING, "reclaim notice for node %s", detail);
     reclaim_event (rc, "node_reclaim_notice", detail);
     rck_interrupted (srv, n, detail);
@@ -262,7 +266,7 @@ void reclaim_node_hello (struct reclaim *rc, struct node *n)
     struct rnode *rn = rc ? rnode_of (rc, n) : NULL;
 
     if (!rn || !rn->taken)
-        return;     /* no notice, or a link that blinked: still draining */
+        return; /* no notice, or a link that blinked: still draining */
     log_msg (LOG_INFO, "node %s is back after its reclaim", n->name);
     n->drain &= ~NODE_DRAIN_RECLAIM;
     n->comment[0] = '\0';
@@ -284,8 +288,9 @@ static void handle_notice (struct server *srv, struct conn *c, struct wire_msg *
         server_reply_error (c, msg, EPROTO, "node.notice before node.hello");
         return;
     }
-    if (json_unpack (msg->body, "{s:s s:s s:I}", "provider", &provider, "action", &action,
-                     "deadline", &deadline) < 0
+    if (json_unpack (msg->body, "{s:s s:s s:I}", "provider", &provider, "action",
+                     &action, "deadline", &deadline)
+            < 0
         || deadline < now - RECLAIM_MAX_NOTICE || deadline > now + RECLAIM_MAX_NOTICE) {
         server_reply_error (c, msg, EPROTO, "node.notice: malformed request");
         return;
@@ -307,8 +312,8 @@ static void handle_reclaim (struct server *srv, struct conn *c, struct wire_msg 
     size_t i;
 
     if (json_unpack (msg->body, "{s:o s?I}", "names", &names, "notice", &notice) < 0
-        || !json_is_array (names) || json_array_size (names) == 0
-        || notice < 0 || notice > RECLAIM_MAX_NOTICE) {
+        || !json_is_array (names) || json_array_size (names) == 0 || notice < 0
+        || notice > RECLAIM_MAX_NOTICE) {
         server_reply_error (c, msg, EPROTO, "node.reclaim: malformed request");
         return;
     }
@@ -316,7 +321,8 @@ static void handle_reclaim (struct server *srv, struct conn *c, struct wire_msg 
         server_reply_error (c, msg, EPERM, "Unauthorized Request");
         return;
     }
-    json_array_foreach (names, i, v) {
+    json_array_foreach (names, i, v)
+    {
         const char *name = json_string_value (v);
         struct node *n = name ? nodes_lookup (srv->nodes, name) : NULL;
         if (!n || n->ncpus <= 0) {
@@ -330,9 +336,9 @@ static void handle_reclaim (struct server *srv, struct conn *c, struct wire_msg 
     }
     server_user_name (conn_peer_uid (c), who, sizeof (who));
     snprintf (source, sizeof (source), "pbsnodes --reclaim by %s", who);
-    json_array_foreach (names, i, v)
-        (void)reclaim_notice (srv->reclaim, nodes_lookup (srv->nodes, json_string_value (v)),
-                              util_wall_secs () + notice, source);
+    json_array_foreach (names, i, v) (void)
+        reclaim_notice (srv->reclaim, nodes_lookup (srv->nodes, json_string_value (v)),
+                        util_wall_secs () + notice, source);
     server_reply_after_commit (srv, c, msg, NULL);
 }
 

@@ -28,8 +28,8 @@ int rck_job_checkpoints (struct server *srv, const struct job *job)
 
 /* The checkpoint asked at a notice is in (or will not come): the reclaim
  * requeues the job, unless its attempt ended some other way first. */
-static void checkpointed (struct server *srv, struct job *job, enum ckpt_outcome outcome,
-                          void *arg)
+static void checkpointed (struct server *srv, struct job *job,
+                          enum ckpt_outcome outcome, void *arg)
 {
     (void)arg;
     if (outcome != CKPT_GONE)

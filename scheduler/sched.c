@@ -25,8 +25,8 @@
 struct sched {
     struct server *srv;
     const struct policy_ops *policy;
-    int64_t default_walltime;   /* -1: jobs without walltime are unbounded */
-    int64_t down_grace_ms;      /* node_down_grace: a down node counts this long */
+    int64_t default_walltime; /* -1: jobs without walltime are unbounded */
+    int64_t down_grace_ms;    /* node_down_grace: a down node counts this long */
     struct loop_timer *tick;
 };
 
@@ -57,8 +57,8 @@ struct sched *sched_create (struct server *srv, struct hpcq_error *err)
         return NULL;
     }
     if ((dw && resource_parse_walltime (dw, &s->default_walltime, err) < 0)
-        || config_get_int (srv->cfg, "node_down_grace", 3600, 0, 86400 * 365, &ms,
-                           err) < 0) {
+        || config_get_int (srv->cfg, "node_down_grace", 3600, 0, 86400 * 365, &ms, err)
+               < 0) {
         free (s);
         return NULL;
     }
@@ -108,11 +108,16 @@ static int sched_check_gpu_kinds (struct node **nodes, int nnodes,
     for (int c = 0; c < res->nchunks; c++) {
         const struct hpcq_chunk *ch = &res->chunk[c];
         if (chunk_model (ch)[0] && !sched_have_gpu (nodes, nnodes, ch->gpu_model, ""))
-            return errprintf_code (err, E2BIG, "Job exceeds server resource limits: "
-                                   "no node has GPUs of model '%s'", ch->gpu_model);
-        if (chunk_mig (ch)[0] && !sched_have_gpu (nodes, nnodes, chunk_model (ch), ch->mig))
-            return errprintf_code (err, E2BIG, "Job exceeds server resource limits: "
-                                   "no node has MIG instances of profile '%s'%s%s", ch->mig,
+            return errprintf_code (err, E2BIG,
+                                   "Job exceeds server resource limits: "
+                                   "no node has GPUs of model '%s'",
+                                   ch->gpu_model);
+        if (chunk_mig (ch)[0]
+            && !sched_have_gpu (nodes, nnodes, chunk_model (ch), ch->mig))
+            return errprintf_code (err, E2BIG,
+                                   "Job exceeds server resource limits: "
+                                   "no node has MIG instances of profile '%s'%s%s",
+                                   ch->mig,
                                    chunk_model (ch)[0] ? " on GPUs of model " : "",
                                    chunk_model (ch));
     }
@@ -147,7 +152,7 @@ static void term_text (const struct hpcq_chunk *c, char *buf, int len)
 
     resource_init (&one);
     one.nchunks = 1;
-    one.chunk = (struct hpcq_chunk *)c;     /* borrowed, only read */
+    one.chunk = (struct hpcq_chunk *)c; /* borrowed, only read */
     resource_format_select (&one, buf, len);
 }
 
@@ -164,7 +169,8 @@ static int sched_term_shortfall (struct node **nodes, int nnodes,
     int excl = strstr (res->place, "excl") != NULL;
     char where[300], term[256], one[256], pl[48], what[1100];
 
-    snprintf (where, sizeof (where), "%s%s", labels && labels[0] ? " with node_labels=" : "",
+    snprintf (where, sizeof (where), "%s%s",
+              labels && labels[0] ? " with node_labels=" : "",
               labels && labels[0] ? labels : "");
     for (int c = 0; c < res->nchunks; c++) {
         const struct hpcq_chunk *ch = &res->chunk[c];
@@ -172,13 +178,14 @@ static int sched_term_shortfall (struct node **nodes, int nnodes,
         int64_t room = 0;
         int holders = 0, most = 0;
         for (int i = 0; i < nnodes; i++) {
-            int k = place_chunk_capacity (nodes[i], ch, labels, scatter, excl, ch->count);
+            int k =
+                place_chunk_capacity (nodes[i], ch, labels, scatter, excl, ch->count);
             room += k;
             holders += k > 0;
             most = k > most ? k : most;
         }
         if (holders == 0)
-            return 1;       /* fits on no node: the caller says so */
+            return 1; /* fits on no node: the caller says so */
         if (room >= ch->count)
             continue;
         term_text (ch, term, sizeof (term));
@@ -190,15 +197,20 @@ static int sched_term_shortfall (struct node **nodes, int nnodes,
                   res->nchunks > 1 ? ": its term " : "", res->nchunks > 1 ? term : "");
         errno = E2BIG;
         if (most <= 1 && holders == usable)
-            return errprintf (err, "Job exceeds server resource limits: select=%s needs %d "
-                              "nodes; the cluster has %d%s", what, ch->count, usable, where);
+            return errprintf (err,
+                              "Job exceeds server resource limits: select=%s needs %d "
+                              "nodes; the cluster has %d%s",
+                              what, ch->count, usable, where);
         if (most <= 1)
-            return errprintf (err, "Job exceeds server resource limits: select=%s needs %d "
-                              "nodes that can hold %s; %d of the cluster's %d nodes%s can",
-                              what, ch->count, one, holders, usable, where);
-        return errprintf (err, "Job exceeds server resource limits: select=%s needs room "
-                          "for %d chunks of %s; the cluster's %d nodes%s hold %lld", what,
-                          ch->count, one, usable, where, (long long)room);
+            return errprintf (
+                err,
+                "Job exceeds server resource limits: select=%s needs %d "
+                "nodes that can hold %s; %d of the cluster's %d nodes%s can",
+                what, ch->count, one, holders, usable, where);
+        return errprintf (err,
+                          "Job exceeds server resource limits: select=%s needs room "
+                          "for %d chunks of %s; the cluster's %d nodes%s hold %lld",
+                          what, ch->count, one, usable, where, (long long)room);
     }
     return 0;
 }
@@ -210,7 +222,8 @@ static int sched_total_shortfall (struct node **nodes, int nnodes,
                                   const char *sel, int usable, struct hpcq_error *err)
 {
     int64_t cpus = 0, gpus = 0, mem = 0;
-    int one_each = strncmp (res->place, "scatter", 7) == 0 || strstr (res->place, "excl");
+    int one_each =
+        strncmp (res->place, "scatter", 7) == 0 || strstr (res->place, "excl");
     char pl[48], have[32], want[32];
 
     for (int i = 0; i < nnodes; i++) {
@@ -224,23 +237,27 @@ static int sched_total_shortfall (struct node **nodes, int nnodes,
     place_text (res, pl, sizeof (pl));
     errno = E2BIG;
     if (one_each && resource_total_chunks (res) > usable)
-        return errprintf (err, "Job exceeds server resource limits: select=%s%s needs %d "
-                          "nodes; the cluster has %d", sel, pl, resource_total_chunks (res),
-                          usable);
+        return errprintf (err,
+                          "Job exceeds server resource limits: select=%s%s needs %d "
+                          "nodes; the cluster has %d",
+                          sel, pl, resource_total_chunks (res), usable);
     if (resource_total_ncpus (res) > cpus)
-        return errprintf (err, "Job exceeds server resource limits: select=%s%s needs %d "
-                          "cpus; the cluster's %d nodes have %lld", sel, pl,
-                          resource_total_ncpus (res), usable, (long long)cpus);
+        return errprintf (err,
+                          "Job exceeds server resource limits: select=%s%s needs %d "
+                          "cpus; the cluster's %d nodes have %lld",
+                          sel, pl, resource_total_ncpus (res), usable, (long long)cpus);
     if (resource_total_ngpus (res) > gpus)
-        return errprintf (err, "Job exceeds server resource limits: select=%s%s needs %d "
-                          "GPUs; the cluster's %d nodes have %lld", sel, pl,
-                          resource_total_ngpus (res), usable, (long long)gpus);
+        return errprintf (err,
+                          "Job exceeds server resource limits: select=%s%s needs %d "
+                          "GPUs; the cluster's %d nodes have %lld",
+                          sel, pl, resource_total_ngpus (res), usable, (long long)gpus);
     if (resource_total_mem (res) > mem) {
         resource_format_size (resource_total_mem (res), want, sizeof (want));
         resource_format_size (mem, have, sizeof (have));
-        return errprintf (err, "Job exceeds server resource limits: select=%s%s needs "
-                          "mem=%s; the cluster's %d nodes have %s", sel, pl, want, usable,
-                          have);
+        return errprintf (err,
+                          "Job exceeds server resource limits: select=%s%s needs "
+                          "mem=%s; the cluster's %d nodes have %s",
+                          sel, pl, want, usable, have);
     }
     errno = 0;
     return 0;
@@ -313,7 +330,7 @@ int sched_feasible (struct server *srv, const struct hpcq_resources *res,
     }
     list_left_out (all, nall, srv->sched, now, gone, sizeof (gone));
     if (nnodes == 0) {
-        rc = 0;     /* no worker has registered yet: nothing to judge by */
+        rc = 0; /* no worker has registered yet: nothing to judge by */
         goto out;
     }
     if (sched_check_gpu_kinds (nodes, nnodes, res, err) < 0
@@ -328,24 +345,30 @@ int sched_feasible (struct server *srv, const struct hpcq_resources *res,
     if (labels && labels[0] && (a = place_alloc (nodes, nnodes, res, NULL, 0, 1))) {
         free (a);
         errno = E2BIG;
-        errprintf (err, "Job exceeds queue resource limits: no node with the "
-                   "queue's node_labels=%s can satisfy select=%s%s%s", labels, sel,
-                   res->place[0] ? " place=" : "", res->place);
+        errprintf (err,
+                   "Job exceeds queue resource limits: no node with the "
+                   "queue's node_labels=%s can satisfy select=%s%s%s",
+                   labels, sel, res->place[0] ? " place=" : "", res->place);
         goto refused;
     }
     /* Counted reasons first: a request the cluster is too small for is
      * told so, not that "no node" can take it. */
     for (int i = 0; i < nnodes; i++)
-        usable += !labels || !labels[0] || place_labels_match (nodes[i]->labels, labels);
+        usable +=
+            !labels || !labels[0] || place_labels_match (nodes[i]->labels, labels);
     if ((rc = sched_term_shortfall (nodes, nnodes, res, labels, sel, usable, err)) < 0
-        || (rc == 0 && sched_total_shortfall (nodes, nnodes, res, labels, sel, usable, err) < 0))
+        || (rc == 0
+            && sched_total_shortfall (nodes, nnodes, res, labels, sel, usable, err)
+                   < 0))
         goto refused;
     resource_format_size (maxmem, mem, sizeof (mem));
     errno = E2BIG;
-    errprintf (err, "Job exceeds server resource limits: no node can "
+    errprintf (err,
+               "Job exceeds server resource limits: no node can "
                "satisfy select=%s%s%s (%d node%s, largest has %d cpus, "
-               "mem=%s, %d gpus)", sel, res->place[0] ? " place=" : "",
-               res->place, nnodes, nnodes == 1 ? "" : "s", maxcpus, mem, maxgpus);
+               "mem=%s, %d gpus)",
+               sel, res->place[0] ? " place=" : "", res->place, nnodes,
+               nnodes == 1 ? "" : "s", maxcpus, mem, maxgpus);
 refused:
     rc = -1;
     note_left_out (err, gone);
@@ -377,8 +400,8 @@ void sched_launch (struct server *srv, struct job *job)
                       "uid", (json_int_t)job->rec.uid, "queue", job->rec.queue,
                       "server", srv->name, "spec", jobspec_to_json (&job->spec),
                       "ncpus", ms->ncpus, "mem", (json_int_t)ms->mem, "gpus", gpus,
-                      "nodefile", sched_nodefile (job->alloc),
-                      "walltime", (json_int_t)job->spec.res.walltime);
+                      "nodefile", sched_nodefile (job->alloc), "walltime",
+                      (json_int_t)job->spec.res.walltime);
     if (!body || !ms->node->conn) {
         log_msg (LOG_ERR, "job %s: cannot send launch to %s", job->id, ms->node_name);
         json_decref (body);
@@ -386,11 +409,13 @@ void sched_launch (struct server *srv, struct job *job)
     }
     /* A MIG instance as [gpu, instance]: the worker knows its UUID. */
     if (ms->nmig)
-        json_object_set_new (body, "mig", json_pack ("[i i]", ms->mig_gpu, ms->mig_inst));
-    json_object_set_new (body, "number", json_integer (job->parent ? job->parent->rec.seq
-                                                                   : job->rec.seq));
-    json_object_set_new (body, "array_index", json_integer (job->parent ? job->array_index
-                                                                        : -1));
+        json_object_set_new (body, "mig",
+                             json_pack ("[i i]", ms->mig_gpu, ms->mig_inst));
+    json_object_set_new (body, "number",
+                         json_integer (job->parent ? job->parent->rec.seq
+                                                   : job->rec.seq));
+    json_object_set_new (body, "array_index",
+                         json_integer (job->parent ? job->array_index : -1));
     json_object_set_new (body, "checkpoint", ckpt_launch_json (srv, job));
     wire_request_init (&m, "job.launch", job->rec.seq, body);
     server_send_after_commit (srv, ms->node->conn, &m);
@@ -444,13 +469,13 @@ struct upfit_chunk {
 struct upfit {
     struct node **up;
     int nup;
-    char *key;                  /* the key being looked up, reused */
+    char *key; /* the key being looked up, reused */
     size_t keycap;
     struct upfit_ent {
         char *key;
         int fits;
         UT_hash_handle hh;
-    } *seen;
+    } * seen;
 };
 
 /* job's request as a key in u->key; its length, or 0 (out of memory). */
@@ -501,7 +526,7 @@ static int upfit_job (struct upfit *u, const struct job *job)
     struct alloc *a;
 
     if (len == 0)
-        return 1;   /* cannot tell: the policy decides, as before */
+        return 1; /* cannot tell: the policy decides, as before */
     HASH_FIND (hh, u->seen, u->key, len, e);
     if (e)
         return e->fits;
@@ -556,7 +581,8 @@ static void sched_drop_unplaceable (struct policy_ctx *ctx)
             job_set_comment (job, "%s", why);
     }
     ctx->njobs = k;
-    HASH_ITER (hh, u.seen, e, tmp) {
+    HASH_ITER (hh, u.seen, e, tmp)
+    {
         HASH_DEL (u.seen, e);
         free (e->key);
         free (e);
@@ -582,7 +608,7 @@ static void sched_pass (struct sched *s, int preempt)
     if (!ctx.jobs)
         return;
     TAILQ_FOREACH (j, jobs_queued (srv->jobs), q_link)
-        ctx.jobs[ctx.njobs++] = j;
+    ctx.jobs[ctx.njobs++] = j;
     ctx.nodes = nodes_all (srv->nodes, &ctx.nnodes);
     ctx.running = jobs_running (srv->jobs);
     ctx.default_walltime = s->default_walltime;

@@ -52,7 +52,7 @@
 
 /* A message held back until the batch it depends on is committed. */
 struct pending {
-    struct conn *conn;          /* NULL once the connection closed */
+    struct conn *conn; /* NULL once the connection closed */
     struct wire_msg msg;
     STAILQ_ENTRY (pending) link;
 };
@@ -104,7 +104,6 @@ int server_may_act (const struct server *srv, uid_t uid, int64_t owner_uid)
     return (int64_t)uid == owner_uid || server_is_operator (srv, uid);
 }
 
-
 int server_register (struct server *srv, const struct handler *table)
 {
     if (srv->ntables == (int)ARRAY_SIZE (srv->tables)) {
@@ -128,8 +127,7 @@ void server_reply_error (struct conn *c, const struct wire_msg *req, int errnum,
         log_error ("reply to %s", conn_peer_name (c));
 }
 
-void server_send_after_commit (struct server *srv, struct conn *c,
-                               struct wire_msg *msg)
+void server_send_after_commit (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     struct pending *p = xzalloc (sizeof (*p));
 
@@ -244,7 +242,8 @@ static void server_link_open (struct server *srv, struct conn *c, struct wire_ms
     const char *theirs;
 
     if (!srv->auth) {
-        server_reply_error (c, msg, ENOTSUP, "authentication is off on this scheduler "
+        server_reply_error (c, msg, ENOTSUP,
+                            "authentication is off on this scheduler "
                             "(auth = none)");
         return;
     }
@@ -266,8 +265,9 @@ static void server_link_open (struct server *srv, struct conn *c, struct wire_ms
     snprintf (binding, sizeof (binding), "%s:%s", theirs, nonce);
     conn_set_binding (c, binding);
     conn_set_signer (c, server_sign, srv);
-    if (conn_reply (c, msg, 0, NULL, json_pack ("{s:s s:s}", "nonce", nonce,
-                                               "server", srv->name)) < 0)
+    if (conn_reply (c, msg, 0, NULL,
+                    json_pack ("{s:s s:s}", "nonce", nonce, "server", srv->name))
+        < 0)
         conn_close (c);
 }
 
@@ -280,8 +280,8 @@ static int server_check_cred (struct server *srv, struct conn *c, struct wire_ms
     struct auth_cred cred;
     char why[128];
 
-    if (auth_verify (srv->auth, msg, AUTH_TO_SCHEDULER, conn_binding (c), &cred,
-                     &err) < 0) {
+    if (auth_verify (srv->auth, msg, AUTH_TO_SCHEDULER, conn_binding (c), &cred, &err)
+        < 0) {
         server_refuse (c, msg, err.text);
         return -1;
     }
@@ -293,8 +293,7 @@ static int server_check_cred (struct server *srv, struct conn *c, struct wire_ms
             conn_close_after_flush (c);
             return -1;
         }
-    }
-    else if (conn_peer_uid (c) != cred.uid) {
+    } else if (conn_peer_uid (c) != cred.uid) {
         snprintf (why, sizeof (why), "a credential of uid %u on a connection of uid %u",
                   (unsigned)cred.uid, (unsigned)conn_peer_uid (c));
         server_refuse (c, msg, why);
@@ -310,7 +309,8 @@ static int server_check_role (struct server *srv, struct conn *c, struct wire_ms
     char why[256];
 
     if (role == ROLE_ANY && !conn_is_local (c) && !srv->auth) {
-        server_reply_error (c, msg, EPERM, "user requests over TCP need "
+        server_reply_error (c, msg, EPERM,
+                            "user requests over TCP need "
                             "authentication, which is off on this scheduler "
                             "(auth = none); use the Unix socket");
         return -1;
@@ -322,8 +322,10 @@ static int server_check_role (struct server *srv, struct conn *c, struct wire_ms
         return -1;
     }
     if (!server_is_service (srv, conn_peer_uid (c))) {
-        snprintf (why, sizeof (why), "%s: uid %u may not speak for a node (only root "
-                  "and the scheduler's user may)", msg->type, (unsigned)conn_peer_uid (c));
+        snprintf (why, sizeof (why),
+                  "%s: uid %u may not speak for a node (only root "
+                  "and the scheduler's user may)",
+                  msg->type, (unsigned)conn_peer_uid (c));
         server_refuse (c, msg, why);
         return -1;
     }
@@ -366,8 +368,8 @@ static void server_conn_close (struct conn *c, void *arg)
     struct pending *p;
 
     STAILQ_FOREACH (p, &srv->pending, link)
-        if (p->conn == c)
-            p->conn = NULL;
+    if (p->conn == c)
+        p->conn = NULL;
     job_ops_conn_closed (srv->job_ops, c);
     if (conn_aux (c)) {
         struct node *n = conn_aux (c);
@@ -390,8 +392,10 @@ static int socket_dir (const char *path, struct hpcq_error *err)
     *slash = '\0';
     if (stat (dir, &st) == 0) {
         if (!(st.st_mode & 001))
-            log_msg (LOG_WARNING, "other users cannot reach the socket: its folder %s "
-                     "is mode %03o", dir, (unsigned)(st.st_mode & 0777));
+            log_msg (LOG_WARNING,
+                     "other users cannot reach the socket: its folder %s "
+                     "is mode %03o",
+                     dir, (unsigned)(st.st_mode & 0777));
         return 0;
     }
     if (util_mkdir_p (dir) < 0 || chmod (dir, 0755) < 0)
@@ -497,13 +501,16 @@ static int server_settings (struct server *srv, struct hpcq_error *err)
         return -1;
     srv->node_timeout_ms = timeout * 1000;
     if (config_get_int (srv->cfg, "sched_interval_ms", 2000, 10, 600000,
-                        &srv->sched_interval_ms, err) < 0)
+                        &srv->sched_interval_ms, err)
+        < 0)
         return -1;
     if (config_get_int (srv->cfg, "max_array_size", 10000, 1, ARRAYSPEC_MAX,
-                        &srv->max_array_size, err) < 0)
+                        &srv->max_array_size, err)
+        < 0)
         return -1;
     if (config_get_int (srv->cfg, "max_spec_size", JOBSPEC_TEXT_MAX, 4096,
-                        JOBSPEC_TEXT_MAX, &srv->max_spec_size, err) < 0)
+                        JOBSPEC_TEXT_MAX, &srv->max_spec_size, err)
+        < 0)
         return -1;
     srv->operator_uid = getuid ();
     return 0;
@@ -532,7 +539,8 @@ static int server_state_dir (struct server *srv, const char *state_dir,
     struct stat st;
 
     if (stat (state_dir, &st) < 0) {
-        if (errno != ENOENT || util_mkdir_p (state_dir) < 0 || chmod (state_dir, want) < 0)
+        if (errno != ENOENT || util_mkdir_p (state_dir) < 0
+            || chmod (state_dir, want) < 0)
             return errprintf (err, "cannot create state_dir '%s': %s", state_dir,
                               strerror (errno));
         return 0;
@@ -542,13 +550,16 @@ static int server_state_dir (struct server *srv, const char *state_dir,
         return errprintf (err, "state_dir '%s' is not a folder", state_dir);
     }
     if (st.st_mode & 066)
-        log_msg (LOG_WARNING, "state_dir %s is mode %03o: other users may list it; "
-                 "chmod %03o it (its files are private either way)", state_dir,
-                 (unsigned)(st.st_mode & 0777), (unsigned)want);
+        log_msg (LOG_WARNING,
+                 "state_dir %s is mode %03o: other users may list it; "
+                 "chmod %03o it (its files are private either way)",
+                 state_dir, (unsigned)(st.st_mode & 0777), (unsigned)want);
     if (sock_inside && !(st.st_mode & 001))
-        log_msg (LOG_WARNING, "the socket is in state_dir %s, which other users cannot "
+        log_msg (LOG_WARNING,
+                 "the socket is in state_dir %s, which other users cannot "
                  "enter (mode %03o): only its owner can connect; chmod 711 it or set "
-                 "'socket' elsewhere", state_dir, (unsigned)(st.st_mode & 0777));
+                 "'socket' elsewhere",
+                 state_dir, (unsigned)(st.st_mode & 0777));
     return 0;
 }
 
@@ -571,11 +582,13 @@ static int server_listen (struct server *srv, const char *state_dir,
     char sockpath[4096];
 
     snprintf (sockpath, sizeof (sockpath), "%s/hpcq.sock", state_dir);
-    if ((srv->unix_fd = listen_unix (srv, config_get (srv->cfg, "socket", sockpath),
-                                     err)) < 0)
+    if ((srv->unix_fd =
+             listen_unix (srv, config_get (srv->cfg, "socket", sockpath), err))
+        < 0)
         return -1;
-    if ((srv->tcp_fd = listen_tcp (srv, config_get (srv->cfg, "listen",
-                                                    "127.0.0.1:15001"), err)) < 0)
+    if ((srv->tcp_fd =
+             listen_tcp (srv, config_get (srv->cfg, "listen", "127.0.0.1:15001"), err))
+        < 0)
         return -1;
     if (!(srv->clients = clients_create (srv, server_conn_msg, server_conn_close, err))
         || clients_listen (srv->clients, srv->unix_fd, err) < 0
@@ -644,11 +657,11 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         goto error;
     }
     /* Readers of the database (hpcq-report) name jobs as we do. */
-    if (db_server_set (srv->db, "server_name", srv->name) < 0 || nodes_load (srv->nodes) < 0
+    if (db_server_set (srv->db, "server_name", srv->name) < 0
+        || nodes_load (srv->nodes) < 0
         || jobs_load (srv->jobs, history_cutoff (srv->history)) < 0
         || ckpt_load (srv->ckpt) < 0 || !(srv->cost = cost_create (srv))
-        || server_attach_depends (srv, err) < 0
-        || db_commit (srv->db) < 0) {
+        || server_attach_depends (srv, err) < 0 || db_commit (srv->db) < 0) {
         errprintf (err, "cannot load jobs from the database");
         goto error;
     }
@@ -656,8 +669,7 @@ struct server *server_create (struct loop *loop, struct config *cfg,
     if (job_rpc_register (srv) < 0 || queue_rpc_register (srv) < 0
         || node_admin_register (srv) < 0 || server_attr_register (srv) < 0
         || loop_before_sleep (loop, server_before_sleep, srv) < 0
-        || !(srv->job_ops = job_ops_create (srv))
-        || job_trace_register (srv) < 0
+        || !(srv->job_ops = job_ops_create (srv)) || job_trace_register (srv) < 0
         || !(srv->telemetry = telemetry_create (srv))
         || !(srv->node_health = node_health_create (srv))) {
         errprintf (err, "cannot register handlers");
@@ -665,12 +677,13 @@ struct server *server_create (struct loop *loop, struct config *cfg,
     }
     /* Elastic cloud nodes, once the jobs say which nodes run some; spot
      * reclaims. */
-    if (power_start (srv->power, err) < 0 || !(srv->reclaim = reclaim_create (srv, err)))
+    if (power_start (srv->power, err) < 0
+        || !(srv->reclaim = reclaim_create (srv, err)))
         goto error;
     if (http_create (srv, &srv->http, err) < 0)
         goto error;
-    if (metrics_register (srv->metrics, srv->http) < 0 || api_register (srv, srv->http) < 0
-        || statuspage_register (srv->http) < 0) {
+    if (metrics_register (srv->metrics, srv->http) < 0
+        || api_register (srv, srv->http) < 0 || statuspage_register (srv->http) < 0) {
         errprintf (err, "cannot register the HTTP paths");
         goto error;
     }

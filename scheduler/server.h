@@ -49,8 +49,8 @@ struct cost;
 struct server;
 
 enum {
-    ROLE_ANY = 0,       /* users: uid from SO_PEERCRED, or over TCP a MUNGE credential */
-    ROLE_NODE = 1,      /* worker daemons: a service uid (root, the scheduler's user) */
+    ROLE_ANY = 0,  /* users: uid from SO_PEERCRED, or over TCP a MUNGE credential */
+    ROLE_NODE = 1, /* worker daemons: a service uid (root, the scheduler's user) */
 };
 
 struct handler {
@@ -62,7 +62,7 @@ struct handler {
 struct server {
     struct loop *loop;
     struct config *cfg;
-    struct auth *auth;          /* MUNGE; NULL with auth = none */
+    struct auth *auth; /* MUNGE; NULL with auth = none */
     struct db *db;
     struct jobs *jobs;
     struct nodes *nodes;
@@ -72,31 +72,31 @@ struct server {
     struct fairshare *fairshare;
     struct limits *limits;      /* max_queued, the submission rate limit */
     struct server_attrs *attrs; /* qmgr's server attributes */
-    struct job_ops *job_ops;    /* qsig, qrerun, qrun, qorder, qmsg, waits (job_ops.h) */
-    struct power *power;        /* elastic cloud nodes (power.h) */
-    struct reclaim *reclaim;    /* spot reclaim notices (reclaim.h) */
-    struct accounting *accounting;  /* PBS accounting log (accounting.h) */
-    struct metrics *metrics;        /* Prometheus counters (metrics.h) */
-    struct telemetry *telemetry;    /* GPU telemetry from workers (telemetry.h) */
-    struct http *http;              /* /metrics, /api/v1, status page, or NULL (http.h) */
-    struct history *history;        /* job_history_duration (history.h) */
-    struct node_health *node_health;    /* nodes offlined by health checks */
-    struct nodeclass *nodeclass;    /* node classes, prices, interruptions (nodeclass.h) */
-    struct ckpt *ckpt;          /* checkpoint cadence and requests (ckpt.h) */
-    struct preempt *preempt;    /* preemption and suspension (preempt.h) */
-    struct cost *cost;          /* what jobs and queues cost (cost.h) */
-    char name[64];              /* server name: job ids are NUM.NAME */
-    char host[256];             /* this host, for Job_Owner and hello */
+    struct job_ops *job_ops; /* qsig, qrerun, qrun, qorder, qmsg, waits (job_ops.h) */
+    struct power *power;     /* elastic cloud nodes (power.h) */
+    struct reclaim *reclaim; /* spot reclaim notices (reclaim.h) */
+    struct accounting *accounting; /* PBS accounting log (accounting.h) */
+    struct metrics *metrics;       /* Prometheus counters (metrics.h) */
+    struct telemetry *telemetry;   /* GPU telemetry from workers (telemetry.h) */
+    struct http *http;       /* /metrics, /api/v1, status page, or NULL (http.h) */
+    struct history *history; /* job_history_duration (history.h) */
+    struct node_health *node_health; /* nodes offlined by health checks */
+    struct nodeclass *nodeclass; /* node classes, prices, interruptions (nodeclass.h) */
+    struct ckpt *ckpt;           /* checkpoint cadence and requests (ckpt.h) */
+    struct preempt *preempt;     /* preemption and suspension (preempt.h) */
+    struct cost *cost;           /* what jobs and queues cost (cost.h) */
+    char name[64];               /* server name: job ids are NUM.NAME */
+    char host[256];              /* this host, for Job_Owner and hello */
     char default_queue[64];
-    uid_t operator_uid;         /* the scheduler's own uid (plus root) */
+    uid_t operator_uid; /* the scheduler's own uid (plus root) */
     int64_t started_ms;
     int64_t node_timeout_ms;
     int64_t sched_interval_ms;
-    int64_t max_array_size;     /* subjobs one array may have (PBS Pro's attribute) */
-    int64_t max_spec_size;      /* bytes of a job's request (JOBSPEC_TEXT_MAX at most) */
+    int64_t max_array_size; /* subjobs one array may have (PBS Pro's attribute) */
+    int64_t max_spec_size;  /* bytes of a job's request (JOBSPEC_TEXT_MAX at most) */
 
     int unix_fd, tcp_fd;
-    struct clients *clients;    /* every connection, and their limits */
+    struct clients *clients; /* every connection, and their limits */
     char socket_path[108];
     char address_path[4096];
     int tcp_port;
@@ -106,13 +106,13 @@ struct server {
      * scheduling pass runs once before the next commit (sched_run). */
     int pass_requested;
 
-    int64_t stat_commits;       /* transactions committed (group commits) */
-    int64_t stat_submitted;     /* jobs accepted since start */
+    int64_t stat_commits;   /* transactions committed (group commits) */
+    int64_t stat_submitted; /* jobs accepted since start */
 
     const struct handler *tables[16];
     int ntables;
 
-    STAILQ_HEAD (, pending) pending;    /* messages waiting for the commit */
+    STAILQ_HEAD (, pending) pending; /* messages waiting for the commit */
 };
 
 /* Create from cfg (owned by the caller, outlives the server).  NULL with err. */
@@ -153,7 +153,6 @@ int server_is_operator (const struct server *srv, uid_t uid);
 /* Root, the scheduler's own user or service_user: who may speak for a
  * node (and is not a user the connection limits count). */
 int server_is_service (const struct server *srv, uid_t uid);
-
 
 /* May uid submit a job, which runs as uid?  Root only if named in the
  * config key 'acl_roots' (PBS Pro's server attribute); everyone else. */

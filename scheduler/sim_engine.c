@@ -25,32 +25,32 @@
  * or node's is stale (the attempt ended otherwise, the node went down
  * first) and is dropped. */
 enum ev_kind {
-    EV_END,             /* a job's attempt ends: finished */
-    EV_LEAVE,           /* its notice checkpoint is written: requeued */
-    EV_BACK,            /* a node taken away is back (a replacement) */
-    EV_NOTICE,          /* a spot node's reclaim notice: aux = the reclaim's time */
-    EV_RECLAIM,         /* the provider takes it */
-    EV_FAIL,            /* a node fails, with no notice */
+    EV_END,     /* a job's attempt ends: finished */
+    EV_LEAVE,   /* its notice checkpoint is written: requeued */
+    EV_BACK,    /* a node taken away is back (a replacement) */
+    EV_NOTICE,  /* a spot node's reclaim notice: aux = the reclaim's time */
+    EV_RECLAIM, /* the provider takes it */
+    EV_FAIL,    /* a node fails, with no notice */
 };
 
 struct event {
     int64_t time;
     int kind;
-    int idx;            /* trace index (jobs), node index (nodes) */
+    int idx; /* trace index (jobs), node index (nodes) */
     int gen;
     int64_t aux;
 };
 
 /* A job between arrival and end, beside its struct job. */
 struct jstate {
-    double rem;             /* work left: run time less what checkpoints hold */
-    int has_ckpt;           /* its next attempt restarts from a checkpoint */
-    int gen;                /* bumped when an attempt ends */
-    int64_t astart;         /* this attempt's start */
+    double rem;     /* work left: run time less what checkpoints hold */
+    int has_ckpt;   /* its next attempt restarts from a checkpoint */
+    int gen;        /* bumped when an attempt ends */
+    int64_t astart; /* this attempt's start */
     struct sim_attempt att;
-    double rate;            /* what holding its allocation costs, per second */
-    int leaving;            /* its notice checkpoint is under way */
-    double notice_done, notice_ovh;     /* its progress when the notice came */
+    double rate;                    /* what holding its allocation costs, per second */
+    int leaving;                    /* its notice checkpoint is under way */
+    double notice_done, notice_ovh; /* its progress when the notice came */
 };
 
 /* A node's availability (nstate.out). */
@@ -58,10 +58,10 @@ enum { N_UP, N_DRAINING, N_DOWN };
 
 struct nstate {
     int spot;
-    int gen;                /* bumped when it goes down */
-    int out;                /* N_UP, N_DRAINING (reclaim notice), N_DOWN */
-    double lossy;           /* rate per second of interruptions that lose work */
-    double price;           /* per hour */
+    int gen;      /* bumped when it goes down */
+    int out;      /* N_UP, N_DRAINING (reclaim notice), N_DOWN */
+    double lossy; /* rate per second of interruptions that lose work */
+    double price; /* per hour */
 };
 
 struct engine {
@@ -72,23 +72,23 @@ struct engine {
     struct node *node;
     struct node **nodep;
     struct nstate *ns;
-    int nnodes, nout;       /* nodes draining or down */
-    struct job **queue;     /* eligible jobs, in arrival order */
+    int nnodes, nout;   /* nodes draining or down */
+    struct job **queue; /* eligible jobs, in arrival order */
     int nqueue;
-    struct job **live;      /* per trace index: its job while queued or running */
-    struct jstate *js;      /* per trace index */
+    struct job **live; /* per trace index: its job while queued or running */
+    struct jstate *js; /* per trace index */
     struct event *heap;
     int nheap, heap_cap;
     int nrunning;
     int cores_used, gpus_used;
     int cores_total;
-    int least_cores;        /* the fewest cores any queued job asks for */
-    int64_t wake;           /* the earliest reservation after now, or INT64_MAX */
+    int least_cores; /* the fewest cores any queued job asks for */
+    int64_t wake;    /* the earliest reservation after now, or INT64_MAX */
     int series_cap;
-    int oom;                /* an allocation failed: the replay is void */
-    double reclaim_rate, failure_rate;  /* per node per second */
+    int oom;                           /* an allocation failed: the replay is void */
+    double reclaim_rate, failure_rate; /* per node per second */
     struct sim_rng rng;
-    struct job_list running;    /* started, not yet ended: newest first */
+    struct job_list running; /* started, not yet ended: newest first */
     struct policy_ctx ctx;
 };
 
@@ -162,7 +162,7 @@ static void node_init (struct node *n, int i, const struct sim_cluster *c)
         n->gpu[g].simulated = 1;
         snprintf (n->gpu[g].model, sizeof (n->gpu[g].model), "simulated");
     }
-    n->reachable = 1;      /* simulated: no worker link to lose */
+    n->reachable = 1; /* simulated: no worker link to lose */
 }
 
 int sim_cluster_check (const struct sim_cluster *c, struct hpcq_error *err)
@@ -171,7 +171,8 @@ int sim_cluster_check (const struct sim_cluster *c, struct hpcq_error *err)
 
     node_init (&n, 0, c);
     /* The worker's own mig_layout parser, so the two cannot disagree. */
-    return c->mig_layout ? gpu_mig_layout (n.gpu, n.ngpus, c->mig_layout, n.name, err) : 0;
+    return c->mig_layout ? gpu_mig_layout (n.gpu, n.ngpus, c->mig_layout, n.name, err)
+                         : 0;
 }
 
 /* Node i's class and the interruptions it may have; its first ones are
@@ -194,8 +195,9 @@ static int node_class_init (struct engine *e, int i)
     st->lossy = e->failure_rate
                 + (sim_ckpt_at_notice (e->ck, sc->ckpt_cost, sc->notice) ? 0 : reclaim);
     if (e->failure_rate > 0
-        && heap_push (e, (struct event){ sim_rng_exp (&e->rng, e->failure_rate), EV_FAIL, i,
-                                         0, 0 }) < 0)
+        && heap_push (e, (struct event){ sim_rng_exp (&e->rng, e->failure_rate),
+                                         EV_FAIL, i, 0, 0 })
+               < 0)
         return -1;
     return 0;
 }
@@ -208,7 +210,8 @@ static int schedule_reclaim (struct engine *e, int i, int64_t now)
     if (!e->ns[i].spot || e->sc->trace || dt == INT64_MAX)
         return 0;
     at = now + dt;
-    return heap_push (e, (struct event){ at - e->sc->notice > now ? at - e->sc->notice : now,
+    return heap_push (e, (struct event){ at - e->sc->notice > now ? at - e->sc->notice
+                                                                  : now,
                                          EV_NOTICE, i, e->ns[i].gen, at });
 }
 
@@ -227,8 +230,8 @@ static int nodes_init (struct engine *e, const struct sim_cluster *c,
         if (c->mig_layout
             && gpu_mig_layout (n->gpu, n->ngpus, c->mig_layout, n->name, err) < 0)
             return -1;
-        if (node_class_init (e, i) < 0 || (e->sc && e->sc->interrupts
-                                           && schedule_reclaim (e, i, 0) < 0))
+        if (node_class_init (e, i) < 0
+            || (e->sc && e->sc->interrupts && schedule_reclaim (e, i, 0) < 0))
             return errprintf (err, "out of memory");
         place_node_sync (n);
         e->nodep[i] = n;
@@ -237,11 +240,15 @@ static int nodes_init (struct engine *e, const struct sim_cluster *c,
     for (int k = 0; e->sc && e->sc->interrupts && k < e->sc->ntrace; k++) {
         const struct sim_reclaim *r = &e->sc->trace[k];
         if (r->node < 0 || r->node >= c->nodes || !e->ns[r->node].spot)
-            return errprintf (err, "reclaim trace: node %d is not a spot node of the "
-                              "cluster (1..%d)", r->node + 1, e->sc->spot_nodes);
-        if (heap_push (e, (struct event){ r->time > e->sc->notice ? r->time - e->sc->notice
-                                                                  : 0, EV_NOTICE, r->node,
-                                          -1, r->time }) < 0)
+            return errprintf (err,
+                              "reclaim trace: node %d is not a spot node of the "
+                              "cluster (1..%d)",
+                              r->node + 1, e->sc->spot_nodes);
+        if (heap_push (e,
+                       (struct event){ r->time > e->sc->notice ? r->time - e->sc->notice
+                                                               : 0,
+                                       EV_NOTICE, r->node, -1, r->time })
+            < 0)
             return errprintf (err, "out of memory");
     }
     return 0;
@@ -292,7 +299,7 @@ static void attempt_plan (struct engine *e, int idx, const struct alloc *a)
         for (int k = 0; k < i; k++)
             first &= a->slot[k].node != a->slot[i].node;
         if (first)
-            lossy += st->lossy;     /* a job is interrupted when any node is */
+            lossy += st->lossy; /* a job is interrupted when any node is */
     }
     js->att.work = js->rem;
     js->att.cost = cost;
@@ -389,8 +396,9 @@ static void job_requeue (struct engine *e, int idx, double saved)
     if (js->rem < 0)
         js->rem = 0;
     js->has_ckpt |= saved > 0;
-    ovh = (js->has_ckpt ? js->att.cost : 0)
-          + (js->att.interval > 0 ? js->att.cost * ceil (js->rem / js->att.interval) : 0);
+    ovh =
+        (js->has_ckpt ? js->att.cost : 0)
+        + (js->att.interval > 0 ? js->att.cost * ceil (js->rem / js->att.interval) : 0);
     est = ceil ((double)sj->walltime - ((double)run_time (sj) - js->rem) + ovh);
     job->spec.res.walltime = est < 1 ? 1 : (int64_t)est;
     (void)job_state_set (job, 'Q', JOB_EV_REQUEUED, "hpcq-sim", __func__);
@@ -435,11 +443,11 @@ static int *jobs_on (struct engine *e, int i, int *n)
     if (!out)
         return NULL;
     LIST_FOREACH (job, &e->running, r_link)
-        for (int s = 0; s < job->alloc->n; s++)
-            if (node_index (e, job->alloc->slot[s].node) == i) {
-                out[(*n)++] = (int)(job->rec.seq - 1);
-                break;
-            }
+    for (int s = 0; s < job->alloc->n; s++)
+        if (node_index (e, job->alloc->slot[s].node) == i) {
+            out[(*n)++] = (int)(job->rec.seq - 1);
+            break;
+        }
     return out;
 }
 
@@ -461,7 +469,8 @@ static int node_down (struct engine *e, int i, int64_t now)
     st->gen++;
     e->node[i].state = NODE_DOWN;
     e->node[i].offline = 0;
-    return heap_push (e, (struct event){ now + e->sc->replace, EV_BACK, i, st->gen, 0 });
+    return heap_push (e,
+                      (struct event){ now + e->sc->replace, EV_BACK, i, st->gen, 0 });
 }
 
 /* A reclaim notice for node i: it drains; each job on it that checkpoints
@@ -487,8 +496,9 @@ static int node_notice (struct engine *e, const struct event *ev, int64_t now)
         sim_attempt_progress (&js->att, (double)(now - js->astart), &js->notice_done,
                               &saved, &js->notice_ovh);
         js->leaving = 1;
-        if (heap_push (e, (struct event){ now + (int64_t)ceil (e->sc->ckpt_cost), EV_LEAVE,
-                                          ids[j], js->gen, 0 }) < 0) {
+        if (heap_push (e, (struct event){ now + (int64_t)ceil (e->sc->ckpt_cost),
+                                          EV_LEAVE, ids[j], js->gen, 0 })
+            < 0) {
             free (ids);
             return -1;
         }
@@ -502,8 +512,7 @@ static int node_event (struct engine *e, const struct event *ev, int64_t now)
     struct nstate *st = &e->ns[ev->idx];
 
     switch (ev->kind) {
-    case EV_NOTICE:
-        return node_notice (e, ev, now);
+    case EV_NOTICE: return node_notice (e, ev, now);
     case EV_RECLAIM:
         if (st->out == N_DOWN || ev->gen != st->gen)
             return 0;
@@ -515,9 +524,10 @@ static int node_event (struct engine *e, const struct event *ev, int64_t now)
             if (node_down (e, ev->idx, now) < 0)
                 return -1;
         }
-        return heap_push (e, (struct event){ now + sim_rng_exp (&e->rng, e->failure_rate),
-                                             EV_FAIL, ev->idx, 0, 0 });
-    default:    /* EV_BACK */
+        return heap_push (e,
+                          (struct event){ now + sim_rng_exp (&e->rng, e->failure_rate),
+                                          EV_FAIL, ev->idx, 0, 0 });
+    default: /* EV_BACK */
         if (ev->gen != st->gen || st->out != N_DOWN)
             return 0;
         st->out = N_UP;
@@ -538,8 +548,7 @@ static int process_event (struct engine *e, const struct event *ev, int64_t now)
         if (e->live[ev->idx] && ev->gen == e->js[ev->idx].gen)
             job_leave (e, ev->idx, now);
         return 0;
-    default:
-        return node_event (e, ev, now);
+    default: return node_event (e, ev, now);
     }
 }
 
@@ -556,7 +565,7 @@ static int job_arrive (struct engine *e, int idx)
     job->rec.seq = idx + 1;
     (void)job_state_set (job, 'Q', JOB_EV_SUBMITTED, "hpcq-sim", __func__);
     job->rec.ctime = sj->submit;
-    job->spec.res = sj->res;    /* borrowed: the trace owns the chunks */
+    job->spec.res = sj->res; /* borrowed: the trace owns the chunks */
     snprintf (job->id, sizeof (job->id), "%lld.sim", (long long)sj->id);
     e->run->out[idx].work = run_time (sj);
     if (!(cap = place_job (e->nodep, e->nnodes, job, 1))) {
@@ -607,8 +616,8 @@ static int sample (struct engine *e, int64_t now)
         r->series = v;
         e->series_cap = ncap;
     }
-    r->series[r->nseries++] = (struct sim_sample){
-        now, e->nqueue, e->cores_used, e->gpus_used };
+    r->series[r->nseries++] =
+        (struct sim_sample){ now, e->nqueue, e->cores_used, e->gpus_used };
     return 0;
 }
 
@@ -718,7 +727,8 @@ int sim_engine_run (const struct sim_trace *t, const struct sim_cluster *c,
     if (sc) {
         run->scenario = sc->name;
         run->ckpt = ck ? ck->name : "none";
-        e.reclaim_rate = sc->trace ? sc->trace_rate : sim_rate_per_second (sc->reclaim_rate);
+        e.reclaim_rate =
+            sc->trace ? sc->trace_rate : sim_rate_per_second (sc->reclaim_rate);
         e.failure_rate = sim_rate_per_second (sc->failure_rate);
         sim_rng_seed (&e.rng, sc->seed);
     }
@@ -733,8 +743,10 @@ int sim_engine_run (const struct sim_trace *t, const struct sim_cluster *c,
     e.ctx.fit = eng_fit;
     e.ctx.start = eng_start;
     e.ctx.arg = &e;
-    if (!(run->out = calloc (n, sizeof (*run->out))) || !(e.live = calloc (n, sizeof (*e.live)))
-        || !(e.js = calloc (n, sizeof (*e.js))) || !(e.queue = calloc (n, sizeof (*e.queue)))) {
+    if (!(run->out = calloc (n, sizeof (*run->out)))
+        || !(e.live = calloc (n, sizeof (*e.live)))
+        || !(e.js = calloc (n, sizeof (*e.js)))
+        || !(e.queue = calloc (n, sizeof (*e.queue)))) {
         errprintf (err, "out of memory");
         goto out;
     }

@@ -35,16 +35,16 @@ struct sim_cluster {
 
 /* What happened to one job of the trace. */
 struct sim_outcome {
-    int skipped;            /* 1: larger than the cluster, never submitted */
-    int64_t start, end;     /* virtual seconds: first start, last end */
-    int cores, gpus;        /* what its (last) allocation holds */
-    int64_t work;           /* its run time: the trace's, cut at its walltime */
-    int attempts;           /* 1 unless interrupted */
-    double core_s, gpu_s;   /* held over all attempts */
-    double share;           /* node equivalents its allocation holds */
-    double lost_node_s;     /* node-seconds of work lost to interruptions */
-    double ckpt_node_s;     /* node-seconds checkpointing and restarting */
-    double cost;            /* node prices times the time held */
+    int skipped;          /* 1: larger than the cluster, never submitted */
+    int64_t start, end;   /* virtual seconds: first start, last end */
+    int cores, gpus;      /* what its (last) allocation holds */
+    int64_t work;         /* its run time: the trace's, cut at its walltime */
+    int attempts;         /* 1 unless interrupted */
+    double core_s, gpu_s; /* held over all attempts */
+    double share;         /* node equivalents its allocation holds */
+    double lost_node_s;   /* node-seconds of work lost to interruptions */
+    double ckpt_node_s;   /* node-seconds checkpointing and restarting */
+    double cost;          /* node prices times the time held */
 };
 
 /* One point of the time series: the state from time on. */
@@ -56,16 +56,16 @@ struct sim_sample {
 };
 
 struct sim_run {
-    const char *policy;     /* the policy's name (static) */
-    const char *scenario;   /* the scenario's name, NULL without interruptions */
-    const char *ckpt;       /* the checkpoint policy's name, NULL likewise */
-    int reclaims, failures; /* node interruptions that happened */
-    int interrupted;        /* attempts cut short by them */
-    struct sim_outcome *out;    /* one per trace job, same order */
+    const char *policy;      /* the policy's name (static) */
+    const char *scenario;    /* the scenario's name, NULL without interruptions */
+    const char *ckpt;        /* the checkpoint policy's name, NULL likewise */
+    int reclaims, failures;  /* node interruptions that happened */
+    int interrupted;         /* attempts cut short by them */
+    struct sim_outcome *out; /* one per trace job, same order */
     int njobs;
-    struct sim_sample *series;  /* one per instant, in time order */
+    struct sim_sample *series; /* one per instant, in time order */
     int nseries;
-    double cpu_s;           /* CPU seconds the replay took */
+    double cpu_s; /* CPU seconds the replay took */
 };
 
 /* Check cluster c's description (its MIG layout).  0, or -1 with err. */

@@ -22,11 +22,8 @@ static const struct {
     const char *name;
     double rate;
 } aws_buckets[] = {
-    { "<5%", 0.025 },
-    { "5-10%", 0.075 },
-    { "10-15%", 0.125 },
-    { "15-20%", 0.175 },
-    { ">20%", 0.25 },
+    { "<5%", 0.025 },    { "5-10%", 0.075 }, { "10-15%", 0.125 },
+    { "15-20%", 0.175 }, { ">20%", 0.25 },
 };
 
 int sim_aws_buckets (void)
@@ -60,16 +57,20 @@ int sim_ckpt_parse (const char *s, struct sim_ckpt *ck, struct hpcq_error *err)
     else if (strncmp (s, "fixed=", 6) == 0) {
         ck->kind = SIM_CKPT_FIXED;
         if (resource_parse_walltime (s + 6, &ck->interval, &e) < 0 || ck->interval <= 0)
-            return errprintf (err, "invalid checkpoint interval '%s' (fixed=SECONDS or "
-                              "fixed=HH:MM:SS, above 0)", s + 6);
-    }
-    else
-        return errprintf (err, "unknown checkpoint policy '%s' (none, notice, "
-                          "fixed=SEC, young-daly)", s);
+            return errprintf (err,
+                              "invalid checkpoint interval '%s' (fixed=SECONDS or "
+                              "fixed=HH:MM:SS, above 0)",
+                              s + 6);
+    } else
+        return errprintf (err,
+                          "unknown checkpoint policy '%s' (none, notice, "
+                          "fixed=SEC, young-daly)",
+                          s);
     return 0;
 }
 
-int sim_rate_parse (const char *s, const char *what, double *rate, struct hpcq_error *err)
+int sim_rate_parse (const char *s, const char *what, double *rate,
+                    struct hpcq_error *err)
 {
     char buf[64];
     size_t n = strlen (s);
@@ -81,8 +82,10 @@ int sim_rate_parse (const char *s, const char *what, double *rate, struct hpcq_e
     snprintf (buf, sizeof (buf), "%.*s", (int)(n - pct), s);
     if (util_parse_double (buf, 0, pct ? 100 : 1, &v) < 0 || (!pct && v >= 1)
         || (pct && v >= 100))
-        return errprintf (err, "invalid %s '%s' (a fraction per month below 1, "
-                          "or a percentage such as 7.5%%)", what, s);
+        return errprintf (err,
+                          "invalid %s '%s' (a fraction per month below 1, "
+                          "or a percentage such as 7.5%%)",
+                          what, s);
     *rate = pct ? v / 100 : v;
     return 0;
 }
@@ -170,12 +173,10 @@ void sim_attempt_progress (const struct sim_attempt *a, double elapsed, double *
 double sim_ckpt_interval (const struct sim_ckpt *ck, double cost, double lossy_rate)
 {
     switch (ck->kind) {
-    case SIM_CKPT_FIXED:
-        return (double)ck->interval;
+    case SIM_CKPT_FIXED: return (double)ck->interval;
     case SIM_CKPT_YOUNG_DALY:
         return lossy_rate > 0 ? cadence_young_daly (cost, 1 / lossy_rate) : 0;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 

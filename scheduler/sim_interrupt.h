@@ -45,8 +45,8 @@ enum sim_ckpt_kind {
 
 struct sim_ckpt {
     enum sim_ckpt_kind kind;
-    int64_t interval;           /* fixed: seconds of work between checkpoints */
-    char name[32];              /* as given: "none", "fixed=3600", ... */
+    int64_t interval; /* fixed: seconds of work between checkpoints */
+    char name[32];    /* as given: "none", "fixed=3600", ... */
 };
 
 /* One reclaim of a trace: node index (0-based) at time (seconds from the
@@ -57,19 +57,19 @@ struct sim_reclaim {
 };
 
 struct sim_scenario {
-    char name[48];              /* "on-demand", "aws 5-10%", "rate 3%", "trace" */
-    int interrupts;             /* 0: nothing is interrupted, all nodes on-demand */
-    int spot_nodes;             /* the first N nodes are spot nodes */
-    double reclaim_rate;        /* per spot node per month (fraction, above) */
-    double failure_rate;        /* per node per month, no notice */
-    const struct sim_reclaim *trace;    /* instead of reclaim_rate, or NULL */
+    char name[48];       /* "on-demand", "aws 5-10%", "rate 3%", "trace" */
+    int interrupts;      /* 0: nothing is interrupted, all nodes on-demand */
+    int spot_nodes;      /* the first N nodes are spot nodes */
+    double reclaim_rate; /* per spot node per month (fraction, above) */
+    double failure_rate; /* per node per month, no notice */
+    const struct sim_reclaim *trace; /* instead of reclaim_rate, or NULL */
     int ntrace;
-    double trace_rate;          /* the trace's reclaims per spot node per second
+    double trace_rate;     /* the trace's reclaims per spot node per second
                                  * (what Young/Daly reckons with) */
-    int64_t notice;             /* seconds between a reclaim's notice and the reclaim */
-    int64_t replace;            /* seconds a node taken away stays gone */
-    double ckpt_cost;           /* seconds per checkpoint, and per restart */
-    double price_ondemand;      /* per node-hour */
+    int64_t notice;        /* seconds between a reclaim's notice and the reclaim */
+    int64_t replace;       /* seconds a node taken away stays gone */
+    double ckpt_cost;      /* seconds per checkpoint, and per restart */
+    double price_ondemand; /* per node-hour */
     double price_spot;
     uint64_t seed;
 };

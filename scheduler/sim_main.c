@@ -42,8 +42,8 @@ struct options {
      * buckets' with --scenarios aws), under each checkpoint policy. */
     int interrupts;
     struct sim_scenario sc;
-    struct sim_scenario scen[8];    /* the runs' scenarios (their names too) */
-    const char *spot;           /* --spot N or P%, NULL: every node */
+    struct sim_scenario scen[8]; /* the runs' scenarios (their names too) */
+    const char *spot;            /* --spot N or P%, NULL: every node */
     const char *reclaim_trace;
     int aws;
     const char *ckpts;
@@ -79,35 +79,37 @@ static const struct option longopts[] = {
 
 static void usage (FILE *f)
 {
-    fprintf (f,
-             "usage: hpcq-sim [options] TRACE.swf[.gz]\n"
-             "       hpcq-sim [options] --gpu-workload --nodes N --cores C FILE\n"
-             "  -n, --nodes N        nodes in the cluster (SWF default: from MaxProcs)\n"
-             "  -c, --cores C        cores per node\n"
-             "  -g, --gpus G         GPUs per node (default 0)\n"
-             "  -p, --policy LIST    comma-separated policies (default fifo,easy)\n"
-             "  -F, --format FMT     table (default) or json, on stdout\n"
-             "      --json FILE      also write the JSON report to FILE\n"
-             "      --png FILE       chart of queue length and utilization\n"
-             "      --jobs FILE      per-job CSV (policy,id,submit,start,end,cores,gpus)\n"
-             "  -l, --limit N        read only the first N jobs\n"
-             "  -G, --gpu-workload   FILE is in hpcq's GPU workload format\n"
-             "      --mig-layout L   MIG instances of each node's GPUs, as the worker's\n"
-             "                       mig_layout (e.g. 0:1g.5gb*7;1:3g.20gb+4g.20gb)\n"
-             "interruptions (spot reclaims, failures) and checkpoints:\n"
-             "      --spot N|P%%      the first N (or P%%) nodes are spot nodes (default all)\n"
-             "      --reclaim-rate R spot nodes reclaimed per month (0.05 or 5%%)\n"
-             "      --reclaim-trace F reclaims at given times: lines TIME NODE\n"
-             "      --scenarios aws  one scenario per AWS Spot Instance Advisor bucket\n"
-             "                       (<5%%, 5-10%%, 10-15%%, 15-20%%, >20%% a month)\n"
-             "      --failure-rate R any node fails, with no notice, R a month\n"
-             "      --notice SEC     a reclaim's notice (default 120, AWS's two minutes)\n"
-             "      --replace SEC    a node taken away is back after SEC (default 300)\n"
-             "      --ckpt LIST      checkpoint policies: none, notice, fixed=SEC,\n"
-             "                       young-daly (default none)\n"
-             "      --ckpt-cost SEC  what a checkpoint (and a restart) costs a job (60)\n"
-             "      --price-ondemand P, --price-spot P  per node-hour (1, 0.3)\n"
-             "      --seed N         of the reclaim and failure times (default 1)\n");
+    fprintf (
+        f,
+        "usage: hpcq-sim [options] TRACE.swf[.gz]\n"
+        "       hpcq-sim [options] --gpu-workload --nodes N --cores C FILE\n"
+        "  -n, --nodes N        nodes in the cluster (SWF default: from MaxProcs)\n"
+        "  -c, --cores C        cores per node\n"
+        "  -g, --gpus G         GPUs per node (default 0)\n"
+        "  -p, --policy LIST    comma-separated policies (default fifo,easy)\n"
+        "  -F, --format FMT     table (default) or json, on stdout\n"
+        "      --json FILE      also write the JSON report to FILE\n"
+        "      --png FILE       chart of queue length and utilization\n"
+        "      --jobs FILE      per-job CSV (policy,id,submit,start,end,cores,gpus)\n"
+        "  -l, --limit N        read only the first N jobs\n"
+        "  -G, --gpu-workload   FILE is in hpcq's GPU workload format\n"
+        "      --mig-layout L   MIG instances of each node's GPUs, as the worker's\n"
+        "                       mig_layout (e.g. 0:1g.5gb*7;1:3g.20gb+4g.20gb)\n"
+        "interruptions (spot reclaims, failures) and checkpoints:\n"
+        "      --spot N|P%%      the first N (or P%%) nodes are spot nodes (default "
+        "all)\n"
+        "      --reclaim-rate R spot nodes reclaimed per month (0.05 or 5%%)\n"
+        "      --reclaim-trace F reclaims at given times: lines TIME NODE\n"
+        "      --scenarios aws  one scenario per AWS Spot Instance Advisor bucket\n"
+        "                       (<5%%, 5-10%%, 10-15%%, 15-20%%, >20%% a month)\n"
+        "      --failure-rate R any node fails, with no notice, R a month\n"
+        "      --notice SEC     a reclaim's notice (default 120, AWS's two minutes)\n"
+        "      --replace SEC    a node taken away is back after SEC (default 300)\n"
+        "      --ckpt LIST      checkpoint policies: none, notice, fixed=SEC,\n"
+        "                       young-daly (default none)\n"
+        "      --ckpt-cost SEC  what a checkpoint (and a restart) costs a job (60)\n"
+        "      --price-ondemand P, --price-spot P  per node-hour (1, 0.3)\n"
+        "      --seed N         of the reclaim and failure times (default 1)\n");
 }
 
 static int fail (const char *msg)
@@ -115,7 +117,6 @@ static int fail (const char *msg)
     fprintf (stderr, "hpcq-sim: %s\n", msg);
     return 1;
 }
-
 
 /* A number of seconds for option name: 0, or -1 with err. */
 static int parse_secs (const char *name, const char *v, int64_t min, int64_t *out,
@@ -162,7 +163,7 @@ static int interrupt_option (struct options *o, int c, struct hpcq_error *err)
             return errprintf (err, "invalid --seed '%s'", optarg);
         sc->seed = (uint64_t)v;
         return 0;
-    default:    /* 'a' */
+    default: /* 'a' */
         if (strcmp (optarg, "aws") != 0)
             return errprintf (err, "unknown --scenarios '%s' (aws)", optarg);
         o->aws = 1;
@@ -218,9 +219,18 @@ static int parse_options (int argc, char **argv, struct options *o,
         case 'G': o->gpu_format = 1; break;
         case 'M': o->cluster.mig_layout = optarg; break;
         case 'h': usage (stdout); exit (0);
-        case 's': case 'R': case 'T': case 'f': case 'N': case 'r': case 'k': case 'C':
-        case 'o': case 'S': case 'e': case 'a':
-            break;      /* interrupt_option's */
+        case 's':
+        case 'R':
+        case 'T':
+        case 'f':
+        case 'N':
+        case 'r':
+        case 'k':
+        case 'C':
+        case 'o':
+        case 'S':
+        case 'e':
+        case 'a': break; /* interrupt_option's */
         default: return errprintf (err, "unknown option (see hpcq-sim --help)");
         }
     }
@@ -251,8 +261,10 @@ static int cluster_size (struct options *o, const struct sim_trace *t,
         return 0;
     }
     if (total <= 0)
-        return errprintf (err, "%s: no jobs and no MaxProcs header: give --nodes "
-                          "and --cores", o->trace);
+        return errprintf (err,
+                          "%s: no jobs and no MaxProcs header: give --nodes "
+                          "and --cores",
+                          o->trace);
     if (!c->cores && c->nodes)
         c->cores = ceil_div (total, c->nodes);
     if (!c->cores)
@@ -292,13 +304,14 @@ static int report (const struct options *o, const struct sim_report *rep,
     } else {
         const struct sim_cluster *c = rep->cluster;
         printf ("trace %s: %d jobs, %d skipped (run time or processors <= 0)\n"
-                "cluster: %d nodes x %d cores, %d GPUs per node\n", o->trace,
-                rep->trace->njobs, rep->trace->invalid, c->nodes, c->cores, c->gpus);
+                "cluster: %d nodes x %d cores, %d GPUs per node\n",
+                o->trace, rep->trace->njobs, rep->trace->invalid, c->nodes, c->cores,
+                c->gpus);
         if (o->interrupts)
             printf ("spot nodes: %d at %g per node-hour, on-demand %g; notice %lld s, "
-                    "replaced after %lld s, checkpoint cost %g s\n", o->sc.spot_nodes,
-                    o->sc.price_spot, o->sc.price_ondemand, (long long)o->sc.notice,
-                    (long long)o->sc.replace, o->sc.ckpt_cost);
+                    "replaced after %lld s, checkpoint cost %g s\n",
+                    o->sc.spot_nodes, o->sc.price_spot, o->sc.price_ondemand,
+                    (long long)o->sc.notice, (long long)o->sc.replace, o->sc.ckpt_cost);
         sim_report_table (rep, stdout);
     }
     if (o->json_path && sim_report_json (rep, o->json_path, err) < 0)
@@ -324,17 +337,17 @@ static int spot_nodes (const struct options *o, struct hpcq_error *err)
         snprintf (buf, sizeof (buf), "%.*s", (int)(n - 1), o->spot);
         if (n < sizeof (buf) && util_parse_double (buf, 0, 100, &pct) == 0)
             return (int)(pct / 100 * o->cluster.nodes + 0.5);
-    }
-    else if (util_parse_int (o->spot, 0, o->cluster.nodes, &v) == 0)
+    } else if (util_parse_int (o->spot, 0, o->cluster.nodes, &v) == 0)
         return v;
-    return errprintf (err, "invalid --spot '%s' (0 to %d nodes, or a percentage)", o->spot,
-                      o->cluster.nodes);
+    return errprintf (err, "invalid --spot '%s' (0 to %d nodes, or a percentage)",
+                      o->spot, o->cluster.nodes);
 }
 
 /* The scenarios the options describe into sc[] (at most 7): the AWS
  * buckets, or the one of --reclaim-rate / --reclaim-trace.  Their number,
  * or -1 with err. */
-static int scenarios (struct options *o, struct sim_scenario *sc, struct hpcq_error *err)
+static int scenarios (struct options *o, struct sim_scenario *sc,
+                      struct hpcq_error *err)
 {
     int spot = spot_nodes (o, err), n = 0;
 
@@ -344,14 +357,15 @@ static int scenarios (struct options *o, struct sim_scenario *sc, struct hpcq_er
     o->sc.interrupts = 1;
     if (o->aws && (o->reclaim_trace || o->sc.reclaim_rate > 0))
         return errprintf (err, "--scenarios aws sets the reclaim rates: leave out "
-                          "--reclaim-rate and --reclaim-trace");
+                               "--reclaim-rate and --reclaim-trace");
     if (o->reclaim_trace && o->sc.reclaim_rate > 0)
         return errprintf (err, "give --reclaim-rate or --reclaim-trace, not both");
     if (o->aws) {
         for (n = 0; n < sim_aws_buckets (); n++) {
             sc[n] = o->sc;
             sc[n].reclaim_rate = sim_aws_bucket_rate (n);
-            snprintf (sc[n].name, sizeof (sc[n].name), "aws %s", sim_aws_bucket_name (n));
+            snprintf (sc[n].name, sizeof (sc[n].name), "aws %s",
+                      sim_aws_bucket_name (n));
         }
         return n;
     }
@@ -361,9 +375,9 @@ static int scenarios (struct options *o, struct sim_scenario *sc, struct hpcq_er
         double span = (double)o->sc.trace[o->sc.ntrace - 1].time;
         sc[0].trace_rate = spot > 0 && span > 0 ? o->sc.ntrace / (spot * span) : 0;
         snprintf (sc[0].name, sizeof (sc[0].name), "trace");
-    }
-    else
-        snprintf (sc[0].name, sizeof (sc[0].name), "rate %g%%", 100 * o->sc.reclaim_rate);
+    } else
+        snprintf (sc[0].name, sizeof (sc[0].name), "rate %g%%",
+                  100 * o->sc.reclaim_rate);
     return 1;
 }
 
@@ -394,11 +408,12 @@ static int replays (struct options *o, const struct sim_trace *t,
                     int *nruns, struct hpcq_error *err)
 {
     struct sim_scenario *sc = o->scen, *base = &o->scen[7];
-    static struct sim_ckpt ck[MAX_CKPTS], none;     /* the runs name them */
+    static struct sim_ckpt ck[MAX_CKPTS], none; /* the runs name them */
     int nsc = 0, nck = 0, per;
 
-    if (o->interrupts && ((nsc = scenarios (o, sc, err)) < 0
-                          || (nck = ckpts_parse (o->ckpts, ck, err)) < 0))
+    if (o->interrupts
+        && ((nsc = scenarios (o, sc, err)) < 0
+            || (nck = ckpts_parse (o->ckpts, ck, err)) < 0))
         return -1;
     *base = o->sc;
     base->interrupts = 0;
@@ -409,11 +424,14 @@ static int replays (struct options *o, const struct sim_trace *t,
         return errprintf (err, "out of memory");
     for (int p = 0; p < nops; p++)
         for (int k = 0; k < per; k++) {
-            const struct sim_scenario *s = !o->interrupts ? NULL : k == 0 ? base
-                                           : &sc[(k - 1) / nck];
-            const struct sim_ckpt *c = !o->interrupts ? NULL : k == 0 ? &none
-                                       : &ck[(k - 1) % nck];
-            if (sim_engine_run (t, &o->cluster, ops[p], s, c, &(*runs)[*nruns], err) < 0)
+            const struct sim_scenario *s = !o->interrupts ? NULL
+                                           : k == 0       ? base
+                                                          : &sc[(k - 1) / nck];
+            const struct sim_ckpt *c = !o->interrupts ? NULL
+                                       : k == 0       ? &none
+                                                      : &ck[(k - 1) % nck];
+            if (sim_engine_run (t, &o->cluster, ops[p], s, c, &(*runs)[*nruns], err)
+                < 0)
                 return -1;
             (*nruns)++;
         }
@@ -434,10 +452,12 @@ int main (int argc, char **argv)
         || (nops = policies_lookup (o.policies, ops, &err)) < 0)
         return fail (err.text);
     if ((o.gpu_format ? sim_trace_read_gpu (&t, o.trace, o.limit, &err)
-                      : sim_trace_read_swf (&t, o.trace, o.limit, &err)) < 0)
+                      : sim_trace_read_swf (&t, o.trace, o.limit, &err))
+        < 0)
         return fail (err.text);
     if (o.reclaim_trace) {
-        if (sim_trace_read_reclaims (o.reclaim_trace, &reclaims, &o.sc.ntrace, &err) < 0)
+        if (sim_trace_read_reclaims (o.reclaim_trace, &reclaims, &o.sc.ntrace, &err)
+            < 0)
             goto out;
         if (o.sc.ntrace == 0) {
             errprintf (&err, "%s: no reclaims", o.reclaim_trace);
@@ -449,8 +469,11 @@ int main (int argc, char **argv)
         || sim_trace_resolve (&t, o.cluster.cores, &err) < 0
         || replays (&o, &t, ops, nops, &runs, &nruns, &err) < 0)
         goto out;
-    rc = report (&o, &(struct sim_report){ o.trace, &t, &o.cluster, runs, nruns,
-                                           o.interrupts }, &err) < 0;
+    rc = report (&o,
+                 &(struct sim_report){ o.trace, &t, &o.cluster, runs, nruns,
+                                       o.interrupts },
+                 &err)
+         < 0;
 out:
     if (rc)
         fail (err.text);

@@ -40,8 +40,9 @@ static void metrics_of (const struct sim_report *rep, const struct sim_run *run,
         wait_sum += (double)wait;
         if (wait > m->max_wait)
             m->max_wait = wait;
-        bsld_sum += fmax (1.0, (double)(o->end - t->job[i].submit)
-                               / (double)(o->work > SIM_BSLD_TAU ? o->work : SIM_BSLD_TAU));
+        bsld_sum +=
+            fmax (1.0, (double)(o->end - t->job[i].submit)
+                           / (double)(o->work > SIM_BSLD_TAU ? o->work : SIM_BSLD_TAU));
         core_s += o->core_s;
         gpu_s += o->gpu_s;
         m->attempts += o->attempts;
@@ -92,17 +93,20 @@ static double cost_ratio (const struct sim_report *rep, const struct sim_run *ru
 
 static void table_interrupts (const struct sim_report *rep, FILE *f)
 {
-    fprintf (f, "%-13s %-11s %-14s %6s %8s %6s %12s %9s %10s %9s %9s %10s %6s\n", "policy",
-             "scenario", "ckpt", "jobs", "attempts", "util", "mean_wait_s", "mean_bsld",
-             "makespan_s", "lost_nh", "ckpt_nh", "cost", "vs_od");
+    fprintf (f, "%-13s %-11s %-14s %6s %8s %6s %12s %9s %10s %9s %9s %10s %6s\n",
+             "policy", "scenario", "ckpt", "jobs", "attempts", "util", "mean_wait_s",
+             "mean_bsld", "makespan_s", "lost_nh", "ckpt_nh", "cost", "vs_od");
     for (int i = 0; i < rep->nruns; i++) {
         const struct sim_run *r = &rep->runs[i];
         struct sim_metrics m;
         sim_metrics_compute (rep, r, &m);
-        fprintf (f, "%-13s %-11s %-14s %6d %8d %6.3f %12.1f %9.2f %10lld %9.2f %9.2f %10.2f "
-                 "%6.3f\n", r->policy, r->scenario, r->ckpt, m.jobs, m.attempts,
-                 m.utilization, m.mean_wait, m.mean_bsld, (long long)m.makespan,
-                 m.lost_node_h, m.ckpt_node_h, m.cost, cost_ratio (rep, r));
+        fprintf (
+            f,
+            "%-13s %-11s %-14s %6d %8d %6.3f %12.1f %9.2f %10lld %9.2f %9.2f %10.2f "
+            "%6.3f\n",
+            r->policy, r->scenario, r->ckpt, m.jobs, m.attempts, m.utilization,
+            m.mean_wait, m.mean_bsld, (long long)m.makespan, m.lost_node_h,
+            m.ckpt_node_h, m.cost, cost_ratio (rep, r));
     }
 }
 
@@ -113,8 +117,8 @@ void sim_report_table (const struct sim_report *rep, FILE *f)
         return;
     }
     fprintf (f, "%-13s %7s %7s %6s %12s %10s %10s %10s %8s\n", "policy", "jobs",
-             "skipped", "util", "mean_wait_s", "max_wait_s", "mean_bsld",
-             "makespan_s", "cpu_s");
+             "skipped", "util", "mean_wait_s", "max_wait_s", "mean_bsld", "makespan_s",
+             "cpu_s");
     for (int i = 0; i < rep->nruns; i++) {
         struct sim_metrics m;
         sim_metrics_compute (rep, &rep->runs[i], &m);
@@ -150,7 +154,8 @@ static json_t *queues_json (const struct sim_report *rep, const struct sim_run *
                                                  "skipped_too_large", m.skipped,
                                                  "mean_wait", m.mean_wait, "max_wait",
                                                  (json_int_t)m.max_wait, "mean_bsld",
-                                                 m.mean_bsld)) < 0) {
+                                                 m.mean_bsld))
+            < 0) {
             json_decref (a);
             return NULL;
         }
@@ -173,29 +178,27 @@ static json_t *run_json (const struct sim_report *rep, const struct sim_run *run
     json_t *o;
 
     sim_metrics_compute (rep, run, &m);
-    o = json_pack ("{s:s s:i s:i s:f s:f s:f s:I s:f s:I s:I s:I s:f}",
-                   "policy", run->policy, "jobs", m.jobs, "skipped_too_large",
-                   m.skipped, "utilization", m.utilization, "gpu_utilization",
-                   m.gpu_utilization, "mean_wait", m.mean_wait, "max_wait",
-                   (json_int_t)m.max_wait, "mean_bsld", m.mean_bsld,
-                   "makespan", (json_int_t)m.makespan, "first_arrival",
-                   (json_int_t)m.first_arrival, "last_end", (json_int_t)m.last_end,
-                   "cpu_s", run->cpu_s);
+    o = json_pack ("{s:s s:i s:i s:f s:f s:f s:I s:f s:I s:I s:I s:f}", "policy",
+                   run->policy, "jobs", m.jobs, "skipped_too_large", m.skipped,
+                   "utilization", m.utilization, "gpu_utilization", m.gpu_utilization,
+                   "mean_wait", m.mean_wait, "max_wait", (json_int_t)m.max_wait,
+                   "mean_bsld", m.mean_bsld, "makespan", (json_int_t)m.makespan,
+                   "first_arrival", (json_int_t)m.first_arrival, "last_end",
+                   (json_int_t)m.last_end, "cpu_s", run->cpu_s);
     if (o && rep->trace->gpu_format
         && json_object_set_new (o, "queues", queues_json (rep, run)) < 0) {
         json_decref (o);
         return NULL;
     }
     if (o && rep->interrupts
-        && json_update_steal (o, json_pack ("{s:s s:s s:i s:i s:i s:i s:f s:f s:f s:f}",
-                                                 "scenario", run->scenario, "ckpt", run->ckpt,
-                                                 "attempts", m.attempts, "reclaims",
-                                                 run->reclaims, "failures", run->failures,
-                                                 "interrupted", run->interrupted,
-                                                 "lost_node_hours", m.lost_node_h,
-                                                 "ckpt_node_hours", m.ckpt_node_h, "cost",
-                                                 m.cost, "cost_vs_ondemand",
-                                                 cost_ratio (rep, run))) < 0) {
+        && json_update_steal (
+               o, json_pack ("{s:s s:s s:i s:i s:i s:i s:f s:f s:f s:f}", "scenario",
+                             run->scenario, "ckpt", run->ckpt, "attempts", m.attempts,
+                             "reclaims", run->reclaims, "failures", run->failures,
+                             "interrupted", run->interrupted, "lost_node_hours",
+                             m.lost_node_h, "ckpt_node_hours", m.ckpt_node_h, "cost",
+                             m.cost, "cost_vs_ondemand", cost_ratio (rep, run)))
+               < 0) {
         json_decref (o);
         return NULL;
     }
@@ -213,14 +216,12 @@ static json_t *report_json (const struct sim_report *rep)
             json_decref (runs);
             return NULL;
         }
-    o = json_pack ("{s:s s:s s:i s:i s:{s:i s:i s:i s:i} s:o}",
-                   "trace", rep->trace_path,
-                   "format", rep->trace->gpu_format ? "gpu" : "swf",
+    o = json_pack ("{s:s s:s s:i s:i s:{s:i s:i s:i s:i} s:o}", "trace",
+                   rep->trace_path, "format", rep->trace->gpu_format ? "gpu" : "swf",
                    "jobs_read", rep->trace->njobs + rep->trace->invalid,
-                   "skipped_invalid", rep->trace->invalid,
-                   "cluster", "nodes", c->nodes, "cores", c->cores, "gpus", c->gpus,
-                   "total_cores", c->nodes * c->cores,
-                   "policies", runs);
+                   "skipped_invalid", rep->trace->invalid, "cluster", "nodes", c->nodes,
+                   "cores", c->cores, "gpus", c->gpus, "total_cores",
+                   c->nodes * c->cores, "policies", runs);
     return o;
 }
 
@@ -234,7 +235,8 @@ int sim_report_json (const struct sim_report *rep, const char *path,
         return errprintf (err, "out of memory");
     if (strcmp (path, "-") == 0)
         rc = json_dumpf (o, stdout, JSON_INDENT (2)) == 0 && fputc ('\n', stdout) != EOF
-             ? 0 : -1;
+                 ? 0
+                 : -1;
     else
         rc = json_dump_file (o, path, JSON_INDENT (2));
     json_decref (o);
@@ -265,8 +267,8 @@ int sim_report_jobs (const struct sim_report *rep, const char *path,
                          (long long)j->id, (long long)j->submit, (long long)o->start,
                          (long long)o->end, o->cores, o->gpus);
             if (rep->interrupts)
-                fprintf (f, ",%s,%s,%d,%.1f,%.4f", run->scenario, run->ckpt, o->attempts,
-                         o->lost_node_s, o->cost);
+                fprintf (f, ",%s,%s,%d,%.1f,%.4f", run->scenario, run->ckpt,
+                         o->attempts, o->lost_node_s, o->cost);
             fputc ('\n', f);
         }
     }
@@ -284,7 +286,8 @@ int sim_report_jobs (const struct sim_report *rep, const char *path,
 
 /* One colour per policy, in the order they were run. */
 static const unsigned char palette[][3] = {
-    { 200, 40, 40 }, { 40, 80, 200 }, { 30, 150, 60 }, { 230, 140, 0 }, { 130, 50, 160 },
+    { 200, 40, 40 }, { 40, 80, 200 },  { 30, 150, 60 },
+    { 230, 140, 0 }, { 130, 50, 160 },
 };
 
 struct canvas {
@@ -321,10 +324,12 @@ static void line (struct canvas *cv, int x0, int y0, int x1, int y1,
 
 static void frame (struct canvas *cv, int top)
 {
-    static const unsigned char grey[3] = { 160, 160, 160 }, light[3] = { 225, 225, 225 };
+    static const unsigned char grey[3] = { 160, 160, 160 },
+                               light[3] = { 225, 225, 225 };
 
     for (int k = 1; k < 4; k++)
-        line (cv, MARGIN, top + k * PANEL_H / 4, CHART_W - MARGIN, top + k * PANEL_H / 4, light);
+        line (cv, MARGIN, top + k * PANEL_H / 4, CHART_W - MARGIN,
+              top + k * PANEL_H / 4, light);
     line (cv, MARGIN, top, CHART_W - MARGIN, top, grey);
     line (cv, MARGIN, top + PANEL_H, CHART_W - MARGIN, top + PANEL_H, grey);
     line (cv, MARGIN, top, MARGIN, top + PANEL_H, grey);
@@ -380,8 +385,9 @@ static int png_emit (FILE *f, const unsigned char *rgb)
 
     if (info && setjmp (png_jmpbuf (png)) == 0) {
         png_init_io (png, f);
-        png_set_IHDR (png, info, CHART_W, CHART_H, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
-                      PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+        png_set_IHDR (png, info, CHART_W, CHART_H, 8, PNG_COLOR_TYPE_RGB,
+                      PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                      PNG_FILTER_TYPE_DEFAULT);
         png_write_info (png, info);
         for (int y = 0; y < CHART_H; y++)
             png_write_row (png, rgb + (size_t)3 * CHART_W * y);
@@ -457,7 +463,8 @@ static void chart_interrupts (const struct sim_report *rep, struct canvas *cv)
         sim_metrics_compute (rep, &rep->runs[i], &m);
         lmax = fmax (lmax, m.lost_node_h);
         cmax = fmax (cmax, cost_ratio (rep, &rep->runs[i]));
-        groups += i == 0 || strcmp (rep->runs[i].scenario, rep->runs[i - 1].scenario) != 0
+        groups += i == 0
+                  || strcmp (rep->runs[i].scenario, rep->runs[i - 1].scenario) != 0
                   || strcmp (rep->runs[i].policy, rep->runs[i - 1].policy) != 0;
     }
     frame (cv, MARGIN);
@@ -469,16 +476,18 @@ static void chart_interrupts (const struct sim_report *rep, struct canvas *cv)
         int w = (CHART_W - 2 * MARGIN - 8) / (slots > 0 ? slots : 1);
         const unsigned char *c = palette[ckpt_index (rep, r->ckpt) % npal];
         struct sim_metrics m;
-        if (i > 0 && (strcmp (r->scenario, rep->runs[i - 1].scenario) != 0
-                      || strcmp (r->policy, rep->runs[i - 1].policy) != 0))
-            x += w;     /* the gap between groups */
+        if (i > 0
+            && (strcmp (r->scenario, rep->runs[i - 1].scenario) != 0
+                || strcmp (r->policy, rep->runs[i - 1].policy) != 0))
+            x += w; /* the gap between groups */
         sim_metrics_compute (rep, r, &m);
         bar (cv, x + 1, x + w - 2, MARGIN, m.lost_node_h / lmax, c);
         bar (cv, x + 1, x + w - 2, 2 * MARGIN + PANEL_H, cost_ratio (rep, r) / cmax, c);
         x += w;
     }
     line (cv, MARGIN, 2 * MARGIN + 2 * PANEL_H - (int)lround (PANEL_H / cmax),
-          CHART_W - MARGIN, 2 * MARGIN + 2 * PANEL_H - (int)lround (PANEL_H / cmax), grey);
+          CHART_W - MARGIN, 2 * MARGIN + 2 * PANEL_H - (int)lround (PANEL_H / cmax),
+          grey);
 }
 
 int sim_report_png (const struct sim_report *rep, const char *path,
@@ -516,12 +525,14 @@ int sim_report_png (const struct sim_report *rep, const char *path,
         const unsigned char *c = palette[r % npal];
         plot (&cv, q + r * NCOL, NCOL, qmax, MARGIN, c);
         plot (&cv, u + r * NCOL, NCOL, 1.0, 2 * MARGIN + PANEL_H, c);
-        for (int y = 4; y < 12; y++)        /* legend: a swatch per policy, in order */
-            line (&cv, MARGIN + 4 + 14 * r, MARGIN + y, MARGIN + 14 + 14 * r, MARGIN + y, c);
+        for (int y = 4; y < 12; y++) /* legend: a swatch per policy, in order */
+            line (&cv, MARGIN + 4 + 14 * r, MARGIN + y, MARGIN + 14 + 14 * r,
+                  MARGIN + y, c);
     }
 write:
     if (!(f = fopen (path, "wb")) || png_emit (f, cv.rgb) < 0) {
-        errprintf (err, "cannot write '%s': %s", path, f ? "png error" : strerror (errno));
+        errprintf (err, "cannot write '%s': %s", path,
+                   f ? "png error" : strerror (errno));
         goto out;
     }
     rc = 0;
@@ -539,7 +550,8 @@ out:
 int sim_report_png (const struct sim_report *rep, const char *path,
                     struct hpcq_error *err)
 {
-    return errprintf (err, "cannot write '%s': hpcq-sim was built without libpng", path);
+    return errprintf (err, "cannot write '%s': hpcq-sim was built without libpng",
+                      path);
 }
 
 #endif

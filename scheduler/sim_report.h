@@ -29,10 +29,10 @@
 #define SIM_BSLD_TAU 10
 
 struct sim_metrics {
-    int jobs;               /* that ran */
-    int attempts;           /* over all jobs */
+    int jobs;     /* that ran */
+    int attempts; /* over all jobs */
     double lost_node_h, ckpt_node_h, cost;
-    int skipped;            /* larger than the cluster */
+    int skipped; /* larger than the cluster */
     double utilization;
     double gpu_utilization; /* 0 without GPUs */
     double mean_wait;
@@ -48,7 +48,7 @@ struct sim_report {
     const struct sim_cluster *cluster;
     const struct sim_run *runs;
     int nruns;
-    int interrupts;         /* runs have scenarios: report their figures */
+    int interrupts; /* runs have scenarios: report their figures */
 };
 
 void sim_metrics_compute (const struct sim_report *rep, const struct sim_run *run,

@@ -136,7 +136,7 @@ static int swf_record (char *line, struct sim_job *j)
     j->id = (int64_t)f[0];
     j->submit = (int64_t)f[1];
     j->run = (int64_t)f[3];
-    j->procs = f[7] > 0 ? (int)f[7] : (int)f[4];    /* requested, else allocated */
+    j->procs = f[7] > 0 ? (int)f[7] : (int)f[4]; /* requested, else allocated */
     j->walltime = f[8] > 0 ? (int64_t)f[8] : j->run;
     if (j->submit < 0)
         return -1;
@@ -153,8 +153,8 @@ typedef int (*line_f) (struct sim_trace *t, const struct reader *r, char *line,
 
 /* Read path line by line through parse; limit > 0 stops after that many
  * records.  Jobs end up in arrival order.  0, or -1 with err. */
-static int trace_read (struct sim_trace *t, const char *path, int limit,
-                       line_f parse, struct hpcq_error *err)
+static int trace_read (struct sim_trace *t, const char *path, int limit, line_f parse,
+                       struct hpcq_error *err)
 {
     struct reader r = { 0 };
     int cap = 0, rc, records = 0;
@@ -184,7 +184,7 @@ static int trace_read (struct sim_trace *t, const char *path, int limit,
         sim_trace_release (t);
         return -1;
     }
-    if (t->njobs > 1)           /* qsort's array may not be NULL, even empty */
+    if (t->njobs > 1) /* qsort's array may not be NULL, even empty */
         qsort (t->job, t->njobs, sizeof (*t->job), cmp_arrival);
     return 0;
 }
@@ -220,8 +220,9 @@ static int gpu_column (const char *s, int nodes, int cores, char *buf, size_t le
     long g;
 
     if (strncmp (s, "mig=", 4) == 0 && s[4])
-        return snprintf (buf, len, "select=%d:ncpus=%d:%s", nodes, cores, s)
-               < (int)len ? 0 : -1;
+        return snprintf (buf, len, "select=%d:ncpus=%d:%s", nodes, cores, s) < (int)len
+                   ? 0
+                   : -1;
     g = strtol (s, &end, 10);
     if (*end || g < 0 || g > 1024)
         return -1;
@@ -247,21 +248,29 @@ static int gpu_record (const struct reader *r, char *line, struct sim_job *j,
         tok[n++] = p;
     }
     if (n < 6)
-        return errprintf (err, "%s:%d: expected ARRIVAL WALLTIME RUNTIME NODES "
-                          "GPUS QUEUE [CORES]", r->path, r->lineno);
+        return errprintf (err,
+                          "%s:%d: expected ARRIVAL WALLTIME RUNTIME NODES "
+                          "GPUS QUEUE [CORES]",
+                          r->path, r->lineno);
     memset (j, 0, sizeof (*j));
     j->id = r->lineno;
     if (util_parse_i64 (tok[0], 0, INT64_MAX, &j->submit) < 0)
-        return errprintf (err, "%s:%d: invalid arrival '%s'", r->path, r->lineno, tok[0]);
+        return errprintf (err, "%s:%d: invalid arrival '%s'", r->path, r->lineno,
+                          tok[0]);
     if (resource_parse_walltime (tok[1], &j->walltime, &e) < 0 || j->walltime <= 0)
-        return errprintf (err, "%s:%d: invalid walltime '%s'", r->path, r->lineno, tok[1]);
+        return errprintf (err, "%s:%d: invalid walltime '%s'", r->path, r->lineno,
+                          tok[1]);
     if (util_parse_i64 (tok[2], 1, INT64_MAX, &j->run) < 0)
-        return errprintf (err, "%s:%d: invalid run time '%s'", r->path, r->lineno, tok[2]);
+        return errprintf (err, "%s:%d: invalid run time '%s'", r->path, r->lineno,
+                          tok[2]);
     if (util_parse_i64 (tok[3], 1, 4096, &nodes) < 0)
-        return errprintf (err, "%s:%d: invalid node count '%s'", r->path, r->lineno, tok[3]);
+        return errprintf (err, "%s:%d: invalid node count '%s'", r->path, r->lineno,
+                          tok[3]);
     if (n == 7 && util_parse_i64 (tok[6], 1, 65536, &cores) < 0)
-        return errprintf (err, "%s:%d: invalid core count '%s'", r->path, r->lineno, tok[6]);
-    if (gpu_column (tok[4], (int)nodes, (int)cores, j->gpu_req, sizeof (j->gpu_req)) < 0)
+        return errprintf (err, "%s:%d: invalid core count '%s'", r->path, r->lineno,
+                          tok[6]);
+    if (gpu_column (tok[4], (int)nodes, (int)cores, j->gpu_req, sizeof (j->gpu_req))
+        < 0)
         return errprintf (err, "%s:%d: invalid GPUS '%s' (a count or mig=PROFILE)",
                           r->path, r->lineno, tok[4]);
     snprintf (j->queue, sizeof (j->queue), "%s", tok[5]);
@@ -297,8 +306,7 @@ static void swf_select (const struct sim_job *j, int cores, char *buf, size_t le
         snprintf (buf, len, "select=1:ncpus=%d", rest);
 }
 
-int sim_trace_resolve (struct sim_trace *t, int cores_per_node,
-                       struct hpcq_error *err)
+int sim_trace_resolve (struct sim_trace *t, int cores_per_node, struct hpcq_error *err)
 {
     for (int i = 0; i < t->njobs; i++) {
         struct sim_job *j = &t->job[i];
@@ -353,7 +361,8 @@ static int reclaim_record (const struct reader *r, char *line, struct sim_reclai
     if (strncmp (node, "sim", 3) == 0)
         node += 3;
     if (util_parse_i64 (node, 1, 1000000, &v) < 0)
-        return errprintf (err, "%s:%d: invalid node '%s' (a number from 1, or simNNNNN)",
+        return errprintf (err,
+                          "%s:%d: invalid node '%s' (a number from 1, or simNNNNN)",
                           r->path, r->lineno, node);
     rc->node = (int)v - 1;
     return 0;

@@ -24,22 +24,22 @@
 #include "scheduler/sim_interrupt.h"
 
 struct sim_job {
-    int64_t id;             /* SWF job number, or line number */
-    int64_t submit;         /* arrival, seconds from the trace's start */
-    int64_t run;            /* real run time */
-    int64_t walltime;       /* the user's estimate (the job's walltime) */
-    int procs;              /* SWF: processors; GPU format: 0 */
-    char gpu_req[96];       /* GPU format: the select without walltime */
+    int64_t id;       /* SWF job number, or line number */
+    int64_t submit;   /* arrival, seconds from the trace's start */
+    int64_t run;      /* real run time */
+    int64_t walltime; /* the user's estimate (the job's walltime) */
+    int procs;        /* SWF: processors; GPU format: 0 */
+    char gpu_req[96]; /* GPU format: the select without walltime */
     char queue[32];
-    struct hpcq_resources res;  /* filled by sim_trace_resolve() */
+    struct hpcq_resources res; /* filled by sim_trace_resolve() */
 };
 
 struct sim_trace {
-    struct sim_job *job;    /* in arrival order */
+    struct sim_job *job; /* in arrival order */
     int njobs;
-    int max_procs;          /* SWF header MaxProcs (else MaxNodes), 0 if absent */
-    int largest;            /* most processors any job asks for */
-    int invalid;            /* records skipped: run time or processors <= 0 */
+    int max_procs; /* SWF header MaxProcs (else MaxNodes), 0 if absent */
+    int largest;   /* most processors any job asks for */
+    int invalid;   /* records skipped: run time or processors <= 0 */
     int gpu_format;
 };
 
@@ -56,8 +56,7 @@ int sim_trace_read_gpu (struct sim_trace *t, const char *path, int limit,
 /* Build each job's request for nodes of cores_per_node cores.  An SWF job
  * of P processors becomes P / C whole nodes plus one chunk of the
  * remainder: select=(P/C):ncpus=C+1:ncpus=(P%C).  0, or -1 with err. */
-int sim_trace_resolve (struct sim_trace *t, int cores_per_node,
-                       struct hpcq_error *err);
+int sim_trace_resolve (struct sim_trace *t, int cores_per_node, struct hpcq_error *err);
 
 void sim_trace_release (struct sim_trace *t);
 

@@ -22,7 +22,7 @@
 static int usage (void)
 {
     fprintf (stderr, "usage: wire-sign [--to scheduler|worker] [--binding B] "
-             "[--ttl SECONDS] < MESSAGE\n");
+                     "[--ttl SECONDS] < MESSAGE\n");
     return 2;
 }
 
@@ -44,8 +44,7 @@ int main (int argc, char **argv)
                 dir = AUTH_TO_WORKER;
             else if (strcmp (to, "scheduler") != 0)
                 return usage ();
-        }
-        else if (strcmp (argv[i], "--binding") == 0 && i + 1 < argc)
+        } else if (strcmp (argv[i], "--binding") == 0 && i + 1 < argc)
             binding = argv[++i];
         else if (strcmp (argv[i], "--ttl") == 0 && i + 1 < argc)
             ttl = atoi (argv[++i]);
@@ -61,7 +60,7 @@ int main (int argc, char **argv)
         free (text);
         return 1;
     }
-    json_decref (m.cred);       /* a credential it came with is replaced */
+    json_decref (m.cred); /* a credential it came with is replaced */
     m.cred = NULL;
     if (!(a = auth_create (getenv ("HPCQ_MUNGE_SOCKET"), ttl, &err))
         || !(m.cred = auth_sign (a, &m, dir, binding, &err)))

@@ -170,9 +170,10 @@ int cgroup_mount_dir (const char *text, const char *ctrl, const char *own, char 
             continue;
         rlen = strcmp (m.root, "/") == 0 ? 0 : strlen (m.root);
         if (strncmp (own, m.root, rlen) != 0 || (own[rlen] != '/' && own[rlen] != '\0'))
-            continue;   /* a mount of another subtree */
+            continue; /* a mount of another subtree */
         if ((size_t)snprintf (buf, len, "%s%s", m.point,
-                              strcmp (own + rlen, "/") == 0 ? "" : own + rlen) >= len)
+                              strcmp (own + rlen, "/") == 0 ? "" : own + rlen)
+            >= len)
             break;
         return 0;
     }
@@ -189,7 +190,8 @@ int cg_worker_dir (const char *ctrl, const struct cgroup_conf *conf, char *own_d
     int rc = -1;
 
     if (!cg || !mi)
-        errprintf (err, "cannot read /proc/self/cgroup or mountinfo: %s", strerror (errno));
+        errprintf (err, "cannot read /proc/self/cgroup or mountinfo: %s",
+                   strerror (errno));
     else if (cgroup_own_path (cg, ctrl, own, sizeof (own)) < 0
              || cgroup_mount_dir (mi, ctrl, own, own_dir, own_len) < 0)
         errprintf (err, "no %s%s hierarchy mounted", ctrl[0] ? ctrl : "cgroup2",
@@ -422,8 +424,10 @@ static int cgroups_lock (struct cgroups *cg, struct hpcq_error *err)
         close (cg->lock_fd);
         cg->lock_fd = -1;
         if (saved == EWOULDBLOCK)
-            return errprintf (err, "%s is in use by another live worker (the same "
-                              "cgroup_prefix and node name)", cg->hier[0].dir);
+            return errprintf (err,
+                              "%s is in use by another live worker (the same "
+                              "cgroup_prefix and node name)",
+                              cg->hier[0].dir);
         return errprintf (err, "cannot lock %s: %s", cg->hier[0].dir, strerror (saved));
     }
     return 0;
@@ -440,7 +444,8 @@ struct cgroups *cgroups_open (const struct cgroup_conf *conf, struct hpcq_error 
     }
     if (!conf->prefix[0] || strchr (conf->prefix, '/') || !strcmp (conf->prefix, ".")
         || !strcmp (conf->prefix, "..")) {
-        errprintf (err, "invalid cgroup_prefix '%s' (one path component)", conf->prefix);
+        errprintf (err, "invalid cgroup_prefix '%s' (one path component)",
+                   conf->prefix);
         return NULL;
     }
     cg = xzalloc (sizeof (*cg));

@@ -32,21 +32,21 @@
 #include "common/error.h"
 
 struct cgroup_conf {
-    const char *mode;       /* "auto", "v1", "v2" ("off" is the caller's) */
-    const char *prefix;     /* cgroup_prefix, one path component */
-    const char *node;       /* the node's name */
+    const char *mode;   /* "auto", "v1", "v2" ("off" is the caller's) */
+    const char *prefix; /* cgroup_prefix, one path component */
+    const char *node;   /* the node's name */
 };
 
 struct cgroup_limits {
-    int64_t mem;            /* bytes, 0 = no limit */
-    const char *cpus;       /* cpuset list ("0-3,8"), NULL = the worker's */
-    int64_t pids;           /* most tasks at once, 0 = no limit */
+    int64_t mem;      /* bytes, 0 = no limit */
+    const char *cpus; /* cpuset list ("0-3,8"), NULL = the worker's */
+    int64_t pids;     /* most tasks at once, 0 = no limit */
 };
 
 struct cgroup_usage {
-    int64_t cpu_ns;         /* user + system CPU time of every task, -1 unknown */
-    int64_t mem_peak;       /* bytes, -1 unknown */
-    int64_t oom_kills;      /* tasks the OOM killer took inside the limit */
+    int64_t cpu_ns;    /* user + system CPU time of every task, -1 unknown */
+    int64_t mem_peak;  /* bytes, -1 unknown */
+    int64_t oom_kills; /* tasks the OOM killer took inside the limit */
 };
 
 struct cgroups;
@@ -117,7 +117,7 @@ void cgroup_job_free (struct cgroup_job *j);
  * /proc/self/mountinfo text, joined with own (a mount of a subtree, as in
  * containers, is allowed for).  Both 0 or -1 (ENOENT). */
 int cgroup_own_path (const char *proc_cgroup, const char *ctrl, char *buf, size_t len);
-int cgroup_mount_dir (const char *mountinfo, const char *ctrl, const char *own, char *buf,
-                      size_t len);
+int cgroup_mount_dir (const char *mountinfo, const char *ctrl, const char *own,
+                      char *buf, size_t len);
 
 #endif

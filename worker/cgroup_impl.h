@@ -34,8 +34,8 @@ struct cgroups {
     const struct cgroup_ops *ops;
     struct cgroup_hier hier[CGROUP_HIER_MAX];
     int nhier;
-    char base[PATH_MAX];        /* v2: the cgroup the worker started in */
-    int lock_fd;                /* hier[0].dir, flock'ed while we live */
+    char base[PATH_MAX]; /* v2: the cgroup the worker started in */
+    int lock_fd;         /* hier[0].dir, flock'ed while we live */
     char desc[2 * PATH_MAX + 512];
 };
 

@@ -46,7 +46,8 @@ static int cpuset_fill (const char *dir)
     for (int i = 0; i < 2; i++) {
         if (cg_read (dir, files[i], buf, sizeof (buf)) < 0)
             return -1;
-        if (buf[strspn (buf, " \n")] == '\0' && cpuset_inherit (dir, files[i], NULL) < 0)
+        if (buf[strspn (buf, " \n")] == '\0'
+            && cpuset_inherit (dir, files[i], NULL) < 0)
             return -1;
     }
     return 0;
@@ -96,8 +97,8 @@ static int v1_setup (struct cgroups *cg, const struct cgroup_conf *conf,
     }
     used = snprintf (cg->desc, sizeof (cg->desc), "cgroup v1 (");
     for (int i = 0; i < cg->nhier; i++)
-        used += snprintf (cg->desc + used, sizeof (cg->desc) - used, "%s%s", i ? " " : "",
-                          cg->hier[i].ctrl);
+        used += snprintf (cg->desc + used, sizeof (cg->desc) - used, "%s%s",
+                          i ? " " : "", cg->hier[i].ctrl);
     snprintf (cg->desc + used, sizeof (cg->desc) - used, ") at %s%s%s", cg->hier[0].dir,
               missing[0] ? "; not mounted:" : "", missing);
     return 0;
@@ -112,15 +113,16 @@ static int v1_limits (const struct cgroup_job *j, const struct cgroup_limits *li
 
         if (strcmp (ctrl, "cpuset") == 0)
             rc = cpuset_inherit (dir, "cpuset.cpus", lim->cpus) < 0
-                 || cpuset_inherit (dir, "cpuset.mems", NULL) < 0 ? -1 : 0;
+                         || cpuset_inherit (dir, "cpuset.mems", NULL) < 0
+                     ? -1
+                     : 0;
         else if (strcmp (ctrl, "memory") == 0 && lim->mem > 0) {
             rc = cg_write (dir, "memory.limit_in_bytes", "%lld", (long long)lim->mem);
             /* Without swap accounting (a boot option) there is no memsw. */
             if (rc == 0 && cg_exists (dir, "memory.memsw.limit_in_bytes"))
                 rc = cg_write (dir, "memory.memsw.limit_in_bytes", "%lld",
                                (long long)lim->mem);
-        }
-        else if (strcmp (ctrl, "pids") == 0 && lim->pids > 0)
+        } else if (strcmp (ctrl, "pids") == 0 && lim->pids > 0)
             rc = cg_write (dir, "pids.max", "%lld", (long long)lim->pids);
         if (rc < 0)
             return errprintf (err, "cannot set %s limits in %s: %s", ctrl, dir,

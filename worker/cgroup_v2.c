@@ -33,7 +33,8 @@ static int word_in (const char *text, const char *word)
     size_t n = strlen (word);
 
     for (const char *p = text; (p = strstr (p, word)); p += n)
-        if ((p == text || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\n' || p[n] == '\0'))
+        if ((p == text || p[-1] == ' ')
+            && (p[n] == ' ' || p[n] == '\n' || p[n] == '\0'))
             return 1;
     return 0;
 }
@@ -86,11 +87,11 @@ static int v2_setup (struct cgroups *cg, const struct cgroup_conf *conf,
     const char *why = NULL;
     int rc;
 
-    if (cg_worker_dir ("", conf, cg->base, sizeof (cg->base), h->dir, sizeof (h->dir), err)
+    if (cg_worker_dir ("", conf, cg->base, sizeof (cg->base), h->dir, sizeof (h->dir),
+                       err)
         < 0)
         return -1;
-    if (!cg_exists (cg->base, "cgroup.procs")
-        || util_mkdir_mode (h->dir, 0755) < 0)
+    if (!cg_exists (cg->base, "cgroup.procs") || util_mkdir_mode (h->dir, 0755) < 0)
         return errprintf (err, "cannot create %s: %s", h->dir, strerror (errno));
     cg->nhier = 1;
     snprintf (prefix_dir, sizeof (prefix_dir), "%s/%s", cg->base, conf->prefix);
@@ -122,10 +123,12 @@ static int v2_limits (const struct cgroup_job *j, const struct cgroup_limits *li
         && (cg_write (dir, "memory.max", "%lld", (long long)lim->mem) < 0
             || (cg_exists (dir, "memory.swap.max")
                 && cg_write (dir, "memory.swap.max", "0") < 0)))
-        return errprintf (err, "cannot set memory.max in %s: %s", dir, strerror (errno));
+        return errprintf (err, "cannot set memory.max in %s: %s", dir,
+                          strerror (errno));
     if (lim->cpus && cg_exists (dir, "cpuset.cpus")
         && cg_write (dir, "cpuset.cpus", "%s", lim->cpus) < 0)
-        return errprintf (err, "cannot set cpuset.cpus in %s: %s", dir, strerror (errno));
+        return errprintf (err, "cannot set cpuset.cpus in %s: %s", dir,
+                          strerror (errno));
     if (lim->pids > 0 && cg_exists (dir, "pids.max")
         && cg_write (dir, "pids.max", "%lld", (long long)lim->pids) < 0)
         return errprintf (err, "cannot set pids.max in %s: %s", dir, strerror (errno));

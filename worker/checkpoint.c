@@ -32,8 +32,8 @@
 struct report {
     int64_t seq;
     int attempt;
-    json_t *body;               /* the job.checkpoint body */
-    int64_t sent_id;            /* in flight with this wire id, 0 if not sent */
+    json_t *body;    /* the job.checkpoint body */
+    int64_t sent_id; /* in flight with this wire id, 0 if not sent */
 };
 
 /* A folder's removal, running in a privsep helper. */
@@ -94,7 +94,8 @@ void checkpoint_link_down (struct checkpoint *cp)
 
 int checkpoint_reply (struct checkpoint *cp, const struct wire_msg *msg)
 {
-    if (strcmp (msg->type, "job.checkpoint") != 0 && strcmp (msg->type, "ckpt.removed") != 0)
+    if (strcmp (msg->type, "job.checkpoint") != 0
+        && strcmp (msg->type, "ckpt.removed") != 0)
         return 0;
     for (int i = 0; i < cp->nreports; i++)
         if (cp->reports[i].sent_id == msg->id) {
@@ -112,8 +113,10 @@ static void report_add (struct checkpoint *cp, const struct task *t, json_t *bod
     struct report *r;
 
     if (cp->nreports == CHECKPOINT_MAX_REPORTS) {
-        log_msg (LOG_WARNING, "checkpoint reports: %d waiting for the scheduler; "
-                 "dropping the oldest", cp->nreports);
+        log_msg (LOG_WARNING,
+                 "checkpoint reports: %d waiting for the scheduler; "
+                 "dropping the oldest",
+                 cp->nreports);
         report_drop (cp, 0);
     }
     cp->reports = xrealloc (cp->reports, (cp->nreports + 1) * sizeof (*cp->reports));
@@ -143,27 +146,31 @@ static void sock_close (struct conn *c, void *arg)
 }
 
 /* The job the report names, if the peer may speak for it. */
-static struct task *sock_task (struct checkpoint *cp, struct conn *c, struct wire_msg *msg)
+static struct task *sock_task (struct checkpoint *cp, struct conn *c,
+                               struct wire_msg *msg)
 {
     const char *jobid;
     int attempt;
     struct task *t;
     uid_t peer = conn_peer_uid (c);
 
-    if (json_unpack (msg->body, "{s:s s:i}", "jobid", &jobid, "attempt", &attempt) < 0) {
+    if (json_unpack (msg->body, "{s:s s:i}", "jobid", &jobid, "attempt", &attempt)
+        < 0) {
         (void)conn_reply (c, msg, EPROTO, "ckpt.done: malformed request", NULL);
         return NULL;
     }
     if (!(t = tasks_find_jobid (cp->w->tasks, jobid, attempt)) || t->done) {
-        (void)conn_reply (c, msg, ENOENT, "no running job here with that id and attempt",
-                          NULL);
+        (void)conn_reply (c, msg, ENOENT,
+                          "no running job here with that id and attempt", NULL);
         return NULL;
     }
     if (peer != 0 && peer != t->cred.uid) {
-        log_msg (LOG_WARNING, "uid %u reported a checkpoint of job %s (owner uid %lld): "
-                 "refused", (unsigned)peer, t->jobid, (long long)t->cred.uid);
-        (void)conn_reply (c, msg, EPERM, "only the job's owner may report its checkpoints",
-                          NULL);
+        log_msg (LOG_WARNING,
+                 "uid %u reported a checkpoint of job %s (owner uid %lld): "
+                 "refused",
+                 (unsigned)peer, t->jobid, (long long)t->cred.uid);
+        (void)conn_reply (c, msg, EPERM,
+                          "only the job's owner may report its checkpoints", NULL);
         return NULL;
     }
     return t;
@@ -187,7 +194,9 @@ static void sock_msg (struct conn *c, struct wire_msg *msg, void *arg)
         return;
     }
     if (json_unpack (msg->body, "{s?I s?I s?F}", "generation", &gen, "bytes", &bytes,
-                     "seconds", &secs) < 0 || gen < 0 || bytes < -1) {
+                     "seconds", &secs)
+            < 0
+        || gen < 0 || bytes < -1) {
         (void)conn_reply (c, msg, EPROTO, "ckpt.done: bad generation, bytes or seconds",
                           NULL);
         conn_close_after_flush (c);
@@ -216,7 +225,7 @@ static void sock_accept (struct loop *l, int fd, int revents, void *arg)
     if (cfd < 0)
         return;
     if (cp->nconns == CHECKPOINT_MAX_CONNS) {
-        close (cfd);    /* the job's hpcq-ckpt says so and may try again */
+        close (cfd); /* the job's hpcq-ckpt says so and may try again */
         return;
     }
     if (!(c = conn_create (l, cfd, sock_msg, sock_close, cp)))
@@ -292,7 +301,8 @@ static int handles_signal (int pid, int signo)
     snprintf (path, sizeof (path), "/proc/%d/status", pid);
     if (!(text = util_read_file (path, 1 << 16, NULL)))
         return 0;
-    for (line = text; line && !yes; line = strchr (line, '\n') ? strchr (line, '\n') + 1 : NULL)
+    for (line = text; line && !yes;
+         line = strchr (line, '\n') ? strchr (line, '\n') + 1 : NULL)
         if (!strncmp (line, "SigCgt:", 7) || !strncmp (line, "SigBlk:", 7))
             yes = (strtoull (line + 7, NULL, 16) >> (signo - 1)) & 1;
     free (text);
@@ -318,8 +328,10 @@ int checkpoint_signal (struct checkpoint *cp, const struct task *t, int signo)
     }
     closedir (d);
     if (n == 0)
-        log_msg (LOG_WARNING, "job %s: no process of it catches signal %d: the "
-                 "checkpoint request goes unanswered", t->jobid, signo);
+        log_msg (LOG_WARNING,
+                 "job %s: no process of it catches signal %d: the "
+                 "checkpoint request goes unanswered",
+                 t->jobid, signo);
     return n;
 }
 
@@ -358,7 +370,8 @@ static int remove_at (int parent, const char *name, int depth)
         errno = ELOOP;
         return -1;
     }
-    if ((fd = openat (parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+    if ((fd = openat (parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC))
+        < 0)
         return -1;
     if (!(d = fdopendir (fd))) {
         close (fd);
@@ -450,14 +463,17 @@ void checkpoint_remove (struct checkpoint *cp, struct conn *c, struct wire_msg *
     struct removal *r;
 
     if (json_unpack (msg->body, "{s:I s:s s:I}", "seq", &seq, "path", &path, "uid",
-                     &uid) < 0 || path[0] != '/' || uid < 0) {
+                     &uid)
+            < 0
+        || path[0] != '/' || uid < 0) {
         (void)conn_reply (c, msg, EPROTO, "ckpt.remove: malformed request", NULL);
         return;
     }
     (void)conn_reply (c, msg, 0, NULL, NULL);
     /* A worker that is not root removes only its own user's folders. */
     if (geteuid () != 0 && (uid_t)uid != geteuid ()) {
-        removed_send (cp, seq, "the worker is not root and the folder is another user's");
+        removed_send (cp, seq,
+                      "the worker is not root and the folder is another user's");
         return;
     }
     if (removal_cred ((uid_t)uid, &cred) < 0) {
@@ -470,11 +486,11 @@ void checkpoint_remove (struct checkpoint *cp, struct conn *c, struct wire_msg *
     r->seq = seq;
     /* No time limit: a large folder takes long, and nothing waits for it. */
     if (privsep_run (tasks_privsep (cp->w->tasks), &cred, 0, remove_as_owner, &req,
-                     removal_done, r) < 0) {
+                     removal_done, r)
+        < 0) {
         log_error ("remove checkpoint folder %s", path);
-        free (r);   /* the scheduler asks again later */
-    }
-    else {
+        free (r); /* the scheduler asks again later */
+    } else {
         LIST_INSERT_HEAD (&cp->removals, r, link);
         log_msg (LOG_INFO, "job %lld: removing checkpoint folder %s as uid %lld",
                  (long long)seq, path, (long long)uid);

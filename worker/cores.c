@@ -10,8 +10,8 @@
 
 struct cores {
     int nslots;
-    unsigned char *used;    /* per slot */
-    int *cpu;               /* the CPUs slots map onto */
+    unsigned char *used; /* per slot */
+    int *cpu;            /* the CPUs slots map onto */
     int ncpu;
 };
 
@@ -67,7 +67,8 @@ void cores_release (struct cores *c, const int *slots, int n)
             c->used[slots[i]] = 0;
 }
 
-void cores_format (const struct cores *c, const int *slots, int n, char *buf, size_t len)
+void cores_format (const struct cores *c, const int *slots, int n, char *buf,
+                   size_t len)
 {
     unsigned char *on = xzalloc (CPU_SETSIZE);
     size_t o = 0;

@@ -23,7 +23,8 @@ int cores_take (struct cores *c, int n, int *slots);
 void cores_release (struct cores *c, const int *slots, int n);
 
 /* The CPUs of slots as a cpuset list ("0-3,6"), "" for none. */
-void cores_format (const struct cores *c, const int *slots, int n, char *buf, size_t len);
+void cores_format (const struct cores *c, const int *slots, int n, char *buf,
+                   size_t len);
 
 /* For tests: map slots to the given CPUs instead of the affinity. */
 void cores_set_cpus (struct cores *c, const int *cpus, int ncpus);

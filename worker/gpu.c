@@ -87,7 +87,7 @@ static void nvml_mig_discover (const struct nvml_mig *m, void *dev, struct gpu *
         struct nvml_attributes a;
         void *mig;
         if (m->handle (dev, i, &mig) != 0)
-            continue;   /* no instance at this index */
+            continue; /* no instance at this index */
         memset (&a, 0, sizeof (a));
         if (m->attributes (mig, &a) != 0 || a.gpuInstanceSliceCount == 0
             || m->uuid (mig, inst->uuid, sizeof (inst->uuid)) != 0)
@@ -96,8 +96,10 @@ static void nvml_mig_discover (const struct nvml_mig *m, void *dev, struct gpu *
         snprintf (name, sizeof (name), "%ug.%llugb", a.gpuInstanceSliceCount,
                   (a.memorySizeMB + 1023) / 1024);
         if (resource_check_mig (name, NULL) < 0) {
-            log_msg (LOG_WARNING, "GPU %d: MIG instance %u has an unexpected "
-                     "profile %s: not offered", gpu->index, i, name);
+            log_msg (LOG_WARNING,
+                     "GPU %d: MIG instance %u has an unexpected "
+                     "profile %s: not offered",
+                     gpu->index, i, name);
             continue;
         }
         /* A valid profile is at most "8g.9999gb". */
@@ -131,7 +133,7 @@ static int gpu_nvml (struct gpu *gpus)
     if (getcount (&count) == 0) {
         for (unsigned int i = 0; i < count && n < GPU_MAX; i++) {
             void *dev;
-            unsigned long long mi[3] = { 0 };   /* total, free, used */
+            unsigned long long mi[3] = { 0 }; /* total, free, used */
             if (handle (i, &dev) != 0)
                 continue;
             gpus[n].index = (int)i;
@@ -149,8 +151,7 @@ static int gpu_nvml (struct gpu *gpus)
     return n;
 }
 
-int gpu_discover (struct gpu *gpus, int simulated, const char *model,
-                  int64_t mem)
+int gpu_discover (struct gpu *gpus, int simulated, const char *model, int64_t mem)
 {
     int n;
 
@@ -164,14 +165,16 @@ int gpu_discover (struct gpu *gpus, int simulated, const char *model,
     log_msg (LOG_INFO, "found %d GPUs through NVML", n);
     for (int i = 0; i < n; i++)
         if (gpus[i].nmig)
-            log_msg (LOG_INFO, "GPU %d (%s) is in MIG mode: %d instances, the first "
-                     "%s %s", gpus[i].index, gpus[i].model, gpus[i].nmig,
-                     gpus[i].mig[0].profile, gpus[i].mig[0].uuid);
+            log_msg (LOG_INFO,
+                     "GPU %d (%s) is in MIG mode: %d instances, the first "
+                     "%s %s",
+                     gpus[i].index, gpus[i].model, gpus[i].nmig, gpus[i].mig[0].profile,
+                     gpus[i].mig[0].uuid);
     return n;
 }
 
-void gpu_visible_devices (const struct gpu *gpus, int ngpus,
-                          const int *idx, int n, const int *mig, char *buf, int len)
+void gpu_visible_devices (const struct gpu *gpus, int ngpus, const int *idx, int n,
+                          const int *mig, char *buf, int len)
 {
     int off = 0;
 

@@ -33,7 +33,8 @@ static int launch_req_ckpt (json_t *o, struct launch_req *req, struct hpcq_error
     if (!o)
         return 0;
     if (json_unpack (o, "{s?s s?i s?s s?b}", "dir", &dir, "keep", &req->ckpt_keep,
-                     "signal", &sig, "cpu", &req->ckpt_cpu) < 0
+                     "signal", &sig, "cpu", &req->ckpt_cpu)
+            < 0
         || (dir[0] && dir[0] != '/') || strlen (dir) >= sizeof (req->ckpt_dir)
         || strlen (sig) >= sizeof (req->ckpt_signal) || req->ckpt_keep < 0) {
         errno = EPROTO;
@@ -57,10 +58,11 @@ int launch_req_decode (json_t *body, struct launch_req *req, struct hpcq_error *
                      "seq", &seq, "attempt", &req->attempt, "jobid", &jobid, "uuid",
                      &uuid, "owner", &owner, "uid", &uid, "queue", &queue, "server",
                      &server, "spec", &spec, "ncpus", &req->ncpus, "mem", &mem, "gpus",
-                     &gpus, "nodefile", &nodefile, "walltime", &walltime) < 0
+                     &gpus, "nodefile", &nodefile, "walltime", &walltime)
+            < 0
         || !json_is_array (gpus) || json_array_size (gpus) > GPU_MAX
-        || !json_is_array (nodefile) || json_array_size (nodefile) == 0
-        || walltime < -1 || walltime > RESOURCE_WALLTIME_MAX) {
+        || !json_is_array (nodefile) || json_array_size (nodefile) == 0 || walltime < -1
+        || walltime > RESOURCE_WALLTIME_MAX) {
         errno = EPROTO;
         return errprintf (err, "job.launch: malformed request");
     }
@@ -72,7 +74,8 @@ int launch_req_decode (json_t *body, struct launch_req *req, struct hpcq_error *
     {
         json_int_t number;
         if (json_unpack (body, "{s:I s:i}", "number", &number, "array_index",
-                         &req->array_index) == 0)
+                         &req->array_index)
+            == 0)
             req->number = number;
         else
             req->array_index = -1;
@@ -85,8 +88,8 @@ int launch_req_decode (json_t *body, struct launch_req *req, struct hpcq_error *
     snprintf (req->owner, sizeof (req->owner), "%s", owner);
     snprintf (req->queue, sizeof (req->queue), "%s", queue);
     snprintf (req->server, sizeof (req->server), "%s", server);
-    json_array_foreach (gpus, i, v)
-        req->gpus[req->ngpus++] = (int)json_integer_value (v);
+    json_array_foreach (gpus, i, v) req->gpus[req->ngpus++] =
+        (int)json_integer_value (v);
     if ((v = json_object_get (body, "mig"))) {
         if (json_unpack (v, "[i i]", &req->mig[0], &req->mig[1]) < 0) {
             errno = EPROTO;
@@ -97,8 +100,8 @@ int launch_req_decode (json_t *body, struct launch_req *req, struct hpcq_error *
     if (launch_req_ckpt (json_object_get (body, "checkpoint"), req, err) < 0)
         return -1;
     req->nodefile = xzalloc (json_array_size (nodefile) * sizeof (char *));
-    json_array_foreach (nodefile, i, v)
-        req->nodefile[req->nnodefile++] = xstrdup (json_string_value (v));
+    json_array_foreach (nodefile, i, v) req->nodefile[req->nnodefile++] =
+        xstrdup (json_string_value (v));
     return 0;
 }
 
@@ -111,7 +114,6 @@ void launch_req_release (struct launch_req *req)
     req->nodefile = NULL;
     req->nnodefile = 0;
 }
-
 
 static void env_add (char **envp, int *n, const char *key, const char *fmt, ...)
     __attribute__ ((format (printf, 4, 5)));
@@ -180,7 +182,8 @@ static void launch_env_tm (char **envp, int *n, const struct launch_env *e,
     if (!e->tm_socket)
         return;
     env_add (envp, n, "HPCQ_TM_SOCKET", "%s", e->tm_socket);
-    env_default (envp, n, "OMPI_MCA_plm_rsh_agent", e->tm_agent ? e->tm_agent : "pbs_tmrsh");
+    env_default (envp, n, "OMPI_MCA_plm_rsh_agent",
+                 e->tm_agent ? e->tm_agent : "pbs_tmrsh");
     env_default (envp, n, "OMPI_MCA_orte_default_hostfile", nodes);
     env_default (envp, n, "OMPI_MCA_pml", "ucx");
     /* Open MPI 4.1's UCX layer refuses TCP-only devices unless told: on
@@ -207,7 +210,7 @@ char **launch_environ (const struct launch_req *req, const struct launch_env *e,
             continue;
         memcpy (key, kv, eq - kv);
         key[eq - kv] = '\0';
-        env_add (envp, &n, key, "%s", eq + 1);   /* replaces, never duplicates */
+        env_add (envp, &n, key, "%s", eq + 1); /* replaces, never duplicates */
     }
     env_add (envp, &n, "PBS_JOBID", "%s", req->jobid);
     env_add (envp, &n, "PBS_JOBNAME", "%s", req->spec.name);
@@ -238,7 +241,8 @@ char **launch_environ (const struct launch_req *req, const struct launch_env *e,
     if (req->array_index >= 0) {
         /* PBS Pro's names, Torque's, and Slurm's for scripts written for it. */
         env_add (envp, &n, "PBS_ARRAY_INDEX", "%d", req->array_index);
-        env_add (envp, &n, "PBS_ARRAY_ID", "%lld[].%s", (long long)req->number, req->server);
+        env_add (envp, &n, "PBS_ARRAY_ID", "%lld[].%s", (long long)req->number,
+                 req->server);
         env_add (envp, &n, "PBS_ARRAYID", "%d", req->array_index);
         env_add (envp, &n, "SLURM_ARRAY_TASK_ID", "%d", req->array_index);
         env_add (envp, &n, "SLURM_ARRAY_JOB_ID", "%lld", (long long)req->number);
@@ -254,7 +258,6 @@ char **launch_environ (const struct launch_req *req, const struct launch_env *e,
     envp[n] = NULL;
     return envp;
 }
-
 
 void launch_environ_free (char **envp)
 {
@@ -357,7 +360,9 @@ static int launch_spool (const struct launch_req *req, const struct launch_env *
     snprintf (script, len, "%s/%s", spool_dir (e->spool), sc_name);
     snprintf (nodes, len, "%s/%s", spool_dir (e->spool), nodes_name);
     rc = spool_write (e->spool, sc_name, req->spec.script, 0700, uid, gid, err) < 0
-         || spool_write (e->spool, nodes_name, text, 0600, uid, gid, err) < 0 ? -1 : 0;
+                 || spool_write (e->spool, nodes_name, text, 0600, uid, gid, err) < 0
+             ? -1
+             : 0;
     free (text);
     return rc;
 }
@@ -368,13 +373,14 @@ void launch_resolve_output (const struct launch_req *req, const char *given, cha
                             char *buf, int len)
 {
     const struct hpcq_jobspec *s = &req->spec;
-    char path[3072];    /* shorter than buf: room for the directory */
+    char path[3072]; /* shorter than buf: room for the directory */
     char num[64];
     struct stat st;
 
     /* A subjob's files are NAME.oN.I, as in PBS. */
     if (req->array_index >= 0)
-        snprintf (num, sizeof (num), "%lld.%d", (long long)req->number, req->array_index);
+        snprintf (num, sizeof (num), "%lld.%d", (long long)req->number,
+                  req->array_index);
     else
         snprintf (num, sizeof (num), "%lld", (long long)req->number);
     if (given)
@@ -387,8 +393,9 @@ void launch_resolve_output (const struct launch_req *req, const char *given, cha
     else
         snprintf (buf, len, "%s/%s", s->workdir, path);
     /* "logs/" names a directory even before it exists. */
-    if (given && ((stat (buf, &st) == 0 && S_ISDIR (st.st_mode))
-                  || given[strlen (given) - 1] == '/')) {
+    if (given
+        && ((stat (buf, &st) == 0 && S_ISDIR (st.st_mode))
+            || given[strlen (given) - 1] == '/')) {
         size_t l = strlen (buf);
         snprintf (buf + l, len - l, "%s%s.%c%s", buf[l - 1] == '/' ? "" : "/", s->name,
                   kind, num);
@@ -486,7 +493,8 @@ static void child_exec (const struct launch_req *req, const struct launch_env *e
         child_fail (fd, envp, "cannot create sandbox", req->sandbox);
     if (chdir (req->sandbox[0] ? req->sandbox : req->spec.workdir) < 0)
         child_fail (fd, envp, "cannot enter working directory", req->spec.workdir);
-    launch_resolve_output (req, req->spec.output_path, 'o', out_path, sizeof (out_path));
+    launch_resolve_output (req, req->spec.output_path, 'o', out_path,
+                           sizeof (out_path));
     launch_resolve_output (req, req->spec.error_path, 'e', err_path, sizeof (err_path));
     /* Where stdout and stderr go, -j counted: the worker's notes go where
      * stderr does. */
@@ -549,13 +557,15 @@ pid_t launch_start (struct launch_req *req, const struct launch_env *e, int *sta
 
     if (req->spec.sandbox && strcmp (req->spec.sandbox, "PRIVATE") == 0
         && sandbox_path (e->jobdir_root, geteuid () == 0 ? (uid_t)req->uid : geteuid (),
-                         req->jobid, req->sandbox, sizeof (req->sandbox)) < 0)
+                         req->jobid, req->sandbox, sizeof (req->sandbox))
+               < 0)
         return errprintf (err, "cannot name a sandbox for %s: %s", req->jobid,
                           strerror (errno));
     /* A scheduler that names no folder: the one in the job's workdir. */
     if (!req->ckpt_dir[0]
         && snprintf (req->ckpt_dir, sizeof (req->ckpt_dir), "%s/.hpcq/checkpoints/%s",
-                     req->spec.workdir, req->uuid) >= (int)sizeof (req->ckpt_dir))
+                     req->spec.workdir, req->uuid)
+               >= (int)sizeof (req->ckpt_dir))
         return errprintf (err, "checkpoint folder path too long");
     if (launch_spool (req, e, script, nodes, sizeof (script), err) < 0)
         return -1;

@@ -30,9 +30,9 @@
 #define LAUNCH_DEFAULT_UMASK 077
 
 struct launch_req {
-    int64_t seq;                /* the scheduler's key for the job */
-    int64_t number;             /* the number users see (an array's, for a subjob) */
-    int array_index;            /* subjob index, -1 if not a subjob */
+    int64_t seq;     /* the scheduler's key for the job */
+    int64_t number;  /* the number users see (an array's, for a subjob) */
+    int array_index; /* subjob index, -1 if not a subjob */
     int attempt;
     char jobid[128];
     char uuid[40];
@@ -43,14 +43,14 @@ struct launch_req {
     struct hpcq_jobspec spec;
     int ncpus;
     int64_t mem;
-    int gpus[GPU_MAX];          /* indices into the worker's GPUs */
+    int gpus[GPU_MAX]; /* indices into the worker's GPUs */
     int ngpus;
-    int nmig;                   /* 1: the job has MIG instance mig[1] of GPU mig[0] */
+    int nmig; /* 1: the job has MIG instance mig[1] of GPU mig[0] */
     int mig[2];
-    char **nodefile;            /* one host per MPI slot */
+    char **nodefile; /* one host per MPI slot */
     int nnodefile;
-    int64_t walltime;           /* seconds, -1 = none */
-    char sandbox[4096];         /* -W sandbox=PRIVATE: its directory (set by
+    int64_t walltime;   /* seconds, -1 = none */
+    char sandbox[4096]; /* -W sandbox=PRIVATE: its directory (set by
                                  * launch_start), else "" */
     /* The scheduler's "checkpoint" object: the job's checkpoint folder
      * ("" = WORKDIR/.hpcq/checkpoints/UUID, set by launch_start),
@@ -71,13 +71,13 @@ struct launch_env {
     const char *node_name;
     const struct gpu *gpus;
     int ngpus;
-    const char *jobdir_root;            /* where sandboxes go; NULL: the owner's home */
-    const struct privsep_cred *cred;    /* who the job runs as */
-    const struct cgroup_job *cg;        /* the job's cgroup, NULL without */
-    const char *ckpt_socket;            /* where jobs report checkpoints
+    const char *jobdir_root;         /* where sandboxes go; NULL: the owner's home */
+    const struct privsep_cred *cred; /* who the job runs as */
+    const struct cgroup_job *cg;     /* the job's cgroup, NULL without */
+    const char *ckpt_socket;         /* where jobs report checkpoints
                                          * ($HPCQ_CKPT_SOCKET), NULL: none */
-    const char *tm_socket;              /* the task manager's socket, NULL without */
-    const char *tm_agent;               /* pbs_tmrsh, for Open MPI's launcher */
+    const char *tm_socket;           /* the task manager's socket, NULL without */
+    const char *tm_agent;            /* pbs_tmrsh, for Open MPI's launcher */
 };
 
 /* Name the sandbox (-W sandbox=PRIVATE: req->sandbox), write the spool
@@ -85,17 +85,17 @@ struct launch_env {
  * session and process group) and the read end of its status pipe in
  * *status_fd (non-blocking, close-on-exec, the caller's to close), or -1
  * with err if the job could not even be forked. */
-pid_t launch_start (struct launch_req *req, const struct launch_env *env, int *status_fd,
-                    struct hpcq_error *err);
+pid_t launch_start (struct launch_req *req, const struct launch_env *env,
+                    int *status_fd, struct hpcq_error *err);
 
 /* What the child said before exec. */
 struct launch_status {
     char buf[16384];
     size_t len;
-    char stdout_path[4096];     /* where stdout goes, after EOF ("" if the
+    char stdout_path[4096]; /* where stdout goes, after EOF ("" if the
                                  * child failed before) */
-    char stderr_path[4096];     /* where stderr goes (-j oe: the output file) */
-    char error[1024];           /* "" if exec succeeded */
+    char stderr_path[4096]; /* where stderr goes (-j oe: the output file) */
+    char error[1024];       /* "" if exec succeeded */
 };
 
 /* Read what is there.  1 at EOF (st is complete), 0 for more to come,

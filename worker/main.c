@@ -26,15 +26,9 @@ static const char *usage_text =
     "config file; see hpcq-worker(8) and docs/config.example.\n";
 
 static const struct daemon_option options[] = {
-    { "server", "server" },
-    { "name", "node_name" },
-    { "ncpus", "ncpus" },
-    { "mem", "mem" },
-    { "gpus", "gpus" },
-    { "spool", "spool_dir" },
-    { "log-file", "log_file" },
-    { "log-level", "log_level" },
-    { NULL, NULL },
+    { "server", "server" },     { "name", "node_name" },      { "ncpus", "ncpus" },
+    { "mem", "mem" },           { "gpus", "gpus" },           { "spool", "spool_dir" },
+    { "log-file", "log_file" }, { "log-level", "log_level" }, { NULL, NULL },
 };
 
 static void on_signal (struct loop *l, int signo, void *arg)
@@ -63,7 +57,8 @@ int main (int argc, char **argv)
     int rc = 1;
 
     signal (SIGPIPE, SIG_IGN);
-    if (level < 0 || log_init ("hpcq-worker", level, config_get (cfg, "log_file", NULL)) < 0) {
+    if (level < 0
+        || log_init ("hpcq-worker", level, config_get (cfg, "log_file", NULL)) < 0) {
         fprintf (stderr, "hpcq-worker: bad log_level or log_file\n");
         config_destroy (cfg);
         return 2;
@@ -81,7 +76,7 @@ int main (int argc, char **argv)
         log_error ("signals");
         goto out;
     }
-    tasks_reap (w->tasks);      /* children that ended before the signalfd */
+    tasks_reap (w->tasks); /* children that ended before the signalfd */
     rc = loop_run (loop) < 0 ? 1 : 0;
     log_msg (LOG_INFO, "stopped");
 out:

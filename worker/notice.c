@@ -23,8 +23,8 @@
 #include "worker/worker.h"
 
 #define NOTICE_BODY_MAX 65536
-#define NOTICE_TOKEN_TTL 21600          /* seconds: AWS's example and most */
-#define NOTICE_TIMEOUT_MS 2000          /* a metadata service answers at once */
+#define NOTICE_TOKEN_TTL 21600 /* seconds: AWS's example and most */
+#define NOTICE_TIMEOUT_MS 2000 /* a metadata service answers at once */
 
 enum { XFER_TOKEN, XFER_DOC };
 
@@ -38,16 +38,16 @@ struct xfer {
 
 struct notice {
     struct worker *w;
-    int provider;                       /* enum spotnotice_provider, -1: off */
+    int provider; /* enum spotnotice_provider, -1: off */
     char url[1024], token_url[1024];
-    const char *resource;               /* azure: this VM's name */
+    const char *resource; /* azure: this VM's name */
     int64_t interval_ms;
     CURLM *multi;
     struct loop_timer *poll, *curl_timer;
-    struct xfer *x;                     /* the transfer in flight, or NULL */
+    struct xfer *x; /* the transfer in flight, or NULL */
     char token[256];
-    int64_t token_ms;                   /* when it was given (0: none) */
-    struct spotnotice cur;              /* the notice, once one came */
+    int64_t token_ms;      /* when it was given (0: none) */
+    struct spotnotice cur; /* the notice, once one came */
     int have, acked;
     int64_t sent_id;
     char last_err[256];
@@ -65,8 +65,8 @@ static void report (struct notice *n)
         return;
     n->sent_id = worker_send (w, "node.notice",
                               json_pack ("{s:s s:s s:I}", "provider",
-                                         spotnotice_provider_name (n->provider), "action",
-                                         n->cur.action, "deadline",
+                                         spotnotice_provider_name (n->provider),
+                                         "action", n->cur.action, "deadline",
                                          (json_int_t)n->cur.deadline));
 }
 
@@ -123,8 +123,9 @@ static void document (struct notice *n, long status, const char *body, size_t le
     n->last_err[0] = '\0';
     if (rc == 0 || (n->have && sn.deadline == n->cur.deadline))
         return;
-    log_msg (LOG_WARNING, "spot notice from %s: %s in %lld s", spotnotice_provider_name (n->provider),
-             sn.action, (long long)(sn.deadline - util_wall_secs ()));
+    log_msg (LOG_WARNING, "spot notice from %s: %s in %lld s",
+             spotnotice_provider_name (n->provider), sn.action,
+             (long long)(sn.deadline - util_wall_secs ()));
     n->cur = sn;
     n->have = 1;
     n->acked = 0;
@@ -139,7 +140,7 @@ static size_t on_data (char *data, size_t size, size_t nmemb, void *arg)
     size_t add = size * nmemb;
 
     if (x->len + add > NOTICE_BODY_MAX)
-        return 0;       /* too long to be a notice: the transfer fails */
+        return 0; /* too long to be a notice: the transfer fails */
     x->buf = xrealloc (x->buf, x->len + add + 1);
     memcpy (x->buf + x->len, data, add);
     x->len += add;
@@ -169,14 +170,14 @@ static int xfer_start (struct notice *n, int kind)
     if (!(x->easy = curl_easy_init ()))
         goto error;
     if (kind == XFER_TOKEN) {
-        snprintf (h, sizeof (h), "X-aws-ec2-metadata-token-ttl-seconds: %d", NOTICE_TOKEN_TTL);
+        snprintf (h, sizeof (h), "X-aws-ec2-metadata-token-ttl-seconds: %d",
+                  NOTICE_TOKEN_TTL);
         x->hdr = curl_slist_append (x->hdr, h);
         curl_easy_setopt (x->easy, CURLOPT_URL, n->token_url);
         curl_easy_setopt (x->easy, CURLOPT_CUSTOMREQUEST, "PUT");
         curl_easy_setopt (x->easy, CURLOPT_POSTFIELDS, "");
         curl_easy_setopt (x->easy, CURLOPT_POSTFIELDSIZE, 0L);
-    }
-    else {
+    } else {
         if (n->provider == SPOTNOTICE_AWS)
             snprintf (h, sizeof (h), "X-aws-ec2-metadata-token: %s", n->token);
         else if (n->provider == SPOTNOTICE_GCP)
@@ -191,13 +192,14 @@ static int xfer_start (struct notice *n, int kind)
     curl_easy_setopt (x->easy, CURLOPT_WRITEDATA, x);
     curl_easy_setopt (x->easy, CURLOPT_PRIVATE, x);
     curl_easy_setopt (x->easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt (x->easy, CURLOPT_NOPROXY, "*");     /* a metadata service is local */
+    curl_easy_setopt (x->easy, CURLOPT_NOPROXY, "*"); /* a metadata service is local */
     curl_easy_setopt (x->easy, CURLOPT_TIMEOUT_MS, (long)NOTICE_TIMEOUT_MS);
     curl_easy_setopt (x->easy, CURLOPT_FOLLOWLOCATION, 0L);
 #if LIBCURL_VERSION_NUM >= 0x075500
     curl_easy_setopt (x->easy, CURLOPT_PROTOCOLS_STR, "http,https");
 #else
-    curl_easy_setopt (x->easy, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+    curl_easy_setopt (x->easy, CURLOPT_PROTOCOLS,
+                      (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
     if (!x->hdr || curl_multi_add_handle (n->multi, x->easy) != CURLM_OK)
         goto error;
@@ -205,7 +207,8 @@ static int xfer_start (struct notice *n, int kind)
     return 0;
 error:
     xfer_free (n, x);
-    complain (n, "cannot start a transfer to %s", kind == XFER_TOKEN ? n->token_url : n->url);
+    complain (n, "cannot start a transfer to %s",
+              kind == XFER_TOKEN ? n->token_url : n->url);
     return -1;
 }
 
@@ -220,8 +223,8 @@ static void xfer_done (struct notice *n, struct xfer *x, CURLcode res)
                   curl_easy_strerror (res));
     else if (x->kind == XFER_TOKEN) {
         struct hpcq_error err;
-        if (spotnotice_token (status, x->buf, x->len, n->token, sizeof (n->token),
-                              &err) < 0)
+        if (spotnotice_token (status, x->buf, x->len, n->token, sizeof (n->token), &err)
+            < 0)
             complain (n, "%s: %s", n->token_url, err.text);
         else {
             n->token_ms = util_now_ms ();
@@ -229,12 +232,10 @@ static void xfer_done (struct notice *n, struct xfer *x, CURLcode res)
             (void)xfer_start (n, XFER_DOC);
             return;
         }
-    }
-    else if (n->provider == SPOTNOTICE_AWS && status == 401) {
-        n->token_ms = 0;        /* expired: ask again next time */
+    } else if (n->provider == SPOTNOTICE_AWS && status == 401) {
+        n->token_ms = 0; /* expired: ask again next time */
         complain (n, "%s: the IMDSv2 token was refused (HTTP 401)", n->url);
-    }
-    else
+    } else
         document (n, status, x->buf, x->len);
     xfer_free (n, x);
 }
@@ -269,7 +270,8 @@ static int on_socket (CURL *e, curl_socket_t s, int what, void *userp, void *soc
 {
     struct notice *n = userp;
     struct loop_watch *watch = socketp;
-    int ev = (what & CURL_POLL_IN ? LOOP_READ : 0) | (what & CURL_POLL_OUT ? LOOP_WRITE : 0);
+    int ev =
+        (what & CURL_POLL_IN ? LOOP_READ : 0) | (what & CURL_POLL_OUT ? LOOP_WRITE : 0);
 
     if (what == CURL_POLL_REMOVE) {
         loop_fd_remove (watch);
@@ -280,8 +282,7 @@ static int on_socket (CURL *e, curl_socket_t s, int what, void *userp, void *soc
         if (!(watch = loop_fd_add (n->w->loop, s, ev, on_fd, n)))
             return -1;
         curl_multi_assign (n->multi, s, watch);
-    }
-    else if (loop_fd_modify (watch, ev) < 0)
+    } else if (loop_fd_modify (watch, ev) < 0)
         return -1;
     return 0;
 }
@@ -291,7 +292,7 @@ static void on_curl_timer (struct loop *l, void *arg)
     struct notice *n = arg;
     int running;
 
-    n->curl_timer = NULL;       /* one-shot: freed by the loop */
+    n->curl_timer = NULL; /* one-shot: freed by the loop */
     curl_multi_socket_action (n->multi, CURL_SOCKET_TIMEOUT, 0, &running);
     check_done (n);
 }
@@ -305,7 +306,8 @@ static int on_timer (CURLM *multi, long timeout_ms, void *userp)
         n->curl_timer = NULL;
     }
     if (timeout_ms >= 0
-        && !(n->curl_timer = loop_timer_add (n->w->loop, timeout_ms, 0, on_curl_timer, n)))
+        && !(n->curl_timer =
+                 loop_timer_add (n->w->loop, timeout_ms, 0, on_curl_timer, n)))
         return -1;
     return 0;
 }
@@ -317,7 +319,7 @@ static void poll_start (struct notice *n)
     int64_t now = util_now_ms ();
 
     if (n->x)
-        return;     /* the last poll still runs: no second one */
+        return; /* the last poll still runs: no second one */
     if (n->provider == SPOTNOTICE_AWS
         && (!n->token_ms || now - n->token_ms > NOTICE_TOKEN_TTL * 1000 / 2))
         (void)xfer_start (n, XFER_TOKEN);
@@ -340,7 +342,8 @@ static int token_url_of (const char *url, char *buf, size_t len)
         return -1;
     p += 3;
     n = (size_t)(p - url) + strcspn (p, "/?#");
-    return snprintf (buf, len, "%.*s/latest/api/token", (int)n, url) < (int)len ? 0 : -1;
+    return snprintf (buf, len, "%.*s/latest/api/token", (int)n, url) < (int)len ? 0
+                                                                                : -1;
 }
 
 struct notice *notice_create (struct worker *w, struct hpcq_error *err)
@@ -363,8 +366,10 @@ struct notice *notice_create (struct worker *w, struct hpcq_error *err)
     }
     if (!url || (strncmp (url, "http://", 7) && strncmp (url, "https://", 8))
         || snprintf (n->url, sizeof (n->url), "%s", url) >= (int)sizeof (n->url)) {
-        errprintf (err, "notice_url '%s': an http:// or https:// URL is required with "
-                   "notice_provider", url ? url : "");
+        errprintf (err,
+                   "notice_url '%s': an http:// or https:// URL is required with "
+                   "notice_provider",
+                   url ? url : "");
         goto error;
     }
     if (turl ? snprintf (n->token_url, sizeof (n->token_url), "%s", turl)
@@ -378,7 +383,8 @@ struct notice *notice_create (struct worker *w, struct hpcq_error *err)
         goto error;
     }
     n->interval_ms = (int64_t)(secs * 1000);
-    if (curl_global_init (CURL_GLOBAL_DEFAULT) != CURLE_OK || !(n->multi = curl_multi_init ())) {
+    if (curl_global_init (CURL_GLOBAL_DEFAULT) != CURLE_OK
+        || !(n->multi = curl_multi_init ())) {
         errprintf (err, "libcurl: cannot initialize");
         goto error;
     }
@@ -390,7 +396,8 @@ struct notice *notice_create (struct worker *w, struct hpcq_error *err)
         errprintf (err, "event loop: %s", strerror (errno));
         goto error;
     }
-    log_msg (LOG_INFO, "watching for %s spot notices at %s every %g s", prov, n->url, secs);
+    log_msg (LOG_INFO, "watching for %s spot notices at %s every %g s", prov, n->url,
+             secs);
     return n;
 error:
     notice_destroy (n);

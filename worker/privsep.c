@@ -87,7 +87,8 @@ int privsep_drop (const struct privsep_cred *c)
 {
     if (geteuid () != 0)
         return 0;
-    if (setgroups (c->ngroups, c->groups) < 0 || setgid (c->gid) < 0 || setuid (c->uid) < 0)
+    if (setgroups (c->ngroups, c->groups) < 0 || setgid (c->gid) < 0
+        || setuid (c->uid) < 0)
         return -1;
     /* A user other than root must not be able to come back. */
     if (c->uid != 0 && (setuid (0) == 0 || seteuid (0) == 0)) {
@@ -129,9 +130,10 @@ static void helper_timeout (struct loop *l, void *arg)
 {
     struct helper *h = arg;
 
-    h->timer = NULL;    /* one-shot: freed by the loop */
+    h->timer = NULL; /* one-shot: freed by the loop */
     h->timed_out = 1;
-    log_msg (LOG_WARNING, "a file operation as uid %u did not finish in time: killed it",
+    log_msg (LOG_WARNING,
+             "a file operation as uid %u did not finish in time: killed it",
              (unsigned)h->uid);
     (void)kill (h->pid, SIGKILL);
 }
@@ -176,8 +178,8 @@ int privsep_reaped (struct privsep *ps, pid_t pid, int status)
     struct helper *h;
 
     LIST_FOREACH (h, &ps->helpers, link)
-        if (h->pid == pid)
-            break;
+    if (h->pid == pid)
+        break;
     if (!h)
         return 0;
     if (h->done)
@@ -193,6 +195,6 @@ int privsep_count (const struct privsep *ps)
     int n = 0;
 
     LIST_FOREACH (h, &ps->helpers, link)
-        n++;
+    n++;
     return n;
 }

@@ -32,7 +32,7 @@
 struct privsep_cred {
     uid_t uid;
     gid_t gid;
-    gid_t *groups;          /* supplementary groups (owned) */
+    gid_t *groups; /* supplementary groups (owned) */
     int ngroups;
     char name[64];
     char home[1024];

@@ -60,8 +60,10 @@ static int remove_one (const char *path, const struct stat *st, int flag, struct
 static int remove_tree (void *arg)
 {
     /* Depth first, never following links nor leaving the file system. */
-    return nftw ((const char *)arg, remove_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) == 0
-               ? 0 : 1;
+    return nftw ((const char *)arg, remove_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT)
+                   == 0
+               ? 0
+               : 1;
 }
 
 int sandbox_remove (struct privsep *ps, const struct privsep_cred *c, const char *path)

@@ -16,7 +16,8 @@
 
 /* The directory's path for job jobid of uid: root/pbs.JOBID.XXXXXXXX
  * (root NULL: uid's home).  0, or -1 with errno. */
-int sandbox_path (const char *root, uid_t uid, const char *jobid, char *buf, size_t len);
+int sandbox_path (const char *root, uid_t uid, const char *jobid, char *buf,
+                  size_t len);
 
 /* In the job's child, already its owner: create it.  0 or -1 with errno. */
 int sandbox_make (const char *path);

@@ -15,7 +15,7 @@
 
 struct spool {
     char path[4096];
-    int fd;                 /* the directory: files are opened relative to it */
+    int fd; /* the directory: files are opened relative to it */
 };
 
 /* Jobs of other users must pass through every parent: say so if one
@@ -29,9 +29,10 @@ static void check_parents (const char *path)
     while ((slash = strrchr (tmp, '/')) && slash != tmp) {
         *slash = '\0';
         if (stat (tmp, &st) == 0 && !(st.st_mode & S_IXOTH)) {
-            log_msg (LOG_WARNING, "spool_dir %s: %s (mode %04o) cannot be passed "
-                     "through by other users: their jobs will fail to start", path, tmp,
-                     (unsigned)(st.st_mode & 07777));
+            log_msg (LOG_WARNING,
+                     "spool_dir %s: %s (mode %04o) cannot be passed "
+                     "through by other users: their jobs will fail to start",
+                     path, tmp, (unsigned)(st.st_mode & 07777));
             return;
         }
     }
@@ -69,7 +70,7 @@ struct spool *spool_open (const char *path, struct hpcq_error *err)
         int saved = errno;
         errprintf (err, "cannot open spool_dir '%s': %s", path,
                    lstat (path, &st) == 0 && S_ISLNK (st.st_mode) ? "it is a symlink"
-                                                                 : strerror (saved));
+                                                                  : strerror (saved));
         goto error;
     }
     if (fstat (sp->fd, &st) < 0 || st.st_uid != geteuid ()) {
@@ -78,8 +79,8 @@ struct spool *spool_open (const char *path, struct hpcq_error *err)
         goto error;
     }
     if ((st.st_mode & 07777) != mode && fchmod (sp->fd, mode) < 0) {
-        errprintf (err, "cannot set mode %04o on spool_dir '%s': %s", (unsigned)mode, path,
-                   strerror (errno));
+        errprintf (err, "cannot set mode %04o on spool_dir '%s': %s", (unsigned)mode,
+                   path, strerror (errno));
         goto error;
     }
     if (geteuid () == 0)
@@ -117,9 +118,11 @@ int spool_write (struct spool *sp, const char *name, const char *text, mode_t mo
     if (unlinkat (sp->fd, name, 0) < 0 && errno != ENOENT)
         return errprintf (err, "cannot remove stale %s/%s: %s", sp->path, name,
                           strerror (errno));
-    fd = openat (sp->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    fd = openat (sp->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                 mode);
     if (fd < 0)
-        return errprintf (err, "cannot create %s/%s: %s", sp->path, name, strerror (errno));
+        return errprintf (err, "cannot create %s/%s: %s", sp->path, name,
+                          strerror (errno));
     rc = util_write_all (fd, text, strlen (text));
     /* fchmod: the mode must not depend on the worker's umask. */
     if (rc == 0 && fchmod (fd, mode) < 0)
@@ -131,7 +134,8 @@ int spool_write (struct spool *sp, const char *name, const char *text, mode_t mo
     if (rc < 0) {
         int saved = errno;
         (void)unlinkat (sp->fd, name, 0);
-        return errprintf (err, "cannot write %s/%s: %s", sp->path, name, strerror (saved));
+        return errprintf (err, "cannot write %s/%s: %s", sp->path, name,
+                          strerror (saved));
     }
     return 0;
 }

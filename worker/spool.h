@@ -49,6 +49,7 @@ void spool_remove (struct spool *sp, const char *name);
 /* Call fn for each file whose name ends in suffix.  Returns how many
  * calls returned 1. */
 int spool_foreach (struct spool *sp, const char *suffix,
-                   int (*fn) (struct spool *sp, const char *name, void *arg), void *arg);
+                   int (*fn) (struct spool *sp, const char *name, void *arg),
+                   void *arg);
 
 #endif

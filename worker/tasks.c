@@ -49,10 +49,10 @@ struct tasks {
     struct worker *w;
     TAILQ_HEAD (, task) head;
     struct spool *spool;
-    struct cgroups *cg;         /* NULL: process groups only */
+    struct cgroups *cg; /* NULL: process groups only */
     struct cores *cores;
     struct privsep *ps;
-    const char *acl_roots;      /* users whose uid 0 jobs may run here */
+    const char *acl_roots; /* users whose uid 0 jobs may run here */
     int64_t pids_max;
     int64_t io_timeout_ms;
     LIST_HEAD (, cleanup) cleanups;
@@ -102,7 +102,7 @@ int tasks_count (struct tasks *ts)
     int n = 0;
 
     TAILQ_FOREACH (t, &ts->head, link)
-        n++;
+    n++;
     return n;
 }
 
@@ -146,8 +146,8 @@ static struct task *task_new (struct tasks *ts, int64_t seq, int attempt,
 
 /* A task's timers are removed before the task is freed, and a removed
  * timer never fires, so the task itself is the timer's argument. */
-static struct loop_timer *task_timer (struct tasks *ts, struct task *t,
-                                      int64_t ms, loop_cb_f cb)
+static struct loop_timer *task_timer (struct tasks *ts, struct task *t, int64_t ms,
+                                      loop_cb_f cb)
 {
     return loop_timer_add (ts->w->loop, ms, 0, cb, t);
 }
@@ -157,8 +157,8 @@ struct task *tasks_find (struct tasks *ts, int64_t seq, int attempt)
     struct task *t;
 
     TAILQ_FOREACH (t, &ts->head, link)
-        if (t->seq == seq && t->attempt == attempt)
-            return t;
+    if (t->seq == seq && t->attempt == attempt)
+        return t;
     return NULL;
 }
 
@@ -167,8 +167,8 @@ struct task *tasks_find_report (struct tasks *ts, int64_t report_id)
     struct task *t;
 
     TAILQ_FOREACH (t, &ts->head, link)
-        if (t->report_id == report_id)
-            return t;
+    if (t->report_id == report_id)
+        return t;
     return NULL;
 }
 
@@ -177,8 +177,8 @@ struct task *tasks_find_jobid (struct tasks *ts, const char *jobid, int attempt)
     struct task *t;
 
     TAILQ_FOREACH (t, &ts->head, link)
-        if (t->attempt == attempt && strcmp (t->jobid, jobid) == 0)
-            return t;
+    if (t->attempt == attempt && strcmp (t->jobid, jobid) == 0)
+        return t;
     return NULL;
 }
 
@@ -204,8 +204,8 @@ static void cleanup_add (struct tasks *ts, struct cgroup_job *cg)
     c->cg = cg;
     LIST_INSERT_HEAD (&ts->cleanups, c, link);
     if (!ts->cleanup_timer)
-        ts->cleanup_timer = loop_timer_add (ts->w->loop, CLEANUP_MS, CLEANUP_MS,
-                                            cleanup_tick, ts);
+        ts->cleanup_timer =
+            loop_timer_add (ts->w->loop, CLEANUP_MS, CLEANUP_MS, cleanup_tick, ts);
 }
 
 static void cleanup_tick (struct loop *l, void *arg)
@@ -218,9 +218,10 @@ static void cleanup_tick (struct loop *l, void *arg)
         if (cgroup_job_kill (c->cg) == 0 && cgroup_job_destroy (c->cg) == 0)
             c->cg = NULL;
         else if (++c->tries >= CLEANUP_TRIES) {
-            log_msg (LOG_WARNING, "cgroup %s still has tasks after %d s; the next worker "
-                     "start removes it", cgroup_job_path (c->cg),
-                     CLEANUP_TRIES * CLEANUP_MS / 1000);
+            log_msg (LOG_WARNING,
+                     "cgroup %s still has tasks after %d s; the next worker "
+                     "start removes it",
+                     cgroup_job_path (c->cg), CLEANUP_TRIES * CLEANUP_MS / 1000);
             cgroup_job_free (c->cg);
             c->cg = NULL;
         }
@@ -244,8 +245,10 @@ void tasks_host_failed (struct tasks *ts, int64_t seq, int attempt, const char *
     if (!t || t->done || t->kill != KILL_NONE)
         return;
     snprintf (t->failed_host, sizeof (t->failed_host), "%s", host);
-    snprintf (t->reason, sizeof (t->reason), "host %s failed: its worker went while it "
-              "ran a process of the job", host);
+    snprintf (t->reason, sizeof (t->reason),
+              "host %s failed: its worker went while it "
+              "ran a process of the job",
+              host);
     log_msg (LOG_ERR, "job %s: killed: host %s failed", t->jobid, host);
     tasks_kill (ts, t, KILL_HOST, 1);
 }
@@ -269,7 +272,8 @@ static void task_release (struct tasks *ts, struct task *t)
 static void task_signal (struct task *t, int sig)
 {
     if (t->cg)
-        (void)(sig == SIGKILL ? cgroup_job_kill (t->cg) : cgroup_job_signal (t->cg, sig));
+        (void)(sig == SIGKILL ? cgroup_job_kill (t->cg)
+                              : cgroup_job_signal (t->cg, sig));
     if (t->pid > 0 && kill (-t->pid, sig) < 0)
         (void)kill (t->pid, sig);
 }
@@ -278,9 +282,10 @@ static void task_kill_now (struct loop *l, void *arg)
 {
     struct task *t = arg;
 
-    t->kill_timer = NULL;   /* one-shot: gone after this call */
+    t->kill_timer = NULL; /* one-shot: gone after this call */
     if (!t->done) {
-        log_msg (LOG_INFO, "job %s: still alive after SIGTERM, sending SIGKILL", t->jobid);
+        log_msg (LOG_INFO, "job %s: still alive after SIGTERM, sending SIGKILL",
+                 t->jobid);
         task_signal (t, SIGKILL);
     }
 }
@@ -368,8 +373,10 @@ static void task_append (struct tasks *ts, struct task *t, const char *path,
 {
     struct note n = { path, text };
 
-    if (path[0] && privsep_run (ts->ps, &t->cred, ts->io_timeout_ms, note_append, &n,
-                                NULL, NULL) < 0)
+    if (path[0]
+        && privsep_run (ts->ps, &t->cred, ts->io_timeout_ms, note_append, &n, NULL,
+                        NULL)
+               < 0)
         log_error ("job %s: append to %s", t->jobid, path);
 }
 
@@ -390,7 +397,8 @@ static void task_deliver_message (struct tasks *ts, struct task *t, const char *
     if (strchr (to, 'E'))
         task_append (ts, t, t->stderr_path, line);
     /* -j oe or eo: one file, one line. */
-    if (strchr (to, 'O') && (!strchr (to, 'E') || strcmp (t->stdout_path, t->stderr_path)))
+    if (strchr (to, 'O')
+        && (!strchr (to, 'E') || strcmp (t->stdout_path, t->stderr_path)))
         task_append (ts, t, t->stdout_path, line);
     free (line);
 }
@@ -409,7 +417,8 @@ void tasks_message (struct tasks *ts, struct task *t, const char *to, const char
     for (; *tail; tail = &(*tail)->next)
         n++;
     if (n >= PENDING_MSGS_MAX) {
-        log_msg (LOG_WARNING, "job %s: qmsg dropped (%d wait for it to start)", t->jobid, n);
+        log_msg (LOG_WARNING, "job %s: qmsg dropped (%d wait for it to start)",
+                 t->jobid, n);
         return;
     }
     m = xzalloc (sizeof (*m));
@@ -443,7 +452,8 @@ static void task_warn (struct loop *l, void *arg)
     t->warn_timer = NULL;
     if (t->done)
         return;
-    log_msg (LOG_INFO, "job %s: signal %d ahead of its walltime", t->jobid, t->warn_signo);
+    log_msg (LOG_INFO, "job %s: signal %d ahead of its walltime", t->jobid,
+             t->warn_signo);
     if (t->warn_batch_only)
         (void)kill (t->pid, t->warn_signo);
     else
@@ -460,9 +470,10 @@ static void task_walltime (struct loop *l, void *arg)
         return;
     log_msg (LOG_INFO, "job %s: walltime %lld s exceeded, killing it", t->jobid,
              (long long)t->walltime);
-    snprintf (note, sizeof (note), "=>> PBS: job killed: walltime %lld exceeded "
-              "limit %lld\n", (long long)(util_now_ms () - t->start_ms) / 1000,
-              (long long)t->walltime);
+    snprintf (note, sizeof (note),
+              "=>> PBS: job killed: walltime %lld exceeded "
+              "limit %lld\n",
+              (long long)(util_now_ms () - t->start_ms) / 1000, (long long)t->walltime);
     task_note (t->ts, t, note);
     tasks_kill (t->ts, t, KILL_WALLTIME, 0);
 }
@@ -476,7 +487,7 @@ static void task_result (struct task *t, const struct cgroup_usage *u)
     else if (t->kill == KILL_WALLTIME)
         t->exit_status = JOB_EXEC_KILL_WALLTIME;
     else if (WIFSIGNALED (status))
-        t->exit_status = 256 + WTERMSIG (status);   /* PBS convention */
+        t->exit_status = 256 + WTERMSIG (status); /* PBS convention */
     else
         t->exit_status = WEXITSTATUS (status);
     t->wall = (util_now_ms () - t->start_ms + 500) / 1000;
@@ -508,8 +519,7 @@ static void task_finish (struct tasks *ts, struct task *t)
     if (t->cg) {
         (void)cgroup_job_kill (t->cg);
         cgroup_job_usage (t->cg, &u);
-    }
-    else if (t->pid > 0)
+    } else if (t->pid > 0)
         (void)kill (-t->pid, SIGKILL);
     task_result (t, &u);
     /* Its processes on the other hosts go, and count in its usage. */
@@ -523,7 +533,8 @@ static void task_finish (struct tasks *ts, struct task *t)
         log_msg (LOG_ERR, "job %s: cannot start: %s", t->jobid, t->start_error);
     else
         log_msg (LOG_INFO, "job %s exited with status %d after %lld s%s%s", t->jobid,
-                 t->exit_status, (long long)t->wall, t->reason[0] ? ": " : "", t->reason);
+                 t->exit_status, (long long)t->wall, t->reason[0] ? ": " : "",
+                 t->reason);
     worker_report (ts->w, t);
 }
 
@@ -555,16 +566,17 @@ static void task_started (struct tasks *ts, struct task *t)
         if (t->walltime >= 0)
             t->walltime_timer = task_timer (ts, t, t->walltime * 1000, task_walltime);
         if (t->walltime >= 0 && t->warn_signo > 0)
-            t->warn_timer = task_timer (ts, t, t->walltime > t->warn_secs
-                                                   ? (t->walltime - t->warn_secs) * 1000
-                                                   : 0,
+            t->warn_timer = task_timer (ts, t,
+                                        t->walltime > t->warn_secs
+                                            ? (t->walltime - t->warn_secs) * 1000
+                                            : 0,
                                         task_warn);
         if (t->kill != KILL_NONE)
-            task_signal (t, SIGKILL);   /* deleted while it started */
+            task_signal (t, SIGKILL); /* deleted while it started */
         else {
             task_deliver_pending (ts, t);
             if (t->suspended)
-                task_freeze (t, 1);     /* suspended while it started */
+                task_freeze (t, 1); /* suspended while it started */
         }
     }
     free (t->status);
@@ -587,8 +599,9 @@ static void task_start_timeout (struct loop *l, void *arg)
 {
     struct task *t = arg;
 
-    t->start_timer = NULL;  /* one-shot: freed by the loop */
-    snprintf (t->start_error, sizeof (t->start_error), "job start did not complete in "
+    t->start_timer = NULL; /* one-shot: freed by the loop */
+    snprintf (t->start_error, sizeof (t->start_error),
+              "job start did not complete in "
               "%lld s (a file system not responding?)",
               (long long)t->ts->io_timeout_ms / 1000);
     task_signal (t, SIGKILL);
@@ -643,24 +656,34 @@ void tasks_launch (struct tasks *ts, struct launch_req *req)
 {
     struct worker *w = ts->w;
     struct task *t = task_new (ts, req->seq, req->attempt, req->jobid);
-    struct launch_env env = { ts->spool, w->name, w->gpus, w->ngpus,
-                              config_get (w->cfg, "jobdir_root", NULL), &t->cred, NULL,
-                              checkpoint_socket (w->ckpt), NULL, NULL };
+    struct launch_env env = { ts->spool,
+                              w->name,
+                              w->gpus,
+                              w->ngpus,
+                              config_get (w->cfg, "jobdir_root", NULL),
+                              &t->cred,
+                              NULL,
+                              checkpoint_socket (w->ckpt),
+                              NULL,
+                              NULL };
     struct hpcq_error err;
     char why[512];
 
     t->walltime = req->walltime;
     t->mem = req->mem;
     t->ckpt_cpu = req->ckpt_cpu;
-    if (req->spec.signal && jobspec_parse_signal (req->spec.signal, &t->warn_signo,
-                                                  &t->warn_secs, &t->warn_batch_only,
-                                                  NULL) < 0)
+    if (req->spec.signal
+        && jobspec_parse_signal (req->spec.signal, &t->warn_signo, &t->warn_secs,
+                                 &t->warn_batch_only, NULL)
+               < 0)
         t->warn_signo = 0;
     /* PBS's acl_roots: the scheduler checks it at submission, and this
      * node again, in case the launch did not come from that scheduler. */
     if (req->uid == 0 && !util_user_listed (ts->acl_roots, req->owner)) {
-        snprintf (why, sizeof (why), "Bad UID for job execution: uid 0 (%s) is not in "
-                  "acl_roots on %s", req->owner, w->name);
+        snprintf (why, sizeof (why),
+                  "Bad UID for job execution: uid 0 (%s) is not in "
+                  "acl_roots on %s",
+                  req->owner, w->name);
         task_fail (ts, t, why);
         return;
     }
@@ -697,11 +720,12 @@ void tasks_reap (struct tasks *ts)
     pid_t pid;
 
     while ((pid = wait4 (-1, &status, WNOHANG, &ru)) > 0) {
-        if (privsep_reaped (ts->ps, pid, status) || tm_reaped (ts->w->tm, pid, status, &ru))
+        if (privsep_reaped (ts->ps, pid, status)
+            || tm_reaped (ts->w->tm, pid, status, &ru))
             continue;
         TAILQ_FOREACH (t, &ts->head, link)
-            if (t->pid == pid && !t->done && !t->reaped)
-                break;
+        if (t->pid == pid && !t->done && !t->reaped)
+            break;
         if (!t) {
             /* The health check's, or a child given up on (start timeout). */
             worker_child_exited (ts->w, pid, status);
@@ -718,8 +742,8 @@ void tasks_reap (struct tasks *ts)
 json_t *task_result_json (const struct task *t)
 {
     json_t *o = json_pack ("{s:I s:i s:i s:I s:I s:I}", "seq", (json_int_t)t->seq,
-                           "attempt", t->attempt, "exit_status", t->exit_status,
-                           "cput", (json_int_t)t->cput, "walltime", (json_int_t)t->wall,
+                           "attempt", t->attempt, "exit_status", t->exit_status, "cput",
+                           (json_int_t)t->cput, "walltime", (json_int_t)t->wall,
                            "maxrss", (json_int_t)t->maxrss);
     if (o && t->reason[0])
         json_object_set_new (o, "reason", json_string (t->reason));
@@ -734,10 +758,10 @@ json_t *tasks_running_json (struct tasks *ts)
     struct task *t;
 
     TAILQ_FOREACH (t, &ts->head, link)
-        if (arr && !t->done)
-            json_array_append_new (arr, json_pack ("{s:I s:i s:i}", "seq",
-                                                   (json_int_t)t->seq, "attempt",
-                                                   t->attempt, "pid", (int)t->pid));
+    if (arr && !t->done)
+        json_array_append_new (arr,
+                               json_pack ("{s:I s:i s:i}", "seq", (json_int_t)t->seq,
+                                          "attempt", t->attempt, "pid", (int)t->pid));
     return arr;
 }
 
@@ -747,8 +771,8 @@ json_t *tasks_finished_json (struct tasks *ts)
     struct task *t;
 
     TAILQ_FOREACH (t, &ts->head, link)
-        if (arr && t->done)
-            json_array_append_new (arr, task_result_json (t));
+    if (arr && t->done)
+        json_array_append_new (arr, task_result_json (t));
     return arr;
 }
 
@@ -765,9 +789,11 @@ static void tasks_open_cgroups (struct tasks *ts, struct config *cfg, const char
         log_msg (LOG_INFO, "containment: %s", cgroups_describe (ts->cg));
         return;
     }
-    log_msg (LOG_WARNING, "containment: no cgroups (%s): jobs are tracked by process "
+    log_msg (LOG_WARNING,
+             "containment: no cgroups (%s): jobs are tracked by process "
              "group only, so processes that leave it (setsid) escape kills, and mem is "
-             "not enforced", err.text);
+             "not enforced",
+             err.text);
 }
 
 struct tasks *tasks_create (struct worker *w, struct hpcq_error *err)
@@ -805,18 +831,19 @@ static void tasks_drain (struct tasks *ts)
     struct task *t;
 
     TAILQ_FOREACH (t, &ts->head, link)
-        if (t->cg) {
-            (void)cgroup_job_kill (t->cg);
-            cleanup_add (ts, t->cg);
-            t->cg = NULL;
-        }
+    if (t->cg) {
+        (void)cgroup_job_kill (t->cg);
+        cleanup_add (ts, t->cg);
+        t->cg = NULL;
+    }
     for (int round = 0; round < 200 && !LIST_EMPTY (&ts->cleanups); round++) {
         nanosleep (&pause, NULL);
         cleanup_tick (ts->w->loop, ts);
     }
     while (!LIST_EMPTY (&ts->cleanups)) {
         struct cleanup *c = LIST_FIRST (&ts->cleanups);
-        log_msg (LOG_WARNING, "cgroup %s still has tasks; the next worker start removes it",
+        log_msg (LOG_WARNING,
+                 "cgroup %s still has tasks; the next worker start removes it",
                  cgroup_job_path (c->cg));
         LIST_REMOVE (c, link);
         cgroup_job_free (c->cg);

@@ -30,25 +30,25 @@ enum task_kill {
     KILL_WALLTIME,
     KILL_DELETED,
     KILL_STALE,
-    KILL_HOST,                  /* another of its hosts failed */
+    KILL_HOST, /* another of its hosts failed */
 };
 
 struct task {
     int64_t seq;
     int attempt;
     char jobid[128];
-    pid_t pid;                  /* also the process group and session */
+    pid_t pid; /* also the process group and session */
     int64_t start_ms;
-    int64_t walltime;           /* seconds, -1 = none */
-    int64_t mem;                /* the job's memory limit here, 0 = none */
-    char stdout_path[4096];     /* where its stdout goes (qmsg -O) */
-    char stderr_path[4096];     /* where its stderr goes: PBS's notes, qmsg -E */
-    char sandbox[4096];         /* -W sandbox=PRIVATE: removed after it; "" if none */
-    struct privsep_cred cred;   /* the job's owner */
-    struct cgroup_job *cg;      /* NULL: process group only */
-    int *slots;                 /* the cores it holds (cores.h) */
+    int64_t walltime;         /* seconds, -1 = none */
+    int64_t mem;              /* the job's memory limit here, 0 = none */
+    char stdout_path[4096];   /* where its stdout goes (qmsg -O) */
+    char stderr_path[4096];   /* where its stderr goes: PBS's notes, qmsg -E */
+    char sandbox[4096];       /* -W sandbox=PRIVATE: removed after it; "" if none */
+    struct privsep_cred cred; /* the job's owner */
+    struct cgroup_job *cg;    /* NULL: process group only */
+    int *slots;               /* the cores it holds (cores.h) */
     int nslots;
-    char cpus[256];             /* those cores as a cpuset list */
+    char cpus[256]; /* those cores as a cpuset list */
 
     /* Starting: the child has not exec'd yet. */
     int starting;
@@ -56,33 +56,33 @@ struct task {
     struct loop_watch *status_watch;
     struct loop_timer *start_timer;
     struct launch_status *status;
-    char start_error[1024];     /* why the child could not exec */
-    uint64_t pending_signals;   /* qsig while starting: sent once it runs */
-    struct task_msg *pending_msgs;  /* qmsg while starting, the same */
-    int reaped;                 /* the child's exit, kept until started */
+    char start_error[1024];        /* why the child could not exec */
+    uint64_t pending_signals;      /* qsig while starting: sent once it runs */
+    struct task_msg *pending_msgs; /* qmsg while starting, the same */
+    int reaped;                    /* the child's exit, kept until started */
     int wait_status;
     struct rusage ru;
 
     struct loop_timer *walltime_timer;
     struct loop_timer *kill_timer;
-    struct loop_timer *warn_timer;  /* sbatch --signal, before the walltime */
+    struct loop_timer *warn_timer; /* sbatch --signal, before the walltime */
     int warn_signo, warn_secs, warn_batch_only;
-    int ckpt_cpu;               /* -c c=MIN: its CPU time goes in heartbeats */
-    int suspended;              /* stopped (preemption's S) */
+    int ckpt_cpu;  /* -c c=MIN: its CPU time goes in heartbeats */
+    int suspended; /* stopped (preemption's S) */
     enum task_kill kill;
-    int done;                   /* exited; result below */
+    int done; /* exited; result below */
     int exit_status;
     int64_t cput, wall, maxrss;
     char reason[1024];
-    char failed_host[64];       /* KILL_HOST: which (job.finished "host_failed") */
-    int64_t report_id;          /* wire id of the job.finished in flight, 0 if
+    char failed_host[64]; /* KILL_HOST: which (job.finished "host_failed") */
+    int64_t report_id;    /* wire id of the job.finished in flight, 0 if
                                  * none, or one of the REPORT_ values */
     struct tasks *ts;
     TAILQ_ENTRY (task) link;
 };
 
-#define REPORT_IN_HELLO (-1)       /* carried by the unanswered node.hello */
-#define REPORT_NONE_WANTED (-2)    /* a stale copy: drop the result */
+#define REPORT_IN_HELLO (-1)    /* carried by the unanswered node.hello */
+#define REPORT_NONE_WANTED (-2) /* a stale copy: drop the result */
 
 struct tasks;
 struct worker;

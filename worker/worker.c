@@ -31,7 +31,8 @@ static void worker_message (struct worker *w, struct conn *c, struct wire_msg *m
     struct task *t;
 
     if (json_unpack (msg->body, "{s:I s:i s:s s:s}", "seq", &seq, "attempt", &attempt,
-                     "text", &text, "to", &to) < 0) {
+                     "text", &text, "to", &to)
+        < 0) {
         (void)conn_reply (c, msg, EPROTO, "job.message: malformed request", NULL);
         return;
     }
@@ -85,11 +86,11 @@ static void worker_hello (struct worker *w)
     for (struct task *t = tasks_first (w->tasks); t; t = tasks_next (t))
         if (t->done)
             t->report_id = REPORT_IN_HELLO;
-    json_t *body = json_pack ("{s:s s:i s:I s:o s:s s:o s:o}", "name", w->name,
-                              "ncpus", w->ncpus, "mem", (json_int_t)w->mem, "gpus",
-                              gpu_to_json (w->gpus, w->ngpus), "labels", w->labels,
-                              "running", tasks_running_json (w->tasks), "finished",
-                              tasks_finished_json (w->tasks));
+    json_t *body =
+        json_pack ("{s:s s:i s:I s:o s:s s:o s:o}", "name", w->name, "ncpus", w->ncpus,
+                   "mem", (json_int_t)w->mem, "gpus", gpu_to_json (w->gpus, w->ngpus),
+                   "labels", w->labels, "running", tasks_running_json (w->tasks),
+                   "finished", tasks_finished_json (w->tasks));
     w->hello_id = worker_send (w, "node.hello", body);
 }
 
@@ -101,8 +102,10 @@ static void worker_local_link (struct worker *w)
     uid_t uid = conn_peer_uid (w->link);
 
     if (!auth_is_service (w->auth, uid)) {
-        log_msg (LOG_ERR, "refusing the scheduler at %s: it runs as uid %d, not root or "
-                 "the cluster's service user; closing the link", w->server, (int)uid);
+        log_msg (LOG_ERR,
+                 "refusing the scheduler at %s: it runs as uid %d, not root or "
+                 "the cluster's service user; closing the link",
+                 w->server, (int)uid);
         conn_close (w->link);
         return;
     }
@@ -131,9 +134,8 @@ static void worker_connect (struct worker *w)
     else if (auth_nonce (w->nonce) < 0) {
         log_error ("link.open: no random numbers");
         conn_close (w->link);
-    }
-    else if (!(w->open_id = worker_send (w, "link.open",
-                                         json_pack ("{s:s}", "nonce", w->nonce))))
+    } else if (!(w->open_id = worker_send (w, "link.open",
+                                           json_pack ("{s:s}", "nonce", w->nonce))))
         conn_close (w->link);
 }
 
@@ -156,8 +158,10 @@ static int worker_trust (struct worker *w, struct wire_msg *msg, const char *bin
     if (auth_verify (w->auth, msg, AUTH_TO_WORKER, binding, cred, err) < 0)
         return -1;
     if (!auth_is_service (w->auth, cred->uid))
-        return errprintf (err, "its credential is of uid %u, not root or the "
-                          "cluster's service user", (unsigned)cred->uid);
+        return errprintf (err,
+                          "its credential is of uid %u, not root or the "
+                          "cluster's service user",
+                          (unsigned)cred->uid);
     return 0;
 }
 
@@ -296,8 +300,9 @@ static void worker_signal (struct worker *w, struct conn *c, struct wire_msg *ms
     int attempt;
     struct task *t;
 
-    if (json_unpack (msg->body, "{s:I s:i s:s s?s}", "seq", &seq, "attempt",
-                     &attempt, "signal", &sig, "reason", &reason) < 0) {
+    if (json_unpack (msg->body, "{s:I s:i s:s s?s}", "seq", &seq, "attempt", &attempt,
+                     "signal", &sig, "reason", &reason)
+        < 0) {
         (void)conn_reply (c, msg, EPROTO, "job.signal: malformed request", NULL);
         return;
     }
@@ -328,8 +333,7 @@ static void worker_signal (struct worker *w, struct conn *c, struct wire_msg *ms
          * of no interest to anybody. */
         tasks_kill (w->tasks, t, KILL_STALE, 1);
         t->report_id = REPORT_NONE_WANTED;
-    }
-    else
+    } else
         tasks_kill (w->tasks, t, KILL_DELETED, strcmp (sig, "KILL") == 0);
 }
 
@@ -418,12 +422,14 @@ static int worker_settings (struct worker *w, struct hpcq_error *err)
     if (!(s = config_get (w->cfg, "server", NULL)))
         return errprintf (err, "server is not set (config file or --server HOST:PORT)");
     snprintf (w->server, sizeof (w->server), "%s", s);
-    if (config_get_int (w->cfg, "ncpus", sysconf (_SC_NPROCESSORS_ONLN), 1, 1 << 20,
-                        &v, err) < 0)
+    if (config_get_int (w->cfg, "ncpus", sysconf (_SC_NPROCESSORS_ONLN), 1, 1 << 20, &v,
+                        err)
+        < 0)
         return -1;
     w->ncpus = (int)v;
     w->mem = (int64_t)sysconf (_SC_PHYS_PAGES) * sysconf (_SC_PAGESIZE);
-    if ((s = config_get (w->cfg, "mem", NULL)) && resource_parse_size (s, &w->mem, err) < 0)
+    if ((s = config_get (w->cfg, "mem", NULL))
+        && resource_parse_size (s, &w->mem, err) < 0)
         return -1;
     if (config_get_int (w->cfg, "gpus", 0, 0, GPU_MAX, &sim, err) < 0
         || config_get_int (w->cfg, "heartbeat_interval", 5, 1, 3600, &beat, err) < 0
@@ -436,8 +442,9 @@ static int worker_settings (struct worker *w, struct hpcq_error *err)
         if ((s = config_get (w->cfg, "gpu_mem", NULL))
             && resource_parse_size (s, &gmem, err) < 0)
             return -1;
-        w->ngpus = gpu_discover (w->gpus, (int)sim,
-                                 config_get (w->cfg, "gpu_model", "Simulated-GPU"), gmem);
+        w->ngpus =
+            gpu_discover (w->gpus, (int)sim,
+                          config_get (w->cfg, "gpu_model", "Simulated-GPU"), gmem);
     }
     if ((s = config_get (w->cfg, "mig_layout", NULL))
         && gpu_mig_layout (w->gpus, w->ngpus, s, w->name, err) < 0)
@@ -469,9 +476,11 @@ struct worker *worker_create (struct loop *loop, struct config *cfg,
         errprintf (err, "cannot create worker: %s", strerror (errno));
         goto error;
     }
-    log_msg (LOG_INFO, "node %s: %d cpus, %lld bytes, %d gpus; scheduler %s; "
-             "authentication %s", w->name, w->ncpus, (long long)w->mem, w->ngpus,
-             w->server, w->auth ? "munge" : "OFF");
+    log_msg (LOG_INFO,
+             "node %s: %d cpus, %lld bytes, %d gpus; scheduler %s; "
+             "authentication %s",
+             w->name, w->ncpus, (long long)w->mem, w->ngpus, w->server,
+             w->auth ? "munge" : "OFF");
     return w;
 error:
     worker_destroy (w);

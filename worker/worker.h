@@ -41,26 +41,26 @@ struct worker {
     struct gpu gpus[GPU_MAX];
     int ngpus;
     char labels[256];
-    struct notice *notice;      /* the provider's spot notice (notice.h) */
+    struct notice *notice; /* the provider's spot notice (notice.h) */
     char spool[4096];
     int64_t heartbeat_ms;
     int64_t kill_delay_ms;
 
-    struct auth *auth;          /* MUNGE; NULL with auth = none */
-    struct conn *link;          /* NULL while disconnected */
-    int64_t open_id;            /* link.open in flight: nothing else goes out */
-    char nonce[33];             /* ours for link.open (AUTH_NONCE_HEX + 1) */
-    int64_t hello_id;           /* hello in flight, 0 once acknowledged */
+    struct auth *auth; /* MUNGE; NULL with auth = none */
+    struct conn *link; /* NULL while disconnected */
+    int64_t open_id;   /* link.open in flight: nothing else goes out */
+    char nonce[33];    /* ours for link.open (AUTH_NONCE_HEX + 1) */
+    int64_t hello_id;  /* hello in flight, 0 once acknowledged */
     int64_t next_id;
     struct loop_timer *tick;
     int64_t last_beat_ms;
     int64_t next_connect_ms;
     struct tasks *tasks;
-    struct gpumon *gpumon;      /* real GPUs' telemetry and health, or NULL */
-    struct health *health;      /* the health check, or NULL */
+    struct gpumon *gpumon; /* real GPUs' telemetry and health, or NULL */
+    struct health *health; /* the health check, or NULL */
     struct loop_timer *telemetry;
-    struct checkpoint *ckpt;    /* checkpoint reports and removals (checkpoint.h) */
-    struct tm *tm;              /* the task manager, NULL without (tm.h) */
+    struct checkpoint *ckpt; /* checkpoint reports and removals (checkpoint.h) */
+    struct tm *tm;           /* the task manager, NULL without (tm.h) */
 };
 
 struct worker *worker_create (struct loop *loop, struct config *cfg,

@@ -12,8 +12,8 @@
 #include "apps/climate/climate_cases.h"
 
 /* cos^2 bubble of amplitude amp, centre (xc, zc), radii (rx, rz). */
-static double bubble (double x, double z, double amp, double xc, double zc,
-                      double rx, double rz)
+static double bubble (double x, double z, double amp, double xc, double zc, double rx,
+                      double rz)
 {
     double dx = (x - xc) / rx, dz = (z - zc) / rz;
     double d = sqrt (dx * dx + dz * dz);
@@ -53,18 +53,18 @@ static double zero_theta (double x, double z)
 }
 
 static const struct climate_case cases[] = {
-    { "thermal",
-      "neutral (theta 300 K); +3 K bubble, centre (10, 2) km, radius 2 km",
+    { "thermal", "neutral (theta 300 K); +3 K bubble, centre (10, 2) km, radius 2 km",
       0.0, 0.0, 0, thermal_theta },
     { "collision",
       "neutral; +20 K bubble at (10, 2) km and -20 K bubble at (10, 8) km, radius 2 km",
       0.0, 0.0, 0, collision_theta },
     { "gravity_waves",
-      "stable, N = 0.01 s-1, wind 20 m/s; 0.01 K sin(pi z/10 km) exp(-((x-10 km)/2 km)^2)",
+      "stable, N = 0.01 s-1, wind 20 m/s; 0.01 K sin(pi z/10 km) exp(-((x-10 km)/2 "
+      "km)^2)",
       0.01, 20.0, 0, gravity_theta },
     { "density_current",
-      "neutral; -15 K bubble, centre (10, 3) km, radii 4 km (x) by 2 km (z)",
-      0.0, 0.0, 0, density_current_theta },
+      "neutral; -15 K bubble, centre (10, 3) km, radii 4 km (x) by 2 km (z)", 0.0, 0.0,
+      0, density_current_theta },
     { "injection",
       "neutral, at rest; a 50 m/s jet is driven in x < 1 km, 4 km < z < 6 km\n"
       "                   (momentum forcing, time scale 10 s; mass is conserved)",

@@ -22,10 +22,10 @@
 
 struct climate_case {
     const char *name;
-    const char *help;           /* one line for --help */
-    double bv_freq;             /* Brunt-Vaisala frequency N (s-1); 0: neutral */
-    double wind;                /* uniform initial u (m s-1) */
-    int injection;              /* a jet enters at x = 0 */
+    const char *help; /* one line for --help */
+    double bv_freq;   /* Brunt-Vaisala frequency N (s-1); 0: neutral */
+    double wind;      /* uniform initial u (m s-1) */
+    int injection;    /* a jet enters at x = 0 */
     double (*theta_prime) (double x, double z);
 };
 

@@ -24,9 +24,8 @@ static size_t fields_bytes (const struct climate_ckpt_meta *m)
 }
 
 int climate_ckpt_write (const struct ckptfile_store *st,
-                        const struct climate_ckpt_meta *meta,
-                        const double *fields, char *path, size_t size,
-                        struct hpcq_error *err)
+                        const struct climate_ckpt_meta *meta, const double *fields,
+                        char *path, size_t size, struct hpcq_error *err)
 {
     struct ckpt_header h;
     struct ckptfile_out *o;
@@ -37,7 +36,8 @@ int climate_ckpt_write (const struct ckptfile_store *st,
     h.version = CLIMATE_CKPT_VERSION;
     h.header_bytes = sizeof (h);
     h.meta = *meta;
-    if (ckptfile_next (st, &gen, err) < 0 || !(o = ckptfile_create (st, gen, NULL, err)))
+    if (ckptfile_next (st, &gen, err) < 0
+        || !(o = ckptfile_create (st, gen, NULL, err)))
         return -1;
     ckptfile_write (o, &h, sizeof (h));
     ckptfile_write (o, fields, fields_bytes (meta));
@@ -67,27 +67,29 @@ static int accept (void *arg, uint64_t gen, const void *payload, size_t len,
     if (memcmp (h.magic, CKPT_MAGIC, 8) != 0)
         return errprintf (err, "not an hpcq-climate checkpoint"), CKPTFILE_DAMAGED;
     if (h.version != CLIMATE_CKPT_VERSION || h.header_bytes != sizeof (h))
-        return errprintf_code (err, EINVAL, "checkpoint in '%s' has version %u, "
-                               "this program reads version %d", w->dir,
-                               (unsigned)h.version, CLIMATE_CKPT_VERSION);
+        return errprintf_code (err, EINVAL,
+                               "checkpoint in '%s' has version %u, "
+                               "this program reads version %d",
+                               w->dir, (unsigned)h.version, CLIMATE_CKPT_VERSION);
     h.meta.case_name[sizeof (h.meta.case_name) - 1] = '\0';
     if (strcmp (h.meta.case_name, want->case_name) != 0 || h.meta.nx != want->nx
         || h.meta.nz != want->nz)
-        return errprintf_code (err, EINVAL, "checkpoint in '%s' is for case %s on "
-                               "%d x %d, not %s on %d x %d", w->dir,
-                               h.meta.case_name, h.meta.nx, h.meta.nz,
+        return errprintf_code (err, EINVAL,
+                               "checkpoint in '%s' is for case %s on "
+                               "%d x %d, not %s on %d x %d",
+                               w->dir, h.meta.case_name, h.meta.nx, h.meta.nz,
                                want->case_name, want->nx, want->nz);
     if (len != sizeof (h) + fields_bytes (&h.meta))
         return errprintf (err, "%zu bytes of fields for a %d x %d grid",
-                          len - sizeof (h), h.meta.nx, h.meta.nz), CKPTFILE_DAMAGED;
+                          len - sizeof (h), h.meta.nx, h.meta.nz),
+               CKPTFILE_DAMAGED;
     return 0;
 }
 
 int climate_ckpt_read (const struct ckptfile_store *st,
                        const struct climate_ckpt_meta *want,
                        struct climate_ckpt_meta *meta, const double **fields,
-                       void **buf, char *path, size_t size,
-                       struct hpcq_error *err)
+                       void **buf, char *path, size_t size, struct hpcq_error *err)
 {
     struct ckpt_header h;
     uint64_t gen;

@@ -21,10 +21,10 @@
 struct climate_ckpt_meta {
     char case_name[32];
     int32_t nx, nz;
-    int32_t nranks;             /* ranks that wrote it (informational) */
+    int32_t nranks; /* ranks that wrote it (informational) */
     int64_t step;
     double time, dt;
-    double mass0_prime, mass_bg, energy0;   /* diagnostics at the start */
+    double mass0_prime, mass_bg, energy0; /* diagnostics at the start */
     double reserved;
 };
 
@@ -32,9 +32,8 @@ struct climate_ckpt_meta {
  * generation of st.  Returns 0 with the file's path in path (size bytes),
  * or -1 with err filled. */
 int climate_ckpt_write (const struct ckptfile_store *st,
-                        const struct climate_ckpt_meta *meta,
-                        const double *fields, char *path, size_t size,
-                        struct hpcq_error *err);
+                        const struct climate_ckpt_meta *meta, const double *fields,
+                        char *path, size_t size, struct hpcq_error *err);
 
 /* Find the newest whole generation of st; it must be for want's case and
  * grid.  Returns 1 with *meta, *fields (inside *buf, which the caller
@@ -44,7 +43,6 @@ int climate_ckpt_write (const struct ckptfile_store *st,
 int climate_ckpt_read (const struct ckptfile_store *st,
                        const struct climate_ckpt_meta *want,
                        struct climate_ckpt_meta *meta, const double **fields,
-                       void **buf, char *path, size_t size,
-                       struct hpcq_error *err);
+                       void **buf, char *path, size_t size, struct hpcq_error *err);
 
 #endif

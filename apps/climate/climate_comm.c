@@ -55,8 +55,7 @@ void climate_comm_slab (int size, int r, int nx, int *i0, int *nxl)
     *i0 = r * base + (r < extra ? r : extra);
 }
 
-void climate_comm_halo_x (struct climate_comm *c, struct climate_model *m,
-                          double *q)
+void climate_comm_halo_x (struct climate_comm *c, struct climate_model *m, double *q)
 {
     size_t n = m->nhalo;
     double *send_lo = m->halo_buf, *send_hi = send_lo + n;
@@ -73,10 +72,10 @@ void climate_comm_halo_x (struct climate_comm *c, struct climate_model *m,
     int right = (c->rank + 1) % c->size;
 
     m->be->sync ();
-    MPI_Sendrecv (send_lo, (int)n, MPI_DOUBLE, left, 1, recv_hi, (int)n,
-                  MPI_DOUBLE, right, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    MPI_Sendrecv (send_hi, (int)n, MPI_DOUBLE, right, 2, recv_lo, (int)n,
-                  MPI_DOUBLE, left, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv (send_lo, (int)n, MPI_DOUBLE, left, 1, recv_hi, (int)n, MPI_DOUBLE,
+                  right, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv (send_hi, (int)n, MPI_DOUBLE, right, 2, recv_lo, (int)n, MPI_DOUBLE,
+                  left, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     m->be->unpack_x (m, q, recv_lo, recv_hi);
 #endif
 }
@@ -116,8 +115,8 @@ void climate_comm_bcast (struct climate_comm *c, void *buf, size_t bytes)
 #ifdef HPCQ_CLIMATE_MPI
 /* Copy one slab's packed [v][k][il] block into the global [v][k][i] array,
  * or back (dir < 0). */
-static void place (double *global, double *slab, int nx, int nz, int i0,
-                   int nxl, int dir)
+static void place (double *global, double *slab, int nx, int nz, int i0, int nxl,
+                   int dir)
 {
     for (int v = 0; v < CL_NV; v++)
         for (int k = 0; k < nz; k++) {
@@ -157,8 +156,7 @@ int climate_comm_gather (struct climate_comm *c, struct climate_model *m,
                 free (slab);
                 return -1;
             }
-            MPI_Recv (buf, (int)n, MPI_DOUBLE, r, 3, MPI_COMM_WORLD,
-                      MPI_STATUS_IGNORE);
+            MPI_Recv (buf, (int)n, MPI_DOUBLE, r, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             place (global, buf, m->nx, m->nz, i0, nxl, 1);
             free (buf);
         }
@@ -196,8 +194,7 @@ int climate_comm_scatter (struct climate_comm *c, struct climate_model *m,
             free (buf);
         }
     } else
-        MPI_Recv (slab, (int)mine, MPI_DOUBLE, 0, 4, MPI_COMM_WORLD,
-                  MPI_STATUS_IGNORE);
+        MPI_Recv (slab, (int)mine, MPI_DOUBLE, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 #endif
     climate_model_unpack (m, slab);
     free (slab);

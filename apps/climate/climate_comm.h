@@ -15,7 +15,7 @@ struct climate_model;
 
 struct climate_comm {
     int rank, size;
-    int mpi;                    /* MPI was initialised by us */
+    int mpi; /* MPI was initialised by us */
 };
 
 /* Start (MPI if launched under it).  Returns 0 or -1. */
@@ -26,8 +26,7 @@ void climate_comm_finalize (struct climate_comm *c);
 void climate_comm_slab (int size, int r, int nx, int *i0, int *nxl);
 
 /* Fill the x halos of field q (CL_HS columns each side). */
-void climate_comm_halo_x (struct climate_comm *c, struct climate_model *m,
-                          double *q);
+void climate_comm_halo_x (struct climate_comm *c, struct climate_model *m, double *q);
 
 double climate_comm_sum (struct climate_comm *c, double x);
 int climate_comm_or (struct climate_comm *c, int bits);
@@ -41,7 +40,6 @@ int climate_comm_scatter (struct climate_comm *c, struct climate_model *m,
                           const double *global);
 
 /* Leave with status code on every rank (after an error every rank saw). */
-void climate_comm_exit (struct climate_comm *c, int code)
-    __attribute__ ((noreturn));
+void climate_comm_exit (struct climate_comm *c, int code) __attribute__ ((noreturn));
 
 #endif

@@ -30,8 +30,8 @@ static void cpu_release (void *p)
  * specialised loop. */
 #define RUN 64
 
-static inline __attribute__ ((always_inline))
-void flux_row (struct climate_model *m, const double *in, int dir, int k)
+static inline __attribute__ ((always_inline)) void
+flux_row (struct climate_model *m, const double *in, int dir, int k)
 {
     const struct climate_kparams *kp = &m->kp;
     double e[RUN][CL_NV], d3[RUN][CL_NV], rt[RUN];
@@ -60,8 +60,8 @@ static void cpu_flux_x (struct climate_model *m, const double *in)
         flux_row (m, in, CL_X, k);
 }
 
-static void cpu_update_x (struct climate_model *m, const double *in,
-                          double *out, double dts)
+static void cpu_update_x (struct climate_model *m, const double *in, double *out,
+                          double dts)
 {
     const struct climate_kparams *kp = &m->kp;
     int nz = m->nz, nxl = m->nxl;
@@ -69,8 +69,7 @@ static void cpu_update_x (struct climate_model *m, const double *in,
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < nz; k++)
         for (int i = 0; i < nxl; i++)
-            cl_update_x (m->state, in, out, m->flux, k, i, kp, dts,
-                         m->rb_cell[k]);
+            cl_update_x (m->state, in, out, m->flux, k, i, kp, dts, m->rb_cell[k]);
 }
 
 static void cpu_flux_z (struct climate_model *m, double *in)
@@ -89,8 +88,8 @@ static void cpu_flux_z (struct climate_model *m, double *in)
     }
 }
 
-static void cpu_update_z (struct climate_model *m, const double *in,
-                          double *out, double dts)
+static void cpu_update_z (struct climate_model *m, const double *in, double *out,
+                          double dts)
 {
     const struct climate_kparams *kp = &m->kp;
     int nz = m->nz, nxl = m->nxl;
@@ -125,8 +124,7 @@ static void cpu_unpack_x (struct climate_model *m, double *q, const double *lo,
             size_t o = ((size_t)v * nz + k) * CL_HS;
             memcpy (q + cl_idx (v, k, -CL_HS, nxl, nz), lo + o,
                     CL_HS * sizeof (double));
-            memcpy (q + cl_idx (v, k, nxl, nxl, nz), hi + o,
-                    CL_HS * sizeof (double));
+            memcpy (q + cl_idx (v, k, nxl, nxl, nz), hi + o, CL_HS * sizeof (double));
         }
 }
 

@@ -22,19 +22,17 @@ static dim3 grid2 (int nx, int ny)
     return dim3 ((nx + BLOCK_X - 1) / BLOCK_X, ny);
 }
 
-__global__ static void k_flux_x (const double *in, double *f,
-                                 struct climate_kparams kp, const double *rb,
-                                 const double *rtb, const double *pb)
+__global__ static void k_flux_x (const double *in, double *f, struct climate_kparams kp,
+                                 const double *rb, const double *rtb, const double *pb)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x, k = blockIdx.y;
     if (i <= kp.nxl)
         cl_flux_x (in, f, k, i, &kp, rb[k], rtb[k], pb[k]);
 }
 
-__global__ static void k_update_x (const double *q0, const double *in,
-                                   double *out, const double *f,
-                                   struct climate_kparams kp, double dts,
-                                   const double *rb)
+__global__ static void k_update_x (const double *q0, const double *in, double *out,
+                                   const double *f, struct climate_kparams kp,
+                                   double dts, const double *rb)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x, k = blockIdx.y;
     if (i < kp.nxl)
@@ -48,18 +46,17 @@ __global__ static void k_ghosts (double *q, struct climate_kparams kp)
         cl_wall_ghosts (q, i, &kp);
 }
 
-__global__ static void k_flux_z (const double *in, double *f,
-                                 struct climate_kparams kp, const double *rb,
-                                 const double *rtb, const double *pb)
+__global__ static void k_flux_z (const double *in, double *f, struct climate_kparams kp,
+                                 const double *rb, const double *rtb, const double *pb)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x, k = blockIdx.y;
     if (i < kp.nxl)
         cl_flux_z (in, f, k, i, &kp, rb[k], rtb[k], pb[k]);
 }
 
-__global__ static void k_update_z (const double *q0, const double *in,
-                                   double *out, const double *f,
-                                   struct climate_kparams kp, double dts)
+__global__ static void k_update_z (const double *q0, const double *in, double *out,
+                                   const double *f, struct climate_kparams kp,
+                                   double dts)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x, k = blockIdx.y;
     if (i < kp.nxl)
@@ -100,29 +97,29 @@ static void gpu_release (void *p)
 
 static void gpu_flux_x (struct climate_model *m, const double *in)
 {
-    k_flux_x<<<grid2 (m->nxl + 1, m->nz), BLOCK_X>>> (in, m->flux, m->kp,
-        m->rb_cell, m->rtb_cell, m->pb_cell);
+    k_flux_x<<<grid2 (m->nxl + 1, m->nz), BLOCK_X>>> (in, m->flux, m->kp, m->rb_cell,
+                                                      m->rtb_cell, m->pb_cell);
 }
 
-static void gpu_update_x (struct climate_model *m, const double *in,
-                          double *out, double dts)
+static void gpu_update_x (struct climate_model *m, const double *in, double *out,
+                          double dts)
 {
-    k_update_x<<<grid2 (m->nxl, m->nz), BLOCK_X>>> (m->state, in, out, m->flux,
-        m->kp, dts, m->rb_cell);
+    k_update_x<<<grid2 (m->nxl, m->nz), BLOCK_X>>> (m->state, in, out, m->flux, m->kp,
+                                                    dts, m->rb_cell);
 }
 
 static void gpu_flux_z (struct climate_model *m, double *in)
 {
     k_ghosts<<<(m->nxl + BLOCK_X - 1) / BLOCK_X, BLOCK_X>>> (in, m->kp);
-    k_flux_z<<<grid2 (m->nxl, m->nz + 1), BLOCK_X>>> (in, m->flux, m->kp,
-        m->rb_edge, m->rtb_edge, m->pb_edge);
+    k_flux_z<<<grid2 (m->nxl, m->nz + 1), BLOCK_X>>> (in, m->flux, m->kp, m->rb_edge,
+                                                      m->rtb_edge, m->pb_edge);
 }
 
-static void gpu_update_z (struct climate_model *m, const double *in,
-                          double *out, double dts)
+static void gpu_update_z (struct climate_model *m, const double *in, double *out,
+                          double dts)
 {
-    k_update_z<<<grid2 (m->nxl, m->nz), BLOCK_X>>> (m->state, in, out, m->flux,
-        m->kp, dts);
+    k_update_z<<<grid2 (m->nxl, m->nz), BLOCK_X>>> (m->state, in, out, m->flux, m->kp,
+                                                    dts);
 }
 
 static void gpu_pack_x (struct climate_model *m, const double *q, double *lo,
@@ -136,8 +133,8 @@ static void gpu_unpack_x (struct climate_model *m, double *q, const double *lo,
                           const double *hi)
 {
     int n = CL_NV * m->nz * CL_HS;
-    k_halo<<<(n + BLOCK_X - 1) / BLOCK_X, BLOCK_X>>> (q, (double *)lo,
-                                                     (double *)hi, m->kp, -1);
+    k_halo<<<(n + BLOCK_X - 1) / BLOCK_X, BLOCK_X>>> (q, (double *)lo, (double *)hi,
+                                                      m->kp, -1);
 }
 
 static void gpu_sync (void)
@@ -146,19 +143,19 @@ static void gpu_sync (void)
 }
 
 static const struct climate_backend gpu_backend = {
-    "gpu", gpu_alloc, gpu_release, gpu_flux_x, gpu_update_x, gpu_flux_z,
-    gpu_update_z, gpu_pack_x, gpu_unpack_x, gpu_sync,
+    "gpu",      gpu_alloc,    gpu_release, gpu_flux_x,   gpu_update_x,
+    gpu_flux_z, gpu_update_z, gpu_pack_x,  gpu_unpack_x, gpu_sync,
 };
 
-extern "C" const struct climate_backend *climate_gpu_backend (int local_rank,
-                                                              char *why, int n)
+extern "C" const struct climate_backend *climate_gpu_backend (int local_rank, char *why,
+                                                              int n)
 {
     int count = 0, managed = 0, dev;
     cudaError_t e = cudaGetDeviceCount (&count);
 
     if (e != cudaSuccess || count == 0) {
-        snprintf (why, (size_t)n, "%s", e != cudaSuccess ? cudaGetErrorString (e)
-                                                         : "no CUDA device");
+        snprintf (why, (size_t)n, "%s",
+                  e != cudaSuccess ? cudaGetErrorString (e) : "no CUDA device");
         return NULL;
     }
     dev = local_rank % count;

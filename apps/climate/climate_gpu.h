@@ -17,8 +17,7 @@ struct climate_backend;
 /* The GPU back end using device local_rank % (number of devices), or NULL
  * when built without CUDA or no device is usable; then why (size n) says
  * which. */
-const struct climate_backend *climate_gpu_backend (int local_rank, char *why,
-                                                   int n);
+const struct climate_backend *climate_gpu_backend (int local_rank, char *why, int n);
 
 /* Move the model's arrays to the device (call after initialisation). */
 void climate_gpu_prefetch (struct climate_model *m);

@@ -3,8 +3,7 @@
 
 #include "apps/climate/climate_gpu.h"
 
-const struct climate_backend *climate_gpu_backend (int local_rank, char *why,
-                                                   int n)
+const struct climate_backend *climate_gpu_backend (int local_rank, char *why, int n)
 {
     snprintf (why, (size_t)n, "built without CUDA");
     return NULL;

@@ -36,10 +36,10 @@ enum { CL_DENS = 0, CL_UMOM = 1, CL_WMOM = 2, CL_RHOT = 3, CL_NV = 4 };
 /* Everything a kernel needs, by value: sizes, spacings and the constants.
  * Arrays of the background are indexed by local row (cell) or edge. */
 struct climate_kparams {
-    int nxl, nz;            /* local interior cells */
+    int nxl, nz; /* local interior cells */
     double dx, dz;
     double gamma, c0, grav;
-    double hv_x, hv_z;      /* hyperviscosity flux coefficients (m/s) */
+    double hv_x, hv_z; /* hyperviscosity flux coefficients (m/s) */
     /* injection: rho u is relaxed towards rho_bar jet_u with time scale
      * jet_tau in local columns [0, jet_i1) and rows [jk0, jk1) */
     int jet_i1, jk0, jk1;
@@ -50,8 +50,7 @@ struct climate_kparams {
  * halo (-HS .. n + HS - 1). */
 CLIMATE_HD long cl_idx (int v, int k, int i, int nxl, int nz)
 {
-    return ((long)v * (nz + 2 * CL_HS) + (k + CL_HS)) * (nxl + 2 * CL_HS)
-           + (i + CL_HS);
+    return ((long)v * (nz + 2 * CL_HS) + (k + CL_HS)) * (nxl + 2 * CL_HS) + (i + CL_HS);
 }
 
 CLIMATE_HD long cl_fidx (int v, int k, int i, int nxl, int nz)
@@ -90,8 +89,9 @@ CLIMATE_HD void cl_edge (const double *q, int dir, int k, int i,
     int nxl = kp->nxl, nz = kp->nz;
     long stride = dir == CL_X ? 1 : nxl + 2 * CL_HS;
     long plane = cl_idx (1, 0, 0, nxl, nz) - cl_idx (0, 0, 0, nxl, nz);
-    const double *c = q + (dir == CL_X ? cl_idx (0, k, i - 2, nxl, nz)
-                                       : cl_idx (0, k - 2, i, nxl, nz));
+    const double *c =
+        q
+        + (dir == CL_X ? cl_idx (0, k, i - 2, nxl, nz) : cl_idx (0, k - 2, i, nxl, nz));
 
     for (int v = 0; v < CL_NV; v++) {
         const double *p = c + v * plane;
@@ -121,16 +121,15 @@ CLIMATE_HD double cl_pressure (double rt_gamma, const struct climate_kparams *kp
  * the normal velocity is zero there exactly, so mass, momentum and heat
  * do not cross and only the pressure acts. */
 CLIMATE_HD void cl_flux_store (double *f, int dir, int k, int i,
-                               const struct climate_kparams *kp,
-                               const double e[CL_NV], const double d3[CL_NV],
-                               double rb, double rtb, double p)
+                               const struct climate_kparams *kp, const double e[CL_NV],
+                               const double d3[CL_NV], double rb, double rtb, double p)
 {
     int nxl = kp->nxl, nz = kp->nz;
     int wall = dir == CL_Z && (k == 0 || k == nz);
     double r = e[CL_DENS] + rb, rinv = 1.0 / r;
     double u = e[CL_UMOM] * rinv, w = e[CL_WMOM] * rinv;
     double t = (e[CL_RHOT] + rtb) * rinv;
-    double vn = wall ? 0.0 : dir == CL_X ? u : w;     /* normal velocity */
+    double vn = wall ? 0.0 : dir == CL_X ? u : w; /* normal velocity */
     double h = wall ? 0.0 : dir == CL_X ? kp->hv_x : kp->hv_z;
     double pu = dir == CL_X ? p : 0.0, pw = dir == CL_X ? 0.0 : p;
 
@@ -145,8 +144,8 @@ CLIMATE_HD void cl_flux_store (double *f, int dir, int k, int i,
  * the background density, rho theta and pressure there (the row's for
  * CL_X, the edge height's for CL_Z). */
 CLIMATE_HD void cl_flux (const double *q, double *f, int dir, int k, int i,
-                         const struct climate_kparams *kp,
-                         double rb, double rtb, double pb)
+                         const struct climate_kparams *kp, double rb, double rtb,
+                         double pb)
 {
     double e[CL_NV], d3[CL_NV];
 
@@ -156,15 +155,15 @@ CLIMATE_HD void cl_flux (const double *q, double *f, int dir, int k, int i,
 }
 
 CLIMATE_HD void cl_flux_x (const double *q, double *f, int k, int i,
-                           const struct climate_kparams *kp,
-                           double rb, double rtb, double pb)
+                           const struct climate_kparams *kp, double rb, double rtb,
+                           double pb)
 {
     cl_flux (q, f, CL_X, k, i, kp, rb, rtb, pb);
 }
 
 CLIMATE_HD void cl_flux_z (const double *q, double *f, int k, int i,
-                           const struct climate_kparams *kp,
-                           double rb, double rtb, double pb)
+                           const struct climate_kparams *kp, double rb, double rtb,
+                           double pb)
 {
     cl_flux (q, f, CL_Z, k, i, kp, rb, rtb, pb);
 }
@@ -175,8 +174,7 @@ CLIMATE_HD void cl_flux_z (const double *q, double *f, int k, int i,
  * written.  rb: the row's background density. */
 CLIMATE_HD void cl_update_x (const double *q0, const double *in, double *out,
                              const double *f, int k, int i,
-                             const struct climate_kparams *kp, double dts,
-                             double rb)
+                             const struct climate_kparams *kp, double dts, double rb)
 {
     int nxl = kp->nxl, nz = kp->nz;
     double c = dts / kp->dx;
@@ -186,8 +184,7 @@ CLIMATE_HD void cl_update_x (const double *q0, const double *in, double *out,
     if (i < kp->jet_i1 && k >= kp->jk0 && k < kp->jk1)
         src = (rb * kp->jet_u - in[cl_idx (CL_UMOM, k, i, nxl, nz)]) / kp->jet_tau;
     for (int v = 0; v < CL_NV; v++) {
-        double div = f[cl_fidx (v, k, i + 1, nxl, nz)]
-                     - f[cl_fidx (v, k, i, nxl, nz)];
+        double div = f[cl_fidx (v, k, i + 1, nxl, nz)] - f[cl_fidx (v, k, i, nxl, nz)];
         long n = cl_idx (v, k, i, nxl, nz);
         double s = (v == CL_UMOM) ? dts * src : 0.0;
         out[n] = q0[n] - c * div + s;
@@ -205,8 +202,7 @@ CLIMATE_HD void cl_update_z (const double *q0, const double *in, double *out,
     double res[CL_NV];
 
     for (int v = 0; v < CL_NV; v++) {
-        double div = f[cl_fidx (v, k + 1, i, nxl, nz)]
-                     - f[cl_fidx (v, k, i, nxl, nz)];
+        double div = f[cl_fidx (v, k + 1, i, nxl, nz)] - f[cl_fidx (v, k, i, nxl, nz)];
         res[v] = q0[cl_idx (v, k, i, nxl, nz)] - c * div;
     }
     res[CL_WMOM] += dts * src;
@@ -233,15 +229,13 @@ CLIMATE_HD void cl_wall_ghosts (double *q, int i, const struct climate_kparams *
             continue;
         }
         for (int g = 1; g <= CL_HS; g++) {
-            int b = -g, t = nz - 1 + g;     /* ghost row below, above */
-            q[cl_idx (v, b, i, nxl, nz)] =
-                3.0 * q[cl_idx (v, b + 1, i, nxl, nz)]
-                - 3.0 * q[cl_idx (v, b + 2, i, nxl, nz)]
-                + q[cl_idx (v, b + 3, i, nxl, nz)];
-            q[cl_idx (v, t, i, nxl, nz)] =
-                3.0 * q[cl_idx (v, t - 1, i, nxl, nz)]
-                - 3.0 * q[cl_idx (v, t - 2, i, nxl, nz)]
-                + q[cl_idx (v, t - 3, i, nxl, nz)];
+            int b = -g, t = nz - 1 + g; /* ghost row below, above */
+            q[cl_idx (v, b, i, nxl, nz)] = 3.0 * q[cl_idx (v, b + 1, i, nxl, nz)]
+                                           - 3.0 * q[cl_idx (v, b + 2, i, nxl, nz)]
+                                           + q[cl_idx (v, b + 3, i, nxl, nz)];
+            q[cl_idx (v, t, i, nxl, nz)] = 3.0 * q[cl_idx (v, t - 1, i, nxl, nz)]
+                                           - 3.0 * q[cl_idx (v, t - 2, i, nxl, nz)]
+                                           + q[cl_idx (v, t - 3, i, nxl, nz)];
         }
     }
 }

@@ -17,8 +17,7 @@ static const double gl_w[3] = { 5.0 / 18.0, 8.0 / 18.0, 5.0 / 18.0 };
 /* The balanced background at height z: density, rho theta and theta.
  * Neutral (N = 0): constant theta; stable: theta = theta0 exp(N^2 z / g).
  * The Exner function follows from hydrostatic balance d pi/dz = -g/(cp theta). */
-static void background (double z, double bv, double *rho, double *rhot,
-                        double *theta)
+static void background (double z, double bv, double *rho, double *rhot, double *theta)
 {
     const double g = CLIMATE_GRAV, cp = CLIMATE_CP, rd = CLIMATE_RD;
     const double t0 = CLIMATE_THETA0;
@@ -67,7 +66,7 @@ static void set_params (struct climate_model *m)
             kp->jet_i1 = m->nxl;
         kp->jk0 = (int)floor (CLIMATE_JET_Z0 / m->dz + 0.5);
         kp->jk1 = (int)floor (CLIMATE_JET_Z1 / m->dz + 0.5);
-        if (kp->jk1 <= kp->jk0)     /* coarse grids: at least one row */
+        if (kp->jk1 <= kp->jk0) /* coarse grids: at least one row */
             kp->jk1 = kp->jk0 + 1;
         kp->jet_u = CLIMATE_JET_U;
         kp->jet_tau = CLIMATE_JET_TAU;
@@ -133,8 +132,8 @@ static void set_initial (struct climate_model *m)
 }
 
 struct climate_model *climate_model_create (const struct climate_case *c,
-                                            const struct climate_backend *be,
-                                            int nx, int nz, int i0, int nxl)
+                                            const struct climate_backend *be, int nx,
+                                            int nz, int i0, int nxl)
 {
     struct climate_model *m = calloc (1, sizeof (*m));
 
@@ -224,8 +223,8 @@ static void ksum_add (struct ksum *k, double x)
     k->s = t;
 }
 
-void climate_model_sums (struct climate_model *m, double *mass_prime,
-                         double *mass_bg, double *energy)
+void climate_model_sums (struct climate_model *m, double *mass_prime, double *mass_bg,
+                         double *energy)
 {
     const struct climate_kparams *kp = &m->kp;
     int nxl = m->nxl, nz = m->nz;
@@ -245,8 +244,9 @@ void climate_model_sums (struct climate_model *m, double *mass_prime,
             double p = kp->c0 * pow (rt, kp->gamma);
             ksum_add (&mp, rp * area);
             ksum_add (&mb, m->rb_cell[k] * area);
-            ksum_add (&en, ((ru * ru + rw * rw) / (2.0 * r)
-                            + p / (kp->gamma - 1.0) + r * kp->grav * z) * area);
+            ksum_add (&en, ((ru * ru + rw * rw) / (2.0 * r) + p / (kp->gamma - 1.0)
+                            + r * kp->grav * z)
+                               * area);
         }
     }
     *mass_prime = mp.s;

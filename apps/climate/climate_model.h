@@ -25,30 +25,29 @@ struct climate_backend {
     void (*flux_x) (struct climate_model *m, const double *in);
     void (*update_x) (struct climate_model *m, const double *in, double *out,
                       double dts);
-    void (*flux_z) (struct climate_model *m, double *in);   /* fills wall ghosts */
+    void (*flux_z) (struct climate_model *m, double *in); /* fills wall ghosts */
     void (*update_z) (struct climate_model *m, const double *in, double *out,
                       double dts);
     /* x halos: copy columns into/out of contiguous buffers of
      * CL_NV * nz * CL_HS doubles each (left columns, right columns) */
-    void (*pack_x) (struct climate_model *m, const double *q, double *lo,
-                    double *hi);
+    void (*pack_x) (struct climate_model *m, const double *q, double *lo, double *hi);
     void (*unpack_x) (struct climate_model *m, double *q, const double *lo,
                       const double *hi);
-    void (*sync) (void);        /* wait until host may read the arrays */
+    void (*sync) (void); /* wait until host may read the arrays */
 };
 
 struct climate_model {
     const struct climate_case *cas;
     const struct climate_backend *be;
     struct climate_kparams kp;
-    int nx, nz;                 /* global grid */
-    int nxl, i0;                /* this slab: nxl columns from global i0 */
+    int nx, nz;  /* global grid */
+    int nxl, i0; /* this slab: nxl columns from global i0 */
     double dx, dz, dt;
     /* background: cell averages per row, point values per z-edge */
     double *rb_cell, *rtb_cell, *pb_cell;
     double *rb_edge, *rtb_edge, *pb_edge;
     double *state, *stage, *flux;
-    double *halo_buf;           /* 4 buffers: send lo, send hi, recv lo, recv hi */
+    double *halo_buf; /* 4 buffers: send lo, send hi, recv lo, recv hi */
     size_t nfield, nflux, nhalo;
     long step;
     double time;
@@ -58,8 +57,8 @@ struct climate_model {
  * the initial state.  Returns NULL with errno set (ENOMEM).  Destroy with
  * climate_model_destroy. */
 struct climate_model *climate_model_create (const struct climate_case *c,
-                                            const struct climate_backend *be,
-                                            int nx, int nz, int i0, int nxl);
+                                            const struct climate_backend *be, int nx,
+                                            int nz, int i0, int nxl);
 void climate_model_destroy (struct climate_model *m);
 
 /* Fields as globally indexed doubles without halos, [v][k][i local]:
@@ -69,8 +68,8 @@ void climate_model_unpack (struct climate_model *m, const double *in);
 
 /* Sums over this slab (kg/m and J/m per metre in y): the perturbation mass
  * sum_i rho' dx dz, the background mass, and the total energy. */
-void climate_model_sums (struct climate_model *m, double *mass_prime,
-                         double *mass_bg, double *energy);
+void climate_model_sums (struct climate_model *m, double *mass_prime, double *mass_bg,
+                         double *energy);
 
 /* The CPU back end (OpenMP). */
 extern const struct climate_backend climate_cpu_backend;

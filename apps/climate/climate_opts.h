@@ -17,11 +17,11 @@ struct climate_opts {
     long checkpoint_every;      /* steps; 0: off */
     double checkpoint_interval; /* seconds (HPCQ_CHECKPOINT_INTERVAL); 0: off */
     const char *checkpoint_dir;
-    int checkpoint_keep;        /* generations kept */
+    int checkpoint_keep; /* generations kept */
     int restart;
     enum climate_device device;
-    const char *dump;           /* raw final fields, for tests */
-    long stop_after;            /* checkpoint and exit after N steps (tests) */
+    const char *dump; /* raw final fields, for tests */
+    long stop_after;  /* checkpoint and exit after N steps (tests) */
     int quiet;
     int help;
 };

@@ -31,8 +31,8 @@ static const struct {
 struct climate_output {
     int ncid;
     int time_var, var[OV_N];
-    size_t rec;                 /* next record index */
-    double *buf;                /* one field, nz * nx */
+    size_t rec;  /* next record index */
+    double *buf; /* one field, nz * nx */
 };
 
 static int nc_fail (struct hpcq_error *err, const char *path, const char *what,
@@ -75,11 +75,9 @@ static int define (struct climate_output *o, const struct climate_model *m)
     dims[1] = dz;
     dims[2] = dx;
     for (int v = 0; v < OV_N; v++) {
-        if ((rc = nc_def_var (id, out_vars[v].name, NC_DOUBLE, 3, dims,
-                              &o->var[v]))
+        if ((rc = nc_def_var (id, out_vars[v].name, NC_DOUBLE, 3, dims, &o->var[v]))
             || (rc = put_text (id, o->var[v], "units", out_vars[v].units))
-            || (rc = put_text (id, o->var[v], "long_name",
-                               out_vars[v].long_name)))
+            || (rc = put_text (id, o->var[v], "long_name", out_vars[v].long_name)))
             return rc;
         if (out_vars[v].standard_name
             && (rc = put_text (id, o->var[v], "standard_name",
@@ -135,9 +133,8 @@ static int reopen (struct climate_output *o, const char *path, double t)
 }
 
 struct climate_output *climate_output_open (const char *path,
-                                            const struct climate_model *m,
-                                            int append, double t,
-                                            struct hpcq_error *err)
+                                            const struct climate_model *m, int append,
+                                            double t, struct hpcq_error *err)
 {
     struct climate_output *o = calloc (1, sizeof (*o));
     int rc;
@@ -173,8 +170,7 @@ fail:
 }
 
 /* One output field from the prognostic perturbation fields. */
-static void derive (const struct climate_model *m, const double *g, int v,
-                    double *out)
+static void derive (const struct climate_model *m, const double *g, int v, double *out)
 {
     size_t plane = (size_t)m->nz * m->nx;
     const struct climate_kparams *kp = &m->kp;
@@ -198,9 +194,8 @@ static void derive (const struct climate_model *m, const double *g, int v,
         }
 }
 
-int climate_output_write (struct climate_output *o,
-                          const struct climate_model *m, double t,
-                          const double *global, struct hpcq_error *err)
+int climate_output_write (struct climate_output *o, const struct climate_model *m,
+                          double t, const double *global, struct hpcq_error *err)
 {
     size_t start[3] = { o->rec, 0, 0 };
     size_t count[3] = { 1, (size_t)m->nz, (size_t)m->nx };
@@ -236,18 +231,16 @@ int climate_output_close (struct climate_output *o, struct hpcq_error *err)
 #else /* !HAVE_NETCDF */
 
 struct climate_output *climate_output_open (const char *path,
-                                            const struct climate_model *m,
-                                            int append, double t,
-                                            struct hpcq_error *err)
+                                            const struct climate_model *m, int append,
+                                            double t, struct hpcq_error *err)
 {
     errno = ENOTSUP;
     errprintf (err, "cannot write '%s': built without NetCDF", path);
     return NULL;
 }
 
-int climate_output_write (struct climate_output *o,
-                          const struct climate_model *m, double t,
-                          const double *global, struct hpcq_error *err)
+int climate_output_write (struct climate_output *o, const struct climate_model *m,
+                          double t, const double *global, struct hpcq_error *err)
 {
     return errprintf (err, "built without NetCDF");
 }

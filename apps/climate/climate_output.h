@@ -18,14 +18,12 @@ struct climate_output;
  * before time t, so a restarted run extends the file its first attempt
  * wrote).  Returns NULL with err filled. */
 struct climate_output *climate_output_open (const char *path,
-                                            const struct climate_model *m,
-                                            int append, double t,
-                                            struct hpcq_error *err);
+                                            const struct climate_model *m, int append,
+                                            double t, struct hpcq_error *err);
 
 /* Append one record: global fields [v][k][i] at time t. */
-int climate_output_write (struct climate_output *o,
-                          const struct climate_model *m, double t,
-                          const double *global, struct hpcq_error *err);
+int climate_output_write (struct climate_output *o, const struct climate_model *m,
+                          double t, const double *global, struct hpcq_error *err);
 
 /* Close; returns 0 or -1 (err filled) if the final flush failed. */
 int climate_output_close (struct climate_output *o, struct hpcq_error *err);

@@ -15,8 +15,7 @@ __m256d _ZGVdN4vv_pow (__m256d x, __m256d y);
 /* Every value goes through the vector pow, the tail too (padded with
  * its last value), so a value's result never depends on where in a run
  * it falls: runs are cut differently on different rank counts. */
-__attribute__ ((target ("avx2")))
-static void pow_avx2 (double *x, int n, double y)
+__attribute__ ((target ("avx2"))) static void pow_avx2 (double *x, int n, double y)
 {
     __m256d vy = _mm256_set1_pd (y);
     int i = 0;

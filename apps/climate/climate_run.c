@@ -36,9 +36,9 @@ struct climate_run {
     struct climate_comm *comm;
     struct climate_model *m;
     struct climate_output *out;
-    double *global;             /* rank 0: gathered fields */
+    double *global; /* rank 0: gathered fields */
     long nsteps;
-    struct ckptfile_store store;    /* rank 0's checkpoints */
+    struct ckptfile_store store; /* rank 0's checkpoints */
     double mass0, mass_bg, energy0;
     double last_ckpt_wall;
     double wall0;
@@ -86,8 +86,7 @@ static const struct climate_backend *pick_backend (const struct climate_opts *o,
     return &climate_cpu_backend;
 }
 
-static void global_sums (struct climate_run *r, double *mp, double *mb,
-                         double *en)
+static void global_sums (struct climate_run *r, double *mp, double *mb, double *en)
 {
     climate_model_sums (r->m, mp, mb, en);
     *mp = climate_comm_sum (r->comm, *mp);
@@ -148,8 +147,8 @@ static int restore (struct climate_run *r, struct hpcq_error *err)
     r->mass_bg = meta.mass_bg;
     r->energy0 = meta.energy0;
     if (r->comm->rank == 0 && !r->opts.quiet)
-        printf ("restarted from %s at step %ld, t = %.6g s\n", path,
-                (long)meta.step, meta.time);
+        printf ("restarted from %s at step %ld, t = %.6g s\n", path, (long)meta.step,
+                meta.time);
     return 0;
 }
 
@@ -164,11 +163,12 @@ static int setup_model (struct climate_run *r, struct hpcq_error *err)
         return -1;
     climate_comm_slab (c->size, c->rank, o->nx, &i0, &nxl);
     if (o->nx / c->size < CL_HS)
-        return errprintf_code (err, EINVAL, "grid too small for %d ranks: "
+        return errprintf_code (err, EINVAL,
+                               "grid too small for %d ranks: "
                                "--nx %d gives fewer than %d columns per rank",
                                c->size, o->nx, CL_HS);
-    r->m = climate_model_create (climate_case_find (o->case_name), be, o->nx,
-                                 o->nz, i0, nxl);
+    r->m = climate_model_create (climate_case_find (o->case_name), be, o->nx, o->nz, i0,
+                                 nxl);
     if (!r->m)
         return errprintf (err, "cannot allocate a %d x %d grid", o->nx, o->nz);
     r->nsteps = (long)ceil (o->sim_time / r->m->dt - 1e-9);
@@ -178,8 +178,7 @@ static int setup_model (struct climate_run *r, struct hpcq_error *err)
 }
 
 struct climate_run *climate_run_create (const struct climate_opts *o,
-                                        struct climate_comm *c,
-                                        struct hpcq_error *err)
+                                        struct climate_comm *c, struct hpcq_error *err)
 {
     struct climate_run *r = calloc (1, sizeof (*r));
     int rc = 0;
@@ -190,8 +189,8 @@ struct climate_run *climate_run_create (const struct climate_opts *o,
     }
     r->opts = *o;
     r->comm = c;
-    r->store = (struct ckptfile_store) { r->opts.checkpoint_dir, "climate",
-                                         r->opts.checkpoint_keep, "hpcq-climate" };
+    r->store = (struct ckptfile_store){ r->opts.checkpoint_dir, "climate",
+                                        r->opts.checkpoint_keep, "hpcq-climate" };
     if (agree (c, setup_model (r, err), err) < 0)
         goto fail;
     if (c->rank == 0) {
@@ -206,8 +205,7 @@ struct climate_run *climate_run_create (const struct climate_opts *o,
         goto fail;
     if (o->output && c->rank == 0) {
         /* extend the file only when continuing a run that wrote it */
-        r->out = climate_output_open (o->output, r->m, r->m->step > 0,
-                                      r->m->time, err);
+        r->out = climate_output_open (o->output, r->m, r->m->step > 0, r->m->time, err);
         rc = r->out ? 0 : -1;
     }
     if (agree (c, rc, err) < 0)
@@ -251,12 +249,11 @@ static int write_checkpoint (struct climate_run *r, struct hpcq_error *err)
     if (climate_comm_gather (r->comm, r->m, r->global) < 0)
         rc = errprintf (err, "out of memory gathering a checkpoint");
     else if (r->comm->rank == 0)
-        rc = climate_ckpt_write (&r->store, &meta, r->global, path, sizeof (path),
-                                 err);
+        rc = climate_ckpt_write (&r->store, &meta, r->global, path, sizeof (path), err);
     rc = agree (r->comm, rc, err);
     if (rc == 0 && r->comm->rank == 0 && !r->opts.quiet)
-        printf ("checkpoint at step %ld, t = %.6g s -> %s\n", r->m->step,
-                r->m->time, path);
+        printf ("checkpoint at step %ld, t = %.6g s -> %s\n", r->m->step, r->m->time,
+                path);
     fflush (stdout);
     r->last_ckpt_wall = wall_now ();
     return rc;
@@ -369,14 +366,14 @@ int climate_run_report (struct climate_run *r, struct hpcq_error *err)
     if (r->comm->rank != 0)
         return agree (r->comm, rc, err);
     double total0 = r->mass_bg + r->mass0;
-    printf ("mass: start %.15e end %.15e kg/m, relative change %+.3e\n",
-            total0, mb + mp, (mp - r->mass0) / total0);
-    printf ("energy: start %.15e end %.15e J/m, relative change %+.3e\n",
-            r->energy0, en, (en - r->energy0) / r->energy0);
+    printf ("mass: start %.15e end %.15e kg/m, relative change %+.3e\n", total0,
+            mb + mp, (mp - r->mass0) / total0);
+    printf ("energy: start %.15e end %.15e J/m, relative change %+.3e\n", r->energy0,
+            en, (en - r->energy0) / r->energy0);
     long steps = m->step - r->step0;
     if (!r->opts.quiet && wall > 0)
-        printf ("performance: %ld steps in %.3f s, %.4g cell-updates/s\n", steps,
-                wall, (double)m->nx * m->nz * steps / wall);
+        printf ("performance: %ld steps in %.3f s, %.4g cell-updates/s\n", steps, wall,
+                (double)m->nx * m->nz * steps / wall);
     if (rc == 0 && r->opts.dump) {
         FILE *f = fopen (r->opts.dump, "wb");
         size_t n = (size_t)CL_NV * m->nx * m->nz;

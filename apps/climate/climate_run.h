@@ -17,8 +17,7 @@ struct climate_run;
 /* Returns NULL with err filled (on every rank) for bad input: the caller
  * exits 2. */
 struct climate_run *climate_run_create (const struct climate_opts *o,
-                                        struct climate_comm *c,
-                                        struct hpcq_error *err);
+                                        struct climate_comm *c, struct hpcq_error *err);
 
 /* Returns the exit status: 0 finished, 143 stopped after a checkpoint on
  * SIGTERM or --stop-after, 1 on an I/O failure (err filled). */

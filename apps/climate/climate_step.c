@@ -11,23 +11,21 @@
 #include "apps/climate/climate_model.h"
 #include "apps/climate/climate_step.h"
 
-static void stage_x (struct climate_model *m, struct climate_comm *c,
-                     double *in, double *out, double dts)
+static void stage_x (struct climate_model *m, struct climate_comm *c, double *in,
+                     double *out, double dts)
 {
     climate_comm_halo_x (c, m, in);
     m->be->flux_x (m, in);
     m->be->update_x (m, in, out, dts);
 }
 
-static void stage_z (struct climate_model *m, double *in, double *out,
-                     double dts)
+static void stage_z (struct climate_model *m, double *in, double *out, double dts)
 {
     m->be->flux_z (m, in);
     m->be->update_z (m, in, out, dts);
 }
 
-static void sweep (struct climate_model *m, struct climate_comm *c, int dir,
-                   double dt)
+static void sweep (struct climate_model *m, struct climate_comm *c, int dir, double dt)
 {
     double *q = m->state, *s = m->stage;
 

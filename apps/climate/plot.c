@@ -21,11 +21,11 @@ static void colour (double t, int diverging, unsigned char *rgb)
 {
     double r, g, b;
 
-    if (diverging) {            /* t in [-1, 1]: blue, white, red */
+    if (diverging) { /* t in [-1, 1]: blue, white, red */
         r = t < 0 ? 1 + t : 1;
         b = t > 0 ? 1 - t : 1;
         g = 1 - fabs (t);
-    } else {                    /* t in [0, 1]: blue to red through green */
+    } else { /* t in [0, 1]: blue to red through green */
         r = t;
         g = 1 - fabs (2 * t - 1);
         b = 1 - t;
@@ -69,9 +69,9 @@ static int png_emit (FILE *f, const unsigned char *rgb, int nx, int nz)
 
     if (info && setjmp (png_jmpbuf (png)) == 0) {
         png_init_io (png, f);
-        png_set_IHDR (png, info, (png_uint_32)nx, (png_uint_32)nz, 8, PNG_COLOR_TYPE_RGB,
-                      PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-                      PNG_FILTER_TYPE_DEFAULT);
+        png_set_IHDR (png, info, (png_uint_32)nx, (png_uint_32)nz, 8,
+                      PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+                      PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
         png_write_info (png, info);
         for (int k = 0; k < nz; k++)
             png_write_row (png, rgb + (size_t)3 * nx * k);
@@ -83,8 +83,7 @@ static int png_emit (FILE *f, const unsigned char *rgb, int nx, int nz)
     return rc;
 }
 
-static int write_png (const char *path, const double *v, int nx, int nz,
-                      int diverging)
+static int write_png (const char *path, const double *v, int nx, int nz, int diverging)
 {
     double lo, hi;
     unsigned char *rgb = render (v, nx, nz, diverging, &lo, &hi);
@@ -105,7 +104,8 @@ int main (int argc, char **argv)
     size_t nt, nz, nx;
 
     if (argc < 4 || argc > 5) {
-        fprintf (stderr, "usage: hpcq-climate-plot FILE.nc VARIABLE OUT.png [RECORD]\n");
+        fprintf (stderr,
+                 "usage: hpcq-climate-plot FILE.nc VARIABLE OUT.png [RECORD]\n");
         return 2;
     }
     if ((st = nc_open (argv[1], NC_NOWRITE, &id))
@@ -115,8 +115,8 @@ int main (int argc, char **argv)
         || (st = nc_inq_dimlen (id, dims[0], &nt))
         || (st = nc_inq_dimlen (id, dims[1], &nz))
         || (st = nc_inq_dimlen (id, dims[2], &nx))) {
-        fprintf (stderr, "hpcq-climate-plot: cannot read '%s' from '%s': %s\n",
-                 argv[2], argv[1], st ? nc_strerror (st) : "not a (time, z, x) field");
+        fprintf (stderr, "hpcq-climate-plot: cannot read '%s' from '%s': %s\n", argv[2],
+                 argv[1], st ? nc_strerror (st) : "not a (time, z, x) field");
         return 2;
     }
     long rec = argc == 5 ? atol (argv[4]) : -1;

@@ -61,8 +61,7 @@ void atoms_destroy (struct md_atoms *a)
 }
 
 /* Reallocate every array to cap atoms with mem, copying used entries. */
-static int atoms_realloc (struct md_atoms *a, long cap,
-                          const struct md_alloc_ops *mem)
+static int atoms_realloc (struct md_atoms *a, long cap, const struct md_alloc_ops *mem)
 {
     long used = a->nlocal + a->nghost;
     void **tab[NARRAYS];

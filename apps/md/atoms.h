@@ -14,20 +14,20 @@
 #include <stdint.h>
 
 struct md_alloc_ops {
-    void *(*alloc) (size_t len);      /* NULL on failure */
+    void *(*alloc) (size_t len); /* NULL on failure */
     void (*release) (void *p);
 };
 
 struct md_atoms {
     long nlocal, nghost;
-    long cap;                   /* room for local + ghost */
-    double *x[3];               /* positions, local and ghost */
+    long cap;     /* room for local + ghost */
+    double *x[3]; /* positions, local and ghost */
     double *v[3];
     double *f[3];
-    double *xb[3];              /* positions at the last neighbour build */
-    int64_t *id;                /* global ids, local and ghost */
-    int32_t *type;              /* atom types 1..ntypes, local and ghost */
-    int32_t *img;               /* image flags: img[3 i + d] times the box
+    double *xb[3]; /* positions at the last neighbour build */
+    int64_t *id;   /* global ids, local and ghost */
+    int32_t *type; /* atom types 1..ntypes, local and ghost */
+    int32_t *img;  /* image flags: img[3 i + d] times the box
                                  * length was taken off along d (LAMMPS's) */
     const struct md_alloc_ops *mem;
 };

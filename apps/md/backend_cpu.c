@@ -28,7 +28,7 @@ static void cpu_integrate1 (struct md_sim *s)
     for (int d = 0; d < 3; d++) {
         double *restrict x = a->x[d], *restrict v = a->v[d];
         const double *restrict f = a->f[d];
-        #pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static)
         for (long i = 0; i < n; i++) {
             v[i] += dtfm[type[i]] * f[i];
             x[i] += dt * v[i];
@@ -45,7 +45,7 @@ static void cpu_integrate2 (struct md_sim *s)
     for (int d = 0; d < 3; d++) {
         double *restrict v = a->v[d];
         const double *restrict f = a->f[d];
-        #pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static)
         for (long i = 0; i < n; i++)
             v[i] += dtfm[type[i]] * f[i];
     }
@@ -90,7 +90,7 @@ static double cpu_maxdisp2 (struct md_sim *s)
     const struct md_atoms *a = s->a;
     for (long i = 0; i < a->nlocal; i++) {
         double dx = a->x[0][i] - a->xb[0][i], dy = a->x[1][i] - a->xb[1][i],
-            dz = a->x[2][i] - a->xb[2][i];
+               dz = a->x[2][i] - a->xb[2][i];
         double r2 = dx * dx + dy * dy + dz * dz;
         if (r2 > m)
             m = r2;

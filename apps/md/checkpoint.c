@@ -41,8 +41,8 @@ struct ckpt_header {
 
 static struct ckptfile_store store (const struct md_sim *s)
 {
-    return (struct ckptfile_store) { s->p.checkpoint_dir, "md", s->p.checkpoint_keep,
-                                     "hpcq-md" };
+    return (struct ckptfile_store){ s->p.checkpoint_dir, "md", s->p.checkpoint_keep,
+                                    "hpcq-md" };
 }
 
 static void part_name (char *buf, size_t len, int rank)
@@ -108,8 +108,8 @@ static int manifest_commit (const struct md_sim *s, const struct ckptfile_store 
     for (int r = 0; r < comm_size (); r++) {
         uint64_t sum;
         memcpy (&sum, &sums[r], sizeof (sum));
-        n = snprintf (line, sizeof (line), "part %d %ld %016" PRIx64 "\n", r,
-                      bytes[r], sum);
+        n = snprintf (line, sizeof (line), "part %d %ld %016" PRIx64 "\n", r, bytes[r],
+                      sum);
         ckptfile_write (o, line, n);
         total += bytes[r];
     }
@@ -196,7 +196,8 @@ static int manifest_parse (const char *buf, size_t len, struct manifest *m,
         goto out;
     }
     if (sscanf (text + strlen (MANIFEST_MAGIC), " %d step %ld nranks %d natoms %ld%n",
-                &ver, &m->step, &m->nranks, &m->natoms, &off) != 4
+                &ver, &m->step, &m->nranks, &m->natoms, &off)
+            != 4
         || ver != CKPT_VERSION || m->nranks < 1 || m->nranks > 1 << 20) {
         errprintf (err, "unsupported manifest version or layout");
         goto out;
@@ -211,7 +212,9 @@ static int manifest_parse (const char *buf, size_t len, struct manifest *m,
     for (int r = 0; r < m->nranks; r++) {
         int rr, n = 0;
         if (sscanf (p, " part %d %" SCNd64 " %" SCNx64 "%n", &rr, &m->bytes[r],
-                    &m->sums[r], &n) != 3 || rr != r) {
+                    &m->sums[r], &n)
+                != 3
+            || rr != r) {
             errprintf (err, "bad part line for rank %d", r);
             goto out;
         }
@@ -261,7 +264,7 @@ static char *part_read (const struct ckptfile_store *st, uint64_t gen,
 struct pick {
     const struct md_sim *s;
     const struct ckptfile_store *st;
-    struct ckpt_header h0;      /* part 0's header */
+    struct ckpt_header h0; /* part 0's header */
 };
 
 static int system_matches (const struct md_sim *s, const struct ckpt_header *h,
@@ -270,12 +273,13 @@ static int system_matches (const struct md_sim *s, const struct ckpt_header *h,
     if (h->natoms != s->natoms || h->ntypes != s->sys.ntypes
         || memcmp (h->lo, s->sys.lo, sizeof (h->lo)) != 0
         || memcmp (h->hi, s->sys.hi, sizeof (h->hi)) != 0)
-        return errprintf (err, "checkpoint in '%s' is for a different system "
+        return errprintf (err,
+                          "checkpoint in '%s' is for a different system "
                           "(%ld atoms of %d types in a %g x %g x %g box, not %ld "
-                          "of %d in %g x %g x %g)", s->p.checkpoint_dir,
-                          (long)h->natoms, h->ntypes, h->hi[0] - h->lo[0],
-                          h->hi[1] - h->lo[1], h->hi[2] - h->lo[2], s->natoms,
-                          s->sys.ntypes, s->sys.hi[0] - s->sys.lo[0],
+                          "of %d in %g x %g x %g)",
+                          s->p.checkpoint_dir, (long)h->natoms, h->ntypes,
+                          h->hi[0] - h->lo[0], h->hi[1] - h->lo[1], h->hi[2] - h->lo[2],
+                          s->natoms, s->sys.ntypes, s->sys.hi[0] - s->sys.lo[0],
                           s->sys.hi[1] - s->sys.lo[1], s->sys.hi[2] - s->sys.lo[2]);
     return 0;
 }
@@ -340,8 +344,8 @@ static int part_unpack (struct md_sim *s, const char *buf, int mine_only)
 
 /* Every rank: read generation gen (chosen and checked by rank 0) again
  * and take its atoms. */
-static int load_set (struct md_sim *s, const struct ckptfile_store *st,
-                     uint64_t gen, int nranks, struct hpcq_error *err)
+static int load_set (struct md_sim *s, const struct ckptfile_store *st, uint64_t gen,
+                     int nranks, struct hpcq_error *err)
 {
     struct hpcq_error why = { "" };
     struct manifest m = { 0 };
@@ -367,8 +371,7 @@ static int load_set (struct md_sim *s, const struct ckptfile_store *st,
     comm_sum_long (&total, 1);
     comm_max_int (&fail, 1);
     if (fail || total != s->natoms)
-        return errprintf (err, "checkpoint in '%s' changed while it was read",
-                          st->dir);
+        return errprintf (err, "checkpoint in '%s' changed while it was read", st->dir);
     return 0;
 }
 
@@ -409,7 +412,9 @@ int checkpoint_load (struct md_sim *s, struct hpcq_error *err)
     s->last_build = info[4];
     s->nbuilds = info[5];
     if (comm_rank () == 0)
-        fprintf (stderr, "hpcq-md: restarting from step %ld of '%s' (written "
-                 "by %ld ranks)\n", s->step, s->p.checkpoint_dir, info[2]);
+        fprintf (stderr,
+                 "hpcq-md: restarting from step %ld of '%s' (written "
+                 "by %ld ranks)\n",
+                 s->step, s->p.checkpoint_dir, info[2]);
     return 0;
 }

@@ -73,8 +73,8 @@ void comm_bcast (void *buf, size_t len, int root)
     MPI_Bcast (buf, (int)len, MPI_BYTE, root, MPI_COMM_WORLD);
 }
 
-size_t comm_sendrecv (const void *sendbuf, size_t sendlen, int dst,
-                      void *recvbuf, size_t recvcap, int src)
+size_t comm_sendrecv (const void *sendbuf, size_t sendlen, int dst, void *recvbuf,
+                      size_t recvcap, int src)
 {
     MPI_Status st;
     int got;
@@ -82,9 +82,8 @@ size_t comm_sendrecv (const void *sendbuf, size_t sendlen, int dst,
         memcpy (recvbuf, sendbuf, sendlen);
         return sendlen;
     }
-    MPI_Sendrecv (sendbuf, (int)sendlen, MPI_BYTE, dst, 0,
-                  recvbuf, (int)recvcap, MPI_BYTE, src, 0,
-                  MPI_COMM_WORLD, &st);
+    MPI_Sendrecv (sendbuf, (int)sendlen, MPI_BYTE, dst, 0, recvbuf, (int)recvcap,
+                  MPI_BYTE, src, 0, MPI_COMM_WORLD, &st);
     MPI_Get_count (&st, MPI_BYTE, &got);
     return (size_t)got;
 }
@@ -94,8 +93,8 @@ long comm_sendrecv_count (long n, int dst, int src)
     long got = 0;
     if (dst == comm_rank () && src == dst)
         return n;
-    MPI_Sendrecv (&n, 1, MPI_LONG, dst, 1, &got, 1, MPI_LONG, src, 1,
-                  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv (&n, 1, MPI_LONG, dst, 1, &got, 1, MPI_LONG, src, 1, MPI_COMM_WORLD,
+                  MPI_STATUS_IGNORE);
     return got;
 }
 
@@ -106,20 +105,45 @@ double comm_wtime (void)
 
 #else /* one rank */
 
-void comm_init (int *argc, char ***argv) {}
-void comm_finalize (void) {}
-void comm_abort (int code) { exit (code); }
-int comm_rank (void) { return 0; }
-int comm_size (void) { return 1; }
-void comm_barrier (void) {}
-void comm_sum (double *v, int n) {}
-void comm_sum_long (long *v, int n) {}
-void comm_max_int (int *v, int n) {}
-void comm_min_int (int *v, int n) {}
-void comm_bcast (void *buf, size_t len, int root) {}
+void comm_init (int *argc, char ***argv)
+{
+}
+void comm_finalize (void)
+{
+}
+void comm_abort (int code)
+{
+    exit (code);
+}
+int comm_rank (void)
+{
+    return 0;
+}
+int comm_size (void)
+{
+    return 1;
+}
+void comm_barrier (void)
+{
+}
+void comm_sum (double *v, int n)
+{
+}
+void comm_sum_long (long *v, int n)
+{
+}
+void comm_max_int (int *v, int n)
+{
+}
+void comm_min_int (int *v, int n)
+{
+}
+void comm_bcast (void *buf, size_t len, int root)
+{
+}
 
-size_t comm_sendrecv (const void *sendbuf, size_t sendlen, int dst,
-                      void *recvbuf, size_t recvcap, int src)
+size_t comm_sendrecv (const void *sendbuf, size_t sendlen, int dst, void *recvbuf,
+                      size_t recvcap, int src)
 {
     memcpy (recvbuf, sendbuf, sendlen);
     return sendlen;

@@ -29,8 +29,8 @@ void comm_bcast (void *buf, size_t len, int root);
  * src; returns the number of bytes received.  Callers learn the size first
  * by exchanging counts with comm_sendrecv_count.
  */
-size_t comm_sendrecv (const void *sendbuf, size_t sendlen, int dst,
-                      void *recvbuf, size_t recvcap, int src);
+size_t comm_sendrecv (const void *sendbuf, size_t sendlen, int dst, void *recvbuf,
+                      size_t recvcap, int src);
 long comm_sendrecv_count (long n, int dst, int src);
 
 /* Wall-clock seconds. */

@@ -30,10 +30,10 @@ struct reader {
     const char *path;
     long lineno;
     char line[4096];
-    char style[64];             /* first word of the line's comment */
+    char style[64]; /* first word of the line's comment */
     char *tok[MAXTOK];
-    int ntok;                   /* tokens on the line (all of them) */
-    char section[64];           /* the section being read, "" in the header */
+    int ntok;         /* tokens on the line (all of them) */
+    char section[64]; /* the section being read, "" in the header */
 };
 
 /* Read the next line into tokens; 1, or 0 at the end of the file. */
@@ -50,7 +50,8 @@ static int next_line (struct reader *r)
             r->style[0] = '\0';
     }
     r->ntok = 0;
-    for (t = strtok_r (r->line, " \t\r\n", &save); t; t = strtok_r (NULL, " \t\r\n", &save)) {
+    for (t = strtok_r (r->line, " \t\r\n", &save); t;
+         t = strtok_r (NULL, " \t\r\n", &save)) {
         if (r->ntok < MAXTOK)
             r->tok[r->ntok] = t;
         r->ntok++;
@@ -82,13 +83,16 @@ static void section_name (struct reader *r)
 static int num (struct reader *r, int k, double *v)
 {
     return k < r->ntok && k < MAXTOK
-        && util_parse_double (r->tok[k], -HUGE_VAL, HUGE_VAL, v) == 0 ? 0 : -1;
+                   && util_parse_double (r->tok[k], -HUGE_VAL, HUGE_VAL, v) == 0
+               ? 0
+               : -1;
 }
 
 static int integer (struct reader *r, int k, long min, long max, long *v)
 {
     return k < r->ntok && k < MAXTOK && util_parse_long (r->tok[k], min, max, v) == 0
-        ? 0 : -1;
+               ? 0
+               : -1;
 }
 
 /* ---- the header ---- */
@@ -96,7 +100,9 @@ static int integer (struct reader *r, int k, long min, long max, long *v)
 static int header_line (struct reader *r, struct md_system *sys, int *box,
                         struct hpcq_error *err)
 {
-    static const char *dims[3][2] = { { "xlo", "xhi" }, { "ylo", "yhi" }, { "zlo", "zhi" } };
+    static const char *dims[3][2] = { { "xlo", "xhi" },
+                                      { "ylo", "yhi" },
+                                      { "zlo", "zhi" } };
     char what[300];
     long n;
 
@@ -112,28 +118,31 @@ static int header_line (struct reader *r, struct md_system *sys, int *box,
             return 0;
         }
     if (integer (r, 0, 0, LONG_MAX, &n) < 0)
-        return fail (r, err, "expected a header line (count and keyword, or box bounds)");
+        return fail (r, err,
+                     "expected a header line (count and keyword, or box bounds)");
     if (r->ntok == 2 && strcmp (r->tok[1], "atoms") == 0) {
         sys->natoms = n;
         return 0;
     }
-    if (r->ntok == 3 && strcmp (r->tok[1], "atom") == 0 && strcmp (r->tok[2], "types") == 0) {
+    if (r->ntok == 3 && strcmp (r->tok[1], "atom") == 0
+        && strcmp (r->tok[2], "types") == 0) {
         if (n < 1 || n > 1000)
             return fail (r, err, "atom types must be 1 to 1000");
         sys->ntypes = (int)n;
         return 0;
     }
-    if (n == 0)                 /* "0 bonds" and the like: nothing there */
+    if (n == 0) /* "0 bonds" and the like: nothing there */
         return 0;
-    snprintf (what, sizeof (what), "'%s %s' is not supported (atom_style atomic: "
-              "atoms only)", r->tok[0], r->ntok > 1 ? r->tok[1] : "");
+    snprintf (what, sizeof (what),
+              "'%s %s' is not supported (atom_style atomic: "
+              "atoms only)",
+              r->tok[0], r->ntok > 1 ? r->tok[1] : "");
     return fail (r, err, what);
 }
 
 /* Read the header up to the first section (left in r->section, "" at the
  * end of the file), and room for the types in sys. */
-static int read_header (struct reader *r, struct md_system *sys,
-                        struct hpcq_error *err)
+static int read_header (struct reader *r, struct md_system *sys, struct hpcq_error *err)
 {
     double lo[3], hi[3];
     int box[3] = { 0, 0, 0 };
@@ -156,10 +165,14 @@ static int read_header (struct reader *r, struct md_system *sys,
     for (int d = 0; d < 3; d++)
         if (!box[d])
             return errprintf (err, "data file '%s': no '%s' line", r->path,
-                              d == 0 ? "xlo xhi" : d == 1 ? "ylo yhi" : "zlo zhi");
+                              d == 0   ? "xlo xhi"
+                              : d == 1 ? "ylo yhi"
+                                       : "zlo zhi");
     if (sys->natoms < 1 || sys->ntypes < 1)
-        return errprintf (err, "data file '%s': the header needs 'N atoms' and "
-                          "'N atom types'", r->path);
+        return errprintf (err,
+                          "data file '%s': the header needs 'N atoms' and "
+                          "'N atom types'",
+                          r->path);
     memcpy (lo, sys->lo, sizeof (lo));
     memcpy (hi, sys->hi, sizeof (hi));
     natoms = sys->natoms;
@@ -179,9 +192,9 @@ struct pass {
     struct md_system *sys;
     const struct md_domain *dom;
     struct md_atoms *a;
-    double cutoff;              /* what a per-pair cutoff must equal */
-    long *where;                /* atom reader: local index of each id, -1 */
-    unsigned char *seen;        /* atom reader: ids met in Atoms */
+    double cutoff;       /* what a per-pair cutoff must equal */
+    long *where;         /* atom reader: local index of each id, -1 */
+    unsigned char *seen; /* atom reader: ids met in Atoms */
     int atoms_done;
 };
 
@@ -191,7 +204,8 @@ static int masses_line (struct reader *r, struct pass *ps, struct hpcq_error *er
     double m;
     if (r->ntok != 2 || integer (r, 0, 1, ps->sys->ntypes, &t) < 0 || num (r, 1, &m) < 0
         || !(m > 0))
-        return fail (r, err, "expected 'type mass', a type from the header and "
+        return fail (r, err,
+                     "expected 'type mass', a type from the header and "
                      "a positive mass");
     ps->sys->mass[t] = m;
     return 0;
@@ -199,8 +213,7 @@ static int masses_line (struct reader *r, struct pass *ps, struct hpcq_error *er
 
 /* Pair Coeffs (ij 0: "i eps sigma [cut]") or PairIJ Coeffs (ij 1: "i j eps
  * sigma [cut]"). */
-static int pair_line (struct reader *r, struct pass *ps, int ij,
-                      struct hpcq_error *err)
+static int pair_line (struct reader *r, struct pass *ps, int ij, struct hpcq_error *err)
 {
     struct md_system *sys = ps->sys;
     long i, j;
@@ -209,10 +222,12 @@ static int pair_line (struct reader *r, struct pass *ps, int ij,
     if (r->ntok < k + 2 || r->ntok > k + 3 || integer (r, 0, 1, sys->ntypes, &i) < 0
         || (ij && integer (r, 1, i, sys->ntypes, &j) < 0) || num (r, k, &e) < 0
         || num (r, k + 1, &s) < 0 || !(e >= 0) || !(s > 0))
-        return fail (r, err, ij ? "expected 'i j epsilon sigma' with i <= j"
-                     : "expected 'type epsilon sigma'");
+        return fail (r, err,
+                     ij ? "expected 'i j epsilon sigma' with i <= j"
+                        : "expected 'type epsilon sigma'");
     if (r->ntok == k + 3 && (num (r, k + 2, &cut) < 0 || cut != ps->cutoff))
-        return fail (r, err, "per-pair cutoffs are not supported: one --cutoff "
+        return fail (r, err,
+                     "per-pair cutoffs are not supported: one --cutoff "
                      "for every pair");
     if (!ij)
         j = i;
@@ -230,17 +245,21 @@ static int atoms_line (struct reader *r, struct pass *ps, struct hpcq_error *err
     int32_t img[3];
 
     if (r->ntok != 5 && r->ntok != 8)
-        return fail (r, err, "only atom_style atomic is supported: 'id type x y z' "
+        return fail (r, err,
+                     "only atom_style atomic is supported: 'id type x y z' "
                      "and optionally image flags 'ix iy iz'");
     if (integer (r, 0, 1, LONG_MAX, &id) < 0 || integer (r, 1, 1, sys->ntypes, &t) < 0
         || num (r, 2, &x[0]) < 0 || num (r, 3, &x[1]) < 0 || num (r, 4, &x[2]) < 0
-        || (r->ntok == 8 && (integer (r, 5, -(1L << 20), 1L << 20, &im[0]) < 0
-                             || integer (r, 6, -(1L << 20), 1L << 20, &im[1]) < 0
-                             || integer (r, 7, -(1L << 20), 1L << 20, &im[2]) < 0)))
-        return fail (r, err, "expected 'id type x y z [ix iy iz]' with a type from "
+        || (r->ntok == 8
+            && (integer (r, 5, -(1L << 20), 1L << 20, &im[0]) < 0
+                || integer (r, 6, -(1L << 20), 1L << 20, &im[1]) < 0
+                || integer (r, 7, -(1L << 20), 1L << 20, &im[2]) < 0)))
+        return fail (r, err,
+                     "expected 'id type x y z [ix iy iz]' with a type from "
                      "the header");
     if (id > sys->natoms)
-        return fail (r, err, "atom ids must be 1 to the number of atoms (renumber "
+        return fail (r, err,
+                     "atom ids must be 1 to the number of atoms (renumber "
                      "them with LAMMPS's reset_atom_ids)");
     if (ps->seen[id >> 3] & (1u << (id & 7)))
         return fail (r, err, "duplicate atom id");
@@ -264,8 +283,7 @@ static int atoms_line (struct reader *r, struct pass *ps, struct hpcq_error *err
     return 0;
 }
 
-static int velocities_line (struct reader *r, struct pass *ps,
-                            struct hpcq_error *err)
+static int velocities_line (struct reader *r, struct pass *ps, struct hpcq_error *err)
 {
     long id;
     double v[3];
@@ -283,7 +301,8 @@ static int velocities_line (struct reader *r, struct pass *ps,
 /* Read the body of the current section: count lines, each through fn
  * (NULL: skipped, the other reader's). */
 static int read_section (struct reader *r, struct pass *ps, long count,
-                         int (*fn) (struct reader *, struct pass *, struct hpcq_error *),
+                         int (*fn) (struct reader *, struct pass *,
+                                    struct hpcq_error *),
                          struct hpcq_error *err)
 {
     long n = 0;
@@ -336,21 +355,29 @@ static int read_sections (struct reader *r, struct pass *ps, struct hpcq_error *
         int rc;
         if (strcmp (sec, "Masses") == 0)
             rc = read_section (r, ps, nt, atoms ? NULL : masses_line, err);
-        else if (strcmp (sec, "Pair Coeffs") == 0 || strcmp (sec, "PairIJ Coeffs") == 0) {
+        else if (strcmp (sec, "Pair Coeffs") == 0
+                 || strcmp (sec, "PairIJ Coeffs") == 0) {
             int ij = sec[4] == 'I';
             if (r->style[0] && strcmp (r->style, "lj/cut") != 0) {
-                snprintf (what, sizeof (what), "pair style '%s' is not supported: "
-                          "only lj/cut", r->style);
+                snprintf (what, sizeof (what),
+                          "pair style '%s' is not supported: "
+                          "only lj/cut",
+                          r->style);
                 return fail (r, err, what);
             }
             ps->sys->pair_ij = ij;
             npair++;
             rc = read_section (r, ps, ij ? nt * (nt + 1) / 2 : nt,
-                               atoms ? NULL : ij ? pairij_coeffs : pair_coeffs, err);
+                               atoms ? NULL
+                               : ij  ? pairij_coeffs
+                                     : pair_coeffs,
+                               err);
         } else if (strcmp (sec, "Atoms") == 0) {
             if (r->style[0] && strcmp (r->style, "atomic") != 0) {
-                snprintf (what, sizeof (what), "atom style '%s' is not supported: "
-                          "only atomic", r->style);
+                snprintf (what, sizeof (what),
+                          "atom style '%s' is not supported: "
+                          "only atomic",
+                          r->style);
                 return fail (r, err, what);
             }
             rc = read_section (r, ps, natoms, atoms ? atoms_line : NULL, err);
@@ -358,20 +385,25 @@ static int read_sections (struct reader *r, struct pass *ps, struct hpcq_error *
         } else if (strcmp (sec, "Velocities") == 0) {
             rc = read_section (r, ps, natoms, atoms ? velocities_line : NULL, err);
         } else {
-            snprintf (what, sizeof (what), "section '%s' is not supported (atom_style "
+            snprintf (what, sizeof (what),
+                      "section '%s' is not supported (atom_style "
                       "atomic with lj/cut: Masses, Pair Coeffs, PairIJ Coeffs, Atoms, "
-                      "Velocities)", sec);
+                      "Velocities)",
+                      sec);
             return fail (r, err, what);
         }
         if (rc < 0)
             return -1;
     }
     if (npair > 1)
-        return errprintf (err, "data file '%s': pair coefficients given twice", r->path);
+        return errprintf (err, "data file '%s': pair coefficients given twice",
+                          r->path);
     if (!atoms && npair == 0) {
         if (nt > 1)
-            return errprintf (err, "data file '%s' has %ld atom types but no Pair "
-                              "Coeffs: more than one type needs them", r->path, nt);
+            return errprintf (err,
+                              "data file '%s' has %ld atom types but no Pair "
+                              "Coeffs: more than one type needs them",
+                              r->path, nt);
         *system_eps (ps->sys, 1, 1) = *system_sigma (ps->sys, 1, 1) = 1.0;
     }
     return 0;
@@ -382,12 +414,13 @@ static int open_reader (struct reader *r, const char *path, struct hpcq_error *e
     memset (r, 0, sizeof (*r));
     r->path = path;
     if (!(r->f = fopen (path, "r")))
-        return errprintf (err, "cannot open data file '%s': %s", path, strerror (errno));
+        return errprintf (err, "cannot open data file '%s': %s", path,
+                          strerror (errno));
     return 0;
 }
 
-int datafile_read_system (const char *path, double cutoff,
-                          struct md_system *sys, struct hpcq_error *err)
+int datafile_read_system (const char *path, double cutoff, struct md_system *sys,
+                          struct hpcq_error *err)
 {
     struct reader r;
     struct pass ps = { .sys = sys, .cutoff = cutoff };
@@ -475,10 +508,13 @@ int datafile_write (struct md_sim *s, const char *path, struct hpcq_error *err)
         free (t);
         return errprintf (err, "cannot write '%s': %s", path, strerror (errno));
     }
-    fprintf (f, "LAMMPS data file written by hpcq-md, timestep = %ld\n\n%ld atoms\n"
-             "%d atom types\n\n", s->step, sys->natoms, sys->ntypes);
+    fprintf (f,
+             "LAMMPS data file written by hpcq-md, timestep = %ld\n\n%ld atoms\n"
+             "%d atom types\n\n",
+             s->step, sys->natoms, sys->ntypes);
     for (int d = 0; d < 3; d++)
-        fprintf (f, "%.17g %.17g %clo %chi\n", sys->lo[d], sys->hi[d], "xyz"[d], "xyz"[d]);
+        fprintf (f, "%.17g %.17g %clo %chi\n", sys->lo[d], sys->hi[d], "xyz"[d],
+                 "xyz"[d]);
     fprintf (f, "\nMasses\n\n");
     for (int i = 1; i <= sys->ntypes; i++)
         fprintf (f, "%d %.17g\n", i, sys->mass[i]);

@@ -26,8 +26,8 @@ struct md_sim;
  * sys (which the caller releases with system_release, also on failure);
  * cutoff: the run's, which a per-pair cutoff in the file must equal.
  * Returns 0 or -1 with err filled. */
-int datafile_read_system (const char *path, double cutoff,
-                          struct md_system *sys, struct hpcq_error *err);
+int datafile_read_system (const char *path, double cutoff, struct md_system *sys,
+                          struct hpcq_error *err);
 
 /* The atoms of path that lie in this rank's brick of dom, appended to a
  * (velocities zero where the file has none; forces zero).  sys is what

@@ -37,9 +37,10 @@ static int domain_grid (struct md_domain *dom, struct hpcq_error *err)
         }
     }
     if (best_area < 0)
-        return errprintf (err, "box %gx%gx%g is too small to split over %d "
-                          "ranks with cutoff+skin %g", dom->L[0], dom->L[1],
-                          dom->L[2], n, dom->rghost);
+        return errprintf (err,
+                          "box %gx%gx%g is too small to split over %d "
+                          "ranks with cutoff+skin %g",
+                          dom->L[0], dom->L[1], dom->L[2], n, dom->rghost);
     memcpy (dom->p, best, sizeof (best));
     return 0;
 }
@@ -79,8 +80,9 @@ struct md_domain *domain_create (const double blo[3], const double bhi[3],
     for (int d = 0; d < 3; d++) {
         int loc[3];
         dom->lo[d] = blo[d] + L[d] * dom->me[d] / dom->p[d];
-        dom->hi[d] = dom->me[d] == dom->p[d] - 1 ? bhi[d]
-            : blo[d] + L[d] * (dom->me[d] + 1) / dom->p[d];
+        dom->hi[d] = dom->me[d] == dom->p[d] - 1
+                         ? bhi[d]
+                         : blo[d] + L[d] * (dom->me[d] + 1) / dom->p[d];
         memcpy (loc, dom->me, sizeof (loc));
         loc[d] = dom->me[d] - 1;
         dom->nbr[d][0] = grid_rank (dom, loc);
@@ -121,7 +123,7 @@ void domain_wrap (struct md_domain *dom, struct md_atoms *a)
                 x[i] += L;
                 img[3 * i]--;
             }
-            if (x[i] >= hi) {       /* also -tiny + L rounded up to hi */
+            if (x[i] >= hi) { /* also -tiny + L rounded up to hi */
                 x[i] -= L;
                 if (x[i] < lo)
                     x[i] = lo;
@@ -214,8 +216,7 @@ static int mig_dir (const struct md_domain *dom, double x, int d)
 /* Pack atoms leaving along d in direction dir, removing them from the
  * local list in a stable way (order of the others kept, so the result is
  * the same whenever the positions are). */
-static long mig_collect (struct md_domain *dom, struct md_atoms *a, int d,
-                         int dir)
+static long mig_collect (struct md_domain *dom, struct md_atoms *a, int d, int dir)
 {
     long nsend = 0, keep = 0;
     const size_t rec = MIG_DOUBLES * sizeof (double);
@@ -235,8 +236,7 @@ static long mig_collect (struct md_domain *dom, struct md_atoms *a, int d,
     return nsend;
 }
 
-static void mig_exchange (struct md_domain *dom, struct md_atoms *a, int d,
-                          int dir)
+static void mig_exchange (struct md_domain *dom, struct md_atoms *a, int d, int dir)
 {
     const size_t rec = MIG_DOUBLES * sizeof (double);
     int to = dom->nbr[d][dir > 0], from = dom->nbr[d][dir < 0];
@@ -286,8 +286,8 @@ static void swap_add (struct md_swap *sw, long i)
 }
 
 /* Choose the atoms of [0, nlast) that swap s sends along d. */
-static void swap_select (struct md_domain *dom, struct md_atoms *a,
-                         struct md_swap *sw, int d, int up, long nlast)
+static void swap_select (struct md_domain *dom, struct md_atoms *a, struct md_swap *sw,
+                         int d, int up, long nlast)
 {
     double edge = up ? dom->hi[d] - dom->rghost : dom->lo[d] + dom->rghost;
     const double *x = a->x[d];
@@ -306,8 +306,8 @@ static void swap_select (struct md_domain *dom, struct md_atoms *a,
 
 /* Send positions (and ids and types, if with_id) of the swap's atoms;
  * append what arrives at sw->first. */
-static void swap_run (struct md_domain *dom, struct md_atoms *a,
-                      struct md_swap *sw, int with_id)
+static void swap_run (struct md_domain *dom, struct md_atoms *a, struct md_swap *sw,
+                      int with_id)
 {
     int nd = with_id ? 5 : 3;
     size_t rec = nd * sizeof (double);
@@ -337,8 +337,7 @@ static void swap_run (struct md_domain *dom, struct md_atoms *a,
             memcpy (&s[k * nd + 4], &a->type[i], sizeof (int32_t));
         }
     }
-    comm_sendrecv (s, sw->n * rec, sw->sendto, r, sw->nrecv * rec,
-                   sw->recvfrom);
+    comm_sendrecv (s, sw->n * rec, sw->sendto, r, sw->nrecv * rec, sw->recvfrom);
     for (long k = 0; k < sw->nrecv; k++) {
         for (int d = 0; d < 3; d++)
             a->x[d][sw->first + k] = r[k * nd + d];
@@ -359,7 +358,8 @@ int domain_borders (struct md_domain *dom, struct md_atoms *a)
             swap_select (dom, a, sw, d, up, nlast);
             sw->first = a->nlocal + a->nghost;
             sw->nrecv = sw->sendto == dom->rank && sw->recvfrom == dom->rank
-                ? sw->n : comm_sendrecv_count (sw->n, sw->sendto, sw->recvfrom);
+                            ? sw->n
+                            : comm_sendrecv_count (sw->n, sw->sendto, sw->recvfrom);
             if (atoms_reserve (a, sw->first + sw->nrecv) < 0)
                 return -1;
             swap_run (dom, a, sw, 1);
@@ -377,8 +377,7 @@ void domain_forward (struct md_domain *dom, struct md_atoms *a)
 
 /* Swap sw backwards: the forces its ghosts got go to the atoms they copy
  * (on this rank for a periodic image, else on the rank that sent them). */
-static void swap_reverse (struct md_domain *dom, struct md_atoms *a,
-                          struct md_swap *sw)
+static void swap_reverse (struct md_domain *dom, struct md_atoms *a, struct md_swap *sw)
 {
     const size_t rec = 3 * sizeof (double);
     if (sw->sendto == dom->rank && sw->recvfrom == dom->rank) {
@@ -398,8 +397,7 @@ static void swap_reverse (struct md_domain *dom, struct md_atoms *a,
     for (long k = 0; k < sw->nrecv; k++)
         for (int d = 0; d < 3; d++)
             s[3 * k + d] = a->f[d][sw->first + k];
-    comm_sendrecv (s, sw->nrecv * rec, sw->recvfrom, r, sw->n * rec,
-                   sw->sendto);
+    comm_sendrecv (s, sw->nrecv * rec, sw->recvfrom, r, sw->n * rec, sw->sendto);
     for (long k = 0; k < sw->n; k++)
         for (int d = 0; d < 3; d++)
             a->f[d][sw->list[k]] += r[3 * k + d];

@@ -20,19 +20,19 @@
 #include "common/error.h"
 
 struct md_swap {
-    long *list;                 /* indices of atoms sent */
+    long *list; /* indices of atoms sent */
     long n, cap;
-    double shift[3];            /* added to positions sent (periodic wrap) */
+    double shift[3]; /* added to positions sent (periodic wrap) */
     int sendto, recvfrom;
-    long first, nrecv;          /* where the received ghosts go */
+    long first, nrecv; /* where the received ghosts go */
 };
 
 struct md_domain {
-    double blo[3], bhi[3];      /* the global box [blo, bhi) */
-    double L[3];                /* its lengths, bhi - blo */
-    double lo[3], hi[3];        /* my brick */
-    int p[3], me[3];            /* rank grid and my place in it */
-    int nbr[3][2];              /* ranks below and above me */
+    double blo[3], bhi[3]; /* the global box [blo, bhi) */
+    double L[3];           /* its lengths, bhi - blo */
+    double lo[3], hi[3];   /* my brick */
+    int p[3], me[3];       /* rank grid and my place in it */
+    int nbr[3][2];         /* ranks below and above me */
     int rank, nranks;
     double rghost;
     struct md_swap swap[6];

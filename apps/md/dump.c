@@ -27,8 +27,10 @@ static int traj_open (struct md_sim *s, FILE **f, const char *path,
 static void lammps_frame (struct md_sim *s, FILE *f, const double *t, int nc)
 {
     const struct md_system *sys = &s->sys;
-    fprintf (f, "ITEM: TIMESTEP\n%ld\nITEM: NUMBER OF ATOMS\n%ld\n"
-             "ITEM: BOX BOUNDS pp pp pp\n", s->step, sys->natoms);
+    fprintf (f,
+             "ITEM: TIMESTEP\n%ld\nITEM: NUMBER OF ATOMS\n%ld\n"
+             "ITEM: BOX BOUNDS pp pp pp\n",
+             s->step, sys->natoms);
     for (int d = 0; d < 3; d++)
         fprintf (f, "%-1.16e %-1.16e\n", sys->lo[d], sys->hi[d]);
     fprintf (f, "ITEM: ATOMS id type x y z vx vy vz fx fy fz\n");
@@ -48,10 +50,12 @@ static void xyz_frame (struct md_sim *s, FILE *f, const double *t, int nc)
     double L[3];
     for (int d = 0; d < 3; d++)
         L[d] = sys->hi[d] - sys->lo[d];
-    fprintf (f, "%ld\nLattice=\"%.10g 0 0 0 %.10g 0 0 0 %.10g\" Origin=\"%.10g %.10g "
-             "%.10g\" Properties=species:S:1:pos:R:3 pbc=\"T T T\" Time=%.6g Step=%ld\n",
-             sys->natoms, L[0], L[1], L[2], sys->lo[0], sys->lo[1], sys->lo[2],
-             s->step * s->p.dt, s->step);
+    fprintf (
+        f,
+        "%ld\nLattice=\"%.10g 0 0 0 %.10g 0 0 0 %.10g\" Origin=\"%.10g %.10g "
+        "%.10g\" Properties=species:S:1:pos:R:3 pbc=\"T T T\" Time=%.6g Step=%ld\n",
+        sys->natoms, L[0], L[1], L[2], sys->lo[0], sys->lo[1], sys->lo[2],
+        s->step * s->p.dt, s->step);
     for (long i = 0; i < sys->natoms; i++) {
         const double *r = t + i * nc;
         double x[3];

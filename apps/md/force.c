@@ -62,14 +62,13 @@ void force_destroy (struct md_force *fc)
  * that runs most steps carries no energy arithmetic, and a one-type
  * system keeps its coefficients in registers (multi = 0) while several
  * types look them up per pair. */
-static inline __attribute__ ((always_inline))
-void lj_range (const struct md_force *fc, const struct md_neigh *nl,
-               const struct md_atoms *a, double cut2, long i0, long i1,
-               double *restrict fx, double *restrict fy, double *restrict fz,
-               int eflag, int multi, double *pe, double *vir)
+static inline __attribute__ ((always_inline)) void
+lj_range (const struct md_force *fc, const struct md_neigh *nl,
+          const struct md_atoms *a, double cut2, long i0, long i1, double *restrict fx,
+          double *restrict fy, double *restrict fz, int eflag, int multi, double *pe,
+          double *vir)
 {
-    const double *restrict x = a->x[0], *restrict y = a->x[1],
-        *restrict z = a->x[2];
+    const double *restrict x = a->x[0], *restrict y = a->x[1], *restrict z = a->x[2];
     const int32_t *restrict type = a->type;
     const long *first = nl->first;
     const int *restrict neigh = nl->neigh;
@@ -90,10 +89,10 @@ void lj_range (const struct md_force *fc, const struct md_neigh *nl,
          * below, and the sums taken lane 0 then lane 1, so the result is
          * bitwise that of the scalar loop, with half the divisions. */
         const __m128d vxi = _mm_set1_pd (xi), vyi = _mm_set1_pd (yi),
-            vzi = _mm_set1_pd (zi), vcut2 = _mm_set1_pd (cut2),
-            one = _mm_set1_pd (1.0);
-        __m128d l1 = _mm_set1_pd (c1), l2 = _mm_set1_pd (c2),
-            l3 = _mm_set1_pd (c3), l4 = _mm_set1_pd (c4);
+                      vzi = _mm_set1_pd (zi), vcut2 = _mm_set1_pd (cut2),
+                      one = _mm_set1_pd (1.0);
+        __m128d l1 = _mm_set1_pd (c1), l2 = _mm_set1_pd (c2), l3 = _mm_set1_pd (c3),
+                l4 = _mm_set1_pd (c4);
         for (; k + 1 < nj; k += 2) {
             const int j0 = jl[k], j1 = jl[k + 1];
             if (multi) {
@@ -106,14 +105,16 @@ void lj_range (const struct md_force *fc, const struct md_neigh *nl,
             __m128d dx = _mm_sub_pd (vxi, _mm_loadh_pd (_mm_load_sd (&x[j0]), &x[j1]));
             __m128d dy = _mm_sub_pd (vyi, _mm_loadh_pd (_mm_load_sd (&y[j0]), &y[j1]));
             __m128d dz = _mm_sub_pd (vzi, _mm_loadh_pd (_mm_load_sd (&z[j0]), &z[j1]));
-            __m128d rsq = _mm_add_pd (_mm_add_pd (_mm_mul_pd (dx, dx),
-                                                  _mm_mul_pd (dy, dy)),
-                                      _mm_mul_pd (dz, dz));
+            __m128d rsq =
+                _mm_add_pd (_mm_add_pd (_mm_mul_pd (dx, dx), _mm_mul_pd (dy, dy)),
+                            _mm_mul_pd (dz, dz));
             __m128d in = _mm_and_pd (_mm_cmplt_pd (rsq, vcut2), one);
             __m128d r2inv = _mm_div_pd (one, rsq);
             __m128d r6inv = _mm_mul_pd (_mm_mul_pd (r2inv, r2inv), r2inv);
-            __m128d fpair = _mm_mul_pd (_mm_mul_pd (_mm_mul_pd (in, r6inv),
-                _mm_sub_pd (_mm_mul_pd (l1, r6inv), l2)), r2inv);
+            __m128d fpair =
+                _mm_mul_pd (_mm_mul_pd (_mm_mul_pd (in, r6inv),
+                                        _mm_sub_pd (_mm_mul_pd (l1, r6inv), l2)),
+                            r2inv);
             double ax[2], ay[2], az[2];
             _mm_storeu_pd (ax, _mm_mul_pd (dx, fpair));
             _mm_storeu_pd (ay, _mm_mul_pd (dy, fpair));
@@ -132,8 +133,9 @@ void lj_range (const struct md_force *fc, const struct md_neigh *nl,
             fz[j1] -= az[1];
             if (eflag) {
                 double ev[2], wv[2];
-                _mm_storeu_pd (ev, _mm_mul_pd (_mm_mul_pd (in, r6inv),
-                    _mm_sub_pd (_mm_mul_pd (l3, r6inv), l4)));
+                _mm_storeu_pd (ev,
+                               _mm_mul_pd (_mm_mul_pd (in, r6inv),
+                                           _mm_sub_pd (_mm_mul_pd (l3, r6inv), l4)));
                 _mm_storeu_pd (wv, _mm_mul_pd (rsq, fpair));
                 e += ev[0];
                 w += wv[0];
@@ -204,8 +206,7 @@ static void lj_serial (struct md_force *fc, const struct md_neigh *nl,
  * (local and ghost atoms); partial sums are combined in thread order
  * (deterministic). */
 static int lj_threaded (struct md_force *fc, const struct md_neigh *nl,
-                        struct md_atoms *a, int eflag, double *pe,
-                        double *vir)
+                        struct md_atoms *a, int eflag, double *pe, double *vir)
 {
     long n = a->nlocal, nall = a->nlocal + a->nghost;
     int nt = fc->nthreads;
@@ -221,7 +222,7 @@ static int lj_threaded (struct md_force *fc, const struct md_neigh *nl,
             return -1;
         }
     }
-    #pragma omp parallel num_threads(nt)
+#pragma omp parallel num_threads(nt)
     {
 #ifdef _OPENMP
         int t = omp_get_thread_num (), nth = omp_get_num_threads ();
@@ -235,9 +236,8 @@ static int lj_threaded (struct md_force *fc, const struct md_neigh *nl,
         memset (fy, 0, nall * sizeof (double));
         memset (fz, 0, nall * sizeof (double));
         part[2 * t] = part[2 * t + 1] = 0;
-        lj_block (fc, nl, a, i0, i1, fx, fy, fz, eflag, &part[2 * t],
-                  &part[2 * t + 1]);
-        #pragma omp barrier
+        lj_block (fc, nl, a, i0, i1, fx, fy, fz, eflag, &part[2 * t], &part[2 * t + 1]);
+#pragma omp barrier
         /* Sum the copies over a block of atoms (ghosts too), threads in
          * order. */
         long s0 = nall * t / nth, s1 = nall * (t + 1) / nth;
@@ -250,7 +250,7 @@ static int lj_threaded (struct md_force *fc, const struct md_neigh *nl,
                 out[i] = s;
             }
         }
-        #pragma omp single
+#pragma omp single
         nt = nth;
     }
     if (eflag)
@@ -261,8 +261,8 @@ static int lj_threaded (struct md_force *fc, const struct md_neigh *nl,
     return 0;
 }
 
-int force_compute (struct md_force *fc, const struct md_neigh *nl,
-                   struct md_atoms *a, int eflag, double *pe, double *vir)
+int force_compute (struct md_force *fc, const struct md_neigh *nl, struct md_atoms *a,
+                   int eflag, double *pe, double *vir)
 {
     *pe = *vir = 0;
     if (fc->nthreads <= 1) {

@@ -18,10 +18,10 @@
 struct md_force {
     double cutoff;
     int ntypes;
-    double *lj;                 /* lj1..lj4 of pair (i, j) at
+    double *lj; /* lj1..lj4 of pair (i, j) at
                                  * [4 (i (ntypes + 1) + j) + k] */
     int nthreads;
-    double *buf;                /* per-thread force arrays (3 * cap each) */
+    double *buf; /* per-thread force arrays (3 * cap each) */
     long bufcap;
 };
 
@@ -35,7 +35,7 @@ void force_destroy (struct md_force *fc);
  * energy and virial sum(r . f) in *pe and *vir (else they are left 0).
  * Returns 0 or -1 (ENOMEM).
  */
-int force_compute (struct md_force *fc, const struct md_neigh *nl,
-                   struct md_atoms *a, int eflag, double *pe, double *vir);
+int force_compute (struct md_force *fc, const struct md_neigh *nl, struct md_atoms *a,
+                   int eflag, double *pe, double *vir);
 
 #endif

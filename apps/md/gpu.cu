@@ -25,16 +25,16 @@ extern "C" {
 
 struct gpu_state {
     int dev;
-    int *neigh, *numneigh;      /* neigh[k * ncap + i] */
+    int *neigh, *numneigh; /* neigh[k * ncap + i] */
     long ncap;
     int maxneigh;
     long *binstart;
     int *binatom;
     long bscap, bacap;
-    int *gsrc;                  /* ghost -> owning local atom */
-    double *gshift;             /* 3 per ghost */
+    int *gsrc;      /* ghost -> owning local atom */
+    double *gshift; /* 3 per ghost */
     long gsrccap, gshiftcap;
-    double *acc;                /* reductions: [0] sum, [1] sum, [2] max bits */
+    double *acc; /* reductions: [0] sum, [1] sum, [2] max bits */
     int *overflow;
 };
 
@@ -107,10 +107,9 @@ static void gpu_to_device (struct md_sim *s)
 
 /* ---- kernels ---- */
 
-__global__ void k_integrate1 (long n, double dt, double *x, double *y,
-                              double *z, double *vx, double *vy, double *vz,
-                              const double *fx, const double *fy,
-                              const double *fz)
+__global__ void k_integrate1 (long n, double dt, double *x, double *y, double *z,
+                              double *vx, double *vy, double *vz, const double *fx,
+                              const double *fy, const double *fz)
 {
     long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
     if (i >= n)
@@ -124,9 +123,8 @@ __global__ void k_integrate1 (long n, double dt, double *x, double *y,
     z[i] += dt * vz[i];
 }
 
-__global__ void k_integrate2 (long n, double dt, double *vx, double *vy,
-                              double *vz, const double *fx, const double *fy,
-                              const double *fz)
+__global__ void k_integrate2 (long n, double dt, double *vx, double *vy, double *vz,
+                              const double *fx, const double *fy, const double *fz)
 {
     long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
     if (i >= n)
@@ -137,8 +135,8 @@ __global__ void k_integrate2 (long n, double dt, double *vx, double *vy,
     vz[i] += h * fz[i];
 }
 
-__global__ void k_ghosts (long ng, long nlocal, const int *src,
-                          const double *shift, double *x, double *y, double *z)
+__global__ void k_ghosts (long ng, long nlocal, const int *src, const double *shift,
+                          double *x, double *y, double *z)
 {
     long g = blockIdx.x * (long)blockDim.x + threadIdx.x;
     if (g >= ng)
@@ -161,9 +159,8 @@ __device__ int bin_c (double x, double lo, double bs, int nb)
 }
 
 __global__ void k_neigh (long n, long ncap, const double *x, const double *y,
-                         const double *z, struct binning b,
-                         const long *binstart, const int *binatom,
-                         double cut2, int *neigh, int *numneigh,
+                         const double *z, struct binning b, const long *binstart,
+                         const int *binatom, double cut2, int *neigh, int *numneigh,
                          int maxneigh, int *overflow)
 {
     long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
@@ -234,7 +231,7 @@ __global__ void k_force (long n, long ncap, const double *x, const double *y,
                 fyi += dy * fpair;
                 fzi += dz * fpair;
                 if (EFLAG) {
-                    e += 2.0 * r6inv * (r6inv - 1.0);   /* half: full list */
+                    e += 2.0 * r6inv * (r6inv - 1.0); /* half: full list */
                     w += 0.5 * rsq * fpair;
                 }
             }
@@ -249,17 +246,16 @@ __global__ void k_force (long n, long ncap, const double *x, const double *y,
     }
 }
 
-__global__ void k_vsq (long n, const double *vx, const double *vy,
-                       const double *vz, double *acc)
+__global__ void k_vsq (long n, const double *vx, const double *vy, const double *vz,
+                       double *acc)
 {
     long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
     double v = i < n ? vx[i] * vx[i] + vy[i] * vy[i] + vz[i] * vz[i] : 0;
     block_sum (v, &acc[0]);
 }
 
-__global__ void k_maxdisp (long n, const double *x, const double *y,
-                           const double *z, const double *xb,
-                           const double *yb, const double *zb,
+__global__ void k_maxdisp (long n, const double *x, const double *y, const double *z,
+                           const double *xb, const double *yb, const double *zb,
                            unsigned long long *out)
 {
     long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
@@ -316,20 +312,20 @@ static void gpu_fini (struct md_sim *s)
 static void gpu_integrate1 (struct md_sim *s)
 {
     struct md_atoms *a = s->a;
-    k_integrate1<<<grid (a->nlocal), BLOCK>>> (a->nlocal, s->p.dt, a->x[0],
-        a->x[1], a->x[2], a->v[0], a->v[1], a->v[2], a->f[0], a->f[1], a->f[2]);
+    k_integrate1<<<grid (a->nlocal), BLOCK>>> (a->nlocal, s->p.dt, a->x[0], a->x[1],
+                                               a->x[2], a->v[0], a->v[1], a->v[2],
+                                               a->f[0], a->f[1], a->f[2]);
 }
 
 static void gpu_integrate2 (struct md_sim *s)
 {
     struct md_atoms *a = s->a;
-    k_integrate2<<<grid (a->nlocal), BLOCK>>> (a->nlocal, s->p.dt, a->v[0],
-        a->v[1], a->v[2], a->f[0], a->f[1], a->f[2]);
+    k_integrate2<<<grid (a->nlocal), BLOCK>>> (a->nlocal, s->p.dt, a->v[0], a->v[1],
+                                               a->v[2], a->f[0], a->f[1], a->f[2]);
 }
 
 /* Device copy of a host array, growing the buffer as needed. */
-template <typename T>
-static void dev_copy (T **dst, long *cap, const T *src, long n)
+template <typename T> static void dev_copy (T **dst, long *cap, const T *src, long n)
 {
     if (n > *cap) {
         cudaFree (*dst);
@@ -391,17 +387,19 @@ static int gpu_neighbor (struct md_sim *s)
             cudaFree (g->neigh);
             cudaFree (g->numneigh);
             g->ncap = n + n / 8 + 64;
-            check (cudaMalloc (&g->neigh, (size_t)g->ncap * g->maxneigh * sizeof (int)), "alloc");
+            check (cudaMalloc (&g->neigh, (size_t)g->ncap * g->maxneigh * sizeof (int)),
+                   "alloc");
             check (cudaMalloc (&g->numneigh, g->ncap * sizeof (int)), "alloc");
         }
         *g->overflow = 0;
         k_neigh<<<grid (n), BLOCK>>> (n, g->ncap, a->x[0], a->x[1], a->x[2], b,
-            g->binstart, g->binatom, nl->cutneigh * nl->cutneigh, g->neigh,
-            g->numneigh, g->maxneigh, g->overflow);
+                                      g->binstart, g->binatom,
+                                      nl->cutneigh * nl->cutneigh, g->neigh,
+                                      g->numneigh, g->maxneigh, g->overflow);
         check (cudaDeviceSynchronize (), "neighbour kernel");
         if (*g->overflow == 0)
             return 0;
-        g->maxneigh = *g->overflow + 16;   /* too many neighbours: regrow */
+        g->maxneigh = *g->overflow + 16; /* too many neighbours: regrow */
         cudaFree (g->neigh);
         g->neigh = NULL;
     }
@@ -417,7 +415,7 @@ static void gpu_forward (struct md_sim *s)
         return;
     }
     k_ghosts<<<grid (a->nghost), BLOCK>>> (a->nghost, a->nlocal, G (s)->gsrc,
-        G (s)->gshift, a->x[0], a->x[1], a->x[2]);
+                                           G (s)->gshift, a->x[0], a->x[1], a->x[2]);
 }
 
 static int gpu_force (struct md_sim *s, int eflag, double *pe, double *vir)
@@ -428,16 +426,16 @@ static int gpu_force (struct md_sim *s, int eflag, double *pe, double *vir)
     *pe = *vir = 0;
     if (eflag) {
         g->acc[0] = g->acc[1] = 0;
-        k_force<1><<<grid (a->nlocal), BLOCK>>> (a->nlocal, g->ncap, a->x[0],
-            a->x[1], a->x[2], a->f[0], a->f[1], a->f[2], g->neigh,
-            g->numneigh, cut2, g->acc);
+        k_force<1><<<grid (a->nlocal), BLOCK>>> (a->nlocal, g->ncap, a->x[0], a->x[1],
+                                                 a->x[2], a->f[0], a->f[1], a->f[2],
+                                                 g->neigh, g->numneigh, cut2, g->acc);
         check (cudaDeviceSynchronize (), "force kernel");
         *pe = g->acc[0];
         *vir = g->acc[1];
     } else {
-        k_force<0><<<grid (a->nlocal), BLOCK>>> (a->nlocal, g->ncap, a->x[0],
-            a->x[1], a->x[2], a->f[0], a->f[1], a->f[2], g->neigh,
-            g->numneigh, cut2, g->acc);
+        k_force<0><<<grid (a->nlocal), BLOCK>>> (a->nlocal, g->ncap, a->x[0], a->x[1],
+                                                 a->x[2], a->f[0], a->f[1], a->f[2],
+                                                 g->neigh, g->numneigh, cut2, g->acc);
     }
     return 0;
 }
@@ -461,7 +459,7 @@ static double gpu_maxdisp2 (struct md_sim *s)
     check (cudaDeviceSynchronize (), "kernel");
     *m = 0;
     k_maxdisp<<<grid (a->nlocal), BLOCK>>> (a->nlocal, a->x[0], a->x[1], a->x[2],
-        a->xb[0], a->xb[1], a->xb[2], m);
+                                            a->xb[0], a->xb[1], a->xb[2], m);
     check (cudaDeviceSynchronize (), "reduction");
     return g->acc[2];
 }
@@ -473,8 +471,8 @@ extern "C" const struct md_backend_ops *md_backend_gpu (char *why, size_t len)
     int n = 0;
     cudaError_t e = cudaGetDeviceCount (&n);
     if (e != cudaSuccess || n == 0) {
-        snprintf (why, len, "%s", e != cudaSuccess ? cudaGetErrorString (e)
-                  : "no CUDA device");
+        snprintf (why, len, "%s",
+                  e != cudaSuccess ? cudaGetErrorString (e) : "no CUDA device");
         return NULL;
     }
     /* one GPU per rank: ranks on a node take devices round robin */
@@ -484,7 +482,7 @@ extern "C" const struct md_backend_ops *md_backend_gpu (char *why, size_t len)
         return NULL;
     }
     gpu_ops.name = "cuda";
-    gpu_ops.mem = NULL;         /* atoms move to unified memory in init */
+    gpu_ops.mem = NULL; /* atoms move to unified memory in init */
     gpu_ops.init = gpu_init;
     gpu_ops.fini = gpu_fini;
     gpu_ops.integrate1 = gpu_integrate1;

@@ -8,7 +8,10 @@
 #include "apps/md/lattice.h"
 
 static const double fcc_basis[4][3] = {
-    { 0.0, 0.0, 0.0 }, { 0.5, 0.5, 0.0 }, { 0.5, 0.0, 0.5 }, { 0.0, 0.5, 0.5 },
+    { 0.0, 0.0, 0.0 },
+    { 0.5, 0.5, 0.0 },
+    { 0.5, 0.0, 0.5 },
+    { 0.0, 0.5, 0.5 },
 };
 
 int lattice_create (const struct md_params *p, const struct md_domain *dom,
@@ -58,8 +61,7 @@ double lattice_uniform (uint64_t seed, uint64_t id, uint64_t stream)
     return (h >> 11) * 0x1.0p-53;
 }
 
-void lattice_velocities (const struct md_params *p, struct md_atoms *a,
-                         long natoms)
+void lattice_velocities (const struct md_params *p, struct md_atoms *a, long natoms)
 {
     double mom[3] = { 0, 0, 0 }, ke = 0;
     for (long i = 0; i < a->nlocal; i++)

@@ -21,8 +21,7 @@ int lattice_create (const struct md_params *p, const struct md_domain *dom,
                     struct md_atoms *a);
 
 /* Velocities for temperature p->temp over natoms atoms on all ranks. */
-void lattice_velocities (const struct md_params *p, struct md_atoms *a,
-                         long natoms);
+void lattice_velocities (const struct md_params *p, struct md_atoms *a, long natoms);
 
 /* A uniform number in [0, 1) that depends only on its arguments. */
 double lattice_uniform (uint64_t seed, uint64_t id, uint64_t stream);

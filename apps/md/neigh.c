@@ -63,8 +63,8 @@ static void bins_setup (struct md_neigh *nl, const struct md_domain *dom)
 {
     nl->nbins = 1;
     for (int d = 0; d < 3; d++) {
-        double lo = dom->lo[d] - dom->rghost, ext = dom->hi[d] - dom->lo[d]
-            + 2 * dom->rghost;
+        double lo = dom->lo[d] - dom->rghost,
+               ext = dom->hi[d] - dom->lo[d] + 2 * dom->rghost;
         int n = (int)floor (ext / (0.5 * nl->cutneigh));
         if (n < 1)
             n = 1;
@@ -81,8 +81,7 @@ static inline int bin_coord (const struct md_neigh *nl, double x, int d)
     return c < 0 ? 0 : c >= nl->nb[d] ? nl->nb[d] - 1 : c;
 }
 
-static long bin_of (const struct md_neigh *nl, const struct md_atoms *a,
-                    long i)
+static long bin_of (const struct md_neigh *nl, const struct md_atoms *a, long i)
 {
     int c[3];
     for (int d = 0; d < 3; d++)
@@ -96,10 +95,8 @@ static long bin_of (const struct md_neigh *nl, const struct md_atoms *a,
 static int bins_fill (struct md_neigh *nl, const struct md_atoms *a)
 {
     long n = a->nlocal + a->nghost;
-    if (grow ((void **)&nl->binstart, &nl->bincap, nl->nbins + 1,
-              sizeof (long)) < 0
-        || grow ((void **)&nl->binghost, &nl->bgcap, nl->nbins,
-                 sizeof (long)) < 0
+    if (grow ((void **)&nl->binstart, &nl->bincap, nl->nbins + 1, sizeof (long)) < 0
+        || grow ((void **)&nl->binghost, &nl->bgcap, nl->nbins, sizeof (long)) < 0
         || grow ((void **)&nl->binatom, &nl->bacap, n, sizeof (int)) < 0
         || grow ((void **)&nl->slot, &nl->slotcap, a->nlocal, sizeof (long)) < 0)
         return -1;
@@ -154,12 +151,12 @@ static inline int ghost_pair_mine (int64_t itag, int64_t jtag)
 /* Candidates k0..k1 of the bin-sorted arrays within reach of (xi, yi,
  * zi), appended to out from *cnt on.  Every candidate is stored and only
  * those in reach are kept (no hard-to-predict branch on the distance). */
-static inline __attribute__ ((always_inline))
-void scan_locals (const struct md_neigh *nl, double xi, double yi, double zi,
-                  double cut2, long k0, long k1, int *restrict out, long *cnt)
+static inline __attribute__ ((always_inline)) void
+scan_locals (const struct md_neigh *nl, double xi, double yi, double zi, double cut2,
+             long k0, long k1, int *restrict out, long *cnt)
 {
     const double *restrict xs = nl->xs[0], *restrict ys = nl->xs[1],
-        *restrict zs = nl->xs[2];
+                           *restrict zs = nl->xs[2];
     const int *restrict binatom = nl->binatom;
     long c = *cnt;
     for (long k = k0; k < k1; k++) {
@@ -171,13 +168,13 @@ void scan_locals (const struct md_neigh *nl, double xi, double yi, double zi,
 }
 
 /* The same for ghosts, keeping only the pairs the id rule gives me. */
-static inline __attribute__ ((always_inline))
-void scan_ghosts (const struct md_neigh *nl, const int64_t *id, int64_t idi,
-                  double xi, double yi, double zi, double cut2, long k0,
-                  long k1, int *restrict out, long *cnt)
+static inline __attribute__ ((always_inline)) void
+scan_ghosts (const struct md_neigh *nl, const int64_t *id, int64_t idi, double xi,
+             double yi, double zi, double cut2, long k0, long k1, int *restrict out,
+             long *cnt)
 {
     const double *restrict xs = nl->xs[0], *restrict ys = nl->xs[1],
-        *restrict zs = nl->xs[2];
+                           *restrict zs = nl->xs[2];
     const int *restrict binatom = nl->binatom;
     long c = *cnt;
     for (long k = k0; k < k1; k++) {
@@ -194,8 +191,8 @@ void scan_ghosts (const struct md_neigh *nl, const int64_t *id, int64_t idi,
  * stencil (every local), and the ghosts of every bin, for which the id
  * rule, not the geometry, decides which side lists the pair.  With
  * nl->full, every atom in reach but i.  Returns 0 or -1 (ENOMEM). */
-static int atom_neigh (const struct md_neigh *nl, const struct md_atoms *a,
-                       long i, struct md_neigh_buf *b)
+static int atom_neigh (const struct md_neigh *nl, const struct md_atoms *a, long i,
+                       struct md_neigh_buf *b)
 {
     const double cut2 = nl->cutneigh * nl->cutneigh;
     const double xi = a->x[0][i], yi = a->x[1][i], zi = a->x[2][i];
@@ -214,16 +211,14 @@ static int atom_neigh (const struct md_neigh *nl, const struct md_atoms *a,
             long row = ((long)bz * nl->nb[1] + by) * nl->nb[0];
             long need = binstart[row + hi[0] + 1] - binstart[row + lo[0]];
             if (b->n + need > b->cap
-                && grow ((void **)&b->p, &b->cap, b->n + need,
-                         sizeof (int)) < 0)
+                && grow ((void **)&b->p, &b->cap, b->n + need, sizeof (int)) < 0)
                 return -1;
             int *restrict out = b->p;
             long cnt = b->n;
             for (int bx = lo[0]; bx <= hi[0]; bx++) {
                 long bb = row + bx;
-                long k0 = binstart[bb], kg = binghost[bb],
-                    k1 = binstart[bb + 1];
-                if (full) {     /* everything but i itself */
+                long k0 = binstart[bb], kg = binghost[bb], k1 = binstart[bb + 1];
+                if (full) { /* everything but i itself */
                     if (me >= k0 && me < k1) {
                         scan_locals (nl, xi, yi, zi, cut2, k0, me, out, &cnt);
                         k0 = me + 1;
@@ -233,16 +228,16 @@ static int atom_neigh (const struct md_neigh *nl, const struct md_atoms *a,
                 }
                 /* where this bin lies from mine: above (z first, then y,
                  * then x), below, or mine */
-                int rel = bz != c[2] ? (bz > c[2] ? 1 : -1)
-                    : by != c[1] ? (by > c[1] ? 1 : -1)
-                    : bx != c[0] ? (bx > c[0] ? 1 : -1) : 0;
+                int rel = bz != c[2]   ? (bz > c[2] ? 1 : -1)
+                          : by != c[1] ? (by > c[1] ? 1 : -1)
+                          : bx != c[0] ? (bx > c[0] ? 1 : -1)
+                                       : 0;
                 if (rel > 0)
                     scan_locals (nl, xi, yi, zi, cut2, k0, kg, out, &cnt);
                 else if (rel == 0)
                     scan_locals (nl, xi, yi, zi, cut2, me + 1, kg, out, &cnt);
                 if (kg < k1)
-                    scan_ghosts (nl, id, idi, xi, yi, zi, cut2, kg, k1, out,
-                                 &cnt);
+                    scan_ghosts (nl, id, idi, xi, yi, zi, cut2, kg, k1, out, &cnt);
             }
             b->n = cnt;
         }
@@ -290,7 +285,7 @@ int neigh_build (struct md_neigh *nl, const struct md_domain *dom,
      * thread order, so the list does not depend on the thread timing. */
     struct md_neigh_buf own = { nl->neigh, 0, nl->neighcap };
     base[0] = 0;
-    #pragma omp parallel num_threads(nt)
+#pragma omp parallel num_threads(nt)
     {
 #ifdef _OPENMP
         int t = omp_get_thread_num (), nth = omp_get_num_threads ();
@@ -302,13 +297,13 @@ int neigh_build (struct md_neigh *nl, const struct md_domain *dom,
         b->n = 0;
         for (long i = i0; i < i1; i++) {
             if (atom_neigh (nl, a, i, b) < 0) {
-                #pragma omp atomic write
+#pragma omp atomic write
                 fail = 1;
                 break;
             }
             nl->first[i + 1] = b->n;
         }
-        #pragma omp single
+#pragma omp single
         nt = nth;
     }
     nl->neigh = own.p;
@@ -319,13 +314,11 @@ int neigh_build (struct md_neigh *nl, const struct md_domain *dom,
     }
     for (int t = 0; t < nt; t++)
         base[t + 1] = base[t] + (t == 0 ? own.n : nl->tbuf[t].n);
-    if (grow ((void **)&nl->neigh, &nl->neighcap, base[nt] + 1,
-              sizeof (int)) < 0)
+    if (grow ((void **)&nl->neigh, &nl->neighcap, base[nt] + 1, sizeof (int)) < 0)
         return -1;
     for (int t = 1; t < nt; t++) {
         long i0 = n * t / nt, i1 = n * (t + 1) / nt;
-        memcpy (nl->neigh + base[t], nl->tbuf[t].p,
-                nl->tbuf[t].n * sizeof (int));
+        memcpy (nl->neigh + base[t], nl->tbuf[t].p, nl->tbuf[t].n * sizeof (int));
         for (long i = i0; i < i1; i++)
             nl->first[i + 1] += base[t];
     }

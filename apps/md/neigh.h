@@ -29,21 +29,21 @@ struct md_neigh_buf {
 };
 
 struct md_neigh {
-    double cutneigh;            /* cutoff + skin */
+    double cutneigh; /* cutoff + skin */
     int full;
     /* bins */
     int nb[3];
     double blo[3], binsize[3];
     long nbins;
-    long *binstart;             /* nbins + 1 */
-    int *binatom;               /* atom indices sorted by bin, locals
+    long *binstart; /* nbins + 1 */
+    int *binatom;   /* atom indices sorted by bin, locals
                                  * first within each bin */
-    long *binghost;             /* nbins: where each bin's ghosts start */
-    double *xs[3];              /* positions in binatom's order */
-    long *slot;                 /* nlocal: where each local atom is in it */
+    long *binghost; /* nbins: where each bin's ghosts start */
+    double *xs[3];  /* positions in binatom's order */
+    long *slot;     /* nlocal: where each local atom is in it */
     long bincap, bacap, bgcap, xscap, slotcap;
     /* lists */
-    long *first;                /* nlocal + 1 */
+    long *first; /* nlocal + 1 */
     int *neigh;
     long firstcap, neighcap;
     long npairs;

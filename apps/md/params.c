@@ -24,13 +24,13 @@
 #include "common/util.h"
 
 struct opt;
-typedef int (*opt_set_fn) (struct md_params *p, const struct opt *o,
-                           const char *val, struct hpcq_error *err);
+typedef int (*opt_set_fn) (struct md_params *p, const struct opt *o, const char *val,
+                           struct hpcq_error *err);
 
 struct opt {
     const char *name;
     opt_set_fn set;
-    size_t off;                 /* where in struct md_params */
+    size_t off; /* where in struct md_params */
     int has_arg;
     const char *help;
 };
@@ -101,8 +101,8 @@ static int set_poslong (struct md_params *p, const struct opt *o, const char *v,
     return 0;
 }
 
-static int set_nonneglong (struct md_params *p, const struct opt *o,
-                           const char *v, struct hpcq_error *err)
+static int set_nonneglong (struct md_params *p, const struct opt *o, const char *v,
+                           struct hpcq_error *err)
 {
     if (util_parse_long (v, 0, LONG_MAX, field (p, o)) < 0)
         return bad (o, v, "a non-negative integer", err);
@@ -116,8 +116,9 @@ static int set_int (struct md_params *p, const struct opt *o, const char *v,
     int digits = o->off == F (thermo_digits);
     long l;
     if (util_parse_long (v, digits ? 4 : 1, digits ? 17 : 1000, &l) < 0)
-        return bad (o, v, digits ? "an integer from 4 to 17"
-                    : "an integer from 1 to 1000", err);
+        return bad (o, v,
+                    digits ? "an integer from 4 to 17" : "an integer from 1 to 1000",
+                    err);
     *(int *)field (p, o) = (int)l;
     return 0;
 }
@@ -189,8 +190,8 @@ static int set_lattice (struct md_params *p, const struct opt *o, const char *v,
     return 0;
 }
 
-static int set_thermostat (struct md_params *p, const struct opt *o,
-                           const char *v, struct hpcq_error *err)
+static int set_thermostat (struct md_params *p, const struct opt *o, const char *v,
+                           struct hpcq_error *err)
 {
     static const char *names[] = { "nve", "berendsen", "langevin" };
     for (int k = 0; k < 3; k++)
@@ -226,7 +227,8 @@ static int set_restart (struct md_params *p, const struct opt *o, const char *v,
 
 /* The option "input" has no setter: files are read before the rest. */
 static const struct opt opts[] = {
-    { "data", set_path, F (data), VAL, "start from this LAMMPS data file (atom_style atomic)" },
+    { "data", set_path, F (data), VAL,
+      "start from this LAMMPS data file (atom_style atomic)" },
     { "lattice", set_lattice, 0, VAL, "fcc (the only lattice)" },
     { "density", set_pos, F (density), VAL, "reduced density (0.8442)" },
     { "cells", set_cells, F (cells), VAL, "unit cells NXxNYxNZ (20x20x20)" },
@@ -237,24 +239,38 @@ static const struct opt opts[] = {
     { "dt", set_pos, F (dt), VAL, "timestep (0.005)" },
     { "steps", set_nonneglong, F (steps), VAL, "run until this step (100)" },
     { "thermo", set_nonneglong, F (thermo), VAL, "thermo output every N steps (50)" },
-    { "thermo-digits", set_int, F (thermo_digits), VAL, "significant digits, 4 to 17 (8)" },
-    { "neigh-delay", set_nonneglong, F (neigh_delay), VAL, "no list rebuild until N steps after the last (0)" },
-    { "neigh-every", set_poslong, F (neigh_every), VAL, "consider a rebuild every N steps (1)" },
-    { "neigh-check", set_yesno, F (neigh_check), VAL, "yes|no: rebuild only if an atom moved > skin/2 (yes)" },
-    { "thermostat", set_thermostat, F (thermostat), VAL, "nve|berendsen|langevin (nve)" },
+    { "thermo-digits", set_int, F (thermo_digits), VAL,
+      "significant digits, 4 to 17 (8)" },
+    { "neigh-delay", set_nonneglong, F (neigh_delay), VAL,
+      "no list rebuild until N steps after the last (0)" },
+    { "neigh-every", set_poslong, F (neigh_every), VAL,
+      "consider a rebuild every N steps (1)" },
+    { "neigh-check", set_yesno, F (neigh_check), VAL,
+      "yes|no: rebuild only if an atom moved > skin/2 (yes)" },
+    { "thermostat", set_thermostat, F (thermostat), VAL,
+      "nve|berendsen|langevin (nve)" },
     { "tdamp", set_pos, F (tdamp), VAL, "thermostat time constant (0.5)" },
     { "cpu", set_backend, F (backend), NOVAL, "use the CPU back end" },
     { "gpu", set_backend, F (backend), NOVAL, "require the GPU back end" },
-    { "checkpoint-every", set_nonneglong, F (checkpoint_every), VAL, "checkpoint every N steps (0: off)" },
-    { "checkpoint-interval", set_nonneg, F (checkpoint_interval), VAL, "checkpoint every T seconds" },
-    { "checkpoint-dir", set_path, F (checkpoint_dir), VAL, "checkpoint folder ($HPCQ_CHECKPOINT_DIR)" },
-    { "checkpoint-keep", set_int, F (checkpoint_keep), VAL, "keep the newest N checkpoints ($HPCQ_CHECKPOINT_KEEP, else 2)" },
-    { "restart", set_restart, F (restart), NOVAL, "continue from the newest valid checkpoint" },
-    { "restart-auto", set_restart, F (restart), NOVAL, "restart if a checkpoint exists, else start" },
-    { "dump", set_path, F (dump), VAL, "LAMMPS text dump (id type x y z vx vy vz fx fy fz)" },
+    { "checkpoint-every", set_nonneglong, F (checkpoint_every), VAL,
+      "checkpoint every N steps (0: off)" },
+    { "checkpoint-interval", set_nonneg, F (checkpoint_interval), VAL,
+      "checkpoint every T seconds" },
+    { "checkpoint-dir", set_path, F (checkpoint_dir), VAL,
+      "checkpoint folder ($HPCQ_CHECKPOINT_DIR)" },
+    { "checkpoint-keep", set_int, F (checkpoint_keep), VAL,
+      "keep the newest N checkpoints ($HPCQ_CHECKPOINT_KEEP, else 2)" },
+    { "restart", set_restart, F (restart), NOVAL,
+      "continue from the newest valid checkpoint" },
+    { "restart-auto", set_restart, F (restart), NOVAL,
+      "restart if a checkpoint exists, else start" },
+    { "dump", set_path, F (dump), VAL,
+      "LAMMPS text dump (id type x y z vx vy vz fx fy fz)" },
     { "dump-xyz", set_path, F (dump_xyz), VAL, "extended XYZ trajectory file" },
-    { "dump-every", set_poslong, F (dump_every), VAL, "trajectory frame every N steps (100)" },
-    { "write-data", set_path, F (write_data), VAL, "write the final state as a LAMMPS data file" },
+    { "dump-every", set_poslong, F (dump_every), VAL,
+      "trajectory frame every N steps (100)" },
+    { "write-data", set_path, F (write_data), VAL,
+      "write the final state as a LAMMPS data file" },
     { "dump-state", set_path, F (dump_state), VAL, "write the exact final state here" },
     { "quiet", set_flag, F (quiet), NOVAL, "no thermo output" },
     { "input", NULL, 0, VAL, "read settings from FILE (key value lines)" },
@@ -314,15 +330,19 @@ static int params_from_env (struct md_params *p, struct hpcq_error *err)
     }
     const char *keep = getenv ("HPCQ_CHECKPOINT_KEEP");
     long k;
-    if (ival && *ival && (util_parse_double (ival, 0, HUGE_VAL,
-                                             &p->checkpoint_interval) < 0
-                          || p->checkpoint_interval <= 0))
-        return errprintf (err, "invalid HPCQ_CHECKPOINT_INTERVAL '%s': expected "
-                          "a positive number of seconds", ival);
+    if (ival && *ival
+        && (util_parse_double (ival, 0, HUGE_VAL, &p->checkpoint_interval) < 0
+            || p->checkpoint_interval <= 0))
+        return errprintf (err,
+                          "invalid HPCQ_CHECKPOINT_INTERVAL '%s': expected "
+                          "a positive number of seconds",
+                          ival);
     if (keep && *keep) {
         if (util_parse_long (keep, 1, 1000, &k) < 0)
-            return errprintf (err, "invalid HPCQ_CHECKPOINT_KEEP '%s': expected "
-                              "an integer from 1 to 1000", keep);
+            return errprintf (err,
+                              "invalid HPCQ_CHECKPOINT_KEEP '%s': expected "
+                              "an integer from 1 to 1000",
+                              keep);
         p->checkpoint_keep = (int)k;
     }
     return 0;
@@ -331,7 +351,7 @@ static int params_from_env (struct md_params *p, struct hpcq_error *err)
 void params_usage (FILE *f)
 {
     fprintf (f, "Usage: hpcq-md [FILE] [--option value]...\n"
-             "FP64 Lennard-Jones molecular dynamics (LAMMPS lj units).\n\n");
+                "FP64 Lennard-Jones molecular dynamics (LAMMPS lj units).\n\n");
     for (size_t i = 0; i < NOPTS; i++)
         fprintf (f, "  --%-20s %s\n", opts[i].name, opts[i].help);
 }
@@ -344,9 +364,9 @@ enum { HELP = NOPTS };
 static void make_longopts (struct option *lo)
 {
     for (size_t i = 0; i < NOPTS; i++)
-        lo[i] = (struct option) { opts[i].name, opts[i].has_arg, NULL, (int)i };
-    lo[NOPTS] = (struct option) { "help", no_argument, NULL, HELP };
-    lo[NOPTS + 1] = (struct option) { NULL, 0, NULL, 0 };
+        lo[i] = (struct option){ opts[i].name, opts[i].has_arg, NULL, (int)i };
+    lo[NOPTS] = (struct option){ "help", no_argument, NULL, HELP };
+    lo[NOPTS + 1] = (struct option){ NULL, 0, NULL, 0 };
 }
 
 /* getopt_long said '?' (unknown, or a value given to a flag) or ':'
@@ -371,8 +391,7 @@ static void option_error (int c, const char *arg, struct hpcq_error *err)
         errprintf (err, "unknown option '%s' (see --help)", arg);
 }
 
-int params_parse (struct md_params *p, int argc, char **argv,
-                  struct hpcq_error *err)
+int params_parse (struct md_params *p, int argc, char **argv, struct hpcq_error *err)
 {
     struct option lo[NOPTS + 2];
     int *code = calloc (argc, sizeof (int));
@@ -431,6 +450,6 @@ int params_validate (const struct md_params *p, struct hpcq_error *err)
     if ((p->checkpoint_every > 0 || p->restart != MD_RESTART_NO)
         && !p->checkpoint_dir[0])
         return errprintf (err, "checkpoints need --checkpoint-dir or "
-                          "HPCQ_CHECKPOINT_DIR");
+                               "HPCQ_CHECKPOINT_DIR");
     return 0;
 }

@@ -53,7 +53,8 @@ static int sim_pick_backend (struct md_sim *s, struct hpcq_error *err)
     if (s->p.backend == MD_BACKEND_CPU)
         return 0;
     if (!system_is_reduced_lj (&s->sys))
-        snprintf (why, sizeof (why), "the GPU back end runs one atom type of mass 1 "
+        snprintf (why, sizeof (why),
+                  "the GPU back end runs one atom type of mass 1 "
                   "with epsilon = sigma = 1");
     else if ((gpu = md_backend_gpu (why, sizeof (why)))) {
         s->ops = gpu;
@@ -102,8 +103,10 @@ static int sim_system (struct md_sim *s, struct hpcq_error *err)
     for (int d = 0; d < 3; d++) {
         double len = s->sys.hi[d] - s->sys.lo[d];
         if (s->p.cutoff > 0.5 * len)
-            return errprintf (err, "cutoff %g is larger than half the box "
-                              "(%g along %c)", s->p.cutoff, 0.5 * len, "xyz"[d]);
+            return errprintf (err,
+                              "cutoff %g is larger than half the box "
+                              "(%g along %c)",
+                              s->p.cutoff, 0.5 * len, "xyz"[d]);
     }
     s->natoms = s->sys.natoms;
     s->dof = 3.0 * s->natoms - 3.0;
@@ -120,8 +123,8 @@ static int sim_setup (struct md_sim *s, int *status, struct hpcq_error *err)
 {
     *status = MD_EXIT_USAGE;
     if (sim_system (s, err) < 0
-        || !(s->dom = domain_create (s->sys.lo, s->sys.hi, s->p.cutoff + s->p.skin,
-                                     err)))
+        || !(s->dom =
+                 domain_create (s->sys.lo, s->sys.hi, s->p.cutoff + s->p.skin, err)))
         return -1;
     if (sim_pick_backend (s, err) < 0) {
         *status = MD_EXIT_FAIL;
@@ -129,8 +132,7 @@ static int sim_setup (struct md_sim *s, int *status, struct hpcq_error *err)
     }
     *status = MD_EXIT_FAIL;
     if (!(s->a = atoms_create (s->ops->mem))
-        || !(s->nl = neigh_create (s->p.cutoff + s->p.skin,
-                                   s->ops != &md_backend_cpu))
+        || !(s->nl = neigh_create (s->p.cutoff + s->p.skin, s->ops != &md_backend_cpu))
         || !(s->fc = force_create (s->p.cutoff, &s->sys)))
         return errprintf (err, "out of memory");
     if (s->p.restart != MD_RESTART_NO) {
@@ -148,7 +150,7 @@ static int sim_setup (struct md_sim *s, int *status, struct hpcq_error *err)
             return 0;
     }
     if (s->p.data[0])
-        *status = MD_EXIT_USAGE;    /* a bad atom line is bad input */
+        *status = MD_EXIT_USAGE; /* a bad atom line is bad input */
     return sim_fresh (s, err);
 }
 
@@ -171,7 +173,7 @@ static int sim_rebuild (struct md_sim *s, int save_xb, struct hpcq_error *err)
     domain_wrap (s->dom, a);
     if (domain_migrate (s->dom, a) < 0)
         return errprintf (err, "an atom moved further than a neighbouring "
-                          "sub-domain between list builds (lower --neigh-every)");
+                               "sub-domain between list builds (lower --neigh-every)");
     if (domain_borders (s->dom, a) < 0)
         return errprintf (err, "out of memory for ghost atoms");
     if (save_xb)
@@ -227,10 +229,9 @@ struct md_sim *sim_create (const struct md_params *p, int *status,
         if (sim_resume_lists (s, err) < 0)
             goto fail;
     } else {
-        if (sim_reneighbor (s, err) < 0
-            || s->ops->force (s, 1, &s->pe, &s->vir) < 0)
+        if (sim_reneighbor (s, err) < 0 || s->ops->force (s, 1, &s->pe, &s->vir) < 0)
             goto fail;
-        s->nbuilds = 0;         /* LAMMPS counts the builds of the run only */
+        s->nbuilds = 0; /* LAMMPS counts the builds of the run only */
     }
     s->t_last_ckpt = comm_wtime ();
     return s;
@@ -373,9 +374,9 @@ static void ckpt_due (struct md_sim *s, int *ckpt, int *stop)
         f[0] = 0;
     } else {
         f[0] = got_usr1 || got_term
-            || (s->p.checkpoint_every > 0 && s->step % s->p.checkpoint_every == 0)
-            || (comm_rank () == 0 && s->p.checkpoint_interval > 0
-                && comm_wtime () - s->t_last_ckpt >= s->p.checkpoint_interval);
+               || (s->p.checkpoint_every > 0 && s->step % s->p.checkpoint_every == 0)
+               || (comm_rank () == 0 && s->p.checkpoint_interval > 0
+                   && comm_wtime () - s->t_last_ckpt >= s->p.checkpoint_interval);
     }
     comm_max_int (f, 2);
     got_usr1 = 0;
@@ -402,11 +403,12 @@ static void sim_report (struct md_sim *s, double secs)
     if (comm_rank () != 0 || s->p.quiet)
         return;
     printf ("Loop time of %g on %d procs (%ld threads each, %s) for %ld steps "
-            "with %ld atoms\n", secs, comm_size (), nthreads, s->ops->name, n,
-            s->natoms);
+            "with %ld atoms\n",
+            secs, comm_size (), nthreads, s->ops->name, n, s->natoms);
     printf ("Performance: %.6g atom-steps/s, %.6g steps/s, %ld neighbour "
-            "list builds\n", secs > 0 ? (double)n * s->natoms / secs : 0,
-            secs > 0 ? n / secs : 0, s->nbuilds);
+            "list builds\n",
+            secs > 0 ? (double)n * s->natoms / secs : 0, secs > 0 ? n / secs : 0,
+            s->nbuilds);
     fflush (stdout);
 }
 
@@ -426,14 +428,17 @@ int sim_run (struct md_sim *s, struct hpcq_error *err)
         if (dump_frame (s, err) < 0)
             return -1;
         ckpt_due (s, &ckpt, &stop);
-        if ((ckpt || (s->step == s->p.steps && s->p.checkpoint_dir[0]
-                      && (s->p.checkpoint_every || s->p.checkpoint_interval)))
+        if ((ckpt
+             || (s->step == s->p.steps && s->p.checkpoint_dir[0]
+                 && (s->p.checkpoint_every || s->p.checkpoint_interval)))
             && sim_checkpoint (s, err) < 0)
             return -1;
         if (stop) {
             if (comm_rank () == 0)
-                fprintf (stderr, "hpcq-md: SIGTERM: checkpoint written at "
-                         "step %ld, stopping\n", s->step);
+                fprintf (stderr,
+                         "hpcq-md: SIGTERM: checkpoint written at "
+                         "step %ld, stopping\n",
+                         s->step);
             rc = 143;
             break;
         }

@@ -31,23 +31,23 @@
 
 struct md_sim {
     struct md_params p;
-    struct md_system sys;       /* box, types, masses, coefficients */
-    double *dtfm;               /* per type: dt/2 / mass (fix nve's dtfm) */
+    struct md_system sys; /* box, types, masses, coefficients */
+    double *dtfm;         /* per type: dt/2 / mass (fix nve's dtfm) */
     struct md_atoms *a;
     struct md_domain *dom;
     struct md_neigh *nl;
     struct md_force *fc;
     const struct md_backend_ops *ops;
-    void *gpu;                  /* back-end private state */
+    void *gpu; /* back-end private state */
     long natoms;
     double volume, dof;
-    long step;                  /* steps done */
+    long step; /* steps done */
     long start_step;
-    long last_build;            /* step of the last neighbour build */
+    long last_build; /* step of the last neighbour build */
     long nbuilds;
-    double pe, vir;             /* from the last force call with eflag */
+    double pe, vir; /* from the last force call with eflag */
     double t_last_ckpt;
-    FILE *xyz, *lmp;            /* trajectories (dump.c) */
+    FILE *xyz, *lmp; /* trajectories (dump.c) */
 };
 
 /* Exit statuses: 2 for bad input (options, foreign checkpoint), 1 for
@@ -75,11 +75,11 @@ int sim_reneighbor (struct md_sim *s, struct hpcq_error *err);
 
 /* Columns sim_gather can collect, in this order in each row. */
 enum {
-    MD_COL_TYPE = 1,            /* 1 column */
-    MD_COL_X = 2,               /* 3: position */
-    MD_COL_IMG = 4,             /* 3: image flags */
-    MD_COL_V = 8,               /* 3: velocity */
-    MD_COL_F = 16,              /* 3: force */
+    MD_COL_TYPE = 1, /* 1 column */
+    MD_COL_X = 2,    /* 3: position */
+    MD_COL_IMG = 4,  /* 3: image flags */
+    MD_COL_V = 8,    /* 3: velocity */
+    MD_COL_F = 16,   /* 3: force */
 };
 
 /* A table of every atom, row id - 1, with the columns of mask, on every

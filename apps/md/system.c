@@ -72,8 +72,10 @@ int system_complete (struct md_system *sys, struct hpcq_error *err)
                 *s = *system_sigma (sys, lo, hi);
             }
             if (isnan (*e) || isnan (*s))
-                return errprintf (err, "no pair coefficients for atom types %d "
-                                  "and %d", lo, hi);
+                return errprintf (err,
+                                  "no pair coefficients for atom types %d "
+                                  "and %d",
+                                  lo, hi);
         }
     return 0;
 }
@@ -81,7 +83,7 @@ int system_complete (struct md_system *sys, struct hpcq_error *err)
 int system_is_reduced_lj (const struct md_system *sys)
 {
     return sys->ntypes == 1 && sys->mass[1] == 1.0 && *system_eps (sys, 1, 1) == 1.0
-        && *system_sigma (sys, 1, 1) == 1.0;
+           && *system_sigma (sys, 1, 1) == 1.0;
 }
 
 double system_volume (const struct md_system *sys)

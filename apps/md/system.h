@@ -13,12 +13,12 @@
 #include "apps/md/params.h"
 
 struct md_system {
-    double lo[3], hi[3];        /* the box [lo, hi) */
+    double lo[3], hi[3]; /* the box [lo, hi) */
     long natoms;
     int ntypes;
-    double *mass;               /* mass[t], t in 1..ntypes */
-    double *eps, *sigma;        /* pair (i, j) at [i * (ntypes + 1) + j] */
-    int pair_ij;                /* given per pair rather than mixed */
+    double *mass;        /* mass[t], t in 1..ntypes */
+    double *eps, *sigma; /* pair (i, j) at [i * (ntypes + 1) + j] */
+    int pair_ij;         /* given per pair rather than mixed */
 };
 
 /* Room for ntypes types: masses and coefficients unset (NaN).  0 or -1

@@ -22,12 +22,10 @@ static inline void plan (int n)
         printf ("1..%d\n", n);
 }
 
-static inline int ok_at (int cond, const char *file, int line,
-                         const char *fmt, ...)
+static inline int ok_at (int cond, const char *file, int line, const char *fmt, ...)
     __attribute__ ((format (printf, 4, 5)));
 
-static inline int ok_at (int cond, const char *file, int line,
-                         const char *fmt, ...)
+static inline int ok_at (int cond, const char *file, int line, const char *fmt, ...)
 {
     va_list ap;
     printf ("%sok %d - ", cond ? "" : "not ", ++tap_count);
@@ -47,7 +45,8 @@ static inline int ok_at (int cond, const char *file, int line,
 static inline int tap_streq (const char *a, const char *b)
 {
     if (!(a && b && strcmp (a, b) == 0)) {
-        printf ("#   got: '%s'\n#   expected: '%s'\n", a ? a : "(null)", b ? b : "(null)");
+        printf ("#   got: '%s'\n#   expected: '%s'\n", a ? a : "(null)",
+                b ? b : "(null)");
         return 0;
     }
     return 1;
@@ -55,8 +54,12 @@ static inline int tap_streq (const char *a, const char *b)
 
 #define ok(cond, ...) ok_at (!!(cond), __FILE__, __LINE__, __VA_ARGS__)
 #define is(a, b, ...) ok_at (tap_streq ((a), (b)), __FILE__, __LINE__, __VA_ARGS__)
-#define diag(...) \
-    do { printf ("# "); printf (__VA_ARGS__); printf ("\n"); } while (0)
+#define diag(...)             \
+    do {                      \
+        printf ("# ");        \
+        printf (__VA_ARGS__); \
+        printf ("\n");        \
+    } while (0)
 
 static inline int done_testing (void)
 {

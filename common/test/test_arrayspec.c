@@ -50,6 +50,7 @@ int main (void)
         "over the limit in the second term");
     ok (strstr (parse ("0-99999999"), "more than 100000 subjobs"),
         "a huge range is refused (before storing any of it)");
-    ok (strstr (parse ("0-999999999"), "invalid array range"), "past 10^8 is not a number");
+    ok (strstr (parse ("0-999999999"), "invalid array range"),
+        "past 10^8 is not a number");
     return done_testing ();
 }

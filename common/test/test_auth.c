@@ -18,11 +18,11 @@ static void build_msg (struct wire_msg *m)
 {
     /* Keys in no particular order, reals, escapes, non-ASCII, nesting:
      * whatever jansson might write differently after a round trip. */
-    json_t *body = json_pack ("{s:i s:f s:f s:s s:s s:{s:[i,f,s,n,b] s:I} s:s}",
-                              "zeta", 1, "alpha", 0.1, "big", 1e300,
-                              "quote", "a\"b\\c\n\t\x01", "utf8", "caf\xc3\xa9 \xe2\x9c\x93",
-                              "nested", "list", 1, -2.5, "x", 0, "id",
-                              (json_int_t)9007199254740993LL, "mid", "m");
+    json_t *body =
+        json_pack ("{s:i s:f s:f s:s s:s s:{s:[i,f,s,n,b] s:I} s:s}", "zeta", 1,
+                   "alpha", 0.1, "big", 1e300, "quote", "a\"b\\c\n\t\x01", "utf8",
+                   "caf\xc3\xa9 \xe2\x9c\x93", "nested", "list", 1, -2.5, "x", 0, "id",
+                   (json_int_t)9007199254740993LL, "mid", "m");
 
     wire_request_init (m, "node.hello", 42, body);
 }
@@ -99,7 +99,8 @@ static void test_nonce (void)
     char a[AUTH_NONCE_HEX + 1], b[AUTH_NONCE_HEX + 1];
 
     ok (auth_nonce (a) == 0 && auth_nonce (b) == 0, "auth_nonce works");
-    ok (strlen (a) == AUTH_NONCE_HEX && strspn (a, "0123456789abcdef") == AUTH_NONCE_HEX,
+    ok (strlen (a) == AUTH_NONCE_HEX
+            && strspn (a, "0123456789abcdef") == AUTH_NONCE_HEX,
         "a nonce is %d hex digits", AUTH_NONCE_HEX);
     ok (strcmp (a, b) != 0, "two nonces differ");
 }
@@ -119,7 +120,8 @@ static const char *munged_start (void)
     snprintf (cmd, sizeof (cmd),
               "mungekey -c -k %1$s/key && munged --force -S %1$s/munge.sock "
               "--key-file=%1$s/key --pid-file=%1$s/pid --log-file=%1$s/log "
-              "--seed-file=%1$s/seed", tmpdir);
+              "--seed-file=%1$s/seed",
+              tmpdir);
     if (system (cmd) != 0)
         return NULL;
     return sock;
@@ -129,8 +131,10 @@ static void munged_stop (void)
 {
     char cmd[1024];
 
-    snprintf (cmd, sizeof (cmd), "munged -S %1$s/munge.sock --stop >/dev/null 2>&1; "
-              "rm -rf %1$s", tmpdir);
+    snprintf (cmd, sizeof (cmd),
+              "munged -S %1$s/munge.sock --stop >/dev/null 2>&1; "
+              "rm -rf %1$s",
+              tmpdir);
     if (system (cmd) != 0)
         diag ("could not stop the test's munged in %s", tmpdir);
 }
@@ -164,7 +168,8 @@ static void test_munge (void)
 
     if (!sock) {
         printf ("ok %d - signing and checking credentials # SKIP no munged here "
-                "(install munge)\n", ++tap_count);
+                "(install munge)\n",
+                ++tap_count);
         return;
     }
     a = auth_create (sock, 120, &err);
@@ -183,12 +188,12 @@ static void test_munge (void)
 
     ok (roundtrip (&m, &got) == 0, "decode the same frame again");
     ok (auth_verify (a, &got, AUTH_TO_WORKER, "b1", &cred, &err) < 0 && errno == EPERM
-        && strstr (err.text, "Replayed"), "the same credential twice is a replay: %s",
-        err.text);
+            && strstr (err.text, "Replayed"),
+        "the same credential twice is a replay: %s", err.text);
     wire_msg_release (&got);
 
     ok (sign_check (a, a, &m, "b1", "b2", &cred, &err) == -1
-        && strstr (err.text, "not made for"),
+            && strstr (err.text, "not made for"),
         "a credential for another link is refused: %s", err.text);
 
     json_decref (m.cred);
@@ -196,25 +201,26 @@ static void test_munge (void)
     ok (roundtrip (&m, &got) == 0, "sign a message and decode it");
     json_object_set_new (got.body, "zeta", json_integer (7));
     ok (auth_verify (a, &got, AUTH_TO_WORKER, "b1", &cred, &err) < 0
-        && strstr (err.text, "not made for"),
+            && strstr (err.text, "not made for"),
         "its credential on a changed body is refused: %s", err.text);
     wire_msg_release (&got);
 
     ok (sign_check (a, shortlived, &m, "b1", "b1", &cred, &err) == -1
-        && strstr (err.text, "munge_ttl"),
+            && strstr (err.text, "munge_ttl"),
         "a credential made to live longer than allowed is refused: %s", err.text);
 
     saved = m.cred;
     m.cred = NULL;
     ok (auth_verify (a, &m, AUTH_TO_WORKER, "b1", &cred, &err) < 0
-        && strstr (err.text, "no credential"), "no credential is refused: %s", err.text);
+            && strstr (err.text, "no credential"),
+        "no credential is refused: %s", err.text);
     m.cred = json_string ("MUNGE:AwQFAAB1dW5rbm93bg==:");
     ok (auth_verify (a, &m, AUTH_TO_WORKER, "b1", &cred, &err) < 0,
         "a forged credential is refused: %s", err.text);
     json_decref (m.cred);
     m.cred = json_pack ("{s:s}", "munge", "x");
     ok (auth_verify (a, &m, AUTH_TO_WORKER, "b1", &cred, &err) < 0
-        && strstr (err.text, "no MUNGE credential"),
+            && strstr (err.text, "no MUNGE credential"),
         "a credential that is not a MUNGE string is refused: %s", err.text);
     json_decref (saved);
     wire_msg_release (&m);

@@ -61,26 +61,30 @@ int main (void)
     int64_t t0;
 
     plan (NO_PLAN);
-    ok (run (l, "echo first; echo 'no capacity'; exit 3", NULL, 5000, &r, &err) && r.done
-        && WIFEXITED (r.status) && WEXITSTATUS (r.status) == 3 && !r.timed_out,
+    ok (run (l, "echo first; echo 'no capacity'; exit 3", NULL, 5000, &r, &err)
+            && r.done && WIFEXITED (r.status) && WEXITSTATUS (r.status) == 3
+            && !r.timed_out,
         "exit status 3");
     is (r.last, "no capacity", "the last line of its output");
-    is (child_status_text (r.status, buf, sizeof (buf)), "exited with status 3", "in words");
-    ok (run (l, "echo to stderr >&2", NULL, 5000, &r, &err) && WEXITSTATUS (r.status) == 0
-        && !strcmp (r.last, "to stderr"), "stderr is read too");
+    is (child_status_text (r.status, buf, sizeof (buf)), "exited with status 3",
+        "in words");
+    ok (run (l, "echo to stderr >&2", NULL, 5000, &r, &err)
+            && WEXITSTATUS (r.status) == 0 && !strcmp (r.last, "to stderr"),
+        "stderr is read too");
     t0 = util_now_ms ();
     ok (run (l, "sleep 30 & sleep 30; echo never", NULL, 300, &r, &err) && r.timed_out
-        && WIFSIGNALED (r.status) && util_now_ms () - t0 < 5000,
+            && WIFSIGNALED (r.status) && util_now_ms () - t0 < 5000,
         "killed at its timeout, though its background child holds the pipe");
     {
         char *env[] = { "HPCQ_TEST_CHILD=yes", NULL };
         ok (run (l, "echo $HPCQ_TEST_CHILD", env, 5000, &r, &err)
-            && !strcmp (r.last, "yes"), "extra environment");
+                && !strcmp (r.last, "yes"),
+            "extra environment");
     }
     {
         char *argv[] = { "/nonexistent/program", NULL };
         ok (!child_run (l, argv, NULL, 1000, on_done, &r, &err)
-            && strstr (err.text, "cannot run '/nonexistent/program': No such file"),
+                && strstr (err.text, "cannot run '/nonexistent/program': No such file"),
             "a missing program: %s", err.text);
     }
     {

@@ -54,8 +54,8 @@ out:
     return rc;
 }
 
-static void flip_byte (const struct ckptfile_store *st, uint64_t gen,
-                       const char *part, off_t at)
+static void flip_byte (const struct ckptfile_store *st, uint64_t gen, const char *part,
+                       off_t at)
 {
     char path[4096];
     unsigned char c;
@@ -69,8 +69,8 @@ static void flip_byte (const struct ckptfile_store *st, uint64_t gen,
 }
 
 /* accept: the generation's part p0 must read back whole. */
-static int accept_parts (void *arg, uint64_t gen, const void *payload,
-                         size_t len, struct hpcq_error *err)
+static int accept_parts (void *arg, uint64_t gen, const void *payload, size_t len,
+                         struct hpcq_error *err)
 {
     const struct ckptfile_store *st = arg;
     size_t plen;
@@ -112,7 +112,8 @@ static void test_write_read (const char *dir)
     struct stat sb;
     char path[4096];
     ok (stat (ckptfile_path (&st, 1, NULL, path, sizeof (path)), &sb) == 0
-        && (sb.st_mode & 0777) == 0600, "files are private to their owner");
+            && (sb.st_mode & 0777) == 0600,
+        "files are private to their owner");
     p = ckptfile_read (&st, 7, NULL, &len, NULL, &err);
     ok (!p && errno == ENOENT, "a missing generation is ENOENT (%s)", err.text);
 
@@ -128,8 +129,12 @@ static void test_write_read (const char *dir)
     o = ckptfile_create (&st, 9, NULL, &err);
     ok (o && ckptfile_write (o, "x", 1) == 0, "a write started");
     ckptfile_abort (o);
-    ok (!exists (&st, 9, NULL) && access (strcat (ckptfile_path (&st, 9, NULL, path,
-        sizeof (path) - 8), ".tmp"), F_OK) < 0, "abort leaves no file, no .tmp");
+    ok (!exists (&st, 9, NULL)
+            && access (strcat (ckptfile_path (&st, 9, NULL, path, sizeof (path) - 8),
+                               ".tmp"),
+                       F_OK)
+                   < 0,
+        "abort leaves no file, no .tmp");
 }
 
 static void test_generations (const char *dir)
@@ -154,16 +159,19 @@ static void test_generations (const char *dir)
     ok (exists (&st, 2, NULL) && exists (&st, 4, NULL) && exists (&st, 4, "p0"),
         "generations 2 and 4 kept");
     ok (write_gen (&st, &gen, 64) == 0 && gen == 5 && !exists (&st, 3, "p0")
-        && !exists (&st, 2, NULL), "then the debris of 3 and generation 2 go");
+            && !exists (&st, 2, NULL),
+        "then the debris of 3 and generation 2 go");
 
-    ok (ckptfile_find (&st, accept_parts, &st, &gen, &p, &len, &err) == 1
-        && gen == 5 && strcmp (p, "gen 5") == 0, "find: the newest");
+    ok (ckptfile_find (&st, accept_parts, &st, &gen, &p, &len, &err) == 1 && gen == 5
+            && strcmp (p, "gen 5") == 0,
+        "find: the newest");
     free (p);
 
     /* damage in the newest commit file: the previous generation */
     flip_byte (&st, 5, NULL, 40);
-    ok (ckptfile_find (&st, accept_parts, &st, &gen, &p, &len, &err) == 1
-        && gen == 4 && strcmp (p, "gen 4") == 0, "a flipped byte: generation 4 used");
+    ok (ckptfile_find (&st, accept_parts, &st, &gen, &p, &len, &err) == 1 && gen == 4
+            && strcmp (p, "gen 4") == 0,
+        "a flipped byte: generation 4 used");
     free (p);
     p = ckptfile_read (&st, 5, NULL, &len, NULL, &err);
     ok (!p && errno == EBADMSG && strstr (err.text, "checksum mismatch"),
@@ -176,16 +184,17 @@ static void test_generations (const char *dir)
     ok (!p && errno == EBADMSG && strstr (err.text, "truncated"),
         "truncation detected: %s", err.text);
     ok (ckptfile_find (&st, accept_parts, &st, &gen, &p, &len, &err) == -1
-        && errno == EBADMSG && strstr (err.text, "no valid checkpoint"),
+            && errno == EBADMSG && strstr (err.text, "no valid checkpoint"),
         "every generation damaged: EBADMSG (%s)", err.text);
 
     /* a new generation after damage: the damaged ones age out */
     st.keep = 1;
     ok (write_gen (&st, &gen, 64) == 0 && gen == 6 && !exists (&st, 5, NULL)
-        && !exists (&st, 4, NULL), "keep 1: only the newest remains");
+            && !exists (&st, 4, NULL),
+        "keep 1: only the newest remains");
     ok (ckptfile_find (&st, refuse, NULL, &gen, &p, &len, &err) == -1
-        && strstr (err.text, "another system"), "a refusal stops the search: %s",
-        err.text);
+            && strstr (err.text, "another system"),
+        "a refusal stops the search: %s", err.text);
     ok (ckptfile_find (&st, NULL, NULL, &gen, &p, &len, &err) == 1 && gen == 6,
         "without a callback every whole generation is taken");
     free (p);

@@ -26,11 +26,21 @@ static const char *canon (const char *s)
 static void test_values (void)
 {
     static const char *cases[][2] = {
-        { "n", "n" }, { "s", "s" }, { "u", "u" }, { "auto", "auto" },
-        { "c", "c" }, { "c=30", "c=30" }, { "w", "w" }, { "w=10", "w=10" },
-        { "enabled", "s" }, { "shutdown", "s" }, { "none", "n" },
-        { "periodic", "w" }, { "periodic,interval=5", "w=5" },
-        { "enabled,periodic,interval=10", "w=10" }, { "interval=3,periodic", "w=3" },
+        { "n", "n" },
+        { "s", "s" },
+        { "u", "u" },
+        { "auto", "auto" },
+        { "c", "c" },
+        { "c=30", "c=30" },
+        { "w", "w" },
+        { "w=10", "w=10" },
+        { "enabled", "s" },
+        { "shutdown", "s" },
+        { "none", "n" },
+        { "periodic", "w" },
+        { "periodic,interval=5", "w=5" },
+        { "enabled,periodic,interval=10", "w=10" },
+        { "interval=3,periodic", "w=3" },
         { "enabled,shutdown", "s" },
     };
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++)
@@ -42,19 +52,24 @@ static void test_errors (void)
     struct hpcq_error err;
     struct ckptspec c;
     static const char *bad[] = {
-        "x=3", "", "c=0", "w=-1", "c=abc", "w=1.5", "c=999999999", "periodic,depth=2",
-        "dir=/tmp", "interval=5", "C", "s,", "auto=3",
+        "x=3",      "",           "c=0",         "w=-1",
+        "c=abc",    "w=1.5",      "c=999999999", "periodic,depth=2",
+        "dir=/tmp", "interval=5", "C",           "s,",
+        "auto=3",
     };
 
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
         errno = 0;
         ok (ckptspec_parse (bad[i], &c, &err) < 0 && errno == EINVAL
-            && strncmp (err.text, "illegal -c value: ", 18) == 0 && !strchr (err.text, '\n'),
+                && strncmp (err.text, "illegal -c value: ", 18) == 0
+                && !strchr (err.text, '\n'),
             "-c '%s' refused in one line: %s", bad[i], err.text);
     }
     ckptspec_parse ("x=3", &c, &err);
-    is (err.text, "illegal -c value: x=3 (expected n, s, c[=MIN], w[=MIN], u, auto, "
-        "enabled, shutdown or periodic[,interval=MIN])", "the message names what is allowed");
+    is (err.text,
+        "illegal -c value: x=3 (expected n, s, c[=MIN], w[=MIN], u, auto, "
+        "enabled, shutdown or periodic[,interval=MIN])",
+        "the message names what is allowed");
     ok (ckptspec_parse (NULL, &c, &err) < 0, "NULL is refused");
 }
 
@@ -63,18 +78,25 @@ static void test_signals (void)
     struct hpcq_error err;
     char name[16];
 
-    ok (ckptspec_signal ("USR1", name, sizeof (name), &err) == SIGUSR1 && !strcmp (name, "USR1"),
+    ok (ckptspec_signal ("USR1", name, sizeof (name), &err) == SIGUSR1
+            && !strcmp (name, "USR1"),
         "USR1");
-    ok (ckptspec_signal ("SIGUSR2", name, sizeof (name), &err) == SIGUSR2 && !strcmp (name, "USR2"),
+    ok (ckptspec_signal ("SIGUSR2", name, sizeof (name), &err) == SIGUSR2
+            && !strcmp (name, "USR2"),
         "SIGUSR2 is USR2");
-    ok (ckptspec_signal ("hup", name, sizeof (name), &err) == SIGHUP && !strcmp (name, "HUP"),
+    ok (ckptspec_signal ("hup", name, sizeof (name), &err) == SIGHUP
+            && !strcmp (name, "HUP"),
         "names in any case");
     ok (ckptspec_signal ("10", name, sizeof (name), &err) == 10, "a number");
-    ok (ckptspec_signal ("TERM", name, sizeof (name), &err) < 0 && strstr (err.text, "SIGTERM"),
+    ok (ckptspec_signal ("TERM", name, sizeof (name), &err) < 0
+            && strstr (err.text, "SIGTERM"),
         "TERM refused: it means checkpoint, then stop (%s)", err.text);
-    ok (ckptspec_signal ("KILL", NULL, 0, &err) < 0 && ckptspec_signal ("STOP", NULL, 0, &err) < 0
-        && ckptspec_signal ("CONT", NULL, 0, &err) < 0, "KILL, STOP, CONT refused");
-    ok (ckptspec_signal ("BOGUS", NULL, 0, &err) < 0 && strstr (err.text, "unknown signal"),
+    ok (ckptspec_signal ("KILL", NULL, 0, &err) < 0
+            && ckptspec_signal ("STOP", NULL, 0, &err) < 0
+            && ckptspec_signal ("CONT", NULL, 0, &err) < 0,
+        "KILL, STOP, CONT refused");
+    ok (ckptspec_signal ("BOGUS", NULL, 0, &err) < 0
+            && strstr (err.text, "unknown signal"),
         "an unknown name: %s", err.text);
 }
 
@@ -83,7 +105,7 @@ static void test_takes_signal (void)
     ok (!ckptspec_takes_signal (CKPT_UNSET) && !ckptspec_takes_signal (CKPT_NEVER),
         "u and n take no checkpoint signal");
     ok (ckptspec_takes_signal (CKPT_ASKED) && ckptspec_takes_signal (CKPT_CPU)
-        && ckptspec_takes_signal (CKPT_WALL) && ckptspec_takes_signal (CKPT_AUTO),
+            && ckptspec_takes_signal (CKPT_WALL) && ckptspec_takes_signal (CKPT_AUTO),
         "s, c, w and auto do");
 }
 

@@ -36,37 +36,47 @@ static void test_load (void)
 {
     struct config *cfg = config_create ();
     struct hpcq_error err = { "" };
-    const char *path = write_conf ("good.conf",
-                                   "# hpcq test configuration\n"
-                                   "server_name = alpha\n"
-                                   "\n"
-                                   "   \t\n"
-                                   "  node_timeout=30   \n"
-                                   "sched_interval_ms =   500 # trailing comment\n"
-                                   "# server_name = commented\n"
-                                   "server_name = beta\n"
-                                   "labels = a=b,c\n"
-                                   "gpu_model =\n"
-                                   "log_file = /var/log/hpcq.log\r\n"
-                                   "log_level = debug");
+    const char *path =
+        write_conf ("good.conf", "# hpcq test configuration\n"
+                                 "server_name = alpha\n"
+                                 "\n"
+                                 "   \t\n"
+                                 "  node_timeout=30   \n"
+                                 "sched_interval_ms =   500 # trailing comment\n"
+                                 "# server_name = commented\n"
+                                 "server_name = beta\n"
+                                 "labels = a=b,c\n"
+                                 "gpu_model =\n"
+                                 "log_file = /var/log/hpcq.log\r\n"
+                                 "log_level = debug");
 
     ok (cfg != NULL, "config_create works");
-    ok (config_load (cfg, path, &err) == 0, "a file with comments and blank lines loads");
-    is (config_get (cfg, "server_name", NULL), "beta", "a later key overrides an earlier one");
-    is (config_get (cfg, "node_timeout", NULL), "30", "spaces around a line are trimmed");
+    ok (config_load (cfg, path, &err) == 0,
+        "a file with comments and blank lines loads");
+    is (config_get (cfg, "server_name", NULL), "beta",
+        "a later key overrides an earlier one");
+    is (config_get (cfg, "node_timeout", NULL), "30",
+        "spaces around a line are trimmed");
     is (config_get (cfg, "sched_interval_ms", NULL), "500",
         "spaces around '=' and a trailing comment are dropped");
     is (config_get (cfg, "labels", NULL), "a=b,c", "a value may contain '='");
-    is (config_get (cfg, "gpu_model", "unset"), "", "an empty value is an empty string");
-    is (config_get (cfg, "log_file", NULL), "/var/log/hpcq.log", "a CRLF line ending is trimmed");
-    is (config_get (cfg, "log_level", NULL), "debug", "a last line without newline is read");
+    is (config_get (cfg, "gpu_model", "unset"), "",
+        "an empty value is an empty string");
+    is (config_get (cfg, "log_file", NULL), "/var/log/hpcq.log",
+        "a CRLF line ending is trimmed");
+    is (config_get (cfg, "log_level", NULL), "debug",
+        "a last line without newline is read");
     is (config_get (cfg, "socket", "dflt"), "dflt", "an absent key gives the default");
-    ok (config_get (cfg, "socket", NULL) == NULL, "an absent key with a NULL default is NULL");
-    is (config_get (NULL, "socket", "dflt"), "dflt", "config_get accepts a NULL config");
+    ok (config_get (cfg, "socket", NULL) == NULL,
+        "an absent key with a NULL default is NULL");
+    is (config_get (NULL, "socket", "dflt"), "dflt",
+        "config_get accepts a NULL config");
 
     ok (config_set (cfg, "server_name", "gamma") == 0, "config_set replaces a key");
-    is (config_get (cfg, "server_name", NULL), "gamma", "the override wins over the file");
-    ok (config_set (cfg, "not_a_known_key", "x") == 0, "config_set does not check the key list");
+    is (config_get (cfg, "server_name", NULL), "gamma",
+        "the override wins over the file");
+    ok (config_set (cfg, "not_a_known_key", "x") == 0,
+        "config_set does not check the key list");
     is (config_get (cfg, "not_a_known_key", NULL), "x", "and the value reads back");
 
     /* A second load over the same config overrides what it names only. */
@@ -98,13 +108,12 @@ static void test_errors (void)
     path = write_conf ("case.conf", "Server_Name = x\n");
     ok (config_load (cfg, path, &err) < 0, "keys are case sensitive");
 
-    path = write_conf ("noeq.conf",
-                       "# comment\n"
-                       "server_name = x\n"
-                       "\n"
-                       "   \n"
-                       "node_timeout 30\n"
-                       "sched_interval_ms = 5\n");
+    path = write_conf ("noeq.conf", "# comment\n"
+                                    "server_name = x\n"
+                                    "\n"
+                                    "   \n"
+                                    "node_timeout 30\n"
+                                    "sched_interval_ms = 5\n");
     errno = 0;
     ok (config_load (cfg, path, &err) < 0, "a line without '=' is an error");
     ok (errno == EINVAL, "errno is EINVAL for a line without '='");
@@ -129,7 +138,8 @@ static void test_errors (void)
     err.text[0] = '\0';
     ok (config_load (cfg, missing, &err) < 0, "a missing file is an error");
     ok (errno == ENOENT, "errno is ENOENT for a missing file");
-    ok (strstr (err.text, missing) != NULL, "the message names the file: '%s'", err.text);
+    ok (strstr (err.text, missing) != NULL, "the message names the file: '%s'",
+        err.text);
     ok (config_load (cfg, tmpdir, &err) < 0, "a directory is not a config file");
     ok (config_load (cfg, missing, NULL) < 0, "a NULL err is accepted");
     config_destroy (cfg);
@@ -169,14 +179,16 @@ static void test_get_int (void)
         "a negative value within range is read");
     config_set (cfg, "node_timeout", "9223372036854775807");
     ok (config_get_int (cfg, "node_timeout", 0, 0, INT64_MAX, &v, &err) == 0
-            && v == INT64_MAX, "INT64_MAX is read");
+            && v == INT64_MAX,
+        "INT64_MAX is read");
 
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
         v = -42;
         err.text[0] = '\0';
         errno = 0;
         config_set (cfg, "node_timeout", bad[i].value);
-        int rc = config_get_int (cfg, "node_timeout", 5, bad[i].min, bad[i].max, &v, &err);
+        int rc =
+            config_get_int (cfg, "node_timeout", 5, bad[i].min, bad[i].max, &v, &err);
         ok (rc < 0 && errno == EINVAL && v == -42,
             "'%s' in [%lld,%lld] is rejected (EINVAL, out untouched)", bad[i].value,
             (long long)bad[i].min, (long long)bad[i].max);
@@ -196,7 +208,8 @@ static void test_client_server (void)
     struct hpcq_error err = { "" };
     char *s;
 
-    setenv ("HPCQ_CONFIG", write_conf ("client.conf", "server = head:15001\nsocket = /s\n"), 1);
+    setenv ("HPCQ_CONFIG",
+            write_conf ("client.conf", "server = head:15001\nsocket = /s\n"), 1);
     s = config_client_server (&err);
     is (s, "head:15001", "config_client_server prefers 'server'");
     free (s);
@@ -224,9 +237,9 @@ static void test_client_server (void)
 static void cleanup (void)
 {
     const char *names[] = {
-        "good.conf", "second.conf", "unknown.conf", "case.conf", "noeq.conf",
-        "noeq2.conf", "emptykey.conf", "client.conf", "client2.conf",
-        "client3.conf", "client4.conf",
+        "good.conf",    "second.conf",  "unknown.conf",  "case.conf",
+        "noeq.conf",    "noeq2.conf",   "emptykey.conf", "client.conf",
+        "client2.conf", "client3.conf", "client4.conf",
     };
     char path[512];
 

@@ -38,8 +38,8 @@ static void check_apply (struct hpcq_jobspec *spec, int opt, const char *arg,
     errno = 0;
     rc = directive_apply (spec, opt, arg, &err);
     if (!want)
-        ok (rc == 0, "-%c %s accepted%s%s", opt, arg ? arg : "",
-            rc ? ": " : "", rc ? err.text : "");
+        ok (rc == 0, "-%c %s accepted%s%s", opt, arg ? arg : "", rc ? ": " : "",
+            rc ? err.text : "");
     else
         ok (rc == -1 && errno == EINVAL && strstr (err.text, want) != NULL,
             "-%c %s rejected: %s", opt, arg ? arg : "", err.text);
@@ -140,8 +140,7 @@ static void test_apply_values (void)
 
     check_apply (&spec, 'W', "depend=afterok:12.head,before:3", NULL);
     is (spec.depend, "afterok:12.head,before:3", "-W depend kept verbatim");
-    check_apply (&spec, 'W', "group_list=staff",
-                 "unknown -W attribute 'group_list'");
+    check_apply (&spec, 'W', "group_list=staff", "unknown -W attribute 'group_list'");
     check_apply (&spec, 'W', "dependx=1", "unknown -W attribute 'dependx'");
     ok (spec.umask == -1, "no -W umask: -1 (the worker uses 077)");
     check_apply (&spec, 'W', "umask=022", NULL);
@@ -215,8 +214,7 @@ static void test_apply_env (void)
     check_apply (&spec, 'v', "A=2", NULL);
     is (jobspec_getenv (&spec, "A"), "2", "-v later value replaces");
     ok (spec.nenv == 4, "replacing adds nothing");
-    check_apply (&spec, 'v', "HPCQ_TEST_UNSET",
-                 "variable 'HPCQ_TEST_UNSET' not set");
+    check_apply (&spec, 'v', "HPCQ_TEST_UNSET", "variable 'HPCQ_TEST_UNSET' not set");
     check_apply (&spec, 'v', "1X=3", "invalid variable name '1X'");
     check_apply (&spec, 'v', "A B=3", "invalid variable name 'A B'");
     check_apply (&spec, 'v', "=3", "invalid variable name ''");
@@ -230,14 +228,13 @@ static void test_apply_env (void)
         "-V copies the caller's environment");
     is (jobspec_getenv (&spec, "HPCQ_TEST_B"), "from caller",
         "-V copies every variable");
-    ok (spec.nenv > 2 && spec.env[spec.nenv] == NULL,
-        "-V env is NULL-terminated");
+    ok (spec.nenv > 2 && spec.env[spec.nenv] == NULL, "-V env is NULL-terminated");
     jobspec_release (&spec);
 }
 
 /* Scan script into a fresh spec; returns the rc, message in err. */
-static int scan (struct hpcq_jobspec *spec, const char *script,
-                 const char *prefix, struct hpcq_error *err)
+static int scan (struct hpcq_jobspec *spec, const char *script, const char *prefix,
+                 struct hpcq_error *err)
 {
     jobspec_init (spec);
     err->text[0] = '\0';
@@ -248,32 +245,32 @@ static void test_script (void)
 {
     struct hpcq_jobspec spec;
     struct hpcq_error err;
-    const char *script =
-        "#!/bin/bash\n"
-        "# a comment\n"
-        "\n"
-        "#PBS -N first -j oe\n"
-        "   \t\n"
-        "#PBS -l walltime=01:00:00\n"
-        "#PBS -l select=2:ncpus=4 -q batch\n"
-        "  # an indented comment\n"
-        "#PBSX -N notme\n"
-        "  #PBS -N notme2\n"
-        "#PBS -Nsecond\n"
-        "#PBS -v 'MSG=hello world',Q=\"it's\" -M \"a b\"\n"
-        "#PBS -A acct # trailing comment -N notme3\n"
-        "#PBS\n"
-        "#PBS -hp 5\n"
-        "echo start\n"
-        "#PBS -q late\n"
-        "#PBS -l walltime=abc\n";
+    const char *script = "#!/bin/bash\n"
+                         "# a comment\n"
+                         "\n"
+                         "#PBS -N first -j oe\n"
+                         "   \t\n"
+                         "#PBS -l walltime=01:00:00\n"
+                         "#PBS -l select=2:ncpus=4 -q batch\n"
+                         "  # an indented comment\n"
+                         "#PBSX -N notme\n"
+                         "  #PBS -N notme2\n"
+                         "#PBS -Nsecond\n"
+                         "#PBS -v 'MSG=hello world',Q=\"it's\" -M \"a b\"\n"
+                         "#PBS -A acct # trailing comment -N notme3\n"
+                         "#PBS\n"
+                         "#PBS -hp 5\n"
+                         "echo start\n"
+                         "#PBS -q late\n"
+                         "#PBS -l walltime=abc\n";
 
     ok (scan (&spec, script, NULL, &err) == 0, "script scans: %s", err.text);
     is (spec.name, "second", "-Nname form, later directive wins");
     ok (spec.join == JOIN_OE, "several options on one line");
     ok (spec.res.walltime == 3600, "-l walltime");
     ok (spec.res.nchunks == 1 && spec.res.chunk[0].count == 2
-        && spec.res.chunk[0].ncpus == 4, "-l select");
+            && spec.res.chunk[0].ncpus == 4,
+        "-l select");
     is (spec.queue, "batch", "directives after the first command ignored");
     is (jobspec_getenv (&spec, "MSG"), "hello world", "single quotes group");
     is (jobspec_getenv (&spec, "Q"), "it's", "double quotes group");
@@ -282,14 +279,13 @@ static void test_script (void)
     ok (spec.hold == 1 && spec.priority == 5, "-hp 5: flag then option");
     jobspec_release (&spec);
 
-    ok (scan (&spec, "#PBS -N crlf\r\n#PBS -j eo\r\necho\r\n", NULL, &err)
-        == 0, "CRLF script scans");
+    ok (scan (&spec, "#PBS -N crlf\r\n#PBS -j eo\r\necho\r\n", NULL, &err) == 0,
+        "CRLF script scans");
     is (spec.name, "crlf", "CR is not part of the argument");
     ok (spec.join == JOIN_EO, "second CRLF line read");
     jobspec_release (&spec);
 
-    ok (scan (&spec, "#PBS -N last", NULL, &err) == 0,
-        "no trailing newline");
+    ok (scan (&spec, "#PBS -N last", NULL, &err) == 0, "no trailing newline");
     is (spec.name, "last", "last line without newline is read");
     jobspec_release (&spec);
 
@@ -297,8 +293,8 @@ static void test_script (void)
         "empty script has no directives");
     jobspec_release (&spec);
 
-    ok (scan (&spec, "echo hi\n#PBS -N x\n", NULL, &err) == 0
-        && spec.name == NULL, "command on line 1 stops the scan");
+    ok (scan (&spec, "echo hi\n#PBS -N x\n", NULL, &err) == 0 && spec.name == NULL,
+        "command on line 1 stops the scan");
     jobspec_release (&spec);
 
     ok (scan (&spec, "#!/bin/sh -N\n#PBS -N x\n", NULL, &err) == 0,
@@ -306,8 +302,8 @@ static void test_script (void)
     is (spec.name, "x", "directive after the shebang read");
     jobspec_release (&spec);
 
-    ok (scan (&spec, "#PBS -N 'a\\b' -M \"x\\\"y\" -A p\\ q\n", NULL, &err)
-        == 0, "backslashes: %s", err.text);
+    ok (scan (&spec, "#PBS -N 'a\\b' -M \"x\\\"y\" -A p\\ q\n", NULL, &err) == 0,
+        "backslashes: %s", err.text);
     is (spec.name, "a\\b", "backslash literal inside single quotes");
     is (spec.mail_users, "x\"y", "escaped double quote inside double quotes");
     is (spec.account, "p q", "escaped blank outside quotes");
@@ -359,32 +355,27 @@ static void test_script_errors (void)
                         "line 2: invalid ncpus '-1' (must be an integer"
                         " >= 1)");
     check_script_error ("#PBS -l mem=12XB\n", "line 1: invalid size '12XB'");
-    check_script_error ("#!/bin/sh\n#PBS -l foo=2\n",
-                        "line 2: unknown resource 'foo'");
+    check_script_error ("#!/bin/sh\n#PBS -l foo=2\n", "line 2: unknown resource 'foo'");
     check_script_error ("#\n#\n#\n#PBS -j x\n",
                         "line 4: invalid -j value 'x' (expected oe, eo or n)");
     check_script_error ("#PBS -p 5000\n",
                         "line 1: invalid priority '5000' (must be -1024 to"
                         " 1023)");
-    check_script_error ("#PBS -N 'unterminated\n",
-                        "line 1: unterminated quote");
-    check_script_error ("#PBS -N\n",
-                        "line 1: option -N requires an argument");
-    check_script_error ("#PBS -N x stray\n",
-                        "line 1: unexpected argument 'stray'");
+    check_script_error ("#PBS -N 'unterminated\n", "line 1: unterminated quote");
+    check_script_error ("#PBS -N\n", "line 1: option -N requires an argument");
+    check_script_error ("#PBS -N x stray\n", "line 1: unexpected argument 'stray'");
     check_script_error ("#PBS -\n", "line 1: unexpected argument '-'");
-    check_script_error ("#PBS -I\n",
-                        "line 1: interactive jobs (-I) are not supported");
+    check_script_error ("#PBS -I\n", "line 1: interactive jobs (-I) are not supported");
     check_script_error ("#PBS -k oe\n", "line 1: unknown option -k");
     check_script_error ("#PBS -W group_list=x\n",
                         "line 1: unknown -W attribute 'group_list'");
     check_script_error ("#PBS -N a\\ b\n", "line 1: job name 'a b' contains"
-                        " whitespace, '/' or a control character");
+                                           " whitespace, '/' or a control character");
 
     errno = 0;
     jobspec_init (&spec);
-    ok (directive_parse_script (&spec, NULL, NULL, &err) == -1
-        && errno == EINVAL, "NULL script is EINVAL");
+    ok (directive_parse_script (&spec, NULL, NULL, &err) == -1 && errno == EINVAL,
+        "NULL script is EINVAL");
     jobspec_release (&spec);
 }
 
@@ -394,15 +385,18 @@ static void test_override (void)
     struct hpcq_jobspec spec;
     struct hpcq_error err = { "" };
     char *argv[] = {
-        "qsub", "-N", "cli", "-l", "walltime=2:00:00", "-jn", "-p", "-3",
-        "job.sh", NULL,
+        "qsub", "-N", "cli", "-l",     "walltime=2:00:00",
+        "-jn",  "-p", "-3",  "job.sh", NULL,
     };
     int argc = 9;
     int opt, failed = 0;
 
-    ok (scan (&spec, "#!/bin/sh\n#PBS -N script -j oe -p 7\n"
-              "#PBS -l walltime=1:00:00,mem=1gb -q q1\ntrue\n", NULL, &err)
-        == 0, "script directives");
+    ok (scan (&spec,
+              "#!/bin/sh\n#PBS -N script -j oe -p 7\n"
+              "#PBS -l walltime=1:00:00,mem=1gb -q q1\ntrue\n",
+              NULL, &err)
+            == 0,
+        "script directives");
     optind = 1;
     opterr = 0;
     while ((opt = getopt (argc, argv, directive_optstring)) != -1) {
@@ -416,8 +410,7 @@ static void test_override (void)
     ok (spec.priority == -3, "argv -p wins over #PBS -p");
     ok (spec.res.job_mem == 1LL << 30, "#PBS mem not given on argv stays");
     is (spec.queue, "q1", "#PBS queue not given on argv stays");
-    ok (resource_finalize (&spec.res, &err) == 0
-        && spec.res.chunk[0].mem == 1LL << 30,
+    ok (resource_finalize (&spec.res, &err) == 0 && spec.res.chunk[0].mem == 1LL << 30,
         "finalized request carries the script's mem");
     jobspec_release (&spec);
 }

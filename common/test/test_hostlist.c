@@ -39,7 +39,8 @@ int main (void)
     check ("n1", 1, (const char *[]){ "n1" });
     check ("n[1-3]", 3, (const char *[]){ "n2", "n1", "n3" });
     check ("n[1-2]", 4, (const char *[]){ "n1", "n1", "n2", "n2" });
-    check ("node[01-03,07]", 4, (const char *[]){ "node07", "node01", "node02", "node03" });
+    check ("node[01-03,07]", 4,
+           (const char *[]){ "node07", "node01", "node02", "node03" });
     check ("gpu1,n[1,3]", 3, (const char *[]){ "n3", "gpu1", "n1" });
     check ("head,login", 2, (const char *[]){ "login", "head" });
     check ("n[1,10]", 2, (const char *[]){ "n10", "n1" });
@@ -61,13 +62,14 @@ int main (void)
     {
         char buf[512] = "";
         ok (hostlist_expand ("n[1-", 100, collect, buf) < 0
-            && hostlist_expand ("n[3-1]", 100, collect, buf) < 0
-            && hostlist_expand ("n[a]", 100, collect, buf) < 0
-            && hostlist_expand ("n1,,n2", 100, collect, buf) < 0
-            && hostlist_expand ("", 100, collect, buf) < 0
-            && hostlist_expand ("n[1]x[2]", 100, collect, buf) < 0,
+                && hostlist_expand ("n[3-1]", 100, collect, buf) < 0
+                && hostlist_expand ("n[a]", 100, collect, buf) < 0
+                && hostlist_expand ("n1,,n2", 100, collect, buf) < 0
+                && hostlist_expand ("", 100, collect, buf) < 0
+                && hostlist_expand ("n[1]x[2]", 100, collect, buf) < 0,
             "malformed host lists are refused");
-        ok (hostlist_expand ("n[1-101]", 100, collect, buf) < 0, "more than max refused");
+        ok (hostlist_expand ("n[1-101]", 100, collect, buf) < 0,
+            "more than max refused");
     }
     return done_testing ();
 }

@@ -28,11 +28,13 @@ static void test_init_release (void)
 
     jobspec_init (&spec);
     ok (spec.name == NULL && spec.queue == NULL && spec.script == NULL
-        && spec.env == NULL && spec.nenv == 0, "init leaves pointers NULL");
+            && spec.env == NULL && spec.nenv == 0,
+        "init leaves pointers NULL");
     ok (spec.priority == 0 && spec.rerunnable == 1 && spec.hold == 0
-        && spec.join == JOIN_NONE && spec.umask == -1, "init sets defaults");
-    ok (spec.res.nchunks == 0 && spec.res.walltime == -1
-        && spec.res.job_ncpus == -1, "init initializes resources");
+            && spec.join == JOIN_NONE && spec.umask == -1,
+        "init sets defaults");
+    ok (spec.res.nchunks == 0 && spec.res.walltime == -1 && spec.res.job_ncpus == -1,
+        "init initializes resources");
     errno = 1234;
     jobspec_release (&spec);
     ok (errno == 1234, "release keeps errno");
@@ -44,8 +46,7 @@ static void test_init_release (void)
     spec.name = strdup ("x");
     spec.depend = strdup ("afterok:1");
     jobspec_release (&spec);
-    ok (spec.name == NULL && spec.depend == NULL,
-        "release frees strings and re-inits");
+    ok (spec.name == NULL && spec.depend == NULL, "release frees strings and re-inits");
 }
 
 static void test_env (void)
@@ -106,9 +107,12 @@ static void make_full (struct hpcq_jobspec *spec)
     spec->submit_args = strdup ("-N myjob job.sh");
     jobspec_setenv (spec, "PBS_O_HOME", "/home/alice");
     jobspec_setenv (spec, "FOO", "a b=c");
-    if (resource_parse_list (&spec->res, "select=2:ncpus=4:mem=8gb:ngpus=1"
+    if (resource_parse_list (&spec->res,
+                             "select=2:ncpus=4:mem=8gb:ngpus=1"
                              ":mpiprocs=2+1:ncpus=1,walltime=1:30:00,"
-                             "place=scatter:excl", &err) < 0
+                             "place=scatter:excl",
+                             &err)
+            < 0
         || resource_finalize (&spec->res, &err) < 0)
         diag ("make_full: %s", err.text);
 }
@@ -126,8 +130,7 @@ static void make_minimal (struct hpcq_jobspec *spec)
         diag ("make_minimal: %s", err.text);
 }
 
-static int chunks_equal (const struct hpcq_resources *a,
-                         const struct hpcq_resources *b)
+static int chunks_equal (const struct hpcq_resources *a, const struct hpcq_resources *b)
 {
     int i;
 
@@ -142,36 +145,32 @@ static int chunks_equal (const struct hpcq_resources *a,
     return 1;
 }
 
-static void compare_specs (const struct hpcq_jobspec *a,
-                           const struct hpcq_jobspec *b, const char *what)
+static void compare_specs (const struct hpcq_jobspec *a, const struct hpcq_jobspec *b,
+                           const char *what)
 {
     int i, env_same = a->nenv == b->nenv;
 
     ok (streq_null (a->name, b->name) && streq_null (a->queue, b->queue)
-        && streq_null (a->script, b->script)
-        && streq_null (a->workdir, b->workdir)
-        && streq_null (a->submit_host, b->submit_host),
+            && streq_null (a->script, b->script) && streq_null (a->workdir, b->workdir)
+            && streq_null (a->submit_host, b->submit_host),
         "%s: name, queue, script, workdir, submit_host survive", what);
     ok (streq_null (a->output_path, b->output_path)
-        && streq_null (a->error_path, b->error_path)
-        && streq_null (a->depend, b->depend)
-        && streq_null (a->account, b->account)
-        && streq_null (a->mail_points, b->mail_points)
-        && streq_null (a->mail_users, b->mail_users)
-        && streq_null (a->submit_args, b->submit_args),
+            && streq_null (a->error_path, b->error_path)
+            && streq_null (a->depend, b->depend) && streq_null (a->account, b->account)
+            && streq_null (a->mail_points, b->mail_points)
+            && streq_null (a->mail_users, b->mail_users)
+            && streq_null (a->submit_args, b->submit_args),
         "%s: paths, depend, account, mail, submit_args survive", what);
-    ok (a->join == b->join && a->hold == b->hold
-        && a->priority == b->priority && a->rerunnable == b->rerunnable
-        && a->umask == b->umask,
+    ok (a->join == b->join && a->hold == b->hold && a->priority == b->priority
+            && a->rerunnable == b->rerunnable && a->umask == b->umask,
         "%s: join, hold, priority, rerunnable, umask survive", what);
     for (i = 0; env_same && i < a->nenv; i++)
         env_same = strcmp (a->env[i], b->env[i]) == 0;
     ok (env_same, "%s: env survives", what);
-    ok (b->nenv == 0 || b->env[b->nenv] == NULL,
-        "%s: decoded env is NULL-terminated", what);
+    ok (b->nenv == 0 || b->env[b->nenv] == NULL, "%s: decoded env is NULL-terminated",
+        what);
     ok (chunks_equal (&a->res, &b->res), "%s: chunks survive", what);
-    ok (a->res.walltime == b->res.walltime
-        && strcmp (a->res.place, b->res.place) == 0,
+    ok (a->res.walltime == b->res.walltime && strcmp (a->res.place, b->res.place) == 0,
         "%s: walltime and place survive", what);
 }
 
@@ -181,28 +180,25 @@ static void check_full_json (json_t *o)
     json_t *chunks = json_object_get (res, "chunks");
     json_t *c0 = json_array_get (chunks, 0);
 
-    is (json_string_value (json_object_get (o, "name")), "myjob",
-        "json name");
+    is (json_string_value (json_object_get (o, "name")), "myjob", "json name");
     is (json_string_value (json_object_get (o, "join")), "oe", "json join");
     ok (json_is_true (json_object_get (o, "hold")), "json hold is true");
-    ok (json_is_false (json_object_get (o, "rerunnable")),
-        "json rerunnable is false");
-    ok (json_integer_value (json_object_get (o, "priority")) == -12,
-        "json priority");
+    ok (json_is_false (json_object_get (o, "rerunnable")), "json rerunnable is false");
+    ok (json_integer_value (json_object_get (o, "priority")) == -12, "json priority");
     ok (json_integer_value (json_object_get (o, "umask")) == 022, "json umask");
     ok (json_array_size (json_object_get (o, "env")) == 2, "json env size");
-    is (json_string_value (json_array_get (json_object_get (o, "env"), 1)),
-        "FOO=a b=c", "json env entry");
+    is (json_string_value (json_array_get (json_object_get (o, "env"), 1)), "FOO=a b=c",
+        "json env entry");
     ok (json_integer_value (json_object_get (res, "walltime")) == 5400,
         "json walltime");
     is (json_string_value (json_object_get (res, "place")), "scatter:excl",
         "json place");
     ok (json_array_size (chunks) == 2, "json has two chunks");
     ok (json_integer_value (json_object_get (c0, "count")) == 2
-        && json_integer_value (json_object_get (c0, "ncpus")) == 4
-        && json_integer_value (json_object_get (c0, "mem")) == 8LL << 30
-        && json_integer_value (json_object_get (c0, "ngpus")) == 1
-        && json_integer_value (json_object_get (c0, "mpiprocs")) == 2,
+            && json_integer_value (json_object_get (c0, "ncpus")) == 4
+            && json_integer_value (json_object_get (c0, "mem")) == 8LL << 30
+            && json_integer_value (json_object_get (c0, "ngpus")) == 1
+            && json_integer_value (json_object_get (c0, "mpiprocs")) == 2,
         "json first chunk fields");
 }
 
@@ -217,8 +213,7 @@ static void test_round_trip (void)
     o = jobspec_to_json (&a);
     ok (o != NULL, "full spec encodes");
     check_full_json (o);
-    ok (jobspec_from_json (o, &b, &err) == 0, "full spec decodes: %s",
-        err.text);
+    ok (jobspec_from_json (o, &b, &err) == 0, "full spec decodes: %s", err.text);
     compare_specs (&a, &b, "full");
     json_decref (o);
     jobspec_release (&b);
@@ -228,8 +223,7 @@ static void test_round_trip (void)
     text = json_dumps (o, JSON_COMPACT);
     json_decref (o);
     o2 = json_loads (text, 0, NULL);
-    ok (o2 && jobspec_from_json (o2, &b, &err) == 0,
-        "full spec decodes from text");
+    ok (o2 && jobspec_from_json (o2, &b, &err) == 0, "full spec decodes from text");
     compare_specs (&a, &b, "text");
     free (text);
     json_decref (o2);
@@ -240,14 +234,14 @@ static void test_round_trip (void)
     o = jobspec_to_json (&a);
     ok (o != NULL, "minimal spec encodes");
     ok (json_is_null (json_object_get (o, "queue"))
-        && json_is_null (json_object_get (o, "error_path"))
-        && json_is_null (json_object_get (o, "submit_args")),
+            && json_is_null (json_object_get (o, "error_path"))
+            && json_is_null (json_object_get (o, "submit_args")),
         "unset strings encode as null");
-    ok (json_integer_value (json_object_get (json_object_get (o, "resources"),
-                                             "walltime")) == -1,
+    ok (json_integer_value (
+            json_object_get (json_object_get (o, "resources"), "walltime"))
+            == -1,
         "unset walltime encodes as -1");
-    ok (jobspec_from_json (o, &b, &err) == 0, "minimal spec decodes: %s",
-        err.text);
+    ok (jobspec_from_json (o, &b, &err) == 0, "minimal spec decodes: %s", err.text);
     compare_specs (&a, &b, "minimal");
     ok (b.queue == NULL && b.output_path == NULL && b.env == NULL,
         "null strings decode as NULL");
@@ -270,8 +264,7 @@ static void test_encode_errors (void)
     a.script = strdup ("true");
     a.join = 7;
     errno = 0;
-    ok (jobspec_to_json (&a) == NULL && errno == EINVAL,
-        "bad join fails with EINVAL");
+    ok (jobspec_to_json (&a) == NULL && errno == EINVAL, "bad join fails with EINVAL");
     jobspec_release (&a);
 }
 
@@ -290,8 +283,8 @@ static json_t *good_json (void)
 /* Borrowed: the first chunk object of o. */
 static json_t *chunk0 (json_t *o)
 {
-    return json_array_get (json_object_get (json_object_get (o, "resources"),
-                                            "chunks"), 0);
+    return json_array_get (json_object_get (json_object_get (o, "resources"), "chunks"),
+                           0);
 }
 
 /* Decoding o (taken) fails with EPROTO, a message containing want, and
@@ -305,8 +298,8 @@ static void check_bad (json_t *o, const char *want, const char *what)
     errno = 0;
     rc = jobspec_from_json (o, &spec, &err);
     ok (rc == -1 && errno == EPROTO && strstr (err.text, want) != NULL
-        && strncmp (err.text, "invalid job: ", 13) == 0
-        && spec.name == NULL && spec.env == NULL && spec.nenv == 0,
+            && strncmp (err.text, "invalid job: ", 13) == 0 && spec.name == NULL
+            && spec.env == NULL && spec.nenv == 0,
         "%s: %s", what, err.text);
     jobspec_release (&spec);
     json_decref (o);
@@ -348,8 +341,7 @@ static json_t *with_chunks (int n)
     int i;
 
     for (i = 0; i < n; i++)
-        json_array_append_new (a, json_pack ("{s:i s:i}", "count", 1,
-                                             "ncpus", 1));
+        json_array_append_new (a, json_pack ("{s:i s:i}", "count", 1, "ncpus", 1));
     json_object_set_new (json_object_get (o, "resources"), "chunks", a);
     return o;
 }
@@ -362,38 +354,34 @@ static void test_decode_strings (void)
     check_bad (json_null (), "not a JSON object", "null is refused");
     check_bad (with (good_json (), "foo", json_true ()), "unknown key 'foo'",
                "unknown key");
-    check_bad (without (good_json (), "name"), "missing name",
-               "missing name");
-    check_bad (with (good_json (), "name", json_null ()), "missing name",
-               "null name");
-    check_bad (with (good_json (), "name", json_integer (3)),
-               "name must be a string", "integer name");
-    check_bad (with (good_json (), "name", json_string ("")),
-               "job name is empty", "empty name");
+    check_bad (without (good_json (), "name"), "missing name", "missing name");
+    check_bad (with (good_json (), "name", json_null ()), "missing name", "null name");
+    check_bad (with (good_json (), "name", json_integer (3)), "name must be a string",
+               "integer name");
+    check_bad (with (good_json (), "name", json_string ("")), "job name is empty",
+               "empty name");
     check_bad (with (good_json (), "name", json_string ("a b")),
                "job name 'a b' contains whitespace", "name with a blank");
-    check_bad (with (good_json (), "name", json_string ("a\tb")),
-               "contains whitespace", "name with a tab");
+    check_bad (with (good_json (), "name", json_string ("a\tb")), "contains whitespace",
+               "name with a tab");
     check_bad (with (good_json (), "name", json_string ("../x")),
                "contains whitespace, '/'", "name with a slash");
-    check_bad (with (good_json (), "name", json_string ("a\x01")),
-               "control character", "name with a control character");
+    check_bad (with (good_json (), "name", json_string ("a\x01")), "control character",
+               "name with a control character");
     memset (longname, 'x', 237);
     longname[237] = '\0';
-    check_bad (with (good_json (), "name", json_string (longname)),
-               "longer than 236", "237-character name");
-    check_bad (without (good_json (), "script"), "missing script",
-               "missing script");
+    check_bad (with (good_json (), "name", json_string (longname)), "longer than 236",
+               "237-character name");
+    check_bad (without (good_json (), "script"), "missing script", "missing script");
     check_bad (with (good_json (), "script", json_stringn ("a\0b", 3)),
                "script contains a NUL", "script with NUL");
-    check_bad (without (good_json (), "workdir"), "missing workdir",
-               "missing workdir");
+    check_bad (without (good_json (), "workdir"), "missing workdir", "missing workdir");
     check_bad (with (good_json (), "workdir", json_string ("run")),
                "workdir 'run' is not an absolute path", "relative workdir");
-    check_bad (with (good_json (), "queue", json_integer (1)),
-               "queue must be a string", "integer queue");
-    check_bad (with (good_json (), "depend", json_false ()),
-               "depend must be a string", "boolean depend");
+    check_bad (with (good_json (), "queue", json_integer (1)), "queue must be a string",
+               "integer queue");
+    check_bad (with (good_json (), "depend", json_false ()), "depend must be a string",
+               "boolean depend");
 }
 
 static void test_decode_scalars (void)
@@ -422,8 +410,8 @@ static void test_decode_scalars (void)
                "invalid job: ", "string umask");
     check_bad (with (good_json (), "priority", json_real (1.0)),
                "invalid job: ", "real priority");
-    check_bad (with (good_json (), "env", json_string ("A=1")),
-               "env must be an array", "string env");
+    check_bad (with (good_json (), "env", json_string ("A=1")), "env must be an array",
+               "string env");
     check_bad (with (good_json (), "env", json_pack ("[s s]", "A=1", "B")),
                "env[1] 'B' is not KEY=VALUE", "env entry without '='");
     check_bad (with (good_json (), "env", json_pack ("[s]", "=x")),
@@ -434,18 +422,17 @@ static void test_decode_scalars (void)
 
 static void test_decode_resources (void)
 {
-    check_bad (without (good_json (), "resources"), "resources",
-               "missing resources");
-    check_bad (with (good_json (), "resources", json_string ("x")),
-               "resources", "string resources");
+    check_bad (without (good_json (), "resources"), "resources", "missing resources");
+    check_bad (with (good_json (), "resources", json_string ("x")), "resources",
+               "string resources");
     check_bad (with_resource ("foo", json_integer (1)), "resources",
                "unknown key in resources");
     check_bad (with_resource ("walltime", json_integer (-2)),
                "walltime -2 out of range", "walltime -2");
-    check_bad (with_resource ("walltime", json_string ("1:00")),
-               "resources", "string walltime");
-    check_bad (with_resource ("place", json_string ("bogus")),
-               "invalid place 'bogus'", "bad place");
+    check_bad (with_resource ("walltime", json_string ("1:00")), "resources",
+               "string walltime");
+    check_bad (with_resource ("place", json_string ("bogus")), "invalid place 'bogus'",
+               "bad place");
     check_bad (with_resource ("place", json_string ("scatter:excl:"
                                                     "scatter:excl:scatter")),
                "place 'scatter:excl:scatter:excl:scatter' is too long",
@@ -454,24 +441,23 @@ static void test_decode_resources (void)
                "resources.chunks must be an array", "chunks not an array");
     check_bad (with_chunks (0), "1 to 4096 entries", "no chunks");
     check_bad (with_chunks (HPCQ_MAX_CHUNKS + 1), "1 to 4096 entries", "4097 chunks");
-    check_bad (with_chunk ("count", json_integer (0)),
-               "chunk 1: count 0 out of range", "count 0");
-    check_bad (with_chunk ("ncpus", json_integer (0)),
-               "chunk 1: ncpus 0 out of range", "ncpus 0");
+    check_bad (with_chunk ("count", json_integer (0)), "chunk 1: count 0 out of range",
+               "count 0");
+    check_bad (with_chunk ("ncpus", json_integer (0)), "chunk 1: ncpus 0 out of range",
+               "ncpus 0");
     check_bad (with_chunk ("ncpus", json_integer (3000000000LL)),
                "chunk 1: ncpus 3000000000 out of range", "ncpus > INT_MAX");
-    check_bad (with_chunk ("mem", json_integer (-1)),
-               "chunk 1: mem -1 out of range", "mem -1");
+    check_bad (with_chunk ("mem", json_integer (-1)), "chunk 1: mem -1 out of range",
+               "mem -1");
     check_bad (with_chunk ("ngpus", json_integer (-1)),
                "chunk 1: ngpus -1 out of range", "ngpus -1");
     check_bad (with_chunk ("mpiprocs", json_integer (-1)),
                "chunk 1: mpiprocs -1 out of range", "mpiprocs -1");
-    check_bad (with_chunk ("count", json_string ("2")), "chunk 1: ",
-               "string count");
-    check_bad (with_chunk ("hostname", json_string ("n1")), "chunk 1: ",
-               "unknown chunk key");
-    check_bad (with_chunk ("count", json_integer (1000000000)),
-               "too large", "totals that overflow");
+    check_bad (with_chunk ("count", json_string ("2")), "chunk 1: ", "string count");
+    check_bad (with_chunk ("hostname", json_string ("n1")),
+               "chunk 1: ", "unknown chunk key");
+    check_bad (with_chunk ("count", json_integer (1000000000)), "too large",
+               "totals that overflow");
     check_bad (without (with_chunk ("ncpus", json_integer (1)), "resources"),
                "resources", "no resources at all");
 }
@@ -491,10 +477,11 @@ static void test_decode_ok (void)
     jobspec_release (&spec);
     json_decref (o);
 
-    o = with (with (good_json (), "priority", json_integer (1023)),
-              "join", json_string ("eo"));
+    o = with (with (good_json (), "priority", json_integer (1023)), "join",
+              json_string ("eo"));
     ok (jobspec_from_json (o, &spec, &err) == 0 && spec.priority == 1023
-        && spec.join == JOIN_EO, "priority 1023 and join eo accepted");
+            && spec.join == JOIN_EO,
+        "priority 1023 and join eo accepted");
     jobspec_release (&spec);
     json_decref (o);
 
@@ -505,17 +492,16 @@ static void test_decode_ok (void)
     json_decref (o);
 
     /* Optional keys may be left out entirely. */
-    o = json_pack ("{s:s s:s s:s s:{s:[{s:i s:i}]}}", "name", "j",
-                   "script", "true", "workdir", "/tmp", "resources",
-                   "chunks", "count", 3, "ncpus", 2);
-    ok (jobspec_from_json (o, &spec, &err) == 0, "only required keys: %s",
-        err.text);
+    o = json_pack ("{s:s s:s s:s s:{s:[{s:i s:i}]}}", "name", "j", "script", "true",
+                   "workdir", "/tmp", "resources", "chunks", "count", 3, "ncpus", 2);
+    ok (jobspec_from_json (o, &spec, &err) == 0, "only required keys: %s", err.text);
     ok (spec.priority == 0 && spec.rerunnable == 1 && spec.join == JOIN_NONE
-        && spec.hold == 0 && spec.nenv == 0 && spec.res.walltime == -1
-        && spec.res.place[0] == '\0', "left-out keys take their defaults");
+            && spec.hold == 0 && spec.nenv == 0 && spec.res.walltime == -1
+            && spec.res.place[0] == '\0',
+        "left-out keys take their defaults");
     ok (spec.res.nchunks == 1 && spec.res.chunk[0].count == 3
-        && spec.res.chunk[0].ncpus == 2 && spec.res.chunk[0].mem == 0
-        && spec.res.chunk[0].ngpus == 0 && spec.res.chunk[0].mpiprocs == 1,
+            && spec.res.chunk[0].ncpus == 2 && spec.res.chunk[0].mem == 0
+            && spec.res.chunk[0].ngpus == 0 && spec.res.chunk[0].mpiprocs == 1,
         "left-out chunk fields take their defaults");
     ok (resource_total_ncpus (&spec.res) == 6, "decoded totals");
     jobspec_release (&spec);

@@ -28,26 +28,29 @@ static void test_size (void)
         const char *s;
         int64_t bytes;
     } good[] = {
-        { "0", 0 },
-        { "100", 100 },
-        { "100b", 100 },
-        { "1kb", KB },
-        { "1KB", KB },
-        { "4gb", 4 * GB },
-        { "4Gb", 4 * GB },
-        { "1536mb", 1536 * MB },
-        { "2tb", 2LL << 40 },
-        { "1pb", 1LL << 50 },
-        { "1w", 8 },
-        { "2kw", 16 * KB },
-        { "1mw", 8 * MB },
-        { "1gw", 8 * GB },
-        { "1tw", 8LL << 40 },
-        { "1W", 8 },
+        { "0", 0 },           { "100", 100 },
+        { "100b", 100 },      { "1kb", KB },
+        { "1KB", KB },        { "4gb", 4 * GB },
+        { "4Gb", 4 * GB },    { "1536mb", 1536 * MB },
+        { "2tb", 2LL << 40 }, { "1pb", 1LL << 50 },
+        { "1w", 8 },          { "2kw", 16 * KB },
+        { "1mw", 8 * MB },    { "1gw", 8 * GB },
+        { "1tw", 8LL << 40 }, { "1W", 8 },
     };
     const char *bad[] = {
-        "12XB", "", "-1", "gb", "1.5gb", " 1gb", "1 gb", "1gbb", "+1",
-        "9999999pb", "99999999999999999999", "1k", "1bk",
+        "12XB",
+        "",
+        "-1",
+        "gb",
+        "1.5gb",
+        " 1gb",
+        "1 gb",
+        "1gbb",
+        "+1",
+        "9999999pb",
+        "99999999999999999999",
+        "1k",
+        "1bk",
     };
     size_t i;
 
@@ -55,8 +58,8 @@ static void test_size (void)
         struct hpcq_error err = { "" };
         int64_t b = -42;
         int rc = resource_parse_size (good[i].s, &b, &err);
-        ok (rc == 0 && b == good[i].bytes, "size '%s' is %lld bytes",
-            good[i].s, (long long)good[i].bytes);
+        ok (rc == 0 && b == good[i].bytes, "size '%s' is %lld bytes", good[i].s,
+            (long long)good[i].bytes);
     }
     for (i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
         struct hpcq_error err = { "" };
@@ -65,8 +68,7 @@ static void test_size (void)
         errno = 0;
         int rc = resource_parse_size (bad[i], &b, &err);
         snprintf (want, sizeof (want), "invalid size '%s'", bad[i]);
-        ok (rc == -1 && errno == EINVAL && b == -42
-            && strcmp (err.text, want) == 0,
+        ok (rc == -1 && errno == EINVAL && b == -42 && strcmp (err.text, want) == 0,
             "size '%s' is rejected: %s", bad[i], err.text);
     }
 }
@@ -77,18 +79,23 @@ static void test_walltime (void)
         const char *s;
         int64_t secs;
     } good[] = {
-        { "01:30:00", 5400 },
-        { "90", 90 },
-        { "1:00", 60 },
-        { "0", 0 },
-        { "00:00:01", 1 },
-        { "100:00:00", 360000 },
-        { "1:02:03", 3723 },
-        { "90:00", 5400 },
+        { "01:30:00", 5400 }, { "90", 90 },      { "1:00", 60 },
+        { "0", 0 },           { "00:00:01", 1 }, { "100:00:00", 360000 },
+        { "1:02:03", 3723 },  { "90:00", 5400 },
     };
     const char *bad[] = {
-        "abc", "", "1:2:3:4", "1::0", ":30", "30:", "-5", "1:-1", "1h",
-        " 10", "99999999999999999999", "9999999999999999:00:00",
+        "abc",
+        "",
+        "1:2:3:4",
+        "1::0",
+        ":30",
+        "30:",
+        "-5",
+        "1:-1",
+        "1h",
+        " 10",
+        "99999999999999999999",
+        "9999999999999999:00:00",
     };
     size_t i;
 
@@ -96,8 +103,8 @@ static void test_walltime (void)
         struct hpcq_error err = { "" };
         int64_t s = -42;
         int rc = resource_parse_walltime (good[i].s, &s, &err);
-        ok (rc == 0 && s == good[i].secs, "walltime '%s' is %lld s",
-            good[i].s, (long long)good[i].secs);
+        ok (rc == 0 && s == good[i].secs, "walltime '%s' is %lld s", good[i].s,
+            (long long)good[i].secs);
     }
     for (i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
         struct hpcq_error err = { "" };
@@ -117,7 +124,8 @@ static void test_walltime_max (void)
     struct hpcq_error err = { "" };
     int64_t s = -42;
 
-    ok (resource_parse_walltime ("2147483647", &s, &err) == 0 && s == RESOURCE_WALLTIME_MAX,
+    ok (resource_parse_walltime ("2147483647", &s, &err) == 0
+            && s == RESOURCE_WALLTIME_MAX,
         "walltime 2^31 - 1 seconds is the longest accepted");
     s = -42;
     ok (resource_parse_walltime ("2147483648", &s, &err) == -1 && s == -42
@@ -197,15 +205,15 @@ static void test_select (void)
     struct hpcq_error err = { "" };
     char buf[256];
 
-    ok (parse_final ("select=2:ncpus=4:mem=8gb:ngpus=1+1:ncpus=1", &res,
-                     &err) == 0, "two-term select parses");
+    ok (parse_final ("select=2:ncpus=4:mem=8gb:ngpus=1+1:ncpus=1", &res, &err) == 0,
+        "two-term select parses");
     ok (res.nchunks == 2, "two chunks");
-    ok (res.chunk[0].count == 2 && res.chunk[0].ncpus == 4
-        && res.chunk[0].mem == 8 * GB && res.chunk[0].ngpus == 1
-        && res.chunk[0].mpiprocs == 1, "first chunk 2:ncpus=4:mem=8gb:ngpus=1");
-    ok (res.chunk[1].count == 1 && res.chunk[1].ncpus == 1
-        && res.chunk[1].mem == 0 && res.chunk[1].ngpus == 0
-        && res.chunk[1].mpiprocs == 1, "second chunk 1:ncpus=1");
+    ok (res.chunk[0].count == 2 && res.chunk[0].ncpus == 4 && res.chunk[0].mem == 8 * GB
+            && res.chunk[0].ngpus == 1 && res.chunk[0].mpiprocs == 1,
+        "first chunk 2:ncpus=4:mem=8gb:ngpus=1");
+    ok (res.chunk[1].count == 1 && res.chunk[1].ncpus == 1 && res.chunk[1].mem == 0
+            && res.chunk[1].ngpus == 0 && res.chunk[1].mpiprocs == 1,
+        "second chunk 1:ncpus=1");
     ok (resource_total_ncpus (&res) == 9, "total ncpus 9");
     ok (resource_total_mem (&res) == 16 * GB, "total mem 16gb");
     ok (resource_total_ngpus (&res) == 2, "total ngpus 2");
@@ -223,8 +231,7 @@ static void test_select (void)
     check_select ("select=1:ncpus=2,select=4:ncpus=1", "4:ncpus=1");
     check_select ("nodes=2:ppn=4:gpus=1", "2:ncpus=4:ngpus=1:mpiprocs=4");
     check_select ("nodes=3", "3:ncpus=1");
-    check_select ("nodes=2:ppn=4+1:ppn=2",
-                  "2:ncpus=4:mpiprocs=4+1:ncpus=2:mpiprocs=2");
+    check_select ("nodes=2:ppn=4+1:ppn=2", "2:ncpus=4:mpiprocs=4+1:ncpus=2:mpiprocs=2");
     check_select ("select=1:ncpus=2:host=n1:bigmem=True",
                   "1:ncpus=2:host=n1:bigmem=True");
     check_select ("select=2:fast=true:ib=True", "2:ncpus=1:fast=True:ib=True");
@@ -232,23 +239,23 @@ static void test_select (void)
     check_select ("ngpus=2", "1:ncpus=1:ngpus=2");
     check_select ("ngpus=0", "1:ncpus=1");
     check_select ("walltime=10", "1:ncpus=1");
-    check_select ("mem=1gb,select=2:ncpus=1:mem=512mb",
-                  "2:ncpus=1:mem=512mb");
+    check_select ("mem=1gb,select=2:ncpus=1:mem=512mb", "2:ncpus=1:mem=512mb");
     check_select ("ngpus=2,select=2:ncpus=1:ngpus=1", "2:ncpus=1:ngpus=1");
 
     ok (parse_final ("nodes=2:ppn=4:gpus=1", &res, &err) == 0
-        && res.chunk[0].mpiprocs == 4 && resource_total_ncpus (&res) == 8
-        && resource_total_ngpus (&res) == 2,
+            && res.chunk[0].mpiprocs == 4 && resource_total_ncpus (&res) == 8
+            && resource_total_ngpus (&res) == 2,
         "Torque ppn sets ncpus and mpiprocs");
-    ok (parse_final ("ncpus=8,mem=4gb,ngpus=1", &res, &err) == 0
-        && res.nchunks == 1 && res.chunk[0].count == 1
-        && res.chunk[0].ncpus == 8 && res.chunk[0].mem == 4 * GB
-        && res.chunk[0].ngpus == 1 && res.chunk[0].mpiprocs == 1,
+    ok (parse_final ("ncpus=8,mem=4gb,ngpus=1", &res, &err) == 0 && res.nchunks == 1
+            && res.chunk[0].count == 1 && res.chunk[0].ncpus == 8
+            && res.chunk[0].mem == 4 * GB && res.chunk[0].ngpus == 1
+            && res.chunk[0].mpiprocs == 1,
         "job-wide values become one chunk");
     ok (res.job_ncpus == -1 && res.job_mem == -1 && res.job_ngpus == -1,
         "folded job-wide values are cleared");
     ok (resource_finalize (&res, &err) == 0 && res.nchunks == 1
-        && res.chunk[0].ncpus == 8, "finalizing twice changes nothing");
+            && res.chunk[0].ncpus == 8,
+        "finalizing twice changes nothing");
     resource_release (&res);
 }
 
@@ -260,17 +267,17 @@ static void test_defaults (void)
 
     resource_init (&res);
     ok (res.nchunks == 0 && res.walltime == -1 && res.place[0] == '\0'
-        && res.job_ncpus == -1 && res.job_mem == -1 && res.job_ngpus == -1,
+            && res.job_ncpus == -1 && res.job_mem == -1 && res.job_ngpus == -1,
         "init means nothing requested");
     ok (resource_total_ncpus (&res) == 1 && resource_total_chunks (&res) == 1
-        && resource_total_mem (&res) == 0 && resource_total_ngpus (&res) == 0,
+            && resource_total_mem (&res) == 0 && resource_total_ngpus (&res) == 0,
         "unfinalized empty request counts as one default chunk");
     resource_format_select (&res, buf, sizeof (buf));
     is (text_of (buf), "1:ncpus=1", "unfinalized empty request formats as default");
     ok (resource_finalize (&res, &err) == 0, "finalize empty request");
-    ok (res.nchunks == 1 && res.chunk[0].count == 1
-        && res.chunk[0].ncpus == 1 && res.chunk[0].mem == 0
-        && res.chunk[0].ngpus == 0 && res.chunk[0].mpiprocs == 1,
+    ok (res.nchunks == 1 && res.chunk[0].count == 1 && res.chunk[0].ncpus == 1
+            && res.chunk[0].mem == 0 && res.chunk[0].ngpus == 0
+            && res.chunk[0].mpiprocs == 1,
         "nothing requested gives one chunk ncpus=1");
     resource_release (&res);
 }
@@ -281,30 +288,36 @@ static void test_list (void)
     struct hpcq_error err = { "" };
 
     resource_init (&res);
-    ok (resource_parse_list (&res, "walltime=01:30:00,mem=4gb,ncpus=8", &err)
-        == 0, "mixed list parses");
+    ok (resource_parse_list (&res, "walltime=01:30:00,mem=4gb,ncpus=8", &err) == 0,
+        "mixed list parses");
     ok (res.walltime == 5400 && res.job_mem == 4 * GB && res.job_ncpus == 8,
         "walltime, mem, ncpus stored");
-    ok (resource_parse_list (&res, "walltime=2:00", &err) == 0
-        && res.walltime == 120, "later walltime overrides");
+    ok (resource_parse_list (&res, "walltime=2:00", &err) == 0 && res.walltime == 120,
+        "later walltime overrides");
     ok (res.job_mem == 4 * GB, "earlier values stay");
     ok (resource_parse_list (&res, "Walltime=1:00:00", &err) == 0
-        && res.walltime == 3600, "resource names are case-insensitive");
+            && res.walltime == 3600,
+        "resource names are case-insensitive");
 
     ok (resource_parse_list (&res, "walltime=99,foo=1", &err) == -1,
         "a bad item fails the list");
     ok (res.walltime == 3600, "a failed list leaves res unchanged");
     ok (resource_parse_list (&res, "select=2:ncpus=2,ncpus=x", &err) == -1
-        && res.nchunks == 0, "a failed list leaves chunks unchanged");
+            && res.nchunks == 0,
+        "a failed list leaves chunks unchanged");
 
     ok (resource_parse_list (&res, "place=scatter", &err) == 0
-        && strcmp (res.place, "scatter") == 0, "place=scatter");
+            && strcmp (res.place, "scatter") == 0,
+        "place=scatter");
     ok (resource_parse_list (&res, "place=pack:excl", &err) == 0
-        && strcmp (res.place, "pack:excl") == 0, "place=pack:excl");
+            && strcmp (res.place, "pack:excl") == 0,
+        "place=pack:excl");
     ok (resource_parse_list (&res, "place=free:shared", &err) == 0
-        && strcmp (res.place, "free:shared") == 0, "place=free:shared");
+            && strcmp (res.place, "free:shared") == 0,
+        "place=free:shared");
     ok (resource_parse_list (&res, "place=excl", &err) == 0
-        && strcmp (res.place, "excl") == 0, "place=excl alone");
+            && strcmp (res.place, "excl") == 0,
+        "place=excl alone");
     ok (resource_finalize (&res, &err) == 0, "finalize keeps valid place");
     resource_release (&res);
 }
@@ -379,7 +392,9 @@ static void test_gpu_kinds (void)
     struct hpcq_error err = { "" };
 
     ok (parse_final ("select=2:ncpus=4:ngpus=1:gpu_model=A100+1:ncpus=1:mig=1g.5gb",
-                     &res, &err) == 0, "select with gpu_model and mig parses");
+                     &res, &err)
+            == 0,
+        "select with gpu_model and mig parses");
     is (chunk_model (&res.chunk[0]), "A100", "chunk 1 gpu_model A100");
     is (chunk_mig (&res.chunk[0]), "", "chunk 1 no mig");
     is (chunk_mig (&res.chunk[1]), "1g.5gb", "chunk 2 mig 1g.5gb");
@@ -387,7 +402,8 @@ static void test_gpu_kinds (void)
         "equal profiles share one interned copy");
     ok (res.chunk[1].ngpus == 0, "a MIG chunk counts no whole GPU");
     check_select ("select=1:ncpus=2:mig=3g.20gb", "1:ncpus=2:mig=3g.20gb");
-    check_select ("select=1:mig=1g.18gb:gpu_model=H200", "1:ncpus=1:gpu_model=H200:mig=1g.18gb");
+    check_select ("select=1:mig=1g.18gb:gpu_model=H200",
+                  "1:ncpus=1:gpu_model=H200:mig=1g.18gb");
     check_select ("select=1:ngpus=2:gpu_model=NVIDIA_A100-SXM4.40GB",
                   "1:ncpus=1:ngpus=2:gpu_model=NVIDIA_A100-SXM4.40GB");
     check_select ("select=4:MIG=7g.80gb", "4:ncpus=1:mig=7g.80gb");
@@ -408,8 +424,9 @@ static void test_gpu_kinds (void)
     check_error ("select=1:gpu_model=", "invalid gpu_model ''");
     check_error ("select=1:gpu_model=A 100", "invalid gpu_model 'A 100'");
     check_error ("select=1:gpu_model=a/b", "invalid gpu_model 'a/b'");
-    check_error ("select=1:gpu_model=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-                 "invalid gpu_model");
+    check_error (
+        "select=1:gpu_model=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "invalid gpu_model");
     check_error ("nodes=1:mig=1g.5gb", "unknown resource 'mig' in nodes");
 
     /* A stored spec is checked again: a bad profile there is refused. */
@@ -428,17 +445,16 @@ static void test_select_16 (void)
     char buf[16];
 
     ok (parse_final ("select=1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+2", &res, &err) == 0
-        && res.nchunks == 16 && resource_total_chunks (&res) == 17,
+            && res.nchunks == 16 && resource_total_chunks (&res) == 17,
         "16 chunks are allowed");
     resource_format_select (&res, buf, sizeof (buf));
-    ok (strlen (buf) == sizeof (buf) - 1
-        && strncmp (buf, "1:ncpus=1+1:ncp", 15) == 0,
+    ok (strlen (buf) == sizeof (buf) - 1 && strncmp (buf, "1:ncpus=1+1:ncp", 15) == 0,
         "select format is cut short to the buffer: %s", buf);
 
     res.chunk[3].ncpus = 0;
     errno = 0;
     ok (resource_finalize (&res, &err) == -1 && errno == EINVAL
-        && strstr (err.text, "chunk 4: ncpus 0") != NULL,
+            && strstr (err.text, "chunk 4: ncpus 0") != NULL,
         "finalize checks chunks set by hand: %s", err.text);
     res.chunk[3].ncpus = 1;
     res.walltime = -7;
@@ -465,37 +481,41 @@ static void test_big (void)
     char *text;
 
     ok (parse_final ("select=4096:ncpus=64:ngpus=8,place=scatter", &res, &err) == 0
-        && res.nchunks == 1 && resource_total_chunks (&res) == 4096
-        && resource_total_ncpus (&res) == 4096 * 64, "select=4096 is one chunk of 4096 copies");
+            && res.nchunks == 1 && resource_total_chunks (&res) == 4096
+            && resource_total_ncpus (&res) == 4096 * 64,
+        "select=4096 is one chunk of 4096 copies");
     text = terms (HPCQ_MAX_CHUNKS);
     ok (parse_final (text, &res, &err) == 0 && res.nchunks == HPCQ_MAX_CHUNKS
-        && resource_total_chunks (&res) == HPCQ_MAX_CHUNKS,
+            && resource_total_chunks (&res) == HPCQ_MAX_CHUNKS,
         "%d select terms are allowed", HPCQ_MAX_CHUNKS);
     free (text);
     text = terms (HPCQ_MAX_CHUNKS + 1);
     errno = 0;
     ok (parse_final (text, &res, &err) == -1 && errno == EINVAL
-        && strstr (err.text, "too many chunks in select"), "%d terms are refused: %s",
-        HPCQ_MAX_CHUNKS + 1, err.text);
+            && strstr (err.text, "too many chunks in select"),
+        "%d terms are refused: %s", HPCQ_MAX_CHUNKS + 1, err.text);
     free (text);
 
     ok (parse_final ("select=2:ncpus=4+3:ncpus=1:mem=1gb", &res, &err) == 0
-        && resource_copy (&copy, &res) == 0 && copy.chunk != res.chunk
-        && copy.nchunks == 2 && copy.chunk[1].count == 3 && copy.chunk[1].mem == GB,
+            && resource_copy (&copy, &res) == 0 && copy.chunk != res.chunk
+            && copy.nchunks == 2 && copy.chunk[1].count == 3 && copy.chunk[1].mem == GB,
         "resource_copy makes a list of its own");
     copy.chunk[0].ncpus = 9;
     ok (res.chunk[0].ncpus == 4, "changing the copy leaves the original");
     resource_release (&copy);
     ok (copy.chunk == NULL && copy.nchunks == 0 && copy.walltime == -1,
         "released: nothing requested");
-    resource_release (&copy);   /* twice is harmless */
+    resource_release (&copy); /* twice is harmless */
 
     ok (resource_parse_list (&res, "select=1:ncpus=2", &err) == 0 && res.nchunks == 1
-        && res.chunk[0].ncpus == 2, "a later select replaces the list");
+            && res.chunk[0].ncpus == 2,
+        "a later select replaces the list");
     ok (resource_parse_list (&res, "select=3:ncpus=2:bogus=1", &err) == -1
-        && res.nchunks == 1 && res.chunk[0].ncpus == 2, "a failed select leaves it");
+            && res.nchunks == 1 && res.chunk[0].ncpus == 2,
+        "a failed select leaves it");
     ok (resource_add_chunk (&res, &err) != NULL && res.nchunks == 2
-        && res.chunk[1].count == 1 && res.chunk[1].ncpus == 1 && res.chunk[1].mpiprocs == 1,
+            && res.chunk[1].count == 1 && res.chunk[1].ncpus == 1
+            && res.chunk[1].mpiprocs == 1,
         "resource_add_chunk appends a default chunk");
     resource_release (&res);
 }

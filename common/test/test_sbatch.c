@@ -66,7 +66,9 @@ static void test_mapping (void)
     ok (parse ("#!/bin/bash\n#SBATCH --nodes=2 --ntasks-per-node=4\n"
                "#SBATCH --cpus-per-task=2\n#SBATCH --time=1:00:00\n"
                "#SBATCH -J sim\n#SBATCH --gres=gpu:a100:2\n#SBATCH --mem=4G\n"
-               "srun ./sim\n#SBATCH --nodes=9\n", &s, &err) == 1,
+               "srun ./sim\n#SBATCH --nodes=9\n",
+               &s, &err)
+            == 1,
         "directives parsed: %s", err.text);
     sel = select_of (&s);
     is (sel, "2:ncpus=8:mem=4gb:ngpus=2:mpiprocs=4:gpu_model=a100",
@@ -81,11 +83,14 @@ static void test_mapping (void)
     ok (parse ("#SBATCH -n 3 -c 2\n#SBATCH --mem-per-cpu=512\n#SBATCH -o o.%j -e e.%j\n"
                "#SBATCH --exclusive --no-requeue\n#SBATCH --dependency=afterok:12:13\n"
                "#SBATCH --mail-type=END,FAIL --mail-user=a@b\n#SBATCH -A proj -p gpu\n",
-               &s, &err) == 1, "more directives: %s", err.text);
+               &s, &err)
+            == 1,
+        "more directives: %s", err.text);
     sel = select_of (&s);
     is (sel, "3:ncpus=2:mem=1gb", "tasks anywhere: one chunk each, memory per cpu");
     ok (strcmp (s.res.place, "scatter:excl") == 0, "--exclusive");
-    ok (s.join == JOIN_NONE && !strcmp (s.error_path, "e.%j"), "--error keeps stderr apart");
+    ok (s.join == JOIN_NONE && !strcmp (s.error_path, "e.%j"),
+        "--error keeps stderr apart");
     ok (s.rerunnable == 0, "--no-requeue");
     is (s.depend, "afterok:12:13", "dependency kept in PBS form");
     is (s.mail_points, "ae", "mail on end and failure");
@@ -99,11 +104,12 @@ static void test_errors (void)
     struct hpcq_jobspec s;
     struct hpcq_error err;
 
-    ok (parse ("#!/bin/sh\n#SBATCH --array=1-4%2\n", &s, &err) == 1
-            && s.array && !strcmp (s.array, "1-4%2") && !strcmp (s.output_path, "slurm-%A_%a.out"),
+    ok (parse ("#!/bin/sh\n#SBATCH --array=1-4%2\n", &s, &err) == 1 && s.array
+            && !strcmp (s.array, "1-4%2") && !strcmp (s.output_path, "slurm-%A_%a.out"),
         "--array becomes the job array, output slurm-%%A_%%a.out: %s", err.text);
     jobspec_release (&s);
-    ok (parse ("#!/bin/sh\n#SBATCH --array=4-1\n", &s, &err) < 0 && strstr (err.text, "line 2"),
+    ok (parse ("#!/bin/sh\n#SBATCH --array=4-1\n", &s, &err) < 0
+            && strstr (err.text, "line 2"),
         "a bad --array is refused with the line: %s", err.text);
     jobspec_release (&s);
     ok (parse ("#SBATCH --frobnicate\n", &s, &err) < 0
@@ -123,16 +129,19 @@ static void test_errors (void)
         "a gres type holds no colon: %s", err.text);
     jobspec_release (&s);
     ok (parse ("#SBATCH -N 2\n#SBATCH --gres=gpu:1g.5gb:2\n", &s, &err) < 0
-        && strstr (err.text, "MIG"), "several MIG instances on several nodes: %s", err.text);
+            && strstr (err.text, "MIG"),
+        "several MIG instances on several nodes: %s", err.text);
     jobspec_release (&s);
     ok (parse ("#SBATCH --mem=12XB\n", &s, &err) < 0, "bad memory");
     jobspec_release (&s);
     /* Products of counts that fit, each, must not wrap (found by fuzzing). */
     ok (parse ("#SBATCH --ntasks-per-node=1000000 -c 1000000\n", &s, &err) < 0
-        && strstr (err.text, "too many cpus"), "tasks x cpus past int: %s", err.text);
+            && strstr (err.text, "too many cpus"),
+        "tasks x cpus past int: %s", err.text);
     jobspec_release (&s);
     ok (parse ("#SBATCH --mem-per-cpu=1000000T -c 1000000\n", &s, &err) < 0
-        && strstr (err.text, "too large"), "memory per cpu x cpus past int64: %s", err.text);
+            && strstr (err.text, "too large"),
+        "memory per cpu x cpus past int64: %s", err.text);
     jobspec_release (&s);
 }
 
@@ -144,7 +153,8 @@ static void test_gres_types (void)
     const char *sel;
 
     jobspec_init (&s);
-    ok (parse ("#SBATCH --gres=gpu:1g.5gb:2\n", &s, &err) == 1, "MIG gres: %s", err.text);
+    ok (parse ("#SBATCH --gres=gpu:1g.5gb:2\n", &s, &err) == 1, "MIG gres: %s",
+        err.text);
     sel = select_of (&s);
     is (sel, "2:ncpus=1:mig=1g.5gb", "N MIG instances are N chunks of one each");
     jobspec_release (&s);
@@ -170,7 +180,8 @@ static void test_expand (void)
     is (buf, "o_9_3.9.3", "subjob: %%A the array, %%a the index, %%j N.I");
     jobspec_expand_path ("w-%J.err", 5, -1, "x", buf, sizeof (buf));
     is (buf, "w-5.err", "%%J (job.step) is the job number for the batch step");
-    jobspec_expand_path ("%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j", 123456789, -1, "x", buf, 16);
+    jobspec_expand_path ("%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j%j", 123456789, -1, "x",
+                         buf, 16);
     ok (strlen (buf) == 15, "output is cut at the buffer");
 }
 
@@ -185,52 +196,65 @@ static void test_tools (void)
     ok (parse ("#!/bin/bash\n#SBATCH -J nf-hello_(1)\n#SBATCH -o /w/.command.log\n"
                "#SBATCH --no-requeue\n#SBATCH --signal B:USR2@30\n#SBATCH -c 2\n"
                "#SBATCH -t 01:00:00\n#SBATCH --mem 2048M\n#SBATCH -p workq\n"
-               "# NEXTFLOW TASK: hello (1)\nset -e\n", &s, &err) == 1,
+               "# NEXTFLOW TASK: hello (1)\nset -e\n",
+               &s, &err)
+            == 1,
         "Nextflow's header parses: %s", err.text);
     is (select_of (&s), "1:ncpus=2:mem=2gb", "Nextflow: -c 2 --mem 2048M");
     ok (s.rerunnable == 0 && s.slurm == 1 && s.res.walltime == 3600
-        && !strcmp (s.name, "nf-hello_(1)") && !strcmp (s.queue, "workq"),
+            && !strcmp (s.name, "nf-hello_(1)") && !strcmp (s.queue, "workq"),
         "Nextflow: --no-requeue, name, -t, -p");
     ok (s.signal && jobspec_parse_signal (s.signal, &signo, &secs, &b, NULL) == 0
-        && signo == SIGUSR2 && secs == 30 && b == 1, "Nextflow: --signal B:USR2@30");
+            && signo == SIGUSR2 && secs == 30 && b == 1,
+        "Nextflow: --signal B:USR2@30");
     jobspec_release (&s);
 
     /* dask-jobqueue's SLURMCluster. */
-    ok (parse ("#!/usr/bin/env bash\n\n#SBATCH -J dask-worker\n"
-               "#SBATCH -e logs/dask-worker-%J.err\n#SBATCH -o logs/dask-worker-%J.out\n"
-               "#SBATCH -n 1\n#SBATCH -N 1\n#SBATCH --cpus-per-task=2\n#SBATCH --mem=2G\n"
-               "#SBATCH -t 00:30:00\n\npython -m distributed.cli.dask_worker\n", &s, &err) == 1,
+    ok (parse (
+            "#!/usr/bin/env bash\n\n#SBATCH -J dask-worker\n"
+            "#SBATCH -e logs/dask-worker-%J.err\n#SBATCH -o logs/dask-worker-%J.out\n"
+            "#SBATCH -n 1\n#SBATCH -N 1\n#SBATCH --cpus-per-task=2\n#SBATCH --mem=2G\n"
+            "#SBATCH -t 00:30:00\n\npython -m distributed.cli.dask_worker\n",
+            &s, &err)
+            == 1,
         "dask-jobqueue's header parses: %s", err.text);
-    is (select_of (&s), "1:ncpus=2:mem=2gb", "dask: -n 1 -N 1 --cpus-per-task=2 --mem=2G");
+    is (select_of (&s), "1:ncpus=2:mem=2gb",
+        "dask: -n 1 -N 1 --cpus-per-task=2 --mem=2G");
     ok (s.join == JOIN_NONE && !strcmp (s.error_path, "logs/dask-worker-%J.err"),
         "dask: -e and -o apart");
     jobspec_release (&s);
 
     /* Parsl's SlurmProvider template. */
     ok (parse ("#!/bin/bash\n\n#SBATCH --job-name=parsl.slurm.1700000000.1\n"
-               "#SBATCH --output=/r/parsl.slurm.1.stdout\n#SBATCH --error=/r/parsl.slurm.1.stderr\n"
+               "#SBATCH --output=/r/parsl.slurm.1.stdout\n#SBATCH "
+               "--error=/r/parsl.slurm.1.stderr\n"
                "#SBATCH --nodes=1\n#SBATCH --time=10\n#SBATCH --ntasks-per-node=1\n\n"
                "#SBATCH --exclusive\n#SBATCH --partition=workq\n#SBATCH --mem=1g\n"
-               "#SBATCH --cpus-per-task=2\n\nexport JOBNAME=x\n", &s, &err) == 1,
+               "#SBATCH --cpus-per-task=2\n\nexport JOBNAME=x\n",
+               &s, &err)
+            == 1,
         "Parsl's template parses: %s", err.text);
-    is (select_of (&s), "1:ncpus=2:mem=1gb", "Parsl: --nodes=1 --cpus-per-task=2 --mem=1g");
+    is (select_of (&s), "1:ncpus=2:mem=1gb",
+        "Parsl: --nodes=1 --cpus-per-task=2 --mem=1g");
     ok (s.res.walltime == 600 && !strcmp (s.res.place, "scatter:excl"),
         "Parsl: --time=10 is minutes, --exclusive");
     jobspec_release (&s);
 
     ok (parse ("#SBATCH --constraint=bigmem&ib\n", &s, &err) == 1
-        && !strcmp (select_of (&s), "1:ncpus=1:bigmem=True:ib=True"),
+            && !strcmp (select_of (&s), "1:ncpus=1:bigmem=True:ib=True"),
         "--constraint features are node labels: %s", err.text);
     jobspec_release (&s);
     ok (parse ("#SBATCH --constraint=a|b\n", &s, &err) == -1
-        && strstr (err.text, "unsupported --constraint 'a|b'"), "--constraint with | refused: %s",
-        err.text);
+            && strstr (err.text, "unsupported --constraint 'a|b'"),
+        "--constraint with | refused: %s", err.text);
     jobspec_release (&s);
-    ok (parse ("#SBATCH --signal=R:USR1\n", &s, &err) == -1 && strstr (err.text, "R flag"),
+    ok (parse ("#SBATCH --signal=R:USR1\n", &s, &err) == -1
+            && strstr (err.text, "R flag"),
         "--signal R: refused: %s", err.text);
     jobspec_release (&s);
     ok (parse ("#SBATCH --qos=high\n", &s, &err) == -1
-        && strstr (err.text, "unknown #SBATCH option '--qos=high'"), "--qos refused: %s", err.text);
+            && strstr (err.text, "unknown #SBATCH option '--qos=high'"),
+        "--qos refused: %s", err.text);
     jobspec_release (&s);
 }
 
@@ -238,17 +262,21 @@ static void test_tools (void)
 static void test_command (void)
 {
     struct hpcq_jobspec s;
-    struct hpcq_error err = { "" };     /* printed on success too */
+    struct hpcq_error err = { "" }; /* printed on success too */
     struct sbatch_cli cli = { 0 };
-    char *argv[] = { "-J", "cli", "--parsable", "-W", "--wrap=echo hi", "-D", "/w",
-                     "-t", "5", "script.sh", "-N", "9", NULL };
+    char *argv[] = { "-J", "cli", "--parsable", "-W", "--wrap=echo hi",
+                     "-D", "/w",  "-t",         "5",  "script.sh",
+                     "-N", "9",   NULL };
 
     ok (sbatch_scan_command (12, argv, &cli, &err) == 0 && cli.first_arg == 9
-        && cli.parsable && cli.wait && !strcmp (cli.wrap, "echo hi")
-        && !strcmp (cli.chdir, "/w"), "sbatch's options scanned up to the script");
+            && cli.parsable && cli.wait && !strcmp (cli.wrap, "echo hi")
+            && !strcmp (cli.chdir, "/w"),
+        "sbatch's options scanned up to the script");
     jobspec_init (&s);
-    ok (sbatch_parse_command (&s, "#!/bin/sh\n#SBATCH -J script -t 10\n#SBATCH -N 2\n", 12,
-                              argv, &cli, &err) == 0, "sbatch applies: %s", err.text);
+    ok (sbatch_parse_command (&s, "#!/bin/sh\n#SBATCH -J script -t 10\n#SBATCH -N 2\n",
+                              12, argv, &cli, &err)
+            == 0,
+        "sbatch applies: %s", err.text);
     ok (!strcmp (s.name, "cli") && s.res.walltime == 300 && s.slurm,
         "the command line wins over #SBATCH lines");
     is (select_of (&s), "2:ncpus=1", "-N 2 from the script stays");
@@ -256,7 +284,8 @@ static void test_command (void)
     {
         char *bad[] = { "--qos=x", "s.sh", NULL };
         ok (sbatch_scan_command (2, bad, &cli, &err) == -1
-            && strstr (err.text, "unrecognized option '--qos=x'"), "unknown option: %s", err.text);
+                && strstr (err.text, "unrecognized option '--qos=x'"),
+            "unknown option: %s", err.text);
     }
 }
 

@@ -15,7 +15,8 @@
 
 /* -l arguments, one per element, then finalize.  -1 if either fails.
  * res holds a request or is zeroed: what it held is freed first. */
-static int request (struct hpcq_resources *res, struct hpcq_error *err, const char **args)
+static int request (struct hpcq_resources *res, struct hpcq_error *err,
+                    const char **args)
 {
     resource_release (res);
     for (; *args; args++)
@@ -37,8 +38,8 @@ static void check (const char *want_select, const char *want_place, const char *
         diag ("%s %s: %s", a1, a2 ? a2 : "", err.text);
     resource_format_select (&res, sel, sizeof (sel));
     ok (strcmp (sel, want_select) == 0 && strcmp (res.place, want_place) == 0,
-        "-l %s%s%s: select=%s place=%s (got %s, %s)", a1, a2 ? " -l " : "", a2 ? a2 : "",
-        want_select, want_place, sel, res.place);
+        "-l %s%s%s: select=%s place=%s (got %s, %s)", a1, a2 ? " -l " : "",
+        a2 ? a2 : "", want_select, want_place, sel, res.place);
     resource_release (&res);
 }
 
@@ -64,11 +65,12 @@ static void test_nodes_mem (void)
     ok (request (&res, &err, args) == 0, "nodes=2:ppn=8 with mem=8gb is accepted: %s",
         err.text);
     ok (res.nchunks == 1 && res.chunk[0].count == 2 && res.chunk[0].ncpus == 8
-        && res.chunk[0].mpiprocs == 8 && res.chunk[0].mem == 4 * GB,
+            && res.chunk[0].mpiprocs == 8 && res.chunk[0].mem == 4 * GB,
         "two chunks of 8 cores, 8 ranks and 4gb each");
     ok (resource_total_mem (&res) == 8 * GB && resource_total_ncpus (&res) == 16,
         "the job as a whole has 8gb and 16 cores");
-    ok (strcmp (res.place, "scatter") == 0, "Torque's nodes are distinct hosts: scatter");
+    ok (strcmp (res.place, "scatter") == 0,
+        "Torque's nodes are distinct hosts: scatter");
     ok (res.job_mem == -1 && res.torque == 0, "job-wide mem is spent on the chunks");
     ok (resource_finalize (&res, &err) == 0 && res.chunk[0].mem == 4 * GB,
         "finalizing again changes nothing");
@@ -116,8 +118,8 @@ static void test_job_wide (void)
     /* vmem is for the whole job, like mem; the larger of the two wins. */
     check ("2:ncpus=1:mem=3gb", "scatter", "nodes=2,vmem=6gb", NULL);
     check ("2:ncpus=1:mem=3gb", "scatter", "nodes=2,vmem=6gb,mem=2gb", NULL);
-    check ("2:ncpus=4:mem=2gb:mpiprocs=4", "scatter", "nodes=2:ppn=4,pmem=512mb,mem=1gb",
-           NULL);
+    check ("2:ncpus=4:mem=2gb:mpiprocs=4", "scatter",
+           "nodes=2:ppn=4,pmem=512mb,mem=1gb", NULL);
     /* Without nodes=: the one chunk, pmem per processor asked for. */
     check ("1:ncpus=4:mem=4gb", "", "ncpus=4,pmem=1gb", NULL);
     check ("1:ncpus=1:mem=2gb", "", "vmem=2gb", NULL);
@@ -144,7 +146,8 @@ static void test_errors (void)
     {
         /* One term more than a request may have (each term has its own
          * count: any number of nodes is one term). */
-        char *many = malloc (strlen ("nodes=") + 2 * (HPCQ_MAX_CHUNKS + 1) + 1), *p = many;
+        char *many = malloc (strlen ("nodes=") + 2 * (HPCQ_MAX_CHUNKS + 1) + 1),
+             *p = many;
         p += sprintf (p, "nodes=");
         for (int i = 0; i <= HPCQ_MAX_CHUNKS; i++)
             p += sprintf (p, "%s1", i ? "+" : "");

@@ -41,7 +41,8 @@ static void test_roundtrip (void)
     ok (hdr_value (buf) == len - WIRE_HDR_LEN, "the header holds the JSON length (%zu)",
         len - WIRE_HDR_LEN);
     ok (wire_frame_len ((const unsigned char *)buf, &flen) == 0
-            && flen == len - WIRE_HDR_LEN, "wire_frame_len reads it back");
+            && flen == len - WIRE_HDR_LEN,
+        "wire_frame_len reads it back");
     o = json_loadb (buf + WIRE_HDR_LEN, len - WIRE_HDR_LEN, 0, NULL);
     ok (o && json_integer_value (json_object_get (o, "v")) == WIRE_VERSION
             && json_object_get (o, "reply") == NULL
@@ -54,11 +55,13 @@ static void test_roundtrip (void)
     ok (got.version == WIRE_VERSION, "version preserved");
     is (got.type, req.type, "type preserved");
     ok (got.id == (int64_t)1 << 40, "64-bit id preserved");
-    ok (!got.is_reply && got.errnum == 0 && got.errstr == NULL, "a request is not a reply");
+    ok (!got.is_reply && got.errnum == 0 && got.errstr == NULL,
+        "a request is not a reply");
     ok (got.cred && json_equal (got.cred, cred), "cred object preserved");
     ok (got.body && json_equal (got.body, expect_body), "body preserved");
 
-    wire_reply_init (&rep, &got, ENOENT, "unknown job 42", json_pack ("{s:b}", "done", 1));
+    wire_reply_init (&rep, &got, ENOENT, "unknown job 42",
+                     json_pack ("{s:b}", "done", 1));
     free (buf);
     buf = wire_encode (&rep, &len);
     wire_msg_release (&got);
@@ -177,7 +180,8 @@ static void test_decode_bad (void)
 
     memset (longtype, 't', WIRE_TYPE_MAX);
     longtype[WIRE_TYPE_MAX] = '\0';
-    snprintf (longjson, sizeof (longjson), "{\"v\":1,\"type\":\"%s\",\"id\":1}", longtype);
+    snprintf (longjson, sizeof (longjson), "{\"v\":1,\"type\":\"%s\",\"id\":1}",
+              longtype);
     memset (type63, 't', WIRE_TYPE_MAX - 1);
     type63[WIRE_TYPE_MAX - 1] = '\0';
     snprintf (json63, sizeof (json63), "{\"v\":1,\"type\":\"%s\",\"id\":1}", type63);
@@ -187,12 +191,14 @@ static void test_decode_bad (void)
         err.text[0] = '\0';
         errno = 0;
         int rc = wire_decode (bad[i], strlen (bad[i]), &m, &err);
-        ok (rc < 0 && errno == EPROTO && strncmp (err.text, "malformed message", 17) == 0
-                && m.body == NULL && m.cred == NULL && m.errstr == NULL,
+        ok (rc < 0 && errno == EPROTO
+                && strncmp (err.text, "malformed message", 17) == 0 && m.body == NULL
+                && m.cred == NULL && m.errstr == NULL,
             "rejected with EPROTO: %.70s (%s)", bad[i], err.text);
     }
 
-    ok (wire_decode (json63, strlen (json63), &m, &err) == 0 && strcmp (m.type, type63) == 0,
+    ok (wire_decode (json63, strlen (json63), &m, &err) == 0
+            && strcmp (m.type, type63) == 0,
         "a %d-character type is accepted", WIRE_TYPE_MAX - 1);
     wire_msg_release (&m);
 
@@ -272,7 +278,7 @@ static void rx_msg (struct conn *c, struct wire_msg *msg, void *arg)
 
     if (rx->n < 8) {
         rx->msgs[rx->n++] = *msg;
-        memset (msg, 0, sizeof (*msg));     /* keep it */
+        memset (msg, 0, sizeof (*msg)); /* keep it */
     }
     if (rx->close_in_msg)
         conn_close (c);
@@ -412,7 +418,8 @@ static void test_conn_order (struct loop *l)
     both = malloc (both_len);
     memcpy (both, f[0], len[0]);
     memcpy (both + len[0], f[1], len[1]);
-    ok (write (sv[1], both, both_len) == (ssize_t)both_len, "wrote two frames in one write");
+    ok (write (sv[1], both, both_len) == (ssize_t)both_len,
+        "wrote two frames in one write");
     rx.chunks[0] = f[2];
     rx.chunk_len[0] = 2;
     rx.chunks[1] = f[2] + 2;
@@ -433,7 +440,8 @@ static void test_conn_order (struct loop *l)
             || strcmp (rx.msgs[i].type, "test.msg") != 0)
             in_order = 0;
     ok (in_order, "in order, with their bodies");
-    ok (rx.seen_before_chunk[0] == 2, "the two frames of one write were both delivered");
+    ok (rx.seen_before_chunk[0] == 2,
+        "the two frames of one write were both delivered");
     ok (rx.seen_before_chunk[1] == 2, "half a header delivers nothing (%d)",
         rx.seen_before_chunk[1]);
     ok (rx.seen_before_chunk[3] == 3, "half a body delivers nothing (%d)",
@@ -446,8 +454,9 @@ static void test_conn_order (struct loop *l)
     ok (conn_outq_len (rx.conn) == 0, "a small message is written at once");
     wire_msg_release (&m);
     ok (read_msg (sv[1], &m) == 0 && m.id == 99 && strcmp (m.type, "job.status") == 0
-            && !m.is_reply && strcmp (json_string_value (json_object_get (m.body, "who")),
-                                      "alice") == 0,
+            && !m.is_reply
+            && strcmp (json_string_value (json_object_get (m.body, "who")), "alice")
+                   == 0,
         "the peer decodes what conn_send sent");
     wire_msg_release (&m);
     ok (conn_reply (rx.conn, &rx.msgs[1], EPERM, "not yours", NULL) == 0,
@@ -492,8 +501,9 @@ static void expect_drop (struct loop *l, const char *data, size_t len, int want_
     /* EOF, or ECONNRESET where the peer left unread bytes behind. */
     errno = 0;
     ssize_t n = read (sv[1], &c, 1);
-    ok (n == 0 || (n < 0 && errno == ECONNRESET), "%s: the peer sees the close (%zd, %s)",
-        what, n, n < 0 ? strerror (errno) : "EOF");
+    ok (n == 0 || (n < 0 && errno == ECONNRESET),
+        "%s: the peer sees the close (%zd, %s)", what, n,
+        n < 0 ? strerror (errno) : "EOF");
     close (sv[1]);
     rx_release (&rx);
 }
@@ -562,7 +572,7 @@ struct sink {
     char *buf;
     size_t len, cap;
     int eof;
-    size_t want;        /* stop when this many bytes arrived (0: at EOF) */
+    size_t want; /* stop when this many bytes arrived (0: at EOF) */
 };
 
 static void sink_read (struct loop *l, int fd, int revents, void *arg)
@@ -615,8 +625,10 @@ static void test_conn_big (struct loop *l, int close_after_flush)
     wire_request_init (&m, "big.send", 5, json_pack ("{s:s}", "s", s));
     f = wire_encode (&m, &flen);
     sink.want = close_after_flush ? 0 : flen;
-    ok (rx.conn && w && conn_send (rx.conn, &m) == 0, "conn_send queues a 1 MiB message");
-    ok (conn_outq_len (rx.conn) > 0, "it does not all fit in the socket at once (%zu queued)",
+    ok (rx.conn && w && conn_send (rx.conn, &m) == 0,
+        "conn_send queues a 1 MiB message");
+    ok (conn_outq_len (rx.conn) > 0,
+        "it does not all fit in the socket at once (%zu queued)",
         conn_outq_len (rx.conn));
     if (close_after_flush) {
         conn_close_after_flush (rx.conn);
@@ -631,17 +643,20 @@ static void test_conn_big (struct loop *l, int close_after_flush)
     }
     if (close_after_flush) {
         ok (!rx.timed_out && sink.eof && rx.closed == 1,
-            "after the flush the connection closes (eof %d closed %d)", sink.eof, rx.closed);
-    }
-    else {
+            "after the flush the connection closes (eof %d closed %d)", sink.eof,
+            rx.closed);
+    } else {
         ok (!rx.timed_out && conn_outq_len (rx.conn) == 0, "the loop drains the queue");
         ok (rx.closed == 0, "the connection stays open");
     }
     ok (sink.len == flen && f && memcmp (sink.buf, f, flen) == 0,
         "the peer received the whole frame byte for byte (%zu of %zu)", sink.len, flen);
     ok (sink.len > WIRE_HDR_LEN
-            && wire_decode (sink.buf + WIRE_HDR_LEN, sink.len - WIRE_HDR_LEN, &got, NULL) == 0
-            && strlen (json_string_value (json_object_get (got.body, "s"))) == (1 << 20) - 1,
+            && wire_decode (sink.buf + WIRE_HDR_LEN, sink.len - WIRE_HDR_LEN, &got,
+                            NULL)
+                   == 0
+            && strlen (json_string_value (json_object_get (got.body, "s")))
+                   == (1 << 20) - 1,
         "and it decodes");
     wire_msg_release (&got);
     wire_msg_release (&m);
@@ -685,8 +700,10 @@ static void test_conn_outq_cap (struct loop *l)
         sent++;
     err = errno;
     wire_msg_release (&m);
-    ok (rc < 0 && err == ENOBUFS, "conn_send fails with ENOBUFS past the cap (errno %d)", err);
-    ok (sent >= 4 && sent < 20, "after about the cap's worth of messages (%d of 16 KiB)", sent);
+    ok (rc < 0 && err == ENOBUFS,
+        "conn_send fails with ENOBUFS past the cap (errno %d)", err);
+    ok (sent >= 4 && sent < 20,
+        "after about the cap's worth of messages (%d of 16 KiB)", sent);
     ok (rx.closed == 0 && rx.conn, "the close is not done inside conn_send");
     rx_run (&rx);
     ok (!rx.timed_out && rx.closed == 1, "the loop closes it right after");
@@ -747,7 +764,8 @@ static void test_conn_drain (struct loop *l)
     conn_pause_input (rx.conn, 1);
     /* A request arrives while the answer streams: it must wait. */
     f = frame ("next.request", 9, 1, &flen);
-    ok (f && write (sv[1], f, flen) == (ssize_t)flen, "the peer sends its next request");
+    ok (f && write (sv[1], f, flen) == (ssize_t)flen,
+        "the peer sends its next request");
     free (f);
     sink.want = total;
     w = loop_fd_add (l, sv[1], LOOP_READ, sink_read, &sink);
@@ -799,7 +817,8 @@ static void test_conn_reply_too_big (struct loop *l)
     err = errno;
     ok (rc < 0 && err == EMSGSIZE, "conn_send_or_error reports EMSGSIZE");
     ok (read_msg (sv[1], &got) == 0 && got.is_reply && got.id == 77
-            && got.errnum == EMSGSIZE && got.errstr && strstr (got.errstr, "larger than"),
+            && got.errnum == EMSGSIZE && got.errstr
+            && strstr (got.errstr, "larger than"),
         "the peer gets an error reply to its request instead: %s",
         got.errstr ? got.errstr : "(none)");
     wire_msg_release (&got);

@@ -203,7 +203,8 @@ static void test_schema (struct db *db)
         int asc = 1;
         for (int i = 1; i < nmigrations (); i++)
             asc &= db_migration_version[i] > db_migration_version[i - 1];
-        ok (asc && db_migration_version[0] == 1, "migration numbers ascend from 1 "
+        ok (asc && db_migration_version[0] == 1,
+            "migration numbers ascend from 1 "
             "(gaps allowed: numbers are reserved per branch)");
     }
     s = query_text (h, "PRAGMA journal_mode", buf, sizeof (buf));
@@ -212,7 +213,8 @@ static void test_schema (struct db *db)
     ok (query_int (h, "PRAGMA foreign_keys") == 1, "foreign keys are enforced");
     ok (query_int (h, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
                       " AND name IN ('server','queues','jobs','attempts','events',"
-                      "'nodes','checkpoints','usage')") == 8,
+                      "'nodes','checkpoints','usage')")
+            == 8,
         "the eight tables exist");
 }
 
@@ -240,7 +242,8 @@ static void test_queue (struct db *db)
     ok (db_queue_get (db, "workq", NULL) == 1, "db_queue_get accepts a NULL record");
     ok (db_queue_get (db, "nosuch", &q) == 0, "an unknown queue does not exist");
     int rc = db_queue_foreach (db, count_queue, n);
-    ok (rc == 0 && n[0] == 1 && n[1] == 1, "db_queue_foreach sees workq only (%d)", n[0]);
+    ok (rc == 0 && n[0] == 1 && n[1] == 1, "db_queue_foreach sees workq only (%d)",
+        n[0]);
 }
 
 static int find_queue (const struct db_queue *q, void *arg)
@@ -249,7 +252,7 @@ static int find_queue (const struct db_queue *q, void *arg)
     if (strcmp (q->name, want->name) != 0)
         return 0;
     *want = *q;
-    return -1;      /* found: stop */
+    return -1; /* found: stop */
 }
 
 static int sum_fairshare (const struct db_fairshare *f, void *arg)
@@ -264,16 +267,26 @@ static int sum_fairshare (const struct db_fairshare *f, void *arg)
 /* qmgr's changes: create, change every attribute, delete; fair-share rows. */
 static void test_queue_admin (struct db *db)
 {
-    struct db_queue q = { .name = "gpu", .queue_type = "execution", .priority = 100,
-                          .enabled = 1, .started = 0, .resources_max = "walltime=24:00:00",
-                          .resources_default = "walltime=01:00:00", .max_run = 5,
-                          .max_run_user = 2, .node_labels = "spot" }, r;
-    struct db_fairshare f = { .user = "alice", .usage = 1500.5, .decayed_at = 1700000000 };
+    struct db_queue q = { .name = "gpu",
+                          .queue_type = "execution",
+                          .priority = 100,
+                          .enabled = 1,
+                          .started = 0,
+                          .resources_max = "walltime=24:00:00",
+                          .resources_default = "walltime=01:00:00",
+                          .max_run = 5,
+                          .max_run_user = 2,
+                          .node_labels = "spot" },
+                    r;
+    struct db_fairshare f = { .user = "alice",
+                              .usage = 1500.5,
+                              .decayed_at = 1700000000 };
     double sum[3] = { 0, 0, 0 };
 
     ok (db_queue_insert (db, &q) == 0, "a queue is created");
     errno = 0;
-    ok (db_queue_insert (db, &q) < 0 && errno == EEXIST, "a second one of that name: EEXIST");
+    ok (db_queue_insert (db, &q) < 0 && errno == EEXIST,
+        "a second one of that name: EEXIST");
     memset (&r, 0, sizeof (r));
     ok (db_queue_get (db, "gpu", &r) == 1 && r.priority == 100 && r.started == 0
             && strcmp (r.resources_max, "walltime=24:00:00") == 0
@@ -292,14 +305,16 @@ static void test_queue_admin (struct db *db)
         "the change reads back through foreach, which stops when asked");
     snprintf (r.name, sizeof (r.name), "nosuch");
     errno = 0;
-    ok (db_queue_update (db, &r) < 0 && errno == ENOENT, "changing an unknown queue: ENOENT");
+    ok (db_queue_update (db, &r) < 0 && errno == ENOENT,
+        "changing an unknown queue: ENOENT");
     errno = 0;
     ok (db_queue_delete (db, "workq") < 0 && errno == EBUSY,
         "a queue jobs refer to is not deleted (EBUSY)");
     ok (db_queue_delete (db, "gpu") == 0 && db_queue_get (db, "gpu", NULL) == 0,
         "an empty queue is deleted");
     errno = 0;
-    ok (db_queue_delete (db, "gpu") < 0 && errno == ENOENT, "deleting it again: ENOENT");
+    ok (db_queue_delete (db, "gpu") < 0 && errno == ENOENT,
+        "deleting it again: ENOENT");
     ok (db_fairshare_set (db, &f) == 0, "a user's usage is stored");
     f.usage = 750.25;
     f.decayed_at = 1700000100;
@@ -327,16 +342,19 @@ static void test_jobs (struct db *db)
     rc = jobs_read (db, &js);
     ok (rc == 0 && js.n == 1, "db_job_foreach sees one job (%d)", js.n);
     diff = js.n == 1 ? job_diff (&js.j[0], &j) : "count";
-    ok (diff == NULL, "every field reads back (first difference: %s)", diff ? diff : "none");
+    ok (diff == NULL, "every field reads back (first difference: %s)",
+        diff ? diff : "none");
     ok (js.n == 1 && js.j[0].stime == 0 && js.j[0].etime == 0 && !js.j[0].has_exit
             && js.j[0].comment == NULL && js.j[0].exec_host == NULL
             && js.j[0].exec_vnode == NULL && js.j[0].resources_used == NULL
             && js.j[0].alloc == NULL && js.j[0].session_id == 0,
         "unset fields read back as 0 / NULL");
     jobs_release (&js);
-    ok (query_int (db_handle (db), "SELECT count(*) FROM jobs WHERE seq = 1 AND stime IS NULL"
-                                   " AND etime IS NULL AND exit_status IS NULL"
-                                   " AND comment IS NULL AND session_id IS NULL") == 1,
+    ok (query_int (db_handle (db),
+                   "SELECT count(*) FROM jobs WHERE seq = 1 AND stime IS NULL"
+                   " AND etime IS NULL AND exit_status IS NULL"
+                   " AND comment IS NULL AND session_id IS NULL")
+            == 1,
         "and are stored as NULL");
 
     /* Update every mutable field; exit status 0 must not read as unset. */
@@ -375,7 +393,8 @@ static void test_jobs (struct db *db)
     j2.ctime = 1;
     j2.has_exit = 1;
     j2.exit_status = 271;
-    ok (db_job_update (db, &j2) == 0 && db_commit (db) == 0, "update with other fixed fields");
+    ok (db_job_update (db, &j2) == 0 && db_commit (db) == 0,
+        "update with other fixed fields");
     ok (jobs_read (db, &js) == 0 && js.n == 1, "one job");
     ok (js.n == 1 && strcmp (js.j[0].owner, "alice") == 0 && js.j[0].uid == 1000
             && js.j[0].ctime == 1700000000,
@@ -391,7 +410,8 @@ static void test_jobs (struct db *db)
     j.has_exit = 0;
     j.comment = j.exec_host = j.exec_vnode = j.resources_used = j.alloc = NULL;
     j.session_id = 0;
-    ok (db_job_update (db, &j) == 0 && db_commit (db) == 0, "update back to unset fields");
+    ok (db_job_update (db, &j) == 0 && db_commit (db) == 0,
+        "update back to unset fields");
     ok (jobs_read (db, &js) == 0 && js.n == 1, "one job");
     diff = js.n == 1 ? job_diff (&js.j[0], &j) : "count";
     ok (diff == NULL, "cleared fields read back unset (first difference: %s)",
@@ -400,14 +420,15 @@ static void test_jobs (struct db *db)
 
     /* Rollback leaves nothing. */
     job_init (&j2, 2);
-    ok (db_job_insert (db, &j2) == 0 && db_in_txn (db), "insert job 2 in a transaction");
+    ok (db_job_insert (db, &j2) == 0 && db_in_txn (db),
+        "insert job 2 in a transaction");
     ok (jobs_read (db, &js) == 0 && js.n == 2, "the transaction sees its own insert");
     jobs_release (&js);
     db_rollback (db);
     ok (!db_in_txn (db), "db_rollback ends the transaction");
     rc = jobs_read (db, &js);
-    ok (rc == 0 && js.n == 1 && js.j[0].seq == 1, "after rollback job 2 is gone (%d jobs)",
-        js.n);
+    ok (rc == 0 && js.n == 1 && js.j[0].seq == 1,
+        "after rollback job 2 is gone (%d jobs)", js.n);
     jobs_release (&js);
     db_rollback (db);
     ok (!db_in_txn (db), "db_rollback without a transaction is harmless");
@@ -416,11 +437,13 @@ static void test_jobs (struct db *db)
     job_init (&j2, 1);
     snprintf (j2.uuid, sizeof (j2.uuid), "other-uuid");
     errno = 0;
-    ok (db_job_insert (db, &j2) < 0 && errno == EEXIST, "a duplicate seq fails with EEXIST");
+    ok (db_job_insert (db, &j2) < 0 && errno == EEXIST,
+        "a duplicate seq fails with EEXIST");
     job_init (&j2, 3);
     snprintf (j2.uuid, sizeof (j2.uuid), "%s", j.uuid);
     errno = 0;
-    ok (db_job_insert (db, &j2) < 0 && errno == EEXIST, "a duplicate uuid fails with EEXIST");
+    ok (db_job_insert (db, &j2) < 0 && errno == EEXIST,
+        "a duplicate uuid fails with EEXIST");
     job_init (&j2, 4);
     snprintf (j2.queue, sizeof (j2.queue), "nosuch");
     errno = 0;
@@ -449,15 +472,17 @@ static int count_ckpt (const struct db_ckpt *c, void *arg)
     int *n = arg;
 
     if (c->seq == 40 && c->generation == 3 && c->size == 4096 && c->attempt == 1
-        && c->duration > 1.24 && c->duration < 1.26 && c->reason && !strcmp (c->reason, "preempt")
-        && c->node && !strcmp (c->node, "n1"))
+        && c->duration > 1.24 && c->duration < 1.26 && c->reason
+        && !strcmp (c->reason, "preempt") && c->node && !strcmp (c->node, "n1"))
         n[0]++;
-    if (c->seq == 40 && c->generation == 4 && c->size == -1 && c->duration < 0 && !c->reason)
+    if (c->seq == 40 && c->generation == 4 && c->size == -1 && c->duration < 0
+        && !c->reason)
         n[1]++;
     return 0;
 }
 
-static int last_preempt (int64_t seq, int attempt, char method, const char *reason, void *arg)
+static int last_preempt (int64_t seq, int attempt, char method, const char *reason,
+                         void *arg)
 {
     char *buf = arg;
 
@@ -479,59 +504,85 @@ static int due_seq (int64_t seq, const char *path, int64_t uid, void *arg)
     char *buf = arg;
     size_t len = strlen (buf);
 
-    snprintf (buf + len, 128 - len, "%lld:%s:%lld ", (long long)seq, path, (long long)uid);
+    snprintf (buf + len, 128 - len, "%lld:%s:%lld ", (long long)seq, path,
+              (long long)uid);
     return 0;
 }
 
 static void test_ckpt_tables (struct db *db)
 {
     struct db_job j;
-    struct db_ckpt c = { .seq = 40, .attempt = 1, .generation = 3, .path = "/ck/u",
-                         .node = "n1", .size = 4096, .completed_at = 1700000100,
-                         .reason = "preempt", .requested_at = 1700000098.75,
+    struct db_ckpt c = { .seq = 40,
+                         .attempt = 1,
+                         .generation = 3,
+                         .path = "/ck/u",
+                         .node = "n1",
+                         .size = 4096,
+                         .completed_at = 1700000100,
+                         .reason = "preempt",
+                         .requested_at = 1700000098.75,
                          .duration = 1.25 };
     char buf[128] = "";
     int n[2] = { 0, 0 };
 
     job_init (&j, 40);
     j.state = 'S';
-    ok (db_job_insert (db, &j) == 0 && db_commit (db) == 0, "a suspended job (S) is stored");
+    ok (db_job_insert (db, &j) == 0 && db_commit (db) == 0,
+        "a suspended job (S) is stored");
     job_init (&j, 41);
     j.state = 'Z';
-    ok (db_job_insert (db, &j) < 0 && errno == EINVAL, "other states are still refused");
+    ok (db_job_insert (db, &j) < 0 && errno == EINVAL,
+        "other states are still refused");
     db_rollback (db);
     ok (db_ckpt_add (db, &c) == 1, "a checkpoint is recorded");
-    ok (db_ckpt_add (db, &c) == 0, "the same generation again is not (a repeated report)");
-    c = (struct db_ckpt){ .seq = 40, .attempt = 1, .generation = 4, .path = "/ck/u",
-                          .size = -1, .completed_at = 1700000200, .duration = -1 };
-    ok (db_ckpt_add (db, &c) == 1 && db_commit (db) == 0, "one of unknown size and cost");
+    ok (db_ckpt_add (db, &c) == 0,
+        "the same generation again is not (a repeated report)");
+    c = (struct db_ckpt){ .seq = 40,
+                          .attempt = 1,
+                          .generation = 4,
+                          .path = "/ck/u",
+                          .size = -1,
+                          .completed_at = 1700000200,
+                          .duration = -1 };
+    ok (db_ckpt_add (db, &c) == 1 && db_commit (db) == 0,
+        "one of unknown size and cost");
     ok (db_ckpt_foreach (db, count_ckpt, n) == 0 && n[0] == 1 && n[1] == 1,
         "both read back as written");
     ok (db_preempt_add (db, 40, 1, 1700000300, 'S', 42, "by 42") == 0
-        && db_preempt_add (db, 40, 1, 1700000400, 'C', 43, "by 43") == 0 && db_commit (db) == 0,
+            && db_preempt_add (db, 40, 1, 1700000400, 'C', 43, "by 43") == 0
+            && db_commit (db) == 0,
         "preemptions are recorded");
-    ok (db_preempt_foreach (db, last_preempt, buf) == 0 && !strcmp (buf, "40:1:C:by 43"),
+    ok (db_preempt_foreach (db, last_preempt, buf) == 0
+            && !strcmp (buf, "40:1:C:by 43"),
         "read back in order: the last is C by 43 (%s)", buf);
-    ok (db_preempt_add (db, 40, 1, 1, 'X', 0, "bad") < 0, "a method other than S C R D is refused");
+    ok (db_preempt_add (db, 40, 1, 1, 'X', 0, "bad") < 0,
+        "a method other than S C R D is refused");
     db_rollback (db);
     buf[0] = '\0';
-    ok (db_class_exposure_add (db, "spot", 3600) == 0 && db_class_exposure_add (db, "spot", 1800) == 0
-        && db_interruption_add (db, 1, "n1", "spot", "reclaim", "notice") == 0
-        && db_interruption_add (db, 2, "n2", "spot", "failure", NULL) == 0
-        && db_interruption_add (db, 3, "n3", "big", "failure", NULL) == 0 && db_commit (db) == 0,
+    ok (db_class_exposure_add (db, "spot", 3600) == 0
+            && db_class_exposure_add (db, "spot", 1800) == 0
+            && db_interruption_add (db, 1, "n1", "spot", "reclaim", "notice") == 0
+            && db_interruption_add (db, 2, "n2", "spot", "failure", NULL) == 0
+            && db_interruption_add (db, 3, "n3", "big", "failure", NULL) == 0
+            && db_commit (db) == 0,
         "up time and interruptions by node class");
-    ok (db_class_foreach (db, sum_class, buf) == 0 && !strcmp (buf, "big=0/1 spot=5400/2 "),
+    ok (db_class_foreach (db, sum_class, buf) == 0
+            && !strcmp (buf, "big=0/1 spot=5400/2 "),
         "per class: up node-seconds and interruptions (%s)", buf);
-    ok (db_interruption_add (db, 4, "n1", "spot", "lunch", NULL) < 0, "an unknown kind is refused");
+    ok (db_interruption_add (db, 4, "n1", "spot", "lunch", NULL) < 0,
+        "an unknown kind is refused");
     db_rollback (db);
     buf[0] = '\0';
-    ok (db_ckptdir_add (db, 40, "/ck/a", 1000, 100) == 0 && db_ckptdir_add (db, 41, "/ck/b", 1001, 300) == 0
-        && db_commit (db) == 0, "checkpoint folders to remove later");
-    ok (db_ckptdir_due (db, 200, 10, due_seq, buf) == 0 && !strcmp (buf, "40:/ck/a:1000 "),
+    ok (db_ckptdir_add (db, 40, "/ck/a", 1000, 100) == 0
+            && db_ckptdir_add (db, 41, "/ck/b", 1001, 300) == 0 && db_commit (db) == 0,
+        "checkpoint folders to remove later");
+    ok (db_ckptdir_due (db, 200, 10, due_seq, buf) == 0
+            && !strcmp (buf, "40:/ck/a:1000 "),
         "at 200 only the first is due (%s)", buf);
     buf[0] = '\0';
     ok (db_ckptdir_removed (db, 40, 210) == 0 && db_commit (db) == 0
-        && db_ckptdir_due (db, 1000, 10, due_seq, buf) == 0 && !strcmp (buf, "41:/ck/b:1001 "),
+            && db_ckptdir_due (db, 1000, 10, due_seq, buf) == 0
+            && !strcmp (buf, "41:/ck/b:1001 "),
         "a removed one is due no more (%s)", buf);
 }
 
@@ -563,15 +614,18 @@ static void test_attempts_events (struct db *db)
     ok (db_attempt_start (db, 1, 2, "node2", NULL, 1700000200) == 0,
         "a second attempt starts");
     ok (db_commit (db) == 0, "commit");
-    ok (query_int (h, "SELECT count(*) FROM attempts WHERE job_seq = 1") == 2, "two attempts");
+    ok (query_int (h, "SELECT count(*) FROM attempts WHERE job_seq = 1") == 2,
+        "two attempts");
     ok (query_int (h, "SELECT count(*) FROM attempts WHERE job_seq = 1 AND attempt = 1"
                       " AND node = 'node1' AND exec_host = 'node1/0*2'"
                       " AND start_time = 1700000050 AND end_time = 1700000150"
                       " AND exit_status = 0 AND reason = 'exited' AND cput = 7"
-                      " AND walltime = 100 AND maxrss = 2048") == 1,
+                      " AND walltime = 100 AND maxrss = 2048")
+            == 1,
         "attempt 1 has every field");
     ok (query_int (h, "SELECT count(*) FROM attempts WHERE job_seq = 1 AND attempt = 2"
-                      " AND exec_host IS NULL AND end_time IS NULL") == 1,
+                      " AND exec_host IS NULL AND end_time IS NULL")
+            == 1,
         "attempt 2 is open and has no exec_host");
     errno = 0;
     ok (db_attempt_start (db, 1, 2, "node3", NULL, 1) < 0 && errno == EEXIST,
@@ -591,14 +645,18 @@ static void test_attempts_events (struct db *db)
     ok (db_event_count (db, 1, "held") == 0, "no held events for job 1");
     ok (db_event_count (db, 7, "queued") == 1, "one queued event for job 7");
     ok (db_event_count (db, 8, "queued") == 0, "none for an unknown job");
-    s = query_text (h, "SELECT detail FROM events WHERE job_seq = 1 AND type = 'queued'"
-                       " ORDER BY id DESC", buf, sizeof (buf));
+    s = query_text (h,
+                    "SELECT detail FROM events WHERE job_seq = 1 AND type = 'queued'"
+                    " ORDER BY id DESC",
+                    buf, sizeof (buf));
     is (s, "again", "the detail is stored");
 
     ok (db_event_add (db, 0, 1700000000, "server.start", "root", NULL) == 0
-            && db_commit (db) == 0, "a server event (seq 0) is added");
+            && db_commit (db) == 0,
+        "a server event (seq 0) is added");
     ok (query_int (h, "SELECT count(*) FROM events WHERE job_seq IS NULL"
-                      " AND type = 'server.start'") == 1,
+                      " AND type = 'server.start'")
+            == 1,
         "it is stored with a NULL job");
     ok (db_event_count (db, 0, "server.start") == 1,
         "db_event_count counts server events (seq 0)");
@@ -622,20 +680,24 @@ static void test_server (struct db *db)
     is (s, "1234", "the new value reads back");
     ok (db_server_get (db, "next_seq", buf, 3) == 0, "a short buffer");
     is (s, "12", "truncates with a NUL");
-    ok (query_int (db_handle (db), "SELECT count(*) FROM server WHERE key = 'next_seq'") == 1,
+    ok (query_int (db_handle (db), "SELECT count(*) FROM server WHERE key = 'next_seq'")
+            == 1,
         "one row for the key");
 }
 
 static void test_nodes (struct db *db)
 {
     sqlite3 *h = db_handle (db);
-    struct db_node n = { .ncpus = 4, .mem = 8LL << 30, .state = "free", .last_seen = 100 };
+    struct db_node n = {
+        .ncpus = 4, .mem = 8LL << 30, .state = "free", .last_seen = 100
+    };
 
     snprintf (n.name, sizeof (n.name), "node1");
     ok (db_node_upsert (db, &n) == 0 && db_commit (db) == 0, "db_node_upsert inserts");
     ok (query_int (h, "SELECT count(*) FROM nodes WHERE name = 'node1' AND ncpus = 4"
                       " AND mem = 8589934592 AND gpus = '[]' AND labels = ''"
-                      " AND state = 'free' AND last_seen = 100") == 1,
+                      " AND state = 'free' AND last_seen = 100")
+            == 1,
         "with defaults for NULL gpus and labels");
     n.ncpus = 8;
     n.mem = 16LL << 30;
@@ -645,23 +707,29 @@ static void test_nodes (struct db *db)
     n.last_seen = 200;
     ok (db_node_upsert (db, &n) == 0 && db_commit (db) == 0, "a second upsert works");
     ok (query_int (h, "SELECT count(*) FROM nodes") == 1, "still one node");
-    ok (query_int (h, "SELECT count(*) FROM nodes WHERE name = 'node1' AND ncpus = 8"
-                      " AND mem = 17179869184 AND gpus = '[{\"model\":\"H200\",\"mem\":141}]'"
-                      " AND labels = 'gpu,fast' AND state = 'down' AND last_seen = 200") == 1,
+    ok (query_int (
+            h, "SELECT count(*) FROM nodes WHERE name = 'node1' AND ncpus = 8"
+               " AND mem = 17179869184 AND gpus = '[{\"model\":\"H200\",\"mem\":141}]'"
+               " AND labels = 'gpu,fast' AND state = 'down' AND last_seen = 200")
+            == 1,
         "every field is updated");
     ok (db_node_set_state (db, "node1", "offline", 300) == 0 && db_commit (db) == 0,
         "db_node_set_state works");
     ok (query_int (h, "SELECT count(*) FROM nodes WHERE name = 'node1' AND ncpus = 8"
-                      " AND state = 'offline' AND last_seen = 300") == 1,
+                      " AND state = 'offline' AND last_seen = 300")
+            == 1,
         "state and last_seen change, the rest stays");
     ok (db_node_set_offline (db, "node1", 1, "bad fan") == 0 && db_commit (db) == 0
-        && db_node_upsert (db, &n) == 0 && db_commit (db) == 0,
+            && db_node_upsert (db, &n) == 0 && db_commit (db) == 0,
         "db_node_set_offline works, and a worker's report follows it");
     ok (query_int (h, "SELECT count(*) FROM nodes WHERE name = 'node1' AND offline = 1"
-                      " AND comment = 'bad fan'") == 1,
+                      " AND comment = 'bad fan'")
+            == 1,
         "offline and its comment stay through the worker's report");
     ok (db_node_set_offline (db, "node1", 0, NULL) == 0 && db_commit (db) == 0
-        && query_int (h, "SELECT count(*) FROM nodes WHERE offline = 0 AND comment = ''") == 1,
+            && query_int (
+                   h, "SELECT count(*) FROM nodes WHERE offline = 0 AND comment = ''")
+                   == 1,
         "back in service: offline 0, no comment");
 }
 
@@ -684,7 +752,8 @@ static void test_reopen (const char *path)
     /* 1 and 7 (test_jobs), 40 (test_ckpt_tables). */
     ok (jobs_read (db, &js) == 0 && js.n == 3, "the jobs survived");
     jobs_release (&js);
-    ok (db_server_get (db, "next_seq", buf, sizeof (buf)) == 0, "server setting survived");
+    ok (db_server_get (db, "next_seq", buf, sizeof (buf)) == 0,
+        "server setting survived");
     is (s, "1234", "with its value");
 
     /* An uncommitted transaction is rolled back by db_close. */
@@ -692,7 +761,8 @@ static void test_reopen (const char *path)
     ok (db_job_insert (db, &j) == 0 && db_in_txn (db), "insert job 50 without commit");
     db_close (db);
     db = db_open (path, &err);
-    ok (db && jobs_read (db, &js) == 0 && js.n == 3, "db_close dropped the uncommitted job");
+    ok (db && jobs_read (db, &js) == 0 && js.n == 3,
+        "db_close dropped the uncommitted job");
     jobs_release (&js);
     db_close (db);
     db_close (NULL);
@@ -715,17 +785,20 @@ static void test_gap (void)
         sqlite3_close (h);
         return;
     }
-    for (int i = 0; db_migrations[i] && db_migration_version[i] <= 5 && rc == SQLITE_OK; i++)
+    for (int i = 0; db_migrations[i] && db_migration_version[i] <= 5 && rc == SQLITE_OK;
+         i++)
         rc = sqlite3_exec (h, db_migrations[i], NULL, NULL, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec (h, "PRAGMA user_version = 5", NULL, NULL, NULL);
     sqlite3_close (h);
     ok (rc == SQLITE_OK, "a database at schema version 5, made by hand");
     db = db_open (path, &err);
-    ok (db && db_schema_version (db) == latest (),
-        "opened, it is migrated to %d (%s)", latest (), db ? "" : err.text);
-    ok (db && query_int (db_handle (db), "SELECT count(*) FROM sqlite_master"
-                                         " WHERE name = 'settings'") == 1,
+    ok (db && db_schema_version (db) == latest (), "opened, it is migrated to %d (%s)",
+        latest (), db ? "" : err.text);
+    ok (db
+            && query_int (db_handle (db), "SELECT count(*) FROM sqlite_master"
+                                          " WHERE name = 'settings'")
+                   == 1,
         "with 0007's settings table");
     db_close (db);
 }
@@ -756,7 +829,8 @@ static void test_bad_files (void)
         "with a message naming it: '%s'", err.text);
     db_close (db);
     text = util_read_file (path, 1 << 20, &len);
-    ok (text && len == 100 * strlen (garbage) && strncmp (text, garbage, strlen (garbage)) == 0,
+    ok (text && len == 100 * strlen (garbage)
+            && strncmp (text, garbage, strlen (garbage)) == 0,
         "and the file is left as it was");
     free (text);
 
@@ -773,12 +847,14 @@ static void test_bad_files (void)
     errno = 0;
     db = db_open (path, &err);
     ok (db == NULL && errno == EPROTO, "a newer schema is refused with EPROTO");
-    ok (strstr (err.text, "newer than this program") != NULL, "message: '%s'", err.text);
+    ok (strstr (err.text, "newer than this program") != NULL, "message: '%s'",
+        err.text);
     db_close (db);
     h = NULL;
     ok (sqlite3_open (path, &h) == SQLITE_OK
             && query_int (h, "PRAGMA user_version") == n + 1
-            && query_int (h, "SELECT count(*) FROM sqlite_master WHERE name = 'jobs'") == 0,
+            && query_int (h, "SELECT count(*) FROM sqlite_master WHERE name = 'jobs'")
+                   == 0,
         "and it is not migrated");
     sqlite3_close (h);
 
@@ -798,7 +874,8 @@ static void test_bad_files (void)
     ok (sqlite3_open (path, &h) == SQLITE_OK
             && query_int (h, "PRAGMA user_version") == 0
             && query_int (h, "SELECT count(*) FROM sqlite_master WHERE name IN"
-                             " ('server', 'queues', 'jobs')") == 0,
+                             " ('server', 'queues', 'jobs')")
+                   == 0,
         "and nothing of it remains");
     sqlite3_close (h);
 
@@ -859,7 +936,7 @@ static char *schema_describe (sqlite3 *h)
 
 static void test_schema_sql (struct db *db)
 {
-    const char *builddir = getenv ("HPCQ_BUILDDIR");   /* generated by make */
+    const char *builddir = getenv ("HPCQ_BUILDDIR"); /* generated by make */
     char path[1024], *sql, *msg = NULL, *want, *have;
     sqlite3 *h = NULL;
 
@@ -889,9 +966,9 @@ static void test_schema_sql (struct db *db)
 static void cleanup (void)
 {
     const char *names[] = {
-        "hpcq.db", "hpcq.db-wal", "hpcq.db-shm", "garbage.db", "newer.db",
-        "newer.db-wal", "newer.db-shm", "clash.db", "clash.db-wal", "clash.db-shm",
-        "garbage.db-wal", "garbage.db-shm",
+        "hpcq.db",      "hpcq.db-wal",  "hpcq.db-shm",    "garbage.db",
+        "newer.db",     "newer.db-wal", "newer.db-shm",   "clash.db",
+        "clash.db-wal", "clash.db-shm", "garbage.db-wal", "garbage.db-shm",
     };
     char path[512];
 

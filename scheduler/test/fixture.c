@@ -21,8 +21,8 @@
 
 /* A connection to the server and what came back on it. */
 struct fx_peer {
-    struct conn *c;             /* NULL once closed */
-    struct wire_msg **msgs;     /* received, oldest first, not yet taken */
+    struct conn *c;         /* NULL once closed */
+    struct wire_msg **msgs; /* received, oldest first, not yet taken */
     int n;
     int64_t next_id;
     struct fx_peer *next;
@@ -40,7 +40,7 @@ static void fx_peer_msg (struct conn *c, struct wire_msg *msg, void *arg)
     struct wire_msg *m = xzalloc (sizeof (*m));
 
     *m = *msg;
-    memset (msg, 0, sizeof (*msg));     /* ours now */
+    memset (msg, 0, sizeof (*msg)); /* ours now */
     p->msgs = xrealloc (p->msgs, (p->n + 1) * sizeof (*p->msgs));
     p->msgs[p->n++] = m;
 }
@@ -171,9 +171,11 @@ struct fx_peer *fixture_worker (struct fixture *f, const char *name, int ncpus,
     char err[256];
 
     if (fixture_rpc (f, p, "node.hello",
-                     json_pack ("{s:s s:i s:I s:[] s:s s:[] s:[]}", "name", name, "ncpus",
-                                ncpus, "mem", (json_int_t)mem, "gpus", "labels", "",
-                                "running", "finished"), NULL, err, sizeof (err)) != 0) {
+                     json_pack ("{s:s s:i s:I s:[] s:s s:[] s:[]}", "name", name,
+                                "ncpus", ncpus, "mem", (json_int_t)mem, "gpus",
+                                "labels", "", "running", "finished"),
+                     NULL, err, sizeof (err))
+        != 0) {
         fprintf (stderr, "fixture: node.hello: %s\n", err);
         abort ();
     }
@@ -181,11 +183,13 @@ struct fx_peer *fixture_worker (struct fixture *f, const char *name, int ncpus,
 }
 
 /* Take the oldest message on p that matches; NULL if none. */
-static struct wire_msg *fx_take (struct fx_peer *p, int reply, int64_t id, const char *type)
+static struct wire_msg *fx_take (struct fx_peer *p, int reply, int64_t id,
+                                 const char *type)
 {
     for (int i = 0; i < p->n; i++) {
         struct wire_msg *m = p->msgs[i];
-        if (reply ? (m->is_reply && m->id == id) : (!m->is_reply && !strcmp (m->type, type))) {
+        if (reply ? (m->is_reply && m->id == id)
+                  : (!m->is_reply && !strcmp (m->type, type))) {
             memmove (&p->msgs[i], &p->msgs[i + 1], (p->n - i - 1) * sizeof (*p->msgs));
             p->n--;
             return m;
@@ -235,8 +239,8 @@ struct wire_msg *fixture_next (struct fixture *f, struct fx_peer *p, const char 
     return fx_wait (f, p, 0, 0, type, 1000);
 }
 
-struct wire_msg *fixture_next_ms (struct fixture *f, struct fx_peer *p, const char *type,
-                                  int ms)
+struct wire_msg *fixture_next_ms (struct fixture *f, struct fx_peer *p,
+                                  const char *type, int ms)
 {
     return fx_wait (f, p, 0, 0, type, ms);
 }
@@ -318,7 +322,7 @@ static sqlite3_stmt *fx_query (struct fixture *f, sqlite3 **h, const char *sql)
     char path[256];
     sqlite3_stmt *st = NULL;
 
-    fixture_turn (f);   /* the open batch commits in the before-sleep hook */
+    fixture_turn (f); /* the open batch commits in the before-sleep hook */
     snprintf (path, sizeof (path), "%s/state/hpcq.sqlite", f->dir);
     if (sqlite3_open_v2 (path, h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK
         || sqlite3_prepare_v2 (*h, sql, -1, &st, NULL) != SQLITE_OK) {
@@ -343,8 +347,8 @@ const char *fixture_db_text (struct fixture *f, const char *sql, char *buf, size
 {
     sqlite3 *h;
     sqlite3_stmt *st = fx_query (f, &h, sql);
-    const unsigned char *t = sqlite3_step (st) == SQLITE_ROW ? sqlite3_column_text (st, 0)
-                                                            : NULL;
+    const unsigned char *t =
+        sqlite3_step (st) == SQLITE_ROW ? sqlite3_column_text (st, 0) : NULL;
 
     snprintf (buf, len, "%s", t ? (const char *)t : "");
     sqlite3_finalize (st);

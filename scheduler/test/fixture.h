@@ -28,11 +28,11 @@ struct fx_peer;
 
 struct fixture {
     char dir[128];
-    char log[160];              /* the scheduler's log file */
+    char log[160]; /* the scheduler's log file */
     struct loop *loop;
     struct config *cfg;
     struct server *srv;
-    struct fx_peer *peers;      /* every peer made, freed at stop */
+    struct fx_peer *peers; /* every peer made, freed at stop */
 };
 
 /* Start a server in a new temporary directory.  settings: config keys and
@@ -70,8 +70,8 @@ int fixture_rpc (struct fixture *f, struct fx_peer *p, const char *type, json_t 
  * caller releases and frees it (fixture_msg_free). */
 struct wire_msg *fixture_next (struct fixture *f, struct fx_peer *p, const char *type);
 /* The same, waiting up to ms milliseconds. */
-struct wire_msg *fixture_next_ms (struct fixture *f, struct fx_peer *p, const char *type,
-                                  int ms);
+struct wire_msg *fixture_next_ms (struct fixture *f, struct fx_peer *p,
+                                  const char *type, int ms);
 void fixture_msg_free (struct wire_msg *m);
 
 /* Turn the loop for ms milliseconds (timers: heartbeat checks, passes). */

@@ -34,7 +34,7 @@ struct trial {
     struct cluster *c;
     struct job *job[MAXJOBS];
     int64_t arrive[MAXJOBS];
-    int64_t promise[MAXJOBS];       /* the reservation held against it, 0 none */
+    int64_t promise[MAXJOBS]; /* the reservation held against it, 0 none */
     int njobs;
 };
 
@@ -47,7 +47,8 @@ static void make_nodes (struct trial *t)
         char labels[32];
         int ngpus = rnd (3) ? rnd (5) : 0;
         snprintf (labels, sizeof (labels), "ib_switch=s%d", rnd (2));
-        cluster_node (t->c, i, 2 + rnd (15), 0, ngpus, rnd (2) ? "A100" : "H100", labels);
+        cluster_node (t->c, i, 2 + rnd (15), 0, ngpus, rnd (2) ? "A100" : "H100",
+                      labels);
         if (ngpus > 0 && rnd (3) == 0)
             cluster_mig (t->c, i, 0, "1g.5gb", 1 + rnd (7));
     }
@@ -67,21 +68,23 @@ static void make_jobs (struct trial *t)
         int kind = rnd (6);
         snprintf (req, sizeof (req), "select=%d:ncpus=%d%s%s%s,walltime=%d",
                   1 + (rnd (4) == 0) * rnd (3), 1 + rnd (8),
-                  kind == 0 ? ":ngpus=1" : kind == 1 ? ":ngpus=2" : "",
-                  kind == 2 ? ":mig=1g.5gb" : "",
-                  rnd (4) == 0 ? ",place=scatter" : "", 1 + rnd (100));
+                  kind == 0   ? ":ngpus=1"
+                  : kind == 1 ? ":ngpus=2"
+                              : "",
+                  kind == 2 ? ":mig=1g.5gb" : "", rnd (4) == 0 ? ",place=scatter" : "",
+                  1 + rnd (100));
         int64_t arrive = late ? 1 + rnd (150) : 0;
         /* Numbered in submission order, as the daemon numbers them: a
          * job never gets ahead of an earlier one of equal priority. */
         job = cluster_job (t->c, arrive * 1000 + k + 1, req, late ? 0 : rnd (4));
         if (!(a = place_job (t->c->ptr, t->c->nnodes, job, 1))) {
-            job->rec.state = 'X';       /* would be refused at submission */
+            job->rec.state = 'X'; /* would be refused at submission */
             continue;
         }
         free (a);
         t->job[t->njobs] = job;
         t->arrive[t->njobs++] = arrive;
-        job->rec.state = 'A';           /* not yet arrived */
+        job->rec.state = 'A'; /* not yet arrived */
     }
 }
 
@@ -99,7 +102,8 @@ static int nodes_sane (const struct cluster *c)
 
 /* Run the trial; 0 if every promise held and every job ran, else -1
  * with why. */
-static int run_trial (struct trial *t, const struct policy_ops *policy, char *why, size_t len)
+static int run_trial (struct trial *t, const struct policy_ops *policy, char *why,
+                      size_t len)
 {
     int64_t now = 0;
     int done = 0;
@@ -113,8 +117,7 @@ static int run_trial (struct trial *t, const struct policy_ops *policy, char *wh
         t->c->now = now;
         for (int k = 0; k < t->njobs; k++) {
             struct job *j = t->job[k];
-            if (j->rec.state == 'R'
-                && j->rec.stime + j->spec.res.walltime <= now) {
+            if (j->rec.state == 'R' && j->rec.stime + j->spec.res.walltime <= now) {
                 cluster_end (t->c, j);
                 done++;
             }
@@ -135,11 +138,13 @@ static int run_trial (struct trial *t, const struct policy_ops *policy, char *wh
                 char sel[128];
                 resource_format_select (&j->spec.res, sel, sizeof (sel));
                 if (j->rec.state == 'R' || j->rec.state == 'Q')
-                    fprintf (stderr, "  %lld %c prio %d %s place=%s w=%lld %s%lld node %s\n",
+                    fprintf (stderr,
+                             "  %lld %c prio %d %s place=%s w=%lld %s%lld node %s\n",
                              (long long)j->rec.seq, j->rec.state, j->rec.priority, sel,
                              j->spec.res.place, (long long)j->spec.res.walltime,
                              j->rec.state == 'R' ? "stime " : "est ",
-                             (long long)(j->rec.state == 'R' ? j->rec.stime : j->est_start),
+                             (long long)(j->rec.state == 'R' ? j->rec.stime
+                                                             : j->est_start),
                              j->alloc ? j->alloc->slot[0].node_name : "-");
             }
         }
@@ -151,14 +156,17 @@ static int run_trial (struct trial *t, const struct policy_ops *policy, char *wh
             struct job *j = t->job[k];
             if (j->rec.state == 'R' && j->rec.stime == now && t->promise[k]
                 && now > t->promise[k]) {
-                snprintf (why, len, "job %lld started at %lld, after its reservation %lld",
-                          (long long)j->rec.seq, (long long)now, (long long)t->promise[k]);
+                snprintf (why, len,
+                          "job %lld started at %lld, after its reservation %lld",
+                          (long long)j->rec.seq, (long long)now,
+                          (long long)t->promise[k]);
                 return -1;
             }
             /* EASY: every reservation the top job gets binds (the
              * earliest is the one to check); conservative: the first. */
             if (j->rec.state == 'Q' && j->est_start > 0
-                && (!t->promise[k] || (policy == &policy_easy && j->est_start < t->promise[k])))
+                && (!t->promise[k]
+                    || (policy == &policy_easy && j->est_start < t->promise[k])))
                 t->promise[k] = j->est_start;
             /* The daemon's periodic pass runs at a reservation's time. */
             if (j->rec.state == 'Q' && j->est_start > now && j->est_start < next)
@@ -217,8 +225,8 @@ static struct node_use *ref_use (struct policy_ctx *ctx)
     return u;
 }
 
-static void ref_apply (struct policy_ctx *ctx, struct node_use *u, const struct alloc *a,
-                       int sign)
+static void ref_apply (struct policy_ctx *ctx, struct node_use *u,
+                       const struct alloc *a, int sign)
 {
     for (int s = 0; s < a->n; s++)
         node_use_apply (&u[a->slot[s].node->pidx], &a->slot[s], 0, sign);
@@ -257,7 +265,7 @@ static void ref_easy_pass (struct policy_ctx *ctx)
             top = job;
             shadow_use = ref_use (ctx);
             LIST_FOREACH (j, &c->running, r_link)
-                ends[n++] = j;
+            ends[n++] = j;
             qsort (ends, n, sizeof (*ends), cmp_ref_end);
             for (int k = 0; k < n; k++) {
                 ref_apply (ctx, shadow_use, ends[k]->alloc, -1);
@@ -287,7 +295,8 @@ static void ref_easy_pass (struct policy_ctx *ctx)
     free (shadow_use);
 }
 
-static const struct policy_ops ref_easy = { .name = "reference easy", .pass = ref_easy_pass };
+static const struct policy_ops ref_easy = { .name = "reference easy",
+                                            .pass = ref_easy_pass };
 
 /* Bigger trials with runs of equal requests (arrays): the optimised EASY
  * starts the same jobs at the same times on the same nodes, and gives the
@@ -310,14 +319,16 @@ static void equivalence (int trials)
             const struct job *a = t[0].job[k], *b = t[1].job[k];
             if (a->rec.stime != b->rec.stime || a->est_start != b->est_start) {
                 diag ("trial %d: job %lld starts at %lld (reference %lld)", i,
-                      (long long)a->rec.seq, (long long)a->rec.stime, (long long)b->rec.stime);
+                      (long long)a->rec.seq, (long long)a->rec.stime,
+                      (long long)b->rec.stime);
                 differ = 1;
             }
         }
         for (int v = 0; v < 2; v++)
             cluster_destroy (t[v].c);
     }
-    ok (!differ, "easy decides as the unoptimised reference on %d random workloads", trials);
+    ok (!differ, "easy decides as the unoptimised reference on %d random workloads",
+        trials);
 }
 
 /* A hand-made case: the top job's reservation and a backfill that fits
@@ -340,7 +351,8 @@ static void test_easy_case (void)
     q[3] = cluster_job (c, 5, "select=1:ncpus=2,walltime=100", 0);
     cluster_ctx (c, &ctx, q, 4);
     policy_easy.pass (&ctx);
-    ok (q[0]->rec.state == 'Q' && q[0]->est_start == 100, "the top job waits for t=100");
+    ok (q[0]->rec.state == 'Q' && q[0]->est_start == 100,
+        "the top job waits for t=100");
     ok (q[1]->rec.state == 'Q', "a job that would run past it waits");
     ok (q[2]->rec.state == 'R' && q[3]->rec.state == 'R',
         "jobs that end by t=100 start now");
@@ -361,7 +373,8 @@ static void test_conservative_case (void)
     q[2] = cluster_job (c, 4, "select=1:ncpus=2,walltime=60", 0);
     cluster_ctx (c, &ctx, q, 3);
     policy_conservative.pass (&ctx);
-    ok (q[0]->est_start == 100, "conservative: the whole-node job is reserved for t=100");
+    ok (q[0]->est_start == 100,
+        "conservative: the whole-node job is reserved for t=100");
     ok (q[1]->rec.state == 'Q' && q[1]->est_start == 150,
         "a long job would delay it: reserved after it, at t=150");
     ok (q[2]->rec.state == 'R', "a job that ends before t=100 starts now");
@@ -374,7 +387,7 @@ int main (int argc, char *argv[])
 {
     int trials = argc > 1 ? atoi (argv[1]) : 300;
 
-    if (argc > 2) {     /* one trial, traced: test_backfill 1 SEED easy|conservative */
+    if (argc > 2) { /* one trial, traced: test_backfill 1 SEED easy|conservative */
         struct trial t = { 0 };
         char why[256] = "";
         rng = 1000003ULL * (atoi (argv[2]) + 1);
@@ -384,8 +397,11 @@ int main (int argc, char *argv[])
             fprintf (stderr, "node %s: %d cpus %d gpus %s\n", t.c->node[i].name,
                      t.c->node[i].ncpus, t.c->node[i].ngpus, t.c->node[i].labels);
         setenv ("TRACE", "1", 1);
-        if (run_trial (&t, argc > 3 && !strcmp (argv[3], "easy") ? &policy_easy
-                       : &policy_conservative, why, sizeof (why)) < 0)
+        if (run_trial (&t,
+                       argc > 3 && !strcmp (argv[3], "easy") ? &policy_easy
+                                                             : &policy_conservative,
+                       why, sizeof (why))
+            < 0)
             fprintf (stderr, "%s\n", why);
         return 0;
     }

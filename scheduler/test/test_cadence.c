@@ -17,8 +17,10 @@ static void test_young_daly (void)
      * sqrt(2 C M) = sqrt(12 960 000) = 3600,
      * 3600 (1 + 1/6 + 1/36) - 1800 = 3600 * 43/36 - 1800 = 4300 - 1800 = 2500. */
     ok (near (cadence_young_daly (1800, 3600), 2500, 1e-9),
-        "C 1800, M 3600: 3600 * 43/36 - 1800 = 2500 (%.9f)", cadence_young_daly (1800, 3600));
-    ok (near (cadence_young (1800, 3600), 3600, 1e-9), "Young alone: sqrt(2*1800*3600) = 3600");
+        "C 1800, M 3600: 3600 * 43/36 - 1800 = 2500 (%.9f)",
+        cadence_young_daly (1800, 3600));
+    ok (near (cadence_young (1800, 3600), 3600, 1e-9),
+        "Young alone: sqrt(2*1800*3600) = 3600");
     /* C = 50 s, M = 5000 s: C/2M = 0.005, sqrt = 0.0707107,
      * sqrt(2 C M) = sqrt(500 000) = 707.10678,
      * 707.10678 (1 + 0.0235702 + 0.0005556) - 50 = 724.16628 - 50 = 674.16628. */
@@ -35,7 +37,8 @@ static void test_young_daly (void)
     ok (near (cadence_young_daly (100, 40), 40, 0), "C 100 >= 2M (80): T = M = 40");
     ok (near (cadence_young_daly (80, 40), 40, 0), "C = 2M exactly: T = M");
     ok (cadence_young_daly (0, 3600) == 0 && cadence_young_daly (10, 0) == 0
-        && cadence_young (-1, 10) == 0, "no cost or no M: 0 (no interval)");
+            && cadence_young (-1, 10) == 0,
+        "no cost or no M: 0 (no interval)");
 }
 
 static void test_mtbi (void)
@@ -56,9 +59,12 @@ static void test_mtbi (void)
         cadence_mtbi (3600, 36e6, 100));
     /* Two nodes of 100 h each: 50 h; 100 h and 25 h: 1/(1/100 + 1/25) = 20 h. */
     {
-        double two[] = { 360000, 360000 }, mixed[] = { 360000, 90000 }, bad[] = { 10, 0 };
-        ok (near (cadence_mtbi_combined (two, 2), 180000, 1e-6), "two nodes of 100 h: 50 h");
-        ok (near (cadence_mtbi_combined (mixed, 2), 72000, 1e-6), "100 h and 25 h: 20 h");
+        double two[] = { 360000, 360000 }, mixed[] = { 360000, 90000 },
+               bad[] = { 10, 0 };
+        ok (near (cadence_mtbi_combined (two, 2), 180000, 1e-6),
+            "two nodes of 100 h: 50 h");
+        ok (near (cadence_mtbi_combined (mixed, 2), 72000, 1e-6),
+            "100 h and 25 h: 20 h");
         ok (cadence_mtbi_combined (bad, 2) == 0 && cadence_mtbi_combined (two, 0) == 0,
             "a node without M, or no node: 0");
     }
@@ -74,7 +80,8 @@ static void test_bound_median (void)
     ok (cadence_bound (7200, 60, 0) == 7200, "no maximum");
     ok (cadence_median (odd, 3) == 3, "median of 5 1 3: 3");
     ok (cadence_median (even, 4) == 2.5, "median of 4 1 3 2: 2.5");
-    ok (cadence_median (one, 1) == 7 && cadence_median (one, 0) == 0, "one value; none");
+    ok (cadence_median (one, 1) == 7 && cadence_median (one, 0) == 0,
+        "one value; none");
 }
 
 int main (void)

@@ -23,14 +23,22 @@ static void test_parse_id (void)
         const char *s;
         int64_t want;
     } cases[] = {
-        { "42", 42 }, { "42.fx", 42 }, { "42.fx.example.org", 42 }, { "7[3].fx", 7 },
-        { "7[]", 7 }, { "0", -1 }, { "-3", -1 }, { "42x", -1 }, { "x42", -1 },
-        { "", -1 }, { "99999999999999999999", -1 },
+        { "42", 42 },
+        { "42.fx", 42 },
+        { "42.fx.example.org", 42 },
+        { "7[3].fx", 7 },
+        { "7[]", 7 },
+        { "0", -1 },
+        { "-3", -1 },
+        { "42x", -1 },
+        { "x42", -1 },
+        { "", -1 },
+        { "99999999999999999999", -1 },
     };
 
     for (size_t i = 0; i < ARRAY_SIZE (cases); i++)
-        ok (jobs_parse_id (cases[i].s) == cases[i].want, "jobs_parse_id (\"%s\") = %lld",
-            cases[i].s, (long long)cases[i].want);
+        ok (jobs_parse_id (cases[i].s) == cases[i].want,
+            "jobs_parse_id (\"%s\") = %lld", cases[i].s, (long long)cases[i].want);
     ok (jobs_parse_id (NULL) == -1, "jobs_parse_id (NULL) = -1");
 }
 
@@ -42,8 +50,8 @@ static const char *queued (struct fixture *f, char *buf, size_t len)
 
     buf[0] = '\0';
     TAILQ_FOREACH (j, jobs_queued (f->srv->jobs), q_link)
-        off += snprintf (buf + off, off < len ? len - off : 0, "%s%lld", off ? " " : "",
-                         (long long)j->rec.seq);
+    off += snprintf (buf + off, off < len ? len - off : 0, "%s%lld", off ? " " : "",
+                     (long long)j->rec.seq);
     return buf;
 }
 
@@ -56,29 +64,35 @@ static void test_lookup (struct fixture *f, struct fx_peer *u, int64_t *first)
     struct job *ja = jobs_lookup (f->srv->jobs, a);
 
     *first = a;
-    ok (a > 0 && b == a + 1 && c == a + 2, "sequence numbers follow each other (%lld..%lld)",
-        (long long)a, (long long)c);
+    ok (a > 0 && b == a + 1 && c == a + 2,
+        "sequence numbers follow each other (%lld..%lld)", (long long)a, (long long)c);
     ok (ja && ja->rec.seq == a, "jobs_lookup finds a job by number");
     snprintf (want, sizeof (want), "%lld.fx", (long long)a);
     is (ja ? ja->id : "", want, "its id is NUM.SERVER");
     ok (jobs_find (f->srv->jobs, want) == ja, "jobs_find (\"%s\")", want);
     snprintf (want, sizeof (want), "%lld", (long long)a);
-    ok (jobs_find (f->srv->jobs, want) == ja, "jobs_find (\"%s\"): the bare number", want);
+    ok (jobs_find (f->srv->jobs, want) == ja, "jobs_find (\"%s\"): the bare number",
+        want);
     snprintf (want, sizeof (want), "%lld.fx.example.org", (long long)a);
-    ok (jobs_find (f->srv->jobs, want) == ja, "jobs_find with a domain after the server");
+    ok (jobs_find (f->srv->jobs, want) == ja,
+        "jobs_find with a domain after the server");
     snprintf (want, sizeof (want), "%lld.other", (long long)a);
     ok (!jobs_find (f->srv->jobs, want), "a job of another server is not ours");
     snprintf (want, sizeof (want), "%lld.fxx", (long long)a);
-    ok (!jobs_find (f->srv->jobs, want), "a server name that only starts like ours is not");
+    ok (!jobs_find (f->srv->jobs, want),
+        "a server name that only starts like ours is not");
     ok (!jobs_lookup (f->srv->jobs, c + 1000) && !jobs_find (f->srv->jobs, "junk"),
         "unknown and malformed ids find nothing");
     snprintf (want, sizeof (want), "%lld %lld", (long long)a, (long long)c);
-    is (queued (f, buf, sizeof (buf)), want, "the queued list: Q jobs in submission order, "
+    is (queued (f, buf, sizeof (buf)), want,
+        "the queued list: Q jobs in submission order, "
         "not the held one");
-    ok (jobs_queued_count (f->srv->jobs) == 2 && jobs_count_state (f->srv->jobs, 'H') == 1,
+    ok (jobs_queued_count (f->srv->jobs) == 2
+            && jobs_count_state (f->srv->jobs, 'H') == 1,
         "two queued, one held");
     ok (fixture_db_int (f, "SELECT count(*) FROM jobs") == 3
-        && fixture_db_int (f, "SELECT value FROM server WHERE key = 'next_seq'") == c + 1,
+            && fixture_db_int (f, "SELECT value FROM server WHERE key = 'next_seq'")
+                   == c + 1,
         "three rows, and next_seq stored");
 }
 
@@ -96,7 +110,8 @@ static void test_array (struct fixture *f, struct fx_peer *u, int64_t *arrayp)
     if (!array || array->nsub != 3)
         return;
     ok (array->sub[0]->array_index == 1 && array->sub[1]->array_index == 3
-        && array->sub[2]->array_index == 5, "indices 1, 3 and 5 in order");
+            && array->sub[2]->array_index == 5,
+        "indices 1, 3 and 5 in order");
     snprintf (id, sizeof (id), "%lld[3].fx", (long long)seq);
     sub = jobs_find (f->srv->jobs, id);
     ok (sub == array->sub[1] && sub->parent == array, "%s names the second subjob", id);
@@ -107,7 +122,8 @@ static void test_array (struct fixture *f, struct fx_peer *u, int64_t *arrayp)
     ok (!jobs_find (f->srv->jobs, id), "an index not in the range finds nothing");
     snprintf (id, sizeof (id), "%lld[3", (long long)seq);
     ok (!jobs_find (f->srv->jobs, id), "an unclosed bracket finds nothing");
-    ok (fixture_db_int (f, "SELECT count(*) FROM jobs WHERE array_parent IS NOT NULL") == 0,
+    ok (fixture_db_int (f, "SELECT count(*) FROM jobs WHERE array_parent IS NOT NULL")
+            == 0,
         "subjobs have no rows until they change");
     ok (sub && sub->rec.state == 'H' && array->rec.state == 'H',
         "the subjobs are held with their array");
@@ -125,7 +141,7 @@ static void test_reload (struct fixture *f, int64_t first, int64_t array)
     int64_t next;
 
     fixture_msg_free (m);
-    fixture_msg_free (fixture_next (f, w, "job.launch"));   /* the other queued one */
+    fixture_msg_free (fixture_next (f, w, "job.launch")); /* the other queued one */
     ok (ran == first, "the first queued job was launched on n1");
     fixture_restart (f);
     job = jobs_lookup (f->srv->jobs, first);
@@ -135,26 +151,35 @@ static void test_reload (struct fixture *f, int64_t first, int64_t array)
     ok (n && n->ncpus_used == 2 && n->state == NODE_UNKNOWN && !n->reachable,
         "n1 is known, not yet heard from, and its usage is the two running jobs'");
     ok (job && LIST_FIRST (jobs_running (f->srv->jobs)) != NULL
-        && job->r_link.le_prev != NULL, "the job is on the running list");
-    is (queued (f, buf, sizeof (buf)), "", "nothing is queued: the held ones stay held");
+            && job->r_link.le_prev != NULL,
+        "the job is on the running list");
+    is (queued (f, buf, sizeof (buf)), "",
+        "nothing is queued: the held ones stay held");
     snprintf (want, sizeof (want), "%lld[5]", (long long)array);
     job = jobs_find (f->srv->jobs, want);
-    ok (job && job->parent && job->rec.state == 'H', "the array's subjobs are back, held");
+    ok (job && job->parent && job->rec.state == 'H',
+        "the array's subjobs are back, held");
     next = fixture_submit (f, fixture_user (f), (const char *const[]){ NULL });
-    ok (next == array + 1, "numbering goes on after the restart (%lld)", (long long)next);
+    ok (next == array + 1, "numbering goes on after the restart (%lld)",
+        (long long)next);
 }
 
 static void test_alloc (struct fixture *f)
 {
-    struct alloc *a = alloc_new (2);     /* slots are a flexible array */
+    struct alloc *a = alloc_new (2); /* slots are a flexible array */
     char *host = NULL, *vnode = NULL, *text;
     struct alloc *back;
     json_t *o;
 
-    a->slot[0] = (struct alloc_slot){ .node_name = "n1", .ncpus = 2, .mem = 1LL << 30,
-                                     .mpiprocs = 2 };
-    a->slot[1] = (struct alloc_slot){ .node_name = "n2", .ncpus = 1, .ngpus = 2,
-                                     .gpus = { 0, 3 }, .mpiprocs = 1, .excl = 1 };
+    a->slot[0] = (struct alloc_slot){
+        .node_name = "n1", .ncpus = 2, .mem = 1LL << 30, .mpiprocs = 2
+    };
+    a->slot[1] = (struct alloc_slot){ .node_name = "n2",
+                                      .ncpus = 1,
+                                      .ngpus = 2,
+                                      .gpus = { 0, 3 },
+                                      .mpiprocs = 1,
+                                      .excl = 1 };
     alloc_format_exec (a, &host, &vnode);
     is (host, "n1/0*2+n2/0*1", "exec_host");
     is (vnode, "(n1:ncpus=2:mem=1gb)+(n2:ncpus=1:ngpus=2)", "exec_vnode");
@@ -162,14 +187,15 @@ static void test_alloc (struct fixture *f)
     text = json_dumps (o, JSON_COMPACT);
     back = text ? alloc_from_json (f->srv->nodes, text) : NULL;
     ok (back && back->n == 2 && !strcmp (back->slot[1].node_name, "n2")
-        && back->slot[1].ngpus == 2 && back->slot[1].gpus[1] == 3 && back->slot[1].excl
-        && back->slot[0].mem == 1LL << 30 && back->slot[0].mpiprocs == 2,
+            && back->slot[1].ngpus == 2 && back->slot[1].gpus[1] == 3
+            && back->slot[1].excl && back->slot[0].mem == 1LL << 30
+            && back->slot[0].mpiprocs == 2,
         "an allocation survives its JSON form");
     ok (back && back->slot[0].node == nodes_lookup (f->srv->nodes, "n1"),
         "and points at the node records");
     ok (!alloc_from_json (f->srv->nodes, "[]") && !alloc_from_json (f->srv->nodes, "{}")
-        && !alloc_from_json (f->srv->nodes, "not json")
-        && !alloc_from_json (f->srv->nodes, "[{\"node\":\"n1\"}]"),
+            && !alloc_from_json (f->srv->nodes, "not json")
+            && !alloc_from_json (f->srv->nodes, "[{\"node\":\"n1\"}]"),
         "empty, wrong-shaped and partial allocation records are refused");
     json_decref (o);
     free (text);

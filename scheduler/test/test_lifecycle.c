@@ -30,24 +30,46 @@
  * "FROM TO EVENT KINDS", '-' the state of a job not yet submitted, kinds
  * j (job or subjob) and a (array). */
 static const char *const legal[] = {
-    "- Q submitted ja", "- H submitted ja", "- W submitted j",
-    "Q H held j", "H H held j", "W H held j",
-    "H Q released ja", "H H released ja", "H W released j",
-    "H H dependency_failed ja", "W Q eligible j",
-    "Q Q altered j", "H H altered j", "W W altered j",
+    "- Q submitted ja",
+    "- H submitted ja",
+    "- W submitted j",
+    "Q H held j",
+    "H H held j",
+    "W H held j",
+    "H Q released ja",
+    "H H released ja",
+    "H W released j",
+    "H H dependency_failed ja",
+    "W Q eligible j",
+    "Q Q altered j",
+    "H H altered j",
+    "W W altered j",
     "Q R started j",
-    "R E deleted j", "E E deleted j", "S E deleted j",
-    "Q F deleted j", "H F deleted j", "W F deleted j",
-    "R F finished j", "E F finished j", "S F finished j",
-    "R Q requeued j", "S Q requeued j",
-    "R S suspended j", "S R resumed j",
+    "R E deleted j",
+    "E E deleted j",
+    "S E deleted j",
+    "Q F deleted j",
+    "H F deleted j",
+    "W F deleted j",
+    "R F finished j",
+    "E F finished j",
+    "S F finished j",
+    "R Q requeued j",
+    "S Q requeued j",
+    "R S suspended j",
+    "S R resumed j",
     /* Checkpoints leave the state as it is: asked of a running job; their
      * report may come while it is deleted, or be given up on while it is
      * suspended. */
     "R R checkpoint_requested j",
-    "R R checkpoint j", "E E checkpoint j", "S S checkpoint j",
-    "R R checkpoint_missed j", "E E checkpoint_missed j", "S S checkpoint_missed j",
-    "Q F finished a", "H F finished a",
+    "R R checkpoint j",
+    "E E checkpoint j",
+    "S S checkpoint j",
+    "R R checkpoint_missed j",
+    "E E checkpoint_missed j",
+    "S S checkpoint_missed j",
+    "Q F finished a",
+    "H F finished a",
 };
 
 static const char states[] = "-QHWRESF";
@@ -91,17 +113,20 @@ static void test_table (void)
                     if (want != got) {
                         wrong++;
                         diag ("%c -> %c %s (%s): table says %d, PBS says %d", *f, *to,
-                              job_event_name (ev), kind == JOB_KIND_JOB ? "job" : "array",
-                              got, want);
+                              job_event_name (ev),
+                              kind == JOB_KIND_JOB ? "job" : "array", got, want);
                     }
                 }
-    ok (wrong == 0, "every (from, to, event, kind) is legal exactly when PBS allows it "
-        "(%d legal of %d)", accepted, 8 * 7 * JOB_EV_COUNT * 2);
+    ok (wrong == 0,
+        "every (from, to, event, kind) is legal exactly when PBS allows it "
+        "(%d legal of %d)",
+        accepted, 8 * 7 * JOB_EV_COUNT * 2);
     ok (accepted == rows, "the table accepts the %d moves listed, no more", rows);
     ok (n == (int)ARRAY_SIZE (legal), "one table row per listed move (%d)", n);
     for (int i = 0; i < n; i++)
-        if (!job_state_legal (t[i].from, t[i].to, t[i].event, t[i].kinds & JOB_KIND_JOB
-                                                          ? JOB_KIND_JOB : JOB_KIND_ARRAY))
+        if (!job_state_legal (t[i].from, t[i].to, t[i].event,
+                              t[i].kinds & JOB_KIND_JOB ? JOB_KIND_JOB
+                                                        : JOB_KIND_ARRAY))
             refused_rows++;
     ok (refused_rows == 0, "each row of the table is accepted");
     is (job_event_name (JOB_EV_REQUEUED), "requeued", "events are named as stored");
@@ -117,18 +142,18 @@ static void test_illegal (struct fixture *f)
         enum job_event ev;
         int array;
     } bad[] = {
-        { 'F', 'Q', JOB_EV_REQUEUED, 0 },   /* a finished job never comes back */
+        { 'F', 'Q', JOB_EV_REQUEUED, 0 }, /* a finished job never comes back */
         { 'F', 'R', JOB_EV_STARTED, 0 },
-        { 'Q', 'F', JOB_EV_FINISHED, 0 },   /* only what ran can finish */
-        { 'H', 'R', JOB_EV_STARTED, 0 },    /* a held job never starts */
-        { 'R', 'R', JOB_EV_STARTED, 0 },    /* started twice: a job never runs twice */
+        { 'Q', 'F', JOB_EV_FINISHED, 0 }, /* only what ran can finish */
+        { 'H', 'R', JOB_EV_STARTED, 0 },  /* a held job never starts */
+        { 'R', 'R', JOB_EV_STARTED, 0 },  /* started twice: a job never runs twice */
         { 'Q', 'E', JOB_EV_DELETED, 0 },
-        { 'E', 'Q', JOB_EV_REQUEUED, 0 },   /* being deleted: it ends, never requeues */
-        { 'Q', 'H', JOB_EV_RELEASED, 0 },   /* right states, wrong cause */
-        { 'Q', 'R', JOB_EV_STARTED, 1 },    /* an array never runs itself */
+        { 'E', 'Q', JOB_EV_REQUEUED, 0 }, /* being deleted: it ends, never requeues */
+        { 'Q', 'H', JOB_EV_RELEASED, 0 }, /* right states, wrong cause */
+        { 'Q', 'R', JOB_EV_STARTED, 1 },  /* an array never runs itself */
         { 'Q', 'H', JOB_EV_HELD, 1 },
         { JOB_STATE_NEW, 'R', JOB_EV_SUBMITTED, 0 },
-        { 'Q', 'X', JOB_EV_HELD, 0 },       /* not a state */
+        { 'Q', 'X', JOB_EV_HELD, 0 }, /* not a state */
     };
     char want[256];
 
@@ -140,19 +165,23 @@ static void test_illegal (struct fixture *f)
         job.rec.state = bad[i].from;
         errno = 0;
         rc = job_state_set (&job, bad[i].to, bad[i].ev, "alice", __func__);
-        snprintf (want, sizeof (want), "bug: job %zu.fx (alice): illegal state change "
-                  "%c -> %c (%s%s) by alice in test_illegal: refused", i + 1,
-                  bad[i].from ? bad[i].from : '-', bad[i].to, job_event_name (bad[i].ev),
-                  bad[i].array ? ", array" : "");
+        snprintf (want, sizeof (want),
+                  "bug: job %zu.fx (alice): illegal state change "
+                  "%c -> %c (%s%s) by alice in test_illegal: refused",
+                  i + 1, bad[i].from ? bad[i].from : '-', bad[i].to,
+                  job_event_name (bad[i].ev), bad[i].array ? ", array" : "");
         ok (rc == -1 && errno == EINVAL && job.rec.state == bad[i].from
-            && fixture_log_has (f, want), "%c -> %c (%s%s) refused with EINVAL, state kept, "
-            "logged", bad[i].from ? bad[i].from : '-', bad[i].to,
-            job_event_name (bad[i].ev), bad[i].array ? ", array" : "");
+                && fixture_log_has (f, want),
+            "%c -> %c (%s%s) refused with EINVAL, state kept, "
+            "logged",
+            bad[i].from ? bad[i].from : '-', bad[i].to, job_event_name (bad[i].ev),
+            bad[i].array ? ", array" : "");
     }
     {
         struct job job = { .rec.state = 'Q' };
         ok (job_state_set (&job, 'R', JOB_EV_STARTED, "scheduler", __func__) == 0
-            && job.rec.state == 'R', "a legal change is made");
+                && job.rec.state == 'R',
+            "a legal change is made");
     }
 }
 
@@ -163,14 +192,16 @@ static const char *history (struct fixture *f, int64_t seq, char *buf, size_t le
 {
     char sql[512];
 
-    snprintf (sql, sizeof (sql), "SELECT group_concat (type || ':' || coalesce (old_state, "
+    snprintf (sql, sizeof (sql),
+              "SELECT group_concat (type || ':' || coalesce (old_state, "
               "'-') || '>' || coalesce (new_state, '-') || ':' || actor, ' ') FROM "
-              "(SELECT * FROM events WHERE job_seq = %lld ORDER BY id)", (long long)seq);
+              "(SELECT * FROM events WHERE job_seq = %lld ORDER BY id)",
+              (long long)seq);
     return fixture_db_text (f, sql, buf, len);
 }
 
-static int node_rpc (struct fixture *f, struct fx_peer *w, const char *type, int64_t seq,
-                     int attempt, json_t *extra)
+static int node_rpc (struct fixture *f, struct fx_peer *w, const char *type,
+                     int64_t seq, int attempt, json_t *extra)
 {
     json_t *body = json_pack ("{s:I s:i}", "seq", (json_int_t)seq, "attempt", attempt);
 
@@ -201,21 +232,32 @@ static void test_life (struct fixture *f, struct fx_peer *u, struct fx_peer *w)
     ok (launch && json_integer_value (json_object_get (launch->body, "seq")) == seq,
         "the scheduler started it: the worker got job.launch");
     fixture_msg_free (launch);
-    ok (node_rpc (f, w, "job.started", seq, 1, json_pack ("{s:i}", "session_id", 4242)) == 0
-        && node_rpc (f, w, "job.finished", seq, 1, json_pack ("{s:i}", "exit_status", 0)) == 0,
+    ok (node_rpc (f, w, "job.started", seq, 1, json_pack ("{s:i}", "session_id", 4242))
+                == 0
+            && node_rpc (f, w, "job.finished", seq, 1,
+                         json_pack ("{s:i}", "exit_status", 0))
+                   == 0,
         "the worker reported it started and finished");
-    snprintf (want, sizeof (want), "submitted:->H:%s released:H>Q:%s started:Q>R:scheduler "
-              "finished:R>F:n1", user, user);
-    is (history (f, seq, h, sizeof (h)), want, "its events show each transition and its cause");
-    is (fixture_db_text (f, "SELECT detail FROM events WHERE type = 'started' ORDER BY id DESC",
-                         h, sizeof (h)), "n1/0*1", "started names where it runs");
-    ok (fixture_db_int (f, "SELECT count(*) FROM jobs WHERE state = 'F' AND session_id = 4242")
-        == 1, "the session the worker reported was written through, with no event");
+    snprintf (want, sizeof (want),
+              "submitted:->H:%s released:H>Q:%s started:Q>R:scheduler "
+              "finished:R>F:n1",
+              user, user);
+    is (history (f, seq, h, sizeof (h)), want,
+        "its events show each transition and its cause");
+    is (fixture_db_text (
+            f, "SELECT detail FROM events WHERE type = 'started' ORDER BY id DESC", h,
+            sizeof (h)),
+        "n1/0*1", "started names where it runs");
+    ok (fixture_db_int (
+            f, "SELECT count(*) FROM jobs WHERE state = 'F' AND session_id = 4242")
+            == 1,
+        "the session the worker reported was written through, with no event");
 }
 
 /* The node forgot the job (it restarted): the rerunnable job is requeued
  * and starts again; a second job is deleted while running. */
-static void test_requeue_delete (struct fixture *f, struct fx_peer *u, struct fx_peer **w)
+static void test_requeue_delete (struct fixture *f, struct fx_peer *u,
+                                 struct fx_peer **w)
 {
     const char *const opts[] = { NULL };
     int64_t seq = fixture_submit (f, u, opts), seq2;
@@ -224,32 +266,43 @@ static void test_requeue_delete (struct fixture *f, struct fx_peer *u, struct fx
 
     fixture_msg_free (fixture_next (f, *w, "job.launch"));
     node_rpc (f, *w, "job.started", seq, 1, json_pack ("{s:i}", "session_id", 1));
-    fixture_disconnect (*w);                    /* the worker dies... */
+    fixture_disconnect (*w); /* the worker dies... */
     fixture_turn (f);
-    *w = fixture_worker (f, "n1", 1, 1 << 30);   /* ...and is back with nothing running */
+    *w = fixture_worker (f, "n1", 1, 1 << 30); /* ...and is back with nothing running */
     m = fixture_next (f, *w, "job.launch");
     ok (m && json_integer_value (json_object_get (m->body, "attempt")) == 2,
         "requeued and started again as attempt 2");
     fixture_msg_free (m);
-    snprintf (want, sizeof (want), "submitted:->Q:%s started:Q>R:scheduler "
-              "requeued:R>Q:scheduler started:Q>R:scheduler", user);
-    is (history (f, seq, h, sizeof (h)), want, "the requeue is an event: R -> Q by the "
+    snprintf (want, sizeof (want),
+              "submitted:->Q:%s started:Q>R:scheduler "
+              "requeued:R>Q:scheduler started:Q>R:scheduler",
+              user);
+    is (history (f, seq, h, sizeof (h)), want,
+        "the requeue is an event: R -> Q by the "
         "scheduler");
-    is (fixture_db_text (f, "SELECT detail FROM events WHERE type = 'requeued'", h, sizeof (h)),
+    is (fixture_db_text (f, "SELECT detail FROM events WHERE type = 'requeued'", h,
+                         sizeof (h)),
         "its node restarted and lost it", "with the reason");
 
     ok (job_rpc (f, u, "job.delete", seq) == 0, "qdel of the running job");
     m = fixture_next (f, *w, "job.signal");
-    ok (m && strcmp (json_string_value (json_object_get (m->body, "signal")), "TERM") == 0,
+    ok (m
+            && strcmp (json_string_value (json_object_get (m->body, "signal")), "TERM")
+                   == 0,
         "the worker is told to stop it");
     fixture_msg_free (m);
     ok (jobs_lookup (f->srv->jobs, seq)->rec.state == 'E', "it is exiting");
-    ok (node_rpc (f, *w, "job.finished", seq, 2, json_pack ("{s:i}", "exit_status", 271)) == 0,
+    ok (node_rpc (f, *w, "job.finished", seq, 2,
+                  json_pack ("{s:i}", "exit_status", 271))
+            == 0,
         "the worker reports its end");
-    snprintf (want, sizeof (want), "submitted:->Q:%s started:Q>R:scheduler "
+    snprintf (want, sizeof (want),
+              "submitted:->Q:%s started:Q>R:scheduler "
               "requeued:R>Q:scheduler started:Q>R:scheduler deleted:R>E:%s "
-              "finished:E>F:n1", user, user);
-    is (history (f, seq, h, sizeof (h)), want, "deleted by the user, finished by the node");
+              "finished:E>F:n1",
+              user, user);
+    is (history (f, seq, h, sizeof (h)), want,
+        "deleted by the user, finished by the node");
     seq2 = fixture_submit (f, u, (const char *const[]){ "-h", NULL });
     ok (job_rpc (f, u, "job.delete", seq2) == 0, "qdel of a held job");
     snprintf (want, sizeof (want), "submitted:->H:%s deleted:H>F:%s", user, user);
@@ -273,29 +326,37 @@ static void test_illegal_daemon (struct fixture *f, struct fx_peer *u)
     a->slot[0].ncpus = 1;
     snprintf (a->slot[0].node_name, sizeof (a->slot[0].node_name), "n1");
     errno = 0;
-    ok (lifecycle_start (f->srv, job, a) == -1 && errno == EINVAL && job->rec.state == 'H'
-        && !job->alloc && n->ncpus_used == used && job->rec.run_count == 0,
+    ok (lifecycle_start (f->srv, job, a) == -1 && errno == EINVAL
+            && job->rec.state == 'H' && !job->alloc && n->ncpus_used == used
+            && job->rec.run_count == 0,
         "starting a held job is refused: no allocation, no attempt");
     free (a);
-    snprintf (want, sizeof (want), "bug: job %lld.fx (%s): illegal state change H -> R "
-              "(started) by scheduler in test_illegal_daemon: refused", (long long)held, user);
-    ok (fixture_log_has (f, want), "and logged as a bug naming job, states, actor and caller");
+    snprintf (want, sizeof (want),
+              "bug: job %lld.fx (%s): illegal state change H -> R "
+              "(started) by scheduler in test_illegal_daemon: refused",
+              (long long)held, user);
+    ok (fixture_log_has (f, want),
+        "and logged as a bug naming job, states, actor and caller");
     errno = 0;
     ok (lifecycle_end (f->srv, job, 0, NULL, 0, 0, 0, "n1") == -1 && errno == EINVAL
-        && job->rec.state == 'H' && !job->rec.has_exit,
+            && job->rec.state == 'H' && !job->rec.has_exit,
         "ending a job that never ran is refused");
     ok (lifecycle_change (f->srv, job, 'Q', JOB_EV_REQUEUED, "test", NULL) == -1
-        && job->rec.state == 'H' && jobs_queued_count (f->srv->jobs) == queued,
+            && job->rec.state == 'H' && jobs_queued_count (f->srv->jobs) == queued,
         "requeueing a held job is refused: it does not join the queue");
     ok (lifecycle_change (f->srv, job, 'F', JOB_EV_DELETED, "test", "queued") == 0
-        && job->rec.state == 'F', "a legal change on the same job goes through");
+            && job->rec.state == 'F',
+        "a legal change on the same job goes through");
     ok (lifecycle_change (f->srv, job, 'Q', JOB_EV_RELEASED, "test", NULL) == -1
-        && job->rec.state == 'F', "a finished job is never released");
+            && job->rec.state == 'F',
+        "a finished job is never released");
     ok (fixture_db_int (f, "SELECT count(*) FROM events") == events + 1
-        && fixture_db_int (f, "SELECT count(*) FROM attempts") == attempts,
+            && fixture_db_int (f, "SELECT count(*) FROM attempts") == attempts,
         "the refused changes wrote no event and no attempt; the legal one its event");
-    ok (fixture_db_int (f, "SELECT count(*) FROM events WHERE type = 'deleted' AND actor = "
-                        "'test' AND old_state = 'H' AND new_state = 'F'") == 1,
+    ok (fixture_db_int (
+            f, "SELECT count(*) FROM events WHERE type = 'deleted' AND actor = "
+               "'test' AND old_state = 'H' AND new_state = 'F'")
+            == 1,
         "the legal one is recorded H -> F by its actor");
 }
 
@@ -309,12 +370,15 @@ static void test_array (struct fixture *f, struct fx_peer *u, struct fx_peer *w)
         struct wire_msg *m = fixture_next (f, w, "job.launch");
         int64_t sub = m ? json_integer_value (json_object_get (m->body, "seq")) : -1;
         fixture_msg_free (m);
-        ok (sub > 0 && node_rpc (f, w, "job.finished", sub, 1,
-                                 json_pack ("{s:i}", "exit_status", 0)) == 0,
+        ok (sub > 0
+                && node_rpc (f, w, "job.finished", sub, 1,
+                             json_pack ("{s:i}", "exit_status", 0))
+                       == 0,
             "subjob %d ran and finished", i);
     }
     snprintf (want, sizeof (want), "submitted:->Q:%s finished:Q>F:scheduler", user);
-    is (history (f, seq, h, sizeof (h)), want, "the array's events: submitted, then finished "
+    is (history (f, seq, h, sizeof (h)), want,
+        "the array's events: submitted, then finished "
         "by the scheduler when its last subjob did");
 }
 

@@ -26,10 +26,11 @@ static int hello (struct fx_peer *p, const char *name, int ncpus, json_t *gpus,
                   json_t *running, char *err, size_t len)
 {
     return fixture_rpc (&f, p, "node.hello",
-                        json_pack ("{s:s s:i s:I s:o s:s s:o s:[]}", "name", name, "ncpus",
-                                   ncpus, "mem", (json_int_t)(4LL << 30), "gpus",
-                                   gpus ? gpus : json_array (), "labels", "spot",
-                                   "running", running ? running : json_array (), "finished"),
+                        json_pack ("{s:s s:i s:I s:o s:s s:o s:[]}", "name", name,
+                                   "ncpus", ncpus, "mem", (json_int_t)(4LL << 30),
+                                   "gpus", gpus ? gpus : json_array (), "labels",
+                                   "spot", "running", running ? running : json_array (),
+                                   "finished"),
                         NULL, err, len);
 }
 
@@ -54,49 +55,61 @@ static int node_rpc (struct fx_peer *w, const char *type, int64_t seq, json_t *e
 static void test_hello (void)
 {
     struct fx_peer *p = fixture_user (&f);
-    json_t *gpus = json_pack ("[{s:i s:s s:I s:s s:b} {s:i s:s s:I s:s s:b s:[{s:s s:s}]}]",
-                              "index", 4, "model", "NVIDIA A100", "mem",
-                              (json_int_t)(40LL << 30), "uuid", "GPU-a", "simulated", 1,
-                              "index", 5, "model", "NVIDIA A100", "mem",
-                              (json_int_t)(40LL << 30), "uuid", "GPU-b", "simulated", 1,
-                              "mig", "profile", "3g.20gb", "uuid", "MIG-SIM-x");
+    json_t *gpus =
+        json_pack ("[{s:i s:s s:I s:s s:b} {s:i s:s s:I s:s s:b s:[{s:s s:s}]}]",
+                   "index", 4, "model", "NVIDIA A100", "mem", (json_int_t)(40LL << 30),
+                   "uuid", "GPU-a", "simulated", 1, "index", 5, "model", "NVIDIA A100",
+                   "mem", (json_int_t)(40LL << 30), "uuid", "GPU-b", "simulated", 1,
+                   "mig", "profile", "3g.20gb", "uuid", "MIG-SIM-x");
     struct node *n;
     char err[256], text[256];
 
     ok (hello (p, "g1", 16, gpus, NULL, err, sizeof (err)) == 0, "node.hello from g1");
     n = nodes_lookup (f.srv->nodes, "g1");
-    ok (n && n->state == NODE_UP && n->reachable && n->ncpus == 16 && n->mem == 4LL << 30
-        && !strcmp (n->labels, "spot"), "g1 is up and reachable, with its cores, memory and "
+    ok (n && n->state == NODE_UP && n->reachable && n->ncpus == 16
+            && n->mem == 4LL << 30 && !strcmp (n->labels, "spot"),
+        "g1 is up and reachable, with its cores, memory and "
         "labels");
     ok (n && n->ngpus == 2 && n->gpu[0].index == 0 && n->gpu[1].index == 1
-        && !strcmp (n->gpu[0].model, "NVIDIA A100") && n->gpu[1].nmig == 1
-        && !strcmp (n->gpu[1].mig[0].profile, "3g.20gb"),
+            && !strcmp (n->gpu[0].model, "NVIDIA A100") && n->gpu[1].nmig == 1
+            && !strcmp (n->gpu[1].mig[0].profile, "3g.20gb"),
         "its GPUs, numbered the scheduler's way, and GPU 1's MIG instance");
-    is (fixture_db_text (&f, "SELECT state || ' ' || ncpus || ' ' || labels FROM nodes WHERE "
-                         "name = 'g1'", text, sizeof (text)), "free 16 spot",
-        "the node is in the database, free (PBS's word for up)");
-    ok (fixture_rpc (&f, fixture_user (&f), "node.heartbeat", NULL, NULL, err, sizeof (err))
-        == EPROTO, "a heartbeat before hello is refused: %s", err);
+    is (fixture_db_text (
+            &f,
+            "SELECT state || ' ' || ncpus || ' ' || labels FROM nodes WHERE "
+            "name = 'g1'",
+            text, sizeof (text)),
+        "free 16 spot", "the node is in the database, free (PBS's word for up)");
+    ok (fixture_rpc (&f, fixture_user (&f), "node.heartbeat", NULL, NULL, err,
+                     sizeof (err))
+            == EPROTO,
+        "a heartbeat before hello is refused: %s", err);
     ok (hello (fixture_user (&f), "bad1", 0, NULL, NULL, err, sizeof (err)) == EPROTO
-        && !nodes_lookup (f.srv->nodes, "bad1"), "a hello with 0 cores creates no node: %s",
-        err);
+            && !nodes_lookup (f.srv->nodes, "bad1"),
+        "a hello with 0 cores creates no node: %s", err);
     ok (hello (fixture_user (&f), "bad2", 4,
-               json_pack ("[{s:i s:[{s:s}]}]", "index", 0, "mig", "profile", "9g.1gb"), NULL,
-               err, sizeof (err)) == EPROTO && !nodes_lookup (f.srv->nodes, "bad2"),
+               json_pack ("[{s:i s:[{s:s}]}]", "index", 0, "mig", "profile", "9g.1gb"),
+               NULL, err, sizeof (err))
+                == EPROTO
+            && !nodes_lookup (f.srv->nodes, "bad2"),
         "nor one with an impossible MIG profile: %s", err);
-    ok (fixture_rpc (&f, fixture_user (&f), "node.hello", json_pack ("{s:s}", "name", "g1"),
-                     NULL, err, sizeof (err)) == EPROTO && n->reachable && n->ncpus == 16,
+    ok (fixture_rpc (&f, fixture_user (&f), "node.hello",
+                     json_pack ("{s:s}", "name", "g1"), NULL, err, sizeof (err))
+                == EPROTO
+            && n->reachable && n->ncpus == 16,
         "and a malformed hello leaves the node of that name alone: %s", err);
     ok (hello (fixture_user (&f), "g1", 8, NULL, NULL, err, sizeof (err)) == EEXIST
-        && n->ncpus == 16 && n->ngpus == 2 && strstr (err, "held by a live worker"),
-        "a second worker of that name is refused while the first one's link lives: %s", err);
+            && n->ncpus == 16 && n->ngpus == 2 && strstr (err, "held by a live worker"),
+        "a second worker of that name is refused while the first one's link lives: %s",
+        err);
     fixture_turn (&f);
     ok (fixture_connected (p) && n->conn && n->reachable,
         "and the first worker keeps its link and its node");
     fixture_disconnect (p);
     fixture_turn (&f);
     ok (hello (fixture_user (&f), "g1", 8, NULL, NULL, err, sizeof (err)) == 0
-        && n->ncpus == 8 && n->ngpus == 0, "once that link is gone, a new worker takes the "
+            && n->ncpus == 8 && n->ngpus == 0,
+        "once that link is gone, a new worker takes the "
         "name");
 }
 
@@ -114,9 +127,11 @@ static void test_link (void)
     seq = fixture_submit (&f, u, (const char *const[]){ "-l", "ncpus=2", NULL });
     ok (launched (w, 1000) == seq, "a job starts there");
     ok (node_rpc (w, "job.started", seq, json_pack ("{s:i}", "session_id", 77)) == 0
-        && jobs_lookup (f.srv->jobs, seq)->rec.session_id == 77, "and reports its session");
+            && jobs_lookup (f.srv->jobs, seq)->rec.session_id == 77,
+        "and reports its session");
     ok (node_rpc (w, "job.finished", seq, json_pack ("{s:i}", "exit_status", 0)) == 0
-        && jobs_lookup (f.srv->jobs, seq)->rec.state == 'F', "then its end");
+            && jobs_lookup (f.srv->jobs, seq)->rec.state == 'F',
+        "then its end");
     fixture_disconnect (w);
     fixture_turns (&f, 50);
     ok (!n->reachable && !n->conn && n->state == NODE_UP,
@@ -145,13 +160,18 @@ static void test_foreign_reports (void)
     hello (b, "b1", 1, NULL, NULL, NULL, 0);
     job = jobs_lookup (f.srv->jobs, seq);
     ok (node_rpc (b, "job.started", seq, json_pack ("{s:i}", "session_id", 99)) == 0
-        && job->rec.session_id != 99, "b1 reporting a session for it is ignored");
+            && job->rec.session_id != 99,
+        "b1 reporting a session for it is ignored");
     ok (node_rpc (b, "job.finished", seq, json_pack ("{s:i}", "exit_status", 5)) == 0
-        && job->rec.state == 'R', "and so is b1 reporting its end");
+            && job->rec.state == 'R',
+        "and so is b1 reporting its end");
     ok (fixture_rpc (&f, a, "job.finished",
                      json_pack ("{s:I s:i s:i}", "seq", (json_int_t)seq, "attempt", 7,
-                                "exit_status", 5), NULL, NULL, 0) == 0
-        && job->rec.state == 'R', "a1 reporting the end of another attempt is ignored");
+                                "exit_status", 5),
+                     NULL, NULL, 0)
+                == 0
+            && job->rec.state == 'R',
+        "a1 reporting the end of another attempt is ignored");
 }
 
 /* a1 stops sending heartbeats: down after node_timeout; its rerunnable job
@@ -181,20 +201,25 @@ static void test_timeout (void)
     node_rpc (a, "job.started", keep, json_pack ("{s:i}", "session_id", 1));
     node_rpc (a, "job.started", fail, json_pack ("{s:i}", "session_id", 2));
     n = nodes_lookup (f.srv->nodes, "t1");
-    fixture_turns (&f, 2600);   /* node_timeout is 1 s; the first 1 s after start is grace */
-    ok (n->state == NODE_DOWN && !n->reachable, "t1 is down after its heartbeats stopped");
+    fixture_turns (&f,
+                   2600); /* node_timeout is 1 s; the first 1 s after start is grace */
+    ok (n->state == NODE_DOWN && !n->reachable,
+        "t1 is down after its heartbeats stopped");
     ok (jk->rec.state == 'Q' && jk->rec.run_count == 1 && jk->rec.comment
-        && strstr (jk->rec.comment, "stopped sending heartbeats"),
+            && strstr (jk->rec.comment, "stopped sending heartbeats"),
         "the rerunnable job is queued again: %s", jk->rec.comment);
     ok (jf->rec.state == 'F' && jf->rec.exit_status == JOB_EXEC_NODE_LOST,
         "the -r n one failed with Exit_status %d", jf->rec.exit_status);
     ok (hello (c, "t1", 2, NULL,
-               json_pack ("[{s:I s:i}]", "seq", (json_int_t)keep, "attempt", 1), NULL, 0)
-        == 0, "t1 comes back, still running the old copy");
+               json_pack ("[{s:I s:i}]", "seq", (json_int_t)keep, "attempt", 1), NULL,
+               0)
+            == 0,
+        "t1 comes back, still running the old copy");
     m = fixture_next (&f, c, "job.signal");
     ok (m && json_integer_value (json_object_get (m->body, "seq")) == keep
-        && !strcmp (json_string_value (json_object_get (m->body, "signal")), "KILL")
-        && !strcmp (json_string_value (json_object_get (m->body, "reason")), "stale"),
+            && !strcmp (json_string_value (json_object_get (m->body, "signal")), "KILL")
+            && !strcmp (json_string_value (json_object_get (m->body, "reason")),
+                        "stale"),
         "and is told to kill it (stale)");
     fixture_msg_free (m);
 }

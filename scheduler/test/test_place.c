@@ -19,7 +19,7 @@ static struct alloc *place (struct cluster *c, const char *list)
 
     if (a) {
         alloc_apply (a, job->rec.seq, 1);
-        job->alloc = a;     /* the cluster frees it */
+        job->alloc = a; /* the cluster frees it */
     }
     return a;
 }
@@ -44,18 +44,21 @@ static void test_mig (void)
 
     a = place (c, "select=1:ncpus=1:mig=1g.5gb");
     ok (a && a->n == 1 && a->slot[0].nmig == 1 && node_of (c, &a->slot[0]) == 0
-        && a->slot[0].mig_gpu == 0 && a->slot[0].ngpus == 0,
+            && a->slot[0].mig_gpu == 0 && a->slot[0].ngpus == 0,
         "a 1g.5gb request gets one instance of GPU 0, no whole GPU");
     b = place (c, "select=1:ncpus=1:mig=1g.5gb");
     ok (b && b->slot[0].mig_gpu == 0 && b->slot[0].mig_inst != a->slot[0].mig_inst,
         "a second one packs onto the same GPU's next instance");
     ok (c->node[0].gpu[0].mig[a->slot[0].mig_inst].used_by != 0
-        && c->node[0].use.mig[0] == ((1u << a->slot[0].mig_inst) | (1u << b->slot[0].mig_inst)),
+            && c->node[0].use.mig[0]
+                   == ((1u << a->slot[0].mig_inst) | (1u << b->slot[0].mig_inst)),
         "the instances are marked taken, in the record and its mirror");
     a = place (c, "select=1:ncpus=1:mig=4g.20gb");
-    ok (a && a->slot[0].mig_gpu == 1 && a->slot[0].mig_inst == 1, "4g.20gb is GPU 1's second");
+    ok (a && a->slot[0].mig_gpu == 1 && a->slot[0].mig_inst == 1,
+        "4g.20gb is GPU 1's second");
     ok (!place (c, "select=1:ncpus=1:mig=4g.20gb"), "there is no second 4g.20gb");
-    ok (!place (c, "select=1:ncpus=1:mig=2g.10gb"), "a profile no GPU has does not fit");
+    ok (!place (c, "select=1:ncpus=1:mig=2g.10gb"),
+        "a profile no GPU has does not fit");
 
     /* Whole-GPU jobs never get a GPU in MIG mode. */
     a = place (c, "select=1:ncpus=1:ngpus=3");
@@ -78,13 +81,17 @@ static void test_model (void)
     cluster_node (c, 1, 8, 0, 4, "NVIDIA H100 80GB HBM3", "");
     cluster_node (c, 2, 8, 0, 4, "NVIDIA H200", "");
     a = place (c, "select=1:ngpus=2:gpu_model=h100");
-    ok (a && node_of (c, &a->slot[0]) == 1, "gpu_model=h100 matches 'NVIDIA H100 80GB HBM3'");
+    ok (a && node_of (c, &a->slot[0]) == 1,
+        "gpu_model=h100 matches 'NVIDIA H100 80GB HBM3'");
     a = place (c, "select=1:ngpus=4:gpu_model=H200");
     ok (a && node_of (c, &a->slot[0]) == 2, "gpu_model=H200 goes to the H200 node");
-    ok (!place (c, "select=1:ngpus=1:gpu_model=H200"), "no H200 left: no other model is used");
-    ok (!place (c, "select=1:ngpus=1:gpu_model=V100"), "a model no node has does not fit");
+    ok (!place (c, "select=1:ngpus=1:gpu_model=H200"),
+        "no H200 left: no other model is used");
+    ok (!place (c, "select=1:ngpus=1:gpu_model=V100"),
+        "a model no node has does not fit");
     a = place (c, "select=2:ngpus=2:gpu_model=A100");
-    ok (a && a->n == 2 && node_of (c, &a->slot[0]) == 0 && node_of (c, &a->slot[1]) == 0,
+    ok (a && a->n == 2 && node_of (c, &a->slot[0]) == 0
+            && node_of (c, &a->slot[1]) == 0,
         "two A100 chunks share the A100 node");
     cluster_destroy (c);
 }
@@ -102,9 +109,11 @@ static void test_best_fit (void)
     a = place (c, "select=1:ncpus=2:ngpus=2");
     ok (a && node_of (c, &a->slot[0]) == 1, "two GPUs go where exactly two are free");
     a = place (c, "select=1:ncpus=2:ngpus=1");
-    ok (a && node_of (c, &a->slot[0]) == 0, "then one GPU goes to the node that has some");
+    ok (a && node_of (c, &a->slot[0]) == 0,
+        "then one GPU goes to the node that has some");
     a = place (c, "select=1:ncpus=28");
-    ok (a && node_of (c, &a->slot[0]) == 2, "a CPU job takes the node with the fewest cores left");
+    ok (a && node_of (c, &a->slot[0]) == 2,
+        "a CPU job takes the node with the fewest cores left");
     a = place (c, "select=1:ncpus=4");
     ok (a && node_of (c, &a->slot[0]) == 1,
         "with the CPU node full, the node whose GPUs are all taken");
@@ -120,18 +129,23 @@ static void test_multi_node (void)
     for (int i = 0; i < 4; i++)
         cluster_node (c, i, 8, 16 * GB, 2, "A100", "");
     ok (place (c, "select=1:ncpus=6") != NULL, "one node partly used");
-    before = c->node[1].use.ncpus_used + c->node[2].use.ncpus_used + c->node[3].use.ncpus_used
-             + c->node[0].use.ncpus_used;
-    ok (!place (c, "select=4:ncpus=4,place=scatter"), "4 scattered chunks of 4 do not fit");
-    ok (c->node[0].use.ncpus_used + c->node[1].use.ncpus_used + c->node[2].use.ncpus_used
-        + c->node[3].use.ncpus_used == before, "a job that does not fit takes nothing");
+    before = c->node[1].use.ncpus_used + c->node[2].use.ncpus_used
+             + c->node[3].use.ncpus_used + c->node[0].use.ncpus_used;
+    ok (!place (c, "select=4:ncpus=4,place=scatter"),
+        "4 scattered chunks of 4 do not fit");
+    ok (c->node[0].use.ncpus_used + c->node[1].use.ncpus_used
+                + c->node[2].use.ncpus_used + c->node[3].use.ncpus_used
+            == before,
+        "a job that does not fit takes nothing");
     a = place (c, "select=3:ncpus=8:ngpus=2,place=scatter");
     ok (a && a->n == 3 && node_of (c, &a->slot[0]) != node_of (c, &a->slot[1])
-        && node_of (c, &a->slot[1]) != node_of (c, &a->slot[2])
-        && node_of (c, &a->slot[0]) != 0 && node_of (c, &a->slot[1]) != 0
-        && node_of (c, &a->slot[2]) != 0, "3 whole nodes: all on the three free ones");
+            && node_of (c, &a->slot[1]) != node_of (c, &a->slot[2])
+            && node_of (c, &a->slot[0]) != 0 && node_of (c, &a->slot[1]) != 0
+            && node_of (c, &a->slot[2]) != 0,
+        "3 whole nodes: all on the three free ones");
     a = place (c, "select=2:ncpus=1");
-    ok (a && a->n == 2 && node_of (c, &a->slot[0]) == 0 && node_of (c, &a->slot[1]) == 0,
+    ok (a && a->n == 2 && node_of (c, &a->slot[0]) == 0
+            && node_of (c, &a->slot[1]) == 0,
         "two free-placed chunks pack onto the one node with room");
     ok (!place (c, "select=1:ncpus=1,place=excl"), "excl needs an empty node");
     cluster_destroy (c);
@@ -148,11 +162,11 @@ static void test_ib_switch (void)
     cluster_node (c, 5, 8, 0, 0, "", "");
     a = place (c, "select=2:ncpus=8,place=scatter");
     ok (a && node_of (c, &a->slot[0]) % 2 == 1 && node_of (c, &a->slot[1]) % 2 == 1
-        && node_of (c, &a->slot[0]) != 5 && node_of (c, &a->slot[1]) != 5,
+            && node_of (c, &a->slot[0]) != 5 && node_of (c, &a->slot[1]) != 5,
         "2 nodes: both on switch s2, the tightest group that holds them");
     a = place (c, "select=3:ncpus=8,place=scatter");
     ok (a && node_of (c, &a->slot[0]) % 2 == 0 && node_of (c, &a->slot[1]) % 2 == 0
-        && node_of (c, &a->slot[2]) % 2 == 0 && node_of (c, &a->slot[2]) != 5,
+            && node_of (c, &a->slot[2]) % 2 == 0 && node_of (c, &a->slot[2]) != 5,
         "3 nodes: all on switch s1");
     ok (!place (c, "select=2:ncpus=8,place=scatter"), "one node left: 2 do not fit");
     cluster_destroy (c);
@@ -171,7 +185,8 @@ static void test_labels (void)
     ok (place_labels_match ("spot,ib_switch=s1", "ib_switch=s1,spot"), "both match");
     ok (!place_labels_match ("spot,ib_switch=s1", "ib_switch=s"), "a prefix does not");
     ok (!place_labels_match ("", "ondemand"), "no labels match nothing asked");
-    ok (place_model_match ("NVIDIA A100-SXM4-40GB", "a100"), "models match case-insensitively");
+    ok (place_model_match ("NVIDIA A100-SXM4-40GB", "a100"),
+        "models match case-insensitively");
     ok (place_model_match ("anything", ""), "no model asked matches all");
 }
 
@@ -226,9 +241,12 @@ static void test_big (void)
         "select=65:ncpus=1 fits beside it (one core left on each)");
     ok (slots (c, "select=101:ncpus=1,place=scatter", 1) == 0,
         "select=101 scatter never fits 100 nodes");
-    ok (slots (c, "select=201:ncpus=1", 1) == 0, "nor 201 one-core chunks on 200 cores");
-    ok (slots (c, "select=200:ncpus=1", 1) == 200, "but 200 fit the empty cluster, two to a node");
-    ok (slots (c, "select=2000000000:ncpus=1", 1) == 0, "select=2000000000 fails at once");
+    ok (slots (c, "select=201:ncpus=1", 1) == 0,
+        "nor 201 one-core chunks on 200 cores");
+    ok (slots (c, "select=200:ncpus=1", 1) == 200,
+        "but 200 fit the empty cluster, two to a node");
+    ok (slots (c, "select=2000000000:ncpus=1", 1) == 0,
+        "select=2000000000 fails at once");
     cluster_destroy (c);
 }
 
@@ -238,10 +256,15 @@ static void test_big (void)
 static void test_copies_same (void)
 {
     static const char *shape[] = {
-        "ncpus=1", "ncpus=3", "ncpus=8:ngpus=2", "ncpus=2:ngpus=1:gpu_model=H100",
-        "ncpus=2:mig=1g.5gb", "ncpus=4:mem=20gb",
+        "ncpus=1",
+        "ncpus=3",
+        "ncpus=8:ngpus=2",
+        "ncpus=2:ngpus=1:gpu_model=H100",
+        "ncpus=2:mig=1g.5gb",
+        "ncpus=4:mem=20gb",
     };
-    static const char *place_kw[] = { "", ",place=scatter", ",place=pack", ",place=free" };
+    static const char *place_kw[] = { "", ",place=scatter", ",place=pack",
+                                      ",place=free" };
     unsigned seed = 7;
     int same = 0, tried = 0, placed = 0;
 
@@ -253,12 +276,13 @@ static void test_copies_same (void)
         int n, k;
         for (int i = 0; i < 24; i++) {
             seed = seed * 1103515245 + 12345;
-            cluster_node (c, i, 4 + (int)(seed >> 16) % 13, 64 * GB, (int)(seed >> 20) % 5,
-                          i % 2 ? "H100" : "A100", i % 3 ? "ib_switch=a" : "ib_switch=b");
+            cluster_node (c, i, 4 + (int)(seed >> 16) % 13, 64 * GB,
+                          (int)(seed >> 20) % 5, i % 2 ? "H100" : "A100",
+                          i % 3 ? "ib_switch=a" : "ib_switch=b");
             if (i % 5 == 1 && c->node[i].ngpus > 1)
                 cluster_mig (c, i, 0, "1g.5gb", 3);
         }
-        for (int j = 0; j < 30; j++) {     /* some load */
+        for (int j = 0; j < 30; j++) { /* some load */
             seed = seed * 1103515245 + 12345;
             snprintf (one, sizeof (one), "select=1:%s", shape[(seed >> 16) % 6]);
             place (c, one);
@@ -266,10 +290,12 @@ static void test_copies_same (void)
         seed = seed * 1103515245 + 12345;
         n = 4 + (int)(seed >> 16) % 20;
         k = (int)(seed >> 8) % 6;
-        snprintf (one, sizeof (one), "select=%d:%s%s", n, shape[k], place_kw[(seed >> 4) % 4]);
+        snprintf (one, sizeof (one), "select=%d:%s%s", n, shape[k],
+                  place_kw[(seed >> 4) % 4]);
         int len = snprintf (many, sizeof (many), "select=");
         for (int i = 0; i < n; i++)
-            len += snprintf (many + len, sizeof (many) - len, "%s1:%s", i ? "+" : "", shape[k]);
+            len += snprintf (many + len, sizeof (many) - len, "%s1:%s", i ? "+" : "",
+                             shape[k]);
         snprintf (many + len, sizeof (many) - len, "%s", place_kw[(seed >> 4) % 4]);
         x = cluster_job (c, 1000, one, 0);
         y = cluster_job (c, 1001, many, 0);
@@ -283,8 +309,10 @@ static void test_copies_same (void)
             else if (a->n == b->n) {
                 int eq = 1;
                 for (int s = 0; s < a->n; s++)
-                    eq &= a->slot[s].node == b->slot[s].node && a->slot[s].ngpus == b->slot[s].ngpus
-                          && !memcmp (a->slot[s].gpus, b->slot[s].gpus, sizeof (a->slot[s].gpus))
+                    eq &= a->slot[s].node == b->slot[s].node
+                          && a->slot[s].ngpus == b->slot[s].ngpus
+                          && !memcmp (a->slot[s].gpus, b->slot[s].gpus,
+                                      sizeof (a->slot[s].gpus))
                           && a->slot[s].nmig == b->slot[s].nmig
                           && a->slot[s].mig_inst == b->slot[s].mig_inst
                           && a->slot[s].mig_gpu == b->slot[s].mig_gpu;
@@ -296,7 +324,8 @@ static void test_copies_same (void)
         cluster_destroy (c);
     }
     ok (same == tried && placed > tried / 4,
-        "select=N and N terms of one place alike: %d of %d (%d placed)", same, tried, placed);
+        "select=N and N terms of one place alike: %d of %d (%d placed)", same, tried,
+        placed);
 }
 
 int main (void)

@@ -15,8 +15,10 @@ static int near (double a, double b)
 
 static void test_decay (void)
 {
-    ok (near (priority_decay (1000, 7 * DAY, 7 * DAY), 500), "one half-life halves usage");
-    ok (near (priority_decay (1000, 14 * DAY, 7 * DAY), 250), "two half-lives quarter it");
+    ok (near (priority_decay (1000, 7 * DAY, 7 * DAY), 500),
+        "one half-life halves usage");
+    ok (near (priority_decay (1000, 14 * DAY, 7 * DAY), 250),
+        "two half-lives quarter it");
     ok (near (priority_decay (1000, 21 * DAY, 7 * DAY), 125), "three: an eighth");
     /* 1000 * 2^-0.5 = 1000 / sqrt(2) */
     ok (near (priority_decay (1000, 7 * DAY / 2, 7 * DAY), 707.1067811865),
@@ -28,8 +30,10 @@ static void test_decay (void)
     ok (near (priority_decay (1000, 7 * DAY, 0), 1000), "half-life 0: no decay");
     /* Decaying in two steps is decaying once: usage can be brought forward
      * whenever it is touched. */
-    ok (near (priority_decay (priority_decay (3000, 3 * DAY, 7 * DAY), 4 * DAY, 7 * DAY),
-              1500), "two steps of 3 and 4 days equal one of 7 days");
+    ok (near (priority_decay (priority_decay (3000, 3 * DAY, 7 * DAY), 4 * DAY,
+                              7 * DAY),
+              1500),
+        "two steps of 3 and 4 days equal one of 7 days");
 }
 
 static void test_usage (void)
@@ -56,8 +60,9 @@ static void test_factor (void)
 
 static void test_compute (void)
 {
-    struct priority_weights w = { .queue = 1000, .job = 1, .age = 100,
-                                  .fairshare = 1000, .max_age = DAY };
+    struct priority_weights w = {
+        .queue = 1000, .job = 1, .age = 100, .fairshare = 1000, .max_age = DAY
+    };
     struct priority_factors f;
     double t;
 
@@ -80,12 +85,14 @@ static void test_compute (void)
  * equal jobs; the light one goes first. */
 static void test_heavy_light (void)
 {
-    struct priority_weights w = { .queue = 1000, .job = 1, .age = 100,
-                                  .fairshare = 1000, .max_age = 7 * DAY };
+    struct priority_weights w = {
+        .queue = 1000, .job = 1, .age = 100, .fairshare = 1000, .max_age = 7 * DAY
+    };
     struct priority_factors heavy, light;
-    double total = priority_decay (7200, 7 * DAY, 7 * DAY);  /* 3600 */
+    double total = priority_decay (7200, 7 * DAY, 7 * DAY); /* 3600 */
 
-    priority_compute (&w, 0, 0, 60, priority_fairshare_factor (total, total, 2), &heavy);
+    priority_compute (&w, 0, 0, 60, priority_fairshare_factor (total, total, 2),
+                      &heavy);
     priority_compute (&w, 0, 0, 60, priority_fairshare_factor (0, total, 2), &light);
     ok (near (heavy.fairshare, 250) && near (light.fairshare, 1000)
             && light.total > heavy.total,

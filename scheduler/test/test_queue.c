@@ -17,16 +17,18 @@
 
 /* queue.manage op on queue with attrs given as "name", "value", ...,
  * NULL.  The reply's errnum; its error line into err. */
-static int manage (struct fixture *f, struct fx_peer *u, const char *op, const char *queue,
-                   const char *const *attrs, char *err, size_t len)
+static int manage (struct fixture *f, struct fx_peer *u, const char *op,
+                   const char *queue, const char *const *attrs, char *err, size_t len)
 {
     json_t *a = json_array ();
 
     for (int i = 0; attrs && attrs[i]; i += 2)
-        json_array_append_new (a, attrs[i + 1] ? json_pack ("[ss]", attrs[i], attrs[i + 1])
-                                               : json_pack ("[s]", attrs[i]));
+        json_array_append_new (a, attrs[i + 1]
+                                      ? json_pack ("[ss]", attrs[i], attrs[i + 1])
+                                      : json_pack ("[s]", attrs[i]));
     return fixture_rpc (f, u, "queue.manage",
-                        json_pack ("{s:s s:s s:o}", "op", op, "queue", queue, "attrs", a),
+                        json_pack ("{s:s s:s s:o}", "op", op, "queue", queue, "attrs",
+                                   a),
                         NULL, err, len);
 }
 
@@ -53,38 +55,61 @@ static void test_default (struct fixture *f)
 static void test_manage (struct fixture *f, struct fx_peer *u)
 {
     static const char *const attrs[] = {
-        "resources_max.walltime", "01:00:00", "resources_default.ncpus", "2",
-        "max_run", "1", "priority", "50", "enabled", "true", "started", "true", NULL,
+        "resources_max.walltime",
+        "01:00:00",
+        "resources_default.ncpus",
+        "2",
+        "max_run",
+        "1",
+        "priority",
+        "50",
+        "enabled",
+        "true",
+        "started",
+        "true",
+        NULL,
     };
     struct queue *q;
     char err[256], text[256];
 
-    ok (manage (f, u, "create", "gpu", attrs, err, sizeof (err)) == 0, "create queue gpu: %s",
-        err);
+    ok (manage (f, u, "create", "gpu", attrs, err, sizeof (err)) == 0,
+        "create queue gpu: %s", err);
     q = queue_lookup (f->srv->queues, "gpu");
     ok (q && q->max.walltime == 3600 && q->dflt.ncpus == 2 && q->rec.max_run == 1
-        && q->rec.priority == 50 && q->rec.enabled && q->rec.started,
+            && q->rec.priority == 50 && q->rec.enabled && q->rec.started,
         "its attributes are set in memory");
-    is (fixture_db_text (f, "SELECT resources_max || '|' || resources_default || '|' || "
-                         "max_run || '|' || priority FROM queues WHERE name = 'gpu'", text,
-                         sizeof (text)),
+    is (fixture_db_text (f,
+                         "SELECT resources_max || '|' || resources_default || '|' || "
+                         "max_run || '|' || priority FROM queues WHERE name = 'gpu'",
+                         text, sizeof (text)),
         "walltime=01:00:00|ncpus=2|1|50", "and written to the database");
     ok (manage (f, u, "create", "gpu", NULL, err, sizeof (err)) == EEXIST
-        && strstr (err, "already exists"), "creating it again: %s", err);
+            && strstr (err, "already exists"),
+        "creating it again: %s", err);
     ok (manage (f, u, "create", "9bad", NULL, err, sizeof (err)) == EINVAL
-        && !queue_lookup (f->srv->queues, "9bad"), "an illegal name is refused: %s", err);
+            && !queue_lookup (f->srv->queues, "9bad"),
+        "an illegal name is refused: %s", err);
     ok (manage (f, u, "set", "gpu", (const char *const[]){ "max_run", "x", NULL }, err,
-                sizeof (err)) == EINVAL && strstr (err, "Illegal attribute or resource value")
-        && q->rec.max_run == 1, "max_run=x is refused and changes nothing: %s", err);
-    ok (manage (f, u, "set", "gpu", (const char *const[]){ "enabled", "maybe", NULL }, err,
-                sizeof (err)) == EINVAL && q->rec.enabled, "enabled=maybe is refused: %s",
-        err);
-    ok (manage (f, u, "set", "gpu", (const char *const[]){ "colour", "blue", NULL }, err,
-                sizeof (err)) != 0, "an unknown attribute is refused: %s", err);
-    ok (manage (f, u, "set", "nosuch", (const char *const[]){ "max_run", "2", NULL }, err,
-                sizeof (err)) == ENOENT, "setting an unknown queue: %s", err);
+                sizeof (err))
+                == EINVAL
+            && strstr (err, "Illegal attribute or resource value")
+            && q->rec.max_run == 1,
+        "max_run=x is refused and changes nothing: %s", err);
+    ok (manage (f, u, "set", "gpu", (const char *const[]){ "enabled", "maybe", NULL },
+                err, sizeof (err))
+                == EINVAL
+            && q->rec.enabled,
+        "enabled=maybe is refused: %s", err);
+    ok (manage (f, u, "set", "gpu", (const char *const[]){ "colour", "blue", NULL },
+                err, sizeof (err))
+            != 0,
+        "an unknown attribute is refused: %s", err);
+    ok (manage (f, u, "set", "nosuch", (const char *const[]){ "max_run", "2", NULL },
+                err, sizeof (err))
+            == ENOENT,
+        "setting an unknown queue: %s", err);
     ok (manage (f, u, "create", "off", NULL, err, sizeof (err)) == 0
-        && !queue_lookup (f->srv->queues, "off")->rec.enabled,
+            && !queue_lookup (f->srv->queues, "off")->rec.enabled,
         "a new queue without attributes is not enabled (PBS)");
 }
 
@@ -94,17 +119,20 @@ static void test_admit (struct fixture *f, struct fx_peer *u)
     struct hpcq_error err;
 
     ok (admit (f, "gpu", "walltime=02:00:00", &res, &err) == -1
-        && strstr (err.text, "walltime"), "2 h is over gpu's resources_max: %s", err.text);
+            && strstr (err.text, "walltime"),
+        "2 h is over gpu's resources_max: %s", err.text);
     ok (admit (f, "gpu", "walltime=00:30:00", &res, &err) == 0
-        && resource_total_ncpus (&res) == 2,
+            && resource_total_ncpus (&res) == 2,
         "a job that does not ask for ncpus gets the queue's default 2");
     ok (admit (f, "gpu", "walltime=00:30:00,ncpus=3", &res, &err) == 0
-        && resource_total_ncpus (&res) == 3, "one that asks keeps its own");
-    ok (admit (f, "off", "ncpus=1", &res, &err) == -1, "a disabled queue admits nothing: %s",
-        err.text);
+            && resource_total_ncpus (&res) == 3,
+        "one that asks keeps its own");
+    ok (admit (f, "off", "ncpus=1", &res, &err) == -1,
+        "a disabled queue admits nothing: %s", err.text);
     ok (admit (f, "nosuch", "ncpus=1", &res, &err) == -1, "nor does an unknown one: %s",
         err.text);
-    ok (fixture_submit (f, u, (const char *const[]){ "-q", "off", NULL }) == -1 && errno,
+    ok (fixture_submit (f, u, (const char *const[]){ "-q", "off", NULL }) == -1
+            && errno,
         "qsub -q off is refused by the server");
 }
 
@@ -122,16 +150,20 @@ static void test_max_run (struct fixture *f, struct fx_peer *u)
         "the first job of gpu starts");
     fixture_msg_free (m);
     ok (!fixture_next_ms (f, w, "job.launch", 300) && jb->rec.state == 'Q'
-        && jb->rec.comment && strstr (jb->rec.comment, "max_run limit (1) reached"),
-        "the second waits, saying why: %s", jb && jb->rec.comment ? jb->rec.comment : "");
-    ok (manage (f, u, "unset", "gpu", (const char *const[]){ "max_run", NULL, NULL }, err,
-                sizeof (err)) == 0, "unset max_run: %s", err);
+            && jb->rec.comment && strstr (jb->rec.comment, "max_run limit (1) reached"),
+        "the second waits, saying why: %s",
+        jb && jb->rec.comment ? jb->rec.comment : "");
+    ok (manage (f, u, "unset", "gpu", (const char *const[]){ "max_run", NULL, NULL },
+                err, sizeof (err))
+            == 0,
+        "unset max_run: %s", err);
     m = fixture_next (f, w, "job.launch");
     ok (m && json_integer_value (json_object_get (m->body, "seq")) == b,
         "then the second starts");
     fixture_msg_free (m);
     ok (manage (f, u, "delete", "gpu", NULL, err, sizeof (err)) != 0
-        && queue_lookup (f->srv->queues, "gpu"), "a queue with jobs is not deleted: %s", err);
+            && queue_lookup (f->srv->queues, "gpu"),
+        "a queue with jobs is not deleted: %s", err);
 }
 
 static void test_restart (struct fixture *f)
@@ -144,10 +176,12 @@ static void test_restart (struct fixture *f)
     fixture_restart (f);
     q = queue_lookup (f->srv->queues, "gpu");
     ok (q && q->max.walltime == 3600 && q->dflt.ncpus == 2 && q->rec.max_run == 0
-        && q->rec.priority == 50, "after a restart gpu is back as it was left");
+            && q->rec.priority == 50,
+        "after a restart gpu is back as it was left");
     u = fixture_user (f);
     ok (manage (f, u, "delete", "off", NULL, err, sizeof (err)) == 0
-        && !queue_lookup (f->srv->queues, "off") && queue_all (f->srv->queues, &n) && n == 2,
+            && !queue_lookup (f->srv->queues, "off") && queue_all (f->srv->queues, &n)
+            && n == 2,
         "an empty queue is deleted: %s", err);
     ok (fixture_db_int (f, "SELECT count(*) FROM queues WHERE name = 'off'") == 0,
         "and gone from the database");

@@ -37,7 +37,8 @@ static void test_attempt (void)
     ok (near (done, 100), "at the end: all done");
     a.restart = 5;
     sim_attempt_progress (&a, 3, &done, &saved, &ovh);
-    ok (near (done, 0) && near (ovh, 3), "while restarting: nothing done, 3 s overhead");
+    ok (near (done, 0) && near (ovh, 3),
+        "while restarting: nothing done, 3 s overhead");
     a = (struct sim_attempt){ .work = 90, .interval = 30, .cost = 5 };
     ok (near (sim_attempt_duration (&a), 100), "90 s in 30 s stretches: 2 checkpoints");
     a = (struct sim_attempt){ .work = 50, .interval = 0, .cost = 5 };
@@ -53,7 +54,8 @@ static void test_policies (void)
     double t;
 
     ok (sim_ckpt_parse ("fixed=1:00", &ck, &err) == 0 && ck.kind == SIM_CKPT_FIXED
-        && ck.interval == 60, "fixed=1:00 is every 60 s");
+            && ck.interval == 60,
+        "fixed=1:00 is every 60 s");
     ok (near (sim_ckpt_interval (&ck, 5, 0.1), 60), "fixed ignores the rate");
     ok (sim_ckpt_at_notice (&ck, 5, 10) && !sim_ckpt_at_notice (&ck, 15, 10),
         "a notice checkpoint when it fits in the notice");
@@ -65,7 +67,8 @@ static void test_policies (void)
     ok (sim_ckpt_parse ("none", &ck, &err) == 0 && !sim_ckpt_at_notice (&ck, 0, 100),
         "none never checkpoints");
     ok (sim_ckpt_parse ("hourly", &ck, &err) < 0
-        && strstr (err.text, "unknown checkpoint policy 'hourly'"), "unknown: %s", err.text);
+            && strstr (err.text, "unknown checkpoint policy 'hourly'"),
+        "unknown: %s", err.text);
     ok (sim_ckpt_parse ("fixed=0", &ck, &err) < 0, "fixed=0 refused");
 }
 
@@ -78,14 +81,16 @@ static void test_rates (void)
 
     ok (sim_rate_parse ("7.5%", "r", &r, &err) == 0 && near (r, 0.075), "7.5%%");
     ok (sim_rate_parse ("0.2", "r", &r, &err) == 0 && near (r, 0.2), "0.2");
-    ok (sim_rate_parse ("1", "--x", &r, &err) < 0 && strstr (err.text, "invalid --x '1'"),
+    ok (sim_rate_parse ("1", "--x", &r, &err) < 0
+            && strstr (err.text, "invalid --x '1'"),
         "1 a month is refused (certainty has no rate)");
     ok (sim_rate_parse ("-1%", "r", &r, &err) < 0, "negative refused");
     /* 7.5% of nodes interrupted in a month: -ln(0.925) per month. */
     ok (fabs (sim_rate_per_second (0.075) * SIM_MONTH - 0.0779615) < 1e-6,
         "7.5%% a month is a rate of 0.07796 a month");
     ok (sim_aws_buckets () == 5 && !strcmp (sim_aws_bucket_name (4), ">20%")
-        && near (sim_aws_bucket_rate (1), 0.075), "AWS's five buckets");
+            && near (sim_aws_bucket_rate (1), 0.075),
+        "AWS's five buckets");
     sim_rng_seed (&a, 42);
     sim_rng_seed (&b, 42);
     for (int i = 0; i < 100; i++)

@@ -75,10 +75,11 @@ static int same_string (const char *a, const char *b)
 static void check_digest (const struct wire_msg *sent, const struct wire_msg *got)
 {
     uint8_t a[AUTH_DIGEST_LEN], b[AUTH_DIGEST_LEN], c[AUTH_DIGEST_LEN];
-    const char *binding = "0123456789abcdef0123456789abcdef:fedcba9876543210fedcba9876543210";
+    const char *binding =
+        "0123456789abcdef0123456789abcdef:fedcba9876543210fedcba9876543210";
 
     if (!sent->is_reply && (sent->errnum || sent->errstr))
-        return;                 /* no sender builds this */
+        return; /* no sender builds this */
     if (auth_digest (sent, AUTH_TO_SCHEDULER, binding, a) < 0
         || auth_digest (got, AUTH_TO_SCHEDULER, binding, b) < 0
         || auth_digest (got, AUTH_TO_WORKER, binding, c) < 0)
@@ -110,12 +111,13 @@ void fuzz_check_msg (const struct wire_msg *m)
     if (wire_decode (buf + WIRE_HDR_LEN, len - WIRE_HDR_LEN, &back, &err) < 0)
         fuzz_fail ("a message does not decode after encoding: %s", err.text);
     if (back.version != m->version || strcmp (back.type, m->type) != 0
-        || back.id != m->id || back.is_reply != m->is_reply
+        || back.id != m->id
+        || back.is_reply != m->is_reply
         /* errnum and error mean something, and are sent, in replies only */
-        || (m->is_reply && (back.errnum != m->errnum
-                            || !same_string (back.errstr, m->errstr)))
-        || !json_equal (back.body, m->body)
-        || (!back.cred != !m->cred) || (m->cred && !json_equal (back.cred, m->cred)))
+        || (m->is_reply
+            && (back.errnum != m->errnum || !same_string (back.errstr, m->errstr)))
+        || !json_equal (back.body, m->body) || (!back.cred != !m->cred)
+        || (m->cred && !json_equal (back.cred, m->cred)))
         fuzz_fail ("a message changed on its way through wire_encode: %.*s",
                    (int)(len - WIRE_HDR_LEN), buf + WIRE_HDR_LEN);
     check_digest (m, &back);
@@ -139,10 +141,10 @@ void fuzz_check_spec (struct hpcq_jobspec *spec)
     set_default (&spec->workdir, "/tmp");
     set_default (&spec->script, "#!/bin/sh\n");
     if (resource_finalize (&spec->res, &err) < 0)
-        return;                 /* qsub refuses it: nothing is sent */
+        return; /* qsub refuses it: nothing is sent */
     if (!(sent = jobspec_to_json (spec))) {
         if (errno == EILSEQ)
-            return;             /* not UTF-8: qsub refuses it */
+            return; /* not UTF-8: qsub refuses it */
         fuzz_fail ("jobspec_to_json: %m");
     }
     if (jobspec_from_json (sent, &back, &err) < 0) {

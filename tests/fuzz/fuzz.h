@@ -20,10 +20,9 @@
 #include <stdint.h>
 
 #ifdef HPCQ_LIBFUZZER
-#define FUZZ_TARGET(name) \
-    int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+#define FUZZ_TARGET(name) int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 #else
-#define FUZZ_TARGET(name) \
+#define FUZZ_TARGET(name)                               \
     int fuzz_##name (const uint8_t *data, size_t size); \
     int fuzz_##name (const uint8_t *data, size_t size)
 #endif
@@ -55,7 +54,6 @@ void fuzz_check_msg (const struct wire_msg *m);
 void fuzz_check_spec (struct hpcq_jobspec *spec);
 
 /* A property did not hold: say which, and abort. */
-void fuzz_fail (const char *fmt, ...)
-    __attribute__ ((noreturn, format (printf, 1, 2)));
+void fuzz_fail (const char *fmt, ...) __attribute__ ((noreturn, format (printf, 1, 2)));
 
 #endif

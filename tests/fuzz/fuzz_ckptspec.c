@@ -49,11 +49,13 @@ static void check_signal (const char *s)
             fuzz_fail ("checkpoint_signal '%s' refused without one line of error", s);
         return;
     }
-    if (signo < 1 || signo > 64 || signo == SIGTERM || signo == SIGKILL || signo == SIGSTOP
-        || signo == SIGCONT)
+    if (signo < 1 || signo > 64 || signo == SIGTERM || signo == SIGKILL
+        || signo == SIGSTOP || signo == SIGCONT)
         fuzz_fail ("checkpoint_signal '%s' accepted as %d", s, signo);
-    if (ckptspec_signal (name, again, sizeof (again), &err) != signo || strcmp (name, again))
-        fuzz_fail ("checkpoint_signal '%s' is %s, which reads back differently", s, name);
+    if (ckptspec_signal (name, again, sizeof (again), &err) != signo
+        || strcmp (name, again))
+        fuzz_fail ("checkpoint_signal '%s' is %s, which reads back differently", s,
+                   name);
 }
 
 FUZZ_TARGET (ckptspec)

@@ -50,7 +50,7 @@ FUZZ_TARGET (jobspec)
     if (spec.array && arrayspec_parse (spec.array, &a, &err) == 0)
         arrayspec_release (&a);
     check_paths (&spec);
-    fuzz_check_spec (&spec);    /* stored as JSON, read back at restart */
+    fuzz_check_spec (&spec); /* stored as JSON, read back at restart */
     jobspec_release (&spec);
     return 0;
 }

@@ -43,8 +43,10 @@ static void check_layout (const struct gpu *gpus, int n)
     for (int i = 0; i < n; i++)
         if (nback != n || back[i].nmig != gpus[i].nmig
             || strcmp (back[i].model, gpus[i].model) != 0
-            || (gpus[i].nmig && memcmp (back[i].mig, gpus[i].mig,
-                                        gpus[i].nmig * sizeof (gpus[i].mig[0])) != 0))
+            || (gpus[i].nmig
+                && memcmp (back[i].mig, gpus[i].mig,
+                           gpus[i].nmig * sizeof (gpus[i].mig[0]))
+                       != 0))
             fuzz_fail ("GPU %d reads back otherwise in the scheduler", i);
     gpu_visible_devices (gpus, n, idx, n, mig, buf, sizeof (buf));
     gpu_visible_devices (gpus, n, idx, n, mig, buf, 8);
@@ -60,15 +62,13 @@ FUZZ_TARGET (mig)
     fuzz_setup ();
     if (size < 1)
         return 0;
-    n = gpu_discover (gpus, 1 + data[0] % GPU_MAX, "NVIDIA A100-SXM4-40GB",
-                      40LL << 30);
+    n = gpu_discover (gpus, 1 + data[0] % GPU_MAX, "NVIDIA A100-SXM4-40GB", 40LL << 30);
     memcpy (before, gpus, sizeof (gpus));
     layout = fuzz_string (data + 1, size - 1);
     if (gpu_mig_layout (gpus, n, layout, "node1", &err) < 0) {
         if (memcmp (before, gpus, sizeof (gpus)) != 0)
             fuzz_fail ("a refused layout changed the GPUs");
-    }
-    else
+    } else
         check_layout (gpus, n);
     free (layout);
     return 0;

@@ -18,7 +18,8 @@
 
 /* A walltime or size that parses must read back from what qstat prints. */
 static void check_reads_back (const char *what, const char *s,
-                              int (*parse) (const char *, int64_t *, struct hpcq_error *),
+                              int (*parse) (const char *, int64_t *,
+                                            struct hpcq_error *),
                               void (*format) (int64_t, char *, int))
 {
     int64_t v, back;
@@ -49,7 +50,7 @@ static void check_select (const struct hpcq_resources *res)
     memcpy (sel, "select=", 7);
     resource_format_select (res, sel + 7, sizeof (sel) - 7);
     if (strlen (sel) >= sizeof (sel) - 1)
-        return;                 /* cut short: nothing to compare */
+        return; /* cut short: nothing to compare */
     resource_init (&back);
     if (resource_parse_list (&back, sel, &err) < 0
         || resource_finalize (&back, &err) < 0)

@@ -26,7 +26,8 @@ static void check_argv (json_t *arr)
     if (argc < 1 || argc > TM_MAX_ARGV || (size_t)argc != json_array_size (arr))
         fuzz_fail ("tm_argv_decode: %d arguments of %zu", argc, json_array_size (arr));
     for (int i = 0; i < argc; i++)
-        if (!argv[i] || strcmp (argv[i], json_string_value (json_array_get (arr, i))) != 0)
+        if (!argv[i]
+            || strcmp (argv[i], json_string_value (json_array_get (arr, i))) != 0)
             fuzz_fail ("tm_argv_decode: argument %d differs", i);
     if (argv[argc])
         fuzz_fail ("tm_argv_decode: not NULL-terminated");

@@ -26,7 +26,7 @@ FUZZ_TARGET (wire)
             fuzz_fail ("wire_frame_len accepted a length of %zu", len);
         off += WIRE_HDR_LEN;
         if (len > size - off)
-            break;              /* truncated: conn.c waits for more */
+            break; /* truncated: conn.c waits for more */
         if (wire_decode ((const char *)data + off, len, &m, &err) == 0) {
             fuzz_check_msg (&m);
             wire_msg_release (&m);

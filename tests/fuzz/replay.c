@@ -209,8 +209,8 @@ static int replay_all (void)
         failed += n <= 0;
     }
     orphans = check_orphans (corpus);
-    printf ("%sok %zu - every corpus folder has a target\n",
-            orphans ? "not " : "", NTARGETS + 1);
+    printf ("%sok %zu - every corpus folder has a target\n", orphans ? "not " : "",
+            NTARGETS + 1);
     return failed || orphans ? 1 : 0;
 }
 

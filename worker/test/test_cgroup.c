@@ -22,18 +22,18 @@ static void skip_test (const char *what, const char *why)
     printf ("ok %d - %s # SKIP %s\n", ++tap_count, what, why);
 }
 
-static const char *hybrid_cgroup =
-    "9:name=systemd:/\n"
-    "8:pids:/\n"
-    "6:freezer:/\n"
-    "4:memory:/process_api/abc\n"
-    "3:cpuset:/\n"
-    "1:cpu,cpuacct:/user.slice\n"
-    "0::/\n";
+static const char *hybrid_cgroup = "9:name=systemd:/\n"
+                                   "8:pids:/\n"
+                                   "6:freezer:/\n"
+                                   "4:memory:/process_api/abc\n"
+                                   "3:cpuset:/\n"
+                                   "1:cpu,cpuacct:/user.slice\n"
+                                   "0::/\n";
 
 static const char *hybrid_mountinfo =
     "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
-    "32 31 0:29 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct\n"
+    "32 31 0:29 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup "
+    "rw,cpu,cpuacct\n"
     "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
     "37 31 0:34 / /sys/fs/cgroup/freezer rw,relatime - cgroup cgroup rw,freezer\n"
     "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw,nsdelegate\n";
@@ -48,7 +48,8 @@ static const char *v2_mountinfo =
     "25 1 0:22 / /proc rw - proc proc rw\n"
     "30 23 0:26 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n";
 
-static void check_dir (const char *cg, const char *mi, const char *ctrl, const char *want)
+static void check_dir (const char *cg, const char *mi, const char *ctrl,
+                       const char *want)
 {
     char own[4096], dir[4096];
 
@@ -74,11 +75,13 @@ static void test_parse (void)
                "/sys/fs/cgroup/system.slice/hpcq-worker.service");
     check_dir (v2_cgroup, v2_mountinfo, "memory", "(none: No such file or directory)");
     ok (cgroup_own_path ("4:memory:/docker/c1/job\n", "memory", own, sizeof (own)) == 0
-        && cgroup_mount_dir (container_mountinfo, "memory", own, dir, sizeof (dir)) == 0,
+            && cgroup_mount_dir (container_mountinfo, "memory", own, dir, sizeof (dir))
+                   == 0,
         "a subtree mount is found");
     is (dir, "/sys/fs/cgroup/memory/job", "and the path is taken relative to its root");
     ok (cgroup_own_path ("4:memory:/docker/c2\n", "memory", own, sizeof (own)) == 0
-        && cgroup_mount_dir (container_mountinfo, "memory", own, dir, sizeof (dir)) < 0,
+            && cgroup_mount_dir (container_mountinfo, "memory", own, dir, sizeof (dir))
+                   < 0,
         "a cgroup outside every mounted subtree is not found");
     ok (cgroup_own_path ("4:memoryx:/a\n", "memory", own, sizeof (own)) < 0,
         "controller names match whole");
@@ -165,7 +168,7 @@ static void test_oom (struct cgroups *cg, const char *mode)
     }
     if ((pid = fork ()) == 0) {
         size_t n = 128 << 20;
-        volatile char *p;   /* else the compiler may drop the writes */
+        volatile char *p; /* else the compiler may drop the writes */
         if (cgroup_job_enter (j) < 0 || !(p = malloc (n)))
             _exit (1);
         for (size_t i = 0; i < n; i += 4096)
@@ -173,11 +176,13 @@ static void test_oom (struct cgroups *cg, const char *mode)
         _exit (0);
     }
     ok (pid > 0 && waitpid (pid, &status, 0) == pid && WIFSIGNALED (status)
-        && WTERMSIG (status) == SIGKILL, "%s: 128 MB under a 32 MB limit is killed", mode);
+            && WTERMSIG (status) == SIGKILL,
+        "%s: 128 MB under a 32 MB limit is killed", mode);
     cgroup_job_usage (j, &u);
-    ok (u.oom_kills >= 1, "%s: the OOM kill is counted (%lld)", mode, (long long)u.oom_kills);
-    ok (u.mem_peak < 0 || u.mem_peak <= 32 << 20, "%s: the peak stays within the limit (%lld)",
-        mode, (long long)u.mem_peak);
+    ok (u.oom_kills >= 1, "%s: the OOM kill is counted (%lld)", mode,
+        (long long)u.oom_kills);
+    ok (u.mem_peak < 0 || u.mem_peak <= 32 << 20,
+        "%s: the peak stays within the limit (%lld)", mode, (long long)u.mem_peak);
     ok (cgroup_job_destroy (j) == 0, "%s: removed", mode);
 }
 
@@ -225,55 +230,64 @@ static void test_live (const char *mode)
     }
     diag ("%s", cgroups_describe (cg));
     ok (1, "%s: opened", mode);
-    ok (!cgroups_open (&conf, &err) && strstr (err.text, "in use by another live worker"),
-        "%s: a second worker with the same prefix and node is refused: %s", mode, err.text);
+    ok (!cgroups_open (&conf, &err)
+            && strstr (err.text, "in use by another live worker"),
+        "%s: a second worker with the same prefix and node is refused: %s", mode,
+        err.text);
     j = cgroup_job_create (cg, "job_7.1", &lim, &err);
-    ok (j != NULL, "%s: a job cgroup is created: %s", mode, j ? cgroup_job_path (j) : err.text);
+    ok (j != NULL, "%s: a job cgroup is created: %s", mode,
+        j ? cgroup_job_path (j) : err.text);
     if (!j) {
         cgroups_close (cg);
         return;
     }
     snprintf (dir, sizeof (dir), "%s", cgroup_job_path (j));
     ok (stat (dir, &st) == 0 && S_ISDIR (st.st_mode) && strstr (dir, "/hpcq-unit/unit")
-        && strstr (dir, "/job_7.1"), "%s: at PREFIX/NODE/job_7.1", mode);
+            && strstr (dir, "/job_7.1"),
+        "%s: at PREFIX/NODE/job_7.1", mode);
     pid = spawn_in (j, &fd);
     ok (pid > 0 && read (fd, &escapee, sizeof (escapee)) == sizeof (escapee)
-        && escapee > 0, "%s: a child and a setsid grandchild run", mode);
+            && escapee > 0,
+        "%s: a child and a setsid grandchild run", mode);
     close (fd);
     ok (count_until (j, 3, 2000) == 3, "%s: the cgroup lists all three", mode);
     ok (cgroup_job_freeze (j) == 0, "%s: freeze", mode);
     ok (cgroup_job_thaw (j) == 0, "%s: thaw", mode);
-    ok (cgroup_job_destroy (j) < 0 && errno == EBUSY, "%s: not removed while it has tasks",
-        mode);
+    ok (cgroup_job_destroy (j) < 0 && errno == EBUSY,
+        "%s: not removed while it has tasks", mode);
     ok (cgroup_job_kill (j) == 3, "%s: kill sees three tasks", mode);
     ok (waitpid (pid, &status, 0) == pid && WIFSIGNALED (status)
-        && WTERMSIG (status) == SIGKILL, "%s: the child got SIGKILL", mode);
+            && WTERMSIG (status) == SIGKILL,
+        "%s: the child got SIGKILL", mode);
     ok (count_until (j, 0, 2000) == 0, "%s: the setsid escapee is gone too", mode);
     ok (!alive (escapee), "%s: pid %d no longer runs", mode, (int)escapee);
     cgroup_job_usage (j, &u);
     ok (u.cpu_ns >= 0, "%s: CPU time read: %lld ns", mode, (long long)u.cpu_ns);
     ok (u.oom_kills == 0, "%s: no OOM kill", mode);
-    ok (cgroup_job_destroy (j) == 0 && stat (dir, &st) < 0, "%s: removed once empty", mode);
+    ok (cgroup_job_destroy (j) == 0 && stat (dir, &st) < 0, "%s: removed once empty",
+        mode);
 
     /* A leftover, as a killed worker leaves it, goes at the next sweep. */
     j = cgroup_job_create (cg, "job_8.1", &lim, &err);
     pid = j ? spawn_in (j, &fd) : -1;
     ok (j && pid > 0 && read (fd, &escapee, sizeof (escapee)) == sizeof (escapee)
-        && count_until (j, 3, 2000) == 3, "%s: a job with three tasks", mode);
+            && count_until (j, 3, 2000) == 3,
+        "%s: a job with three tasks", mode);
     if (pid > 0)
         close (fd);
     if (j) {
         snprintf (dir, sizeof (dir), "%s", cgroup_job_path (j));
         cgroup_job_free (j);
     }
-    ok (cgroups_sweep (cg) == 1 && stat (dir, &st) < 0, "%s: the sweep kills and removes it",
-        mode);
+    ok (cgroups_sweep (cg) == 1 && stat (dir, &st) < 0,
+        "%s: the sweep kills and removes it", mode);
     ok (pid > 0 && waitpid (pid, &status, 0) == pid && WIFSIGNALED (status),
         "%s: its task was killed", mode);
     test_oom (cg, mode);
     *strrchr (dir, '/') = '\0';
     cgroups_close (cg);
-    ok (stat (dir, &st) < 0, "%s: closing removes the worker's directory %s", mode, dir);
+    ok (stat (dir, &st) < 0, "%s: closing removes the worker's directory %s", mode,
+        dir);
 }
 
 int main (void)

@@ -23,8 +23,8 @@ static void check_bad (const char *text, const char *want)
     (void)layout (3, "2:7g.40gb", &err);
     rc = gpu_mig_layout (gpus, 3, text, "node7", &err);
     ok (rc == -1 && strstr (err.text, want) && gpus[0].nmig == 0 && gpus[1].nmig == 0
-        && gpus[2].nmig == 1, "mig_layout '%s' is refused, nothing changed: %s", text,
-        err.text);
+            && gpus[2].nmig == 1,
+        "mig_layout '%s' is refused, nothing changed: %s", text, err.text);
 }
 
 int main (void)
@@ -34,13 +34,14 @@ int main (void)
     int idx[2] = { 2, 3 }, mig[2] = { 1, 1 };
 
     plan (NO_PLAN);
-    ok (layout (4, "0:1g.5gb*7;1:3g.20gb+4g.20gb", &err) == 0, "a layout of two GPUs: %s",
-        err.text);
+    ok (layout (4, "0:1g.5gb*7;1:3g.20gb+4g.20gb", &err) == 0,
+        "a layout of two GPUs: %s", err.text);
     ok (gpus[0].nmig == 7 && !strcmp (gpus[0].mig[6].profile, "1g.5gb")
-        && !strcmp (gpus[0].mig[6].uuid, "MIG-SIM-node7-0-6"),
+            && !strcmp (gpus[0].mig[6].uuid, "MIG-SIM-node7-0-6"),
         "GPU 0: seven 1g.5gb instances, MIG-SIM-node7-0-0 to -6");
     ok (gpus[1].nmig == 2 && !strcmp (gpus[1].mig[0].profile, "3g.20gb")
-        && !strcmp (gpus[1].mig[1].profile, "4g.20gb"), "GPU 1: 3g.20gb and 4g.20gb");
+            && !strcmp (gpus[1].mig[1].profile, "4g.20gb"),
+        "GPU 1: 3g.20gb and 4g.20gb");
     ok (gpus[2].nmig == 0 && gpus[3].nmig == 0, "GPUs 2 and 3 stay whole");
     gpu_visible_devices (gpus, 4, idx, 0, mig, cvd, sizeof (cvd));
     is (cvd, "MIG-SIM-node7-1-1", "a MIG job sees its instance's UUID");
@@ -67,7 +68,7 @@ int main (void)
     gpu_discover (gpus, 1, "X", 0);
     gpus[0].simulated = 0;
     ok (gpu_mig_layout (gpus, 1, "0:1g.5gb", "n", &err) == -1
-        && strstr (err.text, "simulated GPUs"), "with real GPUs the key is refused: %s",
-        err.text);
+            && strstr (err.text, "simulated GPUs"),
+        "with real GPUs the key is refused: %s", err.text);
     return done_testing ();
 }

@@ -21,23 +21,25 @@ static json_t *launch_body (const char *spec_extra, const char *body_extra)
     char text[4096];
     json_t *o;
 
-    snprintf (text, sizeof (text),
-              "{\"seq\":42,\"attempt\":2,\"jobid\":\"42.srv\",\"uuid\":\"u-1\","
-              "\"owner\":\"alice\",\"uid\":1000,\"queue\":\"workq\",\"server\":\"srv\","
-              "\"spec\":{\"name\":\"myjob\",\"script\":\"#!/bin/sh\\ntrue\\n\","
-              "\"workdir\":\"%s\",\"submit_host\":\"login1\",\"env\":["
-              "\"PBS_O_PATH=/opt/bin:/usr/bin\",\"FOO=bar\",\"PBS_JOBID=forged\","
-              "\"HOME=/forged\"],\"resources\":{\"chunks\":[{\"count\":1,\"ncpus\":2}]}%s},"
-              "\"ncpus\":2,\"mem\":1048576,\"gpus\":[],\"nodefile\":[\"n1\",\"n1\",\"n2\"],"
-              "\"walltime\":60%s}",
-              tmpdir, spec_extra, body_extra);
+    snprintf (
+        text, sizeof (text),
+        "{\"seq\":42,\"attempt\":2,\"jobid\":\"42.srv\",\"uuid\":\"u-1\","
+        "\"owner\":\"alice\",\"uid\":1000,\"queue\":\"workq\",\"server\":\"srv\","
+        "\"spec\":{\"name\":\"myjob\",\"script\":\"#!/bin/sh\\ntrue\\n\","
+        "\"workdir\":\"%s\",\"submit_host\":\"login1\",\"env\":["
+        "\"PBS_O_PATH=/opt/bin:/usr/bin\",\"FOO=bar\",\"PBS_JOBID=forged\","
+        "\"HOME=/forged\"],\"resources\":{\"chunks\":[{\"count\":1,\"ncpus\":2}]}%s},"
+        "\"ncpus\":2,\"mem\":1048576,\"gpus\":[],\"nodefile\":[\"n1\",\"n1\",\"n2\"],"
+        "\"walltime\":60%s}",
+        tmpdir, spec_extra, body_extra);
     o = json_loads (text, 0, NULL);
     if (!o)
         diag ("bad test JSON: %s", text);
     return o;
 }
 
-static int decode (struct launch_req *req, const char *spec_extra, const char *body_extra)
+static int decode (struct launch_req *req, const char *spec_extra,
+                   const char *body_extra)
 {
     struct hpcq_error err = { "" };
     json_t *o = launch_body (spec_extra, body_extra);
@@ -77,7 +79,7 @@ static void test_decode (void)
 
     ok (decode (&req, ",\"umask\":18", "") == 0, "a job.launch decodes");
     ok (req.seq == 42 && req.attempt == 2 && req.uid == 1000 && req.ncpus == 2
-        && req.mem == 1048576 && req.walltime == 60 && req.nnodefile == 3,
+            && req.mem == 1048576 && req.walltime == 60 && req.nnodefile == 3,
         "its numbers are kept");
     ok (req.number == 42 && req.array_index == -1, "not a subjob: number is seq");
     ok (req.spec.umask == 022, "the job's umask comes with its spec");
@@ -87,13 +89,16 @@ static void test_decode (void)
         "no umask in the spec: -1 (the child uses %03o)", LAUNCH_DEFAULT_UMASK);
     launch_req_release (&req);
 
-    ok (decode (&req, "", ",\"checkpoint\":{\"dir\":\"/ck/j1\",\"keep\":3,"
-                "\"signal\":\"TERM\",\"cpu\":true}") == 0
-        && strcmp (req.ckpt_dir, "/ck/j1") == 0 && req.ckpt_keep == 3
-        && strcmp (req.ckpt_signal, "TERM") == 0 && req.ckpt_cpu == 1,
+    ok (decode (&req, "",
+                ",\"checkpoint\":{\"dir\":\"/ck/j1\",\"keep\":3,"
+                "\"signal\":\"TERM\",\"cpu\":true}")
+                == 0
+            && strcmp (req.ckpt_dir, "/ck/j1") == 0 && req.ckpt_keep == 3
+            && strcmp (req.ckpt_signal, "TERM") == 0 && req.ckpt_cpu == 1,
         "the checkpoint object: folder, generations kept, signal, CPU time wanted");
     launch_req_release (&req);
-    ok (decode (&req, "", ",\"checkpoint\":{\"dir\":\"rel/dir\"}") < 0 && errno == EPROTO,
+    ok (decode (&req, "", ",\"checkpoint\":{\"dir\":\"rel/dir\"}") < 0
+            && errno == EPROTO,
         "a relative checkpoint folder is EPROTO");
     launch_req_release (&req);
     ok (decode (&req, "", ",\"checkpoint\":{\"keep\":-1}") < 0 && errno == EPROTO,
@@ -102,7 +107,8 @@ static void test_decode (void)
 
     o = json_pack ("{s:I}", "seq", (json_int_t)1);
     ok (launch_req_decode (o, &req, &err) < 0 && errno == EPROTO
-        && strstr (err.text, "malformed"), "a partial job.launch is EPROTO: %s", err.text);
+            && strstr (err.text, "malformed"),
+        "a partial job.launch is EPROTO: %s", err.text);
     launch_req_release (&req);
     json_decref (o);
 }
@@ -121,10 +127,14 @@ static void test_nodefile (void)
 
 static void test_environ (void)
 {
-    struct privsep_cred cred = { .uid = 1000, .gid = 1000, .name = "alice",
-                                 .home = "/home/alice", .shell = "/bin/bash" };
+    struct privsep_cred cred = { .uid = 1000,
+                                 .gid = 1000,
+                                 .name = "alice",
+                                 .home = "/home/alice",
+                                 .shell = "/bin/bash" };
     struct gpu gpus[GPU_MAX];
-    struct launch_env e = { NULL, "node7", gpus, 0, NULL, &cred, NULL, "/spool/ckpt.sock",
+    struct launch_env e = { NULL, "node7", gpus, 0,
+                            NULL, &cred,   NULL, "/spool/ckpt.sock",
                             NULL, NULL };
     struct launch_req req;
     char **envp;
@@ -132,12 +142,14 @@ static void test_environ (void)
     (void)decode (&req, "", "");
     envp = launch_environ (&req, &e, "/spool/42.2.nodes");
     is (env_get (envp, "PBS_JOBID"), "42.srv", "PBS_JOBID is the batch system's");
-    ok (env_count (envp, "PBS_JOBID") == 1, "... and appears once (-v cannot forge it)");
+    ok (env_count (envp, "PBS_JOBID") == 1,
+        "... and appears once (-v cannot forge it)");
     is (env_get (envp, "HOME"), "/forged", "HOME from -v wins over the password entry");
     is (env_get (envp, "SHELL"), "/bin/bash", "SHELL from the owner's password entry");
     is (env_get (envp, "USER"), "alice", "USER is the owner");
     is (env_get (envp, "LOGNAME"), "alice", "LOGNAME is the owner");
-    is (env_get (envp, "PATH"), "/opt/bin:/usr/bin", "PATH is qsub's PATH (PBS_O_PATH)");
+    is (env_get (envp, "PATH"), "/opt/bin:/usr/bin",
+        "PATH is qsub's PATH (PBS_O_PATH)");
     is (env_get (envp, "FOO"), "bar", "the Variable_List is passed on");
     is (env_get (envp, "PBS_NODEFILE"), "/spool/42.2.nodes", "PBS_NODEFILE");
     is (env_get (envp, "PBS_O_WORKDIR"), tmpdir, "PBS_O_WORKDIR is the workdir");
@@ -151,10 +163,12 @@ static void test_environ (void)
     is (env_get (envp, "HPCQ_NODE"), "node7", "HPCQ_NODE");
     is (env_get (envp, "HPCQ_CKPT_SOCKET"), "/spool/ckpt.sock",
         "HPCQ_CKPT_SOCKET: where the job reports its checkpoints");
-    is (env_get (envp, "HPCQ_CHECKPOINT_SIGNAL"), "USR1", "the checkpoint signal: USR1 unless set");
+    is (env_get (envp, "HPCQ_CHECKPOINT_SIGNAL"), "USR1",
+        "the checkpoint signal: USR1 unless set");
     ok (env_get (envp, "HPCQ_CHECKPOINT_KEEP") == NULL, "no keep asked for: none set");
     ok (env_get (envp, "PBS_ARRAY_INDEX") == NULL, "no array variables outside arrays");
-    ok (env_get (envp, "CUDA_VISIBLE_DEVICES") == NULL, "no GPUs: no CUDA_VISIBLE_DEVICES");
+    ok (env_get (envp, "CUDA_VISIBLE_DEVICES") == NULL,
+        "no GPUs: no CUDA_VISIBLE_DEVICES");
     launch_environ_free (envp);
     launch_req_release (&req);
 
@@ -172,8 +186,9 @@ static void test_environ (void)
     launch_req_release (&req);
 }
 
-static void check_resolve (const char *spec_extra, const char *body_extra, const char *given,
-                           char kind, const char *want_rel, const char *what)
+static void check_resolve (const char *spec_extra, const char *body_extra,
+                           const char *given, char kind, const char *want_rel,
+                           const char *what)
 {
     struct launch_req req;
     char buf[4096], want[4096];
@@ -204,7 +219,8 @@ static void test_resolve (void)
                    "an existing directory gets NAME.oSEQ inside");
     check_resolve ("", "", "later/", 'e', "later/myjob.e42",
                    "a trailing / names a directory before it exists");
-    check_resolve ("", "", "run-%j-%x.log", 'o', "run-42-myjob.log", "%j and %x expand");
+    check_resolve ("", "", "run-%j-%x.log", 'o', "run-42-myjob.log",
+                   "%j and %x expand");
     check_resolve ("", ",\"number\":40,\"array_index\":3", "r-%A-%a.%j", 'o',
                    "r-40-3.40.3", "%A, %a and %j of a subjob");
     check_resolve ("", "", "notadir", 'o', "notadir",
@@ -215,7 +231,8 @@ static void test_resolve (void)
 /* What a child would write before exec, then EOF. */
 static void test_status (void)
 {
-    static const char recs[] = "O/w/out\0E/w/err\0Xcannot open output file /w/out: denied";
+    static const char recs[] =
+        "O/w/out\0E/w/err\0Xcannot open output file /w/out: denied";
     struct launch_status st;
     int p[2], rc;
 
@@ -235,10 +252,12 @@ static void test_status (void)
 
     memset (&st, 0, sizeof (st));
     ok (pipe (p) == 0 && fcntl (p[0], F_SETFL, O_NONBLOCK) == 0
-        && write (p[1], "O/a\0E/b\0", 8) == 8, "a child that exec'd");
+            && write (p[1], "O/a\0E/b\0", 8) == 8,
+        "a child that exec'd");
     close (p[1]);
     ok (launch_status_read (p[0], &st) == 1 && st.error[0] == '\0'
-        && strcmp (st.stderr_path, "/b") == 0, "EOF without an error: it runs");
+            && strcmp (st.stderr_path, "/b") == 0,
+        "EOF without an error: it runs");
     close (p[0]);
 }
 

@@ -114,17 +114,19 @@ static void test_as_user (const struct privsep_cred *nobody)
     text = util_read_file (victim, 100, NULL);
     is (text, "precious\n", "it is unchanged");
     free (text);
-    ok (run_as (nobody, 5000, append_to, mine) == 0, "the user writes in a 1777 folder");
+    ok (run_as (nobody, 5000, append_to, mine) == 0,
+        "the user writes in a 1777 folder");
     if (stat (mine, &st) < 0)
         memset (&st, 0, sizeof (st));
     ok (st.st_uid == nobody->uid && st.st_gid == nobody->gid,
         "that file is the user's (%u:%u)", (unsigned)st.st_uid, (unsigned)st.st_gid);
-    ok (run_as (nobody, 5000, try_root, NULL) == 0, "the helper cannot become root again");
+    ok (run_as (nobody, 5000, try_root, NULL) == 0,
+        "the helper cannot become root again");
     ok (run_as (nobody, 5000, report_ids, ids) == 0, "the helper reports its ids");
     text = util_read_file (ids, 100, NULL);
     ok (text && sscanf (text, "%u %u %u %d", &uid, &euid, &egid, &ngroups) == 4
-        && uid == nobody->uid && euid == nobody->uid && egid == nobody->gid
-        && ngroups == nobody->ngroups,
+            && uid == nobody->uid && euid == nobody->uid && egid == nobody->gid
+            && ngroups == nobody->ngroups,
         "real and effective uid, gid and the user's own groups: %s", text ? text : "-");
     free (text);
 }
@@ -133,7 +135,8 @@ static void test_timeout (const struct privsep_cred *c)
 {
     int64_t t0 = util_now_ms ();
 
-    ok (run_as (c, 200, hang, NULL) == -1, "a helper that hangs is killed: done gets -1");
+    ok (run_as (c, 200, hang, NULL) == -1,
+        "a helper that hangs is killed: done gets -1");
     ok (util_now_ms () - t0 < 5000, "after its timeout, not later (%lld ms)",
         (long long)(util_now_ms () - t0));
     ok (privsep_count (ps) == 0, "no helper is left");
@@ -156,7 +159,8 @@ int main (void)
     (void)chmod (tmpdir, 0755);
     ok (mkdir (pub, 0777) == 0 && chmod (pub, 01777) == 0, "a 1777 folder");
     loop = loop_create ();
-    ok (loop && loop_signals (loop, signals, 1, on_signal, NULL) == 0, "a loop for SIGCHLD");
+    ok (loop && loop_signals (loop, signals, 1, on_signal, NULL) == 0,
+        "a loop for SIGCHLD");
     ps = privsep_create (loop);
 
     if (privsep_cred_lookup (getuid (), &me, &err) < 0)
@@ -165,10 +169,12 @@ int main (void)
         "my own credentials: %s, %d groups", me.name, me.ngroups);
     privsep_cred_copy (&copy, &me);
     ok (copy.ngroups == me.ngroups && copy.groups != me.groups
-        && (me.ngroups == 0 || copy.groups[0] == me.groups[0]), "a copy has its own groups");
+            && (me.ngroups == 0 || copy.groups[0] == me.groups[0]),
+        "a copy has its own groups");
     privsep_cred_release (&copy);
     ok (privsep_cred_lookup (4000000000u, &nobody, &err) < 0 && errno == ENOENT
-        && strstr (err.text, "unknown user"), "an unknown uid: %s", err.text);
+            && strstr (err.text, "unknown user"),
+        "an unknown uid: %s", err.text);
     test_timeout (&me);
 
     pw = getpwnam ("nobody");

@@ -80,8 +80,7 @@ static void test_open (void)
             "a spool owned by someone else");
         ok (!spool_open (dir, &err) && strstr (err.text, "not by the worker"),
             "is refused: %s", err.text);
-    }
-    else
+    } else
         skip_test ("a spool owned by someone else is refused", "not root");
 }
 
@@ -107,15 +106,17 @@ static void test_files (void)
     ok (symlink (victim, f) == 0, "a symlink planted under the script's name");
     ok (link (victim, hard) == 0, "a hard link planted under the node file's name");
     ok (spool_write (sp, "5.1.SC", "#!/bin/sh\n", 0700, uid, gid, &err) == 0
-        && spool_write (sp, "5.1.nodes", "n1\n", 0600, uid, gid, &err) == 0,
+            && spool_write (sp, "5.1.nodes", "n1\n", 0600, uid, gid, &err) == 0,
         "the files are written: %s", err.text);
     text = util_read_file (victim, 100, NULL);
     is (text, "precious\n", "what the links pointed to is untouched");
     free (text);
-    ok (stat (victim, &st) == 0 && st.st_uid == geteuid () && (st.st_mode & 0777) == 0644
-        && st.st_nlink == 1, "and keeps its owner and mode; the hard link is gone");
+    ok (stat (victim, &st) == 0 && st.st_uid == geteuid ()
+            && (st.st_mode & 0777) == 0644 && st.st_nlink == 1,
+        "and keeps its owner and mode; the hard link is gone");
     ok (lstat (f, &st) == 0 && S_ISREG (st.st_mode) && (st.st_mode & 07777) == 0700
-        && (uid == (uid_t)-1 || st.st_uid == uid), "the script is a new regular file, 0700%s",
+            && (uid == (uid_t)-1 || st.st_uid == uid),
+        "the script is a new regular file, 0700%s",
         uid == (uid_t)-1 ? "" : ", the user's");
     text = spool_read (sp, "5.1.SC", 100);
     ok (uid != (uid_t)-1 ? text == NULL : text && !strcmp (text, "#!/bin/sh\n"),
@@ -126,7 +127,8 @@ static void test_files (void)
         "spool_read does not follow a symlink");
     ok (spool_foreach (sp, ".session", count_cb, NULL) == 1, "spool_foreach finds it");
     spool_remove (sp, "1.1.session");
-    ok (lstat (f, &st) < 0 && stat (victim, &st) == 0, "spool_remove removes the link only");
+    ok (lstat (f, &st) < 0 && stat (victim, &st) == 0,
+        "spool_remove removes the link only");
     ok (spool_write (sp, "sub/x", "x", 0600, (uid_t)-1, (gid_t)-1, &err) < 0,
         "a name with a missing folder fails: %s", err.text);
     spool_close (sp);

@@ -104,22 +104,27 @@ static void test_fluxes (void)
     ok (cl_pressure (rt, &kp, pb) == 0.0, "p' at rest is exactly 0");
 
     cl_flux_store (f, CL_X, 1, 2, &kp, zero, zero, rb, rtb, 7.0);
-    ok (f[cl_fidx (CL_DENS, 1, 2, nxl, nz)] == 0 && f[cl_fidx (CL_UMOM, 1, 2, nxl, nz)] == 7.0
-        && f[cl_fidx (CL_WMOM, 1, 2, nxl, nz)] == 0 && f[cl_fidx (CL_RHOT, 1, 2, nxl, nz)] == 0,
+    ok (f[cl_fidx (CL_DENS, 1, 2, nxl, nz)] == 0
+            && f[cl_fidx (CL_UMOM, 1, 2, nxl, nz)] == 7.0
+            && f[cl_fidx (CL_WMOM, 1, 2, nxl, nz)] == 0
+            && f[cl_fidx (CL_RHOT, 1, 2, nxl, nz)] == 0,
         "x flux at rest: only the pressure, on rho u");
 
     double e[CL_NV] = { 0.01, 2.0, 3.0, 0.5 };
     cl_flux_store (f, CL_Z, 0, 2, &kp, e, d3, rb, rtb, 5.0);
-    ok (f[cl_fidx (CL_DENS, 0, 2, nxl, nz)] == 0 && f[cl_fidx (CL_UMOM, 0, 2, nxl, nz)] == 0
-        && f[cl_fidx (CL_RHOT, 0, 2, nxl, nz)] == 0
-        && f[cl_fidx (CL_WMOM, 0, 2, nxl, nz)] == 5.0,
+    ok (f[cl_fidx (CL_DENS, 0, 2, nxl, nz)] == 0
+            && f[cl_fidx (CL_UMOM, 0, 2, nxl, nz)] == 0
+            && f[cl_fidx (CL_RHOT, 0, 2, nxl, nz)] == 0
+            && f[cl_fidx (CL_WMOM, 0, 2, nxl, nz)] == 5.0,
         "the floor: nothing crosses, only the pressure acts (hyperviscosity too is 0)");
     cl_flux_store (f, CL_Z, nz, 2, &kp, e, d3, rb, rtb, 5.0);
-    ok (f[cl_fidx (CL_DENS, nz, 2, nxl, nz)] == 0 && f[cl_fidx (CL_WMOM, nz, 2, nxl, nz)] == 5.0,
+    ok (f[cl_fidx (CL_DENS, nz, 2, nxl, nz)] == 0
+            && f[cl_fidx (CL_WMOM, nz, 2, nxl, nz)] == 5.0,
         "the lid likewise");
     cl_flux_store (f, CL_Z, 2, 2, &kp, e, d3, rb, rtb, 5.0);
     double r = e[CL_DENS] + rb, w = e[CL_WMOM] / r;
-    ok (fabs (f[cl_fidx (CL_DENS, 2, 2, nxl, nz)] - (r * w + kp.hv_z * d3[CL_DENS])) < 1e-14,
+    ok (fabs (f[cl_fidx (CL_DENS, 2, 2, nxl, nz)] - (r * w + kp.hv_z * d3[CL_DENS]))
+            < 1e-14,
         "inside, mass is carried by w and diffused");
     free (f);
 }
@@ -139,7 +144,7 @@ static void test_update_conserves (void)
     for (int v = 0; v < CL_NV; v++)
         for (int i = 0; i < nxl; i++)
             f[cl_fidx (v, 1, i, nxl, nz)] = rand () / (double)RAND_MAX;
-    for (int v = 0; v < CL_NV; v++)        /* periodic: the last edge is the first */
+    for (int v = 0; v < CL_NV; v++) /* periodic: the last edge is the first */
         f[cl_fidx (v, 1, nxl, nxl, nz)] = f[cl_fidx (v, 1, 0, nxl, nz)];
     kp.jet_i1 = 4;
     kp.jk0 = 0;
@@ -151,8 +156,10 @@ static void test_update_conserves (void)
         before += q0[cl_idx (CL_DENS, 1, i, nxl, nz)];
         after += out[cl_idx (CL_DENS, 1, i, nxl, nz)];
     }
-    ok (fabs (after - before) < 1e-14, "a periodic row's mass is unchanged by an "
-        "x update, jet included (%.3g)", after - before);
+    ok (fabs (after - before) < 1e-14,
+        "a periodic row's mass is unchanged by an "
+        "x update, jet included (%.3g)",
+        after - before);
     free (q0);
     free (out);
     free (f);
@@ -171,10 +178,14 @@ static void test_wall_ghosts (void)
     cl_wall_ghosts (q, 1, &kp);
     for (int g = 1; g <= CL_HS; g++) {
         double kb = -g, kt = nz - 1 + g;
-        good &= fabs (q[cl_idx (CL_DENS, -g, 1, nxl, nz)] - (2.0 + 0.5 * kb - 0.25 * kb * kb)) < 1e-12;
+        good &= fabs (q[cl_idx (CL_DENS, -g, 1, nxl, nz)]
+                      - (2.0 + 0.5 * kb - 0.25 * kb * kb))
+                < 1e-12;
         good &= fabs (q[cl_idx (CL_RHOT, nz - 1 + g, 1, nxl, nz)]
-                      - (2.0 + 0.5 * kt - 0.25 * kt * kt)) < 1e-12;
-        good &= q[cl_idx (CL_WMOM, -g, 1, nxl, nz)] == -q[cl_idx (CL_WMOM, g - 1, 1, nxl, nz)];
+                      - (2.0 + 0.5 * kt - 0.25 * kt * kt))
+                < 1e-12;
+        good &= q[cl_idx (CL_WMOM, -g, 1, nxl, nz)]
+                == -q[cl_idx (CL_WMOM, g - 1, 1, nxl, nz)];
     }
     ok (good, "wall ghosts: quadratics extrapolated exactly, rho w mirrored");
     free (q);
@@ -205,7 +216,8 @@ static void test_rest (void)
 {
     struct climate_comm c = { 0, 1, 0 };
     const struct climate_case *cas = climate_case_find ("thermal");
-    struct climate_model *m = climate_model_create (cas, &climate_cpu_backend, 32, 16, 0, 32);
+    struct climate_model *m =
+        climate_model_create (cas, &climate_cpu_backend, 32, 16, 0, 32);
     int still = 1;
 
     ok (m != NULL, "a 32 x 16 thermal model");

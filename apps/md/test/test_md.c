@@ -42,21 +42,24 @@ static void test_params (void)
     ok (parse (&p, "--bogus", NULL) < 0, "unknown option refused");
     ok (parse (&p, "--gpu", NULL) == 0 && p.backend == MD_BACKEND_GPU, "--gpu");
     ok (parse (&p, "--cpu=1", NULL) < 0, "flag with a value refused");
-    ok (parse (&p, "--neigh-delay", "3") == 0 && p.neigh_delay == 3 && p.neigh_every == 1
-        && p.neigh_check == 1, "--neigh-delay; LAMMPS's defaults every 1 check yes");
+    ok (parse (&p, "--neigh-delay", "3") == 0 && p.neigh_delay == 3
+            && p.neigh_every == 1 && p.neigh_check == 1,
+        "--neigh-delay; LAMMPS's defaults every 1 check yes");
     ok (parse (&p, "--checkpoint-keep", "0") < 0, "--checkpoint-keep 0 refused");
-    ok (parse (&p, "--data", "x.data") == 0 && strcmp (p.data, "x.data") == 0, "--data");
+    ok (parse (&p, "--data", "x.data") == 0 && strcmp (p.data, "x.data") == 0,
+        "--data");
     setenv ("HPCQ_CHECKPOINT_DIR", "/tmp/x", 1);
     setenv ("HPCQ_CHECKPOINT_INTERVAL", "30", 1);
     ok (parse (&p, "--steps", "5") == 0 && strcmp (p.checkpoint_dir, "/tmp/x") == 0
-        && p.checkpoint_interval == 30, "HPCQ_CHECKPOINT_DIR and _INTERVAL");
+            && p.checkpoint_interval == 30,
+        "HPCQ_CHECKPOINT_DIR and _INTERVAL");
     unsetenv ("HPCQ_CHECKPOINT_DIR");
     unsetenv ("HPCQ_CHECKPOINT_INTERVAL");
 }
 
 /* Total energy of the configuration (pair sum through the lists). */
-static double energy (struct md_force *fc, struct md_neigh *nl,
-                      struct md_domain *dom, struct md_atoms *a)
+static double energy (struct md_force *fc, struct md_neigh *nl, struct md_domain *dom,
+                      struct md_atoms *a)
 {
     double pe, vir;
     domain_borders (dom, a);
@@ -79,8 +82,8 @@ static void check_force (struct md_force *fc, struct md_neigh *nl,
     double em = energy (fc, nl, dom, a);
     a->x[0][k] = x0;
     double fd = -(ep - em) / (2 * h);
-    ok (fabs (fd - f) < 1e-6 * (1 + fabs (f)), "%s: force %g matches -dE/dx %g",
-        what, f, fd);
+    ok (fabs (fd - f) < 1e-6 * (1 + fabs (f)), "%s: force %g matches -dE/dx %g", what,
+        f, fd);
 }
 
 static void test_forces (void)
@@ -91,7 +94,8 @@ static void test_forces (void)
     parse (&p, "--cells", "3x3x3");
     p.cutoff = 2.0;
     ok (system_lattice (&sys, &p) == 0 && sys.natoms == 108 && sys.ntypes == 1
-        && system_is_reduced_lj (&sys), "the lattice's system: 108 atoms, one type");
+            && system_is_reduced_lj (&sys),
+        "the lattice's system: 108 atoms, one type");
     struct md_domain *dom = domain_create (sys.lo, sys.hi, p.cutoff + p.skin, &err);
     struct md_atoms *a = atoms_create (NULL);
     struct md_neigh *nl = neigh_create (p.cutoff + p.skin, 0);
@@ -123,8 +127,8 @@ static void test_forces (void)
     *system_eps (&two, 2, 2) = 0.5;
     *system_sigma (&two, 2, 2) = 1.1;
     ok (system_complete (&two, &err) == 0
-        && fabs (*system_eps (&two, 1, 2) - sqrt (0.5)) < 1e-16
-        && *system_sigma (&two, 2, 1) == *system_sigma (&two, 1, 2),
+            && fabs (*system_eps (&two, 1, 2) - sqrt (0.5)) < 1e-16
+            && *system_sigma (&two, 2, 1) == *system_sigma (&two, 1, 2),
         "unlike pairs mixed geometrically, symmetric");
     struct md_force *fc2 = force_create (p.cutoff, &two);
     for (long i = 0; i < a->nlocal; i += 2)
@@ -139,12 +143,14 @@ static void test_forces (void)
     a->img[0] = a->img[3] = 0;
     domain_wrap (dom, a);
     ok (a->x[0][0] == lo - 0.25 + L && a->img[0] == -1 && a->x[0][1] == lo + L + 0.5 - L
-        && a->img[3] == 1, "wrap: positions back in the box, image flags counted");
+            && a->img[3] == 1,
+        "wrap: positions back in the box, image flags counted");
     double x[3] = { lo - 2.5 * L, lo + 0.1, lo + 3.2 * L };
     int32_t img[3] = { 0, 0, 0 };
     domain_remap (dom, x, img);
     ok (img[0] == -3 && img[1] == 0 && img[2] == 3 && x[0] >= lo && x[0] < lo + L
-        && x[2] >= lo && x[2] < lo + L, "remap: several box lengths");
+            && x[2] >= lo && x[2] < lo + L,
+        "remap: several box lengths");
     force_destroy (fc2);
     system_release (&two);
     force_destroy (fc);
