@@ -89,13 +89,13 @@ if [ -n "$other_users" ]; then
         for k in Variable_List Submit_arguments Output_Path Error_Path Account_Name; do
             jq -e ".jobs[0] | has(\"$k\")" q.json || return 1
         done &&
-        as_user nobody qstat -f -F json $a > qs.json &&
+        as_user nobody qstat -x -f -F json $a > qs.json &&
         jq -e ".Jobs[] | .Variable_List" qs.json > /dev/null &&
         as_user nobody curl -sf "http://$http/api/v1/jobs?history=1" > ql.json &&
         jq -e "[.jobs[] | has(\"Variable_List\")] | any" ql.json &&
         jq -e "(.jobs | length) >= 2" ql.json &&
         curl -sf "http://$http/api/v1/jobs/$a" | jq -e ".jobs[0] | has(\"Variable_List\") and has(\"Submit_arguments\") and .Account_Name == \"proj1\" and has(\"Mail_Users\")" &&
-        as_user nobody curl -sf "http://$http/metrics" | grep -q "^hpcq_user_jobs"
+        as_user nobody curl -sf "http://$http/metrics" | grep -q "^# HELP hpcq_user_jobs"
     '
 else
     test_skip 'another local user is known by uid; sees others'"'"' jobs as the qstat table' \
@@ -131,7 +131,7 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && netns_up 2>/dev/null; then
         hpcq-local start-worker $CLUSTER 1 && hpcq-local start-worker $CLUSTER 2 &&
         test "$(ip netns exec $ns curl -s -o /dev/null -w "%{http_code}" http://$net.1:$port/metrics)" = 403 &&
         test "$(ip netns exec $ns curl -s -o /dev/null -w "%{http_code}" -H "Authorization: Bearer wrong-token-0123456789" http://$net.1:$port/api/v1/jobs)" = 403 &&
-        ip netns exec $ns curl -sf -H "Authorization: Bearer $token" http://$net.1:$port/metrics | grep -q "^hpcq_user_jobs" &&
+        ip netns exec $ns curl -sf -H "Authorization: Bearer $token" http://$net.1:$port/metrics | grep -q "^# HELP hpcq_user_jobs" &&
         ip netns exec $ns curl -sf -H "Authorization: Bearer $token" http://$net.1:$port/api/v1/jobs |
             jq -e ".meta.client.source == \"$net.2\" and (.jobs | length) >= 1 and (.jobs[0] | has(\"Variable_List\"))" &&
         test "$(code metrics)" = 200
