@@ -18,6 +18,10 @@ records() { cat "$acct"/* | awk -F';' -v id="$1" '$3 == id { printf "%s", $2 }';
 # record ID TYPE: the line of that record
 record() { cat "$acct"/* | awk -F';' -v id="$1" -v t="$2" '$3 == id && $2 == t'; }
 has_records() { test "$(records $1)" = "$2"; }
+# Records leave the outbox a commit after the sync that follows their
+# append (once a second): a loaded machine may see a few more for a while.
+outbox_rows() { db_query "SELECT count(*) FROM acct_outbox"; }
+outbox_at_most() { test "$(outbox_rows)" -le "$1"; }
 has_session() { test -n "$(job_attr "$1" session_id)"; }
 node_of() { job_attr "$1" exec_host | sed 's,/.*,,'; }
 
@@ -117,7 +121,7 @@ test_expect_success 'kill -9 of the scheduler: no record lost or written twice' 
     wait_until 10 sh -c "! kill -0 $pid 2>/dev/null" && hpcq-local start-scheduler $CLUSTER &&
     for id in $ids; do wait_state $id F 60 || { echo "$id: not finished"; exit 1; }; done &&
     for id in $ids; do wait_until 30 has_records $id QSE || { echo "$id: $(records $id)"; exit 1; }; done &&
-    n=$(db_query "SELECT count(*) FROM acct_outbox") && echo "outbox: $n" && test "$n" -le 5
+    wait_until 10 outbox_at_most 5 || { echo "outbox: $(outbox_rows)"; exit 1; }
 '
 
 test_expect_success 'every job in the database has its Q record exactly once' '
