@@ -18,8 +18,11 @@
 #include "scheduler/acct_record.h"
 #include "scheduler/jobs.h"
 
+/* Numbered by us, not by SQLite: a rowid starts again at 1 whenever the
+ * table is empty (every row on disk and let go), and written and synced
+ * below compare numbers that only grow. */
 static const char *sql_outbox_add =
-    "INSERT INTO acct_outbox (time, record) VALUES (?1, ?2)";
+    "INSERT INTO acct_outbox (id, time, record) VALUES (?3, ?1, ?2)";
 static const char *sql_outbox_all =
     "SELECT id, time, record FROM acct_outbox ORDER BY id";
 static const char *sql_outbox_done = "DELETE FROM acct_outbox WHERE id <= ?1";
@@ -58,6 +61,7 @@ struct accounting {
     char fd_day[16];                 /* its day */
     int64_t written;                 /* highest outbox id appended to a file */
     int64_t synced;                  /* highest outbox id known to be on disk */
+    int64_t next_id;                 /* the next record's outbox id */
     struct loop_timer *sync;
     struct group_cache groups[GROUP_CACHE];
     int ngroups, next_group;
@@ -314,6 +318,7 @@ static int acct_catch_up (struct accounting *a, struct hpcq_error *err)
         n++;
     }
     sqlite3_reset (st);
+    a->next_id = last + 1;
     if (sqlrc != SQLITE_DONE)
         rc = errprintf (err, "accounting: cannot read the outbox");
     /* Each day's rows in order: consecutive runs of one day. */
@@ -432,12 +437,13 @@ static int acct_emit (struct accounting *a, const struct acct_fields *f)
     }
     sqlite3_bind_int64 (st, 1, f->time);
     sqlite3_bind_text (st, 2, text, -1, SQLITE_STATIC);
+    sqlite3_bind_int64 (st, 3, a->next_id);
     if (db_exec_stmt (a->srv->db, st) < 0) {
         free (text);
         return -1;
     }
     l = xzalloc (sizeof (*l));
-    l->id = sqlite3_last_insert_rowid (db_handle (a->srv->db));
+    l->id = a->next_id++;
     l->time = f->time;
     l->text = text;
     *a->tail = l;

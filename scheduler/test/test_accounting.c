@@ -171,6 +171,44 @@ static void test_catch_up (struct fixture *f)
     free (text);
 }
 
+/* A job submitted now: its Q record reaches the file once and leaves the
+ * outbox within the next sync. */
+static int submit_reaches_file (struct fixture *f)
+{
+    int64_t seq = fixture_submit (f, fixture_user (f), NULL);
+    char sql[160], q[64];
+    char *text;
+    int rc;
+
+    settle (f, 1300);
+    snprintf (sql, sizeof (sql),
+              "SELECT count(*) FROM acct_outbox WHERE record LIKE '%%;Q;%lld.fx;%%'",
+              (long long)seq);
+    snprintf (q, sizeof (q), ";Q;%lld.fx;", (long long)seq);
+    text = contents ();
+    rc = seq > 0 && count (text, q) == 1 && fixture_db_int (f, sql) == 0;
+    free (text);
+    return rc;
+}
+
+/* An emptied outbox table numbers a new row 1 again (SQLite's rowid):
+ * records made afterwards still reach the file and leave it (they stayed,
+ * never synced, until the next start while the ids were SQLite's). */
+static void test_after_empty (struct fixture *f)
+{
+    static const char *const left[] = { "11/30/2026 10:00:05;D;905.fx;requestor=x@h",
+                                        "11/30/2026 10:00:06;D;906.fx;requestor=x@h",
+                                        NULL };
+
+    ok (fixture_db_int (f, "SELECT count(*) FROM acct_outbox") == 0
+            && submit_reaches_file (f),
+        "after the outbox was emptied by a sync, a new record reaches the file and leaves it");
+    outbox_add (f, left);
+    fixture_restart (f);
+    ok (submit_reaches_file (f),
+        "after a start that emptied the outbox, too");
+}
+
 int main (void)
 {
     struct fixture f;
@@ -178,6 +216,7 @@ int main (void)
     fixture_start (&f, NULL);
     test_life (&f);
     test_catch_up (&f);
+    test_after_empty (&f);
     fixture_stop (&f);
     return done_testing ();
 }
