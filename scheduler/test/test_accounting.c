@@ -202,11 +202,11 @@ static void test_after_empty (struct fixture *f)
 
     ok (fixture_db_int (f, "SELECT count(*) FROM acct_outbox") == 0
             && submit_reaches_file (f),
-        "after the outbox was emptied by a sync, a new record reaches the file and leaves it");
+        "after the outbox was emptied by a sync, a new record reaches the file and "
+        "leaves it");
     outbox_add (f, left);
     fixture_restart (f);
-    ok (submit_reaches_file (f),
-        "after a start that emptied the outbox, too");
+    ok (submit_reaches_file (f), "after a start that emptied the outbox, too");
 }
 
 int main (void)
