@@ -33,6 +33,8 @@ PACKAGES="$PACKAGES libmicrohttpd-dev libcairo2-dev curl jq prometheus chromium"
 # compatibility tests run for real (t1100, t1106); LAMMPS, which hpcq-md
 # is checked against trajectory by trajectory (t3105; its manual is the
 # recommended package).
+# The C style (.clang-format), checked by make format-check before the tests.
+PACKAGES="$PACKAGES clang-format"
 PACKAGES_LEAN="snakemake lammps"
 
 install_packages() {
@@ -101,8 +103,10 @@ demo() {
 }
 
 check() {
+    local rc=0 fmt=0
+    echo "== checking the C style (make format-check)"
+    make -s format-check || fmt=1
     echo "== running the test suite (make check)"
-    local rc=0
     make -j2 check > check.log 2>&1 || rc=$?
     grep -E "^(PASS|FAIL|ERROR|SKIP|XFAIL|XPASS):" check.log | grep -v "^PASS" || true
     if [ $rc -ne 0 ]; then
@@ -114,6 +118,7 @@ check() {
     fail=$(grep -Ec "^(FAIL|ERROR|XPASS):" check.log || true)
     skip=$(grep -Ec "^SKIP:" check.log || true)
     [ $rc -eq 0 ] || [ "$fail" -gt 0 ] || fail=1
+    fail=$((fail + fmt))
     echo "$pass passed, $fail failed, $skip skipped"
     [ "$fail" -eq 0 ]
 }

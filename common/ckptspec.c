@@ -142,6 +142,14 @@ int ckptspec_signal (const char *s, char *name, size_t len, struct hpcq_error *e
                                "illegal -W value: checkpoint_signal=%s "
                                "(a job cannot catch it, or it stops the job)",
                                s);
+    /* A number is stored by its name: a signal whose name hpcq does not
+     * read back (5 is TRAP, 30 PWR) would be refused once stored. */
+    if (jobspec_signal_number (abbrev) != signo)
+        return errprintf_code (err, EINVAL,
+                               "illegal -W value: checkpoint_signal=%s "
+                               "(not a signal to checkpoint with: HUP, INT, QUIT, "
+                               "ABRT, USR1, USR2, ALRM, URG, XCPU or WINCH)",
+                               s);
     if (name)
         snprintf (name, len, "%s", abbrev);
     return signo;

@@ -10,17 +10,18 @@
 #define QUEUE_COLS                                                            \
     "name, queue_type, priority, enabled, started, resources_max,"            \
     " resources_default, max_run, max_run_user, node_labels, preempt_order, " \
-    "preempt_targets"
+    "preempt_targets, node_preference"
 
 static const char *sql_get = "SELECT " QUEUE_COLS " FROM queues WHERE name = ?1";
 static const char *sql_all = "SELECT " QUEUE_COLS " FROM queues ORDER BY name";
 static const char *sql_insert = "INSERT INTO queues (" QUEUE_COLS ", created_at)"
                                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-                                "?11, ?12, strftime('%s', 'now'))";
+                                "?11, ?12, ?13, strftime('%s', 'now'))";
 static const char *sql_update =
     "UPDATE queues SET queue_type = ?2, priority = ?3, enabled = ?4, started = ?5,"
     " resources_max = ?6, resources_default = ?7, max_run = ?8, max_run_user = ?9,"
-    " node_labels = ?10, preempt_order = ?11, preempt_targets = ?12 WHERE name = ?1";
+    " node_labels = ?10, preempt_order = ?11, preempt_targets = ?12,"
+    " node_preference = ?13 WHERE name = ?1";
 static const char *sql_jobs = "SELECT count(*) FROM jobs WHERE queue = ?1";
 static const char *sql_delete = "DELETE FROM queues WHERE name = ?1";
 static const char *sql_fs_set =
@@ -49,6 +50,7 @@ static void queue_read (sqlite3_stmt *st, struct db_queue *q)
     text_col (st, 9, q->node_labels, sizeof (q->node_labels));
     text_col (st, 10, q->preempt_order, sizeof (q->preempt_order));
     text_col (st, 11, q->preempt_targets, sizeof (q->preempt_targets));
+    text_col (st, 12, q->node_preference, sizeof (q->node_preference));
 }
 
 static void queue_bind (sqlite3_stmt *st, const struct db_queue *q)
@@ -65,6 +67,7 @@ static void queue_bind (sqlite3_stmt *st, const struct db_queue *q)
     sqlite3_bind_text (st, 10, q->node_labels, -1, SQLITE_STATIC);
     sqlite3_bind_text (st, 11, q->preempt_order, -1, SQLITE_STATIC);
     sqlite3_bind_text (st, 12, q->preempt_targets, -1, SQLITE_STATIC);
+    sqlite3_bind_text (st, 13, q->node_preference, -1, SQLITE_STATIC);
 }
 
 int db_queue_get (struct db *db, const char *name, struct db_queue *q)

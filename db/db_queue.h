@@ -18,6 +18,7 @@ struct db_queue {
     char node_labels[256];     /* "" = any node */
     char preempt_order[8];     /* "SCR"; "" = the scheduler's */
     char preempt_targets[256]; /* "queue=a,queue=b", "NONE"; "" = any */
+    char node_preference[16];  /* "spot", "on_demand"; "" = none */
 };
 
 /* 1 if the queue exists (and fills q if not NULL), 0 if not, -1 on error. */

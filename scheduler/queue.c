@@ -377,6 +377,14 @@ static int wait_reason (struct job *job, const char *fmt, ...)
     return 0;
 }
 
+/* 1: spot nodes first, 0: on-demand nodes first, -1: no preference. */
+static int queue_prefers_spot (const struct db_queue *r)
+{
+    if (!r->node_preference[0])
+        return -1;
+    return strcmp (r->node_preference, "spot") == 0;
+}
+
 int queue_may_start (struct queues *qs, struct job *job)
 {
     struct queue *q = queue_lookup (qs, job->rec.queue);
@@ -386,6 +394,7 @@ int queue_may_start (struct queues *qs, struct job *job)
     if (!q)
         return 0; /* cannot happen: jobs of a queue keep it */
     job->node_labels = q->rec.node_labels[0] ? q->rec.node_labels : NULL;
+    job->spec.res.prefer_spot = queue_prefers_spot (&q->rec);
     if (!q->rec.started)
         return wait_reason (job, "Not Running: queue %s is not started", q->rec.name);
     if (q->rec.max_run > 0 && q->nrun >= q->rec.max_run)
@@ -435,6 +444,9 @@ json_t *queue_attrs_json (const struct queue *q)
     if (q->rec.preempt_targets[0])
         json_object_set_new (o, "preempt_targets",
                              json_string (q->rec.preempt_targets));
+    if (q->rec.node_preference[0])
+        json_object_set_new (o, "node_preference",
+                             json_string (q->rec.node_preference));
     json_object_set_new (o, "enabled", json_string (q->rec.enabled ? "True" : "False"));
     json_object_set_new (o, "started", json_string (q->rec.started ? "True" : "False"));
     return o;
@@ -500,6 +512,20 @@ static int set_checked (char *out, size_t len, const char *name, const char *val
     return 0;
 }
 
+/* node_preference: the kind of node a queue's jobs take first.  Cloud
+ * users keep cheap batch work on spot nodes and urgent work on on-demand
+ * ones without forbidding either (-l spot= forbids). */
+static int check_node_preference (const char *value, struct hpcq_error *err)
+{
+    if (strcmp (value, "spot") == 0 || strcmp (value, "on_demand") == 0)
+        return 0;
+    errno = EINVAL;
+    return errprintf (err,
+                      "Illegal attribute or resource value: node_preference=%s "
+                      "(spot or on_demand)",
+                      value);
+}
+
 /* Set (value) or unset (NULL) one attribute of q.  0 or -1 with err. */
 static int queue_attr (struct queue *q, const char *name, const char *value,
                        struct hpcq_error *err)
@@ -556,6 +582,9 @@ static int queue_attr (struct queue *q, const char *name, const char *value,
     if (strcasecmp (name, "preempt_targets") == 0)
         return set_checked (r->preempt_targets, sizeof (r->preempt_targets), name,
                             value, preempt_check_targets, err);
+    if (strcasecmp (name, "node_preference") == 0)
+        return set_checked (r->node_preference, sizeof (r->node_preference), name,
+                            value, check_node_preference, err);
     errno = EINVAL;
     return errprintf (err, "Unknown attribute %s", name);
 }

@@ -88,6 +88,14 @@ static void test_signals (void)
             && !strcmp (name, "HUP"),
         "names in any case");
     ok (ckptspec_signal ("10", name, sizeof (name), &err) == 10, "a number");
+    /* Found by the fuzzer: these were accepted as TRAP, SEGV and PWR,
+     * names that did not read back. */
+    ok (ckptspec_signal ("5", NULL, 0, &err) < 0
+            && ckptspec_signal ("11", NULL, 0, &err) < 0
+            && ckptspec_signal ("30", NULL, 0, &err) < 0
+            && strstr (err.text, "not a signal to checkpoint with")
+            && !strchr (err.text, '\n'),
+        "numbers of signals without a name hpcq reads are refused: %s", err.text);
     ok (ckptspec_signal ("TERM", name, sizeof (name), &err) < 0
             && strstr (err.text, "SIGTERM"),
         "TERM refused: it means checkpoint, then stop (%s)", err.text);

@@ -121,16 +121,21 @@ static void test_admit (struct fixture *f, struct fx_peer *u)
     ok (admit (f, "gpu", "walltime=02:00:00", &res, &err) == -1
             && strstr (err.text, "walltime"),
         "2 h is over gpu's resources_max: %s", err.text);
+    resource_release (&res);
     ok (admit (f, "gpu", "walltime=00:30:00", &res, &err) == 0
             && resource_total_ncpus (&res) == 2,
         "a job that does not ask for ncpus gets the queue's default 2");
+    resource_release (&res);
     ok (admit (f, "gpu", "walltime=00:30:00,ncpus=3", &res, &err) == 0
             && resource_total_ncpus (&res) == 3,
         "one that asks keeps its own");
+    resource_release (&res);
     ok (admit (f, "off", "ncpus=1", &res, &err) == -1,
         "a disabled queue admits nothing: %s", err.text);
+    resource_release (&res);
     ok (admit (f, "nosuch", "ncpus=1", &res, &err) == -1, "nor does an unknown one: %s",
         err.text);
+    resource_release (&res);
     ok (fixture_submit (f, u, (const char *const[]){ "-q", "off", NULL }) == -1
             && errno,
         "qsub -q off is refused by the server");
