@@ -21,7 +21,8 @@ PACKAGES="build-essential autoconf automake libtool pkg-config libsqlite3-dev ut
 PACKAGES="$PACKAGES uthash-dev"
 # Spot notices: the worker polls the provider's metadata with libcurl; the
 # tests serve those documents with python3's http.server, and read JSON
-# with jq.
+# with jq (t7011 also compares every job's qstat -f -F json record across a
+# restart with it).
 PACKAGES="$PACKAGES libcurl4-openssl-dev"
 # The scheduler's HTTP server; hpcq-report's chart; the administration
 # tests (t8000-t8006) run a real Prometheus (and promtool) and headless

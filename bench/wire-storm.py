@@ -10,6 +10,9 @@ for each acknowledgement (which comes only after the job is durable).
 Prints jobs/s.  Run it with CONNECTIONS=1 and, say, 32 side by side:
 the ratio is what group commit buys when many clients submit at once.
 Standard library only.
+
+STORM_SCRIPT and STORM_HOLD=0 in the environment change the jobs' script
+and submit them not held (bench/swarm.sh: jobs that run).
 """
 import json
 import os
@@ -22,9 +25,11 @@ import time
 
 def spec(i):
     return {
-        "name": "storm%d" % i, "queue": None, "script": "true\n",
+        "name": "storm%d" % i, "queue": None,
+        "script": os.environ.get("STORM_SCRIPT", "true\n"),
         "workdir": os.getcwd(), "submit_host": "bench", "output_path": None,
-        "error_path": None, "join": "n", "env": [], "hold": True, "priority": 0,
+        "error_path": None, "join": "n", "env": [],
+        "hold": os.environ.get("STORM_HOLD", "1") != "0", "priority": 0,
         "depend": None, "account": None, "mail_points": None, "mail_users": None,
         "submit_args": None, "rerunnable": True,
         "resources": {"walltime": -1, "place": "",

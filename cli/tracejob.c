@@ -282,7 +282,8 @@ int main (int argc, char **argv)
         trace_accounting (acct_dir, jobid, since, &t);
     if (!no_log && log_file[0])
         trace_log (log_file, jobid, since, &t);
-    qsort (t.v, t.n, sizeof (*t.v), by_time);
+    if (t.n > 0) /* none at all: a subjob that never ran, say (t.v NULL) */
+        qsort (t.v, t.n, sizeof (*t.v), by_time);
     printf ("\nJob: %s\n\n", jobid);
     for (int i = 0; i < t.n; i++) {
         char when[32];

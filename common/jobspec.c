@@ -24,6 +24,7 @@
 
 #include "common/ckptspec.h"
 #include "common/jobspec.h"
+#include "common/strpool.h"
 #include "common/util.h"
 
 #define JOBSPEC_NAME_MAX 236
@@ -94,12 +95,21 @@ void jobspec_init (struct hpcq_jobspec *spec)
     resource_init (&spec->res);
 }
 
-static void env_free (char **env, int nenv)
+/* A string of spec's: pooled (strpool.h) or its own. */
+static void str_free (const struct hpcq_jobspec *spec, char *s)
+{
+    if (spec->pooled)
+        strpool_put (s);
+    else
+        free (s);
+}
+
+static void env_free (const struct hpcq_jobspec *spec, char **env, int nenv)
 {
     int i;
 
     for (i = 0; i < nenv; i++)
-        free (env[i]);
+        str_free (spec, env[i]);
     free (env);
 }
 
@@ -111,12 +121,55 @@ void jobspec_release (struct hpcq_jobspec *spec)
     if (!spec)
         return;
     for (i = 0; i < ARRAY_SIZE (string_fields); i++)
-        free (*string_member (spec, &string_fields[i]));
-    env_free (spec->env, spec->nenv);
+        str_free (spec, *string_member (spec, &string_fields[i]));
+    env_free (spec, spec->env, spec->nenv);
     resource_release (&spec->res);
     /* Leave it init'ed, so releasing twice or reusing it is safe. */
     jobspec_init (spec);
     errno = saved;
+}
+
+/* Inside a JSON string every '"' is escaped, so an "array": not preceded
+ * by a backslash is a key; and only the request object has that key (the
+ * resources and chunks have none). */
+int jobspec_text_array (const char *json, char **range)
+{
+    static const char key[] = "\"array\":";
+    const char *p = json, *v, *end;
+
+    *range = NULL;
+    while (p && (p = strstr (p, key)) && p > json && p[-1] == '\\')
+        p += sizeof (key) - 1;
+    if (!p)
+        return 1;
+    v = p + sizeof (key) - 1;
+    while (*v == ' ')
+        v++;
+    if (strncmp (v, "null", 4) == 0)
+        return 1;
+    if (*v != '"' || !(end = strchr (v + 1, '"')) || memchr (v + 1, '\\', end - v - 1))
+        return -1;
+    *range = xzalloc (end - v);
+    memcpy (*range, v + 1, end - v - 1);
+    return 0;
+}
+
+void jobspec_pool (struct hpcq_jobspec *spec)
+{
+    if (spec->pooled)
+        return;
+    for (size_t i = 0; i < ARRAY_SIZE (string_fields); i++) {
+        char **m = string_member (spec, &string_fields[i]);
+        char *own = *m;
+        *m = (char *)strpool_get (own);
+        free (own);
+    }
+    for (int i = 0; i < spec->nenv; i++) {
+        char *own = spec->env[i];
+        spec->env[i] = (char *)strpool_get (own);
+        free (own);
+    }
+    spec->pooled = 1;
 }
 
 int jobspec_check_name (const char *name, struct hpcq_error *err)
@@ -175,7 +228,7 @@ int jobspec_setenv (struct hpcq_jobspec *spec, const char *key, const char *valu
     char *entry;
     int i;
 
-    if (!key || key[0] == '\0' || strchr (key, '=') || !value) {
+    if (!key || key[0] == '\0' || strchr (key, '=') || !value || spec->pooled) {
         errno = EINVAL;
         return -1;
     }

@@ -61,6 +61,8 @@ struct hpcq_jobspec {
                              * sbatch): the job gets Slurm's variables */
     int block;               /* -W block=true: qsub waits for the job's end;
                              * qsub's alone, not sent to the scheduler */
+    int pooled;              /* its strings are the pool's (jobspec_pool):
+                             * read them, never change or free them */
     int umask;               /* -W umask=NNN for the job's files, -1 = not given
                              * (the worker then uses PBS's 077) */
 };
@@ -71,6 +73,18 @@ void jobspec_init (struct hpcq_jobspec *spec);
 
 /* Free what spec points to (not spec itself).  Safe on an init'ed spec. */
 void jobspec_release (struct hpcq_jobspec *spec);
+
+/* The -J range in a request's JSON text as jobspec_to_json writes it,
+ * read without parsing the text (a scheduler restart learns which jobs
+ * are arrays before it parses their requests): 0 with *range the range
+ * (the caller frees it), 1 if the request is no array, -1 if the text
+ * has it in a form this does not read (escaped: parse the text). */
+int jobspec_text_array (const char *json, char **range);
+
+/* Replace spec's strings by the pool's shared copies (common/strpool.h):
+ * a scheduler holding many jobs keeps each repeated text once.  The spec
+ * is read-only from then on but for jobspec_release, which returns them. */
+void jobspec_pool (struct hpcq_jobspec *spec);
 
 /* Set "KEY=VALUE" in spec->env, replacing an existing KEY.  Returns 0 or -1
  * (ENOMEM). */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strpool.h"
 #include "db/db_job.h"
 
 static const char *sql_insert =
@@ -65,8 +66,12 @@ void db_job_release (struct db_job *j)
     free (j->exec_vnode);
     free (j->resources_used);
     free (j->alloc);
+    strpool_put (j->owner);
+    strpool_put (j->name);
+    strpool_put (j->queue);
     j->spec = j->comment = j->exec_host = j->exec_vnode = NULL;
     j->resources_used = j->alloc = NULL;
+    j->owner = j->name = j->queue = NULL;
 }
 
 static void bind_opt_int (sqlite3_stmt *st, int i, int64_t v)
@@ -141,10 +146,12 @@ int db_job_update (struct db *db, const struct db_job *j)
     if (db_exec_stmt (db, st) < 0)
         return -1;
     /* An array's subjob has no row until something happens to it (its
-     * request is its array's: the stored text is empty). */
+     * request is its array's: the stored text is empty, unless qalter
+     * gave it one of its own). */
     if (sqlite3_changes (db_handle (db)) == 0 && j->array_parent) {
         struct db_job row = *j;
-        row.spec = (char *)"";
+        if (!row.spec)
+            row.spec = (char *)"";
         return db_job_insert (db, &row);
     }
     return 0;
@@ -154,6 +161,12 @@ static char *col_dup (sqlite3_stmt *st, int i)
 {
     const unsigned char *s = sqlite3_column_text (st, i);
     return s ? strdup ((const char *)s) : NULL;
+}
+
+static const char *col_pool (sqlite3_stmt *st, int i)
+{
+    const unsigned char *s = sqlite3_column_text (st, i);
+    return strpool_get (s ? (const char *)s : "");
 }
 
 static void col_copy (sqlite3_stmt *st, int i, char *buf, size_t len)
@@ -167,10 +180,10 @@ static void db_job_read_row (sqlite3_stmt *st, struct db_job *j)
     memset (j, 0, sizeof (*j));
     j->seq = sqlite3_column_int64 (st, 0);
     col_copy (st, 1, j->uuid, sizeof (j->uuid));
-    col_copy (st, 2, j->owner, sizeof (j->owner));
+    j->owner = col_pool (st, 2);
     j->uid = sqlite3_column_int64 (st, 3);
-    col_copy (st, 4, j->name, sizeof (j->name));
-    col_copy (st, 5, j->queue, sizeof (j->queue));
+    j->name = col_pool (st, 4);
+    j->queue = col_pool (st, 5);
     j->state = (char)sqlite3_column_text (st, 6)[0];
     col_copy (st, 7, j->hold_types, sizeof (j->hold_types));
     j->priority = sqlite3_column_int (st, 8);

@@ -14,13 +14,16 @@
 #define DB_UUID_LEN 37
 #define DB_NAME_LEN 256
 
+/* owner, name and queue are the process's shared copies (common/strpool.h):
+ * many jobs repeat them.  Set them with strpool_get or strpool_ref;
+ * db_job_release returns them. */
 struct db_job {
     int64_t seq;
     char uuid[DB_UUID_LEN];
-    char owner[64];
+    const char *owner;
     int64_t uid;
-    char name[DB_NAME_LEN];
-    char queue[64];
+    const char *name;
+    const char *queue;
     char state;         /* 'Q' 'H' 'W' 'R' 'E' 'F' */
     char hold_types[8]; /* "n", "u", "o", "s" combinations */
     int priority;
@@ -39,7 +42,7 @@ struct db_job {
     int array_index;      /* array subjob: its index */
 };
 
-/* Free the strings a record owns. */
+/* Free the strings a record owns (and return its pooled ones). */
 void db_job_release (struct db_job *j);
 
 /* Insert a new job.  0 or -1 (errno). */

@@ -495,11 +495,14 @@ static int acct_held (struct accounting *a, const struct job *job)
 }
 
 /* PBS writes an array's E record only if the array had begun (a subjob
- * ran: OpenPBS chk_array_doneness). */
+ * ran: OpenPBS chk_array_doneness).  Only split-out subjobs can have run
+ * (array.h). */
 static int acct_array_begun (const struct job *array)
 {
-    for (int i = 0; i < array->nsub; i++)
-        if (array->sub[i]->rec.run_count > 0)
+    const struct job_array *arr = array->arr;
+
+    for (int i = 0; arr && i < arr->nsub; i++)
+        if (arr->sub[i]->rec.run_count > 0)
             return 1;
     return 0;
 }
@@ -512,9 +515,11 @@ static int acct_array_end (struct accounting *a, struct job *array, int64_t now)
     int64_t start = 0;
 
     acct_job_fields (a, array, &f, group, sizeof (group));
-    for (int i = 0; i < array->nsub; i++)
-        if (array->sub[i]->rec.stime && (!start || array->sub[i]->rec.stime < start))
-            start = array->sub[i]->rec.stime;
+    for (int i = 0; array->arr && i < array->arr->nsub; i++) {
+        const struct job *sj = array->arr->sub[i];
+        if (sj->rec.stime && (!start || sj->rec.stime < start))
+            start = sj->rec.stime;
+    }
     f.start = start;
     f.end = array->rec.etime ? array->rec.etime : now;
     f.array_indices = array->spec.array;

@@ -89,7 +89,8 @@ struct jobs_cursor {
     struct http_req r;  /* who asked (conn is not used later) */
     struct api_query q; /* which jobs */
     int64_t next;       /* the next top-level job: seq >= next */
-    int sub;            /* its next subjob with subjobs, -1 itself */
+    int sub;            /* the position of its subjob last sent, -1 none */
+    struct job scratch; /* an untouched subjob as it is (jobs_subjob_view) */
     int phase;          /* 0 opening, 1 jobs, 2 closing, 3 done */
     int count;
     char *buf; /* a part made, not yet all sent */
@@ -165,7 +166,7 @@ static int cursor_part (struct jobs_cursor *c)
     all = jobs_all (srv->jobs, &n);
     /* At most API_PART_JOBS jobs and subjobs looked at per part. */
     for (i = cursor_find (all, n, c->next); c->phase == 1 && made < API_PART_JOBS;) {
-        const struct job *job;
+        struct job *job;
         if (i >= n) {
             c->phase = 2;
             break;
@@ -181,14 +182,21 @@ static int cursor_part (struct jobs_cursor *c)
             cursor_put (c, f, job);
             made++;
         }
-        if (c->q.subjobs && job->is_array) {
-            /* A big array goes out a part of its subjobs at a time. */
-            while (c->sub + 1 < job->nsub && made < API_PART_JOBS) {
-                cursor_put (c, f, job->sub[++c->sub]);
+        if (c->q.subjobs && job->arr) {
+            /* A big array goes out a part of its subjobs at a time, each
+             * as it is now: an untouched one is described, not split out
+             * (array.h). */
+            int size = array_size (job->arr);
+            while (c->sub + 1 < size && made < API_PART_JOBS) {
+                cursor_put (c, f,
+                            jobs_subjob_view (srv->jobs, job, ++c->sub, &c->scratch,
+                                              1));
                 made++;
             }
-            if (c->sub + 1 < job->nsub)
-                continue; /* the rest of this array in the next part */
+            if (c->sub + 1 < size) {
+                c->next = job->rec.seq; /* the rest of this array in the next part */
+                continue;
+            }
         }
         c->sub = -1;
         c->next = job->rec.seq + 1;
@@ -244,11 +252,16 @@ static int api_jobs (struct http_req *r)
 
 static int api_job_one (struct http_req *r, const char *id)
 {
-    struct job *job = jobs_find (r->srv->jobs, id);
+    struct job scratch;
+    int pos;
+    struct job *job = jobs_find_pos (r->srv->jobs, id, &pos);
+    /* Looking at an untouched subjob does not split it out. */
+    const struct job *seen =
+        job && pos >= 0 ? jobs_subjob_view (r->srv->jobs, job, pos, &scratch, 1) : job;
 
-    if (!job)
+    if (!seen)
         return http_reply_error (r, MHD_HTTP_NOT_FOUND, "Unknown Job Id %.128s", id);
-    return api_answer (r, "jobs", json_pack ("[o]", api_job (r, job)));
+    return api_answer (r, "jobs", json_pack ("[o]", api_job (r, seen)));
 }
 
 /* ---- nodes, queues, server, events ------------------------------------- */
@@ -294,7 +307,9 @@ static int api_server (struct http_req *r)
 static void api_event_id (struct server *srv, sqlite3_stmt *st, char *buf, size_t len)
 {
     int64_t seq = sqlite3_column_int64 (st, 7);
-    struct job *job = seq ? jobs_lookup (srv->jobs, seq) : NULL;
+    /* A subjob by its array and index: a lookup by key would split it out. */
+    struct job *job =
+        seq && seq < JOB_SUBKEY_BASE ? jobs_lookup (srv->jobs, seq) : NULL;
 
     if (job)
         snprintf (buf, len, "%s", job->id);
@@ -354,6 +369,13 @@ static int api_events (struct http_req *r)
 static int api_v1 (struct http_req *r, void *arg)
 {
     const char *p = r->rest;
+
+    /* Right after a restart the jobs' requests may still be parsed
+     * (jobs.h): the answers read them, so they wait, as the scheduler's
+     * own requests do (server.c). */
+    if (jobs_loading (r->srv->jobs) && jobs_load_wait (r->srv->jobs) < 0)
+        return http_reply_error (r, MHD_HTTP_SERVICE_UNAVAILABLE,
+                                 "cannot load jobs from the database");
 
     if (strcmp (p, "jobs") == 0)
         return api_jobs (r);

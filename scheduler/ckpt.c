@@ -695,6 +695,8 @@ static void ckpt_tick (struct loop *l, void *arg)
     struct ckpt *ck = srv->ckpt;
     int64_t now = util_now_ms ();
 
+    if (jobs_loading (srv->jobs))
+        return; /* after a restart: once the jobs' requests are parsed */
     if (ck->npending > 0)
         requests_expire (srv, now);
     if (now - ck->last_cadence_ms >= CADENCE_EVERY_MS) {

@@ -35,16 +35,21 @@ static int history_keep (const struct job *job, void *arg)
 
     if (job_ops_waited (ops, job))
         return 1;
-    for (int i = 0; i < job->nsub; i++)
-        if (job_ops_waited (ops, job->sub[i]))
+    for (int i = 0; job->arr && i < job->arr->nsub; i++)
+        if (job_ops_waited (ops, job->arr->sub[i]))
             return 1;
     return 0;
 }
 
 int history_purge (struct history *h)
 {
-    int n =
-        jobs_purge (h->srv->jobs, history_cutoff (h), history_keep, h->srv->job_ops);
+    int n;
+
+    /* Right after a restart the parsing threads still hold the jobs
+     * (jobs.h): the next tick purges. */
+    if (jobs_loading (h->srv->jobs))
+        return 0;
+    n = jobs_purge (h->srv->jobs, history_cutoff (h), history_keep, h->srv->job_ops);
 
     if (n > 0)
         log_msg (LOG_DEBUG, "history: %d finished jobs left memory", n);

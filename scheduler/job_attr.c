@@ -211,7 +211,7 @@ int job_attr_row (FILE *f, const struct job *job)
         && json_string_value (json_object_get (ru, "cput")))
         cput = json_string_value (json_object_get (ru, "cput"));
     put_field (f, job->id, '\t');
-    put_field (f, job->spec.name ? job->spec.name : "", '\t');
+    put_field (f, job->rec.name ? job->rec.name : "", '\t');
     put_field (f, job->rec.owner, '\t');
     put_field (f, cput, '\t');
     putc (job_state_display (job), f);
@@ -225,20 +225,9 @@ int job_attr_row (FILE *f, const struct job *job)
  * many subjobs are in each state. */
 static void job_attr_array (json_t *o, const struct job *job)
 {
-    int q = 0, r = 0, x = 0;
     char counts[128];
 
-    for (int i = 0; i < job->nsub; i++) {
-        char st = job->sub[i]->rec.state;
-        if (st == 'F')
-            x++;
-        else if (st == 'R' || st == 'E')
-            r++;
-        else
-            q++;
-    }
-    snprintf (counts, sizeof (counts), "Queued:%d Running:%d Exiting:0 Expired:%d", q,
-              r, x);
+    array_state_count (job, counts, sizeof (counts));
     set_str (o, "array", "True");
     set_str (o, "array_indices_submitted", job->spec.array);
     set_str (o, "array_state_count", counts);
@@ -342,7 +331,7 @@ json_t *job_attr_json (struct server *srv, const struct job *job)
     set_time (o, "obittime", job->rec.state == 'F' ? job->rec.etime : 0);
     set_str (o, "project", "_pbs_project_default");
     set_str (o, "hpcq_uuid", job->rec.uuid);
-    if (job->is_array)
+    if (job->arr)
         job_attr_array (o, job);
     if (job->parent) {
         set_str (o, "array_id", job->parent->id);

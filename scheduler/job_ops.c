@@ -235,9 +235,9 @@ static void job_sig (struct server *srv, struct conn *c, struct wire_msg *msg)
     if (!job || sig_request (c, msg, signo, sizeof (signo)) < 0)
         return;
     who_of (c, who, sizeof (who));
-    /* An array: every subjob that runs. */
-    for (int i = 0; i < (job->is_array ? job->nsub : 1); i++) {
-        struct job *j = job->is_array ? job->sub[i] : job;
+    /* An array: every subjob that runs (each is split out). */
+    for (int i = 0; i < (job->arr ? job->arr->nsub : 1); i++) {
+        struct job *j = job->arr ? job->arr->sub[i] : job;
         if (!strcmp (signo, "suspend") || !strcmp (signo, "resume")) {
             int rc = sig_suspend (srv, c, msg, j, signo, who);
             if (rc < 0)

@@ -17,6 +17,7 @@
 #include "common/directive.h"
 #include "common/arrayspec.h"
 #include "common/log.h"
+#include "common/strpool.h"
 #include "common/util.h"
 #include "scheduler/depend.h"
 #include "scheduler/cost.h"
@@ -35,18 +36,21 @@ static struct job *job_new (struct server *srv, struct conn *c,
                             struct hpcq_jobspec *spec)
 {
     struct job *job = xzalloc (sizeof (*job));
+    char owner[64];
     uuid_t u;
 
     job->spec = *spec; /* takes over what spec points to */
     jobspec_init (spec);
+    jobspec_pool (&job->spec); /* the texts jobs repeat, kept once */
     job->rec.seq = jobs_next_seq (srv->jobs);
     uuid_generate (u);
     uuid_unparse_lower (u, job->rec.uuid);
     job->rec.uid = conn_peer_uid (c);
-    server_user_name ((uid_t)job->rec.uid, job->rec.owner, sizeof (job->rec.owner));
-    snprintf (job->rec.name, sizeof (job->rec.name), "%s", job->spec.name);
-    snprintf (job->rec.queue, sizeof (job->rec.queue), "%s",
-              job->spec.queue ? job->spec.queue : srv->default_queue);
+    server_user_name ((uid_t)job->rec.uid, owner, sizeof (owner));
+    job->rec.owner = strpool_get (owner);
+    job->rec.name = strpool_ref (job->spec.name);
+    job->rec.queue =
+        strpool_get (job->spec.queue ? job->spec.queue : srv->default_queue);
     job->rec.state = JOB_STATE_NEW; /* lifecycle_submit decides */
     snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "%s",
               job->spec.hold ? "u" : "n");
@@ -235,21 +239,31 @@ static int delete_one (struct server *srv, struct job *job, const char *who)
     }
 }
 
-/* qdel NUM[]: every subjob goes; the array ends when the last has. */
+/* qdel NUM[]: the untouched subjobs go with the array, which is E until
+ * the ones that run have ended; the split-out ones are deleted one by one.
+ * The array ends when the last has. */
 static void array_delete (struct server *srv, struct conn *c, struct wire_msg *msg,
                           struct job *array, const char *who)
 {
+    struct job_array *a = array->arr;
+
     if (array->rec.state == 'F') {
         server_reply_error (c, msg, EINVAL, "Job has finished %s", array->id);
         return;
     }
-    for (int i = 0; i < array->nsub; i++) {
-        if (delete_one (srv, array->sub[i], who) < 0) {
+    job_set_comment (array, "Job deleted by %s", who);
+    if (lifecycle_change (srv, array, 'E', JOB_EV_DELETED, who, "array") < 0) {
+        server_reply_error (c, msg, errno, "cannot record deletion of %s", array->id);
+        return;
+    }
+    for (int i = 0; i < a->nsub; i++) {
+        if (delete_one (srv, a->sub[i], who) < 0) {
             server_reply_error (c, msg, errno, "cannot record deletion of %s",
-                                array->sub[i]->id);
+                                a->sub[i]->id);
             return;
         }
     }
+    lifecycle_array_update (srv, array);
     log_msg (LOG_INFO, "job array %s (%s) deleted by %s", array->id, array->rec.owner,
              who);
     server_reply_after_commit (srv, c, msg, NULL);
@@ -279,13 +293,15 @@ static void job_delete (struct server *srv, struct conn *c, struct wire_msg *msg
     server_reply_after_commit (srv, c, msg, NULL);
 }
 
-/* Holds, releases and changes apply to whole jobs; arrays and their
- * subjobs take only qdel for now. */
+/* A whole array cannot be altered (its subjobs share its request); each
+ * of its subjobs can. */
 static int refuse_arrays (struct conn *c, struct wire_msg *msg, struct job *job)
 {
-    if (!job->is_array && !job->parent)
+    if (!job->is_array)
         return 0;
-    server_reply_error (c, msg, EINVAL, "%s is not supported for job arrays yet (%s)",
+    server_reply_error (c, msg, EINVAL,
+                        "%s is not supported for whole job arrays; "
+                        "name a subjob (%s)",
                         msg->type, job->id);
     return -1;
 }
@@ -354,14 +370,56 @@ static int hold_request (struct server *srv, struct conn *c, struct wire_msg *ms
     return mask;
 }
 
+/* Add the holds in mask to a queued or held job. */
+static int hold_one (struct server *srv, struct job *job, int mask, const char *who)
+{
+    holds_format (mask | holds_of (job), job->rec.hold_types,
+                  sizeof (job->rec.hold_types));
+    job_set_comment (job, "Job held by %s", who);
+    return lifecycle_change (srv, job, 'H', JOB_EV_HELD, who, job->rec.hold_types);
+}
+
+/* Lift the holds in mask from a held job: queued unless others stay. */
+static int release_one (struct server *srv, struct job *job, int mask, const char *who)
+{
+    /* Only the types asked for go; a dependency's system hold stays unless
+     * a manager lifts it. */
+    int left = holds_of (job) & ~mask;
+
+    holds_format (left, job->rec.hold_types, sizeof (job->rec.hold_types));
+    if (left)
+        job_set_comment (job, "Job held: hold types %s remain", job->rec.hold_types);
+    else
+        job_set_comment (job, "Job released by %s", who);
+    return lifecycle_change (srv, job, left ? 'H' : 'Q', JOB_EV_RELEASED, who,
+                             job->rec.hold_types);
+}
+
+/* An array's hold or release reaches its split-out subjobs that have not
+ * started (the untouched ones follow the array's state). */
+static int array_holds_follow (struct server *srv, struct job *array, int mask,
+                               int hold, const char *who)
+{
+    struct job_array *a = array->arr;
+
+    for (int i = 0; a && i < a->nsub; i++) {
+        struct job *sj = a->sub[i];
+        if (hold && (sj->rec.state == 'Q' || sj->rec.state == 'H')
+            && hold_one (srv, sj, mask, who) < 0)
+            return -1;
+        if (!hold && sj->rec.state == 'H' && release_one (srv, sj, mask, who) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     struct job *job = job_rpc_target (srv, c, msg);
     char who[64];
     int mask;
 
-    if (!job || refuse_arrays (c, msg, job) < 0
-        || (mask = hold_request (srv, c, msg, job)) < 0)
+    if (!job || (mask = hold_request (srv, c, msg, job)) < 0)
         return;
     if (job->rec.state != 'Q' && job->rec.state != 'H') {
         /* Holding a running job needs checkpoint support (a later issue). */
@@ -370,10 +428,8 @@ static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
         return;
     }
     server_user_name (conn_peer_uid (c), who, sizeof (who));
-    holds_format (mask | holds_of (job), job->rec.hold_types,
-                  sizeof (job->rec.hold_types));
-    job_set_comment (job, "Job held by %s", who);
-    if (lifecycle_change (srv, job, 'H', JOB_EV_HELD, who, job->rec.hold_types) < 0) {
+    if (hold_one (srv, job, mask, who) < 0
+        || array_holds_follow (srv, job, mask, 1, who) < 0) {
         server_reply_error (c, msg, errno, "cannot record hold of %s", job->id);
         return;
     }
@@ -384,10 +440,9 @@ static void job_release (struct server *srv, struct conn *c, struct wire_msg *ms
 {
     struct job *job = job_rpc_target (srv, c, msg);
     char who[64];
-    int mask, left;
+    int mask;
 
-    if (!job || refuse_arrays (c, msg, job) < 0
-        || (mask = hold_request (srv, c, msg, job)) < 0)
+    if (!job || (mask = hold_request (srv, c, msg, job)) < 0)
         return;
     if (job->rec.state != 'H') {
         /* PBS accepts qrls of a job without holds and does nothing. */
@@ -399,17 +454,8 @@ static void job_release (struct server *srv, struct conn *c, struct wire_msg *ms
         return;
     }
     server_user_name (conn_peer_uid (c), who, sizeof (who));
-    /* Only the types asked for go; a dependency's system hold stays unless
-     * a manager lifts it. */
-    left = holds_of (job) & ~mask;
-    holds_format (left, job->rec.hold_types, sizeof (job->rec.hold_types));
-    if (left)
-        job_set_comment (job, "Job held: hold types %s remain", job->rec.hold_types);
-    else
-        job_set_comment (job, "Job released by %s", who);
-    if (lifecycle_change (srv, job, left ? 'H' : 'Q', JOB_EV_RELEASED, who,
-                          job->rec.hold_types)
-        < 0) {
+    if (release_one (srv, job, mask, who) < 0
+        || array_holds_follow (srv, job, mask, 0, who) < 0) {
         server_reply_error (c, msg, errno, "cannot record release of %s", job->id);
         return;
     }
@@ -486,13 +532,19 @@ static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
         jobspec_release (&spec);
         return;
     }
-    jobspec_release (&job->spec);
+    /* A subjob's request was its array's until now: from here on it has
+     * one of its own, stored in its row. */
+    if (!job->parent || job->own_spec)
+        jobspec_release (&job->spec);
+    job->own_spec = job->parent != NULL;
+    jobspec_pool (&spec);
     job->spec = spec;
     free (job->rec.spec);
     job->rec.spec = text;
-    snprintf (job->rec.name, sizeof (job->rec.name), "%s", spec.name);
-    snprintf (job->rec.queue, sizeof (job->rec.queue), "%s",
-              spec.queue ? spec.queue : srv->default_queue);
+    strpool_put (job->rec.name);
+    strpool_put (job->rec.queue);
+    job->rec.name = strpool_ref (spec.name);
+    job->rec.queue = strpool_get (spec.queue ? spec.queue : srv->default_queue);
     job->rec.priority = spec.priority;
     limits_account (srv->limits, job, 1);
     server_user_name (conn_peer_uid (c), who, sizeof (who));

@@ -16,6 +16,12 @@
  * job in full.  PBS Pro with False hides others' jobs altogether; hpcq
  * keeps the table public, as Slurm does without PrivateData=jobs, so that
  * users can see how busy the queue is.
+ *
+ * Arrays are one record (array.h): an untouched subjob, listed by -t or
+ * named by its id, is described in the cursor's scratch job
+ * (jobs_subjob_view) and never split out, so listing a million-task array
+ * makes no job of any of its subjobs.  A view carries its array's owner,
+ * so the privacy filter treats it as its array.
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -27,6 +33,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "scheduler/array.h"
 #include "scheduler/job_attr.h"
 #include "scheduler/job_stat.h"
 #include "scheduler/jobs.h"
@@ -50,6 +57,13 @@ struct stat_pos {
     int sub;
 };
 
+/* A job named by id: a top-level job (pos -1), or the subjob of the array
+ * seq at position pos, split out or not. */
+struct stat_id {
+    int64_t seq;
+    int pos;
+};
+
 struct stat_cursor {
     struct server *srv;
     struct conn *c;
@@ -57,12 +71,13 @@ struct stat_cursor {
     int table, history, subjobs;
     int see_all; /* operator, or query_other_jobs */
     uid_t uid;
-    char *user;   /* -u filter, or NULL */
-    int64_t *ids; /* the jobs named, by sequence number */
+    char *user;          /* -u filter, or NULL */
+    struct stat_id *ids; /* the jobs named, in the order given */
     int nids;
     int by_ids;
     struct stat_pos pos;
     json_t *unknown, *finished;
+    struct job scratch; /* the untouched subjob last described */
 };
 
 static void cursor_free (void *arg)
@@ -110,7 +125,7 @@ static struct job *cursor_top (struct stat_cursor *cur, struct stat_pos *p)
 
     if (cur->by_ids) {
         for (; p->idx < cur->nids; p->idx++, p->sub = -1) {
-            struct job *job = jobs_lookup (cur->srv->jobs, cur->ids[p->idx]);
+            struct job *job = jobs_lookup (cur->srv->jobs, cur->ids[p->idx].seq);
             if (job)
                 return job;
         }
@@ -137,21 +152,37 @@ static void cursor_next_top (struct stat_cursor *cur, struct stat_pos *p,
     p->sub = -1;
 }
 
-/* The next job to show, advancing p past it; NULL when the walk is over. */
-static struct job *cursor_next (struct stat_cursor *cur, struct stat_pos *p)
+/* The subjob of array at pos as it is now: split out, or described in the
+ * cursor's scratch job (with its UUID for the full attributes only). */
+static const struct job *cursor_subjob (struct stat_cursor *cur, struct job *array,
+                                        int pos)
+{
+    return jobs_subjob_view (cur->srv->jobs, array, pos, &cur->scratch, !cur->table);
+}
+
+/* The next job to show, advancing p past it; NULL when the walk is over.
+ * A subjob view lasts until the next call. */
+static const struct job *cursor_next (struct stat_cursor *cur, struct stat_pos *p)
 {
     struct job *top;
 
     while ((top = cursor_top (cur, p))) {
         if (p->sub < 0) {
-            if (cur->subjobs && top->is_array)
+            int named = cur->by_ids ? cur->ids[p->idx].pos : -1;
+            if (named >= 0) { /* a subjob named by its id */
+                cursor_next_top (cur, p, top);
+                if (top->arr && named < array_size (top->arr))
+                    return cursor_subjob (cur, top, named);
+                continue;
+            }
+            if (cur->subjobs && top->arr)
                 p->sub = 0;
             else
                 cursor_next_top (cur, p, top);
             return top;
         }
-        if (p->sub < top->nsub)
-            return top->sub[p->sub++];
+        if (top->arr && p->sub < array_size (top->arr))
+            return cursor_subjob (cur, top, p->sub++);
         cursor_next_top (cur, p, top);
     }
     return NULL;
@@ -193,7 +224,7 @@ static json_t *part_jobs (struct stat_cursor *cur, struct stat_pos *p, int max,
     size_t len = 0, bytes = 0;
     FILE *f = NULL;
     json_t *jobs = NULL;
-    struct job *job = NULL;
+    const struct job *job = NULL;
     int rc = 0;
 
     *count = 0;
@@ -280,12 +311,14 @@ static void stat_drain (struct conn *c, void *arg)
     cursor_free (cur);
 }
 
-/* The jobs a request names: their sequence numbers (in the order given),
- * the unknown ones and (without -x) the finished ones apart. */
+/* The jobs a request names (in the order given), the unknown ones and
+ * (without -x) the finished ones apart.  A subjob is looked at, not split
+ * out. */
 static int stat_ids (struct stat_cursor *cur, json_t *ids)
 {
     json_t *v;
     size_t i;
+    struct job scratch;
 
     cur->by_ids = 1;
     cur->ids = calloc (json_array_size (ids) + 1, sizeof (*cur->ids));
@@ -294,13 +327,21 @@ static int stat_ids (struct stat_cursor *cur, json_t *ids)
     json_array_foreach (ids, i, v)
     {
         const char *id = json_string_value (v);
-        struct job *job = jobs_find (cur->srv->jobs, id);
+        int pos;
+        struct job *job = jobs_find_pos (cur->srv->jobs, id, &pos);
+        const struct job *seen =
+            job && pos >= 0 ? jobs_subjob_view (cur->srv->jobs, job, pos, &scratch, 0)
+                            : job;
+        if (job && job->parent) { /* a split-out subjob: by its array */
+            pos = job->array_pos;
+            job = job->parent;
+        }
         if (!job)
             json_array_append_new (cur->unknown, json_string (id ? id : "?"));
-        else if (job->rec.state == 'F' && !cur->history)
-            json_array_append_new (cur->finished, json_string (job->id));
+        else if (seen->rec.state == 'F' && !cur->history)
+            json_array_append_new (cur->finished, json_string (seen->id));
         else
-            cur->ids[cur->nids++] = job->rec.seq;
+            cur->ids[cur->nids++] = (struct stat_id){ job->rec.seq, pos };
     }
     return 0;
 }
@@ -330,6 +371,14 @@ static void job_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
         server_attr_query_other_jobs (srv) || server_is_operator (srv, cur->uid);
     cur->user = user ? xstrdup (user) : NULL;
     cur->pos = (struct stat_pos){ .seq = 0, .idx = 0, .sub = -1 };
+    /* Right after a restart only the table of all jobs is answered from
+     * the records alone; anything more waits for the parsed requests. */
+    if ((!cur->table || cur->subjobs || (ids && json_array_size (ids) > 0))
+        && jobs_load_wait (srv->jobs) < 0) {
+        server_reply_error (c, msg, EIO, "job.stat: cannot load jobs");
+        cursor_free (cur);
+        return;
+    }
     cur->unknown = json_array ();
     cur->finished = json_array ();
     if (!cur->unknown || !cur->finished

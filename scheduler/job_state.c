@@ -77,6 +77,14 @@ static const struct job_transition table[] = {
      * database hold 'S'). */
     { 'R', 'S', JOB_EV_SUSPENDED, J },
     { 'S', 'R', JOB_EV_RESUMED, J },
+    /* An array is held and released as a whole (its untouched subjobs
+     * with it); deleted, it is E until its running subjobs have ended, and
+     * it ends when its last subjob has. */
+    { 'Q', 'H', JOB_EV_HELD, A },
+    { 'H', 'H', JOB_EV_HELD, A },
+    { 'Q', 'E', JOB_EV_DELETED, A },
+    { 'H', 'E', JOB_EV_DELETED, A },
+    { 'E', 'E', JOB_EV_DELETED, A },
     /* Checkpoints leave the state as it is: asked of a running job; its
      * report may come while it is being deleted (E); a request may be
      * given up on while it is stopped (S). */
@@ -87,10 +95,9 @@ static const struct job_transition table[] = {
     { 'R', 'R', JOB_EV_CHECKPOINT_MISSED, J },
     { 'E', 'E', JOB_EV_CHECKPOINT_MISSED, J },
     { 'S', 'S', JOB_EV_CHECKPOINT_MISSED, J },
-    /* An array ends when its last subjob has (its subjobs are deleted one
-     * by one: the array itself only finishes). */
     { 'Q', 'F', JOB_EV_FINISHED, A },
     { 'H', 'F', JOB_EV_FINISHED, A },
+    { 'E', 'F', JOB_EV_FINISHED, A },
 };
 
 #undef J
@@ -150,10 +157,8 @@ int job_state_set (struct job *job, char to, enum job_event ev, const char *acto
 
 char job_state_display (const struct job *job)
 {
-    if (job->is_array && job->rec.state != 'F') {
-        for (int i = 0; i < job->nsub; i++)
-            if (job->sub[i]->rec.run_count > 0 || job->sub[i]->rec.state == 'F')
-                return 'B';
-    }
+    if (job->arr && (job->rec.state == 'Q' || job->rec.state == 'H')
+        && array_began (job->arr))
+        return 'B';
     return job->rec.state;
 }

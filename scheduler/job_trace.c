@@ -26,7 +26,12 @@ static const char *sql_events =
 static int trace_find (struct server *srv, const char *id, int64_t *seq, int64_t *uid,
                        char *idbuf, size_t len)
 {
-    struct job *job = jobs_find (srv->jobs, id);
+    struct job scratch;
+    int pos;
+    struct job *top = jobs_find_pos (srv->jobs, id, &pos);
+    /* An untouched subjob is looked at, not split out (array.h). */
+    const struct job *job =
+        top && pos >= 0 ? jobs_subjob_view (srv->jobs, top, pos, &scratch, 0) : top;
     const char *br = strchr (id, '['), *dot;
     int64_t num = jobs_parse_id (id);
     sqlite3_stmt *st;

@@ -4,7 +4,9 @@
 #endif
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 
 #include "common/arrayspec.h"
 #include "common/log.h"
+#include "common/strpool.h"
 #include "common/util.h"
 #include "scheduler/jobs.h"
 #include "scheduler/nodes.h"
@@ -25,7 +28,11 @@ struct jobs {
     int64_t next_seq;
     struct job_queue queued; /* jobs in state Q */
     int nqueued;
-    struct job_list running;   /* jobs holding an allocation */
+    struct job_list running;          /* jobs holding an allocation */
+    TAILQ_HEAD (, job_array) pending; /* arrays with untouched queued subjobs */
+    struct job **transient;           /* subjobs split out for this pass */
+    int ntransient, transient_cap;
+    struct load *load;         /* while the stored requests are parsed */
     struct job_list suspended; /* jobs in state S */
 };
 
@@ -97,19 +104,24 @@ struct jobs *jobs_create (struct server *srv)
     js->next_seq = 1;
     TAILQ_INIT (&js->queued);
     LIST_INIT (&js->running);
+    TAILQ_INIT (&js->pending);
     LIST_INIT (&js->suspended);
     return js;
 }
+
+static void load_cancel (struct jobs *js);
 
 static void job_free (struct job *job)
 {
     if (!job)
         return;
-    for (int i = 0; i < job->nsub; i++)
-        job_free (job->sub[i]);
-    free (job->sub);
+    if (job->arr) {
+        for (int i = 0; i < job->arr->nsub; i++)
+            job_free (job->arr->sub[i]);
+        array_destroy (job->arr);
+    }
     db_job_release (&job->rec);
-    if (!job->parent)
+    if (!job->parent || job->own_spec)
         jobspec_release (&job->spec); /* a subjob's is its array's */
     free (job->alloc);
     free (job->resv);
@@ -121,9 +133,11 @@ void jobs_destroy (struct jobs *js)
 {
     if (!js)
         return;
+    load_cancel (js); /* the parsing threads still use the jobs */
     for (int i = 0; i < js->n; i++)
         job_free (js->v[i]);
     free (js->v);
+    free (js->transient);
     free (js);
 }
 
@@ -158,34 +172,164 @@ static void job_make_id (struct server *srv, struct job *job)
                   srv->name);
 }
 
-/* A subjob of array: everything its own but the request, which it shares. */
-static struct job *subjob_new (struct job *array, int pos, int index)
+int64_t job_subkey (int64_t parent_seq, int pos, int n)
 {
-    struct job *sj = xzalloc (sizeof (*sj));
-    uuid_t ns, u;
-    char name[32];
+    if (n > 1 << JOB_SUBKEY_BITS)
+        return JOB_SUBKEY_BIG + (parent_seq << JOB_SUBKEY_BIG_BITS) + pos;
+    return JOB_SUBKEY (parent_seq, pos);
+}
 
+/* An array joins the arrays a pass takes subjobs from while it is queued
+ * and has untouched subjobs, and leaves when not. */
+static void pending_update (struct jobs *js, struct job *array)
+{
+    struct job_array *a = array->arr;
+    int want = a && array->rec.state == 'Q' && a->untouched > 0;
+
+    if (!a || want == a->pending)
+        return;
+    if (want)
+        TAILQ_INSERT_TAIL (&js->pending, a, pending_link);
+    else
+        TAILQ_REMOVE (&js->pending, a, pending_link);
+    a->pending = want;
+}
+
+struct job_array *jobs_pending_arrays_first (struct jobs *js)
+{
+    return TAILQ_FIRST (&js->pending);
+}
+
+struct job_array *jobs_pending_arrays_next (struct job_array *a)
+{
+    return TAILQ_NEXT (a, pending_link);
+}
+
+/* The subjob at pos of array as it is while untouched: everything its own
+ * but the request, which it shares, and the strings of the array's record,
+ * which it borrows (the caller clears them if it keeps the job). */
+static void subjob_fill (struct jobs *js, struct job *array, int pos, struct job *sj,
+                         int with_uuid)
+{
+    struct job_array *a = array->arr;
+    int index = array_index_at (a, pos);
+    char st = array_untouched_state (array);
+
+    memset (sj, 0, sizeof (*sj));
     sj->parent = array;
+    sj->array_pos = pos;
     sj->array_index = index;
     sj->spec = array->spec;
     sj->rec = array->rec;
-    sj->rec.seq = JOB_SUBKEY (array->rec.seq, pos);
+    sj->rec.seq = job_subkey (array->rec.seq, pos, array_size (a));
     sj->rec.array_parent = array->rec.seq;
     sj->rec.array_index = index;
-    /* Each subjob is an identity of its own (its checkpoints, its runs),
-     * derived from its array's and its index (a name-based UUID), so a
-     * subjob that has no row yet is the same one after a restart. */
-    snprintf (name, sizeof (name), "subjob %d", index);
-    if (uuid_parse (array->rec.uuid, ns) == 0)
-        uuid_generate_sha1 (u, ns, name, strlen (name));
-    else
-        uuid_generate (u);
-    uuid_unparse_lower (u, sj->rec.uuid);
+    sj->rec.state = st;
+    sj->rec.run_count = 0;
+    sj->rec.has_exit = 0;
+    sj->rec.exit_status = 0;
+    sj->rec.stime = 0;
+    sj->rec.session_id = 0;
+    /* Deleted with its array: it ended when the array was deleted. */
+    sj->rec.etime = st == 'F' ? array->rec.mtime : 0;
+    sj->rec.comment =
+        st == 'F' ? (char *)"Job deleted with its array before it ran" : NULL;
     sj->rec.spec = NULL; /* its request is its array's */
-    sj->rec.comment = NULL;
     sj->rec.exec_host = sj->rec.exec_vnode = NULL;
     sj->rec.resources_used = sj->rec.alloc = NULL;
+    sj->prio = array->prio;
+    sj->prio_f = array->prio_f;
+    sj->rec.uuid[0] = '\0';
+    if (with_uuid) {
+        /* Each subjob is an identity of its own (its checkpoints, its
+         * runs), derived from its array's and its index (a name-based
+         * UUID), so a subjob that has no row yet is the same one after a
+         * restart. */
+        uuid_t ns, u;
+        char name[32];
+        snprintf (name, sizeof (name), "subjob %d", index);
+        if (uuid_parse (array->rec.uuid, ns) == 0)
+            uuid_generate_sha1 (u, ns, name, strlen (name));
+        else
+            uuid_generate (u);
+        uuid_unparse_lower (u, sj->rec.uuid);
+    }
+    job_make_id (js->srv, sj);
+}
+
+const struct job *jobs_subjob_view (struct jobs *js, struct job *array, int pos,
+                                    struct job *scratch, int uuid)
+{
+    struct job *sj = array_sub (array->arr, pos);
+
+    if (sj)
+        return sj;
+    subjob_fill (js, array, pos, scratch, uuid);
+    return scratch;
+}
+
+static int transient_push (struct jobs *js, struct job *sj)
+{
+    if (js->ntransient == js->transient_cap) {
+        int cap = js->transient_cap ? js->transient_cap * 2 : 256;
+        struct job **v = realloc (js->transient, cap * sizeof (*v));
+        if (!v)
+            return -1;
+        js->transient = v;
+        js->transient_cap = cap;
+    }
+    js->transient[js->ntransient++] = sj;
+    return 0;
+}
+
+struct job *jobs_subjob (struct jobs *js, struct job *array, int pos, int transient)
+{
+    struct job_array *a = array->arr;
+    struct job *sj;
+
+    if (!a || pos < 0 || pos >= array_size (a))
+        return NULL;
+    if ((sj = array_sub (a, pos))) {
+        if (!transient)
+            sj->transient = 0;
+        return sj;
+    }
+    sj = xzalloc (sizeof (*sj));
+    subjob_fill (js, array, pos, sj, 1);
+    /* What the fill borrowed from the array is the subjob's own now. */
+    if (sj->rec.comment)
+        sj->rec.comment = xstrdup (sj->rec.comment);
+    strpool_ref (sj->rec.owner);
+    strpool_ref (sj->rec.name);
+    strpool_ref (sj->rec.queue);
+    sj->transient = transient;
+    if (array_split_add (a, sj) < 0 || (transient && transient_push (js, sj) < 0)) {
+        array_split_remove (a, sj);
+        job_free (sj);
+        return NULL;
+    }
+    if (sj->rec.state == 'Q')
+        queue_link (js, sj);
+    pending_update (js, array);
     return sj;
+}
+
+void jobs_unsplit_transient (struct jobs *js)
+{
+    for (int i = 0; i < js->ntransient; i++) {
+        struct job *sj = js->transient[i];
+        /* Started, or the top job with its reservation: it stays. */
+        if (!sj->transient || sj->rec.state != 'Q' || sj->rec.run_count > 0
+            || sj->est_start > 0 || sj->resv) {
+            sj->transient = 0;
+            continue;
+        }
+        queue_unlink (js, sj);
+        array_split_remove (sj->parent->arr, sj);
+        pending_update (js, sj->parent);
+        job_free (sj);
+    }
+    js->ntransient = 0;
 }
 
 void job_drop_spec_text (struct job *job)
@@ -194,38 +338,81 @@ void job_drop_spec_text (struct job *job)
     job->rec.spec = NULL;
 }
 
-static int array_append (struct job *array, struct job *sj)
+/* The top-level job numbered seq (no subjob), or NULL. */
+static struct job *top_lookup (struct jobs *js, int64_t seq)
 {
-    struct job **v = realloc (array->sub, (array->nsub + 1) * sizeof (*v));
+    int lo = 0, hi = js->n - 1;
 
-    if (!v)
-        return -1;
-    array->sub = v;
-    array->sub[array->nsub++] = sj;
-    return 0;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (js->v[mid]->rec.seq == seq)
+            return js->v[mid];
+        if (js->v[mid]->rec.seq < seq)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return NULL;
 }
 
-/* Loading parses every stored request, most of a restart's time on a
- * deep queue, so the rows are read first and their requests parsed on
- * several threads; linking them in then goes in sequence order. */
+/* A subjob key's array and position; the array NULL if there is none. */
+static struct job *subkey_split (struct jobs *js, int64_t key, int *pos)
+{
+    int big = key >= JOB_SUBKEY_BIG;
+    int bits = big ? JOB_SUBKEY_BIG_BITS : JOB_SUBKEY_BITS;
+    int64_t rel = key - (big ? JOB_SUBKEY_BIG : JOB_SUBKEY_BASE);
+    struct job *array = top_lookup (js, rel >> bits);
+
+    *pos = (int)(rel & ((INT64_C (1) << bits) - 1));
+    if (!array || !array->arr || (array_size (array->arr) > 1 << JOB_SUBKEY_BITS) != big
+        || *pos >= array_size (array->arr))
+        return NULL;
+    return array;
+}
+
+/* A restart reads and links every row first: the index, the lists,
+ * arrays and allocations, all that a job's record says.  The server
+ * answers from that at once, while the stored requests (most of a
+ * restart's time on a deep queue: JSON to parse) are parsed on threads of
+ * their own.  Until they are (jobs_loading), only what reads records may
+ * run; the server holds everything else behind jobs_load_wait.  The
+ * threads write nothing but their jobs' spec and flags; what they
+ * allocate for good is moved to the loop's own heap when the loop takes
+ * the results in (load_finish), so the threads' arenas are left empty and
+ * given back to the system. */
+#define LOAD_MAX_THREADS 8
+
+struct load;
+
+struct load_slice {
+    struct load *l;
+    int from, to;
+};
+
 struct load {
-    struct job **v; /* one per row, in sequence order */
+    struct job **v; /* the jobs whose request is to be parsed */
     int n, cap;
-    int *bad; /* parse failed: the reason is logged */
+    int *bad; /* the request of v[i] is unreadable (logged) */
+    int nthreads;
+    pthread_t tid[LOAD_MAX_THREADS];
+    struct load_slice sl[LOAD_MAX_THREADS];
+    atomic_int done; /* threads that have finished */
+    struct loop_timer *poll;
+    jobs_loaded_f cb;
+    void *arg;
     /* The rows' request texts, kept together until parsed so that freeing
-     * them leaves no holes between the jobs' long-lived allocations:
-     * written to one memory stream, each ending in its '\0'. */
+     * them leaves no holes between the jobs' long-lived allocations (a
+     * quarter more resident memory at 100,000 jobs): written to one memory
+     * stream, each ending in its '\0', v[i]'s at text + off[i]. */
     FILE *texts;
     char *text; /* the stream's buffer, once closed */
     size_t len;
-    size_t *off; /* v[i]'s text at text + off[i] */
+    size_t *off;
 };
 
-static int load_collect (struct db_job *rec, void *arg)
+/* job's request is to be parsed: its text moves to the stream. */
+static int load_want_parse (struct load *l, struct job *job)
 {
-    struct load *l = arg;
-    struct job *job;
-
     if (l->n == l->cap) {
         int cap = l->cap ? l->cap * 2 : 1024;
         struct job **nv = realloc (l->v, cap * sizeof (*nv));
@@ -239,13 +426,10 @@ static int load_collect (struct db_job *rec, void *arg)
         l->cap = cap;
     }
     l->off[l->n] = (size_t)ftell (l->texts);
-    if (fputs (rec->spec ? rec->spec : "", l->texts) == EOF
+    if (fputs (job->rec.spec ? job->rec.spec : "", l->texts) == EOF
         || putc ('\0', l->texts) == EOF)
         return -1;
-    job = xzalloc (sizeof (*job));
-    job->rec = *rec; /* takes what rec points to */
     job_drop_spec_text (job);
-    jobspec_init (&job->spec);
     l->v[l->n++] = job;
     return 0;
 }
@@ -253,7 +437,7 @@ static int load_collect (struct db_job *rec, void *arg)
 static int load_parse_one (struct job *job, const char *text)
 {
     struct hpcq_error err;
-    json_t *o = json_loads (text, 0, NULL);
+    json_t *o = json_loads (text ? text : "", 0, NULL);
 
     if (!o || jobspec_from_json (o, &job->spec, &err) < 0) {
         log_msg (LOG_ERR, "job %lld: stored request unreadable: %s",
@@ -262,55 +446,6 @@ static int load_parse_one (struct job *job, const char *text)
         return -1;
     }
     json_decref (o);
-    return 0;
-}
-
-struct load_slice {
-    struct load *l;
-    int from, to;
-};
-
-static void *load_parse_slice (void *arg)
-{
-    struct load_slice *sl = arg;
-
-    for (int i = sl->from; i < sl->to; i++)
-        if (!sl->l->v[i]->rec.array_parent)
-            sl->l->bad[i] =
-                load_parse_one (sl->l->v[i], sl->l->text + sl->l->off[i]) < 0;
-    return NULL;
-}
-
-/* Parse every request, on up to one thread per CPU (8 at most).  jansson
- * is safe across threads for separate values once its hash seed is set. */
-static int load_parse (struct load *l)
-{
-    enum { MAX_THREADS = 8, MIN_PER_THREAD = 2000 };
-    struct load_slice sl[MAX_THREADS];
-    pthread_t tid[MAX_THREADS];
-    long cpus = sysconf (_SC_NPROCESSORS_ONLN);
-    int nt = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (int)cpus, started = 0;
-
-    if (nt > l->n / MIN_PER_THREAD)
-        nt = l->n / MIN_PER_THREAD > 0 ? l->n / MIN_PER_THREAD : 1;
-    if (!(l->bad = calloc (l->n ? l->n : 1, sizeof (*l->bad))))
-        return -1;
-    json_object_seed (0);
-    for (int t = 0; t < nt; t++) {
-        sl[t] = (struct load_slice){ l, (int)((int64_t)l->n * t / nt),
-                                     (int)((int64_t)l->n * (t + 1) / nt) };
-        /* Slice 0 is ours; a thread that cannot start is done here too. */
-        if (t == 0 || pthread_create (&tid[t], NULL, load_parse_slice, &sl[t]) != 0)
-            continue;
-        started |= 1 << t;
-    }
-    load_parse_slice (&sl[0]);
-    for (int t = 1; t < nt; t++) {
-        if (started & (1 << t))
-            pthread_join (tid[t], NULL);
-        else
-            load_parse_slice (&sl[t]);
-    }
     return 0;
 }
 
@@ -331,88 +466,280 @@ static int load_alloc (struct jobs *js, struct job *job)
     return 1;
 }
 
-/* A subjob row: it joins its array (loaded before it: rows come by seq). */
+/* A subjob row: a subjob that was split out (its array, read before it
+ * since rows come by seq, has every subjob untouched until now).  Its
+ * request is its array's (set once that is parsed) unless it has one of
+ * its own. */
 static int load_link_subjob (struct jobs *js, struct job *row)
-{
-    struct job *array = jobs_lookup (js, row->rec.array_parent), *sj;
-    int64_t pos = array ? row->rec.seq - JOB_SUBKEY (array->rec.seq, 0) : -1;
+{ /* 1: linked; 0: dropped (freed); -1: out of memory (freed) */
+    int pos;
+    struct job *array = subkey_split (js, row->rec.seq, &pos);
 
-    /* The array made its subjobs as it was linked; this row is what
-     * became of one of them. */
-    if (!array || !array->is_array || pos < 0 || pos >= array->nsub) {
+    if (!array || array->rec.seq != row->rec.array_parent
+        || array_sub (array->arr, pos)) {
         log_msg (LOG_ERR, "subjob row %lld without its array %lld",
                  (long long)row->rec.seq, (long long)row->rec.array_parent);
         job_free (row);
         return 0;
     }
-    sj = array->sub[pos];
-    if (sj->rec.state == 'Q')
-        queue_unlink (js, sj);
-    db_job_release (&sj->rec);
-    sj->rec = row->rec; /* the subjob takes the row's record */
-    free (row);
-    job_make_id (js->srv, sj);
-    if (sj->rec.state == 'Q')
-        queue_link (js, sj);
-    if (load_alloc (js, sj))
-        array->array_running++;
-    return 0;
+    row->parent = array;
+    row->array_pos = pos;
+    row->array_index = array_index_at (array->arr, pos);
+    row->own_spec = row->rec.spec && row->rec.spec[0];
+    job_make_id (js->srv, row);
+    if (array_split_add (array->arr, row) < 0) {
+        job_free (row);
+        return -1;
+    }
+    if (row->rec.state == 'Q')
+        queue_link (js, row);
+    if (load_alloc (js, row))
+        array->arr->running++; /* it holds an allocation (R, E, S) */
+    pending_update (js, array);
+    return 1;
 }
 
-/* A parsed top-level row: its array settings, id and allocation. */
+/* A top-level row: its array record (the range read straight from the
+ * stored text), id and allocation. */
 static int load_link (struct jobs *js, struct job *job)
 {
-    job->is_array = job->spec.array != NULL;
+    struct hpcq_error err;
+    char *range = NULL;
+    int rc = jobspec_text_array (job->rec.spec, &range);
+
+    /* A form the quick read does not take: parse this one now. */
+    if (rc < 0 && load_parse_one (job, job->rec.spec) == 0 && job->spec.array)
+        range = xstrdup (job->spec.array);
+    if (range) {
+        job->arr = array_create (job, range, &err);
+        free (range);
+        if (!job->arr) {
+            log_msg (LOG_ERR, "job %lld: %s", (long long)job->rec.seq, err.text);
+            job_free (job);
+            return -1;
+        }
+        job->is_array = 1;
+    }
     job_make_id (js->srv, job);
     (void)load_alloc (js, job);
     if (jobs_add (js, job) < 0) {
         job_free (job);
         return -1;
     }
-    /* Its subjobs as submitted; the rows of those that changed follow. */
-    return job->is_array ? jobs_add_subjobs (js, job) : 0;
+    pending_update (js, job);
+    return 0;
 }
 
-int jobs_load (struct jobs *js, int64_t finished_before)
+static int load_row (struct db_job *rec, void *arg)
 {
-    struct load l = { 0 };
-    char buf[32];
-    int i, rc = 0;
+    struct jobs *js = arg;
+    struct job *job = xzalloc (sizeof (*job));
+    int own;
 
-    if (!(l.texts = open_memstream (&l.text, &l.len))
-        || db_job_foreach_since (js->srv->db, finished_before, load_collect, &l) < 0)
-        rc = -1;
-    if (l.texts && fclose (l.texts) != 0)
-        rc = -1;
-    if (rc == 0 && load_parse (&l) < 0)
-        rc = -1;
-    /* Each link step owns its row: it links it in or frees it. */
-    for (i = 0; rc == 0 && i < l.n; i++) {
-        if (l.v[i]->rec.array_parent)
-            rc = load_link_subjob (js, l.v[i]);
-        else if (l.bad && l.bad[i]) {
-            job_free (l.v[i]);
-            rc = -1;
-        } else
-            rc = load_link (js, l.v[i]);
-    }
-    for (; i < l.n; i++) /* after a failure: the rows never linked */
-        job_free (l.v[i]);
-    free (l.v);
-    free (l.bad);
-    free (l.off);
-    free (l.text);
-    if (rc < 0)
+    job->rec = *rec; /* takes what rec points to */
+    jobspec_init (&job->spec);
+    /* A subjob's row has a request of its own only once qalter gave it one. */
+    own = job->rec.spec && job->rec.spec[0];
+    if (job->rec.array_parent) {
+        int rc = load_link_subjob (js, job);
+        if (rc <= 0)
+            return rc;
+        if (!own) { /* the array's request, parsed with the array */
+            job_drop_spec_text (job);
+            return 0;
+        }
+    } else if (load_link (js, job) < 0)
         return -1;
+    return load_want_parse (js->load, job);
+}
+
+static void *load_parse_slice (void *arg)
+{
+    struct load_slice *sl = arg;
+
+    for (int i = sl->from; i < sl->to; i++)
+        if (!sl->l->v[i]->spec.name) /* else parsed as it was read */
+            sl->l->bad[i] =
+                load_parse_one (sl->l->v[i], sl->l->text + sl->l->off[i]) < 0;
+    atomic_fetch_add (&sl->l->done, 1);
+    return NULL;
+}
+
+/* A copy of n bytes of p on the caller's heap (p freed), so that what a
+ * parsing thread allocated for good leaves its arena. */
+static void *rehome (void *p, size_t n)
+{
+    void *q;
+
+    if (!p || !n)
+        return p;
+    q = xrealloc (NULL, n);
+    memcpy (q, p, n);
+    free (p);
+    return q;
+}
+
+/* Take a parsed request in: its texts into the pool, its lists onto our
+ * heap, the stored text dropped. */
+static int load_adopt (struct job *job)
+{
+    struct hpcq_jobspec *s = &job->spec;
+
+    if (!job->parent && !s->array != !job->arr) {
+        log_msg (LOG_ERR, "job %lld: its stored request and its array range disagree",
+                 (long long)job->rec.seq);
+        return -1;
+    }
+
+    jobspec_pool (s);
+    s->env = rehome (s->env, (size_t)s->nenv * sizeof (*s->env));
+    s->res.chunk =
+        rehome (s->res.chunk, (size_t)s->res.nchunks * sizeof (*s->res.chunk));
+    job_drop_spec_text (job);
+    return 0;
+}
+
+/* Split-out subjobs share their array's request, parsed only now. */
+static void load_share_specs (struct jobs *js)
+{
+    for (int i = 0; i < js->n; i++) {
+        struct job_array *a = js->v[i]->arr;
+        for (int k = 0; a && k < a->nsub; k++)
+            if (!a->sub[k]->own_spec)
+                a->sub[k]->spec = js->v[i]->spec;
+    }
+}
+
+static void load_free (struct load *l)
+{
+    loop_timer_remove (l->poll);
+    if (l->texts)
+        fclose (l->texts);
+    free (l->text);
+    free (l->off);
+    free (l->v);
+    free (l->bad);
+    free (l);
+}
+
+/* The threads are done: take their results in.  0, or -1 if a stored
+ * request could not be read. */
+static int load_finish (struct jobs *js)
+{
+    struct load *l = js->load;
+    int rc = 0;
+
+    for (int t = 0; t < l->nthreads; t++)
+        pthread_join (l->tid[t], NULL);
+    for (int i = 0; i < l->n; i++)
+        if (!l->bad || l->bad[i] || load_adopt (l->v[i]) < 0)
+            rc = -1;
+    load_share_specs (js);
+    js->load = NULL;
+    if (l->cb)
+        l->cb (js, rc, l->arg);
+    load_free (l);
+    malloc_trim (0); /* the threads' arenas, now empty */
+    if (rc == 0)
+        log_msg (LOG_INFO, "loaded %d jobs (%d queued, %d running), next job %lld",
+                 js->n, jobs_count_state (js, 'Q'), jobs_count_state (js, 'R'),
+                 (long long)js->next_seq);
+    return rc;
+}
+
+static void load_poll (struct loop *loop, void *arg)
+{
+    struct jobs *js = arg;
+
+    if (js->load && atomic_load (&js->load->done) == js->load->nthreads)
+        (void)load_finish (js);
+}
+
+/* Parse every request, on up to one thread per CPU (8 at most).  jansson
+ * is safe across threads for separate values once its hash seed is set. */
+static int load_start (struct jobs *js)
+{
+    enum { MIN_PER_THREAD = 2000 };
+    struct load *l = js->load;
+    long cpus = sysconf (_SC_NPROCESSORS_ONLN);
+    int nt = cpus < 1 ? 1 : cpus > LOAD_MAX_THREADS ? LOAD_MAX_THREADS : (int)cpus;
+
+    if (nt > l->n / MIN_PER_THREAD)
+        nt = l->n / MIN_PER_THREAD > 0 ? l->n / MIN_PER_THREAD : 1;
+    if (fclose (l->texts) != 0) { /* its buffer, l->text, is complete */
+        l->texts = NULL;
+        return -1;
+    }
+    l->texts = NULL;
+    if (!(l->bad = calloc (l->n ? l->n : 1, sizeof (*l->bad))))
+        return -1;
+    json_object_seed (0);
+    for (int t = 0; t < nt; t++) {
+        l->sl[t] = (struct load_slice){ l, (int)((int64_t)l->n * t / nt),
+                                        (int)((int64_t)l->n * (t + 1) / nt) };
+        if (pthread_create (&l->tid[t], NULL, load_parse_slice, &l->sl[t]) != 0)
+            break;
+        l->nthreads++;
+    }
+    /* What no thread took is parsed here and now. */
+    for (int t = l->nthreads; t < nt; t++)
+        load_parse_slice (&l->sl[t]);
+    atomic_fetch_sub (&l->done, nt - l->nthreads);
+    log_msg (LOG_INFO, "parsing %d stored requests on %d threads", l->n, l->nthreads);
+    if (l->nthreads == 0)
+        return load_finish (js);
+    if (!(l->poll = loop_timer_add (js->srv->loop, 5, 5, load_poll, js)))
+        return -1;
+    return 0;
+}
+
+int jobs_load (struct jobs *js, int64_t finished_before, jobs_loaded_f cb, void *arg)
+{
+    char buf[32];
+
+    if (!(js->load = calloc (1, sizeof (*js->load))))
+        return -1;
+    if (!(js->load->texts = open_memstream (&js->load->text, &js->load->len))) {
+        free (js->load);
+        js->load = NULL;
+        return -1;
+    }
+    js->load->cb = cb;
+    js->load->arg = arg;
+    if (db_job_foreach_since (js->srv->db, finished_before, load_row, js) < 0) {
+        load_free (js->load);
+        js->load = NULL;
+        return -1;
+    }
     /* next_seq is also stored so numbers are never reused, even if the
      * newest jobs were purged. */
     if (db_server_get (js->srv->db, "next_seq", buf, sizeof (buf)) == 0
         && atoll (buf) > js->next_seq)
         js->next_seq = atoll (buf);
-    log_msg (LOG_INFO, "loaded %d jobs (%d queued, %d running), next job %lld", js->n,
-             jobs_count_state (js, 'Q'), jobs_count_state (js, 'R'),
-             (long long)js->next_seq);
+    log_msg (LOG_INFO, "read %d jobs", js->n);
+    if (load_start (js) < 0) {
+        jobs_load_wait (js);
+        return -1;
+    }
     return 0;
+}
+
+static void load_cancel (struct jobs *js)
+{
+    if (js->load) {
+        js->load->cb = NULL;
+        (void)load_finish (js);
+    }
+}
+
+int jobs_loading (const struct jobs *js)
+{
+    return js->load != NULL;
+}
+
+int jobs_load_wait (struct jobs *js)
+{
+    return js->load ? load_finish (js) : 0;
 }
 
 int64_t jobs_next_seq (struct jobs *js)
@@ -433,12 +760,16 @@ int jobs_insert (struct jobs *js, struct job *job)
 
 void jobs_refile (struct jobs *js, struct job *job, char old)
 {
-    if (job->is_array)
-        return; /* an array never runs itself: only its subjobs queue */
+    if (job->is_array) {
+        pending_update (js, job); /* it never runs itself: its subjobs do */
+        return;
+    }
     if (old == 'Q' && job->rec.state != 'Q')
         queue_unlink (js, job);
     else if (old != 'Q' && job->rec.state == 'Q')
         queue_link (js, job);
+    if (job->parent)
+        array_recount (job->parent->arr, job);
     if (old == 'S' && job->rec.state != 'S')
         suspended_unlink (js, job);
     /* Deleted while suspended: exiting, it is found with the running jobs
@@ -457,37 +788,17 @@ int jobs_write (struct jobs *js, struct job *job)
 
 int jobs_add_subjobs (struct jobs *js, struct job *array)
 {
-    struct arrayspec a;
+    struct hpcq_error err;
 
-    if (arrayspec_parse (array->spec.array, &a, NULL) < 0)
+    /* In memory only, and none of them a job yet: a subjob is split out,
+     * and its row written, when something happens to it. */
+    if (!(array->arr = array_create (array, array->spec.array, &err))) {
+        log_msg (LOG_ERR, "job %s: %s", array->id, err.text);
         return -1;
-    array->is_array = 1;
-    array->array_limit = a.limit;
-    /* In memory only: a subjob's row is written when it first changes
-     * (db_job_update), so an array of any size is one row at submission. */
-    for (int pos = 0; pos < a.n; pos++) {
-        struct job *sj = subjob_new (array, pos, a.index[pos]);
-        job_make_id (js->srv, sj);
-        if (array_append (array, sj) < 0) {
-            job_free (sj);
-            arrayspec_release (&a);
-            return -1;
-        }
-        if (sj->rec.state == 'Q')
-            queue_link (js, sj);
     }
-    arrayspec_release (&a);
+    array->is_array = 1;
+    pending_update (js, array);
     return 0;
-}
-
-/* A subjob by its key: its array, then its position there. */
-static struct job *subjob_lookup (struct jobs *js, int64_t key)
-{
-    int64_t rel = key - JOB_SUBKEY_BASE;
-    int64_t pos = rel & ((INT64_C (1) << JOB_SUBKEY_BITS) - 1);
-    struct job *array = jobs_lookup (js, rel >> JOB_SUBKEY_BITS);
-
-    return array && pos < array->nsub ? array->sub[pos] : NULL;
 }
 
 int jobs_purge (struct jobs *js, int64_t finished_before,
@@ -495,11 +806,17 @@ int jobs_purge (struct jobs *js, int64_t finished_before,
 {
     int k = 0, n = 0;
 
+    if (js->load)
+        return 0; /* the parsing threads still use the jobs */
     for (int i = 0; i < js->n; i++) {
         struct job *job = js->v[i];
         if (job->rec.state == 'F' && job->rec.etime < finished_before
             && !(keep && keep (job, arg))) {
-            job_free (job);
+            if (job->arr && job->arr->pending) { /* not while F; to be sure */
+                job->arr->pending = 0;
+                TAILQ_REMOVE (&js->pending, job->arr, pending_link);
+            }
+            job_free (job); /* an array with its split-out subjobs */
             n++;
             continue;
         }
@@ -519,20 +836,13 @@ int jobs_purge (struct jobs *js, int64_t finished_before,
 
 struct job *jobs_lookup (struct jobs *js, int64_t seq)
 {
-    int lo = 0, hi = js->n - 1;
+    struct job *array;
+    int pos;
 
-    if (seq >= JOB_SUBKEY_BASE)
-        return subjob_lookup (js, seq);
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (js->v[mid]->rec.seq == seq)
-            return js->v[mid];
-        if (js->v[mid]->rec.seq < seq)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return NULL;
+    if (seq < JOB_SUBKEY_BASE)
+        return top_lookup (js, seq);
+    array = subkey_split (js, seq, &pos);
+    return array ? jobs_subjob (js, array, pos, 0) : NULL;
 }
 
 int64_t jobs_parse_id (const char *s)
@@ -550,40 +860,54 @@ int64_t jobs_parse_id (const char *s)
 }
 
 /* "N[]" names the array, "N[I]" its subjob of index I. */
-static struct job *array_find (struct jobs *js, const char *id, const char *br)
+/* "N[]" names the array, "N[I]" its subjob of index I: the split one, or
+ * the array with *pos the untouched one's position. */
+static struct job *array_find (struct jobs *js, const char *id, const char *br,
+                               int *pos)
 {
-    struct job *array = jobs_lookup (js, jobs_parse_id (id));
+    struct job *array = top_lookup (js, jobs_parse_id (id)), *sj;
     char *end;
     long index;
 
-    if (!array || !array->is_array)
+    if (!array || !array->arr)
         return NULL;
     if (br[1] == ']')
         return array;
+    errno = 0;
     index = strtol (br + 1, &end, 10);
-    if (end == br + 1 || *end != ']')
+    if (end == br + 1 || *end != ']' || errno || index < 0 || index > INT_MAX
+        || (*pos = array_pos_of (array->arr, (int)index)) < 0)
         return NULL;
-    for (int i = 0; i < array->nsub; i++)
-        if (array->sub[i]->array_index == index)
-            return array->sub[i];
-    return NULL;
+    if ((sj = array_sub (array->arr, *pos)))
+        *pos = -1;
+    return sj ? sj : array;
 }
 
-struct job *jobs_find (struct jobs *js, const char *id)
+struct job *jobs_find_pos (struct jobs *js, const char *id, int *pos)
 {
     const char *br = id ? strchr (id, '[') : NULL;
     const char *close = br ? strchr (br, ']') : NULL;
     const char *dot = id ? strchr (close ? close : id, '.') : NULL;
     size_t len = strlen (js->srv->name);
 
+    *pos = -1;
     if (dot
         && (strncmp (dot + 1, js->srv->name, len) != 0
             || (dot[1 + len] != '\0' && dot[1 + len] != '.')))
         return NULL;
     if (br)
-        return close && (close[1] == '\0' || close[1] == '.') ? array_find (js, id, br)
-                                                              : NULL;
-    return jobs_lookup (js, jobs_parse_id (id));
+        return close && (close[1] == '\0' || close[1] == '.')
+                   ? array_find (js, id, br, pos)
+                   : NULL;
+    return top_lookup (js, jobs_parse_id (id));
+}
+
+struct job *jobs_find (struct jobs *js, const char *id)
+{
+    int pos;
+    struct job *job = jobs_find_pos (js, id, &pos);
+
+    return job && pos >= 0 ? jobs_subjob (js, job, pos, 0) : job;
 }
 
 struct job **jobs_all (struct jobs *js, int *n)

@@ -14,6 +14,7 @@
 
 #include "common/jobspec.h"
 #include "db/db_job.h"
+#include "scheduler/array.h"
 #include "scheduler/place.h"
 #include "scheduler/priority.h"
 #include "scheduler/server.h"
@@ -54,16 +55,20 @@ struct job {
     double prio;
     struct priority_factors prio_f;
 
-    /* Job arrays.  The array itself is a job that never runs; its subjobs
-     * run, each a job of its own that shares the array's request (spec
-     * is a shallow copy: the array owns it). */
+    /* Job arrays.  The array itself is a job that never runs; arr is its
+     * record of subjobs (scheduler/array.h).  A subjob is a job of its own
+     * only once split out; it shares the array's request (spec is a
+     * shallow copy: the array owns it) unless qalter gave it its own. */
     int is_array;
-    struct job **sub; /* array: subjobs in index order */
-    int nsub;
-    int array_limit;    /* array: at most this many running, 0 = any */
-    int array_running;  /* array: subjobs holding an allocation */
-    struct job *parent; /* subjob: its array */
-    int array_index;    /* subjob: its index */
+    struct job_array *arr;  /* array: its subjobs */
+    struct job *parent;     /* subjob: its array */
+    int array_index;        /* subjob: its index */
+    int array_pos;          /* subjob: its position in the array */
+    unsigned own_spec : 1;  /* subjob: its request is its own */
+    unsigned transient : 1; /* subjob: split out for one pass */
+    unsigned arr_group : 2; /* subjob: how its array counts it */
+    unsigned arr_began : 1;
+    unsigned arr_failed : 1;
 
     /* Checkpoints, suspension, preemption and cost (ckpt.h); NULL until
      * the job has any. */
@@ -71,23 +76,41 @@ struct job {
 };
 
 /* Subjob keys: the database and the workers know a subjob by this number,
- * far above any job number, made of its array's number and its position. */
+ * far above any job number, made of its array's number and its position:
+ * 17 bits of position for arrays of up to 131,072 subjobs, 22 above
+ * JOB_SUBKEY_BIG for larger ones (a key never changes: an array's size is
+ * fixed when it is submitted). */
 #define JOB_SUBKEY_BASE (INT64_C (1) << 62)
 #define JOB_SUBKEY_BITS 17
 #define JOB_SUBKEY(parent_seq, pos) \
     (JOB_SUBKEY_BASE + ((int64_t)(parent_seq) << JOB_SUBKEY_BITS) + (pos))
+#define JOB_SUBKEY_BIG (JOB_SUBKEY_BASE + (INT64_C (1) << 61))
+#define JOB_SUBKEY_BIG_BITS 22
+
+/* The key of the subjob at pos of an array of n subjobs. */
+int64_t job_subkey (int64_t parent_seq, int pos, int n);
 
 struct jobs *jobs_create (struct server *srv);
 void jobs_destroy (struct jobs *js);
 
 /* Load every job from the database but those that finished before
- * finished_before (0: every job); running jobs get their allocation back
- * on placeholder nodes.  0 or -1. */
-int jobs_load (struct jobs *js, int64_t finished_before);
+ * finished_before (0: every job): the records at once (running jobs get
+ * their allocation back on placeholder nodes), their stored requests
+ * parsed on other threads meanwhile; cb (rc 0, or -1 if a stored request
+ * is unreadable) runs on the loop once they are taken in.  0 or -1. */
+typedef void (*jobs_loaded_f) (struct jobs *js, int rc, void *arg);
+int jobs_load (struct jobs *js, int64_t finished_before, jobs_loaded_f cb, void *arg);
 
-/* Free the finished jobs (arrays with their subjobs) that ended before
- * finished_before, but those keep (if not NULL) says are still in use;
- * they stay in the database.  Returns how many went (history.h). */
+/* 1 while the requests are being parsed: until then only the records may
+ * be read (not job->spec, not subjob views).  jobs_load_wait waits for
+ * the parse and takes it in (0, or -1 as cb's rc). */
+int jobs_loading (const struct jobs *js);
+int jobs_load_wait (struct jobs *js);
+
+/* Free the finished jobs (arrays with their split-out subjobs) that ended
+ * before finished_before, but those keep (if not NULL) says are still in
+ * use; they stay in the database.  Nothing while the requests are parsed
+ * (jobs_loading).  Returns how many went (history.h). */
 int jobs_purge (struct jobs *js, int64_t finished_before,
                 int (*keep) (const struct job *job, void *arg), void *arg);
 
@@ -102,25 +125,51 @@ int jobs_insert (struct jobs *js, struct job *job);
  * 0 or -1 (ENOMEM: the job is still the caller's). */
 int jobs_add (struct jobs *js, struct job *job);
 
-/* Expand array job (already added) into its subjobs, one per index of its
- * -J range, and insert them.  0 or -1. */
+/* Give array job (already added) its record of subjobs, one per index of
+ * its -J range, all untouched: nothing is stored for them.  0 or -1. */
 int jobs_add_subjobs (struct jobs *js, struct job *array);
+
+/* The subjob of array at pos as a job of its own, split out if it was
+ * untouched (then queued or held as its array is, or finished if the
+ * array was deleted).  transient: split out for one scheduling pass only
+ * (jobs_unsplit_transient).  NULL if pos is out of range or no memory. */
+struct job *jobs_subjob (struct jobs *js, struct job *array, int pos, int transient);
+
+/* What the subjob at pos looks like, without splitting it out: the split
+ * one itself, or *scratch filled in as the untouched subjob (borrowing
+ * the array's strings: read it, do not keep or change it).  uuid: also
+ * derive its UUID (a hash; qstat's table needs none). */
+const struct job *jobs_subjob_view (struct jobs *js, struct job *array, int pos,
+                                    struct job *scratch, int uuid);
+
+/* Arrays that have untouched queued subjobs to take, for a pass. */
+struct job_array *jobs_pending_arrays_first (struct jobs *js);
+struct job_array *jobs_pending_arrays_next (struct job_array *a);
+
+/* Give back to their arrays the transient subjobs that did not start. */
+void jobs_unsplit_transient (struct jobs *js);
 
 /* Free the request's JSON text once it is stored: the parsed request
  * (job->spec) is what the scheduler uses, and the text was a third of a
  * queued job's memory.  Later updates leave the stored text alone. */
 void job_drop_spec_text (struct job *job);
 
+/* The job numbered seq (a subjob by its key, split out if untouched), or
+ * NULL. */
 struct job *jobs_lookup (struct jobs *js, int64_t seq);
 /* Parse "42", "42.server" or "42.server.domain" into a sequence number.
  * -1 if malformed. */
 int64_t jobs_parse_id (const char *s);
 
-/* Iterate in sequence order. */
-/* The job a user's id names: "42", "42.SERVER" or "42.SERVER.domain";
- * NULL if unknown, malformed or naming another server. */
+/* The job a user's id names: "42", "42.SERVER" or "42.SERVER.domain",
+ * "42[]" for an array, "42[7]" for its subjob of index 7 (split out if
+ * untouched); NULL if unknown, malformed or naming another server. */
 struct job *jobs_find (struct jobs *js, const char *id);
+/* The same for a look only: an untouched subjob is not split out but
+ * given as its array with *pos its position (-1 for anything else). */
+struct job *jobs_find_pos (struct jobs *js, const char *id, int *pos);
 
+/* Every job but subjobs, in sequence order (borrowed). */
 struct job **jobs_all (struct jobs *js, int *n);
 
 /* The jobs in state Q, the only ones a scheduling pass considers: kept
@@ -140,7 +189,8 @@ int jobs_count_state (struct jobs *js, char state);
 struct job_list *jobs_suspended (struct jobs *js);
 
 /* After job's state changed from old (lifecycle.h): join or leave the
- * queued and suspended lists. */
+  * queued and suspended lists; a subjob is counted anew by its array, an array joins or
+ * leaves the arrays with subjobs to take. */
 void jobs_refile (struct jobs *js, struct job *job, char old);
 
 /* Write job's record through to the open transaction (its mtime now):

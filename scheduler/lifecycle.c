@@ -80,17 +80,10 @@ int lifecycle_submit (struct server *srv, struct job *job)
 
 void lifecycle_array_update (struct server *srv, struct job *array)
 {
-    int failed = 0;
+    int failed = array_failed (array->arr);
 
-    if (array->rec.state == 'F')
+    if (array->rec.state == 'F' || !array_done (array->arr))
         return;
-    for (int i = 0; i < array->nsub; i++) {
-        const struct job *s = array->sub[i];
-        if (s->rec.state != 'F')
-            return;
-        if (!s->rec.has_exit || s->rec.exit_status != 0)
-            failed = 1;
-    }
     if (job_state_check (array, 'F', JOB_EV_FINISHED, "scheduler", __func__) < 0)
         return;
     /* PBS: an array's exit status is 0 when every subjob's was. */
@@ -125,7 +118,7 @@ int lifecycle_start_at (struct server *srv, struct job *job, struct alloc *alloc
     alloc_apply (alloc, job->rec.seq, 1);
     jobs_running_add (srv->jobs, job);
     if (job->parent)
-        job->parent->array_running++;
+        job->parent->arr->running++;
     job->est_start = 0;
     job->restart_first = 0;
     job->rec.run_count++;
@@ -155,7 +148,7 @@ static void lifecycle_release_alloc (struct server *srv, struct job *job)
     if (job->alloc) {
         jobs_running_remove (srv->jobs, job);
         if (job->parent)
-            job->parent->array_running--;
+            job->parent->arr->running--;
         /* A suspended job's resources were released when it stopped. */
         if (!job->ck || !job->ck->released)
             alloc_apply (job->alloc, job->rec.seq, -1);

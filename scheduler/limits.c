@@ -23,6 +23,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "db/db_settings.h"
+#include "scheduler/array.h"
 #include "scheduler/jobs.h"
 #include "scheduler/limit_list.h"
 #include "scheduler/limits.h"
@@ -363,6 +364,28 @@ static int counted (const struct job *job)
     return !job->is_array && job->rec.state != 'F';
 }
 
+/* An array's untouched subjobs (array.h) are no jobs: the array counts for
+ * them, with its request, while they are queued or held as it is (until
+ * it is deleted or over: array_untouched_state).  A split-out subjob is a
+ * job and counts for itself.  Splitting one out, or giving it back, moves
+ * one count between the array and the subjob with the same request, so
+ * neither is accounted; whatever else befalls the subjob goes through
+ * lifecycle_change and limits_account as for any job. */
+static int untouched_live (char array_state)
+{
+    return array_state != 'E' && array_state != 'F';
+}
+
+static void account_untouched (struct limits *lim, const struct job *array, int sign)
+{
+    int64_t v[LIM_NATTR];
+
+    if (!array->arr || array->arr->untouched == 0)
+        return;
+    req_amounts (&array->spec.res, array->arr->untouched, v);
+    usage_add (lim, array->rec.queue, (uid_t)array->rec.uid, array->rec.owner, v, sign);
+}
+
 void limits_account (struct limits *lim, const struct job *job, int sign)
 {
     int64_t v[LIM_NATTR];
@@ -375,10 +398,22 @@ void limits_account (struct limits *lim, const struct job *job, int sign)
 
 void limits_state_changed (struct limits *lim, const struct job *job, char old)
 {
-    int was = old != 'F', now = job->rec.state != 'F';
+    int was, now;
     int64_t v[LIM_NATTR];
 
-    if (!lim || !lim->active || job->is_array || was == now)
+    if (!lim || !lim->active)
+        return;
+    /* An array deleted (E) or over: its untouched subjobs end. */
+    if (job->is_array) {
+        was = untouched_live (old);
+        now = untouched_live (job->rec.state);
+        if (was != now)
+            account_untouched (lim, job, now ? 1 : -1);
+        return;
+    }
+    was = old != 'F';
+    now = job->rec.state != 'F';
+    if (was == now)
         return;
     req_amounts (&job->spec.res, 1, v);
     usage_add (lim, job->rec.queue, (uid_t)job->rec.uid, job->rec.owner, v,
@@ -387,12 +422,18 @@ void limits_state_changed (struct limits *lim, const struct job *job, char old)
 
 void limits_account_new (struct limits *lim, const struct job *job)
 {
+    const struct job_array *a = job->arr;
+
     if (!job->is_array) {
         limits_account (lim, job, 1);
         return;
     }
-    for (int i = 0; i < job->nsub; i++)
-        limits_account (lim, job->sub[i], 1);
+    if (!lim || !lim->active || !a)
+        return;
+    if (untouched_live (job->rec.state))
+        account_untouched (lim, job, 1);
+    for (int i = 0; i < a->nsub; i++)
+        limits_account (lim, a->sub[i], 1);
 }
 
 void limits_recount (struct limits *lim)
@@ -403,6 +444,8 @@ void limits_recount (struct limits *lim)
 
     if (!lim->srv || !lim->srv->jobs)
         return; /* no jobs to count from (tests): the counts stay */
+    if (jobs_loading (lim->srv->jobs))
+        return; /* the requests are being parsed: counted once they are */
     HASH_ITER (hh, lim->usage, u, tmp)
     {
         HASH_DEL (lim->usage, u);

@@ -282,26 +282,44 @@ struct user_count {
     UT_hash_handle hh;
 };
 
-static void count_job (const struct job *j, int *qstates, struct user_count **users)
+/* n jobs of owner in state. */
+static void count_jobs (char state, const char *owner, int n, int *qstates,
+                        struct user_count **users)
 {
-    const char *p = strchr (job_states, j->rec.state);
+    const char *p = strchr (job_states, state);
     struct user_count *u;
 
-    if (!p || !j->rec.state)
+    if (!p || !state || n <= 0)
         return;
-    qstates[p - job_states]++;
-    if (j->rec.state != 'R' && j->rec.state != 'Q')
+    qstates[p - job_states] += n;
+    if (state != 'R' && state != 'Q')
         return;
-    HASH_FIND_STR (*users, j->rec.owner, u);
+    HASH_FIND_STR (*users, owner, u);
     if (!u) {
         u = xzalloc (sizeof (*u));
-        snprintf (u->name, sizeof (u->name), "%s", j->rec.owner);
+        snprintf (u->name, sizeof (u->name), "%s", owner);
         HASH_ADD_STR (*users, name, u);
     }
-    if (j->rec.state == 'R')
-        u->running++;
+    if (state == 'R')
+        u->running += n;
     else
-        u->queued++;
+        u->queued += n;
+}
+
+/* An array counts as its subjobs: the split-out ones each by its state,
+ * the untouched ones all in the state they share (array.h), without
+ * splitting them out. */
+static void count_job (const struct job *j, int *qstates, struct user_count **users)
+{
+    const struct job_array *a = j->arr;
+
+    if (!a) {
+        count_jobs (j->rec.state, j->rec.owner, 1, qstates, users);
+        return;
+    }
+    for (int s = 0; s < a->nsub; s++)
+        count_jobs (a->sub[s]->rec.state, a->sub[s]->rec.owner, 1, qstates, users);
+    count_jobs (array_untouched_state (j), j->rec.owner, a->untouched, qstates, users);
 }
 
 static int queue_index (struct queue **qs, int nq, const char *name)
@@ -325,11 +343,8 @@ static void put_jobs (struct metrics *m, FILE *f, int per_user)
         const struct job *j = all[i];
         int qi = queue_index (qs, nq, j->rec.queue);
         int *c = counts + (qi < 0 ? nq : qi) * NSTATES;
-        in_memory += 1 + j->nsub;
-        if (!j->is_array)
-            count_job (j, c, &users);
-        for (int s = 0; s < j->nsub; s++)
-            count_job (j->sub[s], c, &users);
+        in_memory += 1 + (j->arr ? j->arr->nsub : 0); /* untouched subjobs are none */
+        count_job (j, c, &users);
     }
     head (f, "hpcq_jobs", "gauge", "Jobs (and array subjobs) by state and queue.");
     for (int q = 0; q < nq; q++)

@@ -228,6 +228,8 @@ static void node_check_timer (struct loop *l, void *arg)
      * jobs are given up on. */
     if (now - srv->started_ms < srv->node_timeout_ms)
         return;
+    if (jobs_load_wait (srv->jobs) < 0) /* its jobs, fully loaded */
+        return;
     for (int i = 0; i < ns->n; i++) {
         struct node *n = ns->v[i];
         /* A cloud node powered off, resuming or suspending is power.c's. */

@@ -431,8 +431,8 @@ static int sched_start (struct policy_ctx *ctx, struct job *job, struct alloc *a
     struct server *srv = ctx->arg;
 
     /* An array's %LIMIT: its subjobs wait while that many run. */
-    if (job->parent && job->parent->array_limit
-        && job->parent->array_running >= job->parent->array_limit) {
+    if (job->parent && job->parent->arr->range.limit
+        && job->parent->arr->running >= job->parent->arr->range.limit) {
         free (a);
         return 0;
     }
@@ -450,6 +450,77 @@ static int sched_start (struct policy_ctx *ctx, struct job *job, struct alloc *a
     queue_note_start (srv->queues, job);
     sched_launch (srv, job);
     return 0;
+}
+
+/* What is free on all nodes together: no more copies of a request can
+ * start in one pass than these hold. */
+struct sched_free {
+    int64_t cpus, gpus, mem;
+};
+
+static void sched_free_totals (struct server *srv, struct sched_free *f)
+{
+    int nn;
+    struct node **nodes = nodes_all (srv->nodes, &nn);
+
+    *f = (struct sched_free){ 0, 0, 0 };
+    for (int i = 0; i < nn; i++) {
+        f->cpus += nodes[i]->ncpus > nodes[i]->ncpus_used
+                       ? nodes[i]->ncpus - nodes[i]->ncpus_used
+                       : 0;
+        f->gpus += nodes_free_gpus (nodes[i]);
+        f->mem +=
+            nodes[i]->mem > nodes[i]->mem_used ? nodes[i]->mem - nodes[i]->mem_used : 0;
+    }
+}
+
+/* How many of an array's untouched subjobs this pass needs as jobs: those
+ * that could start, and one more, which may be the job the policy holds
+ * a reservation for.  A pass takes an array's subjobs in index order, all
+ * with one request and one priority, so the ones that start are the first
+ * queued ones and the first that cannot start stops the rest (policy.h):
+ * the pass decides exactly as it would with every subjob a job.
+ * Conservative backfill gives each queued job a reservation of its own,
+ * so it takes them all. */
+static int sched_array_take (struct sched *s, const struct job_array *a,
+                             const struct sched_free *f)
+{
+    const struct hpcq_resources *res = &a->job->spec.res;
+    int64_t cpus = resource_total_ncpus (res), gpus = resource_total_ngpus (res);
+    int64_t mem = resource_total_mem (res), k = a->untouched;
+
+    if (s->policy == &policy_conservative)
+        return a->untouched;
+    if (cpus > 0 && f->cpus / cpus < k)
+        k = f->cpus / cpus;
+    if (gpus > 0 && f->gpus / gpus < k)
+        k = f->gpus / gpus;
+    if (mem > 0 && f->mem / mem < k)
+        k = f->mem / mem;
+    if (a->range.limit && a->range.limit - a->running < k)
+        k = a->range.limit > a->running ? a->range.limit - a->running : 0;
+    return (int)(k + 1 < a->untouched ? k + 1 : a->untouched);
+}
+
+/* Split out the subjobs this pass needs from every array with untouched
+ * queued ones (for this pass only, but with conservative backfill). */
+static void sched_take_subjobs (struct sched *s)
+{
+    struct server *srv = s->srv;
+    struct job_array *a, *next;
+    struct sched_free f;
+    int transient = s->policy != &policy_conservative;
+
+    if (!jobs_pending_arrays_first (srv->jobs))
+        return;
+    sched_free_totals (srv, &f);
+    for (a = jobs_pending_arrays_first (srv->jobs); a; a = next) {
+        int take = sched_array_take (s, a, &f), pos = 0;
+        next = jobs_pending_arrays_next (a); /* a may leave the list */
+        while (take-- > 0 && (pos = array_next_untouched (a, pos)) >= 0)
+            if (!jobs_subjob (srv->jobs, a->job, pos, transient))
+                break;
+    }
 }
 
 /* --- jobs the nodes up now cannot hold --- */
@@ -601,12 +672,15 @@ static void sched_pass (struct sched *s, int preempt)
     int n, k = 0, again = 0;
     int64_t t0;
 
+    sched_take_subjobs (s); /* untouched subjobs this pass may start */
     if ((n = jobs_queued_count (srv->jobs)) == 0)
         return;
     t0 = util_now_us ();
     ctx.jobs = calloc (n, sizeof (*ctx.jobs));
-    if (!ctx.jobs)
+    if (!ctx.jobs) {
+        jobs_unsplit_transient (srv->jobs);
         return;
+    }
     TAILQ_FOREACH (j, jobs_queued (srv->jobs), q_link)
     ctx.jobs[ctx.njobs++] = j;
     ctx.nodes = nodes_all (srv->nodes, &ctx.nnodes);
@@ -616,6 +690,11 @@ static void sched_pass (struct sched *s, int preempt)
     /* Every queued job gets its priority (qstat -f shows it); only those
      * whose queue lets them start now go to the policy. */
     fairshare_rank (srv->fairshare, ctx.jobs, ctx.njobs, ctx.now);
+    for (int i = 0; i < ctx.njobs; i++) /* what its untouched subjobs show */
+        if (ctx.jobs[i]->parent) {
+            ctx.jobs[i]->parent->prio = ctx.jobs[i]->prio;
+            ctx.jobs[i]->parent->prio_f = ctx.jobs[i]->prio_f;
+        }
     queue_pass_begin (srv->queues, ctx.running);
     for (int i = 0, all = ctx.njobs; i < all; i++)
         if (queue_may_start (srv->queues, ctx.jobs[i]))
@@ -638,8 +717,8 @@ void sched_run (struct sched *s)
     struct server *srv = s->srv;
     int n;
 
-    if (!srv->pass_requested)
-        return;
+    if (!srv->pass_requested || jobs_loading (srv->jobs))
+        return; /* after a restart: once the requests are parsed */
     srv->pass_requested = 0;
     if (depend_count (srv) > 0)
         depend_update (srv);
@@ -650,4 +729,5 @@ void sched_run (struct sched *s)
     /* Jobs that just started may release "after" dependents. */
     if (depend_count (srv) > 0 && jobs_queued_count (srv->jobs) != n)
         server_request_pass (srv);
+    jobs_unsplit_transient (srv->jobs);
 }

@@ -59,6 +59,7 @@ struct pending {
 
 static void server_conn_msg (struct conn *c, struct wire_msg *msg, void *arg);
 static void server_conn_close (struct conn *c, void *arg);
+static void server_load_failed (void) __attribute__ ((noreturn));
 
 void server_user_name (uid_t uid, char *buf, int len)
 {
@@ -199,6 +200,19 @@ static const struct handler *server_find (struct server *srv, const char *type)
             if (strcmp (h->type, type) == 0)
                 return h;
     return NULL;
+}
+
+/* Requests that read only job records (qstat's table: job.stat checks
+ * its own options), so they run while a restart still parses the stored
+ * requests. */
+static int server_early (const char *type)
+{
+    static const char *const early[] = { "server.stat", "queue.stat", "job.stat" };
+
+    for (size_t i = 0; i < ARRAY_SIZE (early); i++)
+        if (strcmp (type, early[i]) == 0)
+            return 1;
+    return 0;
 }
 
 /* Root, the scheduler's own user and service_user may speak for a node. */
@@ -359,6 +373,11 @@ static void server_conn_msg (struct conn *c, struct wire_msg *msg, void *arg)
     }
     if (server_check_role (srv, c, msg, h->role) < 0)
         return;
+    /* Right after a restart: what needs the parsed requests waits for
+     * them (a second or so at 100,000 jobs). */
+    if (jobs_loading (srv->jobs) && !server_early (msg->type)
+        && jobs_load_wait (srv->jobs) < 0)
+        server_load_failed ();
     h->fn (srv, c, msg);
 }
 
@@ -598,18 +617,39 @@ static int server_listen (struct server *srv, const char *state_dir,
 }
 
 /* Jobs reloaded while held for dependencies wait on them again. */
-static int server_attach_depends (struct server *srv, struct hpcq_error *err)
+static void server_attach_depends (struct server *srv)
 {
+    struct hpcq_error err;
     struct job **all;
     int n;
 
     all = jobs_all (srv->jobs, &n);
     for (int i = 0; i < n; i++)
         if (all[i]->rec.state == 'H' && depend_waiting (all[i])
-            && depend_attach (srv, all[i], err) < 0)
-            log_msg (LOG_ERR, "job %s: %s", all[i]->id, err->text);
+            && depend_attach (srv, all[i], &err) < 0)
+            log_msg (LOG_ERR, "job %s: %s", all[i]->id, err.text);
     depend_update (srv);
-    return 0;
+}
+
+/* A stored request could not be read: the jobs in memory are not what
+ * the database holds, so go, as a failed commit does (a restart after
+ * the database is mended loads them all). */
+static void server_load_failed (void)
+{
+    log_msg (LOG_ERR, "cannot load jobs from the database; exiting");
+    exit (1);
+}
+
+/* The stored requests are parsed: what needs them may run. */
+static void server_jobs_loaded (struct jobs *js, int rc, void *arg)
+{
+    struct server *srv = arg;
+
+    if (rc < 0)
+        server_load_failed ();
+    server_attach_depends (srv);
+    limits_recount (srv->limits); /* counting reads the requests */
+    server_request_pass (srv);
 }
 
 struct server *server_create (struct loop *loop, struct config *cfg,
@@ -659,13 +699,13 @@ struct server *server_create (struct loop *loop, struct config *cfg,
     /* Readers of the database (hpcq-report) name jobs as we do. */
     if (db_server_set (srv->db, "server_name", srv->name) < 0
         || nodes_load (srv->nodes) < 0
-        || jobs_load (srv->jobs, history_cutoff (srv->history)) < 0
+        || jobs_load (srv->jobs, history_cutoff (srv->history), server_jobs_loaded, srv)
+               < 0
         || ckpt_load (srv->ckpt) < 0 || !(srv->cost = cost_create (srv))
-        || server_attach_depends (srv, err) < 0 || db_commit (srv->db) < 0) {
+        || db_commit (srv->db) < 0) {
         errprintf (err, "cannot load jobs from the database");
         goto error;
     }
-    limits_recount (srv->limits);
     if (job_rpc_register (srv) < 0 || queue_rpc_register (srv) < 0
         || node_admin_register (srv) < 0 || server_attr_register (srv) < 0
         || loop_before_sleep (loop, server_before_sleep, srv) < 0

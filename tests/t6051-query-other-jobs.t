@@ -13,7 +13,9 @@ if [ -z "$other_users" ]; then
     for t in 'another user sees the job in the table' \
              'but not its environment or arguments in qstat -f' \
              'squeue shows it to another user as Slurm would' \
-             'nor in qstat -f -F json' 'the owner sees everything' \
+             'nor in qstat -f -F json' \
+             'nor in an array'"'"'s subjobs, listed (-t) or named, which stay untouched' \
+             'the owner sees everything' \
              'root and operators see everything' \
              'qmgr opens it to everyone, and closes it again' \
              'only a manager may change it' 'a value in the config is the default, and a value qmgr stored wins over it'; do
@@ -57,6 +59,18 @@ job = json.load(open(\"j.out\"))[\"Jobs\"][\"$id\"]
 assert job[\"job_state\"] == \"H\" and job[\"Job_Name\"] == \"secretjob\", job
 assert \"Variable_List\" not in job and \"Submit_arguments\" not in job, job
 " && ! grep -q hunter2 j.out
+'
+
+test_expect_success 'nor in an array'"'"'s subjobs, listed (-t) or named, which stay untouched' '
+    arr=$(cd "$PUB" && echo "sleep 300" | as_user nobody qsub -h -J 1-3 -v HPCQ_T_TOKEN=hunter2) &&
+    n=${arr%%[*} &&
+    as_user daemon qstat -f -t $arr > t.out && cat t.out &&
+    test "$(grep -c "^Job Id: $n\[[0-9]\]" t.out)" = 3 && ! grep -q hunter2 t.out &&
+    as_user daemon qstat -f "$n[2]" > s.out && cat s.out &&
+    grep -qx "    job_state = H" s.out && ! grep -q hunter2 s.out &&
+    as_user nobody qstat -f "$n[2]" | grep -q "HPCQ_T_TOKEN=hunter2" &&
+    test "$(db_query "SELECT count(*) FROM jobs WHERE array_parent = $n")" = 0 &&
+    qdel "$arr"
 '
 
 test_expect_success 'the owner sees everything' '

@@ -112,6 +112,23 @@ test_expect_success 'group limits: the owner'"'"'s primary group, in PBS words' 
     grep -qx "qsub: would exceed complex'"'"'s per-group limit" g2.err
 '
 
+# Arrays are one record (issue 15): untouched subjobs are counted through
+# their array, split-out ones as jobs; a restart counts them again once
+# the stored requests are parsed.
+test_expect_success 'an array'"'"'s subjobs count until each ends (alone, or with the array), across a restart' '
+    qdel $(qstat | awk "NR > 2 { print \$1 }") && wait_until 10 sh -c "! qstat | grep -q ." &&
+    qmgr -c "set server max_queued = [u:$me=5]" &&
+    id=$(held -J 1-5) && n=${id%%[*} && ! held 2> /dev/null &&
+    qdel "$n[1]" && wait_state "$n[1]" F 30 && j=$(held) && ! held 2> /dev/null &&
+    pid=$(cat $CLUSTER/scheduler.pid) && kill -9 $pid &&
+    wait_until 10 sh -c "! kill -0 $pid 2>/dev/null" && hpcq-local start-scheduler $CLUSTER &&
+    ! held 2> r.err && cat r.err &&
+    grep -qx "qsub: Maximum number of jobs for user $me already in complex" r.err &&
+    qdel "$n[]" && wait_state "$n[]" F 30 &&
+    for i in 1 2 3 4; do held > /dev/null || exit 1; done && ! held 2> /dev/null &&
+    qdel $(qstat | awk "NR > 2 { print \$1 }")
+'
+
 if [ -n "$other_users" ]; then
     test_expect_success 'the generic limit holds another user; refused in PBS words' '
         qmgr -c "set server max_queued = [u:PBS_GENERIC=2], [u:$me=1000]" &&

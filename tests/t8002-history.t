@@ -1,8 +1,8 @@
 #!/bin/bash
 # qstat -x history kept for job_history_duration (PBS Pro's server
 # attribute, with job_history_enable): then the finished job leaves the
-# scheduler's memory, and stays in the database, the accounting log and
-# tracejob; a restart loads only the window.
+# scheduler's memory (an array with its subjobs), and stays in the
+# database, the accounting log and tracejob; a restart loads only the window.
 . "$(dirname "$0")/lib.sh"
 
 cluster_start 1 --cpus-per-worker 2 --sched-config job_history_duration=00:00:03
@@ -11,6 +11,7 @@ state=$(sed -n 's/^state_dir = //p' "$CLUSTER/scheduler.conf")
 http=$(sed -n 's/^http=//p' "$CLUSTER/state/scheduler.address")
 in_memory() { curl -sf "http://$http/metrics" | sed -n 's/^hpcq_jobs_in_memory //p'; }
 gone() { ! qstat -x "$1" >/dev/null 2>&1; }
+none_in_memory() { test "$(in_memory)" = 0; }
 
 test_expect_success 'a finished job is in qstat -x during the window' '
     a=$(echo true | qsub) && wait_state $a F && echo $a > a &&
@@ -32,6 +33,14 @@ test_expect_success 'it stays in the database, the accounting log and tracejob' 
 test_expect_success 'running and queued jobs stay, whatever their age' '
     r=$(echo "sleep 30" | qsub -l select=1:ncpus=2) && q=$(echo true | qsub) && wait_state $r R &&
     sleep 4 && has_state $r R && has_state $q Q && qdel $q $r && wait_state $q F
+'
+
+test_expect_success 'a finished array leaves memory with its subjobs, those that ran and those deleted untouched' '
+    j=$(echo true | qsub -J 1-4) && h=$(echo true | qsub -h -J 1-1000) && qdel $h &&
+    wait_state $j F 60 && wait_state $h F 30 && qstat -x "${j%%[*}[2]" | grep -q " F " &&
+    wait_until 15 gone $j && gone "${j%%[*}[2]" && gone "${h%%[*}[7]" && gone $h &&
+    wait_until 15 none_in_memory &&
+    test "$(db_query "SELECT count(*) FROM jobs WHERE array_parent = ${j%%[*}")" = 4
 '
 
 test_expect_success 'a restart loads the window only; job numbers go on' '

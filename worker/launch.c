@@ -644,8 +644,8 @@ static void env_slurm_array (char **envp, int *n, const struct launch_req *req)
         || arrayspec_parse (req->spec.array, &a, NULL) < 0)
         return;
     if (a.n > 0) {
-        env_add (envp, n, "SLURM_ARRAY_TASK_MIN", "%d", a.index[0]);
-        env_add (envp, n, "SLURM_ARRAY_TASK_MAX", "%d", a.index[a.n - 1]);
+        env_add (envp, n, "SLURM_ARRAY_TASK_MIN", "%d", arrayspec_index (&a, 0));
+        env_add (envp, n, "SLURM_ARRAY_TASK_MAX", "%d", arrayspec_index (&a, a.n - 1));
         env_add (envp, n, "SLURM_ARRAY_TASK_COUNT", "%d", a.n);
     }
     arrayspec_release (&a);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "common/strpool.h"
 #include "db/db.h"
 #include "db/db_ckpt.h"
 #include "db/db_job.h"
@@ -178,10 +179,13 @@ static void job_init (struct db_job *j, int64_t seq)
     j->seq = seq;
     snprintf (j->uuid, sizeof (j->uuid), "123e4567-e89b-12d3-a456-4266141740%02d",
               (int)(seq % 100));
-    snprintf (j->owner, sizeof (j->owner), "alice");
+    char name[32];
+
+    snprintf (name, sizeof (name), "job%lld", (long long)seq);
+    j->owner = "alice"; /* borrowed: the test never releases these */
     j->uid = 1000;
-    snprintf (j->name, sizeof (j->name), "job%lld", (long long)seq);
-    snprintf (j->queue, sizeof (j->queue), "workq");
+    j->name = strpool_get (name);
+    j->queue = "workq";
     j->state = 'Q';
     snprintf (j->hold_types, sizeof (j->hold_types), "n");
     j->priority = 10;
@@ -386,8 +390,8 @@ static void test_jobs (struct db *db)
 
     /* Fields db_job_update does not write stay as inserted. */
     j2 = j;
-    snprintf (j2.name, sizeof (j2.name), "renamed");
-    snprintf (j2.owner, sizeof (j2.owner), "mallory");
+    j2.name = "renamed";
+    j2.owner = "mallory";
     j2.uid = 0;
     j2.spec = spec_other;
     j2.ctime = 1;
@@ -445,7 +449,7 @@ static void test_jobs (struct db *db)
     ok (db_job_insert (db, &j2) < 0 && errno == EEXIST,
         "a duplicate uuid fails with EEXIST");
     job_init (&j2, 4);
-    snprintf (j2.queue, sizeof (j2.queue), "nosuch");
+    j2.queue = "nosuch";
     errno = 0;
     ok (db_job_insert (db, &j2) < 0 && errno == EINVAL,
         "a job in an unknown queue is refused with EINVAL");

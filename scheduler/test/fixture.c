@@ -17,6 +17,7 @@
 #include "common/jobspec.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "scheduler/jobs.h"
 #include "scheduler/test/fixture.h"
 
 /* A connection to the server and what came back on it. */
@@ -70,6 +71,10 @@ static void fx_server_create (struct fixture *f)
         fprintf (stderr, "fixture: server_create: %s\n", err.text);
         abort ();
     }
+    /* The tests read jobs' requests at once: wait for the restart's
+     * parsing threads, as any request that reads them does. */
+    if (jobs_load_wait (f->srv->jobs) < 0)
+        fx_die ("jobs_load_wait");
 }
 
 void fixture_start (struct fixture *f, const char *const *settings)

@@ -100,33 +100,54 @@ static void test_array (struct fixture *f, struct fx_peer *u, int64_t *arrayp)
 {
     const char *const opts[] = { "-J", "1-5:2", "-h", NULL };
     int64_t seq = fixture_submit (f, u, opts);
-    char id[64];
-    struct job *array, *sub;
+    char id[64], uuid[40] = "";
+    struct job *array, *sub, scratch;
+    const struct job *view;
+    struct job_array *a;
 
     *arrayp = seq;
     snprintf (id, sizeof (id), "%lld[].fx", (long long)seq);
     array = jobs_find (f->srv->jobs, id);
-    ok (array && array->is_array && array->nsub == 3, "%s: an array of 3 subjobs", id);
-    if (!array || array->nsub != 3)
+    a = array ? array->arr : NULL;
+    ok (array && array->is_array && a && array_size (a) == 3 && a->untouched == 3
+            && a->nsub == 0,
+        "%s: an array of 3 subjobs, none of them a job yet", id);
+    if (!a || array_size (a) != 3)
         return;
-    ok (array->sub[0]->array_index == 1 && array->sub[1]->array_index == 3
-            && array->sub[2]->array_index == 5,
+    ok (array_index_at (a, 0) == 1 && array_index_at (a, 1) == 3
+            && array_index_at (a, 2) == 5 && array_pos_of (a, 5) == 2
+            && array_pos_of (a, 4) == -1,
         "indices 1, 3 and 5 in order");
+    view = jobs_subjob_view (f->srv->jobs, array, 1, &scratch, 1);
     snprintf (id, sizeof (id), "%lld[3].fx", (long long)seq);
+    ok (view == &scratch && !strcmp (view->id, id) && view->rec.state == 'H'
+            && view->parent == array && view->array_index == 3
+            && strlen (view->rec.uuid) == 36 && a->nsub == 0,
+        "a view describes an untouched subjob (%s, held with its array) "
+        "without splitting it out",
+        id);
+    snprintf (uuid, sizeof (uuid), "%s", view->rec.uuid);
     sub = jobs_find (f->srv->jobs, id);
-    ok (sub == array->sub[1] && sub->parent == array, "%s names the second subjob", id);
+    ok (sub && sub->parent == array && a->nsub == 1 && a->untouched == 2
+            && array_sub (a, 1) == sub,
+        "naming %s splits it out", id);
     is (sub ? sub->id : "", id, "whose id is that");
+    is (sub ? sub->rec.uuid : "", uuid, "and whose UUID is the one its view showed");
+    ok (sub && sub->rec.state == 'H' && array->rec.state == 'H',
+        "the subjobs are held with their array");
+    ok (jobs_subjob_view (f->srv->jobs, array, 1, &scratch, 0) == sub,
+        "the view of a split-out subjob is the job itself");
     ok (jobs_lookup (f->srv->jobs, JOB_SUBKEY (seq, 1)) == sub,
         "a subjob is found by its key as well");
     snprintf (id, sizeof (id), "%lld[4].fx", (long long)seq);
     ok (!jobs_find (f->srv->jobs, id), "an index not in the range finds nothing");
     snprintf (id, sizeof (id), "%lld[3", (long long)seq);
     ok (!jobs_find (f->srv->jobs, id), "an unclosed bracket finds nothing");
+    ok (!jobs_lookup (f->srv->jobs, JOB_SUBKEY (seq, 3)) && a->nsub == 1,
+        "a key past the array's end finds nothing and splits nothing");
     ok (fixture_db_int (f, "SELECT count(*) FROM jobs WHERE array_parent IS NOT NULL")
             == 0,
         "subjobs have no rows until they change");
-    ok (sub && sub->rec.state == 'H' && array->rec.state == 'H',
-        "the subjobs are held with their array");
 }
 
 /* A job that runs, then a restart: what comes back. */

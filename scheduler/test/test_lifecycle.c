@@ -58,6 +58,11 @@ static const char *const legal[] = {
     "S Q requeued j",
     "R S suspended j",
     "S R resumed j",
+    "Q H held a",
+    "H H held a",
+    "Q E deleted a",
+    "H E deleted a",
+    "E E deleted a",
     /* Checkpoints leave the state as it is: asked of a running job; their
      * report may come while it is deleted, or be given up on while it is
      * suspended. */
@@ -70,6 +75,7 @@ static const char *const legal[] = {
     "S S checkpoint_missed j",
     "Q F finished a",
     "H F finished a",
+    "E F finished a",
 };
 
 static const char states[] = "-QHWRESF";
@@ -151,7 +157,7 @@ static void test_illegal (struct fixture *f)
         { 'E', 'Q', JOB_EV_REQUEUED, 0 }, /* being deleted: it ends, never requeues */
         { 'Q', 'H', JOB_EV_RELEASED, 0 }, /* right states, wrong cause */
         { 'Q', 'R', JOB_EV_STARTED, 1 },  /* an array never runs itself */
-        { 'Q', 'H', JOB_EV_HELD, 1 },
+        { 'Q', 'F', JOB_EV_DELETED, 1 },  /* an array is E while subjobs run on */
         { JOB_STATE_NEW, 'R', JOB_EV_SUBMITTED, 0 },
         { 'Q', 'X', JOB_EV_HELD, 0 }, /* not a state */
     };
@@ -161,7 +167,7 @@ static void test_illegal (struct fixture *f)
         struct job job = { .is_array = bad[i].array };
         int rc;
         snprintf (job.id, sizeof (job.id), "%zu.fx", i + 1);
-        snprintf (job.rec.owner, sizeof (job.rec.owner), "alice");
+        job.rec.owner = "alice";
         job.rec.state = bad[i].from;
         errno = 0;
         rc = job_state_set (&job, bad[i].to, bad[i].ev, "alice", __func__);
