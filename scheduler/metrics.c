@@ -11,6 +11,7 @@
 #include "common/util.h"
 #include "scheduler/http.h"
 #include "scheduler/gpu_report.h"
+#include "scheduler/job_counts.h"
 #include "scheduler/jobs.h"
 #include "scheduler/metrics.h"
 #include "scheduler/node_admin.h"
@@ -56,11 +57,6 @@ struct metrics {
     uint64_t http[6];   /* answers by status class: 1xx..5xx */
     double last_render; /* seconds the last scrape took */
 };
-
-static const char *const job_states = "QHWRES";
-static const char *const state_names[] = { "queued",  "held",    "waiting",
-                                           "running", "exiting", "suspended" };
-#define NSTATES 6
 
 static void hist_init (struct histogram *h, const double *bounds, int nb)
 {
@@ -275,104 +271,44 @@ static void put_queue_counters (struct metrics *m, FILE *f)
         hist_put (f, "hpcq_job_wait_seconds", "queue", m->q[i].name, &m->q[i].wait);
 }
 
-/* Jobs by state, per queue and per user, counted from memory. */
-struct user_count {
-    char name[64];
-    int running, queued;
-    UT_hash_handle hh;
-};
-
-/* n jobs of owner in state. */
-static void count_jobs (char state, const char *owner, int n, int *qstates,
-                        struct user_count **users)
+/* Jobs by state, per queue and per user: the counts jobs.c keeps
+ * (job_counts.h), or with recount made anew from every job, as every
+ * scrape did before (a check on the kept ones, and the bench's baseline). */
+static void put_user (const char *user, int running, int queued, void *arg)
 {
-    const char *p = strchr (job_states, state);
-    struct user_count *u;
+    FILE *f = arg;
 
-    if (!p || !state || n <= 0)
-        return;
-    qstates[p - job_states] += n;
-    if (state != 'R' && state != 'Q')
-        return;
-    HASH_FIND_STR (*users, owner, u);
-    if (!u) {
-        u = xzalloc (sizeof (*u));
-        snprintf (u->name, sizeof (u->name), "%s", owner);
-        HASH_ADD_STR (*users, name, u);
-    }
-    if (state == 'R')
-        u->running += n;
-    else
-        u->queued += n;
+    fputs ("hpcq_user_jobs{user=", f);
+    metrics_put_label (f, user);
+    fprintf (f, ",state=\"running\"} %d\nhpcq_user_jobs{user=", running);
+    metrics_put_label (f, user);
+    fprintf (f, ",state=\"queued\"} %d\n", queued);
 }
 
-/* An array counts as its subjobs: the split-out ones each by its state,
- * the untouched ones all in the state they share (array.h), without
- * splitting them out. */
-static void count_job (const struct job *j, int *qstates, struct user_count **users)
-{
-    const struct job_array *a = j->arr;
-
-    if (!a) {
-        count_jobs (j->rec.state, j->rec.owner, 1, qstates, users);
-        return;
-    }
-    for (int s = 0; s < a->nsub; s++)
-        count_jobs (a->sub[s]->rec.state, a->sub[s]->rec.owner, 1, qstates, users);
-    count_jobs (array_untouched_state (j), j->rec.owner, a->untouched, qstates, users);
-}
-
-static int queue_index (struct queue **qs, int nq, const char *name)
-{
-    for (int i = 0; i < nq; i++)
-        if (strcmp (qs[i]->rec.name, name) == 0)
-            return i;
-    return -1;
-}
-
-static void put_jobs (struct metrics *m, FILE *f, int per_user)
+static void put_jobs (struct metrics *m, FILE *f, int per_user, int recount)
 {
     struct server *srv = m->srv;
-    int nq, n, in_memory = 0;
+    int nq;
     struct queue **qs = queue_all (srv->queues, &nq);
-    struct job **all = jobs_all (srv->jobs, &n);
-    int *counts = xzalloc ((nq + 1) * NSTATES * sizeof (*counts));
-    struct user_count *users = NULL, *u, *tmp;
+    struct job_counts *fresh = recount ? job_counts_recount (srv->jobs) : NULL;
+    const struct job_counts *c = fresh ? fresh : jobs_counts (srv->jobs);
 
-    for (int i = 0; i < n; i++) {
-        const struct job *j = all[i];
-        int qi = queue_index (qs, nq, j->rec.queue);
-        int *c = counts + (qi < 0 ? nq : qi) * NSTATES;
-        in_memory += 1 + (j->arr ? j->arr->nsub : 0); /* untouched subjobs are none */
-        count_job (j, c, &users);
-    }
     head (f, "hpcq_jobs", "gauge", "Jobs (and array subjobs) by state and queue.");
     for (int q = 0; q < nq; q++)
-        for (int s = 0; s < NSTATES; s++) {
+        for (int s = 0; s < JOB_COUNTS_NSTATES; s++) {
             fputs ("hpcq_jobs{queue=", f);
             metrics_put_label (f, qs[q]->rec.name);
-            fprintf (f, ",state=\"%s\"} %d\n", state_names[s], counts[q * NSTATES + s]);
+            fprintf (f, ",state=\"%s\"} %d\n", job_counts_state_names[s],
+                     job_counts_get (c, qs[q]->rec.name, job_counts_states[s]));
         }
     head (f, "hpcq_jobs_in_memory", "gauge",
           "Jobs the scheduler holds, finished ones of the history window included.");
-    fprintf (f, "hpcq_jobs_in_memory %d\n", in_memory);
+    fprintf (f, "hpcq_jobs_in_memory %d\n", jobs_in_memory (srv->jobs));
     if (per_user) {
         head (f, "hpcq_user_jobs", "gauge", "Running and queued jobs per user.");
-        HASH_ITER (hh, users, u, tmp)
-        {
-            fputs ("hpcq_user_jobs{user=", f);
-            metrics_put_label (f, u->name);
-            fprintf (f, ",state=\"running\"} %d\nhpcq_user_jobs{user=", u->running);
-            metrics_put_label (f, u->name);
-            fprintf (f, ",state=\"queued\"} %d\n", u->queued);
-        }
+        job_counts_users (c, put_user, f);
     }
-    HASH_ITER (hh, users, u, tmp)
-    {
-        HASH_DEL (users, u);
-        free (u);
-    }
-    free (counts);
+    job_counts_destroy (fresh);
 }
 
 /* ---- nodes and their resources ----------------------------------------- */
@@ -565,11 +501,11 @@ static void put_server (struct metrics *m, FILE *f)
     fprintf (f, "hpcq_metrics_render_seconds %.6f\n", m->last_render);
 }
 
-int metrics_render (struct metrics *m, FILE *f, int per_user)
+int metrics_render (struct metrics *m, FILE *f, int per_user, int recount)
 {
     int64_t t0 = util_now_us ();
 
-    put_jobs (m, f, per_user);
+    put_jobs (m, f, per_user, recount);
     put_queue_counters (m, f);
     put_nodes (m, f);
     put_server (m, f);
@@ -586,7 +522,9 @@ static int metrics_get (struct http_req *r, void *arg)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream (&text, &len);
-    int rc = f ? metrics_render (m, f, http_may_see (r, -1)) : -1;
+    const char *rc_arg = http_arg (r, "recount");
+    int recount = rc_arg && strcmp (rc_arg, "1") == 0;
+    int rc = f ? metrics_render (m, f, http_may_see (r, -1), recount) : -1;
 
     if (f && fclose (f) != 0)
         rc = -1;

@@ -44,9 +44,11 @@ void metrics_commit_observed (struct metrics *m, double seconds);
 void metrics_http_answered (struct metrics *m, int status);
 
 /* The whole exposition (text format 0.0.4) to f.  per_user: include the
- * per-user series (hpcq_user_jobs), which name who runs what.  0 or -1 on
- * a write error. */
-int metrics_render (struct metrics *m, FILE *f, int per_user);
+ * per-user series (hpcq_user_jobs), which name who runs what.  recount:
+ * count the jobs anew from every job rather than read the counts jobs.c
+ * keeps (GET /metrics?recount=1: a check, and the bench's baseline).
+ * 0 or -1 on a write error. */
+int metrics_render (struct metrics *m, FILE *f, int per_user, int recount);
 
 /* How a job ended, as the label exit_class says it: "success" (0),
  * "failure" (1-255), "signal" (killed by a signal: 256 + its number),
