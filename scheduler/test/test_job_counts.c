@@ -113,7 +113,8 @@ int main (void)
     check ("a subjob split out by a hold");
     ok (id_rpc ("job.hold", arr, "[]") == 0, "qhold of the array");
     check ("the array held");
-    ok (count ('H') == 17 && count ('Q') == 0, "17 held: 16 untouched and subjob 15 (%d)", count ('H'));
+    ok (count ('H') == 17 && count ('Q') == 0,
+        "17 held: 16 untouched and subjob 15 (%d)", count ('H'));
     ok (id_rpc ("job.release", arr, "[]") == 0, "qrls of the array");
     check ("the array released");
     ok (node_rpc (w, "job.finished", run[0], 1, 3) == 0, "a subjob fails");
