@@ -121,7 +121,8 @@ int ib_scan (const char *root, struct ib_port *out, int max)
 
 int ib_port_usable (const struct ib_port *p)
 {
-    return strcmp (p->state, "ACTIVE") == 0 && strcmp (p->link_layer, "InfiniBand") == 0;
+    return strcmp (p->state, "ACTIVE") == 0
+           && strcmp (p->link_layer, "InfiniBand") == 0;
 }
 
 void ib_usable_list (const struct ib_port *p, int n, char *buf, size_t len)

@@ -185,6 +185,11 @@ static void launch_env_tm (char **envp, int *n, const struct launch_env *e,
     env_default (envp, n, "OMPI_MCA_plm_rsh_agent",
                  e->tm_agent ? e->tm_agent : "pbs_tmrsh");
     env_default (envp, n, "OMPI_MCA_orte_default_hostfile", nodes);
+    /* The node file's lines are the slots (mpiprocs per chunk): without
+     * this, ORTE resets each host's slots to the cores its daemon finds
+     * there (orte_set_default_slots=cores), so select=4:mpiprocs=1 on
+     * 2-core hosts started 7 ranks. */
+    env_default (envp, n, "OMPI_MCA_orte_set_default_slots", "none");
     env_default (envp, n, "OMPI_MCA_pml", "ucx");
     /* Open MPI 4.1's UCX layer refuses TCP-only devices unless told: on
      * InfiniBand UCX still picks rc/dc itself. */

@@ -30,8 +30,8 @@ static void put (const char *hca, int port, const char *file, const char *text)
               hca, port);
     if (system (path) != 0)
         BAIL_OUT ("cannot make %s", path);
-    snprintf (path, sizeof (path), "%s/class/infiniband/%s/ports/%d/%s", root, hca, port,
-              file);
+    snprintf (path, sizeof (path), "%s/class/infiniband/%s/ports/%d/%s", root, hca,
+              port, file);
     if (!(f = fopen (path, "w")) || fputs (text, f) < 0 || fclose (f) != 0)
         BAIL_OUT ("cannot write %s", path);
 }
@@ -88,7 +88,8 @@ static void test_scan (void)
     json_decref (j);
     j = json_pack ("[{s:s s:i s:s s:s s:s}]", "hca", "mlx5/0", "port", 1, "state",
                    "ACTIVE", "link_layer", "InfiniBand", "rate", "");
-    ok (ib_from_json (j, back, IB_PORT_MAX, &nb) == -1, "an HCA name with '/': refused");
+    ok (ib_from_json (j, back, IB_PORT_MAX, &nb) == -1,
+        "an HCA name with '/': refused");
     json_decref (j);
     j = json_pack ("[{s:s s:i}]", "hca", "mlx5_0", "port", 1);
     ok (ib_from_json (j, back, IB_PORT_MAX, &nb) == -1, "fields missing: refused");
