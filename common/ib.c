@@ -17,6 +17,15 @@ static int ib_name_ok (const char *s, size_t max)
                   == len;
 }
 
+/* Printable ASCII only: pbsnodes prints these to terminals. */
+static int ib_text_ok (const char *s)
+{
+    for (; *s; s++)
+        if (*s < 0x20 || *s > 0x7e)
+            return 0;
+    return 1;
+}
+
 /* The first line of DIR/NAME without its newline, printable only; -1 if
  * unreadable or too long for len. */
 static int ib_read_line (const char *dir, const char *name, char *buf, size_t len)
@@ -37,10 +46,7 @@ static int ib_read_line (const char *dir, const char *name, char *buf, size_t le
     if (n == len - 1)
         return -1;
     buf[n] = '\0';
-    for (char *c = buf; *c; c++)
-        if (*c < 0x20 || *c > 0x7e)
-            return -1;
-    return 0;
+    return ib_text_ok (buf) ? 0 : -1;
 }
 
 /* state reads "4: ACTIVE": keep the name. */
@@ -174,6 +180,7 @@ int ib_from_json (json_t *a, struct ib_port *out, int max, int *n)
                          "state", &state, "link_layer", &ll, "rate", &rate)
                 < 0
             || !ib_name_ok (hca, sizeof (p->hca)) || p->port < 1 || p->port > 255
+            || !ib_text_ok (state) || !ib_text_ok (ll) || !ib_text_ok (rate)
             || strlen (state) >= sizeof (p->state)
             || strlen (ll) >= sizeof (p->link_layer)
             || strlen (rate) >= sizeof (p->rate)) {
