@@ -19,7 +19,10 @@
 #      the swarm has reported the last one finished: jobs/s overall, and
 #      the swarm's best sustained rate (median of its per-second counts
 #      while the array ran), with the scheduler's CPU;
-#   6. heartbeats: answered late (over half the interval), missed (still
+#   6. the scheduling passes in 3 and 5 (the scheduler's own histogram,
+#      hpcq_scheduling_pass_duration_seconds on /metrics): how many, their
+#      mean, and the bucket bound the longest fell under;
+#   7. heartbeats: answered late (over half the interval), missed (still
 #      unanswered at the next), nodes the scheduler marked down.
 # The held jobs stay queued through 4 and 5.  Writes OUT/swarm.tsv (run,
 # metric, value; the run is N, or N/munge) and prints a table.  --quick:
@@ -131,6 +134,32 @@ cpu_window() {
     s1=$(cpu_snap); t1=$EPOCHREALTIME
     record_cpu "$1" "$2" "$s0" "$s1" "$t0" "$t1"
 }
+# The pass histogram's lines (name{le} value) from /metrics, into FILE.
+pass_snap() {
+    curl -s --max-time 30 "http://$http/metrics" |
+        awk '/^hpcq_scheduling_pass_duration_seconds_(bucket|sum|count)/ { print $1, $2 }' > "$1"
+}
+# record_pass RUN PREFIX FILE0 FILE1: passes between two snapshots, their
+# mean (ms) and the smallest bucket bound holding all of them (ms).
+record_pass() {
+    local f
+    f=$(awk 'FNR == NR { a[$1] = $2; next } { b[$1] = $2 }
+        END {
+            n = b["hpcq_scheduling_pass_duration_seconds_count"] - a["hpcq_scheduling_pass_duration_seconds_count"]
+            s = b["hpcq_scheduling_pass_duration_seconds_sum"] - a["hpcq_scheduling_pass_duration_seconds_sum"]
+            max = "inf"; best = -1
+            for (k in b) if (match(k, /le="[0-9.e+-]+"/)) {
+                le = substr(k, RSTART + 4, RLENGTH - 5) + 0
+                if (b[k] - a[k] >= n && (best < 0 || le < best)) best = le
+            }
+            if (best >= 0) max = best * 1000
+            printf "%d %s %s\n", n, (n > 0 ? s * 1000 / n : "nan"), (n > 0 ? max : "nan")
+        }' "$3" "$4")
+    set -- "$1" "$2" $f
+    record "$1" "${2}_passes" "$3"
+    record "$1" "${2}_pass_mean_ms" "$4"
+    record "$1" "${2}_pass_max_under_ms" "$5"
+}
 # metric RUN NAME: a recorded figure.
 metric() { awk -F'\t' -v r="$1" -v m="$2" '$1 == r && $2 == m { v = $3 } END { printf "%.2f", v }' "$tsv"; }
 
@@ -177,6 +206,7 @@ socket = $dir/hpcq.sock
 listen = 127.0.0.1:0
 node_timeout = $(( HEARTBEAT * 3 ))
 sched_interval_ms = 1000
+metrics_listen = 127.0.0.1:0
 sched_policy = easy
 auth = $mode
 $authconf
@@ -189,6 +219,7 @@ CONF
     sched_pid=$!
     wait_until 30 0.05 test -s "$dir/scheduler.address" || { say "scheduler did not start"; return 1; }
     port=$(sed -n 's/^tcp=127.0.0.1://p' "$dir/scheduler.address")
+    http=$(sed -n 's/^http=//p' "$dir/scheduler.address")
     export HPCQ_SERVER=unix:$dir/hpcq.sock
     record "$run" rss_mib_empty "$(rss_mib "$sched_pid")"
 
@@ -217,7 +248,10 @@ CONF
     t1=$EPOCHREALTIME
     record "$run" fill_jobs_per_s "$(echo "$JOBS / ($t1 - $t0)" | bc -l)"
     sleep 2
+    pass_snap "$dir/pass0"
     cpu_window "$run" queued "$IDLE_S"
+    pass_snap "$dir/pass1"
+    record_pass "$run" queued "$dir/pass0" "$dir/pass1"
     record "$run" queued_load "$(load)"
     record "$run" rss_mib_queued "$(rss_mib "$sched_pid")"
     say "with $JOBS queued: $(metric "$run" queued_cpu_pct) % of a core, $(rss_mib "$sched_pid") MiB"
@@ -241,6 +275,7 @@ CONF
     wait_until 60 0.2 eval '[ "$(swarm_counter running)" = 0 ]' \
         || say "latency jobs still running: $(swarm_counter running)"
     before=$(swarm_counter finished)
+    pass_snap "$dir/pass0"
     s0=$(cpu_snap)
     t0=$EPOCHREALTIME
     id=$(echo "sleep $RUN_S" | "$build/cli/qsub" -J "1-$E2E" -o /dev/null -e /dev/null) \
@@ -254,6 +289,8 @@ CONF
     record "$run" e2e_finished "$(( after - before ))"
     record "$run" e2e_jobs_per_s "$(echo "($after - $before) / ($t1 - $t0)" | bc -l)"
     record_cpu "$run" e2e "$s0" "$s1" "$t0" "$t1"
+    pass_snap "$dir/pass1"
+    record_pass "$run" e2e "$dir/pass0" "$dir/pass1"
     record "$run" e2e_load "$(load)"
     # The swarm's per-second finish rate while the array ran, its busy part.
     record "$run" e2e_sustained_per_s "$(awk -v b="$before" '/^t=/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
