@@ -11,7 +11,9 @@
 # Measured, in this order:
 #   1. connect: seconds until all N nodes are up;
 #   2. idle: the scheduler's CPU (user + system, % of one core) over IDLE_S
-#      seconds with nothing queued, and its resident memory;
+#      seconds with nothing queued, and its resident memory (the swarm's
+#      CPU and, with MUNGE, both munged daemons' beside it, here and in 3
+#      and 5);
 #   3. the same with JOBS held jobs queued (wire submissions, 16 at once);
 #   4. start latency: LATN `sleep RUN_S` jobs submitted by qsub one at a
 #      time, from just before qsub to the swarm receiving job.launch;
@@ -65,7 +67,7 @@ else
 fi
 : "${NCPUS:=8}" "${RUN_S:=1}" "${E2E_TIMEOUT:=900}"
 for a in $auths; do
-    case $a in none|munge) ;; *) echo "swarm.sh: invalid --auth '$a' (want none, munge or both)" >&2; exit 2 ;; esac
+    case $a in none|munge) ;; *) echo "swarm.sh: invalid --auth '$a' (want none and/or munge, e.g. \"none munge\")" >&2; exit 2 ;; esac
 done
 
 for b in "$build" "$here/.." /tmp/b; do
