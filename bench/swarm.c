@@ -649,13 +649,16 @@ static void swarm_summary (struct swarm *sw)
 {
     struct stats *s = &sw->st;
     int64_t now = util_now_ms ();
+    int in_flight = 0; /* heartbeats sent, their answers not yet back */
 
+    for (int i = 0; i < sw->nnodes; i++)
+        in_flight += sw->nodes[i].hb_id != 0;
     printf ("summary nodes=%d up=%d seconds=%.1f launched=%lld finished=%lld "
             "finished_acked=%lld heartbeats=%lld answered=%lld hb_rtt_p50_ms=%.2f "
             "hb_rtt_p99_ms=%.2f hb_rtt_max_ms=%.1f hb_late=%lld hb_missed=%lld "
             "links_lost=%lld reconnects=%lld refused=%lld hello_rtt_max_ms=%.1f "
             "auth=%s auth_refused=%lld creds_made=%lld creds_checked=%lld "
-            "auth_ms_per_cred=%.3f\n",
+            "auth_ms_per_cred=%.3f hb_in_flight=%d\n",
             sw->nnodes, sw->up, (now - sw->t0_ms) / 1000.0, (long long)s->launched,
             (long long)s->finished_sent, (long long)s->finished_acked,
             (long long)s->hb_sent, (long long)s->hb_answered,
@@ -667,7 +670,8 @@ static void swarm_summary (struct swarm *sw)
             (long long)s->creds_made, (long long)s->creds_checked,
             s->creds_made + s->creds_checked
                 ? s->auth_ms / (double)(s->creds_made + s->creds_checked)
-                : 0.0);
+                : 0.0,
+            in_flight);
     fflush (stdout);
 }
 

@@ -4,9 +4,10 @@
 # daemons (one for the scheduler, one for the nodes, one key): each link
 # opens with link.open, every message either way carries a credential bound
 # to the link.  Every node came up, every job of the end-to-end array was
-# launched and reported finished, every heartbeat was answered, no
-# credential was refused either way, no node was marked down (a smoke test
-# of the tool, not a timed test: no figure is compared with a goal here).
+# launched and reported finished, every heartbeat was answered (but those
+# in flight when the swarm stopped) and none missed, no credential was
+# refused either way, no node was marked down (a smoke test of the tool,
+# not a timed test: no figure is compared with a goal here).
 . "$(dirname "$0")/lib.sh"
 
 descs=('bench/swarm.sh --quick --auth munge runs to the end'
@@ -18,7 +19,11 @@ command -v munged >/dev/null && command -v mungekey >/dev/null ||
     skip_all "munged or mungekey not found (install munge)" "${descs[@]}"
 
 sw_out=$PWD/swarm-out
-E2E=200 bash "$HPCQ_SRCDIR/bench/swarm.sh" --quick --nodes 20 --auth munge \
+# Heartbeats every 5 s rather than the quick mode's 2: each one's round
+# trip is two credentials on the scheduler's side, and under a loaded
+# machine or the sanitizers a 2 s beat is missed for want of CPU, not of
+# anything the test checks.
+HEARTBEAT=5 E2E=200 bash "$HPCQ_SRCDIR/bench/swarm.sh" --quick --nodes 20 --auth munge \
     --build "$HPCQ_BUILDDIR" --out "$sw_out" > swarm.stdout 2> swarm.stderr
 rc=$?
 # Exit 3: munged would not start here (its reason is in swarm.stderr).
@@ -60,7 +65,7 @@ test_expect_success "${descs[3]}" '
 '
 
 test_expect_success "${descs[4]}" '
-    test "$(value swarm_heartbeats)" = "$(value swarm_answered)" &&
+    test "$(value swarm_heartbeats)" = $(( $(value swarm_answered) + $(value swarm_hb_in_flight) )) &&
     test "$(value swarm_hb_missed)" = 0 && test "$(value swarm_links_lost)" = 0 &&
     test "$(value swarm_refused)" = 0 && test "$(value swarm_auth_refused)" = 0 &&
     test "$(value sched_refused)" = 0 && test "$(value nodes_marked_down)" = 0
