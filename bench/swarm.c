@@ -10,9 +10,25 @@
  * in its script, else for --run-ms.  A node whose link is lost reconnects
  * after a second, as hpcq-worker does, and reports its jobs in the hello.
  *
+ * With --munge each node authenticates as hpcq-worker does with auth =
+ * munge (worker/worker.c, common/auth.h): its link opens with link.open and
+ * a nonce of its own; the scheduler's answer must carry a credential of a
+ * service uid (root, ours, or --service-user's) bound to both nonces,
+ * before the node says anything else; from then on every message either
+ * way, replies included, is signed and checked against that link's
+ * binding, and one that fails the check closes the link.  So each of the
+ * N nodes is its own identity to the scheduler: its own name, its own
+ * link and binding, credentials that are valid on no other node's link.
+ * The credentials come from the munged at --munge-socket, live --munge-ttl
+ * seconds (the worker's munge_ttl), and are made and checked one at a time
+ * in this one thread: what N hosts would do in parallel, each with its
+ * own munged (bench/swarm.sh gives the swarm a munged of its own, with the
+ * scheduler's key).
+ *
  *   swarm --server ADDR --nodes N [--prefix NAME] [--ncpus C] [--mem BYTES]
  *         [--heartbeat S] [--run-ms MS] [--ramp N] [--launch-log FILE]
  *         [--report-ms MS] [--duration S]
+ *         [--munge [--munge-socket PATH] [--munge-ttl S] [--service-user U]]
  *
  * ADDR is what a worker's `server` setting takes ("unix:PATH", PATH or
  * HOST:PORT).  --ramp caps the links opened but not yet greeted (the
@@ -37,6 +53,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/auth.h"
 #include "common/client.h"
 #include "common/conn.h"
 #include "common/log.h"
@@ -44,7 +61,9 @@
 #include "common/util.h"
 #include "common/wire.h"
 
-enum link_state { LINK_DOWN, LINK_HELLO, LINK_UP };
+/* LINK_OPEN: link.open sent (--munge), waiting for the scheduler's
+ * signed answer; LINK_HELLO: node.hello sent. */
+enum link_state { LINK_DOWN, LINK_OPEN, LINK_HELLO, LINK_UP };
 
 /* A job the node "runs": it ends at due_ms; once done, its result waits
  * for the scheduler's acknowledgement (report_id) or the next hello. */
@@ -64,9 +83,11 @@ struct snode {
     struct conn *link;
     enum link_state state;
     int64_t next_id;
+    int64_t open_id;                /* link.open in flight (--munge) */
+    char nonce[AUTH_NONCE_HEX + 1]; /* ours for link.open */
     int64_t hello_id;
-    double hello_sent_ms;
-    int64_t hb_id; /* heartbeat in flight, 0 if none */
+    double hello_sent_ms; /* when the link was opened */
+    int64_t hb_id;        /* heartbeat in flight, 0 if none */
     double hb_sent_ms;
     struct sjob *jobs;
     int njobs, jobs_cap;
@@ -86,6 +107,9 @@ struct stats {
     int64_t launched, started_sent, finished_sent, finished_acked;
     int64_t hb_sent, hb_answered, hb_late, hb_missed;
     int64_t links_lost, reconnects, refused, lost_jobs;
+    int64_t auth_refused; /* scheduler messages whose credential failed */
+    int64_t creds_made, creds_checked;
+    double auth_ms; /* time spent waiting for munged, both ways */
     double hb_rtt_max_ms, hello_rtt_max_ms;
 };
 
@@ -101,6 +125,8 @@ struct swarm {
     int64_t report_ms;
     int64_t duration_ms;
     FILE *launch_log;
+    struct config *auth_cfg; /* --munge: what a worker's config would say */
+    struct auth *auth;       /* NULL: auth = none */
 
     struct snode *nodes;
     int up, greeting; /* links up; links opened but not yet greeted */
@@ -206,7 +232,8 @@ static int64_t node_send (struct snode *n, const char *type, json_t *body)
     int64_t id = n->next_id++;
 
     wire_request_init (&m, type, id, body);
-    if (!n->link || conn_send (n->link, &m) < 0)
+    if (!n->link || (n->open_id && strcmp (type, "link.open") != 0)
+        || conn_send (n->link, &m) < 0)
         id = 0;
     wire_msg_release (&m);
     return id;
@@ -249,12 +276,93 @@ static void node_hello (struct snode *n)
                                                        j->attempt, "pid", 1));
     }
     n->state = LINK_HELLO;
-    n->hello_sent_ms = now_ms ();
     n->hello_id = node_send (n, "node.hello",
                              json_pack ("{s:s s:i s:I s:[] s:s s:o s:o}", "name",
                                         n->name, "ncpus", n->sw->ncpus, "mem",
                                         (json_int_t)n->sw->mem, "gpus", "labels", "",
                                         "running", running, "finished", finished));
+}
+
+/* --munge: the link opens as a worker's does, with a nonce of ours. */
+static void node_open (struct snode *n)
+{
+    n->state = LINK_OPEN;
+    if (auth_nonce (n->nonce) < 0) {
+        log_msg (LOG_ERR, "%s: link.open: no random numbers", n->name);
+        conn_close (n->link);
+        return;
+    }
+    if (!(n->open_id =
+              node_send (n, "link.open", json_pack ("{s:s}", "nonce", n->nonce))))
+        conn_close (n->link);
+}
+
+/* Everything a node sends once its link is open carries a credential
+ * bound to the link (as worker_sign). */
+static json_t *node_sign (struct conn *c, const struct wire_msg *m, void *arg)
+{
+    struct snode *n = arg;
+    struct swarm *sw = n->sw;
+    struct hpcq_error err;
+    double t0 = now_ms ();
+    json_t *cred = auth_sign (sw->auth, m, AUTH_TO_SCHEDULER, conn_binding (c), &err);
+
+    sw->st.auth_ms += now_ms () - t0;
+    sw->st.creds_made++;
+    if (!cred)
+        log_msg (LOG_ERR, "%s: %s to the scheduler: %s", n->name, m->type, err.text);
+    return cred;
+}
+
+/* msg carries a credential of a service uid, made for it on a link bound
+ * to binding (as worker_trust).  -1 with err if not. */
+static int node_trust (struct snode *n, struct wire_msg *msg, const char *binding,
+                       struct hpcq_error *err)
+{
+    struct swarm *sw = n->sw;
+    struct auth_cred cred;
+    double t0 = now_ms ();
+    int rc = auth_verify (sw->auth, msg, AUTH_TO_WORKER, binding, &cred, err);
+
+    sw->st.auth_ms += now_ms () - t0;
+    sw->st.creds_checked++;
+    if (rc < 0)
+        return -1;
+    if (!auth_is_service (sw->auth, cred.uid))
+        return errprintf (err,
+                          "its credential is of uid %u, not root or the "
+                          "cluster's service user",
+                          (unsigned)cred.uid);
+    return 0;
+}
+
+/* The answer to link.open: the scheduler's nonce, signed for ours.  The
+ * link is bound to both; then the hello goes (as worker_link_opened). */
+static int node_opened (struct snode *n, struct conn *c, struct wire_msg *msg,
+                        struct hpcq_error *err)
+{
+    char binding[AUTH_BINDING_MAX];
+
+    if (auth_link_answer (msg, n->open_id, n->nonce, binding, err) < 0
+        || node_trust (n, msg, binding, err) < 0)
+        return -1;
+    conn_set_binding (c, binding);
+    conn_set_signer (c, node_sign, n);
+    n->open_id = 0;
+    node_hello (n);
+    return 0;
+}
+
+/* --munge: is this message from the scheduler, for this link?  1: act on
+ * it; 0: the answer to link.open, handled; -1 with err: refused. */
+static int node_check (struct snode *n, struct conn *c, struct wire_msg *msg,
+                       struct hpcq_error *err)
+{
+    if (!n->sw->auth)
+        return 1;
+    if (n->open_id)
+        return node_opened (n, c, msg, err) < 0 ? -1 : 0;
+    return node_trust (n, msg, conn_binding (c), err) < 0 ? -1 : 1;
 }
 
 static void node_connect (struct snode *n)
@@ -273,7 +381,11 @@ static void node_connect (struct snode *n)
         return;
     }
     sw->greeting++;
-    node_hello (n);
+    n->hello_sent_ms = now_ms ();
+    if (!sw->auth)
+        node_hello (n);
+    else
+        node_open (n);
 }
 
 /* Open links for nodes never opened, up to --ramp awaiting their hello. */
@@ -290,11 +402,12 @@ static void node_link_close (struct conn *c, void *arg)
 
     if (n->state == LINK_UP)
         sw->up--;
-    else if (n->state == LINK_HELLO)
+    else if (n->state == LINK_HELLO || n->state == LINK_OPEN)
         sw->greeting--;
     n->state = LINK_DOWN;
     n->link = NULL;
     n->hb_id = 0;
+    n->open_id = 0;
     sw->st.links_lost++;
     for (int i = 0; i < n->njobs; i++)
         if (n->jobs[i].done)
@@ -454,7 +567,19 @@ static void node_signal (struct snode *n, struct conn *c, struct wire_msg *msg)
 static void node_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
 {
     struct snode *n = arg;
+    struct hpcq_error err;
+    int ok = node_check (n, c, msg, &err);
 
+    if (ok < 0) {
+        /* A worker acts on nothing it cannot trace to the scheduler. */
+        log_msg (LOG_ERR, "%s: refusing %s%s from the scheduler: %s; closing the link",
+                 n->name, msg->type, msg->is_reply ? " reply" : "", err.text);
+        n->sw->st.auth_refused++;
+        conn_close (c);
+        return;
+    }
+    if (ok == 0)
+        return;
     if (msg->is_reply)
         node_reply (n, msg);
     else if (strcmp (msg->type, "job.launch") == 0)
@@ -524,18 +649,29 @@ static void swarm_summary (struct swarm *sw)
 {
     struct stats *s = &sw->st;
     int64_t now = util_now_ms ();
+    int in_flight = 0; /* heartbeats sent, their answers not yet back */
 
+    for (int i = 0; i < sw->nnodes; i++)
+        in_flight += sw->nodes[i].hb_id != 0;
     printf ("summary nodes=%d up=%d seconds=%.1f launched=%lld finished=%lld "
             "finished_acked=%lld heartbeats=%lld answered=%lld hb_rtt_p50_ms=%.2f "
             "hb_rtt_p99_ms=%.2f hb_rtt_max_ms=%.1f hb_late=%lld hb_missed=%lld "
-            "links_lost=%lld reconnects=%lld refused=%lld hello_rtt_max_ms=%.1f\n",
+            "links_lost=%lld reconnects=%lld refused=%lld hello_rtt_max_ms=%.1f "
+            "auth=%s auth_refused=%lld creds_made=%lld creds_checked=%lld "
+            "auth_ms_per_cred=%.3f hb_in_flight=%d\n",
             sw->nnodes, sw->up, (now - sw->t0_ms) / 1000.0, (long long)s->launched,
             (long long)s->finished_sent, (long long)s->finished_acked,
             (long long)s->hb_sent, (long long)s->hb_answered,
             percentile (sw->rtt_all, sw->nrtt_all, 0.5),
             percentile (sw->rtt_all, sw->nrtt_all, 0.99), s->hb_rtt_max_ms,
             (long long)s->hb_late, (long long)s->hb_missed, (long long)s->links_lost,
-            (long long)s->reconnects, (long long)s->refused, s->hello_rtt_max_ms);
+            (long long)s->reconnects, (long long)s->refused, s->hello_rtt_max_ms,
+            sw->auth ? "munge" : "none", (long long)s->auth_refused,
+            (long long)s->creds_made, (long long)s->creds_checked,
+            s->creds_made + s->creds_checked
+                ? s->auth_ms / (double)(s->creds_made + s->creds_checked)
+                : 0.0,
+            in_flight);
     fflush (stdout);
 }
 
@@ -577,7 +713,9 @@ static void usage (int code)
         "Usage: swarm --server ADDR --nodes N [--prefix NAME] [--ncpus C] "
         "[--mem BYTES]\n"
         "             [--heartbeat S] [--run-ms MS] [--ramp N] [--launch-log FILE]\n"
-        "             [--report-ms MS] [--duration S]\n");
+        "             [--report-ms MS] [--duration S]\n"
+        "             [--munge [--munge-socket PATH] [--munge-ttl S] "
+        "[--service-user U]]\n");
     exit (code);
 }
 
@@ -606,11 +744,16 @@ static void parse_args (struct swarm *sw, int argc, char **argv)
         { "launch-log", required_argument, NULL, 'L' },
         { "report-ms", required_argument, NULL, 'T' },
         { "duration", required_argument, NULL, 'd' },
+        { "munge", no_argument, NULL, 'M' },
+        { "munge-socket", required_argument, NULL, 'S' },
+        { "munge-ttl", required_argument, NULL, 't' },
+        { "service-user", required_argument, NULL, 'u' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int ch;
+    int ch, munge = 0;
 
+    sw->auth_cfg = config_create ();
     while ((ch = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
         switch (ch) {
         case 's': sw->server = optarg; break;
@@ -634,12 +777,31 @@ static void parse_args (struct swarm *sw, int argc, char **argv)
             }
             setvbuf (sw->launch_log, NULL, _IOLBF, 0); /* read as it grows */
             break;
+        /* The keys a worker's config would carry (auth_from_config). */
+        case 'M': munge = 1; break;
+        case 'S': (void)config_set (sw->auth_cfg, "munge_socket", optarg); break;
+        case 't': (void)config_set (sw->auth_cfg, "munge_ttl", optarg); break;
+        case 'u': (void)config_set (sw->auth_cfg, "service_user", optarg); break;
         case 'h': usage (0); break;
         default: usage (2);
         }
     }
     if (!sw->server || !sw->nnodes || optind != argc)
         usage (2);
+    (void)config_set (sw->auth_cfg, "auth", munge ? "munge" : "none");
+}
+
+/* The nodes' authentication, as hpcq-worker's (with auth = none it warns
+ * as the worker does).  One context serves every node: a libmunge context
+ * holds only options, and each credential is its own munged request. */
+static void swarm_auth (struct swarm *sw)
+{
+    struct hpcq_error err;
+
+    if (auth_from_config (sw->auth_cfg, "swarm", &sw->auth, &err) < 0) {
+        fprintf (stderr, "swarm: %s\n", err.text);
+        exit (1);
+    }
 }
 
 int main (int argc, char **argv)
@@ -656,6 +818,7 @@ int main (int argc, char **argv)
 
     parse_args (&sw, argc, argv);
     log_init ("swarm", LOG_WARNING, NULL);
+    swarm_auth (&sw);
     signal (SIGPIPE, SIG_IGN);
     srand48 (getpid ());
     if (!(sw.loop = loop_create ())
@@ -685,6 +848,8 @@ int main (int argc, char **argv)
     }
     loop_timer_remove (tick);
     loop_destroy (sw.loop);
+    auth_destroy (sw.auth);
+    config_destroy (sw.auth_cfg);
     if (sw.launch_log)
         fclose (sw.launch_log);
     free (sw.nodes);

@@ -304,6 +304,24 @@ int auth_verify (struct auth *a, const struct wire_msg *m, enum auth_dir dir,
     return 0;
 }
 
+int auth_link_answer (const struct wire_msg *msg, int64_t open_id, const char *ours,
+                      char binding[AUTH_BINDING_MAX], struct hpcq_error *err)
+{
+    const char *theirs;
+
+    if (!msg->is_reply || msg->id != open_id || strcmp (msg->type, "link.open") != 0)
+        return errprintf (err, "%s%s before the link was open", msg->type,
+                          msg->is_reply ? " reply" : "");
+    if (msg->errnum)
+        return errprintf (err, "it refused link.open: %s",
+                          msg->errstr ? msg->errstr : strerror (msg->errnum));
+    if (json_unpack (msg->body, "{s:s}", "nonce", &theirs) < 0
+        || strlen (theirs) != AUTH_NONCE_HEX)
+        return errprintf (err, "link.open: its answer has no nonce");
+    snprintf (binding, AUTH_BINDING_MAX, "%s:%s", ours, theirs);
+    return 0;
+}
+
 int auth_nonce (char buf[AUTH_NONCE_HEX + 1])
 {
     unsigned char raw[AUTH_NONCE_HEX / 2];

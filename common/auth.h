@@ -87,6 +87,13 @@ json_t *auth_sign (struct auth *a, const struct wire_msg *m, enum auth_dir dir,
 int auth_verify (struct auth *a, const struct wire_msg *m, enum auth_dir dir,
                  const char *binding, struct auth_cred *cred, struct hpcq_error *err);
 
+/* msg is the answer to our link.open (request open_id, our nonce ours):
+ * not refused, and carrying the peer's nonce.  binding gets what the link
+ * is bound to from then on ("ours:theirs"); checking the answer's own
+ * credential against it is the caller's.  -1 with err if not. */
+int auth_link_answer (const struct wire_msg *msg, int64_t open_id, const char *ours,
+                      char binding[AUTH_BINDING_MAX], struct hpcq_error *err);
+
 /* A fresh random nonce as AUTH_NONCE_HEX hex digits (buf holds one more). */
 int auth_nonce (char buf[AUTH_NONCE_HEX + 1]);
 

@@ -577,19 +577,10 @@ static int peer_accept_open (struct tm_peer *p, struct wire_msg *msg,
 /* PEER_OUT: the answer to our link.open; then the spawn goes. */
 static int peer_opened (struct tm_peer *p, struct wire_msg *msg, struct hpcq_error *err)
 {
-    const char *theirs;
     char binding[AUTH_BINDING_MAX];
 
-    if (!msg->is_reply || msg->id != p->open_id)
-        return errprintf (err, "%s before the link was open", msg->type);
-    if (msg->errnum)
-        return errprintf (err, "it refused link.open: %s",
-                          msg->errstr ? msg->errstr : strerror (msg->errnum));
-    if (json_unpack (msg->body, "{s:s}", "nonce", &theirs) < 0
-        || strlen (theirs) != AUTH_NONCE_HEX)
-        return errprintf (err, "link.open: its answer has no nonce");
-    snprintf (binding, sizeof (binding), "%s:%s", p->nonce, theirs);
-    if (peer_trust (p, msg, AUTH_FROM_TM, binding, err) < 0)
+    if (auth_link_answer (msg, p->open_id, p->nonce, binding, err) < 0
+        || peer_trust (p, msg, AUTH_FROM_TM, binding, err) < 0)
         return -1;
     conn_set_binding (p->conn, binding);
     p->open = 1;

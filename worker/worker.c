@@ -185,19 +185,9 @@ static int worker_link_opened (struct worker *w, struct conn *c, struct wire_msg
 {
     char binding[AUTH_BINDING_MAX];
     struct auth_cred cred;
-    const char *theirs;
 
-    if (!msg->is_reply || msg->id != w->open_id || strcmp (msg->type, "link.open") != 0)
-        return errprintf (err, "%s%s before the link was open", msg->type,
-                          msg->is_reply ? " reply" : "");
-    if (msg->errnum)
-        return errprintf (err, "it refused link.open: %s",
-                          msg->errstr ? msg->errstr : strerror (msg->errnum));
-    if (json_unpack (msg->body, "{s:s}", "nonce", &theirs) < 0
-        || strlen (theirs) != AUTH_NONCE_HEX)
-        return errprintf (err, "link.open: its answer has no nonce");
-    snprintf (binding, sizeof (binding), "%s:%s", w->nonce, theirs);
-    if (worker_trust (w, msg, binding, &cred, err) < 0)
+    if (auth_link_answer (msg, w->open_id, w->nonce, binding, err) < 0
+        || worker_trust (w, msg, binding, &cred, err) < 0)
         return -1;
     conn_set_binding (c, binding);
     conn_set_signer (c, worker_sign, w);

@@ -105,6 +105,53 @@ static void test_nonce (void)
     ok (strcmp (a, b) != 0, "two nonces differ");
 }
 
+/* answer_to (ID, TYPE, IS_REPLY, ERRNUM, NONCE): what might come back to a
+ * link.open, and what auth_link_answer makes of it. */
+static int answer_to (int64_t id, const char *type, int is_reply, int errnum,
+                      const char *nonce, char *binding, struct hpcq_error *err)
+{
+    struct wire_msg m;
+    int rc;
+
+    wire_request_init (&m, type, id,
+                       nonce ? json_pack ("{s:s}", "nonce", nonce) : NULL);
+    m.is_reply = is_reply;
+    m.errnum = errnum;
+    if (errnum)
+        m.errstr = strdup ("authentication is off");
+    rc = auth_link_answer (&m, 7, "aa", binding, err);
+    wire_msg_release (&m);
+    return rc;
+}
+
+static void test_link_answer (void)
+{
+    char binding[AUTH_BINDING_MAX] = "", theirs[AUTH_NONCE_HEX + 1], want[80];
+    struct hpcq_error err;
+
+    memset (theirs, 'b', AUTH_NONCE_HEX);
+    theirs[AUTH_NONCE_HEX] = '\0';
+    snprintf (want, sizeof (want), "aa:%s", theirs);
+    ok (answer_to (7, "link.open", 1, 0, theirs, binding, &err) == 0
+            && strcmp (binding, want) == 0,
+        "link.open's answer binds the link to our nonce and theirs");
+    ok (answer_to (8, "link.open", 1, 0, theirs, binding, &err) < 0
+            && strstr (err.text, "before the link was open"),
+        "an answer to another request does not open the link");
+    ok (answer_to (7, "job.launch", 0, 0, theirs, binding, &err) < 0
+            && strstr (err.text, "job.launch before the link was open"),
+        "a request before the answer does not open the link");
+    ok (answer_to (7, "link.open", 1, EPERM, NULL, binding, &err) < 0
+            && strstr (err.text, "refused link.open: authentication is off"),
+        "a refusal says why");
+    ok (answer_to (7, "link.open", 1, 0, "short", binding, &err) < 0
+            && strstr (err.text, "no nonce"),
+        "an answer with a bad nonce is refused");
+    ok (answer_to (7, "link.open", 1, 0, NULL, binding, &err) < 0
+            && strstr (err.text, "no nonce"),
+        "an answer without a nonce is refused");
+}
+
 /* A munged of our own in a temporary folder; its socket path, or NULL. */
 static char tmpdir[] = "/tmp/hpcq-test-auth.XXXXXX";
 
@@ -234,6 +281,7 @@ int main (void)
     plan (NO_PLAN);
     test_digest ();
     test_nonce ();
+    test_link_answer ();
     test_munge ();
     return done_testing ();
 }
