@@ -91,8 +91,7 @@ static int local_addresses (int port, char *buf, size_t len, struct hpcq_error *
         for (i = ifs; i && n < ADDRS_MAX; i = i->ifa_next) {
             char a[INET_ADDRSTRLEN];
             if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET
-                || !(i->ifa_flags & IFF_UP)
-                || (!(i->ifa_flags & IFF_LOOPBACK)) != pass)
+                || !(i->ifa_flags & IFF_UP) || (!(i->ifa_flags & IFF_LOOPBACK)) != pass)
                 continue;
             inet_ntop (AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, a,
                        sizeof (a));
@@ -201,6 +200,7 @@ static int start_waiter (void)
         char comment[512], line[600];
         int has_exit = 0, status = 0, rc;
         close (p[0]);
+        close (ia.lfd); /* or a connection would still find a listener */
         (void)prctl (PR_SET_PDEATHSIG, SIGKILL);
         if (getppid () == 1)
             _exit (0);
@@ -243,9 +243,9 @@ static void delete_job (void)
     struct hpcq_error err;
     struct client *c = client_connect (NULL, &err);
 
-    if (!c || client_rpc (c, "job.delete", json_pack ("{s:s}", "id", ia.jobid), NULL,
-                          &err)
-                  < 0)
+    if (!c
+        || client_rpc (c, "job.delete", json_pack ("{s:s}", "id", ia.jobid), NULL, &err)
+               < 0)
         fprintf (stderr, "qsub: cannot delete job %s: %s\n", ia.jobid, err.text);
     client_destroy (c);
 }
@@ -290,8 +290,7 @@ static int accept_one (void)
     if (ptylink_server_handshake (fd, ia.cookie) == 0)
         return fd;
     fprintf (stderr, "qsub: refused a connection from %s:%d (%s)\n", who,
-             ntohs (sa.sin_port),
-             errno == EACCES ? "wrong cookie" : strerror (errno));
+             ntohs (sa.sin_port), errno == EACCES ? "wrong cookie" : strerror (errno));
     close (fd);
     return -1;
 }
@@ -345,8 +344,8 @@ static int on_frame (struct ptylink_relay *r, int type, const uint8_t *p, size_t
     if (type != 'X' || len != 4)
         return 0;
     ia.exit_seen = 1;
-    ia.wstatus = (int)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16
-                       | (uint32_t)p[2] << 8 | p[3]);
+    ia.wstatus =
+        (int)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
     return 1;
 }
 

@@ -181,7 +181,10 @@ void ptylink_relay_init (struct ptylink_relay *r, int sock, int in_fd, int out_f
     r->sig_fd = sig_fd;
 }
 
-static size_t room (const struct ptylink_buf *b) { return sizeof (b->data) - b->len; }
+static size_t room (const struct ptylink_buf *b)
+{
+    return sizeof (b->data) - b->len;
+}
 
 int ptylink_send (struct ptylink_relay *r, int type, const void *p, size_t len)
 {

@@ -7,6 +7,7 @@ for the tests of qsub -I (tests/t3006, t3007).
 STEPs, in order:
   --expect REGEX   wait (60 s at most) until the output so far matches REGEX
   --send TEXT      type TEXT (\\n is typed as Enter, i.e. \\r)
+  --wait-file F    wait (60 s at most) until file F exists
   --winch R,C      resize the terminal to R rows, C columns (SIGWINCH)
 Then it waits (120 s at most) for CMD to end (everything CMD prints goes
 to --log as it comes), and exits with CMD's exit code (128 + N if signal N killed it);
@@ -89,6 +90,15 @@ for kind, val in steps:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
                 sys.exit(99)
+    elif kind == "--wait-file":
+        deadline = time.time() + 60
+        while not os.path.exists(val):
+            if time.time() > deadline:
+                sys.stderr.write("pty-drive: timed out waiting for %s\n" % val)
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                sys.exit(99)
+            pump(0.1)
     elif kind == "--send":
         os.write(fd, val.replace("\\n", "\r").encode())
     elif kind == "--winch":

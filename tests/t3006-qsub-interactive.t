@@ -1,0 +1,131 @@
+#!/bin/bash
+# qsub -I: an interactive job.  qsub waits for the job to start, then the
+# job's shell (run by hpcq-pty, as the owner, on the job's first host, on a
+# pty of its own) is this terminal's until it exits; its exit status is the
+# job's and qsub's.  qdel, walltime and a killed qsub end the job and leave
+# no shell; -X is refused; nobody but the job's qsub gets the shell.
+# Everything is driven through a real pty (tests/pty-drive.py).
+. "$(dirname "$0")/lib.sh"
+
+cluster_start 1 --cpus-per-worker 2
+drive() { python3 "$HPCQ_SRCDIR/tests/pty-drive.py" "$@"; }
+# The job id qsub printed in LOG ("qsub: waiting for job ID to start").
+log_jobid() { sed -n 's/^qsub: waiting for job \([^ ]*\) to start.*/\1/p' "$1" | head -1; }
+# The log without the terminal's carriage returns.
+clean() { tr -d '\r' < "$1"; }
+
+test_expect_success 'qsub -I: a shell on a tty, in the job, as the owner; exit 3 ends it' '
+    drive --log s.log --rows 30 --cols 100 --expect "job .* ready" \
+        --send "echo \"H=[\$(hostname)] J=[\$PBS_JOBID] U=[\$(id -un)] E=[\$PBS_ENVIRONMENT] N=[\$(wc -l < \$PBS_NODEFILE)]\"; echo \"T=[\$(tty)] S=[\$(stty size)]\"\n" \
+        --expect "S=\[30 100\]" --winch 40,120 --send "echo \"W=[\$(stty size)]\"; exit 3\n" \
+        -- qsub -I -l select=1:ncpus=1 -N inter; echo "rc=$?" > s.rc &&
+    clean s.log > s.txt && cat s.txt &&
+    id=$(log_jobid s.txt) && test -n "$id" &&
+    grep -qx "rc=3" s.rc &&
+    grep -q "H=\[$(hostname -s)\] J=\[$id\] U=\[$(id -un)\] E=\[PBS_INTERACTIVE\] N=\[1\]" s.txt &&
+    grep -Eq "T=\[/dev/pts/[0-9]+\] S=\[30 100\]" s.txt &&
+    grep -q "W=\[40 120\]" s.txt &&
+    grep -qx "qsub: job $id ready" s.txt &&
+    grep -qx "qsub: job $id completed" s.txt &&
+    test "$(job_attr $id Exit_status)" = 3 &&
+    test "$(job_attr $id Job_Name)" = inter &&
+    echo "$id" > s.id
+'
+
+test_expect_success 'the cookie is in no qstat -f, not even the owner'"'"'s' '
+    id=$(cat s.id) && qstat -f -x $id > s.f && grep -q Exit_status s.f &&
+    ! grep -q HPCQ_PTY s.f && ! grep -q hpcq-pty s.f
+'
+
+# A job whose shell runs a marked sleep; MARK is what pgrep looks for.
+start_sleeper() {   # NAME MARK QSUB-OPTIONS...
+    local name=$1 mark=$2; shift 2
+    ( drive --log $name.log --pidfile $name.pid --expect "job .* ready" \
+        --send "echo S=READY\$((1+1)); sleep $mark\n" -- qsub -I "$@"; echo "rc=$?" > $name.rc ) &
+    wait_until 60 grep -q "S=READY2" $name.log && wait_until 10 pgrep -f "^sleep $mark\$" >/dev/null
+}
+
+test_expect_success 'qdel of an interactive job: qsub says so, exits non-zero, no shell left' '
+    start_sleeper d 3917 &&
+    id=$(log_jobid d.log) && qdel $id &&
+    wait_until 60 test -s d.rc && cat d.log && cat d.rc &&
+    ! grep -qx "rc=0" d.rc &&
+    grep -q "qsub: job $id ended before its shell did: Job deleted" d.log &&
+    wait_until 10 sh -c "! pgrep -f \"^sleep 3917\$\"" &&
+    has_state $id F
+'
+
+test_expect_success 'walltime ends an interactive job like any other' '
+    start_sleeper w 3918 -l walltime=3 &&
+    id=$(log_jobid w.log) &&
+    wait_until 60 test -s w.rc && cat w.log && cat w.rc &&
+    ! grep -qx "rc=0" w.rc && grep -q "walltime" w.log &&
+    wait_until 10 sh -c "! pgrep -f \"^sleep 3918\$\"" &&
+    wait_state $id F && job_attr $id comment | grep -q walltime
+'
+
+test_expect_success 'qsub killed (SIGKILL): the job ends, its shell with it' '
+    start_sleeper k 3919 &&
+    id=$(log_jobid k.log) && kill -9 $(cat k.pid) &&
+    wait_until 60 test -s k.rc &&
+    wait_state $id F 60 &&
+    wait_until 10 sh -c "! pgrep -f \"^sleep 3919\$\"" &&
+    test "$(job_attr $id Exit_status)" = 129
+'
+
+test_expect_success '-X is refused with one line, -I with a script too' '
+    test_must() { "$@"; test $? -eq 2; } &&
+    test_must qsub -I -X 2> x.err && cat x.err && test "$(wc -l < x.err)" = 1 &&
+    grep -q "X11 forwarding) is not supported" x.err &&
+    echo true > job.sh && test_must qsub -I job.sh 2> s.err && cat s.err &&
+    test "$(wc -l < s.err)" = 1 && grep -q "takes no script" s.err &&
+    ! qsub -I -J 1-3 2> j.err && cat j.err && grep -q "cannot be an array" j.err
+'
+
+test_expect_success 'qsub -I interrupted while the job waits: the job is deleted' '
+    ( drive --log i.log --pidfile i.pid --expect "waiting for job" -- qsub -I -h; echo "rc=$?" > i.rc ) &
+    wait_until 30 grep -q "waiting for job" i.log &&
+    id=$(log_jobid i.log) && wait_state $id H &&
+    kill -INT $(cat i.pid) && wait_until 30 test -s i.rc && cat i.log &&
+    ! grep -qx "rc=0" i.rc && wait_state $id F
+'
+
+# The port qsub PID listens on.
+qsub_port() { ss -ltnpH | sed -n "/pid=$1,/s/.*:\([0-9][0-9]*\) .*users.*/\1/p" | head -1; }
+
+other_users_setup true
+why=$(root_and_nobody)
+if [ -n "$why" ]; then
+    test_skip "another user cannot attach to a user's interactive session" "$why"
+else
+test_expect_success 'another user cannot attach to a user'"'"'s interactive session' '
+    cat > $PUB/attack.py <<"PY" &&
+import os, socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+hello = s.recv(24)
+s.sendall(os.urandom(48))  # a nonce and a guessed proof
+try:
+    rest = s.recv(100)
+except ConnectionResetError:
+    rest = b""
+print("hello=%s answer=%d bytes" % (hello[:8].decode(), len(rest)))
+PY
+    ( drive --log a.log --pidfile a.pid --expect "waiting for job" --wait-file go \
+        --expect "job .* ready" --wait-file go2 \
+        --send "echo \"U=[\$(id -un)]\"; exit 0\n" -- qsub -I -h; echo "rc=$?" > a.rc ) &
+    wait_until 30 grep -q "waiting for job" a.log && id=$(log_jobid a.log) &&
+    wait_until 10 test -n "$(qsub_port $(cat a.pid))" && port=$(qsub_port $(cat a.pid)) &&
+    as_user_py nobody $PUB/attack.py $port > at.out && cat at.out &&
+    grep -qx "hello=HPCQPTY1 answer=0 bytes" at.out &&
+    wait_until 10 grep -q "refused a connection from 127.0.0.1:[0-9]* (wrong cookie)" a.log &&
+    as_user nobody qstat -f $id > at.f 2>&1; ! grep -q HPCQ_PTY at.f &&
+    touch go && qrls $id &&
+    wait_until 60 grep -q "job $id ready" a.log &&
+    ! as_user_py nobody $PUB/attack.py $port 2> at2.err && cat at2.err &&
+    grep -q "Connection refused" at2.err &&
+    touch go2 && wait_until 60 test -s a.rc && cat a.log &&
+    grep -qx "rc=0" a.rc && clean a.log | grep -q "U=\[$(id -un)\]"
+'
+fi
+
+test_done
