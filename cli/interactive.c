@@ -275,23 +275,69 @@ static int next_signal (void)
     return (int)si.ssi_signo;
 }
 
-/* A connection: the job's shell if it proves the cookie, else refused
- * (said here, so the user sees someone tried). */
-static int accept_one (void)
+/* Connections still proving themselves: several at once, so that a
+ * stranger's connection that never answers cannot make the job's shell
+ * wait behind it (and give up). */
+#define PENDING_MAX 8
+
+struct pending {
+    struct ptylink_hs hs[PENDING_MAX];
+    char who[PENDING_MAX][INET_ADDRSTRLEN + 8];
+    int n;
+};
+
+static void refuse (struct pending *pd, int i, const char *why)
+{
+    fprintf (stderr, "qsub: refused a connection from %s (%s)\n", pd->who[i], why);
+    close (pd->hs[i].fd);
+    pd->hs[i] = pd->hs[--pd->n];
+    memcpy (pd->who[i], pd->who[pd->n], sizeof (pd->who[i]));
+}
+
+static void accept_one (struct pending *pd)
 {
     struct sockaddr_in sa;
     socklen_t slen = sizeof (sa);
-    char who[INET_ADDRSTRLEN] = "?";
-    int fd = accept4 (ia.lfd, (struct sockaddr *)&sa, &slen, SOCK_CLOEXEC);
+    char a[INET_ADDRSTRLEN] = "?";
+    int fd =
+        accept4 (ia.lfd, (struct sockaddr *)&sa, &slen, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
     if (fd < 0)
-        return -1;
-    inet_ntop (AF_INET, &sa.sin_addr, who, sizeof (who));
-    if (ptylink_server_handshake (fd, ia.cookie) == 0)
-        return fd;
-    fprintf (stderr, "qsub: refused a connection from %s:%d (%s)\n", who,
-             ntohs (sa.sin_port), errno == EACCES ? "wrong cookie" : strerror (errno));
-    close (fd);
+        return;
+    if (pd->n == PENDING_MAX)
+        refuse (pd, 0, "too many connections at once");
+    inet_ntop (AF_INET, &sa.sin_addr, a, sizeof (a));
+    snprintf (pd->who[pd->n], sizeof (pd->who[0]), "%s:%d", a, ntohs (sa.sin_port));
+    if (ptylink_server_start (&pd->hs[pd->n], fd) < 0) {
+        close (fd);
+        return;
+    }
+    pd->n++;
+}
+
+/* Step the handshakes that have something; the one that proves the cookie
+ * is the job's shell: its socket, else -1. */
+static int step_pending (struct pending *pd, const struct pollfd *p)
+{
+    int64_t now = util_now_us () / 1000;
+
+    for (int i = pd->n - 1; i >= 0; i--) {
+        int rc = p[i].revents ? ptylink_server_step (&pd->hs[i], ia.cookie) : 0;
+        if (rc > 0) {
+            int fd = pd->hs[i].fd;
+            pd->hs[i].fd = -1;
+            while (pd->n > 0) /* nobody else may attach */
+                if (pd->hs[pd->n - 1].fd >= 0)
+                    refuse (pd, pd->n - 1, "the session has started");
+                else
+                    pd->n--;
+            return fd;
+        }
+        if (rc < 0)
+            refuse (pd, i, errno == EACCES ? "wrong cookie" : strerror (errno));
+        else if (now >= pd->hs[i].deadline_ms)
+            refuse (pd, i, "no answer in time");
+    }
     return -1;
 }
 
@@ -299,29 +345,43 @@ static int accept_one (void)
  * first (*ended) or qsub was told to stop. */
 static int wait_start (int *ended)
 {
+    struct pending pd = { .n = 0 };
+
     *ended = 0;
     for (;;) {
-        struct pollfd p[3] = { { .fd = ia.lfd, .events = POLLIN },
-                               { .fd = ia.wait_fd, .events = POLLIN },
-                               { .fd = ia.sig_fd, .events = POLLIN } };
-        int fd, sig;
+        struct pollfd p[PENDING_MAX + 3];
+        int fd, sig, n = pd.n, timeout = -1;
 
-        if (poll (p, 3, -1) < 0) {
+        for (int i = 0; i < pd.n; i++) {
+            int64_t left = pd.hs[i].deadline_ms - util_now_us () / 1000;
+            p[i] = (struct pollfd){ .fd = pd.hs[i].fd, .events = POLLIN };
+            if (timeout < 0 || left < timeout)
+                timeout = left > 0 ? (int)left : 0;
+        }
+        p[n] = (struct pollfd){ .fd = ia.lfd, .events = POLLIN };
+        p[n + 1] = (struct pollfd){ .fd = ia.wait_fd, .events = POLLIN };
+        p[n + 2] = (struct pollfd){ .fd = ia.sig_fd, .events = POLLIN };
+        if (poll (p, (nfds_t)n + 3, timeout) < 0) {
             if (errno == EINTR)
                 continue;
             return -1;
         }
-        if (p[2].revents && (sig = next_signal ()) && sig != SIGWINCH) {
+        if (p[n + 2].revents && (sig = next_signal ()) && sig != SIGWINCH) {
             ia.stop_signo = sig;
-            return -1;
+            break;
         }
-        if (p[1].revents) {
+        if (p[n + 1].revents) {
             *ended = 1;
-            return -1;
+            break;
         }
-        if (p[0].revents && (fd = accept_one ()) >= 0)
+        if ((fd = step_pending (&pd, p)) >= 0)
             return fd;
+        if (p[n].revents)
+            accept_one (&pd);
     }
+    while (pd.n > 0)
+        refuse (&pd, pd.n - 1, "the job is over");
+    return -1;
 }
 
 static void send_winsize (struct ptylink_relay *r)

@@ -122,24 +122,63 @@ static int nonce (uint8_t n[NONCE_LEN])
     return 0;
 }
 
-int ptylink_server_handshake (int fd, const uint8_t k[PTYLINK_COOKIE_LEN])
+int ptylink_server_start (struct ptylink_hs *hs, int fd)
 {
-    int64_t deadline = util_now_us () / 1000 + PTYLINK_HANDSHAKE_MS;
-    uint8_t hello[sizeof (MAGIC) - 1 + NONCE_LEN], in[NONCE_LEN + MAC_LEN];
-    uint8_t want[MAC_LEN], mine[MAC_LEN];
-    uint8_t *nq = hello + sizeof (MAGIC) - 1;
+    uint8_t hello[sizeof (MAGIC) - 1 + NONCE_LEN];
 
-    memcpy (hello, MAGIC, sizeof (MAGIC) - 1);
-    if (nonce (nq) < 0 || io_full (fd, hello, sizeof (hello), 1, deadline) < 0
-        || io_full (fd, in, sizeof (in), 0, deadline) < 0)
+    memset (hs, 0, sizeof (*hs));
+    hs->fd = fd;
+    hs->deadline_ms = util_now_us () / 1000 + PTYLINK_HANDSHAKE_MS;
+    if (nonce (hs->nq) < 0)
         return -1;
-    proof (k, "hpcq-pty client", nq, in, want);
-    if (!nettle_memeql_sec (want, in + NONCE_LEN, MAC_LEN)) {
+    memcpy (hello, MAGIC, sizeof (MAGIC) - 1);
+    memcpy (hello + sizeof (MAGIC) - 1, hs->nq, NONCE_LEN);
+    /* 24 bytes on a new connection: its send buffer takes them. */
+    return io_full (fd, hello, sizeof (hello), 1, hs->deadline_ms);
+}
+
+int ptylink_server_step (struct ptylink_hs *hs, const uint8_t k[PTYLINK_COOKIE_LEN])
+{
+    uint8_t want[MAC_LEN];
+    ssize_t n = read (hs->fd, hs->in + hs->got, sizeof (hs->in) - hs->got);
+
+    if (n < 0)
+        return errno == EAGAIN || errno == EINTR ? 0 : -1;
+    if (n == 0) {
+        errno = EPROTO;
+        return -1;
+    }
+    if ((hs->got += (size_t)n) < sizeof (hs->in))
+        return 0;
+    proof (k, "hpcq-pty client", hs->nq, hs->in, want);
+    if (!nettle_memeql_sec (want, hs->in + NONCE_LEN, MAC_LEN)) {
         errno = EACCES;
         return -1;
     }
-    proof (k, "hpcq-pty server", nq, in, mine);
-    return io_full (fd, mine, sizeof (mine), 1, deadline);
+    proof (k, "hpcq-pty server", hs->nq, hs->in, want);
+    return io_full (hs->fd, want, sizeof (want), 1, hs->deadline_ms) < 0 ? -1 : 1;
+}
+
+int ptylink_server_handshake (int fd, const uint8_t k[PTYLINK_COOKIE_LEN])
+{
+    struct ptylink_hs hs;
+    int rc = 0;
+
+    if (ptylink_server_start (&hs, fd) < 0)
+        return -1;
+    while (rc == 0) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        int64_t left = hs.deadline_ms - util_now_us () / 1000;
+        if (left <= 0) {
+            errno = ETIMEDOUT;
+            return -1;
+        }
+        if (poll (&p, 1, (int)left) < 0 && errno != EINTR)
+            return -1;
+        if (p.revents)
+            rc = ptylink_server_step (&hs, k);
+    }
+    return rc < 0 ? -1 : 0;
 }
 
 int ptylink_client_handshake (int fd, const uint8_t k[PTYLINK_COOKIE_LEN])

@@ -54,6 +54,22 @@ int ptylink_cookie_parse (const char *hex, uint8_t k[PTYLINK_COOKIE_LEN]);
 int ptylink_server_handshake (int fd, const uint8_t k[PTYLINK_COOKIE_LEN]);
 int ptylink_client_handshake (int fd, const uint8_t k[PTYLINK_COOKIE_LEN]);
 
+/* The server's side step by step, for a listener that must not wait on
+ * one connection (a stranger's that never answers): start sends the
+ * hello on a fresh socket; step reads what has come, and once the
+ * client's proof is whole checks it and sends its own.  step returns 0
+ * for more to come, 1 when proven, -1 with errno (EACCES: a wrong proof;
+ * EPROTO: the peer closed).  The deadline is the caller's to keep. */
+struct ptylink_hs {
+    int fd;
+    uint8_t nq[16];
+    uint8_t in[48]; /* the client's nonce and proof */
+    size_t got;
+    int64_t deadline_ms; /* start's time + PTYLINK_HANDSHAKE_MS (monotonic) */
+};
+int ptylink_server_start (struct ptylink_hs *hs, int fd);
+int ptylink_server_step (struct ptylink_hs *hs, const uint8_t k[PTYLINK_COOKIE_LEN]);
+
 struct ptylink_buf {
     uint8_t data[PTYLINK_BUF];
     size_t len;

@@ -96,13 +96,17 @@ qsub_port() { ss -ltnpH | sed -n "/pid=$1,/s/.*:\([0-9][0-9]*\) .*users.*/\1/p" 
 other_users_setup true
 why=$(root_and_nobody)
 if [ -n "$why" ]; then
-    test_skip "another user cannot attach to a user's interactive session" "$why"
+    test_skip "another user cannot attach to a user's interactive session, nor hold it up" "$why"
 else
-test_expect_success 'another user cannot attach to a user'"'"'s interactive session' '
+test_expect_success 'another user cannot attach to a user'"'"'s interactive session, nor hold it up' '
     cat > $PUB/attack.py <<"PY" &&
-import os, socket, sys
+import os, socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
 hello = s.recv(24)
+if sys.argv[2:] == ["silent"]:  # connect, then never answer
+    print("silent", flush=True)
+    time.sleep(20)
+    sys.exit(0)
 s.sendall(os.urandom(48))  # a nonce and a guessed proof
 try:
     rest = s.recv(100)
@@ -119,8 +123,11 @@ PY
     grep -qx "hello=HPCQPTY1 answer=0 bytes" at.out &&
     wait_until 10 grep -q "refused a connection from 127.0.0.1:[0-9]* (wrong cookie)" a.log &&
     as_user nobody qstat -f $id > at.f 2>&1; ! grep -q HPCQ_PTY at.f &&
+    { as_user_py nobody $PUB/attack.py $port silent > silent.out & } &&
+    wait_until 10 grep -q silent silent.out &&
     touch go && qrls $id &&
     wait_until 60 grep -q "job $id ready" a.log &&
+    grep -q "refused a connection from 127.0.0.1:[0-9]* (the session has started)" a.log &&
     ! as_user_py nobody $PUB/attack.py $port 2> at2.err && cat at2.err &&
     grep -q "Connection refused" at2.err &&
     touch go2 && wait_until 60 test -s a.rc && cat a.log &&
