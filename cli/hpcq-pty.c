@@ -159,9 +159,11 @@ static int on_frame (struct ptylink_relay *r, int type, const uint8_t *p, size_t
         (void)ioctl (r->in_fd, TIOCSWINSZ, &ws);
     } else if (type == 'E') {
         struct termios t;
-        /* qsub's input was a pipe and it ended: end-of-file to the shell. */
-        if (tcgetattr (r->in_fd, &t) == 0)
-            (void)util_write_all (r->in_fd, &t.c_cc[VEOF], 1);
+        /* qsub's input was a pipe and it ended: end-of-file to the shell,
+         * after the bytes before it (still queued for the pty). */
+        if (tcgetattr (r->in_fd, &t) == 0
+            && r->to_local.len < sizeof (r->to_local.data))
+            r->to_local.data[r->to_local.len++] = t.c_cc[VEOF];
     }
     return 0;
 }

@@ -423,30 +423,28 @@ static int on_signal (struct ptylink_relay *r)
     return 1;
 }
 
+/* Standard input ended (a pipe, not a terminal): end-of-file to the shell. */
+static void on_in_eof (struct ptylink_relay *r)
+{
+    (void)ptylink_send (r, 'E', NULL, 0);
+}
+
 /* The terminal to the shell and back, until it ends. */
 static void session (int sock)
 {
     struct ptylink_relay r;
-    int eof_sent = 0;
 
     ptylink_relay_init (&r, sock, 0, 1, ia.sig_fd);
     r.on_frame = on_frame;
     r.on_signal = on_signal;
+    r.on_in_eof = on_in_eof;
     (void)fcntl (sock, F_SETFL, O_NONBLOCK);
     if (isatty (0))
         send_winsize (&r);
     if (term_raw () < 0)
         fprintf (stderr, "qsub: cannot put the terminal in raw mode: %s\n",
                  strerror (errno));
-    while (!r.sock_eof && !ia.exit_seen && !ia.stop_signo) {
-        if (ptylink_relay_run (&r) < 0)
-            break;
-        /* Standard input ended (a pipe): say so once, then go on. */
-        if (r.in_eof && !eof_sent && !r.sock_eof && !ia.exit_seen && !ia.stop_signo) {
-            eof_sent = ptylink_send (&r, 'E', NULL, 0) == 0;
-            continue;
-        }
-    }
+    (void)ptylink_relay_run (&r);
     ptylink_relay_flush (&r, 1000);
     term_restore ();
 }

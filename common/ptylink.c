@@ -306,6 +306,8 @@ static void local_in (struct ptylink_relay *r)
         return;
     if (n <= 0) {
         r->in_eof = 1; /* a pty master whose shell is gone reads EIO */
+        if (r->on_in_eof)
+            r->on_in_eof (r);
         return;
     }
     (void)ptylink_send (r, 'D', buf, (size_t)n); /* room was checked */

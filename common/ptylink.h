@@ -87,6 +87,7 @@ struct ptylink_relay {
     size_t rx_len;
     int (*on_frame) (struct ptylink_relay *r, int type, const uint8_t *p, size_t len);
     int (*on_signal) (struct ptylink_relay *r);
+    void (*on_in_eof) (struct ptylink_relay *r); /* once, when in_fd ends */
     void *arg;
 };
 
