@@ -37,6 +37,12 @@ test_expect_success 'the cookie is in no qstat -f, not even the owner'"'"'s' '
     ! grep -q HPCQ_PTY s.f && ! grep -q hpcq-pty s.f
 '
 
+test_expect_success 'qsub -I with its input from a pipe: the shell reads it, then its end' '
+    printf "echo P=\$((6*7))\n" | qsub -I -S /bin/sh > p.out 2> p.err; echo "rc=$?" > p.rc &&
+    tr -d "\r" < p.out > p.txt && cat p.txt p.err p.rc &&
+    grep -qx "P=42" p.txt && grep -qx "rc=0" p.rc && grep -q "completed" p.txt
+'
+
 # A job whose shell runs a marked sleep; MARK is what pgrep looks for.
 start_sleeper() {   # NAME MARK QSUB-OPTIONS...
     local name=$1 mark=$2; shift 2
