@@ -14,22 +14,41 @@ log_jobid() { sed -n 's/^qsub: waiting for job \([^ ]*\) to start.*/\1/p' "$1" |
 # The log without the terminal's carriage returns.
 clean() { tr -d '\r' < "$1"; }
 
+# What the shell sees, one bracketed value each (run by the shell itself).
+cat > probe.sh <<'S'
+echo "H=[$(hostname)] J=[$PBS_JOBID] U=[$(id -un)] E=[$PBS_ENVIRONMENT] N=[$(wc -l < $PBS_NODEFILE)]"
+echo "T=[$(tty)] S=[$(stty size)] D=[$(pwd)] SH=[$0]"
+echo "G=[$(grep -c "job_${PBS_JOBID%%.*}\." /proc/self/cgroup)] CPUS=[$(sed -n 's/^Cpus_allowed_list:\t//p' /proc/self/status)]"
+S
+chmod 644 probe.sh
+
 test_expect_success 'qsub -I: a shell on a tty, in the job, as the owner; exit 3 ends it' '
     drive --log s.log --rows 30 --cols 100 --expect "job .* ready" \
-        --send "echo \"H=[\$(hostname)] J=[\$PBS_JOBID] U=[\$(id -un)] E=[\$PBS_ENVIRONMENT] N=[\$(wc -l < \$PBS_NODEFILE)]\"; echo \"T=[\$(tty)] S=[\$(stty size)]\"\n" \
+        --send ". $WORK/probe.sh\n" \
         --expect "S=\[30 100\]" --winch 40,120 --send "echo \"W=[\$(stty size)]\"; exit 3\n" \
         -- qsub -I -l select=1:ncpus=1 -N inter; echo "rc=$?" > s.rc &&
     clean s.log > s.txt && cat s.txt &&
     id=$(log_jobid s.txt) && test -n "$id" &&
     grep -qx "rc=3" s.rc &&
     grep -q "H=\[$(hostname -s)\] J=\[$id\] U=\[$(id -un)\] E=\[PBS_INTERACTIVE\] N=\[1\]" s.txt &&
-    grep -Eq "T=\[/dev/pts/[0-9]+\] S=\[30 100\]" s.txt &&
+    grep -Eq "T=\[/dev/pts/[0-9]+\] S=\[30 100\] D=\[$HOME\] SH=\[-[a-z]+\]" s.txt &&
     grep -q "W=\[40 120\]" s.txt &&
     grep -qx "qsub: job $id ready" s.txt &&
     grep -qx "qsub: job $id completed" s.txt &&
     test "$(job_attr $id Exit_status)" = 3 &&
     test "$(job_attr $id Job_Name)" = inter &&
     echo "$id" > s.id
+'
+
+test_expect_success 'the shell is in the job'"'"'s cgroup and cpuset (where the worker has them)' '
+    id=$(cat s.id) &&
+    cpus=$(sed -n "s/.*job $id started as pid [0-9]* on cpus \(.*\)/\1/p" "$CLUSTER/worker1.log") &&
+    echo "cpus: ${cpus:-none pinned}; $(containment)" &&
+    { test -z "$cpus" || grep -q "CPUS=\[$cpus\]" s.txt; } &&
+    case "$(containment)" in
+    cgroup*) grep -q "G=\[[1-9][0-9]*\]" s.txt ;;
+    *) echo "no cgroups here: the cpuset alone is checked" ;;
+    esac
 '
 
 test_expect_success 'the cookie is in no qstat -f, not even the owner'"'"'s' '
@@ -103,7 +122,20 @@ other_users_setup true
 why=$(root_and_nobody)
 if [ -n "$why" ]; then
     test_skip "another user cannot attach to a user's interactive session, nor hold it up" "$why"
+    test_skip "another user's interactive job: the shell is theirs" "$why"
 else
+test_expect_success 'another user'"'"'s interactive job: the shell is theirs' '
+    cp "$HPCQ_SRCDIR/tests/pty-drive.py" probe.sh $PUB/ &&
+    as_user_py nobody $PUB/pty-drive.py --log $PUB/n.log --expect "job .* ready" \
+        --send ". $PUB/probe.sh; exit 7\n" -- qsub -I -S /bin/sh; echo "rc=$?" > n.rc &&
+    clean $PUB/n.log > n.txt && cat n.txt n.rc &&
+    id=$(log_jobid n.txt) && grep -qx "rc=7" n.rc &&
+    grep -q "J=\[$id\] U=\[nobody\] E=\[PBS_INTERACTIVE\]" n.txt &&
+    grep -q "SH=\[-sh\]" n.txt &&
+    test "$(job_attr $id Job_Owner | sed "s/@.*//")" = nobody &&
+    test "$(job_attr $id Exit_status)" = 7
+'
+
 test_expect_success 'another user cannot attach to a user'"'"'s interactive session, nor hold it up' '
     cat > $PUB/attack.py <<"PY" &&
 import os, socket, sys, time
