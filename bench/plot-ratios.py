@@ -24,6 +24,8 @@ METRICS = [  # metric, short label, higher is better
     ("depth_submit_ms@", "submit\nat %s", False),
     ("recovery_s", "recovery\ntime", False),
     ("rss_mib@", "memory\nat %s", False),
+    ("bigarray_s", "1M-task\narray", False),
+    ("qone_busy_p99_ms@", "one job p99,\nbusy, at %s", False),
 ]
 
 

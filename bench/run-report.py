@@ -32,6 +32,26 @@ METRICS = [
     ("acked", "acknowledged before kill -9", None, "%.0f"),
     ("present", "present after restart", None, "%.0f"),
     ("lost", "acknowledged but lost", None, "%.0f"),
+    ("submit_over_floor", "qsub/sbatch per-call cost ÷ the spawn floor's", False, "%.2f"),
+    ("bigarray_s", "one big held array acknowledged (s)", False, "%.3f"),
+    ("qone_busy_median_ms@", "one job while others read every job in full (BUSYN of them), median (ms)", False, "%.1f"),
+    ("qone_busy_p99_ms@", "one job while others read every job in full (BUSYN of them), p99 (ms)", False, "%.1f"),
+    ("busy_full_reads@", "full reads completed meanwhile", None, "%.0f"),
+    ("busy_nodes_down@", "nodes marked down meanwhile", None, "%.0f"),
+    # bench/swarm.sh, hpcq only: "@" is the number of connected nodes.
+    ("swarm_connect_s@", "swarm: all nodes up (s)", None, "%.1f"),
+    ("swarm_idle_cpu_pct@", "swarm: scheduler CPU idle, heartbeats only (% of a core)", None, "%.2f"),
+    ("swarm_queued_cpu_pct@", "swarm: scheduler CPU with the jobs queued (% of a core)", None, "%.2f"),
+    ("swarm_rss_mib_idle@", "swarm: scheduler memory, no jobs (MiB)", None, "%.1f"),
+    ("swarm_rss_mib_queued@", "swarm: scheduler memory, jobs queued (MiB)", None, "%.1f"),
+    ("swarm_latency_median_ms@", "swarm: start latency, median (ms)", None, "%.1f"),
+    ("swarm_latency_max_ms@", "swarm: start latency, max (ms)", None, "%.1f"),
+    ("swarm_e2e_finished@", "swarm: one-second jobs finished", None, "%.0f"),
+    ("swarm_e2e_jobs_per_s@", "swarm: end to end, overall (jobs/s)", None, "%.0f"),
+    ("swarm_e2e_sustained_per_s@", "swarm: end to end, median per-second rate (jobs/s)", None, "%.0f"),
+    ("swarm_e2e_cpu_pct@", "swarm: scheduler CPU during end to end (% of a core)", None, "%.1f"),
+    ("swarm_swarm_hb_missed@", "swarm: heartbeats missed", None, "%.0f"),
+    ("swarm_nodes_marked_down@", "swarm: nodes marked down", None, "%.0f"),
 ]
 
 
@@ -44,7 +64,8 @@ def expand(metrics, data):
             continue
         depths = sorted({int(k[1].split("@")[1]) for k in data if k[1].startswith(metric)})
         for d in depths:
-            out.append(("%s%d" % (metric, d), "%s at %d jobs" % (label, d), higher, fmt))
+            unit = "nodes" if metric.startswith("swarm_") else "jobs"
+            out.append(("%s%d" % (metric, d), "%s at %d %s" % (label, d, unit), higher, fmt))
     return out
 
 

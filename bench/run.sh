@@ -23,10 +23,20 @@
 #      depth, measured, then filled up to the next): full listing (qstat /
 #      squeue) and one job (qstat ID / squeue -j ID), ms; submitting at that
 #      depth, ms per job; resident memory of the controller;
+#      At the deepest queue also: one job's answer while BUSYN readers
+#      each list every job in full at once (qstat -f / scontrol show job),
+#      QBUSYN times, median and p99, and the nodes marked down meanwhile;
 #   5. recovery, at the deepest queue: right after the last acknowledged
 #      submission, kill -9 the controller, restart it: seconds until it
 #      answers, jobs present vs acknowledged (and how many acknowledged ids
-#      are missing).
+#      are missing);
+#   6. a held BIGARRAY-task array (qsub -J / sbatch --array, with the array
+#      size limits raised): seconds until it is acknowledged;
+#   7. hpcq only, after the systems: bench/swarm.sh at each of SWARM_NODES
+#      connected nodes (SWARM_JOBS queued, SWARM_E2E one-second jobs end to
+#      end); Slurm has no such harness here, so those rows have no ratio.
+# qsub's per-call cost over the spawn floor (the floor's rate over the
+# submission rate, per repetition) is its own row.
 # Every figure is the median of REPS runs (min and max beside it) unless it
 # is a one-off (recovery, memory).  Prints a table with ratios (hpcq's
 # advantage: >1 means hpcq is better) and writes OUT/results.tsv,
@@ -55,8 +65,10 @@ done
 
 if [ $quick = 1 ]; then
     : "${REPS:=2}" "${SUBN:=20}" "${ARRAY:=100}" "${E2EN:=10}" "${LATN:=5}" "${DEPTHS:=200 400}" "${QREPS:=3}" "${DEPTHSUBN:=5}"
+    : "${BIGARRAY:=20000}" "${BUSYN:=2}" "${QBUSYN:=10}" "${SWARM_NODES:=}" "${SWARM_JOBS:=500}" "${SWARM_E2E:=200}"
 else
     : "${REPS:=3}" "${SUBN:=500}" "${ARRAY:=10000}" "${E2EN:=60}" "${LATN:=50}" "${DEPTHS:=10000 100000}" "${QREPS:=5}" "${DEPTHSUBN:=50}"
+    : "${BIGARRAY:=1000000}" "${BUSYN:=4}" "${QBUSYN:=200}" "${SWARM_NODES:=1000 10000}" "${SWARM_JOBS:=100000}" "${SWARM_E2E:=20000}"
 fi
 DEPTH=${DEPTHS##* }     # the deepest
 : "${CPUS:=2}" "${PAR:=4}" "${RECOVERY_TIMEOUT:=$(( quick ? 30 : 300 ))}"
@@ -169,7 +181,7 @@ slurm_write_conf() {   # slurm_write_conf VARIANT
         -e "s|@DIR@|$sdir|g" -e "s|@MUNGE@|$tmp/munge|g" \
         -e "s|@CTLD_PORT@|$port|" -e "s|@CTLD_PORT_LAST@|$((port + 3))|" \
         -e "s|@SLURMD_PORT@|$sport|" -e "s|@CPUS@|$CPUS|" -e "s|@MEM@|2048|" \
-        -e "s|@MAXJOBS@|$(( DEPTH * 2 + 200000 ))|" -e "s|@MAXARRAY@|$(( ARRAY + 1 ))|" \
+        -e "s|@MAXJOBS@|$(( DEPTH * 2 + 200000 ))|" -e "s|@MAXARRAY@|$(( (BIGARRAY > ARRAY ? BIGARRAY : ARRAY) + 1 ))|" \
         > "$sconf"
     sed -i "s|^AuthInfo=.*|AuthInfo=socket=$tmp/munge/munge.sock|" "$sconf"
     export SLURM_CONF=$sconf
@@ -221,7 +233,8 @@ kill_stepds() {
 hpcq_start() {
     hpcq_dir=$tmp/hpcq
     local line
-    line=$("$hpcqbin/hpcq-local" start "$hpcq_dir" --workers 1 --cpus-per-worker "$CPUS") \
+    line=$("$hpcqbin/hpcq-local" start "$hpcq_dir" --workers 1 --cpus-per-worker "$CPUS" \
+               --sched-config "max_array_size=$(( BIGARRAY > ARRAY ? BIGARRAY : ARRAY ))") \
         || { say "hpcq did not start"; return 1; }
     eval "$line"
     mkdir -p "$tmp/hpcq-work"
@@ -262,6 +275,13 @@ q_one() { if is_hpcq; then "$hpcqbin/qstat" "$1"; else squeue -j "$1"; fi; }
 del_ids() {    # del_ids FILE
     if is_hpcq; then xargs -r -n 2000 "$hpcqbin/qdel" < "$1" >/dev/null 2>&1
     else xargs -r -n 2000 scancel < "$1" >/dev/null 2>&1; fi
+}
+q_everything() {   # every job with every attribute: the biggest answer
+    if is_hpcq; then "$hpcqbin/qstat" -f -t; else scontrol show job; fi
+}
+nodes_down() {
+    if is_hpcq; then "$hpcqbin/pbsnodes" -a | grep -c '^ *state = .*down'
+    else sinfo -h -N -o %T | grep -c -i 'down\|not_responding'; fi
 }
 ctl_pid() { if is_hpcq; then cat "$hpcq_dir/scheduler.pid"; else echo "$ctld_pid"; fi; }
 ctl_answers() {
@@ -328,6 +348,10 @@ m_submit() {
         record "$SYS" submit_par_jobs_per_s "$(echo "$(wc -l < "$ids") / ($t1 - $t0)" | bc -l)"
         del_ids "$ids"
     done
+    for r in $(seq 1 "$REPS"); do   # per-call cost over the floor's
+        record "$SYS" submit_over_floor "$(awk -F'\t' -v s="$SYS" -v r="$r" '$1 == s && $2 == "spawn_floor_per_s" && ++f == r { fl = $3 }
+            $1 == s && $2 == "submit_jobs_per_s" && ++q == r { sb = $3 } END { print fl / sb }' "$tsv")"
+    done
     say "$SYS: submission $(awk -F'\t' -v s="$SYS" '$1 == s && $2 == "submit_jobs_per_s" { printf "%.0f ", $3 }' "$tsv")jobs/s"
     for r in $(seq 1 "$REPS"); do
         t0=$(now)
@@ -336,6 +360,44 @@ m_submit() {
         record "$SYS" array_tasks_per_s "$(echo "$ARRAY / ($t1 - $t0)" | bc -l)"
         if is_hpcq; then "$hpcqbin/qdel" "$id" >/dev/null; else scancel "$id"; fi
     done
+}
+m_bigarray() {
+    local t0 t1 id
+    t0=$(now)
+    if ! id=$(sub_array "$BIGARRAY" 2>"$tmp/bigarray.err"); then
+        say "$SYS: $BIGARRAY-task array refused: $(head -1 "$tmp/bigarray.err")"
+        record "$SYS" bigarray_s n/a
+        return
+    fi
+    t1=$(now)
+    record "$SYS" bigarray_s "$(echo "$t1 - $t0" | bc -l)"
+    say "$SYS: $BIGARRAY-task array acknowledged in $(echo "$t1 - $t0" | bc -l | cut -c1-6) s"
+    if is_hpcq; then "$hpcqbin/qdel" "$id" >/dev/null; else scancel "$id"; fi
+    wait_until 300 0.5 eval '[ "$(list_ids | grep -c "^${id%%\[*}")" = 0 ]'
+}
+# One job's answer while BUSYN readers each take the whole queue in full.
+m_busy() {
+    local id=$1 d=$2 k i t0 t1 lats=$tmp/busy.$SYS down0 readers=()
+    down0=$(nodes_down)
+    for k in $(seq 1 "$BUSYN"); do
+        ( while [ ! -e "$tmp/busy.stop" ]; do q_everything >/dev/null 2>&1; echo >> "$tmp/busy.reads"; done ) &
+        readers+=($!)
+    done
+    sleep 1
+    : > "$lats"
+    for i in $(seq 1 "$QBUSYN"); do
+        t0=$(now); q_one "$id" >/dev/null; t1=$(now)
+        echo "($t1 - $t0) * 1000" | bc -l >> "$lats"
+    done
+    touch "$tmp/busy.stop"
+    wait "${readers[@]}"
+    rm -f "$tmp/busy.stop"
+    record "$SYS" "qone_busy_median_ms@$d" "$(stats < "$lats" | cut -d' ' -f1)"
+    record "$SYS" "qone_busy_p99_ms@$d" "$(pct 0.99 < "$lats")"
+    record "$SYS" "busy_full_reads@$d" "$(wc -l < "$tmp/busy.reads")"
+    record "$SYS" "busy_nodes_down@$d" "$(( $(nodes_down) - down0 ))"
+    rm -f "$tmp/busy.reads"
+    say "$SYS: one job while $BUSYN read everything: p99 $(pct 0.99 < "$lats") ms"
 }
 m_e2e() {
     local r i t0 t1
@@ -384,6 +446,7 @@ m_depth() {
             t0=$(now); sub_held >> "$acked"; t1=$(now)
             record "$SYS" "depth_submit_ms@$d" "$(echo "($t1 - $t0) * 1000" | bc -l)"
         done
+        [ "$d" = "$DEPTH" ] && m_busy "$id" "$d"
         say "$SYS: at $d jobs: qstat/squeue $(awk -F'\t' -v s="$SYS" -v m="qfull_ms@$d" '$1 == s && $2 == m { printf "%.0f ", $3 }' "$tsv")ms"
     done
     # Recovery: kill -9 right after the last acknowledgement.
@@ -422,6 +485,7 @@ run_system() {
     cd "$tmp/${SYS}-work" 2>/dev/null || { mkdir -p "$tmp/${SYS}-work"; cd "$tmp/${SYS}-work"; }
     m_latency
     m_submit
+    m_bigarray
     m_e2e
     m_depth
     cd "$tmp"
@@ -439,10 +503,20 @@ for s in $systems; do
     *) say "unknown system $s" ;;
     esac
 done
+# The swarm: hpcq's scheduler with thousands of connected nodes.
+if [ -n "$SWARM_NODES" ] && [[ " $systems " == *" hpcq "* ]]; then
+    say "=== swarm at $SWARM_NODES nodes"
+    if JOBS=$SWARM_JOBS E2E=$SWARM_E2E "$here/swarm.sh" --build "$build" --out "$tmp/swarm" \
+        --nodes "$SWARM_NODES" > "$tmp/swarm.out" 2>&1; then
+        awk -F'\t' '{ printf "hpcq\tswarm_%s@%s\t%s\n", $2, $1, $3 }' "$tmp/swarm/swarm.tsv" >> "$tsv"
+    else
+        tail -5 "$tmp/swarm.out" >&2; say "the swarm failed"
+    fi
+fi
 {
     echo "# machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(free -g | awk '/^Mem/ { print $2 }') GiB, $(. /etc/os-release; echo "$PRETTY_NAME"), kernel $(uname -r)"
     echo "# slurm: $(slurmctld -V 2>/dev/null || echo none); hpcq: $(git -C "$here" describe --always --dirty 2>/dev/null || echo ?) from $hpcqbin"
-    echo "# params: REPS=$REPS SUBN=$SUBN ARRAY=$ARRAY E2EN=$E2EN LATN=$LATN DEPTHS=\"$DEPTHS\" QREPS=$QREPS DEPTHSUBN=$DEPTHSUBN CPUS=$CPUS PAR=$PAR; $(( $(date +%s) - t_start )) s"
+    echo "# params: REPS=$REPS SUBN=$SUBN ARRAY=$ARRAY E2EN=$E2EN LATN=$LATN DEPTHS=\"$DEPTHS\" QREPS=$QREPS DEPTHSUBN=$DEPTHSUBN CPUS=$CPUS PAR=$PAR BIGARRAY=$BIGARRAY BUSYN=$BUSYN QBUSYN=$QBUSYN SWARM_NODES=\"$SWARM_NODES\" SWARM_JOBS=$SWARM_JOBS SWARM_E2E=$SWARM_E2E; $(( $(date +%s) - t_start )) s"
 } > "$out/meta.txt"
 python3 "$here/run-report.py" "$tsv" "$out/meta.txt" "$out/results.md"
 if [ $quick = 0 ] || [ -n "${PLOT:-}" ]; then

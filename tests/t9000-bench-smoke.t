@@ -20,7 +20,8 @@ positive() { awk -v x="$(value "$1")" 'BEGIN { exit !(x + 0 > 0) }'; }
 test_expect_success 'every measurement produced a positive number' '
     for m in spawn_floor_per_s submit_jobs_per_s submit_par_jobs_per_s array_tasks_per_s \
              e2e_jobs_per_s latency_median_ms latency_p95_ms qfull_ms@200 qfull_ms@400 \
-             qone_ms@400 depth_submit_ms@400 rss_mib@400 recovery_s; do
+             qone_ms@400 depth_submit_ms@400 rss_mib@400 recovery_s submit_over_floor \
+             bigarray_s qone_busy_median_ms@400 qone_busy_p99_ms@400 busy_full_reads@400; do
         positive $m || { echo "no figure for $m" >&2; exit 1; }
     done
 '
@@ -32,6 +33,10 @@ test_expect_success 'the queue held exactly the jobs asked for at each depth' '
 test_expect_success 'recovery: every acknowledged job is there after kill -9' '
     test "$(value lost)" = 0 && test "$(value present)" = "$(value acked)" &&
     test "$(value acked)" -ge 400
+'
+
+test_expect_success 'no node went down while readers took every job in full' '
+    test "$(value busy_nodes_down@400)" = 0
 '
 
 test_expect_success 'the report has a row per measure and depth' '
