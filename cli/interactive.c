@@ -1,13 +1,16 @@
 /* interactive.c - see interactive.h
  *
- * As PBS Pro does it (openpbs src/cmds/qsub.c: qsub -I listens on a port
- * of its own, the job carries the port in its "interactive" attribute and
- * the mother superior's pbs_mom connects back to it, then relays a pty;
- * its messages "waiting for job ... to start", "job ... ready" and "job
- * ... completed"), but the connection back comes from the job's own first
- * process, run as the owner after the worker's privilege drop, and both
- * ends prove a cookie the owner alone can read (common/ptylink.h).  No
- * daemon carries the terminal's bytes: a slow terminal holds no loop.
+ * As PBS Pro does it (openpbs src/cmds/qsub_sup.c, interactive(): qsub
+ * listens on a port of its own on any address, the job carries the port
+ * in its "interactive" attribute, the mother superior connects back and
+ * authenticates, qsub sends TERM and the window size, prints "waiting for
+ * job ID to start", "job ID ready" and at the end "job ID completed", and
+ * notices a job deleted while it waits), but the connection back comes
+ * from the job's own first process, run as the owner after the worker's
+ * privilege drop, and both ends prove a cookie the owner alone can read
+ * (common/ptylink.h).  No daemon carries the terminal's bytes: a slow
+ * terminal holds no loop.  Unlike PBS, qsub exits with the shell's status
+ * (PBS's exits 0).
  */
 #include <config.h>
 #include <arpa/inet.h>
