@@ -176,12 +176,14 @@ slurm_write_conf() {   # slurm_write_conf VARIANT
     mkdir -p "$sdir/state" "$sdir/spool" "$sdir/work"
     port=$(free_ports 6); sport=$((port + 5))
     sconf=$sdir/slurm.conf
+    # slurmctld counts every task of an array against MaxJobCount at
+    # submission ("temporarily unable to accept job" otherwise).
     cat "$here/slurm/slurm.conf.in" "$here/slurm/${variant#slurm-}.conf.in" | sed \
         -e "s|@CLUSTER@|hb$$${variant#slurm-}|" -e "s|@HOST@|$(hostname -s)|g" \
         -e "s|@DIR@|$sdir|g" -e "s|@MUNGE@|$tmp/munge|g" \
         -e "s|@CTLD_PORT@|$port|" -e "s|@CTLD_PORT_LAST@|$((port + 3))|" \
         -e "s|@SLURMD_PORT@|$sport|" -e "s|@CPUS@|$CPUS|" -e "s|@MEM@|2048|" \
-        -e "s|@MAXJOBS@|$(( DEPTH * 2 + 200000 ))|" -e "s|@MAXARRAY@|$(( (BIGARRAY > ARRAY ? BIGARRAY : ARRAY) + 1 ))|" \
+        -e "s|@MAXJOBS@|$(( DEPTH * 2 + 200000 + BIGARRAY ))|" -e "s|@MAXARRAY@|$(( (BIGARRAY > ARRAY ? BIGARRAY : ARRAY) + 1 ))|" \
         > "$sconf"
     sed -i "s|^AuthInfo=.*|AuthInfo=socket=$tmp/munge/munge.sock|" "$sconf"
     export SLURM_CONF=$sconf

@@ -86,6 +86,22 @@ static void print_gpus (json_t *gpus)
     }
 }
 
+/* resources_available.ib_hcas: the active InfiniBand ports, as UCX names
+ * them (UCX_NET_DEVICES); then every port with its state. */
+static void print_ib (json_t *n)
+{
+    json_t *ports = json_object_get (n, "ib"), *p;
+    size_t i;
+
+    if (!json_array_size (ports))
+        return;
+    printf ("     resources_available.ib_hcas = %s\n", str (n, "ib_hcas"));
+    json_array_foreach (ports, i, p)
+        printf ("     ib.%s:%lld = %s %s %s\n", str (p, "hca"),
+                (long long)num (p, "port"), str (p, "state"), str (p, "link_layer"),
+                str (p, "rate"));
+}
+
 static void print_node (json_t *n)
 {
     char mem[32], mem_used[32];
@@ -107,6 +123,7 @@ static void print_node (json_t *n)
     printf ("     resources_available.mem = %s\n", mem);
     printf ("     resources_available.ncpus = %lld\n", (long long)num (n, "ncpus"));
     printf ("     resources_available.ngpus = %lld\n", (long long)num (n, "ngpus"));
+    print_ib (n);
     printf ("     resources_assigned.mem = %s\n", mem_used);
     printf ("     resources_assigned.ncpus = %lld\n", (long long)num (n, "ncpus_used"));
     printf ("     resources_assigned.ngpus = %lld\n", (long long)num (n, "ngpus_used"));

@@ -108,6 +108,7 @@ static const char *known_keys[] = {
     "tm_port",
     "tm_keepalive",
     "tm_rsh_agent",
+    "test_ib_sysfs_root",
     /* both */
     "log_file",
     "log_level",

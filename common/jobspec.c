@@ -303,6 +303,8 @@ static json_t *chunks_to_json (const struct hpcq_resources *res)
                                "mpiprocs", c->mpiprocs);
         /* Only when asked, so specs stored before these existed compare
          * equal to what they decode into. */
+        if (o && c->ompthreads > 0)
+            json_object_set_new (o, "ompthreads", json_integer (c->ompthreads));
         if (o && chunk_model (c)[0])
             json_object_set_new (o, "gpu_model", json_string (c->gpu_model));
         if (o && chunk_mig (c)[0])
@@ -541,13 +543,14 @@ static int decode_chunk (json_t *o, size_t i, struct hpcq_chunk *c,
                          struct hpcq_error *err)
 {
     json_error_t jerr;
-    json_int_t count, ncpus, mem = 0, ngpus = 0, mpiprocs = 1;
+    json_int_t count, ncpus, mem = 0, ngpus = 0, mpiprocs = 1, omp = 0;
     const char *model = "", *mig = "", *host = "", *labels = "";
 
-    if (json_unpack_ex (o, &jerr, JSON_STRICT, "{s:I s:I s?I s?I s?I s?s s?s s?s s?s}",
-                        "count", &count, "ncpus", &ncpus, "mem", &mem, "ngpus", &ngpus,
-                        "mpiprocs", &mpiprocs, "gpu_model", &model, "mig", &mig, "host",
-                        &host, "labels", &labels)
+    if (json_unpack_ex (o, &jerr, JSON_STRICT,
+                        "{s:I s:I s?I s?I s?I s?I s?s s?s s?s s?s}", "count", &count,
+                        "ncpus", &ncpus, "mem", &mem, "ngpus", &ngpus, "mpiprocs",
+                        &mpiprocs, "ompthreads", &omp, "gpu_model", &model, "mig", &mig,
+                        "host", &host, "labels", &labels)
         < 0)
         return invalid (err, "chunk %zu: %s", i + 1, jerr.text);
     if (strlen (model) > HPCQ_GPU_MODEL_MAX || strlen (mig) > HPCQ_MIG_MAX
@@ -568,11 +571,15 @@ static int decode_chunk (json_t *o, size_t i, struct hpcq_chunk *c,
     if (mpiprocs < 0 || mpiprocs > INT_MAX)
         return invalid (err, "chunk %zu: mpiprocs %lld out of range", i + 1,
                         (long long)mpiprocs);
+    if (omp < 0 || omp > INT_MAX)
+        return invalid (err, "chunk %zu: ompthreads %lld out of range", i + 1,
+                        (long long)omp);
     *c = (struct hpcq_chunk){ .count = (int)count,
                               .ncpus = (int)ncpus,
                               .mem = mem,
                               .ngpus = (int)ngpus,
-                              .mpiprocs = (int)mpiprocs };
+                              .mpiprocs = (int)mpiprocs,
+                              .ompthreads = (int)omp };
     /* Checked with the rest of the request by resource_finalize(). */
     if ((model[0] && !(c->gpu_model = resource_intern (model)))
         || (mig[0] && !(c->mig = resource_intern (mig)))

@@ -264,6 +264,12 @@ static int chunk_set_mpiprocs (struct hpcq_chunk *c, const char *val,
     return parse_int ("mpiprocs", val, 0, &c->mpiprocs, err);
 }
 
+static int chunk_set_ompthreads (struct hpcq_chunk *c, const char *val,
+                                 struct hpcq_error *err)
+{
+    return parse_int ("ompthreads", val, 1, &c->ompthreads, err);
+}
+
 int resource_check_mig (const char *s, struct hpcq_error *err)
 {
     const char *end;
@@ -374,10 +380,15 @@ int resource_chunk_add_label (struct hpcq_chunk *c, const char *name,
 }
 
 static const struct chunk_key select_keys[] = {
-    { "ncpus", chunk_set_ncpus },         { "mem", chunk_set_mem },
-    { "ngpus", chunk_set_ngpus },         { "mpiprocs", chunk_set_mpiprocs },
-    { "gpu_model", chunk_set_gpu_model }, { "mig", chunk_set_mig },
-    { "host", chunk_set_host },           { NULL, NULL },
+    { "ncpus", chunk_set_ncpus },
+    { "mem", chunk_set_mem },
+    { "ngpus", chunk_set_ngpus },
+    { "mpiprocs", chunk_set_mpiprocs },
+    { "gpu_model", chunk_set_gpu_model },
+    { "mig", chunk_set_mig },
+    { "host", chunk_set_host },
+    { "ompthreads", chunk_set_ompthreads },
+    { NULL, NULL },
 };
 
 static int is_select_key (const char *name)
@@ -775,6 +786,9 @@ static int check_chunk (const struct hpcq_chunk *c, int i, struct hpcq_error *er
         return invalid (err, "chunk %d: ngpus %d out of range", i + 1, c->ngpus);
     if (c->mpiprocs < 0)
         return invalid (err, "chunk %d: mpiprocs %d out of range", i + 1, c->mpiprocs);
+    if (c->ompthreads < 0)
+        return invalid (err, "chunk %d: ompthreads %d out of range", i + 1,
+                        c->ompthreads);
     /* The strings may come from a stored spec, not only from the parser. */
     if (chunk_mig (c)[0] && resource_check_mig (c->mig, err) < 0)
         return -1;
@@ -899,6 +913,8 @@ static void format_chunk (const struct hpcq_chunk *c, char *buf, int len, int *p
         append (buf, len, pos, ":ngpus=%d", c->ngpus);
     if (c->mpiprocs != 1)
         append (buf, len, pos, ":mpiprocs=%d", c->mpiprocs);
+    if (c->ompthreads > 0)
+        append (buf, len, pos, ":ompthreads=%d", c->ompthreads);
     if (chunk_model (c)[0])
         append (buf, len, pos, ":gpu_model=%s", c->gpu_model);
     if (chunk_mig (c)[0])

@@ -27,6 +27,10 @@ struct hpcq_chunk {
     int64_t mem;  /* bytes per chunk, 0 = not requested */
     int ngpus;    /* GPUs per chunk, >= 0 */
     int mpiprocs; /* MPI ranks per chunk (PBS_NODEFILE lines), default 1 */
+    /* OpenMP threads per rank (the job's OMP_NUM_THREADS and NCPUS, as
+     * PBS Pro sets them); 0 = not asked: the chunk's ncpus, PBS Pro's
+     * default.  Read with chunk_ompthreads(). */
+    int ompthreads;
     /* Both interned (resource_intern), so a request stays a plain value
      * to copy and costs a pointer, not a buffer, per chunk; NULL = "".
      * Read them with chunk_model() and chunk_mig().
@@ -57,6 +61,11 @@ static inline const char *chunk_model (const struct hpcq_chunk *c)
 static inline const char *chunk_mig (const struct hpcq_chunk *c)
 {
     return c->mig ? c->mig : "";
+}
+
+static inline int chunk_ompthreads (const struct hpcq_chunk *c)
+{
+    return c->ompthreads > 0 ? c->ompthreads : c->ncpus;
 }
 
 static inline const char *chunk_host (const struct hpcq_chunk *c)

@@ -358,13 +358,15 @@ static int node_hello_parse (struct node *n, json_t *body, json_t **gpus,
 {
     const char *labels = "";
     json_int_t mem;
+    json_t *ib = NULL;
 
-    if (json_unpack (body, "{s:i s:I s:o s?s s:o s:o}", "ncpus", &n->ncpus, "mem", &mem,
-                     "gpus", gpus, "labels", &labels, "running", running, "finished",
-                     finished)
+    if (json_unpack (body, "{s:i s:I s:o s?s s:o s:o s?o}", "ncpus", &n->ncpus, "mem",
+                     &mem, "gpus", gpus, "labels", &labels, "running", running,
+                     "finished", finished, "ib", &ib)
             < 0
         || n->ncpus < 1 || mem < 0 || !json_is_array (*running)
-        || !json_is_array (*finished) || gpu_from_json (*gpus, n->gpu, &n->ngpus) < 0)
+        || !json_is_array (*finished) || gpu_from_json (*gpus, n->gpu, &n->ngpus) < 0
+        || ib_from_json (ib, n->ib, IB_PORT_MAX, &n->nib) < 0)
         return -1;
     n->mem = mem;
     snprintf (n->labels, sizeof (n->labels), "%s", labels);
@@ -386,6 +388,8 @@ static void node_take_resources (struct node *n, const struct node *rep)
             n->gpu[g].mig[i].used_by = old.mig[i].used_by;
     }
     n->ngpus = rep->ngpus;
+    memcpy (n->ib, rep->ib, sizeof (n->ib));
+    n->nib = rep->nib;
     place_node_sync (n);
 }
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "common/gpu.h"
+#include "common/ib.h"
 #include "scheduler/server.h"
 
 enum node_state {
@@ -89,6 +90,10 @@ struct node {
     /* Last: kilobytes, where placement's scans want the fields above
      * close together in memory. */
     struct gpu gpu[GPU_MAX];
+    /* InfiniBand ports as its worker last reported them (common/ib.h);
+     * not stored: each hello brings them again. */
+    struct ib_port ib[IB_PORT_MAX];
+    int nib;
 };
 
 struct nodes *nodes_create (struct server *srv);

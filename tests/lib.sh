@@ -302,3 +302,17 @@ proc_exited() {
     stat=${stat##*) }
     [ "${stat%% *}" = Z ]
 }
+
+# md_same_thermo STEP A B: hpcq-md's thermo lines of STEP in output files
+# A and B (printed with --thermo-digits 17) agree to 1e-10 in every column
+# (temperature, potential, total energy, pressure).
+md_same_thermo() {
+    local c a b
+    for c in 2 3 4 5; do
+        a=$(awk -v s="$1" -v c=$c '$1 == s && NF == 5 { print $c }' "$2")
+        b=$(awk -v s="$1" -v c=$c '$1 == s && NF == 5 { print $c }' "$3")
+        awk -v a="$a" -v b="$b" 'BEGIN { if (a == "" || b == "") exit 1; d = a - b; if (d < 0) d = -d;
+            m = b < 0 ? -b : b; exit !(d <= 1e-10 * m) }' ||
+            { echo "# step $1 column $c differs: '$a' '$b'"; return 1; }
+    done
+}

@@ -2,11 +2,9 @@
 # MPI with no flags: inside a job on hosts of their own (network
 # namespaces), `mpirun ./prog` starts one rank per PBS_NODEFILE line on the
 # right hosts, its daemons through pbs_tmrsh and the workers (no ssh),
-# point-to-point through UCX over TCP; hpcq-md on 4 ranks over 2 hosts
-# agrees with the 1-rank run to 1e-10.
+# point-to-point through UCX over TCP.
 . "$(dirname "$0")/lib.sh"
 
-MD=$HPCQ_BUILDDIR/apps/md/hpcq-md
 if ! command -v mpirun >/dev/null || ! command -v mpicc >/dev/null; then
     skip_all "no Open MPI (mpirun, mpicc) here" "MPI across hosts"
 fi
@@ -53,25 +51,7 @@ test_expect_success 'mpirun ./hello (no flags): 4 ranks, 2 on each host, UCX' '
     ! pgrep -f "orted.*$CLUSTER/"
 '
 
-col() { awk -v s="$1" -v c="$2" '$1 == s && NF == 5 { print $c }' "$3"; }
-close_to() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(d <= t * m) }'; }
-
-# A sanitized build runs hpcq-md several times slower.
-tl=150; built_with_asan && tl=900
-RUN="$MD --cpu --cells 6x6x6 --thermo 50 --thermo-digits 17 --neigh-every 10 --steps 100"
-if ldd "$MD" 2>/dev/null | grep -q libmpi; then
-    test_expect_success 'hpcq-md: 4 ranks on 2 hosts agree with 1 rank to 1e-10' '
-        OMP_NUM_THREADS=1 $RUN > one.out 2>&1 &&
-        printf "#!/bin/bash\ntimeout $tl mpirun %s\n" "$RUN" > md.sh &&
-        id=$(qsub $(app_vars) -v $asroot,OMP_NUM_THREADS=1 \
-             -l select=2:ncpus=2:mpiprocs=2,place=scatter -o md.out -j oe md.sh) &&
-        wait_state $id F $((tl + 30)) && test "$(job_attr $id Exit_status)" = 0 &&
-        for c in 2 3 4 5; do
-            close_to $(col 100 $c md.out) $(col 100 $c one.out) 1e-10 || exit 1
-        done
-    '
-else
-    test_skip 'hpcq-md: 4 ranks on 2 hosts' 'hpcq-md built without MPI'
-fi
+# hpcq-md and hpcq-climate across 2 and 4 hosts, from their jobscripts
+# unmodified: t3012-mpi-jobscripts.
 
 test_done

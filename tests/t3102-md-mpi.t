@@ -15,13 +15,6 @@ export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo
 export OMPI_MCA_pml=ob1 OMPI_MCA_rmaps_base_oversubscribe=1
 export UCX_TLS=sm,self,tcp UCX_NET_DEVICES=lo
 
-col() { awk -v s="$1" -v c="$2" '$1 == s && NF == 5 { print $c }' "$3"; }
-close_to() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(d <= t * m) }'; }
-same_thermo() {
-    for c in 2 3 4 5; do
-        close_to $(col $1 $c $2) $(col $1 $c $3) 1e-10 || { echo "column $c differs"; return 1; }
-    done
-}
 mpi() { local n=$1; shift; timeout 120 mpirun -np $n --oversubscribe "$@"; }
 
 if ! command -v mpirun >/dev/null || ! ldd "$MD" | grep -q libmpi; then
@@ -33,15 +26,15 @@ RUN="$MD --cpu --cells 6x6x6 --thermo 50 --thermo-digits 17 --neigh-every 10"
 
 test_expect_success '1 rank' 'mpi 1 $RUN --steps 100 >r1.out 2>&1 && cat r1.out'
 test_expect_success '2 ranks agree with 1 to 1e-10 at step 100' '
-    mpi 2 $RUN --steps 100 >r2.out 2>&1 && same_thermo 100 r2.out r1.out
+    mpi 2 $RUN --steps 100 >r2.out 2>&1 && md_same_thermo 100 r2.out r1.out
 '
 test_expect_success '4 ranks agree with 1 to 1e-10 at step 100' '
-    mpi 4 $RUN --steps 100 >r4.out 2>&1 && same_thermo 100 r4.out r1.out
+    mpi 4 $RUN --steps 100 >r4.out 2>&1 && md_same_thermo 100 r4.out r1.out
 '
 test_expect_success 'the UCX point-to-point layer works too' '
     if ompi_info 2>/dev/null | grep -q "MCA pml: ucx"; then
         OMPI_MCA_pml=ucx OMPI_MCA_pml_ucx_tls=any OMPI_MCA_pml_ucx_devices=any \
-            mpi 2 $RUN --steps 100 >ru.out 2>&1 && same_thermo 100 ru.out r1.out
+            mpi 2 $RUN --steps 100 >ru.out 2>&1 && md_same_thermo 100 ru.out r1.out
     else echo "no pml ucx here"; fi
 '
 test_expect_success '2 ranks: 60 steps + restart + 40 is bitwise the straight run' '
@@ -54,16 +47,16 @@ test_expect_success '2 ranks: 60 steps + restart + 40 is bitwise the straight ru
 '
 test_expect_success 'restart of a 2-rank checkpoint on 1 and 4 ranks agrees to 1e-10' '
     mpi 1 $RUN --steps 100 --checkpoint-dir ck --restart >rs1.out 2>&1 &&
-    grep "written by 2 ranks" rs1.out && same_thermo 100 rs1.out s2.out &&
+    grep "written by 2 ranks" rs1.out && md_same_thermo 100 rs1.out s2.out &&
     mpi 4 $RUN --steps 100 --checkpoint-dir ck --restart >rs4.out 2>&1 &&
-    same_thermo 100 rs4.out s2.out
+    md_same_thermo 100 rs4.out s2.out
 '
 test_expect_success 'a LAMMPS data file on 2 and 4 ranks: each rank keeps its atoms, same run' '
     $MD --cpu --cells 6x6x6 --steps 30 --thermo 0 --write-data d.data >/dev/null &&
     mpi 1 $RUN --data d.data --steps 100 --dump d1.dump --dump-every 100 >d1.out 2>&1 &&
-    mpi 2 $RUN --data d.data --steps 100 >d2.out 2>&1 && same_thermo 100 d2.out d1.out &&
+    mpi 2 $RUN --data d.data --steps 100 >d2.out 2>&1 && md_same_thermo 100 d2.out d1.out &&
     mpi 4 $RUN --data d.data --steps 100 --dump d4.dump --dump-every 100 \
-        --write-data d4.data >d4.out 2>&1 && same_thermo 100 d4.out d1.out &&
+        --write-data d4.data >d4.out 2>&1 && md_same_thermo 100 d4.out d1.out &&
     test $(grep -c "^ITEM: TIMESTEP" d4.dump) = 2 &&
     test $(awk "/^Atoms/ { a = 1; next } /^Velocities/ { a = 0 } a && NF == 8" d4.data | wc -l) = 864
 '

@@ -185,11 +185,37 @@ static void launch_env_tm (char **envp, int *n, const struct launch_env *e,
     env_default (envp, n, "OMPI_MCA_plm_rsh_agent",
                  e->tm_agent ? e->tm_agent : "pbs_tmrsh");
     env_default (envp, n, "OMPI_MCA_orte_default_hostfile", nodes);
+    /* The node file's lines are the slots (mpiprocs per chunk): without
+     * this, ORTE resets each host's slots to the cores its daemon finds
+     * there (orte_set_default_slots=cores), so select=4:mpiprocs=1 on
+     * 2-core hosts started 7 ranks. */
+    env_default (envp, n, "OMPI_MCA_orte_set_default_slots", "none");
     env_default (envp, n, "OMPI_MCA_pml", "ucx");
     /* Open MPI 4.1's UCX layer refuses TCP-only devices unless told: on
      * InfiniBand UCX still picks rc/dc itself. */
     env_default (envp, n, "OMPI_MCA_pml_ucx_tls", "any");
     env_default (envp, n, "OMPI_MCA_pml_ucx_devices", "any");
+}
+
+/* UCX on the node's active InfiniBand ports, where it has any (ib.h);
+ * else nothing, and UCX picks TCP.  The job's own -v setting wins. */
+static void launch_env_ucx (char **envp, int *n, const struct launch_env *e)
+{
+    if (e->ucx_devices && e->ucx_devices[0])
+        env_default (envp, n, "UCX_NET_DEVICES", e->ucx_devices);
+}
+
+/* OpenMP threads per rank: the first chunk's ompthreads, by default its
+ * ncpus (here the mother superior's cores).  PBS Pro sets NCPUS and
+ * OMP_NUM_THREADS both to it (pbs_resources(7B), "ompthreads"; OpenPBS
+ * src/resmom/start_exec.c sets both from the vnode's vn_threads). */
+static int launch_ompthreads (const struct launch_req *req)
+{
+    const struct hpcq_resources *res = &req->spec.res;
+
+    if (res->nchunks > 0 && res->chunk[0].ompthreads > 0)
+        return res->chunk[0].ompthreads;
+    return req->ncpus;
 }
 
 /* The job's environment: its Variable_List (PBS_O_*, -v, -V), then what
@@ -225,8 +251,8 @@ char **launch_environ (const struct launch_req *req, const struct launch_env *e,
     env_add (envp, &n, "PBS_NODENUM", "0");
     env_add (envp, &n, "PBS_JOBDIR", "%s", req->spec.workdir);
     env_add (envp, &n, "ENVIRONMENT", "BATCH");
-    env_add (envp, &n, "NCPUS", "%d", req->ncpus);
-    env_add (envp, &n, "OMP_NUM_THREADS", "%d", req->ncpus);
+    env_add (envp, &n, "NCPUS", "%d", launch_ompthreads (req));
+    env_add (envp, &n, "OMP_NUM_THREADS", "%d", launch_ompthreads (req));
     env_add (envp, &n, "HPCQ_JOB_UUID", "%s", req->uuid);
     env_add (envp, &n, "HPCQ_ATTEMPT", "%d", req->attempt);
     env_add (envp, &n, "HPCQ_RESTART_COUNT", "%d", req->attempt - 1);
@@ -249,6 +275,7 @@ char **launch_environ (const struct launch_req *req, const struct launch_env *e,
     }
     launch_env_compat (envp, &n, req, e);
     launch_env_tm (envp, &n, e, nodes);
+    launch_env_ucx (envp, &n, e);
     /* A node with GPUs hides the ones the job was not given. */
     if (e->ngpus > 0 || req->ngpus > 0) {
         gpu_visible_devices (e->gpus, e->ngpus, req->gpus, req->ngpus,

@@ -78,6 +78,8 @@ struct launch_env {
                                          * ($HPCQ_CKPT_SOCKET), NULL: none */
     const char *tm_socket;           /* the task manager's socket, NULL without */
     const char *tm_agent;            /* pbs_tmrsh, for Open MPI's launcher */
+    const char *ucx_devices;         /* active InfiniBand ports, "mlx5_0:1"
+                                      * (UCX_NET_DEVICES); NULL or "": none */
 };
 
 /* Name the sandbox (-W sandbox=PRIVATE: req->sandbox), write the spool

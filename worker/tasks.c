@@ -665,6 +665,7 @@ void tasks_launch (struct tasks *ts, struct launch_req *req)
                               NULL,
                               checkpoint_socket (w->ckpt),
                               NULL,
+                              NULL,
                               NULL };
     struct hpcq_error err;
     char why[512];
@@ -694,6 +695,7 @@ void tasks_launch (struct tasks *ts, struct launch_req *req)
     env.cg = t->cg;
     env.tm_socket = tm_socket_path (w->tm);
     env.tm_agent = config_get (w->cfg, "tm_rsh_agent", "pbs_tmrsh");
+    env.ucx_devices = w->ucx_devices;
     t->pid = launch_start (req, &env, &t->status_fd, &err);
     snprintf (t->sandbox, sizeof (t->sandbox), "%s", req->sandbox);
     if (t->pid < 0) {

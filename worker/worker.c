@@ -80,17 +80,30 @@ void worker_report (struct worker *w, struct task *t)
     t->report_id = worker_send (w, "job.finished", task_result_json (t));
 }
 
+/* The InfiniBand ports, from sysfs.  test_ib_sysfs_root is a test hook
+ * (a fake tree in a test's folder): it comes only from the worker's own
+ * configuration, which its administrator writes, never from a job. */
+static void worker_ib_scan (struct worker *w)
+{
+    w->nib =
+        ib_scan (config_get (w->cfg, "test_ib_sysfs_root", "/sys"), w->ib, IB_PORT_MAX);
+    ib_usable_list (w->ib, w->nib, w->ucx_devices, sizeof (w->ucx_devices));
+}
+
 /* Mark what the hello carries so its acknowledgement can retire them. */
 static void worker_hello (struct worker *w)
 {
     for (struct task *t = tasks_first (w->tasks); t; t = tasks_next (t))
         if (t->done)
             t->report_id = REPORT_IN_HELLO;
+    worker_ib_scan (w);
     json_t *body =
         json_pack ("{s:s s:i s:I s:o s:s s:o s:o}", "name", w->name, "ncpus", w->ncpus,
                    "mem", (json_int_t)w->mem, "gpus", gpu_to_json (w->gpus, w->ngpus),
                    "labels", w->labels, "running", tasks_running_json (w->tasks),
                    "finished", tasks_finished_json (w->tasks));
+    if (body)
+        json_object_set_new (body, "ib", ib_to_json (w->ib, w->nib));
     w->hello_id = worker_send (w, "node.hello", body);
 }
 
@@ -450,6 +463,7 @@ static int worker_settings (struct worker *w, struct hpcq_error *err)
         && gpu_mig_layout (w->gpus, w->ngpus, s, w->name, err) < 0)
         return -1;
     snprintf (w->labels, sizeof (w->labels), "%s", config_get (w->cfg, "labels", ""));
+    worker_ib_scan (w);
     snprintf (w->spool, sizeof (w->spool), "%s",
               config_get (w->cfg, "spool_dir", "/var/spool/hpcq"));
     return 0;

@@ -19,6 +19,7 @@
 
 #include "common/config.h"
 #include "common/conn.h"
+#include "common/ib.h"
 #include "common/loop.h"
 #include "worker/gpu.h"
 
@@ -41,6 +42,11 @@ struct worker {
     struct gpu gpus[GPU_MAX];
     int ngpus;
     char labels[256];
+    /* InfiniBand ports (common/ib.h), read again at each hello, and the
+     * usable ones as UCX_NET_DEVICES names them ("" if none). */
+    struct ib_port ib[IB_PORT_MAX];
+    int nib;
+    char ucx_devices[256];
     struct notice *notice; /* the provider's spot notice (notice.h) */
     char spool[4096];
     int64_t heartbeat_ms;

@@ -226,6 +226,15 @@ static void test_select (void)
     check_select ("select=3", "3:ncpus=1");
     check_select ("select=2:ncpus=8:mpiprocs=4", "2:ncpus=8:mpiprocs=4");
     check_select ("select=1:ncpus=2:mpiprocs=0", "1:ncpus=2:mpiprocs=0");
+    check_select ("select=2:ncpus=4:mpiprocs=2:ompthreads=2",
+                  "2:ncpus=4:mpiprocs=2:ompthreads=2");
+    check_select ("select=1:ompthreads=8:ncpus=2", "1:ncpus=2:ompthreads=8");
+    ok (parse_final ("select=2:ncpus=4:mpiprocs=2:ompthreads=2+1:ncpus=3", &res, &err)
+                == 0
+            && chunk_ompthreads (&res.chunk[0]) == 2
+            && chunk_ompthreads (&res.chunk[1]) == 3,
+        "ompthreads: as asked, else the chunk's ncpus (PBS Pro's default)");
+    resource_release (&res);
     check_select ("select=1:ncpus=2:mem=1536mb", "1:ncpus=2:mem=1536mb");
     check_select ("SELECT=1:NCPUS=2:ngpus=0", "1:ncpus=2");
     check_select ("select=1:ncpus=2,select=4:ncpus=1", "4:ncpus=1");
@@ -358,6 +367,12 @@ static void test_errors (void)
     check_error ("walltime=10,,mem=1gb", "empty item");
     check_error ("select=2:foo=1", "unknown resource 'foo' in select");
     check_error ("select=2:ppn=1", "unknown resource 'ppn' in select");
+    check_error ("select=1:ompthreads=0",
+                 "invalid ompthreads '0' (must be an integer >= 1)");
+    check_error ("select=1:ompthreads=-2", "invalid ompthreads '-2'");
+    check_error ("select=1:ompthreads=two", "invalid ompthreads 'two'");
+    check_error ("select=1:ompthreads=", "invalid ompthreads ''");
+    check_error ("select=1:ompthreads=4294967297", "invalid ompthreads '4294967297'");
     check_error ("nodes=2:mem=1gb", "unknown resource 'mem' in nodes");
     check_error ("nodes=node/01:ppn=2", "invalid host 'node/01'");
     check_error ("select=1:host=a,b", "unknown resource 'b'");

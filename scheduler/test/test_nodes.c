@@ -113,6 +113,55 @@ static void test_hello (void)
         "name");
 }
 
+/* InfiniBand ports ride in the hello (common/ib.h): kept in the node
+ * record, listed by node.stat, a malformed list refused. */
+static void test_hello_ib (void)
+{
+    struct fx_peer *p = fixture_user (&f);
+    json_t *body = json_pack ("{s:s s:i s:I s:[] s:[] s:[]}", "name", "ib1", "ncpus", 4,
+                              "mem", (json_int_t)(1LL << 30), "gpus", "running",
+                              "finished"),
+           *reply = NULL, *bad;
+    struct node *n;
+    char err[256];
+
+    json_object_set_new (body, "ib",
+                         json_pack ("[{s:s s:i s:s s:s s:s} {s:s s:i s:s s:s s:s}]",
+                                    "hca", "mlx5_0", "port", 1, "state", "ACTIVE",
+                                    "link_layer", "InfiniBand", "rate",
+                                    "200 Gb/sec (4X HDR)", "hca", "mlx5_0", "port", 2,
+                                    "state", "DOWN", "link_layer", "InfiniBand", "rate",
+                                    "10 Gb/sec (4X SDR)"));
+    bad = json_deep_copy (body);
+    ok (fixture_rpc (&f, p, "node.hello", body, NULL, err, sizeof (err)) == 0,
+        "a hello with two InfiniBand ports");
+    n = nodes_lookup (f.srv->nodes, "ib1");
+    ok (n && n->nib == 2 && !strcmp (n->ib[0].hca, "mlx5_0") && n->ib[1].port == 2
+            && !strcmp (n->ib[1].state, "DOWN"),
+        "the node record keeps them");
+    ok (fixture_rpc (&f, fixture_user (&f), "node.stat",
+                     json_pack ("{s:[s]}", "names", "ib1"), &reply, err, sizeof (err))
+                == 0
+            && !strcmp (json_string_value (json_object_get (
+                            json_array_get (json_object_get (reply, "nodes"), 0),
+                            "ib_hcas")),
+                        "mlx5_0:1"),
+        "node.stat (pbsnodes) lists the active port as ib_hcas");
+    json_decref (reply);
+    json_object_set_new (bad, "name", json_string ("ib2"));
+    json_object_set_new (bad, "ib",
+                         json_pack ("[{s:s s:i s:s s:s s:s}]", "hca", "../x", "port", 1,
+                                    "state", "ACTIVE", "link_layer", "InfiniBand",
+                                    "rate", ""));
+    ok (fixture_rpc (&f, fixture_user (&f), "node.hello", bad, NULL, err, sizeof (err))
+                == EPROTO
+            && !nodes_lookup (f.srv->nodes, "ib2"),
+        "an HCA named like a path: the hello is refused, no node made: %s", err);
+    /* ib1 goes away again: the tests below count on their own nodes only. */
+    fixture_disconnect (p);
+    fixture_turn (&f);
+}
+
 /* n1 loses its link: no new job goes there until it says hello again. */
 static void test_link (void)
 {
@@ -230,6 +279,7 @@ int main (void)
     fixture_start (&f, (const char *const[]){ "sched_interval_ms", "50", NULL });
     u = fixture_user (&f);
     test_hello ();
+    test_hello_ib ();
     test_link ();
     test_foreign_reports ();
     test_timeout ();

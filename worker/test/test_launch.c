@@ -135,7 +135,7 @@ static void test_environ (void)
     struct gpu gpus[GPU_MAX];
     struct launch_env e = { NULL, "node7", gpus, 0,
                             NULL, &cred,   NULL, "/spool/ckpt.sock",
-                            NULL, NULL };
+                            NULL, NULL,    NULL };
     struct launch_req req;
     char **envp;
 
@@ -158,6 +158,8 @@ static void test_environ (void)
     is (env_get (envp, "PBS_ENVIRONMENT"), "PBS_BATCH", "PBS_ENVIRONMENT");
     is (env_get (envp, "NCPUS"), "2", "NCPUS");
     is (env_get (envp, "OMP_NUM_THREADS"), "2", "OMP_NUM_THREADS");
+    ok (env_get (envp, "UCX_NET_DEVICES") == NULL,
+        "no active IB port: no UCX_NET_DEVICES (UCX picks TCP)");
     is (env_get (envp, "HPCQ_ATTEMPT"), "2", "HPCQ_ATTEMPT");
     is (env_get (envp, "HPCQ_RESTART_COUNT"), "1", "HPCQ_RESTART_COUNT is attempt - 1");
     is (env_get (envp, "HPCQ_NODE"), "node7", "HPCQ_NODE");
@@ -171,6 +173,28 @@ static void test_environ (void)
         "no GPUs: no CUDA_VISIBLE_DEVICES");
     launch_environ_free (envp);
     launch_req_release (&req);
+
+    /* select=2:ncpus=4:mpiprocs=2:ompthreads=2, with IB: PBS Pro's
+     * OMP_NUM_THREADS and NCPUS, UCX on the active port. */
+    (void)decode (&req,
+                  ",\"resources\":{\"chunks\":[{\"count\":2,\"ncpus\":4,"
+                  "\"mpiprocs\":2,\"ompthreads\":2}]}",
+                  "");
+    e.ucx_devices = "mlx5_0:1";
+    envp = launch_environ (&req, &e, "/n");
+    is (env_get (envp, "OMP_NUM_THREADS"), "2", "ompthreads=2: OMP_NUM_THREADS=2");
+    is (env_get (envp, "NCPUS"), "2", "... and NCPUS=2, as PBS Pro sets it");
+    is (env_get (envp, "UCX_NET_DEVICES"), "mlx5_0:1",
+        "an active IB port: UCX_NET_DEVICES names it");
+    launch_environ_free (envp);
+    launch_req_release (&req);
+    /* A later "env" key replaces the body's (jansson keeps the last). */
+    (void)decode (&req, ",\"env\":[\"UCX_NET_DEVICES=mlx5_1:1\"]", "");
+    envp = launch_environ (&req, &e, "/n");
+    is (env_get (envp, "UCX_NET_DEVICES"), "mlx5_1:1", "the job's -v setting wins");
+    launch_environ_free (envp);
+    launch_req_release (&req);
+    e.ucx_devices = NULL;
 
     (void)decode (&req, "", ",\"number\":40,\"array_index\":3,\"gpus\":[1]");
     gpu_discover (gpus, 2, "Simulated-GPU", 1LL << 30);
