@@ -24,7 +24,6 @@ METRICS = [  # metric, short label, higher is better
     ("depth_submit_ms@", "submit\nat %s", False),
     ("recovery_s", "recovery\ntime", False),
     ("rss_mib@", "memory\nat %s", False),
-    ("bigarray_s", "1M-task\narray", False),
     ("qone_busy_p99_ms@", "one job p99,\nbusy, at %s", False),
 ]
 
@@ -45,7 +44,7 @@ def main():
         else:
             metrics.append((metric, label, higher))
     labels = [m[1] for m in metrics]
-    fig, ax = plt.subplots(figsize=(11, 4.5))
+    fig, ax = plt.subplots(figsize=(14, 4.8))
     width = 0.38
     for j, ref in enumerate(["slurm-default", "slurm-tuned"]):
         vals = []

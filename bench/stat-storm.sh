@@ -16,6 +16,8 @@
 # means no heartbeat waited longer than its interval).  Targets: p99 under
 # 20 ms and no node down.  Give main's tree as a second BUILD to compare
 # side by side in one run (the machine is shared: compare ratios).
+# cpu% and wait% are the scheduler's time on a core and waiting in the
+# run queue for one (% of the loaded window), from /proc/PID/schedstat.
 # The readers run at nice 10: each is a qstat parsing some 150 MB of JSON
 # at full speed, and on a small machine four of them would otherwise take
 # the CPU from the scheduler and the small query, which would then measure
@@ -54,8 +56,13 @@ reader() {
     echo $k
 }
 
-printf "%-40s %8s %8s %8s | %8s %8s %8s %6s %5s\n" build "idle p50" p99 max \
-    "load p50" p99 max reads down
+# schedstat PID: the scheduler's time on a CPU and waiting for one, ns
+# (/proc/PID/schedstat; the kernel's run-queue accounting): under load
+# they say whether a slow answer was the loop working or waiting its turn.
+schedstat() { cut -d' ' -f1,2 "/proc/$1/schedstat"; }
+
+printf "%-40s %8s %8s %8s | %8s %8s %8s %6s %5s %6s %6s\n" build "idle p50" p99 max \
+    "load p50" p99 max reads down "cpu%" "wait%"
 for b in "${builds[@]}"; do
     cluster_bin=$b/cli
     cluster=$tmp/c$RANDOM
@@ -68,19 +75,24 @@ for b in "${builds[@]}"; do
         echo true | qsub -h -J 1-10000 > /dev/null || exit 1
     done
     idle=$(python3 "$src/tests/conn-load.py" latency "$HPCQ_SERVER" "$run" "$seconds")
+    spid=$(cat "$cluster/scheduler.pid")
+    read -r run0 wait0 < <(schedstat "$spid"); w0=$EPOCHREALTIME
     end=$(( $(date +%s) + seconds ))
     for r in $(seq 1 "$readers"); do reader "$end" > "$tmp/reads.$r" & done
     sleep 1
     load=$(python3 "$src/tests/conn-load.py" latency "$HPCQ_SERVER" "$run" $((seconds - 2)))
     wait
+    read -r run1 wait1 < <(schedstat "$spid"); w1=$EPOCHREALTIME
+    cpu=$(echo "($run1 - $run0) / 10000000 / ($w1 - $w0)" | bc -l)
+    rq=$(echo "($wait1 - $wait0) / 10000000 / ($w1 - $w0)" | bc -l)
     reads=$(cat "$tmp"/reads.* | paste -sd+ | bc)
     log=$cluster/scheduler.log
     down=$(grep -c "is down" "$log")
     set -- $idle
     ip50=$4 ip99=$6 imax=$8
     set -- $load
-    printf "%-40s %8s %8s %8s | %8s %8s %8s %6s %5s\n" "$b" "$ip50" "$ip99" "$imax" \
-        "$4" "$6" "$8" "$reads" "$down"
+    printf "%-40s %8s %8s %8s | %8s %8s %8s %6s %5s %6.1f %6.1f\n" "$b" "$ip50" "$ip99" "$imax" \
+        "$4" "$6" "$8" "$reads" "$down" "$cpu" "$rq"
     "$cluster_bin/hpcq-local" stop "$cluster" >/dev/null 2>&1
     cluster=""
     rm -f "$tmp"/reads.*

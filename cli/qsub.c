@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/interactive.h"
 #include "cli/jobwait.h"
 #include "cli/submit.h"
 #include "common/directive.h"
@@ -27,6 +28,7 @@ static const char *usage_text =
     "            [-A account] [-r y|n] [-c n|s|c[=MIN]|w[=MIN]|auto] [-m abe|n] [-M "
     "users]\n"
     "            [-S shell] [-C prefix] [script]\n"
+    "       qsub -I [options]  (an interactive job: a shell on its first host)\n"
     "Submits a batch job; the script is read from standard input if not given.\n"
     "#PBS lines at the top of the script give the same options; the command\n"
     "line wins.  Prints the new job's id.  See qsub(1).\n";
@@ -43,16 +45,17 @@ static const char *base_name (const char *path)
 }
 
 static void build_spec (struct hpcq_jobspec *spec, const char *path, struct opt *opts,
-                        int nopts, const char *prefix)
+                        int nopts, const char *prefix, int interactive)
 {
     struct hpcq_error err;
 
-    if (!(spec->script = submit_read_script (path, &err)))
+    /* -I reads no script (PBS's qsub -I ignores one): its job is a shell. */
+    if (!interactive && !(spec->script = submit_read_script (path, &err)))
         util_die (1, "%s", err.text);
     /* Slurm's directives first, so #PBS lines and the command line win. */
-    if (sbatch_parse_script (spec, spec->script, &err) < 0)
+    if (!interactive && sbatch_parse_script (spec, spec->script, &err) < 0)
         util_die (1, "directive error: %s", err.text);
-    if (directive_parse_script (spec, spec->script, prefix, &err) < 0)
+    if (!interactive && directive_parse_script (spec, spec->script, prefix, &err) < 0)
         util_die (1, "directive error: %s", err.text);
     for (int i = 0; i < nopts; i++)
         if (directive_apply (spec, opts[i].letter, opts[i].arg, &err) < 0)
@@ -105,9 +108,9 @@ static struct opt *opts; /* global so it stays reachable when util_die() exits *
 int main (int argc, char **argv)
 {
     struct hpcq_jobspec spec;
-    const char *prefix = NULL;
+    const char *prefix = NULL, *shell = NULL;
     char optstring[128];
-    int nopts = 0, c;
+    int nopts = 0, interactive = 0, c;
 
     opts = xzalloc ((argc + 1) * sizeof (*opts));
     if (argc > 1 && strcmp (argv[1], "--help") == 0) {
@@ -115,25 +118,43 @@ int main (int argc, char **argv)
         return 0;
     }
     /* '+': stop at the script name; options after it belong to nobody. */
-    snprintf (optstring, sizeof (optstring), "+:%s", directive_optstring);
+    snprintf (optstring, sizeof (optstring), "+:IX%s", directive_optstring);
     opterr = 0;
     while ((c = getopt (argc, argv, optstring)) != -1) {
         if (c == '?')
             util_die (2, "invalid option -- '%c' (qsub --help lists them)", optopt);
         if (c == ':')
             util_die (2, "option -%c requires an argument", optopt);
+        if (c == 'X')
+            util_die (2, "-X (X11 forwarding) is not supported");
+        if (c == 'I') {
+            interactive = 1;
+            continue;
+        }
         if (c == 'C')
             prefix = optarg;
+        if (c == 'S')
+            shell = optarg;
         opts[nopts].letter = c;
         opts[nopts++].arg = optarg;
     }
     if (argc - optind > 1)
         util_die (2, "too many arguments: give one script (extra: '%s')",
                   argv[optind + 1]);
+    if (interactive && optind < argc)
+        util_die (2, "-I takes no script: the job is a shell ('%s' given)",
+                  argv[optind]);
     jobspec_init (&spec);
     spec.submit_args = submit_join_args (argc, argv);
-    build_spec (&spec, optind < argc ? argv[optind] : NULL, opts, nopts, prefix);
-    c = submit (&spec);
+    build_spec (&spec, optind < argc ? argv[optind] : NULL, opts, nopts, prefix,
+                interactive);
+    if (interactive) {
+        struct hpcq_error err;
+        if (interactive_prepare (&spec, shell, &err) < 0)
+            util_die (1, "%s", err.text);
+        c = interactive_run (&spec);
+    } else
+        c = submit (&spec);
     jobspec_release (&spec);
     free (opts);
     return c;

@@ -429,7 +429,7 @@ int directive_apply (struct hpcq_jobspec *spec, int opt, const char *arg,
     const struct directive_opt *d = directive_lookup (opt);
 
     if (opt == 'I')
-        return invalid (err, "interactive jobs (-I) are not supported");
+        return invalid (err, "-I (interactive) is only a qsub command-line option");
     if (!d || takes_arg (opt) < 0) {
         if (opt > 0 && opt < 128 && isprint (opt))
             return invalid (err, "unknown option -%c", opt);

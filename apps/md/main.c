@@ -7,6 +7,7 @@
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -15,14 +16,13 @@
 #include "apps/md/sim.h"
 #include "common/util.h"
 
-/* Every rank leaves MPI; rank 0 alone says why. */
+/* Every rank leaves MPI; rank 0 alone says why, before it leaves: once
+ * any rank has exited non-zero, mpirun kills the others, rank 0 too. */
 static void die (int status, const struct hpcq_error *err)
 {
-    int rank = comm_rank ();
-
+    if (comm_rank () == 0)
+        fprintf (stderr, "%s: %s\n", program_invocation_short_name, err->text);
     comm_finalize ();
-    if (rank == 0)
-        util_die (status, "%s", err->text);
     exit (status);
 }
 

@@ -103,7 +103,8 @@ static void test_apply_simple (void)
     check_apply (&spec, 'x', "1", "unknown option -x");
     check_apply (&spec, 'a', "1200", "unknown option -a");
     check_apply (&spec, ':', "1", "unknown option -:");
-    check_apply (&spec, 'I', NULL, "interactive jobs (-I) are not supported");
+    check_apply (&spec, 'I', NULL,
+                 "-I (interactive) is only a qsub command-line option");
     jobspec_release (&spec);
 }
 
@@ -365,7 +366,8 @@ static void test_script_errors (void)
     check_script_error ("#PBS -N\n", "line 1: option -N requires an argument");
     check_script_error ("#PBS -N x stray\n", "line 1: unexpected argument 'stray'");
     check_script_error ("#PBS -\n", "line 1: unexpected argument '-'");
-    check_script_error ("#PBS -I\n", "line 1: interactive jobs (-I) are not supported");
+    check_script_error ("#PBS -I\n",
+                        "line 1: -I (interactive) is only a qsub command-line option");
     check_script_error ("#PBS -k oe\n", "line 1: unknown option -k");
     check_script_error ("#PBS -W group_list=x\n",
                         "line 1: unknown -W attribute 'group_list'");
