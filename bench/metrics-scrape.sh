@@ -10,6 +10,9 @@
 # the scrape's cost is the difference, as a share of one core and of the
 # scheduler's own CPU.  Also each scrape's wall time (curl) and the time
 # the scheduler says it took to make the answer (hpcq_metrics_render_seconds).
+# Each round scrapes twice: /metrics (the counts the scheduler keeps as
+# jobs change) and /metrics?recount=1 (the jobs counted anew on every
+# scrape, as before), side by side on the same queue.
 #
 # Usage: bench/metrics-scrape.sh [BUILDDIR] [JOBS] [PERIOD] [ROUNDS]
 #        (defaults 100000 60 2)
@@ -29,6 +32,30 @@ ticks=$(getconf CLK_TCK)
 
 cpu() { awk -v t="$ticks" '{ printf "%.3f", ($14 + $15) / t }' /proc/$pid/stat; }
 
+# Scrape $1 once a second for a period; print its cost against idle ($2).
+scrape() {
+    : > "$dir/curl"; : > "$dir/render"
+    c2=$(cpu); t2=$(date +%s.%N)
+    for i in $(seq 1 "$period"); do
+        s=$(date +%s.%N)
+        curl -s -o "$dir/m" -w "%{time_total}\n" "http://$http/$1" >> "$dir/curl"
+        sed -n 's/^hpcq_metrics_render_seconds //p' "$dir/m" >> "$dir/render"
+        left=$(echo "1 - ($(date +%s.%N) - $s)" | bc -l)
+        [ "$(echo "$left > 0" | bc)" = 1 ] && sleep "$left"
+    done
+    c3=$(cpu); t3=$(date +%s.%N)
+    busy=$(echo "($c3 - $c2) / ($t3 - $t2)" | bc -l)
+    extra=$(echo "$busy - $2" | bc -l)
+    printf "round %d, /%s: scheduler CPU alone %.2f%% of a core, scraped %.2f%%: the scrape costs %.2f%% of a core, %.1f%% of the scheduler's CPU\n" \
+        "$r" "$1" "$(echo "100 * $2" | bc -l)" "$(echo "100 * $busy" | bc -l)" \
+        "$(echo "100 * $extra" | bc -l)" "$(echo "100 * $extra / $busy" | bc -l)"
+    printf "         scrape: %s bytes; curl median %.1f ms, max %.1f ms; making the answer median %.3f ms\n" \
+        "$(wc -c < "$dir/m")" \
+        "$(sort -n "$dir/curl" | awk '{ a[NR] = $1 } END { print 1000 * a[int((NR + 1) / 2)] }')" \
+        "$(sort -n "$dir/curl" | tail -1 | awk '{ print 1000 * $1 }')" \
+        "$(sort -n "$dir/render" | awk '{ a[NR] = $1 } END { print 1000 * a[int((NR + 1) / 2)] }')"
+}
+
 echo "sleep 100000" | qsub > /dev/null
 "$build/bench/job-flood" submit "$dir/c/hpcq.sock" "$jobs"
 echo "queue: $(qstat -B -f | sed -n 's/^    state_count = //p')"
@@ -39,24 +66,7 @@ for r in $(seq 1 "$rounds"); do
     sleep "$period"
     c1=$(cpu); t1=$(date +%s.%N)
     idle=$(echo "($c1 - $c0) / ($t1 - $t0)" | bc -l)
-    : > "$dir/curl"; : > "$dir/render"
-    c2=$(cpu); t2=$(date +%s.%N)
-    for i in $(seq 1 "$period"); do
-        s=$(date +%s.%N)
-        curl -s -o "$dir/m" -w "%{time_total}\n" "http://$http/metrics" >> "$dir/curl"
-        sed -n 's/^hpcq_metrics_render_seconds //p' "$dir/m" >> "$dir/render"
-        left=$(echo "1 - ($(date +%s.%N) - $s)" | bc -l)
-        [ "$(echo "$left > 0" | bc)" = 1 ] && sleep "$left"
+    for path in metrics 'metrics?recount=1'; do
+        scrape "$path" "$idle"
     done
-    c3=$(cpu); t3=$(date +%s.%N)
-    busy=$(echo "($c3 - $c2) / ($t3 - $t2)" | bc -l)
-    extra=$(echo "$busy - $idle" | bc -l)
-    printf "round %d: scheduler CPU alone %.2f%% of a core, scraped %.2f%%: the scrape costs %.2f%% of a core, %.1f%% of the scheduler's CPU\n" \
-        "$r" "$(echo "100 * $idle" | bc -l)" "$(echo "100 * $busy" | bc -l)" \
-        "$(echo "100 * $extra" | bc -l)" "$(echo "100 * $extra / $busy" | bc -l)"
-    printf "         scrape: %s bytes; curl median %.1f ms, max %.1f ms; making the answer median %.1f ms\n" \
-        "$(wc -c < "$dir/m")" \
-        "$(sort -n "$dir/curl" | awk '{ a[NR] = $1 } END { print 1000 * a[int((NR + 1) / 2)] }')" \
-        "$(sort -n "$dir/curl" | tail -1 | awk '{ print 1000 * $1 }')" \
-        "$(sort -n "$dir/render" | awk '{ a[NR] = $1 } END { print 1000 * a[int((NR + 1) / 2)] }')"
 done

@@ -121,8 +121,10 @@ static void print_table (struct report *r, struct report_row **rows, int n)
             "gpu_hours");
     for (int p = 0; p < r->nprofiles; p++)
         printf (" mig_hours[%s]", r->profiles[p]);
-    printf (" %11s %10s %8s %8s %11s\n", "wait_mean_s", "wait_p95_s", "failures",
-            "requeues", "preemptions");
+    printf (" %11s %10s %8s %8s %11s %8s %10s %10s %16s %10s %11s %8s %10s\n",
+            "wait_mean_s", "wait_p95_s", "failures", "requeues", "preemptions",
+            "reclaims", "cost", "cost_spot", "cost_if_ondemand", "saved", "checkpoints",
+            "ckpt_s", "ckpt_cost");
     for (int i = 0; i <= n; i++) {
         struct report_row *row = i < n ? rows[i] : &r->total;
         if (i == n)
@@ -131,9 +133,13 @@ static void print_table (struct report *r, struct report_row **rows, int n)
                 hours (row->core_s), hours (row->gpu_s));
         for (int p = 0; p < r->nprofiles; p++)
             printf (" %*.2f", (int)strlen (r->profiles[p]) + 11, hours (row->mig_s[p]));
-        printf (" %11.1f %10.1f %8lld %8lld %11lld\n", report_wait_mean (row),
-                report_wait_p95 (row), (long long)row->failures,
-                (long long)row->requeues, (long long)row->preemptions);
+        printf (" %11.1f %10.1f %8lld %8lld %11lld %8lld %10.2f %10.2f %16.2f %10.2f "
+                "%11lld %8.1f %10.2f\n",
+                report_wait_mean (row), report_wait_p95 (row), (long long)row->failures,
+                (long long)row->requeues, (long long)row->preemptions,
+                (long long)row->reclaims, row->cost, row->cost_spot, row->cost_ondemand,
+                row->cost_ondemand - row->cost, (long long)row->checkpoints,
+                row->ckpt_s, row->ckpt_cost);
     }
 }
 
@@ -142,7 +148,8 @@ static void print_csv (struct report *r, struct report_row **rows, int n)
     printf ("%s,jobs,core_hours,gpu_hours", by_names[r->by]);
     for (int p = 0; p < r->nprofiles; p++)
         printf (",mig_hours[%s]", r->profiles[p]);
-    printf (",wait_mean_s,wait_p95_s,failures,requeues,preemptions\n");
+    printf (",wait_mean_s,wait_p95_s,failures,requeues,preemptions,reclaims,cost,"
+            "cost_spot,cost_if_ondemand,saved,checkpoints,ckpt_s,ckpt_cost\n");
     for (int i = 0; i <= n; i++) {
         struct report_row *row = i < n ? rows[i] : &r->total;
         /* Keys are user, group, queue names or job ids: no commas or quotes
@@ -158,25 +165,61 @@ static void print_csv (struct report *r, struct report_row **rows, int n)
                 hours (row->gpu_s));
         for (int p = 0; p < r->nprofiles; p++)
             printf (",%.6f", hours (row->mig_s[p]));
-        printf (",%.3f,%.3f,%lld,%lld,%lld\n", report_wait_mean (row),
-                report_wait_p95 (row), (long long)row->failures,
-                (long long)row->requeues, (long long)row->preemptions);
+        printf (",%.3f,%.3f,%lld,%lld,%lld,%lld,%.6f,%.6f,%.6f,%.6f,%lld,%.3f,%.6f\n",
+                report_wait_mean (row), report_wait_p95 (row), (long long)row->failures,
+                (long long)row->requeues, (long long)row->preemptions,
+                (long long)row->reclaims, row->cost, row->cost_spot, row->cost_ondemand,
+                row->cost_ondemand - row->cost, (long long)row->checkpoints,
+                row->ckpt_s, row->ckpt_cost);
     }
 }
 
 static json_t *row_json (struct report *r, struct report_row *row)
 {
     json_t *mig = json_object ();
+    json_t *o;
 
     for (int p = 0; p < r->nprofiles; p++)
         json_object_set_new (mig, r->profiles[p], json_real (hours (row->mig_s[p])));
-    return json_pack ("{s:s s:I s:f s:f s:o s:f s:f s:I s:I s:I}", by_names[r->by],
-                      row->key, "jobs", (json_int_t)row->jobs, "core_hours",
-                      hours (row->core_s), "gpu_hours", hours (row->gpu_s), "mig_hours",
-                      mig, "wait_mean_s", report_wait_mean (row), "wait_p95_s",
-                      report_wait_p95 (row), "failures", (json_int_t)row->failures,
-                      "requeues", (json_int_t)row->requeues, "preemptions",
-                      (json_int_t)row->preemptions);
+    o = json_pack ("{s:s s:I s:f s:f s:o s:f s:f s:I s:I s:I}", by_names[r->by],
+                   row->key, "jobs", (json_int_t)row->jobs, "core_hours",
+                   hours (row->core_s), "gpu_hours", hours (row->gpu_s), "mig_hours",
+                   mig, "wait_mean_s", report_wait_mean (row), "wait_p95_s",
+                   report_wait_p95 (row), "failures", (json_int_t)row->failures,
+                   "requeues", (json_int_t)row->requeues, "preemptions",
+                   (json_int_t)row->preemptions);
+    if (o
+        && json_object_update_new (
+               o, json_pack ("{s:I s:f s:f s:f s:f s:I s:f s:f}", "reclaims",
+                             (json_int_t)row->reclaims, "cost", row->cost, "cost_spot",
+                             row->cost_spot, "cost_if_ondemand", row->cost_ondemand,
+                             "saved", row->cost_ondemand - row->cost, "checkpoints",
+                             (json_int_t)row->checkpoints, "ckpt_s", row->ckpt_s,
+                             "ckpt_cost", row->ckpt_cost))
+               < 0) {
+        json_decref (o);
+        o = NULL;
+    }
+    return o;
+}
+
+/* Per day, what --png draws: GPU- and MIG-instance-hours and cost. */
+static json_t *days_json (const struct report *r)
+{
+    json_t *days = json_array ();
+
+    for (int i = 0; i < r->ndays; i++) {
+        char day[16];
+        time_t t = (time_t)(r->day0 + (int64_t)i * 86400 + 43200);
+        struct tm tm;
+        localtime_r (&t, &tm);
+        strftime (day, sizeof (day), "%Y-%m-%d", &tm);
+        json_array_append_new (days, json_pack ("{s:s s:f s:f s:f}", "day", day,
+                                                "gpu_hours", hours (r->day_gpu_s[i]),
+                                                "mig_hours", hours (r->day_mig_s[i]),
+                                                "cost", r->day_cost[i]));
+    }
+    return days;
 }
 
 static void print_json (struct report *r, struct report_row **rows, int n)
@@ -186,9 +229,9 @@ static void print_json (struct report *r, struct report_row **rows, int n)
 
     for (int i = 0; i < n; i++)
         json_array_append_new (list, row_json (r, rows[i]));
-    o = json_pack ("{s:s s:I s:I s:o s:o}", "by", by_names[r->by], "from",
+    o = json_pack ("{s:s s:I s:I s:o s:o s:o}", "by", by_names[r->by], "from",
                    (json_int_t)r->from, "to", (json_int_t)r->to, "rows", list, "total",
-                   row_json (r, &r->total));
+                   row_json (r, &r->total), "days", days_json (r));
     text = o ? json_dumps (o, JSON_INDENT (2)) : NULL;
     printf ("%s\n", text ? text : "{}");
     free (text);

@@ -25,7 +25,8 @@ static const char *sql_attempts =
     "SELECT a.start_time, coalesce (a.end_time, ?3), a.end_time, a.exit_status,"
     " coalesce (a.ncpus, json_extract (CASE WHEN json_valid (j.resources_used)"
     "   THEN j.resources_used END, '$.ncpus'), 1),"
-    " coalesce (a.ngpus, 0), a.mig," KEY_COLS
+    " coalesce (a.ngpus, 0), a.mig," KEY_COLS ","
+    " a.cost, a.cost_spot, coalesce (a.cost_ondemand, a.cost), coalesce (a.reason, '')"
     " FROM attempts a JOIN jobs j ON j.seq = a.job_seq"
     " LEFT JOIN jobs p ON p.seq = j.array_parent"
     " WHERE a.start_time < ?2 AND coalesce (a.end_time, ?3) > ?1";
@@ -45,15 +46,26 @@ static const char *sql_waits =
     " LEFT JOIN jobs p ON p.seq = j.array_parent"
     " WHERE a.attempt = 1 AND a.start_time >= ?1 AND a.start_time < ?2";
 
-/* Preemptions: suspensions (and, once issue 12 has them, preemptions). */
+/* Preemptions in the window, by any method (preempt.h: S, C, R, D). */
 static const char *sql_preempted =
-    "SELECT count (*)," KEY_COLS " FROM events e JOIN jobs j ON j.seq = e.job_seq"
+    "SELECT count (*)," KEY_COLS " FROM preemptions e JOIN jobs j ON j.seq = e.job_seq"
     " LEFT JOIN jobs p ON p.seq = j.array_parent"
-    " WHERE e.type IN ('suspended', 'preempted') AND e.time >= ?1 AND e.time < ?2"
-    " GROUP BY j.seq";
+    " WHERE e.time >= ?1 AND e.time < ?2 GROUP BY j.seq";
 
-/* The first column of KEY_COLS in each query. */
-enum { K_ATTEMPTS = 7, K_ENDED = 2, K_WAITS = 1, K_PREEMPTED = 1 };
+/* Checkpoints completed in the window: their seconds, and the cost and
+ * unsuspended run of the attempt they were taken in (NULL while it runs). */
+static const char *sql_checkpoints =
+    "SELECT coalesce (c.duration, 0), a.cost,"
+    " a.end_time - a.start_time - coalesce (a.suspended, 0)," KEY_COLS
+    " FROM checkpoints c JOIN jobs j ON j.seq = c.job_seq"
+    " LEFT JOIN jobs p ON p.seq = j.array_parent"
+    " LEFT JOIN attempts a ON a.job_seq = c.job_seq AND a.attempt = c.attempt"
+    " WHERE c.completed_at >= ?1 AND c.completed_at < ?2";
+
+/* The first column of KEY_COLS in each query, and of what follows it in
+ * sql_attempts. */
+enum { K_ATTEMPTS = 7, K_ENDED = 2, K_WAITS = 1, K_PREEMPTED = 1, K_CKPT = 3 };
+enum { A_COST = K_ATTEMPTS + 5, A_SPOT, A_ONDEMAND, A_REASON };
 
 static struct report_row *row_of (struct report *r, sqlite3_stmt *st, int k)
 {
@@ -100,12 +112,14 @@ static int64_t next_midnight (int64_t day_start)
     return midnight (day_start + 30 * 3600);
 }
 
-/* Spread gpu and mig seconds-per-second over [a, b) into the days. */
-static void per_day (struct report *r, int64_t a, int64_t b, double gpus, double migs)
+/* Spread gpu and mig seconds-per-second, and cost per second, over
+ * [a, b) into the days. */
+static void per_day (struct report *r, int64_t a, int64_t b, double gpus, double migs,
+                     double cost)
 {
     int64_t d = r->day0;
 
-    if (gpus == 0 && migs == 0)
+    if (gpus == 0 && migs == 0 && cost == 0)
         return;
     for (int i = 0; i < r->ndays && d < b; i++) {
         int64_t e = next_midnight (d);
@@ -113,6 +127,7 @@ static void per_day (struct report *r, int64_t a, int64_t b, double gpus, double
         if (hi > lo) {
             r->day_gpu_s[i] += gpus * (double)(hi - lo);
             r->day_mig_s[i] += migs * (double)(hi - lo);
+            r->day_cost[i] += cost * (double)(hi - lo);
         }
         d = e;
     }
@@ -141,6 +156,34 @@ static double add_mig (struct report *r, struct report_row *row, const char *mig
     return instances;
 }
 
+/* A spot reclaim ended the attempt: requeued ("reclaimed: ...") or, not
+ * rerunnable, failed with it ("Job failed: reclaimed: ..."). */
+static int reclaimed (const char *reason)
+{
+    return !strncmp (reason, "reclaimed:", 10)
+           || !strncmp (reason, "Job failed: reclaimed:", 22);
+}
+
+/* An ended attempt's cost over [start, end), the part in [lo, hi) into
+ * row; its cost per second (0 if none stored) is returned for the days. */
+static double attempt_cost (struct report_row *row, sqlite3_stmt *st, int64_t start,
+                            int64_t lo, int64_t hi)
+{
+    int64_t end = sqlite3_column_int64 (st, 2);
+    double run, frac;
+
+    if (sqlite3_column_type (st, 2) == SQLITE_NULL
+        || sqlite3_column_type (st, A_COST) == SQLITE_NULL)
+        return 0;
+    run = (double)(end - start);
+    /* An attempt that ended the second it started is all in or all out. */
+    frac = run > 0 ? (double)(hi > lo ? hi - lo : 0) / run : end >= lo && end < hi;
+    row->cost += frac * sqlite3_column_double (st, A_COST);
+    row->cost_spot += frac * sqlite3_column_double (st, A_SPOT);
+    row->cost_ondemand += frac * sqlite3_column_double (st, A_ONDEMAND);
+    return run > 0 ? sqlite3_column_double (st, A_COST) / run : 0;
+}
+
 static int report_attempts (struct report *r, sqlite3_stmt *st)
 {
     int rc;
@@ -156,13 +199,16 @@ static int report_attempts (struct report *r, sqlite3_stmt *st)
         row->core_s += sqlite3_column_int (st, 4) * secs;
         row->gpu_s += ngpus * secs;
         migs = add_mig (r, row, (const char *)sqlite3_column_text (st, 6), secs);
-        per_day (r, lo, hi, ngpus, migs);
+        per_day (r, lo, hi, ngpus, migs, attempt_cost (row, st, start, lo, hi));
+        if (sqlite3_column_type (st, 2) == SQLITE_NULL
+            || sqlite3_column_int64 (st, 2) < r->from
+            || sqlite3_column_int64 (st, 2) >= r->to)
+            continue; /* it did not end in the window */
         /* An attempt the server ended to run the job again (JOB_EXEC_RERUN). */
-        if (sqlite3_column_type (st, 2) != SQLITE_NULL
-            && sqlite3_column_int (st, 3) == -3
-            && sqlite3_column_int64 (st, 2) >= r->from
-            && sqlite3_column_int64 (st, 2) < r->to)
+        if (sqlite3_column_int (st, 3) == -3)
             row->requeues++;
+        if (reclaimed ((const char *)sqlite3_column_text (st, A_REASON)))
+            row->reclaims++;
     }
     return rc == SQLITE_DONE ? 0 : -1;
 }
@@ -199,6 +245,22 @@ static int report_waits (struct report *r, sqlite3_stmt *st)
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
+static int report_checkpoints (struct report *r, sqlite3_stmt *st)
+{
+    int rc;
+
+    while ((rc = sqlite3_step (st)) == SQLITE_ROW) {
+        struct report_row *row = row_of (r, st, K_CKPT);
+        double secs = sqlite3_column_double (st, 0),
+               run = sqlite3_column_double (st, 2);
+        row->checkpoints++;
+        row->ckpt_s += secs;
+        if (sqlite3_column_type (st, 1) != SQLITE_NULL && run > 0)
+            row->ckpt_cost += secs * sqlite3_column_double (st, 1) / run;
+    }
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
 static int report_preempted (struct report *r, sqlite3_stmt *st)
 {
     int rc;
@@ -220,6 +282,13 @@ static void report_total (struct report *r)
         t->failures += row->failures;
         t->requeues += row->requeues;
         t->preemptions += row->preemptions;
+        t->reclaims += row->reclaims;
+        t->checkpoints += row->checkpoints;
+        t->cost += row->cost;
+        t->cost_spot += row->cost_spot;
+        t->cost_ondemand += row->cost_ondemand;
+        t->ckpt_s += row->ckpt_s;
+        t->ckpt_cost += row->ckpt_cost;
         t->core_s += row->core_s;
         t->gpu_s += row->gpu_s;
         for (int p = 0; p < r->nprofiles; p++)
@@ -286,7 +355,8 @@ int report_run (struct report *r, const char *db_path, struct hpcq_error *err)
     if (report_query (db, r, sql_attempts, report_attempts, server) < 0
         || report_query (db, r, sql_ended, report_ended, server) < 0
         || report_query (db, r, sql_waits, report_waits, server) < 0
-        || report_query (db, r, sql_preempted, report_preempted, server) < 0) {
+        || report_query (db, r, sql_preempted, report_preempted, server) < 0
+        || report_query (db, r, sql_checkpoints, report_checkpoints, server) < 0) {
         errprintf (err, "cannot read %s: %s", db_path, sqlite3_errmsg (db));
         goto out;
     }

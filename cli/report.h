@@ -10,10 +10,18 @@
  *    non-zero exit status;
  *  - wait: submission to first start, for jobs first started in the window;
  *  - requeues: attempts the server ended and queued again in the window;
- *    preemptions: suspensions in the window (none until preemption exists).
- * Spot reclaims and cost come with issue 12: report_row is where their
- * sums go, and report.c's report_reclaims() is the hook that will read
- * them (docs/report.md).
+ *    preemptions: the preemptions table's rows in the window (any method);
+ *    reclaims: attempts a spot reclaim ended in the window (their reason
+ *    starts "reclaimed:", requeued or, if not rerunnable, failed);
+ *  - cost: each ended attempt's stored cost (its nodes' price_per_hour for
+ *    the share it held), spread evenly over its run, the part inside the
+ *    window; cost_spot the part on spot nodes; cost_ondemand what the same
+ *    would have cost with the spot nodes at their on-demand price
+ *    (ondemand_price_per_hour); saved = cost_ondemand - cost.  A running
+ *    attempt's cost is stored, and counted, when it ends;
+ *  - checkpoints completed in the window, their seconds (signal to report)
+ *    and their cost: those seconds at the cost per second of the attempt
+ *    they were taken in (its cost over its unsuspended run).
  */
 #ifndef HPCQ_CLI_REPORT_H
 #define HPCQ_CLI_REPORT_H
@@ -30,8 +38,10 @@ enum report_by { BY_USER, BY_GROUP, BY_ACCOUNT, BY_QUEUE, BY_JOB };
 
 struct report_row {
     char key[192];
-    int64_t jobs, failures, requeues, preemptions;
+    int64_t jobs, failures, requeues, preemptions, reclaims, checkpoints;
     double core_s, gpu_s;
+    double cost, cost_spot, cost_ondemand; /* saved: cost_ondemand - cost */
+    double ckpt_s, ckpt_cost;
     double mig_s[REPORT_MAX_PROFILES];
     double *waits; /* seconds, one per job first started */
     int nwaits, capwaits;
@@ -45,10 +55,12 @@ struct report {
     struct report_row total;
     char profiles[REPORT_MAX_PROFILES][16];
     int nprofiles;
-    /* Per local day from the window's first: GPU- and MIG-instance-seconds. */
+    /* Per local day from the window's first: GPU- and MIG-instance-seconds,
+     * and cost. */
     int ndays;
     int64_t day0; /* local midnight of the first day */
     double day_gpu_s[REPORT_MAX_DAYS], day_mig_s[REPORT_MAX_DAYS];
+    double day_cost[REPORT_MAX_DAYS];
 };
 
 /* Fill r from the database at path over [from, to).  -1 with err. */
@@ -62,7 +74,7 @@ double report_wait_p95 (struct report_row *row);
 /* The rows in key order (caller frees the array, not the rows). */
 struct report_row **report_sorted (struct report *r, int *n);
 
-/* The chart of GPU-hours per day (--png).  -1 with err. */
+/* The chart of GPU-hours and cost per day (--png).  -1 with err. */
 int report_png (const struct report *r, const char *path, struct hpcq_error *err);
 
 #endif

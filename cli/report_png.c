@@ -1,9 +1,9 @@
 /* report_png.c - hpcq-report --png: GPU-hours per day, drawn with cairo.
  *
  * One bar per day: whole-GPU hours, with MIG-instance hours stacked on
- * top, the axis in hours.  Cost per day is issue 12's (spot and on-demand
- * prices do not exist yet): the legend says so, and the place to draw it
- * is marked below.
+ * top, the axis in hours on the left.  Cost per day (the stored cost of
+ * the attempts, report.h, spread over the days they ran) is a line on a
+ * second axis, on the right.
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -21,7 +21,7 @@
 #define W 960
 #define H 440
 #define LEFT 70
-#define RIGHT 20
+#define RIGHT 70
 #define TOP 50
 #define BOTTOM 70
 
@@ -69,7 +69,7 @@ static void draw_legend (cairo_t *cr, const struct report *r)
     strftime (from, sizeof (from), "%Y-%m-%d", &tm);
     localtime_r (&t, &tm);
     strftime (to, sizeof (to), "%Y-%m-%d", &tm);
-    snprintf (title, sizeof (title), "GPU-hours per day, %s to %s", from, to);
+    snprintf (title, sizeof (title), "GPU-hours and cost per day, %s to %s", from, to);
     cairo_set_source_rgb (cr, 0.1, 0.1, 0.15);
     cairo_set_font_size (cr, 15);
     text_at (cr, LEFT, 28, title, 0);
@@ -84,13 +84,50 @@ static void draw_legend (cairo_t *cr, const struct report *r)
     cairo_fill (cr);
     cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
     text_at (cr, W - 325, 27, "MIG instances", 0);
-    /* Issue 12: once spot and on-demand prices exist, cost per day is a
-     * line here on a second axis. */
-    text_at (cr, W - 230, 27, "cost: not recorded yet", 0);
+    cairo_set_source_rgb (cr, 0.2, 0.35, 0.75);
+    cairo_move_to (cr, W - 230, 23);
+    cairo_line_to (cr, W - 215, 23);
+    cairo_stroke (cr);
+    cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+    text_at (cr, W - 210, 27, "cost per day (right axis)", 0);
     cairo_save (cr);
     cairo_translate (cr, 18, TOP + (H - TOP - BOTTOM) / 2.0);
     cairo_rotate (cr, -M_PI / 2);
     text_at (cr, 0, 0, "hours", 0.5);
+    cairo_restore (cr);
+}
+
+/* Cost per day: a line through the days' middles, its axis on the right. */
+static void draw_cost (cairo_t *cr, const struct report *r, double slot)
+{
+    double max = 0, step, scale, base = H - BOTTOM;
+    char label[32];
+
+    for (int i = 0; i < r->ndays; i++)
+        max = fmax (max, r->day_cost[i]);
+    step = nice_step (max > 0 ? max : 1);
+    max = ceil ((max > 0 ? max : 1) / step) * step;
+    scale = (H - TOP - BOTTOM) / max;
+    cairo_set_font_size (cr, 11);
+    cairo_set_source_rgb (cr, 0.2, 0.35, 0.75);
+    for (double v = 0; v <= max + step / 2; v += step) {
+        snprintf (label, sizeof (label), "%g", v);
+        text_at (cr, W - RIGHT + 6, base - v * scale + 4, label, 0);
+    }
+    cairo_set_line_width (cr, 2);
+    for (int i = 0; i < r->ndays; i++) {
+        double x = LEFT + (i + 0.5) * slot, y = base - r->day_cost[i] * scale;
+        if (i == 0)
+            cairo_move_to (cr, x, y);
+        else
+            cairo_line_to (cr, x, y);
+    }
+    cairo_stroke (cr);
+    cairo_set_line_width (cr, 1);
+    cairo_save (cr);
+    cairo_translate (cr, W - 12, TOP + (H - TOP - BOTTOM) / 2.0);
+    cairo_rotate (cr, M_PI / 2);
+    text_at (cr, 0, 0, "cost", 0.5);
     cairo_restore (cr);
 }
 
@@ -134,6 +171,7 @@ int report_png (const struct report *r, const char *path, struct hpcq_error *err
             text_at (cr, x + bw / 2, H - BOTTOM + 16, label, 0.5);
         }
     }
+    draw_cost (cr, r, slot);
     cairo_set_source_rgb (cr, 0.4, 0.4, 0.4);
     cairo_move_to (cr, LEFT, H - BOTTOM + 0.5);
     cairo_line_to (cr, W - RIGHT, H - BOTTOM + 0.5);

@@ -67,6 +67,7 @@ static const char *known_keys[] = {
     "checkpoint_max_interval",
     "mtbi_prior",
     "price_per_hour",
+    "ondemand_price_per_hour",
     "preempt_prio",
     "preempt_queue_prio",
     "preempt_order",
@@ -200,7 +201,8 @@ int config_get_int (const struct config *cfg, const char *key, int64_t dflt,
 
 /* Keys with a suffix of the administrator's choosing: a node class
  * ("mtbi_prior.spot = 6:00:00"). */
-static const char *known_prefixes[] = { "mtbi_prior.", "price_per_hour.", NULL };
+static const char *known_prefixes[] = { "mtbi_prior.", "price_per_hour.",
+                                        "ondemand_price_per_hour.", NULL };
 
 static int config_known (const char *key)
 {

@@ -22,7 +22,7 @@ static const char *sql_preempt_add =
 static const char *sql_preempt_all =
     "SELECT job_seq, attempt, method, reason FROM preemptions ORDER BY job_seq, rowid";
 static const char *sql_attempt_cost =
-    "UPDATE attempts SET cost = ?3, cost_spot = ?4, suspended = ?5"
+    "UPDATE attempts SET cost = ?3, cost_spot = ?4, suspended = ?5, cost_ondemand = ?6"
     " WHERE job_seq = ?1 AND attempt = ?2";
 static const char *sql_cost_all =
     "SELECT a.job_seq, j.queue, sum (a.cost), sum (a.cost_spot)"
@@ -192,7 +192,7 @@ int db_preempt_foreach (struct db *db,
 }
 
 int db_attempt_set_cost (struct db *db, int64_t seq, int attempt, double cost,
-                         double cost_spot, double suspended)
+                         double cost_spot, double suspended, double cost_ondemand)
 {
     sqlite3_stmt *st = write_stmt (db, sql_attempt_cost);
 
@@ -203,6 +203,7 @@ int db_attempt_set_cost (struct db *db, int64_t seq, int attempt, double cost,
     sqlite3_bind_double (st, 3, cost);
     sqlite3_bind_double (st, 4, cost_spot);
     sqlite3_bind_double (st, 5, suspended);
+    sqlite3_bind_double (st, 6, cost_ondemand);
     return db_exec_stmt (db, st);
 }
 

@@ -46,10 +46,11 @@ int db_preempt_foreach (struct db *db,
                                    const char *reason, void *arg),
                         void *arg);
 
-/* What an attempt cost (cost_spot: the part of it on spot nodes) and how
- * long it was suspended (seconds). */
+/* What an attempt cost (cost_spot: the part of it on spot nodes), how
+ * long it was suspended (seconds), and what it would have cost with its
+ * spot nodes at their on-demand price (cost_ondemand). */
 int db_attempt_set_cost (struct db *db, int64_t seq, int attempt, double cost,
-                         double cost_spot, double suspended);
+                         double cost_spot, double suspended, double cost_ondemand);
 /* cb for each job's cost over its ended attempts, with its queue. */
 int db_cost_foreach (struct db *db,
                      int (*cb) (int64_t seq, const char *queue, double cost,

@@ -25,6 +25,7 @@
 #include "scheduler/ckpt.h"
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
+#include "scheduler/metrics.h"
 #include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
 
@@ -471,6 +472,7 @@ static int ckpt_record (struct server *srv, struct job *job, struct node *n,
     if ((rc = db_ckpt_add (srv->db, &c)) <= 0)
         return rc;
     stats_add (jc, &c);
+    metrics_checkpoint_observed (srv->metrics, c.duration, r->bytes);
     jc->base_ms = now;
     jc->base_cput = jc->cput;
     if (r->bytes >= 0)

@@ -12,6 +12,7 @@
 #include "scheduler/ckpt.h"
 #include "scheduler/cost.h"
 #include "scheduler/jobs.h"
+#include "scheduler/metrics.h"
 #include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
 
@@ -66,15 +67,20 @@ static double node_share (const struct alloc *a, const struct node *n)
     return share < 1 ? share : 1;
 }
 
-double cost_attempt (struct server *srv, const struct job *job, double *spot)
+/* The running attempt's cost so far; its part on spot nodes into *spot and
+ * what it would have cost on demand into *ondemand (each if not NULL). */
+static double attempt_cost (struct server *srv, const struct job *job, double *spot,
+                            double *ondemand)
 {
     const struct alloc *a = job->alloc;
     const struct job_ckpt *jc = job->ck;
-    double hours, total = 0, on_spot = 0;
+    double hours, total = 0, on_spot = 0, od = 0;
     int64_t suspended = 0;
 
     if (spot)
         *spot = 0;
+    if (ondemand)
+        *ondemand = 0;
     if (!a || job->rec.stime <= 0)
         return 0;
     if (jc) {
@@ -97,17 +103,25 @@ double cost_attempt (struct server *srv, const struct job *job, double *spot)
         total += c;
         if (nodeclass_is_spot (n))
             on_spot += c;
+        od += nodeclass_ondemand_price (srv->nodeclass, n) * hours * node_share (a, n);
     }
     if (spot)
         *spot = on_spot;
+    if (ondemand)
+        *ondemand = od;
     return total;
+}
+
+double cost_attempt (struct server *srv, const struct job *job, double *spot)
+{
+    return attempt_cost (srv, job, spot, NULL);
 }
 
 int cost_attempt_ended (struct server *srv, struct job *job)
 {
     struct job_ckpt *jc = ckpt_job_state (job);
     struct queue_cost *q;
-    double spot, c = cost_attempt (srv, job, &spot);
+    double spot, od, c = attempt_cost (srv, job, &spot, &od);
     int64_t suspended = jc->suspended_ms;
 
     if (jc->suspend_since_ms)
@@ -117,8 +131,9 @@ int cost_attempt_ended (struct server *srv, struct job *job)
     q = queue_cost (srv->cost, job->rec.queue);
     q->cost += c;
     q->spot += spot;
+    metrics_cost (srv->metrics, job, c, spot);
     return db_attempt_set_cost (srv->db, job->rec.seq, job->rec.run_count, c, spot,
-                                suspended / 1000.0);
+                                suspended / 1000.0, od);
 }
 
 double cost_job (struct server *srv, const struct job *job)

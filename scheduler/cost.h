@@ -9,7 +9,9 @@
  * attempt's cost is stored with the attempt (and the part of it on spot
  * nodes); a job's resources_used.cost is its attempts' sum, the running
  * one's so far included; qstat -Q -f shows each queue's total, split
- * into spot and on-demand nodes.
+ * into spot and on-demand nodes.  Each ended attempt also stores what it
+ * would have cost with its spot nodes at their on-demand price
+ * (nodeclass_ondemand_price), for hpcq-report's savings.
  */
 #ifndef HPCQ_SCHEDULER_COST_H
 #define HPCQ_SCHEDULER_COST_H

@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "common/strpool.h"
 #include "common/util.h"
+#include "scheduler/job_counts.h"
 #include "scheduler/jobs.h"
 #include "scheduler/nodes.h"
 
@@ -34,6 +35,8 @@ struct jobs {
     int ntransient, transient_cap;
     struct load *load;         /* while the stored requests are parsed */
     struct job_list suspended; /* jobs in state S */
+    struct job_counts *counts; /* by queue, state and user (job_counts.h) */
+    int nsplit;                /* split-out subjobs in memory */
 };
 
 static void suspended_link (struct jobs *js, struct job *job)
@@ -106,6 +109,7 @@ struct jobs *jobs_create (struct server *srv)
     LIST_INIT (&js->running);
     TAILQ_INIT (&js->pending);
     LIST_INIT (&js->suspended);
+    js->counts = job_counts_create ();
     return js;
 }
 
@@ -138,6 +142,7 @@ void jobs_destroy (struct jobs *js)
         job_free (js->v[i]);
     free (js->v);
     free (js->transient);
+    job_counts_destroy (js->counts);
     free (js);
 }
 
@@ -152,6 +157,7 @@ int jobs_add (struct jobs *js, struct job *job)
         js->cap = cap;
     }
     js->v[js->n++] = job;
+    job_counts_job (js->counts, job, 1);
     if (job->rec.state == 'Q' && !job->is_array)
         queue_link (js, job);
     if (job->rec.seq >= js->next_seq)
@@ -282,6 +288,17 @@ static int transient_push (struct jobs *js, struct job *sj)
     return 0;
 }
 
+/* Subjob sj of array is split out (sign 1) or given back (-1): it counts
+ * on its own, and the array has one untouched subjob fewer (more). */
+static void counts_split (struct jobs *js, const struct job *array,
+                          const struct job *sj, int sign)
+{
+    job_counts_add (js->counts, array->rec.queue, array->rec.owner,
+                    array_untouched_state (array), -sign);
+    job_counts_job (js->counts, sj, sign);
+    js->nsplit += sign;
+}
+
 struct job *jobs_subjob (struct jobs *js, struct job *array, int pos, int transient)
 {
     struct job_array *a = array->arr;
@@ -308,6 +325,7 @@ struct job *jobs_subjob (struct jobs *js, struct job *array, int pos, int transi
         job_free (sj);
         return NULL;
     }
+    counts_split (js, array, sj, 1);
     if (sj->rec.state == 'Q')
         queue_link (js, sj);
     pending_update (js, array);
@@ -325,6 +343,7 @@ void jobs_unsplit_transient (struct jobs *js)
             continue;
         }
         queue_unlink (js, sj);
+        counts_split (js, sj->parent, sj, -1);
         array_split_remove (sj->parent->arr, sj);
         pending_update (js, sj->parent);
         job_free (sj);
@@ -491,6 +510,7 @@ static int load_link_subjob (struct jobs *js, struct job *row)
         job_free (row);
         return -1;
     }
+    counts_split (js, array, row, 1);
     if (row->rec.state == 'Q')
         queue_link (js, row);
     if (load_alloc (js, row))
@@ -760,6 +780,7 @@ int jobs_insert (struct jobs *js, struct job *job)
 
 void jobs_refile (struct jobs *js, struct job *job, char old)
 {
+    job_counts_moved (js->counts, job, old);
     if (job->is_array) {
         pending_update (js, job); /* it never runs itself: its subjobs do */
         return;
@@ -797,8 +818,31 @@ int jobs_add_subjobs (struct jobs *js, struct job *array)
         return -1;
     }
     array->is_array = 1;
+    job_counts_job (js->counts, array, 1); /* its untouched subjobs */
     pending_update (js, array);
     return 0;
+}
+
+/* job leaves the index (finished: nothing of it is counted, unless a
+ * count was wrong, which this keeps from lasting). */
+static void counts_forget (struct jobs *js, const struct job *job)
+{
+    job_counts_job (js->counts, job, -1);
+    if (!job->arr)
+        return;
+    for (int i = 0; i < job->arr->nsub; i++)
+        job_counts_job (js->counts, job->arr->sub[i], -1);
+    js->nsplit -= job->arr->nsub;
+}
+
+int jobs_in_memory (const struct jobs *js)
+{
+    return js->n + js->nsplit;
+}
+
+const struct job_counts *jobs_counts (struct jobs *js)
+{
+    return js->counts;
 }
 
 int jobs_purge (struct jobs *js, int64_t finished_before,
@@ -816,6 +860,7 @@ int jobs_purge (struct jobs *js, int64_t finished_before,
                 job->arr->pending = 0;
                 TAILQ_REMOVE (&js->pending, job->arr, pending_link);
             }
+            counts_forget (js, job);
             job_free (job); /* an array with its split-out subjobs */
             n++;
             continue;

@@ -193,6 +193,13 @@ struct job_list *jobs_suspended (struct jobs *js);
  * leaves the arrays with subjobs to take. */
 void jobs_refile (struct jobs *js, struct job *job, char old);
 
+/* The jobs by queue, state and user, kept as they change (job_counts.h;
+ * borrowed). */
+struct job_counts;
+const struct job_counts *jobs_counts (struct jobs *js);
+/* Jobs in memory, split-out subjobs included (untouched ones are none). */
+int jobs_in_memory (const struct jobs *js);
+
 /* Write job's record through to the open transaction (its mtime now):
  * for changes that are no state change (the session a worker reports).
  * 0 or -1. */

@@ -11,9 +11,11 @@
 #include "common/util.h"
 #include "scheduler/http.h"
 #include "scheduler/gpu_report.h"
+#include "scheduler/job_counts.h"
 #include "scheduler/jobs.h"
 #include "scheduler/metrics.h"
 #include "scheduler/node_admin.h"
+#include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
 #include "scheduler/queue.h"
 #include "scheduler/telemetry.h"
@@ -25,6 +27,10 @@ static const double pass_bounds[] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
                                       0.1,    0.25,  0.5,    1,     2.5,  5 };
 static const double commit_bounds[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
                                         0.01,   0.025,   0.05,   0.1,   0.25,   1 };
+static const double ckpt_bounds[] = { 0.1, 0.5, 1,   5,    10,   30,  60,
+                                      120, 300, 600, 1200, 1800, 3600 };
+static const double size_bounds[] = { 1e6,  1e7,  1e8,    1e9,  1e10, 2.5e10,
+                                      5e10, 1e11, 2.5e11, 5e11, 1e12, 1e13 };
 #define HIST_MAX 16
 
 struct histogram {
@@ -40,12 +46,31 @@ static const char *const exit_classes[] = { "success",  "failure",   "signal",
                                             "system" };
 #define NCLASSES ((int)ARRAY_SIZE (exit_classes))
 
+/* How preemption took a job's resources (preempt.h's S, C, R, D), and
+ * how a job left a reclaimed node. */
+static const char preempt_methods[] = "SCRD";
+static const char *const preempt_hows[] = { "suspend", "checkpoint", "requeue",
+                                            "delete" };
+static const char *const reclaim_hows[] = { "checkpoint", "no_checkpoint", "lost" };
+#define NPREEMPT 4
+#define NRECLAIM 3
+
 /* The counters of one queue (the queues are few: a plain array). */
 struct metrics_queue {
     char name[64];
     uint64_t submitted, started, requeued, suspended;
     uint64_t ended[NCLASSES];
     struct histogram wait;
+    uint64_t preempted[NPREEMPT];
+    uint64_t ckpt_ok, ckpt_failed;
+    uint64_t reclaimed[NRECLAIM];
+    double cost_spot, cost_ondemand; /* ended attempts, on each kind of node */
+};
+
+/* Reclaims per node class (classes are few, as queues). */
+struct metrics_class {
+    char name[64];
+    uint64_t notices, taken;
 };
 
 struct metrics {
@@ -53,14 +78,12 @@ struct metrics {
     struct metrics_queue *q;
     int nq;
     struct histogram pass, commit;
+    struct histogram ckpt_duration, ckpt_size;
+    struct metrics_class *cl;
+    int ncl;
     uint64_t http[6];   /* answers by status class: 1xx..5xx */
     double last_render; /* seconds the last scrape took */
 };
-
-static const char *const job_states = "QHWRES";
-static const char *const state_names[] = { "queued",  "held",    "waiting",
-                                           "running", "exiting", "suspended" };
-#define NSTATES 6
 
 static void hist_init (struct histogram *h, const double *bounds, int nb)
 {
@@ -88,6 +111,8 @@ struct metrics *metrics_create (struct server *srv)
     m->srv = srv;
     hist_init (&m->pass, pass_bounds, ARRAY_SIZE (pass_bounds));
     hist_init (&m->commit, commit_bounds, ARRAY_SIZE (commit_bounds));
+    hist_init (&m->ckpt_duration, ckpt_bounds, ARRAY_SIZE (ckpt_bounds));
+    hist_init (&m->ckpt_size, size_bounds, ARRAY_SIZE (size_bounds));
     return m;
 }
 
@@ -96,6 +121,7 @@ void metrics_destroy (struct metrics *m)
     if (!m)
         return;
     free (m->q);
+    free (m->cl);
     free (m);
 }
 
@@ -154,6 +180,8 @@ void metrics_job_event (struct metrics *m, const struct job *job, char old,
         break;
     case JOB_EV_REQUEUED: q->requeued++; break;
     case JOB_EV_SUSPENDED: q->suspended++; break;
+    case JOB_EV_CHECKPOINTED: q->ckpt_ok++; break;
+    case JOB_EV_CHECKPOINT_MISSED: q->ckpt_failed++; break;
     case JOB_EV_DELETED:
         /* A job deleted before it ran ends here; a running one ends when
          * its worker reports it (FINISHED from E). */
@@ -165,6 +193,66 @@ void metrics_job_event (struct metrics *m, const struct job *job, char old,
         break;
     default: break;
     }
+}
+
+void metrics_preempted (struct metrics *m, const struct job *job, char method)
+{
+    const char *p = method ? strchr (preempt_methods, method) : NULL;
+
+    if (m && p)
+        metrics_queue (m, job->rec.queue)->preempted[p - preempt_methods]++;
+}
+
+static struct metrics_class *metrics_class (struct metrics *m, const char *name)
+{
+    for (int i = 0; i < m->ncl; i++)
+        if (strcmp (m->cl[i].name, name) == 0)
+            return &m->cl[i];
+    m->cl = xrealloc (m->cl, (m->ncl + 1) * sizeof (*m->cl));
+    memset (&m->cl[m->ncl], 0, sizeof (m->cl[0]));
+    snprintf (m->cl[m->ncl].name, sizeof (m->cl[0].name), "%s", name);
+    return &m->cl[m->ncl++];
+}
+
+void metrics_reclaim_notice (struct metrics *m, const struct node *n, int taken)
+{
+    char cls[NODECLASS_NAME_MAX];
+    struct metrics_class *c;
+
+    if (!m)
+        return;
+    c = metrics_class (m, nodeclass_of (n, cls, sizeof (cls)));
+    if (taken)
+        c->taken++;
+    else
+        c->notices++;
+}
+
+void metrics_reclaimed (struct metrics *m, const struct job *job, int how)
+{
+    if (m && how >= 0 && how < NRECLAIM)
+        metrics_queue (m, job->rec.queue)->reclaimed[how]++;
+}
+
+void metrics_checkpoint_observed (struct metrics *m, double seconds, int64_t bytes)
+{
+    if (!m)
+        return;
+    if (seconds >= 0)
+        hist_observe (&m->ckpt_duration, seconds);
+    if (bytes >= 0)
+        hist_observe (&m->ckpt_size, (double)bytes);
+}
+
+void metrics_cost (struct metrics *m, const struct job *job, double cost, double spot)
+{
+    struct metrics_queue *q;
+
+    if (!m)
+        return;
+    q = metrics_queue (m, job->rec.queue);
+    q->cost_spot += spot;
+    q->cost_ondemand += cost - spot;
 }
 
 void metrics_pass_observed (struct metrics *m, double seconds)
@@ -275,104 +363,125 @@ static void put_queue_counters (struct metrics *m, FILE *f)
         hist_put (f, "hpcq_job_wait_seconds", "queue", m->q[i].name, &m->q[i].wait);
 }
 
-/* Jobs by state, per queue and per user, counted from memory. */
-struct user_count {
-    char name[64];
-    int running, queued;
-    UT_hash_handle hh;
-};
-
-/* n jobs of owner in state. */
-static void count_jobs (char state, const char *owner, int n, int *qstates,
-                        struct user_count **users)
+/* One series of a per-queue counter with a second label. */
+static void put_queue_pair (FILE *f, const char *metric, const char *queue,
+                            const char *label, const char *value, const char *num)
 {
-    const char *p = strchr (job_states, state);
-    struct user_count *u;
+    fprintf (f, "%s{queue=", metric);
+    metrics_put_label (f, queue);
+    fprintf (f, ",%s=\"%s\"} %s\n", label, value, num);
+}
 
-    if (!p || !state || n <= 0)
-        return;
-    qstates[p - job_states] += n;
-    if (state != 'R' && state != 'Q')
-        return;
-    HASH_FIND_STR (*users, owner, u);
-    if (!u) {
-        u = xzalloc (sizeof (*u));
-        snprintf (u->name, sizeof (u->name), "%s", owner);
-        HASH_ADD_STR (*users, name, u);
+static void put_u64 (char *buf, size_t len, uint64_t v)
+{
+    snprintf (buf, len, "%llu", (unsigned long long)v);
+}
+
+/* Preemptions, reclaims, checkpoints and cost (issue 12's concepts). */
+static void put_interruptions (struct metrics *m, FILE *f)
+{
+    char num[64];
+
+    head (f, "hpcq_preemptions_total", "counter",
+          "Jobs preempted, by how their resources were taken (preempt_order).");
+    for (int i = 0; i < m->nq; i++)
+        for (int k = 0; k < NPREEMPT; k++) {
+            put_u64 (num, sizeof (num), m->q[i].preempted[k]);
+            put_queue_pair (f, "hpcq_preemptions_total", m->q[i].name, "how",
+                            preempt_hows[k], num);
+        }
+    head (f, "hpcq_reclaimed_jobs_total", "counter",
+          "Jobs moved off a reclaimed spot node: requeued after their "
+          "checkpoint, requeued without one, or lost with the node.");
+    for (int i = 0; i < m->nq; i++)
+        for (int k = 0; k < NRECLAIM; k++) {
+            put_u64 (num, sizeof (num), m->q[i].reclaimed[k]);
+            put_queue_pair (f, "hpcq_reclaimed_jobs_total", m->q[i].name, "how",
+                            reclaim_hows[k], num);
+        }
+    head (f, "hpcq_checkpoints_total", "counter",
+          "Checkpoints reported complete (ok) and asked for but not reported "
+          "within checkpoint_grace (failed).");
+    for (int i = 0; i < m->nq; i++) {
+        put_u64 (num, sizeof (num), m->q[i].ckpt_ok);
+        put_queue_pair (f, "hpcq_checkpoints_total", m->q[i].name, "result", "ok", num);
+        put_u64 (num, sizeof (num), m->q[i].ckpt_failed);
+        put_queue_pair (f, "hpcq_checkpoints_total", m->q[i].name, "result", "failed",
+                        num);
     }
-    if (state == 'R')
-        u->running += n;
-    else
-        u->queued += n;
-}
-
-/* An array counts as its subjobs: the split-out ones each by its state,
- * the untouched ones all in the state they share (array.h), without
- * splitting them out. */
-static void count_job (const struct job *j, int *qstates, struct user_count **users)
-{
-    const struct job_array *a = j->arr;
-
-    if (!a) {
-        count_jobs (j->rec.state, j->rec.owner, 1, qstates, users);
-        return;
+    head (f, "hpcq_job_cost_total", "counter",
+          "What ended attempts cost (price_per_hour of the nodes they held), "
+          "on spot and on on-demand nodes.");
+    for (int i = 0; i < m->nq; i++) {
+        snprintf (num, sizeof (num), "%.6f", m->q[i].cost_spot);
+        put_queue_pair (f, "hpcq_job_cost_total", m->q[i].name, "node_kind", "spot",
+                        num);
+        snprintf (num, sizeof (num), "%.6f", m->q[i].cost_ondemand);
+        put_queue_pair (f, "hpcq_job_cost_total", m->q[i].name, "node_kind",
+                        "on_demand", num);
     }
-    for (int s = 0; s < a->nsub; s++)
-        count_jobs (a->sub[s]->rec.state, a->sub[s]->rec.owner, 1, qstates, users);
-    count_jobs (array_untouched_state (j), j->rec.owner, a->untouched, qstates, users);
+    head (f, "hpcq_reclaim_notices_total", "counter",
+          "Reclaim notices for spot nodes (a provider's notice, or pbsnodes "
+          "--reclaim), by node class.");
+    for (int i = 0; i < m->ncl; i++) {
+        fputs ("hpcq_reclaim_notices_total{node_class=", f);
+        metrics_put_label (f, m->cl[i].name);
+        fprintf (f, "} %llu\n", (unsigned long long)m->cl[i].notices);
+    }
+    head (f, "hpcq_nodes_reclaimed_total", "counter",
+          "Spot nodes their provider took back, by node class.");
+    for (int i = 0; i < m->ncl; i++) {
+        fputs ("hpcq_nodes_reclaimed_total{node_class=", f);
+        metrics_put_label (f, m->cl[i].name);
+        fprintf (f, "} %llu\n", (unsigned long long)m->cl[i].taken);
+    }
+    head (f, "hpcq_checkpoint_duration_seconds", "histogram",
+          "Time from the checkpoint signal to the report (or the app's own "
+          "measure of a checkpoint nobody asked for).");
+    hist_put (f, "hpcq_checkpoint_duration_seconds", NULL, NULL, &m->ckpt_duration);
+    head (f, "hpcq_checkpoint_size_bytes", "histogram",
+          "Size of the checkpoints whose apps said it.");
+    hist_put (f, "hpcq_checkpoint_size_bytes", NULL, NULL, &m->ckpt_size);
 }
 
-static int queue_index (struct queue **qs, int nq, const char *name)
+/* Jobs by state, per queue and per user: the counts jobs.c keeps
+ * (job_counts.h), or with recount made anew from every job, as every
+ * scrape did before (a check on the kept ones, and the bench's baseline). */
+static void put_user (const char *user, int running, int queued, void *arg)
 {
-    for (int i = 0; i < nq; i++)
-        if (strcmp (qs[i]->rec.name, name) == 0)
-            return i;
-    return -1;
+    FILE *f = arg;
+
+    fputs ("hpcq_user_jobs{user=", f);
+    metrics_put_label (f, user);
+    fprintf (f, ",state=\"running\"} %d\nhpcq_user_jobs{user=", running);
+    metrics_put_label (f, user);
+    fprintf (f, ",state=\"queued\"} %d\n", queued);
 }
 
-static void put_jobs (struct metrics *m, FILE *f, int per_user)
+static void put_jobs (struct metrics *m, FILE *f, int per_user, int recount)
 {
     struct server *srv = m->srv;
-    int nq, n, in_memory = 0;
+    int nq;
     struct queue **qs = queue_all (srv->queues, &nq);
-    struct job **all = jobs_all (srv->jobs, &n);
-    int *counts = xzalloc ((nq + 1) * NSTATES * sizeof (*counts));
-    struct user_count *users = NULL, *u, *tmp;
+    struct job_counts *fresh = recount ? job_counts_recount (srv->jobs) : NULL;
+    const struct job_counts *c = fresh ? fresh : jobs_counts (srv->jobs);
 
-    for (int i = 0; i < n; i++) {
-        const struct job *j = all[i];
-        int qi = queue_index (qs, nq, j->rec.queue);
-        int *c = counts + (qi < 0 ? nq : qi) * NSTATES;
-        in_memory += 1 + (j->arr ? j->arr->nsub : 0); /* untouched subjobs are none */
-        count_job (j, c, &users);
-    }
     head (f, "hpcq_jobs", "gauge", "Jobs (and array subjobs) by state and queue.");
     for (int q = 0; q < nq; q++)
-        for (int s = 0; s < NSTATES; s++) {
+        for (int s = 0; s < JOB_COUNTS_NSTATES; s++) {
             fputs ("hpcq_jobs{queue=", f);
             metrics_put_label (f, qs[q]->rec.name);
-            fprintf (f, ",state=\"%s\"} %d\n", state_names[s], counts[q * NSTATES + s]);
+            fprintf (f, ",state=\"%s\"} %d\n", job_counts_state_names[s],
+                     job_counts_get (c, qs[q]->rec.name, job_counts_states[s]));
         }
     head (f, "hpcq_jobs_in_memory", "gauge",
           "Jobs the scheduler holds, finished ones of the history window included.");
-    fprintf (f, "hpcq_jobs_in_memory %d\n", in_memory);
+    fprintf (f, "hpcq_jobs_in_memory %d\n", jobs_in_memory (srv->jobs));
     if (per_user) {
         head (f, "hpcq_user_jobs", "gauge", "Running and queued jobs per user.");
-        HASH_ITER (hh, users, u, tmp)
-        {
-            fputs ("hpcq_user_jobs{user=", f);
-            metrics_put_label (f, u->name);
-            fprintf (f, ",state=\"running\"} %d\nhpcq_user_jobs{user=", u->running);
-            metrics_put_label (f, u->name);
-            fprintf (f, ",state=\"queued\"} %d\n", u->queued);
-        }
+        job_counts_users (c, put_user, f);
     }
-    HASH_ITER (hh, users, u, tmp)
-    {
-        HASH_DEL (users, u);
-        free (u);
-    }
-    free (counts);
+    job_counts_destroy (fresh);
 }
 
 /* ---- nodes and their resources ----------------------------------------- */
@@ -462,6 +571,28 @@ static void put_node_mig (FILE *f, struct node **nodes, int n, int used)
     }
 }
 
+/* Spot and on-demand nodes (nodeclass.h), by state. */
+static void put_node_kinds (FILE *f, struct node **nodes, int n)
+{
+    int count[2][ARRAY_SIZE (node_states)] = { { 0 } };
+
+    for (int i = 0; i < n; i++) {
+        const char *st = node_admin_state (nodes[i]);
+        if (nodes[i]->ncpus <= 0)
+            continue;
+        for (size_t s = 0; s < ARRAY_SIZE (node_states); s++)
+            count[nodeclass_is_spot (nodes[i]) ? 1 : 0][s] +=
+                strcmp (st, node_states[s]) == 0;
+    }
+    head (f, "hpcq_nodes_by_kind", "gauge",
+          "Nodes by kind (spot: the provider may take them back; on_demand) "
+          "and state.");
+    for (int k = 0; k < 2; k++)
+        for (size_t s = 0; s < ARRAY_SIZE (node_states); s++)
+            fprintf (f, "hpcq_nodes_by_kind{node_kind=\"%s\",state=\"%s\"} %d\n",
+                     k ? "spot" : "on_demand", node_states[s], count[k][s]);
+}
+
 static void put_nodes (struct metrics *m, FILE *f)
 {
     static const struct {
@@ -499,6 +630,7 @@ static void put_nodes (struct metrics *m, FILE *f)
     head (f, "hpcq_nodes", "gauge", "Nodes by state.");
     for (size_t s = 0; s < ARRAY_SIZE (node_states); s++)
         fprintf (f, "hpcq_nodes{state=\"%s\"} %d\n", node_states[s], count[s]);
+    put_node_kinds (f, nodes, n);
     for (size_t k = 0; k < ARRAY_SIZE (fam); k++)
         put_node_family (f, nodes, n, fam[k].node, fam[k].help, (int)k);
     /* In all: the nodes that are up (what can be given out now). */
@@ -565,12 +697,13 @@ static void put_server (struct metrics *m, FILE *f)
     fprintf (f, "hpcq_metrics_render_seconds %.6f\n", m->last_render);
 }
 
-int metrics_render (struct metrics *m, FILE *f, int per_user)
+int metrics_render (struct metrics *m, FILE *f, int per_user, int recount)
 {
     int64_t t0 = util_now_us ();
 
-    put_jobs (m, f, per_user);
+    put_jobs (m, f, per_user, recount);
     put_queue_counters (m, f);
+    put_interruptions (m, f);
     put_nodes (m, f);
     put_server (m, f);
     telemetry_render (m->srv->telemetry, f);
@@ -586,7 +719,9 @@ static int metrics_get (struct http_req *r, void *arg)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream (&text, &len);
-    int rc = f ? metrics_render (m, f, http_may_see (r, -1)) : -1;
+    const char *rc_arg = http_arg (r, "recount");
+    int recount = rc_arg && strcmp (rc_arg, "1") == 0;
+    int rc = f ? metrics_render (m, f, http_may_see (r, -1), recount) : -1;
 
     if (f && fclose (f) != 0)
         rc = -1;

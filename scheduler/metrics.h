@@ -10,10 +10,14 @@
  * Names follow Prometheus's conventions: base units, _total for counters,
  * hpcq_ first; the GPU telemetry keeps DCGM exporter's names.
  *
- * Not yet here, because the concepts do not exist yet (issue 12): spot
- * reclaims, checkpoints and cost.  Their counters belong in struct
- * metrics_queue next to requeued and suspended, bumped from
- * metrics_job_event for the events issue 12 adds (docs/metrics.md).
+ * Preemptions, spot reclaims, checkpoints and cost (issue 12) are counted
+ * as the modules that do them report them (preempt.c, reclaim.c, ckpt.c,
+ * cost.c), per queue, or per node class for the nodes' reclaims.
+ *
+ * Counters start at zero when the scheduler starts: Prometheus's rate()
+ * and increase() take a reset as one (hpcq_scheduler_start_time_seconds
+ * says when); the totals since the beginning are hpcq-report's, read from
+ * the database (docs/metrics.md).
  */
 #ifndef HPCQ_SCHEDULER_METRICS_H
 #define HPCQ_SCHEDULER_METRICS_H
@@ -25,6 +29,7 @@
 #include "scheduler/server.h"
 
 struct job;
+struct node;
 struct http;
 struct metrics;
 
@@ -38,15 +43,29 @@ int metrics_register (struct metrics *m, struct http *h);
 void metrics_job_event (struct metrics *m, const struct job *job, char old,
                         enum job_event ev);
 
+/* Issue 12's events, as they happen: v preempted by method (preempt.h's
+ * 'S', 'C', 'R', 'D'); a reclaim notice for node n (taken 0), or n taken
+ * by its provider (1); a job moved off a reclaimed node (how: 0 requeued
+ * after its checkpoint, 1 requeued without one, 2 lost with the node); a
+ * checkpoint recorded (seconds and bytes, -1 if unknown); an attempt's
+ * cost, spot its part on spot nodes. */
+void metrics_preempted (struct metrics *m, const struct job *job, char method);
+void metrics_reclaim_notice (struct metrics *m, const struct node *n, int taken);
+void metrics_reclaimed (struct metrics *m, const struct job *job, int how);
+void metrics_checkpoint_observed (struct metrics *m, double seconds, int64_t bytes);
+void metrics_cost (struct metrics *m, const struct job *job, double cost, double spot);
+
 /* One scheduling pass, one commit and one HTTP answer, as they happen. */
 void metrics_pass_observed (struct metrics *m, double seconds);
 void metrics_commit_observed (struct metrics *m, double seconds);
 void metrics_http_answered (struct metrics *m, int status);
 
 /* The whole exposition (text format 0.0.4) to f.  per_user: include the
- * per-user series (hpcq_user_jobs), which name who runs what.  0 or -1 on
- * a write error. */
-int metrics_render (struct metrics *m, FILE *f, int per_user);
+ * per-user series (hpcq_user_jobs), which name who runs what.  recount:
+ * count the jobs anew from every job rather than read the counts jobs.c
+ * keeps (GET /metrics?recount=1: a check, and the bench's baseline).
+ * 0 or -1 on a write error. */
+int metrics_render (struct metrics *m, FILE *f, int per_user, int recount);
 
 /* How a job ended, as the label exit_class says it: "success" (0),
  * "failure" (1-255), "signal" (killed by a signal: 256 + its number),

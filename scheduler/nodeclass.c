@@ -116,6 +116,20 @@ double nodeclass_price (struct nodeclass *nc, const struct node *n)
                           0);
 }
 
+double nodeclass_ondemand_price (struct nodeclass *nc, const struct node *n)
+{
+    char cls[NODECLASS_NAME_MAX], v[32];
+    double own = nodeclass_price (nc, n), p;
+
+    if (!nodeclass_is_spot (n))
+        return own;
+    if (nodeclass_label (n->labels, "ondemand_price_per_hour", v, sizeof (v))
+        && util_parse_double (v, 0, 1e12, &p) == 0)
+        return p;
+    return class_setting (nc, "ondemand_price_per_hour",
+                          nodeclass_of (n, cls, sizeof (cls)), own, 0);
+}
+
 double nodeclass_mtbi (struct nodeclass *nc, const struct node *n)
 {
     char cls[NODECLASS_NAME_MAX];
@@ -177,12 +191,15 @@ static int check_setting (const char *key, const char *value, void *arg)
     struct hpcq_error *err = arg;
     int64_t secs;
     double v;
+    /* ondemand_price_per_hour[.CLASS] takes the same numbers. */
+    const char *price = strncmp (key, "ondemand_", 9) == 0 ? key + 9 : key;
 
     if (!strncmp (key, "mtbi_prior", 10) && (key[10] == '\0' || key[10] == '.')
         && (resource_parse_walltime (value, &secs, NULL) < 0 || secs <= 0))
         return errprintf (err, "invalid %s '%s' (HH:MM:SS or seconds, above 0)", key,
                           value);
-    if (!strncmp (key, "price_per_hour", 14) && (key[14] == '\0' || key[14] == '.')
+    if (!strncmp (price, "price_per_hour", 14)
+        && (price[14] == '\0' || price[14] == '.')
         && util_parse_double (value, 0, 1e12, &v) < 0)
         return errprintf (err, "invalid %s '%s' (a number from 0)", key, value);
     return 0;

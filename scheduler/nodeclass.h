@@ -46,6 +46,12 @@ int nodeclass_is_spot (const struct node *n);
 /* What an hour of n costs. */
 double nodeclass_price (struct nodeclass *nc, const struct node *n);
 
+/* What an hour of n would cost on demand: n's own price for an on-demand
+ * node; for a spot node its ondemand_price_per_hour=X label, else
+ * ondemand_price_per_hour.CLASS, else ondemand_price_per_hour, else its
+ * own price (then nothing is known to be saved). */
+double nodeclass_ondemand_price (struct nodeclass *nc, const struct node *n);
+
 /* The mean time between interruptions of n's class, seconds. */
 double nodeclass_mtbi (struct nodeclass *nc, const struct node *n);
 

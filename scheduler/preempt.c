@@ -26,6 +26,7 @@
 #include "scheduler/ckpt.h"
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
+#include "scheduler/metrics.h"
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
 #include "scheduler/preempt.h"
@@ -212,6 +213,7 @@ static void record (struct preempt *p, struct job *v, const struct job *by, char
     struct job_ckpt *jc = ckpt_job_state (v);
 
     jc->preempt_count++;
+    metrics_preempted (p->srv->metrics, v, m);
     snprintf (jc->preempt_reason, sizeof (jc->preempt_reason), "%s", reason);
     if (db_preempt_add (p->srv->db, v->rec.seq, v->rec.run_count, util_wall_secs (), m,
                         by ? by->rec.seq : 0, reason)

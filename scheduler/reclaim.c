@@ -19,6 +19,7 @@
 #include "db/db_node.h"
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
+#include "scheduler/metrics.h"
 #include "scheduler/nodes.h"
 #include "scheduler/place.h"
 #include "scheduler/reclaim.h"
@@ -124,10 +125,12 @@ static void restart_now (struct reclaim *rc, struct job *job)
     sched_launch (srv, job);
 }
 
+/* how: what came of its checkpoint ("checkpoint reported", or why none). */
 static void requeue (struct reclaim *rc, struct rjob *rj, const char *how)
 {
     struct job *job = rj->job;
     char why[300];
+    int reported = strcmp (how, "checkpoint reported") == 0;
 
     snprintf (why, sizeof (why), "reclaimed: node %s (%s); %s", rj->rn->n->name,
               rj->rn->source, how);
@@ -136,6 +139,7 @@ static void requeue (struct reclaim *rc, struct rjob *rj, const char *how)
         log_error ("job %s: requeue after a reclaim", job->id);
         return;
     }
+    metrics_reclaimed (rc->srv->metrics, job, reported ? 0 : 1);
     restart_now (rc, job);
 }
 
@@ -158,7 +162,11 @@ static void taken (struct reclaim *rc, struct rnode *rn, const char *how)
     char detail[256];
 
     rn->taken = 1;
-    snprintf (detail, sizeof (detail), "%s: %s (%s)", n->name, how, rn->source);
+    /* "reclaimed:" starts the reason its jobs' attempts end with, as for
+     * those requeued before (hpcq-report counts reclaims by it). */
+    snprintf (detail, sizeof (detail), "reclaimed: %s: %s (%s)", n->name, how,
+              rn->source);
+    metrics_reclaim_notice (srv->metrics, n, 1);
     log_msg (LOG_WARNING, "node %s reclaimed: %s (%s)", n->name, how, rn->source);
     n->state = NODE_DOWN;
     n->down_since_ms = util_now_ms ();
@@ -171,9 +179,12 @@ static void taken (struct reclaim *rc, struct rnode *rn, const char *how)
             continue;
         if (rjob_of (rc, job))
             rjob_free (rjob_of (rc, job));
-        if (lifecycle_node_lost (srv, job, detail) < 0)
+        if (lifecycle_node_lost (srv, job, detail) < 0) {
             log_error ("job %s: handle node loss", job->id);
-        else if (job->rec.state == 'Q')
+            continue;
+        }
+        metrics_reclaimed (srv->metrics, job, 2);
+        if (job->rec.state == 'Q')
             restart_now (rc, job);
     }
     if (n->conn) {
@@ -236,6 +247,7 @@ int reclaim_notice (struct reclaim *rc, struct node *n, int64_t deadline,
     rn->deadline_ms = now + left;
     snprintf (rn->source, sizeof (rn->source), "%s", source);
     n->drain |= NODE_DRAIN_RECLAIM;
+    metrics_reclaim_notice (srv->metrics, n, 0);
     LIST_FOREACH (job, jobs_running (srv->jobs), r_link)
     {
         struct rjob *rj;

@@ -22,7 +22,7 @@ for t in common/test/test_resource common/test/test_jobspec common/test/test_dir
          scheduler/test/test_sched scheduler/test/test_nodes worker/test/test_launch \
          worker/test/test_cgroup worker/test/test_privsep worker/test/test_spool \
          worker/test/test_cores scheduler/test/test_cadence common/test/test_ckptspec \
-         scheduler/test/test_array common/test/test_strpool \
+         scheduler/test/test_array scheduler/test/test_job_counts common/test/test_strpool \
          scheduler/test/test_acct_record scheduler/test/test_accounting scheduler/test/test_admin \
          worker/test/test_gpumon common/test/test_sockdiag common/test/test_ib; do
     if HPCQ_SRCDIR=$src $vg --log-file="$logs/$(basename $t).log" "$build/$t" > /dev/null; then

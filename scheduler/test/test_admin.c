@@ -30,7 +30,7 @@ static char *render (struct fixture *f)
     size_t len = 0;
     FILE *fp = open_memstream (&text, &len);
 
-    if (!fp || metrics_render (f->srv->metrics, fp, 1) < 0 || fclose (fp) != 0)
+    if (!fp || metrics_render (f->srv->metrics, fp, 1, 0) < 0 || fclose (fp) != 0)
         abort ();
     return text;
 }
