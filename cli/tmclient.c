@@ -66,15 +66,13 @@ static void tmc_stdin_io (struct loop *l, int fd, int revents, void *arg)
 {
     struct tmc *t = arg;
     char buf[TM_CHUNK];
-    size_t room = TM_WINDOW - t->in_flight;
     ssize_t n;
 
     (void)l;
     (void)revents;
-    n = read (fd, buf, room < sizeof (buf) ? room : sizeof (buf));
-    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    if ((n = tm_read_window (fd, buf, t->in_flight)) < 0)
         return;
-    if (n <= 0) {
+    if (n == 0) {
         t->in_eof = 1;
         tmc_send (t, "tm.stdin", json_pack ("{s:b}", "eof", 1));
     } else {

@@ -27,4 +27,15 @@
 
 #include <uthash.h>
 
+/* Empty the table at head, handing each entry to free_fn. */
+#define HASH_FREE_ALL(head, free_fn)         \
+    do {                                     \
+        __typeof__ (head) hfa_e_, hfa_t_;    \
+        HASH_ITER (hh, head, hfa_e_, hfa_t_) \
+        {                                    \
+            HASH_DEL (head, hfa_e_);         \
+            free_fn (hfa_e_);                \
+        }                                    \
+    } while (0)
+
 #endif

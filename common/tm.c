@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <nettle/base64.h>
 
 #include "common/tm.h"
@@ -24,6 +25,16 @@ json_t *tm_data_json (const void *buf, size_t len)
     s = json_string (text);
     free (text);
     return s;
+}
+
+ssize_t tm_read_window (int fd, char *buf, size_t in_flight)
+{
+    size_t room = in_flight < TM_WINDOW ? TM_WINDOW - in_flight : 0;
+    ssize_t n = read (fd, buf, room < TM_CHUNK ? room : TM_CHUNK);
+
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return -1;
+    return n < 0 ? 0 : n;
 }
 
 int tm_data_decode (json_t *v, char **buf, size_t *len)

@@ -26,6 +26,8 @@
 #define HPCQ_COMMON_TM_H
 
 #include <stddef.h>
+#include <sys/types.h>
+
 #include <jansson.h>
 
 /* The variable that names the worker's TM socket in a job's environment. */
@@ -42,6 +44,12 @@
 
 /* Stream bytes as a JSON string (base64); new reference, NULL on ENOMEM. */
 json_t *tm_data_json (const void *buf, size_t len);
+
+/* Read from a stream's fd into buf[TM_CHUNK] what its window still has
+ * room for, in_flight bytes being unacknowledged: the bytes read, 0 at its
+ * end (end of file or an error), or -1 when there is nothing yet (EAGAIN,
+ * EINTR). */
+ssize_t tm_read_window (int fd, char *buf, size_t in_flight);
 
 /* The bytes of a tm_data_json string into *buf (caller frees; NUL
  * terminated for convenience, *len excludes it).  -1 with errno EPROTO if

@@ -41,21 +41,10 @@ struct job_counts *job_counts_create (void)
 
 void job_counts_destroy (struct job_counts *c)
 {
-    struct queue_count *q, *qt;
-    struct user_count *u, *ut;
-
     if (!c)
         return;
-    HASH_ITER (hh, c->queues, q, qt)
-    {
-        HASH_DEL (c->queues, q);
-        free (q);
-    }
-    HASH_ITER (hh, c->users, u, ut)
-    {
-        HASH_DEL (c->users, u);
-        free (u);
-    }
+    HASH_FREE_ALL (c->queues, free);
+    HASH_FREE_ALL (c->users, free);
     free (c);
 }
 

@@ -667,32 +667,11 @@ struct limits *limits_create (struct server *srv, struct hpcq_error *err)
 
 void limits_destroy (struct limits *lim)
 {
-    struct scope *s, *stmp;
-    struct usage *u, *utmp;
-    struct bucket *b, *btmp;
-    struct group_name *g, *gtmp;
-
     if (!lim)
         return;
-    HASH_ITER (hh, lim->scopes, s, stmp)
-    {
-        HASH_DEL (lim->scopes, s);
-        scope_free (s);
-    }
-    HASH_ITER (hh, lim->usage, u, utmp)
-    {
-        HASH_DEL (lim->usage, u);
-        free (u);
-    }
-    HASH_ITER (hh, lim->buckets, b, btmp)
-    {
-        HASH_DEL (lim->buckets, b);
-        free (b);
-    }
-    HASH_ITER (hh, lim->gcache, g, gtmp)
-    {
-        HASH_DEL (lim->gcache, g);
-        free (g);
-    }
+    HASH_FREE_ALL (lim->scopes, scope_free);
+    HASH_FREE_ALL (lim->usage, free);
+    HASH_FREE_ALL (lim->buckets, free);
+    HASH_FREE_ALL (lim->gcache, free);
     free (lim);
 }

@@ -164,15 +164,13 @@ static void rtask_out_io (struct loop *l, int fd, int revents, void *arg)
     struct rtask *rt = arg;
     int i = fd == rt->out_fd[1] ? 1 : 2;
     char buf[TM_CHUNK];
-    size_t room = TM_WINDOW - rt->unacked;
     ssize_t n;
 
     (void)l;
     (void)revents;
-    n = read (fd, buf, room < sizeof (buf) ? room : sizeof (buf));
-    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    if ((n = tm_read_window (fd, buf, rt->unacked)) < 0)
         return;
-    if (n <= 0) {
+    if (n == 0) {
         rtask_close_out (rt, i);
         rtask_check_done (rt);
         return;
