@@ -29,9 +29,9 @@
 #include <time.h>
 
 #include "scheduler/nodes.h"
-#include "scheduler/place.h"
-#include "scheduler/policy.h"
-#include "scheduler/cluster.h"
+#include "scheduler/policy/place.h"
+#include "scheduler/policy/policy.h"
+#include "sim/cluster.h"
 
 #define GB (INT64_C (1) << 30)
 

@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/..}" && pwd)
 traces=${2:-$here/../../shared/data/workloads}
 out=${3:-$(mktemp -d /tmp/hpcq-sim-bench.XXXXXX)}
-sim=$build/scheduler/hpcq-sim
+sim=$build/sim/hpcq-sim
 mkdir -p "$out"
 
 policies=fifo,easy

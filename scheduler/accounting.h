@@ -25,7 +25,7 @@
 #define HPCQ_SCHEDULER_ACCOUNTING_H
 
 #include "common/error.h"
-#include "scheduler/job_state.h"
+#include "scheduler/policy/job_state.h"
 #include "scheduler/server.h"
 
 struct job;

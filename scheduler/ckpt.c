@@ -21,11 +21,11 @@
 #include "common/util.h"
 #include "db/db_ckpt.h"
 #include "db/db_job.h"
-#include "scheduler/cadence.h"
+#include "scheduler/policy/cadence.h"
 #include "scheduler/ckpt.h"
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
-#include "scheduler/metrics.h"
+#include "scheduler/web/metrics.h"
 #include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
 

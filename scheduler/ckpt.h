@@ -3,7 +3,7 @@
  * A job says how it checkpoints with qsub -c and -W checkpoint_signal
  * (common/ckptspec.h).  This module decides when to ask it for one (its
  * cadence: every MIN minutes of wall or CPU time, or the Young/Daly
- * interval of scheduler/cadence.h), asks for one on behalf of others
+ * interval of scheduler/policy/cadence.h), asks for one on behalf of others
  * (preemption, spot reclaim, qrerun), delivers the checkpoint signal to the
  * job's processes through its mother superior's worker, and records each
  * completed checkpoint the worker reports (job.checkpoint, from

@@ -12,7 +12,7 @@
 #include "scheduler/ckpt.h"
 #include "scheduler/cost.h"
 #include "scheduler/jobs.h"
-#include "scheduler/metrics.h"
+#include "scheduler/web/metrics.h"
 #include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
 

@@ -11,7 +11,7 @@
 #include "db/db_queue.h"
 #include "scheduler/fairshare.h"
 #include "scheduler/jobs.h"
-#include "scheduler/priority.h"
+#include "scheduler/policy/priority.h"
 #include "scheduler/queue.h"
 
 #define WEEK (7 * 86400)

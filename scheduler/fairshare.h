@@ -6,7 +6,7 @@
  * value and when it was last decayed, so decay needs no timer: a value is
  * brought forward when it is read or charged).  Each scheduling pass
  * fairshare_rank() computes every waiting job's effective priority
- * (scheduler/priority.h) into job->prio, which policy_sort_priority()
+ * (scheduler/policy/priority.h) into job->prio, which policy_sort_priority()
  * orders by.  Config: fairshare_halflife, fairshare_gpu_weight,
  * priority_weight_{queue,job,age,fairshare}, priority_max_age.
  */

@@ -12,7 +12,7 @@
 #include "common/resource.h"
 #include "common/util.h"
 #include "scheduler/history.h"
-#include "scheduler/job_ops.h"
+#include "scheduler/rpc/job_ops.h"
 #include "scheduler/jobs.h"
 
 #define HISTORY_DEFAULT (336 * 3600) /* PBS Pro's default: two weeks */

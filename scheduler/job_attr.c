@@ -15,7 +15,7 @@
 #include "scheduler/ckpt.h"
 #include "scheduler/cost.h"
 #include "scheduler/job_attr.h"
-#include "scheduler/job_state.h"
+#include "scheduler/policy/job_state.h"
 
 static void set_str (json_t *o, const char *key, const char *value)
 {

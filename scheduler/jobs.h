@@ -15,8 +15,8 @@
 #include "common/jobspec.h"
 #include "db/db_job.h"
 #include "scheduler/array.h"
-#include "scheduler/place.h"
-#include "scheduler/priority.h"
+#include "scheduler/policy/place.h"
+#include "scheduler/policy/priority.h"
 #include "scheduler/server.h"
 
 struct node;
@@ -51,7 +51,7 @@ struct job {
                                      * (one block, freed with free()), or NULL */
     const char *node_labels; /* its queue's node_labels (borrowed), NULL = any */
     /* Effective priority while queued, computed each pass from its
-     * factors (scheduler/priority.h); policy_sort_priority orders by it. */
+     * factors (scheduler/policy/priority.h); policy_sort_priority orders by it. */
     double prio;
     struct priority_factors prio_f;
 

@@ -20,7 +20,7 @@
 #include "scheduler/fairshare.h"
 #include "scheduler/lifecycle.h"
 #include "scheduler/limits.h"
-#include "scheduler/metrics.h"
+#include "scheduler/web/metrics.h"
 #include "scheduler/nodes.h"
 
 /* job moved from old to its present state: write it and its event, and

@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "scheduler/job_state.h"
+#include "scheduler/policy/job_state.h"
 #include "scheduler/jobs.h"
 #include "scheduler/server.h"
 

@@ -12,7 +12,7 @@
 #include "common/resource.h"
 #include "common/util.h"
 #include "db/db_ckpt.h"
-#include "scheduler/cadence.h"
+#include "scheduler/policy/cadence.h"
 #include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
 

@@ -14,7 +14,7 @@
  * node-seconds its nodes were up (counted while the scheduler runs, a
  * minute at a time) and each interruption (a node that stopped answering,
  * a reclaim).  nodeclass_mtbi() turns them into the mean time between
- * interruptions that the Young/Daly interval needs (scheduler/cadence.h).
+ * interruptions that the Young/Daly interval needs (scheduler/policy/cadence.h).
  */
 #ifndef HPCQ_SCHEDULER_NODECLASS_H
 #define HPCQ_SCHEDULER_NODECLASS_H

@@ -25,8 +25,8 @@
 #include "db/db_node.h"
 #include "scheduler/jobs.h"
 #include "scheduler/nodes.h"
-#include "scheduler/place.h"
-#include "scheduler/policy.h"
+#include "scheduler/policy/place.h"
+#include "scheduler/policy/policy.h"
 #include "scheduler/power.h"
 
 #define POWER_TICK_MS 500

@@ -15,11 +15,11 @@
 #include "scheduler/fairshare.h"
 #include "scheduler/lifecycle.h"
 #include "scheduler/nodes.h"
-#include "scheduler/place.h"
-#include "scheduler/policy.h"
+#include "scheduler/policy/place.h"
+#include "scheduler/policy/policy.h"
 #include "scheduler/preempt.h"
 #include "scheduler/queue.h"
-#include "scheduler/metrics.h"
+#include "scheduler/web/metrics.h"
 #include "scheduler/sched.h"
 
 struct sched {

@@ -11,7 +11,7 @@
 #include "common/util.h"
 #include "scheduler/gpu_report.h"
 #include "scheduler/jobs.h"
-#include "scheduler/metrics.h"
+#include "scheduler/web/metrics.h"
 #include "scheduler/nodes.h"
 #include "scheduler/telemetry.h"
 

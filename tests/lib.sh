@@ -12,7 +12,7 @@
 set -u
 : "${HPCQ_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${HPCQ_BUILDDIR:=$HPCQ_SRCDIR}"
-export PATH="$HPCQ_BUILDDIR/cli:$HPCQ_BUILDDIR/scheduler:$HPCQ_BUILDDIR/worker:$PATH"
+export PATH="$HPCQ_BUILDDIR/cli:$HPCQ_BUILDDIR/scheduler:$HPCQ_BUILDDIR/sim:$HPCQ_BUILDDIR/worker:$PATH"
 unset HPCQ_SERVER HPCQ_CONFIG
 
 test_count=0

@@ -16,12 +16,12 @@ rc=0
 for t in common/test/test_resource common/test/test_jobspec common/test/test_directive \
          common/test/test_sbatch common/test/test_wire common/test/test_config common/test/test_auth \
          common/test/test_arrayspec \
-         db/test/test_db scheduler/test/test_priority scheduler/test/test_place \
-         scheduler/test/test_backfill scheduler/test/test_limits worker/test/test_gpu scheduler/test/test_lifecycle \
+         db/test/test_db scheduler/policy/test/test_priority scheduler/policy/test/test_place \
+         scheduler/policy/test/test_backfill scheduler/test/test_limits worker/test/test_gpu scheduler/test/test_lifecycle \
          scheduler/test/test_jobs scheduler/test/test_queue scheduler/test/test_depend \
          scheduler/test/test_sched scheduler/test/test_nodes worker/test/test_launch \
          worker/test/test_cgroup worker/test/test_privsep worker/test/test_spool \
-         worker/test/test_cores scheduler/test/test_cadence common/test/test_ckptspec \
+         worker/test/test_cores scheduler/policy/test/test_cadence common/test/test_ckptspec \
          scheduler/test/test_array scheduler/test/test_job_counts common/test/test_strpool \
          scheduler/test/test_acct_record scheduler/test/test_accounting scheduler/test/test_admin \
          worker/test/test_gpumon common/test/test_sockdiag common/test/test_ib common/test/test_ptylink; do
@@ -41,7 +41,7 @@ W
 done
 cat > "$logs/sim" <<W
 #!/bin/sh
-exec $vg --log-file=$logs/sim.%p.log $build/scheduler/hpcq-sim "\$@"
+exec $vg --log-file=$logs/sim.%p.log $build/sim/hpcq-sim "\$@"
 W
 chmod +x "$logs/sim"
 for t in "$src"/tests/t[0-9]*.t; do

@@ -20,7 +20,7 @@
 #include "common/util.h"
 #include "scheduler/history.h"
 #include "scheduler/jobs.h"
-#include "scheduler/metrics.h"
+#include "scheduler/web/metrics.h"
 #include "scheduler/nodes.h"
 #include "scheduler/test/fixture.h"
 

@@ -13,7 +13,7 @@
 
 #include "common/test/tap.h"
 #include "common/util.h"
-#include "scheduler/job_state.h"
+#include "scheduler/policy/job_state.h"
 #include "scheduler/jobs.h"
 #include "scheduler/test/fixture.h"
 

@@ -20,7 +20,7 @@
 #include "common/log.h"
 #include "common/test/tap.h"
 #include "common/util.h"
-#include "scheduler/job_state.h"
+#include "scheduler/policy/job_state.h"
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
 #include "scheduler/nodes.h"

@@ -1,4 +1,4 @@
-/* fuzz_http_query.c - the REST API's query arguments (scheduler/api_query.c:
+/* fuzz_http_query.c - the REST API's query arguments (scheduler/web/api_query.c:
  * api_query_jobs, api_query_limit), which any HTTP client sends.  The input
  * is a query string, split and unescaped as libmicrohttpd does before the
  * API sees it (split at '&' and the first '=', '+' as space, then
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scheduler/api_query.h"
+#include "scheduler/web/api_query.h"
 #include "tests/fuzz/fuzz.h"
 
 enum { USER, STATE, HISTORY, SUBJOBS, LIMIT, NKEYS };

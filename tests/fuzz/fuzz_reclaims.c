@@ -1,5 +1,5 @@
 /* fuzz_reclaims.c - a trace of spot reclaims as hpcq-sim reads it
- * (--reclaim-trace, scheduler/sim_trace.c sim_trace_read_reclaims): lines
+ * (--reclaim-trace, sim/sim_trace.c sim_trace_read_reclaims): lines
  * of TIME NODE, often written by hand or converted from a provider's
  * records.  Properties: a refusal leaves no array; an accepted trace is in
  * time order, with times >= 0 and node numbers 0..999999.
@@ -9,7 +9,7 @@
 #endif
 #include <stdlib.h>
 
-#include "scheduler/sim_trace.h"
+#include "sim/sim_trace.h"
 #include "tests/fuzz/fuzz.h"
 
 FUZZ_TARGET (reclaims)

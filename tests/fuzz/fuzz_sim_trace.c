@@ -1,5 +1,5 @@
 /* fuzz_sim_trace.c - workload traces as hpcq-sim reads them
- * (scheduler/sim_trace.c): the first byte picks the format (even: the
+ * (sim/sim_trace.c): the first byte picks the format (even: the
  * Parallel Workloads Archive's SWF, odd: hpcq's GPU format) and the node
  * size; the rest is the file.  Accepted traces are resolved into requests.
  * Properties: jobs come out in arrival order, and an SWF job of P
@@ -9,7 +9,7 @@
 #include <config.h>
 #endif
 
-#include "scheduler/sim_trace.h"
+#include "sim/sim_trace.h"
 #include "tests/fuzz/fuzz.h"
 
 static void check_trace (struct sim_trace *t, int cores)

@@ -34,8 +34,8 @@ FUZZ_TARGET_SOURCES = \
 # and for libFuzzer with its coverage instrumentation): all of libhpcq, as
 # an archive so each program takes only what it calls and a parser added
 # to libhpcq needs nothing here, plus the parsers that live outside it.
-FUZZ_EXTRA_SOURCES = tests/fuzz/fuzz.c scheduler/sim_trace.c worker/gpu.c \
-	scheduler/limit_list.c scheduler/api_query.c scheduler/gpu_report.c
+FUZZ_EXTRA_SOURCES = tests/fuzz/fuzz.c sim/sim_trace.c worker/gpu.c \
+	scheduler/limit_list.c scheduler/web/api_query.c scheduler/gpu_report.c
 FUZZ_LIBS = $(JANSSON_LIBS) $(ZLIB_LIBS) $(MUNGE_LIBS) $(NETTLE_LIBS) $(MHD_LIBS) -lm
 
 check_LIBRARIES = tests/fuzz/libhpcq-san.a
