@@ -23,6 +23,7 @@ static const char *known_keys[] = {
     "socket",
     "listen",
     "node_timeout",
+    "fence_time",
     "sched_interval_ms",
     "max_array_size",
     "default_queue",

@@ -38,6 +38,11 @@ void log_fini (void)
     log_stream = NULL;
 }
 
+int log_fileno (void)
+{
+    return fileno (log_stream ? log_stream : stderr);
+}
+
 void log_set_level (int level)
 {
     log_threshold = level;

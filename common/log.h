@@ -12,6 +12,8 @@
 int log_init (const char *ident, int level, const char *path);
 void log_fini (void);
 void log_set_level (int level);
+/* The descriptor the log writes to (a child that closes the others keeps it). */
+int log_fileno (void);
 int log_level_parse (const char *name); /* "debug" -> LOG_DEBUG, -1 if unknown */
 
 void log_msg (int level, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));

@@ -218,7 +218,9 @@ static void reclaim_tick (struct loop *l, void *arg)
     {
         if (rn->taken)
             continue;
-        if (!rn->n->conn)
+        /* A link that went may be a worker that died on a live host:
+         * its jobs are known dead only once its fence has passed. */
+        if (!rn->n->conn && now - rn->n->last_heard_ms > rc->srv->node_timeout_ms)
             taken (rc, rn, "its worker is gone");
         else if (now >= rn->deadline_ms)
             taken (rc, rn, "the notice time is up");

@@ -91,6 +91,9 @@ struct server {
     uid_t operator_uid; /* the scheduler's own uid (plus root) */
     int64_t started_ms;
     int64_t node_timeout_ms;
+    /* A node's lease (worker/fence.h): its jobs are killed there this long
+     * after its last answered request, before node_timeout_ms can pass. */
+    int64_t fence_ms;
     int64_t sched_interval_ms;
     int64_t max_array_size; /* subjobs one array may have (PBS Pro's attribute) */
     int64_t max_spec_size;  /* bytes of a job's request (JOBSPEC_TEXT_MAX at most) */

@@ -70,6 +70,7 @@ struct task_msg {
 
 static void cleanup_tick (struct loop *l, void *arg);
 static void cleanup_add (struct tasks *ts, struct cgroup_job *cg);
+static void task_note (struct tasks *ts, struct task *t, const char *text);
 
 struct task *tasks_first (struct tasks *ts)
 {
@@ -251,6 +252,29 @@ void tasks_host_failed (struct tasks *ts, int64_t seq, int attempt, const char *
               host);
     log_msg (LOG_ERR, "job %s: killed: host %s failed", t->jobid, host);
     tasks_kill (ts, t, KILL_HOST, 1);
+}
+
+void tasks_fence (struct tasks *ts, const char *why)
+{
+    char note[1100];
+    struct task *t;
+
+    snprintf (note, sizeof (note), "=>> PBS: job killed: %s\n", why);
+    TAILQ_FOREACH (t, &ts->head, link)
+    {
+        if (t->done || t->kill != KILL_NONE)
+            continue;
+        snprintf (t->reason, sizeof (t->reason), "%s", why);
+        log_msg (LOG_ERR, "job %s: killed: %s", t->jobid, why);
+        if (!t->starting)
+            task_note (ts, t, note);
+        tasks_kill (ts, t, KILL_FENCE, 1);
+    }
+}
+
+struct spool *tasks_spool (struct tasks *ts)
+{
+    return ts->spool;
 }
 
 static void task_release (struct tasks *ts, struct task *t)
@@ -751,6 +775,8 @@ json_t *task_result_json (const struct task *t)
         json_object_set_new (o, "reason", json_string (t->reason));
     if (o && t->kill == KILL_HOST)
         json_object_set_new (o, "host_failed", json_string (t->failed_host));
+    if (o && t->kill == KILL_FENCE)
+        json_object_set_new (o, "fenced", json_true ());
     return o;
 }
 

@@ -31,6 +31,7 @@ struct health;
 struct auth;
 struct checkpoint;
 struct tm;
+struct fence;
 
 struct worker {
     struct loop *loop;
@@ -67,6 +68,7 @@ struct worker {
     struct loop_timer *telemetry;
     struct checkpoint *ckpt; /* checkpoint reports and removals (checkpoint.h) */
     struct tm *tm;           /* the task manager, NULL without (tm.h) */
+    struct fence *fence;     /* the lease and its watchdog (fence.h) */
 };
 
 struct worker *worker_create (struct loop *loop, struct config *cfg,
