@@ -15,32 +15,16 @@ cluster_start 2 --cpus-per-worker 2 --node-timeout 4
 
 host_of() { job_attr $1 exec_host | cut -d/ -f1; }
 moved() { test "$(job_attr $1 run_count)" = 2 && has_state $1 R && test "$(host_of $1)" != "$2"; }
-# The job: every 0.05 s a line "ATTEMPT TIME" into its checkpoint folder.
-stamp='while :; do echo "$HPCQ_RESTART_COUNT $(date +%s.%N)" >>"$HPCQ_CHECKPOINT_DIR/writes"; sleep 0.05; done'
-writes() { cat "$(ls -d $WORK/.hpcq/checkpoints/*/ | head -1)writes" 2>/dev/null; }
-lines_of() { writes | awk -v a=$1 '$1 == a' | wc -l; }
-more_than() { test "$(lines_of $1)" -gt $2; }
-# One writer at a time: in file order the attempts never go back, and the
-# last time of attempt 0 is before the first of attempt 1.
-one_writer() {
-    writes | awk '$1 < last { print "attempt " $1 " wrote after attempt " last; bad = 1 }
-        { last = $1 } $1 == 0 { end0 = $2 } $1 == 1 && !start1 { start1 = $2 }
-        END { if (!start1 || end0 >= start1) { print "attempt 0 ended " end0 ", 1 began " start1; bad = 1 }
-              printf "gap %.3f s\n", start1 - end0; exit bad }'
-}
-# The time the fence killed job SEQ's attempt A on node N (fence.log).
-fenced_at() { sed -n "s/^\([0-9.]*\) fenced job_$2\.$3: .*/\1/p" $CLUSTER/spool/$1/fence.log | head -1; }
-
 test_expect_success 'kill -9 of a worker, never restarted: its jobs are fenced before the requeued copy starts' '
-    a=$(echo "$stamp" | qsub -c s -l select=1:ncpus=1) && wait_state $a R &&
+    a=$(echo "$fence_job" | qsub -c s -l select=1:ncpus=1) && wait_state $a R &&
     n=$(host_of $a) &&
     b=$(echo "sleep 120" | qsub -r n -l select=1:ncpus=1:host=$n) && wait_state $b R &&
-    wait_until 10 more_than 0 5 &&
+    wait_until 10 fence_more 0 5 &&
     t0=$(date +%s.%N) && kill -9 $(cat $CLUSTER/worker${n#node}.pid) &&
-    wait_until 20 moved $a $n && wait_until 10 more_than 1 3 &&
-    one_writer && f=$(fenced_at $n $(seqno $a) 1) && test -n "$f" &&
-    start1=$(writes | awk "\$1 == 1 { print \$2; exit }") &&
-    end0=$(writes | awk "\$1 == 0 { t = \$2 } END { print t }") &&
+    wait_until 20 moved $a $n && wait_until 10 fence_more 1 3 &&
+    fence_one_writer && f=$(fenced_at $n $(seqno $a) 1) && test -n "$f" &&
+    start1=$(fence_writes | awk "\$1 == 1 { print \$2; exit }") &&
+    end0=$(fence_writes | awk "\$1 == 0 { t = \$2 } END { print t }") &&
     echo "killed $t0, last write of 0 at $end0, fenced $f, first write of 1 at $start1" &&
     awk -v k=$t0 -v e=$end0 -v f=$f -v s=$start1 "BEGIN { exit !(e <= f + 0.2 && f < s && f - k < 4) }" &&
     grep -q "fenced job_$(seqno $b)\.1: its worker is gone" $CLUSTER/spool/$n/fence.log &&
@@ -50,19 +34,19 @@ test_expect_success 'kill -9 of a worker, never restarted: its jobs are fenced b
 '
 
 test_expect_success 'nothing of the old copy runs: its session is gone' '
-    read a n <state.a && sleep 1 && n0=$(lines_of 0) && sleep 1 && test "$(lines_of 0)" = $n0 &&
+    read a n <state.a && sleep 1 && n0=$(fence_lines 0) && sleep 1 && test "$(fence_lines 0)" = $n0 &&
     ! pgrep -f "hpcq-worker --config $CLUSTER/worker${n#node}.conf"
 '
 
 test_expect_success 'the worker and the scheduler killed at once: fenced, then requeued after the restart' '
     read a n <state.a && qdel $a && wait_state $a F && rm -rf $WORK/.hpcq &&
     hpcq-local start-worker $CLUSTER ${n#node} &&
-    c=$(echo "$stamp" | qsub -c s -l select=1:ncpus=1) && wait_state $c R &&
-    m=$(host_of $c) && wait_until 10 more_than 0 5 &&
+    c=$(echo "$fence_job" | qsub -c s -l select=1:ncpus=1) && wait_state $c R &&
+    m=$(host_of $c) && wait_until 10 fence_more 0 5 &&
     kill -9 $(cat $CLUSTER/worker${m#node}.pid) && kill9_scheduler &&
     hpcq-local start-scheduler $CLUSTER &&
-    wait_until 30 moved $c $m && wait_until 10 more_than 1 3 &&
-    one_writer && test -n "$(fenced_at $m $(seqno $c) 1)" &&
+    wait_until 30 moved $c $m && wait_until 10 fence_more 1 3 &&
+    fence_one_writer && test -n "$(fenced_at $m $(seqno $c) 1)" &&
     qdel $c && wait_state $c F
 '
 

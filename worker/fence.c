@@ -62,8 +62,8 @@ static void watchdog_record (const char *name, void *arg)
     int fd, n;
 
     gettimeofday (&tv, NULL);
-    n = snprintf (line, sizeof (line), "%lld.%03d fenced %s: %s\n", (long long)tv.tv_sec,
-                  (int)(tv.tv_usec / 1000), name, wd->why);
+    n = snprintf (line, sizeof (line), "%lld.%03d fenced %s: %s\n",
+                  (long long)tv.tv_sec, (int)(tv.tv_usec / 1000), name, wd->why);
     snprintf (path, sizeof (path), "%s/%s", spool_dir (wd->sp), FENCE_LOG);
     if ((fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600))
         >= 0) {
@@ -162,7 +162,8 @@ static void fence_tell (struct fence *f, int64_t fence_ms)
         log_error ("fence: tell the watchdog");
 }
 
-struct fence *fence_create (struct spool *sp, struct cgroups *cg, struct hpcq_error *err)
+struct fence *fence_create (struct spool *sp, struct cgroups *cg,
+                            struct hpcq_error *err)
 {
     struct fence *f = xzalloc (sizeof (*f));
     int p[2];

@@ -36,7 +36,8 @@ struct fence;
 
 /* Start the watchdog for the jobs of spool sp (and of cg, may be NULL).
  * NULL with err if it cannot be.  Destroy with fence_destroy(). */
-struct fence *fence_create (struct spool *sp, struct cgroups *cg, struct hpcq_error *err);
+struct fence *fence_create (struct spool *sp, struct cgroups *cg,
+                            struct hpcq_error *err);
 
 /* The watchdog stops (the worker stops as it should, killing its jobs). */
 void fence_destroy (struct fence *f);

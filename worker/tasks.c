@@ -745,6 +745,7 @@ void tasks_reap (struct tasks *ts)
     int status;
     pid_t pid;
 
+    worker_fence_check (ts->w);
     while ((pid = wait4 (-1, &status, WNOHANG, &ru)) > 0) {
         if (privsep_reaped (ts->ps, pid, status)
             || tm_reaped (ts->w->tm, pid, status, &ru))

@@ -384,14 +384,20 @@ static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
         (void)conn_reply (c, msg, ENOSYS, "unknown request", NULL);
 }
 
+void worker_fence_check (struct worker *w)
+{
+    char why[256];
+
+    if (fence_lapsed (w->fence, util_now_ms (), why, sizeof (why)))
+        tasks_fence (w->tasks, why);
+}
+
 static void worker_tick (struct loop *l, void *arg)
 {
     struct worker *w = arg;
     int64_t now = util_now_ms ();
-    char why[256];
 
-    if (fence_lapsed (w->fence, now, why, sizeof (why)))
-        tasks_fence (w->tasks, why);
+    worker_fence_check (w);
     if (!w->link) {
         if (now >= w->next_connect_ms)
             worker_connect (w);

@@ -88,6 +88,10 @@ int64_t worker_notify (struct worker *w, const char *type, json_t *body);
 
 /* A child that is no job ended (tasks_reap): the health check's. */
 void worker_child_exited (struct worker *w, pid_t pid, int status);
+/* The node's lease has ended (fence.h): its jobs are killed as fenced.
+ * Also before children are reaped, so one the watchdog killed first is
+ * reported as fenced. */
+void worker_fence_check (struct worker *w);
 /* A task's script runs: tell the scheduler (job.started). */
 void worker_job_started (struct worker *w, const struct task *t);
 
