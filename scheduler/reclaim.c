@@ -4,6 +4,12 @@
  * (requeued here, or its attempt ended some other way); a timer looks at
  * the deadlines ten times a second.  What the checkpoint module does for a
  * reclaim is behind reclaim_ckpt.h.
+ *
+ * Each notice is a row of reclaim_notices until its node comes back after
+ * the reclaim: a restarted scheduler takes them up again once its jobs are
+ * loaded (restore), without counting the interruption again.  A job's
+ * checkpoint is asked once its node's worker is connected (after a restart
+ * it may not be yet).
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -35,6 +41,7 @@ struct rjob {
     int attempt;
     struct rnode *rn;
     int64_t requeue_ms; /* requeued then at the latest */
+    int ask;            /* a checkpoint is to be asked once its node is linked */
     int asked;          /* a checkpoint was asked of it */
     LIST_ENTRY (rjob) link;
 };
@@ -51,6 +58,7 @@ struct rnode {
 struct reclaim {
     struct server *srv;
     struct loop_timer *tick;
+    int restored; /* the stored notices are taken up (after the jobs load) */
     LIST_HEAD (, rjob) jobs;
     LIST_HEAD (, rnode) nodes;
 };
@@ -171,7 +179,8 @@ static void taken (struct reclaim *rc, struct rnode *rn, const char *how)
     n->state = NODE_DOWN;
     n->down_since_ms = util_now_ms ();
     snprintf (n->comment, sizeof (n->comment), "reclaimed (%s)", rn->source);
-    if (db_node_set_state (srv->db, n->name, "down", util_wall_secs ()) < 0)
+    if (db_node_set_state (srv->db, n->name, "down", util_wall_secs ()) < 0
+        || db_notice_taken (srv->db, n->name) < 0)
         log_error ("node %s: record state", n->name);
     for (job = LIST_FIRST (jobs_running (srv->jobs)); job; job = next) {
         next = LIST_NEXT (job, r_link);
@@ -196,6 +205,9 @@ static void taken (struct reclaim *rc, struct rnode *rn, const char *how)
     server_request_pass (srv);
 }
 
+static void restore (struct reclaim *rc);
+static void rjob_ask (struct reclaim *rc, struct rjob *rj);
+
 static void reclaim_tick (struct loop *l, void *arg)
 {
     struct reclaim *rc = arg;
@@ -203,10 +215,15 @@ static void reclaim_tick (struct loop *l, void *arg)
     struct rjob *rj, *rjn;
     struct rnode *rn;
 
+    if (!rc->restored && !jobs_loading (rc->srv->jobs))
+        restore (rc);
+
     for (rj = LIST_FIRST (&rc->jobs); rj; rj = rjn) {
         rjn = LIST_NEXT (rj, link);
         if (rj->job->rec.state != 'R' || rj->job->rec.run_count != rj->attempt)
             rjob_free (rj); /* it ended, or left, otherwise */
+        else if (rj->ask && now < rj->requeue_ms)
+            rjob_ask (rc, rj);
         else if (now >= rj->requeue_ms)
             /* The checkpoint request expires at the same time: whichever
              * of the two runs first, the reason is the same. */
@@ -227,19 +244,31 @@ static void reclaim_tick (struct loop *l, void *arg)
     }
 }
 
-int reclaim_notice (struct reclaim *rc, struct node *n, int64_t deadline,
-                    const char *source)
+/* Its checkpoint, asked once its node's worker can pass the signal on. */
+static void rjob_ask (struct reclaim *rc, struct rjob *rj)
+{
+    struct node *n = rj->rn->n;
+
+    if (!n->conn || n->state != NODE_UP)
+        return;
+    rj->ask = 0;
+    rj->asked = rck_request (rc->srv, rj->job, rj->requeue_ms) == 0;
+}
+
+/* n drains and its jobs are listed, to leave by deadline (wall seconds);
+ * the rnode, or NULL if an earlier notice stands.  *k: its jobs. */
+static struct rnode *notice_apply (struct reclaim *rc, struct node *n, int64_t deadline,
+                                   const char *source, int *k)
 {
     struct server *srv = rc->srv;
     int64_t now = util_now_ms (), left = (deadline - util_wall_secs ()) * 1000;
     int64_t margin = left / 4 > 10000 ? 10000 : left / 4 < 1000 ? 1000 : left / 4;
     struct rnode *rn = rnode_of (rc, n);
     struct job *job;
-    char detail[256];
-    int k = 0;
 
+    *k = 0;
     if (rn && !rn->taken && now + left >= rn->deadline_ms)
-        return 0; /* told already, as soon or sooner */
+        return NULL; /* told already, as soon or sooner */
     if (!rn) {
         rn = xzalloc (sizeof (*rn));
         rn->n = n;
@@ -249,7 +278,6 @@ int reclaim_notice (struct reclaim *rc, struct node *n, int64_t deadline,
     rn->deadline_ms = now + left;
     snprintf (rn->source, sizeof (rn->source), "%s", source);
     n->drain |= NODE_DRAIN_RECLAIM;
-    metrics_reclaim_notice (srv->metrics, n, 0);
     LIST_FOREACH (job, jobs_running (srv->jobs), r_link)
     {
         struct rjob *rj;
@@ -261,18 +289,69 @@ int reclaim_notice (struct reclaim *rc, struct node *n, int64_t deadline,
         rj->rn = rn;
         rj->requeue_ms = rn->deadline_ms - margin;
         LIST_INSERT_HEAD (&rc->jobs, rj, link);
-        k++;
+        (*k)++;
         /* Asked for a checkpoint now; without one it leaves at its time. */
-        if (rck_job_checkpoints (srv, job))
-            rj->asked = rck_request (srv, job, rj->requeue_ms) == 0;
+        rj->ask = rck_job_checkpoints (srv, job);
+        rjob_ask (rc, rj);
     }
+    return rn;
+}
+
+int reclaim_notice (struct reclaim *rc, struct node *n, int64_t deadline,
+                    const char *source)
+{
+    struct server *srv = rc->srv;
+    char detail[256];
+    int k;
+
+    if (!notice_apply (rc, n, deadline, source, &k))
+        return 0;
+    if (db_notice_put (srv->db, n->name, deadline, source, util_wall_secs ()) < 0)
+        return -1;
+    metrics_reclaim_notice (srv->metrics, n, 0);
     snprintf (detail, sizeof (detail), "%s: %s, taken in %.1f s; %d job%s", n->name,
-              source, left / 1000.0, k, k == 1 ? "" : "s");
+              source, (double)(deadline - util_wall_secs ()), k, k == 1 ? "" : "s");
     log_msg (LOG_WARNING, "reclaim notice for node %s", detail);
     reclaim_event (rc, "node_reclaim_notice", detail);
     rck_interrupted (srv, n, detail);
     server_request_pass (srv);
     return 0;
+}
+
+/* A stored notice, after a restart: in force again, its interruption
+ * counted already.  One whose deadline passed while the scheduler was
+ * away: the node is gone, and its jobs with it. */
+static int restore_one (const char *node, int64_t deadline, const char *source,
+                        int was_taken, void *arg)
+{
+    struct reclaim *rc = arg;
+    struct node *n = nodes_lookup (rc->srv->nodes, node);
+    struct rnode *rn;
+    int k;
+
+    if (!n || !(rn = notice_apply (rc, n, deadline, source, &k)))
+        return 0;
+    if (was_taken) {
+        rn->taken = 1; /* down before the restart; back only by a boot */
+        n->state = NODE_DOWN;
+        snprintf (n->comment, sizeof (n->comment), "reclaimed (%s)", rn->source);
+    } else if (deadline <= util_wall_secs ())
+        taken (rc, rn, "the notice time was up while the scheduler was away");
+    else
+        log_msg (LOG_WARNING,
+                 "reclaim notice for node %s (%s) restored: taken in %lld s; "
+                 "%d job%s",
+                 node, source, (long long)(deadline - util_wall_secs ()), k,
+                 k == 1 ? "" : "s");
+    return 0;
+}
+
+static void restore (struct reclaim *rc)
+{
+    rc->restored = 1;
+    if (db_notice_foreach (rc->srv->db, restore_one, rc) < 0)
+        log_error ("read the stored reclaim notices");
+    server_request_pass (rc->srv);
 }
 
 void reclaim_node_hello (struct reclaim *rc, struct node *n)
@@ -282,6 +361,8 @@ void reclaim_node_hello (struct reclaim *rc, struct node *n)
     if (!rn || !rn->taken)
         return; /* no notice, or a link that blinked: still draining */
     log_msg (LOG_INFO, "node %s is back after its reclaim", n->name);
+    if (db_notice_delete (rc->srv->db, n->name) < 0)
+        log_error ("node %s: forget its reclaim notice", n->name);
     n->drain &= ~NODE_DRAIN_RECLAIM;
     n->comment[0] = '\0';
     LIST_REMOVE (rn, link);
@@ -305,8 +386,13 @@ static void handle_notice (struct server *srv, struct conn *c, struct wire_msg *
     if (json_unpack (msg->body, "{s:s s:s s:I}", "provider", &provider, "action",
                      &action, "deadline", &deadline)
             < 0
-        || deadline < now - RECLAIM_MAX_NOTICE || deadline > now + RECLAIM_MAX_NOTICE) {
+        || deadline > now + RECLAIM_MAX_NOTICE) {
         server_reply_error (c, msg, EPROTO, "node.notice: malformed request");
+        return;
+    }
+    if (deadline < now) {
+        server_reply_error (c, msg, EINVAL, "node.notice: deadline %lld is in the past",
+                            (long long)deadline);
         return;
     }
     snprintf (source, sizeof (source), "%.16s %.24s", provider, action);
