@@ -197,6 +197,7 @@ static void node_mark_down (struct server *srv, struct node *n, const char *why)
     if (n->state == NODE_UP
         && nodeclass_interrupted (srv->nodeclass, n, "failure", why) < 0)
         log_error ("node %s: record interruption", n->name);
+    nodeclass_state (srv->nodeclass, n, NODE_DOWN);
     n->state = NODE_DOWN;
     n->down_since_ms = util_now_ms ();
     if (db_node_set_state (srv->db, n->name, "down", util_wall_secs ()) < 0)
@@ -473,6 +474,7 @@ static void node_hello (struct server *srv, struct conn *c, struct wire_msg *msg
     node_set_link (n, c);
     node_peer_host (c, n->holder, sizeof (n->holder));
     conn_set_aux (c, n);
+    nodeclass_state (srv->nodeclass, n, NODE_UP);
     n->state = NODE_UP;
     power_node_hello (srv->power, n);
     reclaim_node_hello (srv->reclaim, n);

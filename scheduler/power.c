@@ -24,6 +24,7 @@
 #include "db/db_job.h"
 #include "db/db_node.h"
 #include "scheduler/jobs.h"
+#include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
 #include "scheduler/policy/place.h"
 #include "scheduler/policy/policy.h"
@@ -302,6 +303,7 @@ static void power_fail (struct power *p, struct node *n, const char *what,
     log_msg (LOG_WARNING, "node %s: %s failed: %s", n->name, what, why);
     n->power = strcmp (what, "resume") == 0 ? NODE_POWER_OFF : NODE_POWER_ON;
     n->drain &= ~NODE_DRAIN_POWER;
+    nodeclass_state (p->srv->nodeclass, n, NODE_DOWN);
     n->state = NODE_DOWN;
     n->down_since_ms = util_now_ms ();
     snprintf (n->comment, sizeof (n->comment), "%s failed: %s", what, why);
@@ -351,6 +353,7 @@ static void run_done (struct child *c, int status, int timed_out, const char *la
         else if (r->kind == RUN_SUSPEND) {
             n->power = NODE_POWER_OFF;
             n->drain &= ~NODE_DRAIN_POWER;
+            nodeclass_state (p->srv->nodeclass, n, NODE_UNKNOWN);
             n->state = NODE_UNKNOWN;
             n->power_since_ms = util_now_ms ();
             n->idle_since_ms = 0;

@@ -26,6 +26,7 @@
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
 #include "scheduler/web/metrics.h"
+#include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
 #include "scheduler/policy/place.h"
 #include "scheduler/reclaim.h"
@@ -176,6 +177,7 @@ static void taken (struct reclaim *rc, struct rnode *rn, const char *how)
               rn->source);
     metrics_reclaim_notice (srv->metrics, n, 1);
     log_msg (LOG_WARNING, "node %s reclaimed: %s (%s)", n->name, how, rn->source);
+    nodeclass_state (srv->nodeclass, n, NODE_DOWN);
     n->state = NODE_DOWN;
     n->down_since_ms = util_now_ms ();
     snprintf (n->comment, sizeof (n->comment), "reclaimed (%s)", rn->source);
@@ -278,6 +280,9 @@ static struct rnode *notice_apply (struct reclaim *rc, struct node *n, int64_t d
     rn->deadline_ms = now + left;
     snprintf (rn->source, sizeof (rn->source), "%s", source);
     n->drain |= NODE_DRAIN_RECLAIM;
+    /* Whatever the node does until its fence has passed after the deadline
+     * (its heartbeats stop as the instance dies) is this reclaim. */
+    n->reclaim_until_ms = rn->deadline_ms + srv->node_timeout_ms;
     LIST_FOREACH (job, jobs_running (srv->jobs), r_link)
     {
         struct rjob *rj;
@@ -333,6 +338,7 @@ static int restore_one (const char *node, int64_t deadline, const char *source,
         return 0;
     if (was_taken) {
         rn->taken = 1; /* down before the restart; back only by a boot */
+        nodeclass_state (rc->srv->nodeclass, n, NODE_DOWN);
         n->state = NODE_DOWN;
         snprintf (n->comment, sizeof (n->comment), "reclaimed (%s)", rn->source);
     } else if (deadline <= util_wall_secs ())
