@@ -24,6 +24,7 @@ static const char *known_keys[] = {
     "listen",
     "node_timeout",
     "fence_time",
+    "ckpt_corrupt",
     "sched_interval_ms",
     "max_array_size",
     "default_queue",

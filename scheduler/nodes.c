@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/ckptreport.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "db/db_node.h"
@@ -584,6 +585,17 @@ static void node_finished (struct server *srv, struct node *n, json_t *body)
         if (lifecycle_node_lost (srv, job, reason ? reason : "a host failed") < 0)
             log_error ("job %s: handle host failure", job->id);
         return;
+    }
+    /* Its app found none of its checkpoints usable (ckpt.h). */
+    if (exit_status == CKPT_EXIT_INVALID && job->rec.state == 'R') {
+        char why[300];
+        int rc = ckpt_corrupt (srv, job, why, sizeof (why));
+        if (rc < 0)
+            log_error ("job %s: handle its unusable checkpoints", job->id);
+        if (rc != 0)
+            return;
+        if (why[0])
+            reason = why;
     }
     /* Killed by its node's fence (worker/fence.h): the node was cut off,
      * not the job at fault; as a node loss (a -r n job fails). */
