@@ -104,25 +104,13 @@ static int job_on (const struct job *job, const struct node *n)
 static void restart_now (struct reclaim *rc, struct job *job)
 {
     struct server *srv = rc->srv;
-    struct alloc *a = NULL;
-    struct node **nodes;
-    int nn;
 
     job->restart_first = 1;
     server_request_pass (srv);
     if (job->rec.state != 'Q')
         return;
-    nodes = nodes_all (srv->nodes, &nn);
-    if (!(a = place_job (nodes, nn, job, 0)))
-        return;
-    if (lifecycle_start (srv, job, a) < 0) {
+    if (sched_start_now (srv, job, NULL, "restarts at once on") < 0)
         log_error ("job %s: restart", job->id);
-        free (a);
-        return;
-    }
-    log_msg (LOG_INFO, "job %s (%s) restarts at once on %s", job->id, job->rec.owner,
-             job->rec.exec_host);
-    sched_launch (srv, job);
 }
 
 /* how: what came of its checkpoint ("checkpoint reported", or why none). */

@@ -421,6 +421,29 @@ void sched_launch (struct server *srv, struct job *job)
     server_send_after_commit (srv, ms->node->conn, &m);
 }
 
+int sched_start_now_at (struct server *srv, struct job *job, struct alloc *a,
+                        const char *how, const char *caller)
+{
+    struct node **nodes;
+    int nn;
+
+    if (!a) {
+        nodes = nodes_all (srv->nodes, &nn);
+        if (!(a = place_job (nodes, nn, job, 0)))
+            return 1;
+    }
+    if (lifecycle_start_at (srv, job, a, caller) < 0) {
+        if (job->alloc != a) /* refused before it took a */
+            free (a);
+        return -1;
+    }
+    log_msg (LOG_INFO, "job %s (%s) %s %s", job->id, job->rec.owner, how,
+             job->rec.exec_host);
+    queue_note_start (srv->queues, job);
+    sched_launch (srv, job);
+    return 0;
+}
+
 static struct alloc *sched_fit (struct policy_ctx *ctx, struct job *job)
 {
     return place_job (ctx->nodes, ctx->nnodes, job, 0);
@@ -441,14 +464,10 @@ static int sched_start (struct policy_ctx *ctx, struct job *job, struct alloc *a
         free (a);
         return 0;
     }
-    if (lifecycle_start (srv, job, a) < 0) {
+    if (sched_start_now (srv, job, a, "starts on") < 0) {
         log_error ("job %s: start", job->id);
         return -1;
     }
-    log_msg (LOG_INFO, "job %s (%s) starts on %s", job->id, job->rec.owner,
-             job->rec.exec_host);
-    queue_note_start (srv->queues, job);
-    sched_launch (srv, job);
     return 0;
 }
 

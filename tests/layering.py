@@ -12,7 +12,9 @@ The rules (docs/design.md says why):
     scheduler/policy/ includes of scheduler/ only policy/ and the model
     headers;
   - common/ includes only common/; db/ only common/ and db/;
-  - one writer of a job's state (scheduler/policy/job_state.c).
+  - one writer each: a job's state (scheduler/policy/job_state.c) and
+    "start this job now" (sched_start_now in scheduler/sched.c, the one
+    caller of lifecycle_start).
 
 A module is a .c/.h pair (scheduler/nodes.c with scheduler/nodes.h); module
 A depends on B when A.c or A.h includes B.h.  The circle is the largest
@@ -50,6 +52,9 @@ WRITERS = [
          # A subjob split out of its array takes the array's view of it.
          ("scheduler/jobs.c", "sj->rec.state = st;"),
      ]),
+    # A pass, qrun and a reclaimed job's restart all start through it.
+    ("job start", re.compile(r"\blifecycle_start\s*\("),
+     "scheduler/sched.c", []),
 ]
 
 

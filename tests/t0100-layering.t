@@ -2,8 +2,9 @@
 # The tree's include rules and its one-writer rules (tests/layering.py,
 # docs/design.md): the policy code, the simulator and the model headers
 # reach nothing of the server, the sockets or the database; common/ only
-# common/, db/ only common/ and db/; one writer of a job's state.  Each
-# rule is also shown to fail, on a copy of the tree with one breach put in.
+# common/, db/ only common/ and db/; one writer of a job's state and one
+# way to start a job (sched_start_now).  Each rule is also shown to fail,
+# on a copy of the tree with one breach put in.
 . "$(dirname "$0")/lib.sh"
 
 layering() { python3 "$HPCQ_SRCDIR/tests/layering.py" "$@"; }
@@ -59,6 +60,10 @@ test_expect_success 'db/ including scheduler/ is refused' '
 test_expect_success 'a second writer of job state is refused' '
     breach scheduler/sched.c "static void f (struct job *j) { j->rec.state = 0; }" &&
         fails_with "scheduler/sched.c:1: writes job state: only scheduler/policy/job_state.c may"
+'
+test_expect_success 'a second way to start a job is refused' '
+    breach scheduler/rpc/job_ops.c "static int f (struct server *s, struct job *j, struct alloc *a) { return lifecycle_start (s, j, a); }" &&
+        fails_with "scheduler/rpc/job_ops.c:1: writes job start: only scheduler/sched.c may"
 '
 test_expect_success 'the include circle is measured' '
     layering "$HPCQ_SRCDIR" circle > "$WORK/circle" && cat "$WORK/circle" &&
