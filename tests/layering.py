@@ -12,8 +12,9 @@ The rules (docs/design.md says why):
     scheduler/policy/ includes of scheduler/ only policy/ and the model
     headers;
   - common/ includes only common/; db/ only common/ and db/;
-  - one writer each: a job's state (scheduler/policy/job_state.c) and
-    "start this job now" (sched_start_now in scheduler/sched.c, the one
+  - one writer each: a job's state (scheduler/policy/job_state.c), a
+    node's state in the daemon (nodes_set_state in scheduler/node_state.c)
+    and "start this job now" (sched_start_now in scheduler/sched.c, the one
     caller of lifecycle_start).
 
 A module is a .c/.h pair (scheduler/nodes.c with scheduler/nodes.h); module
@@ -39,11 +40,12 @@ FORBIDDEN_SYS = re.compile(
     r"|microhttpd\.h|munge\.h|curl/.*)$")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
-# One writer each: (what, pattern, the one file allowed, exceptions as
-# (file, the matching line's text stripped), each with its reason).
+# One writer each: (what, pattern, the one file allowed, the folders
+# looked in, exceptions as (file, the matching line's text stripped), each
+# with its reason).
 WRITERS = [
     ("job state", re.compile(r"\brec\.state\s*=[^=]"),
-     "scheduler/policy/job_state.c", [
+     "scheduler/policy/job_state.c", FOLDERS, [
          # A new job before lifecycle_submit gives it its first state.
          ("scheduler/rpc/job_rpc.c",
           "job->rec.state = JOB_STATE_NEW; /* lifecycle_submit decides */"),
@@ -54,7 +56,14 @@ WRITERS = [
      ]),
     # A pass, qrun and a reclaimed job's restart all start through it.
     ("job start", re.compile(r"\blifecycle_start\s*\("),
-     "scheduler/sched.c", []),
+     "scheduler/sched.c", FOLDERS, []),
+    # Any X->state or X.state but a job's record (the rule above) and a
+    # designated initializer's .state; the simulator keeps its own nodes.
+    ("node state", re.compile(r"(?<!\brec)(?<=[\w\]\)])(->|\.)state\s*=[^=]"),
+     "scheduler/node_state.c", ("scheduler",), [
+         # power.c's plan places jobs on copies of powered-off nodes.
+         ("scheduler/power.c", "s->state = NODE_UP;"),
+     ]),
 ]
 
 
@@ -129,9 +138,10 @@ def check(src):
                 if FORBIDDEN_SYS.match(s):
                     bad.append(f"{f}: reaches <{s}> "
                                f"({' -> '.join(chain + ('<' + s + '>',))})")
-    for what, pat, owner, allowed in WRITERS:
+    for what, pat, owner, folders, allowed in WRITERS:
         for f in files:
-            if f == owner or "/test/" in f or not f.endswith(".c"):
+            if (f == owner or "/test/" in f or not f.endswith(".c")
+                    or f.split("/")[0] not in folders):
                 continue
             with open(os.path.join(src, f), errors="replace") as fh:
                 for no, line in enumerate(fh, 1):

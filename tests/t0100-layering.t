@@ -2,8 +2,8 @@
 # The tree's include rules and its one-writer rules (tests/layering.py,
 # docs/design.md): the policy code, the simulator and the model headers
 # reach nothing of the server, the sockets or the database; common/ only
-# common/, db/ only common/ and db/; one writer of a job's state and one
-# way to start a job (sched_start_now).  Each rule is also shown to fail,
+# common/, db/ only common/ and db/; one writer of a job's state, one of
+# a node's (nodes_set_state) and one way to start a job (sched_start_now).  Each rule is also shown to fail,
 # on a copy of the tree with one breach put in.
 . "$(dirname "$0")/lib.sh"
 
@@ -64,6 +64,10 @@ test_expect_success 'a second writer of job state is refused' '
 test_expect_success 'a second way to start a job is refused' '
     breach scheduler/rpc/job_ops.c "static int f (struct server *s, struct job *j, struct alloc *a) { return lifecycle_start (s, j, a); }" &&
         fails_with "scheduler/rpc/job_ops.c:1: writes job start: only scheduler/sched.c may"
+'
+test_expect_success 'a second writer of node state is refused' '
+    breach scheduler/reclaim.c "static void f (struct node *n) { n->state = NODE_DOWN; }" &&
+        fails_with "scheduler/reclaim.c:1: writes node state: only scheduler/node_state.c may"
 '
 test_expect_success 'the include circle is measured' '
     layering "$HPCQ_SRCDIR" circle > "$WORK/circle" && cat "$WORK/circle" &&
