@@ -13,6 +13,7 @@
 #include "scheduler/ckpt.h"
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
+#include "scheduler/node_state.h"
 #include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
 #include "scheduler/power.h"
@@ -96,7 +97,7 @@ struct node *nodes_get (struct nodes *ns, const char *name)
     memmove (&ns->v[pos + 1], &ns->v[pos], (ns->n - pos) * sizeof (*ns->v));
     n = xzalloc (sizeof (*n));
     snprintf (n->name, sizeof (n->name), "%s", name);
-    n->state = NODE_UNKNOWN;
+    /* Zeroed: NODE_UNKNOWN, its state until nodes_set_state says else. */
     n->last_heard_ms = util_now_ms ();
     ns->v[pos] = n;
     ns->n++;
@@ -197,10 +198,7 @@ static void node_mark_down (struct server *srv, struct node *n, const char *why)
     if (n->state == NODE_UP
         && nodeclass_interrupted (srv->nodeclass, n, "failure", why) < 0)
         log_error ("node %s: record interruption", n->name);
-    n->state = NODE_DOWN;
-    n->down_since_ms = util_now_ms ();
-    if (db_node_set_state (srv->db, n->name, "down", util_wall_secs ()) < 0)
-        log_error ("node %s: record state", n->name);
+    (void)nodes_set_state (srv, n, NODE_DOWN, NODE_EV_TIMEOUT, why);
     snprintf (reason, sizeof (reason), "node %s %s", n->name, why);
     for (int i = 0; i < k; i++) {
         /* A job whose script runs on another node (its mother superior)
@@ -470,7 +468,7 @@ static void node_hello (struct server *srv, struct conn *c, struct wire_msg *msg
     node_set_link (n, c);
     node_peer_host (c, n->holder, sizeof (n->holder));
     conn_set_aux (c, n);
-    n->state = NODE_UP;
+    (void)nodes_set_state (srv, n, NODE_UP, NODE_EV_HELLO, n->holder);
     power_node_hello (srv->power, n);
     reclaim_node_hello (srv->reclaim, n);
     n->last_heard_ms = util_now_ms ();

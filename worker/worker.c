@@ -279,16 +279,16 @@ static void worker_launch (struct worker *w, struct conn *c, struct wire_msg *ms
     struct launch_req req;
     struct hpcq_error err;
 
-    if (launch_req_decode (msg->body, &req, &err) < 0) {
+    if (launch_msg_decode (msg->body, &req, &err) < 0) {
         (void)conn_reply (c, msg, EPROTO, err.text, NULL);
-        launch_req_release (&req);
+        launch_msg_release (&req);
         return;
     }
     (void)conn_reply (c, msg, 0, NULL, NULL);
     /* A repeated launch is already running or done. */
     if (!tasks_find (w->tasks, req.seq, req.attempt))
         tasks_launch (w->tasks, &req);
-    launch_req_release (&req);
+    launch_msg_release (&req);
 }
 
 void worker_job_started (struct worker *w, const struct task *t)
@@ -358,6 +358,32 @@ static void worker_signal (struct worker *w, struct conn *c, struct wire_msg *ms
         tasks_kill (w->tasks, t, KILL_DELETED, strcmp (sig, "KILL") == 0);
 }
 
+static void worker_ckpt_remove (struct worker *w, struct conn *c, struct wire_msg *msg)
+{
+    checkpoint_remove (w->ckpt, c, msg);
+}
+
+/* The scheduler's requests, by type. */
+static const struct worker_handler {
+    const char *type;
+    void (*fn) (struct worker *w, struct conn *c, struct wire_msg *msg);
+} worker_handlers[] = {
+    { "job.launch", worker_launch },
+    { "job.signal", worker_signal },
+    { "job.message", worker_message },
+    { "ckpt.remove", worker_ckpt_remove },
+};
+
+static void worker_dispatch (struct worker *w, struct conn *c, struct wire_msg *msg)
+{
+    for (size_t i = 0; i < ARRAY_SIZE (worker_handlers); i++)
+        if (strcmp (msg->type, worker_handlers[i].type) == 0) {
+            worker_handlers[i].fn (w, c, msg);
+            return;
+        }
+    (void)conn_reply (c, msg, ENOSYS, "unknown request", NULL);
+}
+
 static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
 {
     struct worker *w = arg;
@@ -374,16 +400,8 @@ static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
     }
     if (msg->is_reply)
         worker_handle_reply (w, msg);
-    else if (strcmp (msg->type, "job.launch") == 0)
-        worker_launch (w, c, msg);
-    else if (strcmp (msg->type, "job.signal") == 0)
-        worker_signal (w, c, msg);
-    else if (strcmp (msg->type, "job.message") == 0)
-        worker_message (w, c, msg);
-    else if (strcmp (msg->type, "ckpt.remove") == 0)
-        checkpoint_remove (w->ckpt, c, msg);
     else
-        (void)conn_reply (c, msg, ENOSYS, "unknown request", NULL);
+        worker_dispatch (w, c, msg);
 }
 
 static void worker_tick (struct loop *l, void *arg)
