@@ -22,7 +22,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
-#include "scheduler/nodes.h"
+#include "scheduler/node.h"
 #include "scheduler/server.h"
 
 struct node;
@@ -56,8 +56,8 @@ double nodeclass_ondemand_price (struct nodeclass *nc, const struct node *n);
 /* The mean time between interruptions of n's class, seconds. */
 double nodeclass_mtbi (struct nodeclass *nc, const struct node *n);
 
-/* n's state is about to change to `to` (every writer of node state calls
- * this first): up time is counted from a node's coming up to its leaving
+/* n's state is about to change to `to` (nodes_set_state, the one writer of
+ * node state, calls this first): up time is counted from a node's coming up to its leaving
  * up, not sampled. */
 void nodeclass_state (struct nodeclass *nc, struct node *n, enum node_state to);
 
