@@ -216,6 +216,11 @@ static double job_mtbi (struct server *srv, const struct job *job)
     return cadence_mtbi_combined (m, n);
 }
 
+double ckpt_job_cost (const struct job *job)
+{
+    return job->ck && job->ck->ncosts > 0 ? job_cost (job->ck) : -1;
+}
+
 double ckpt_interval (struct server *srv, const struct job *job)
 {
     struct ckpt *ck = srv->ckpt;

@@ -126,6 +126,10 @@ struct job_ckpt *ckpt_job_state (struct job *job);
 
 /* What job asked for with -c (CKPT_UNSET if nothing). */
 void ckpt_job_spec (const struct job *job, struct ckptspec *out);
+
+/* The job's checkpoint cost (the median of its latest), seconds; -1 if
+ * none was measured. */
+double ckpt_job_cost (const struct job *job);
 /* Its checkpoint signal's name ("USR1"). */
 const char *ckpt_job_signal (const struct job *job);
 

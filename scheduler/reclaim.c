@@ -31,6 +31,7 @@
 #include "scheduler/policy/place.h"
 #include "scheduler/reclaim.h"
 #include "scheduler/reclaim_ckpt.h"
+#include "scheduler/spot_choice.h"
 #include "scheduler/sched.h"
 
 #define RECLAIM_TICK_MS 100
@@ -118,6 +119,7 @@ static void restart_now (struct reclaim *rc, struct job *job)
     server_request_pass (srv);
     if (job->rec.state != 'Q')
         return;
+    spot_choice_now (srv->spot_choice, job);
     if (sched_start_now (srv, job, NULL, "restarts at once on") < 0)
         log_error ("job %s: restart", job->id);
 }
@@ -132,6 +134,7 @@ static void requeue (struct reclaim *rc, struct rjob *rj, const char *how)
     snprintf (why, sizeof (why), "reclaimed: node %s (%s); %s", rj->rn->n->name,
               rj->rn->source, how);
     rjob_free (rj);
+    spot_choice_reclaimed (rc->srv->spot_choice, NULL, job);
     if (rck_requeue (rc->srv, job, why) < 0) {
         log_error ("job %s: requeue after a reclaim", job->id);
         return;
@@ -175,6 +178,7 @@ static void taken (struct reclaim *rc, struct rnode *rn, const char *how)
             continue;
         if (rjob_of (rc, job))
             rjob_free (rjob_of (rc, job));
+        spot_choice_reclaimed (srv->spot_choice, n, job);
         if (lifecycle_node_lost (srv, job, detail) < 0) {
             log_error ("job %s: handle node loss", job->id);
             continue;
@@ -304,6 +308,7 @@ int reclaim_notice (struct reclaim *rc, struct node *n, int64_t deadline,
     log_msg (LOG_WARNING, "reclaim notice for node %s", detail);
     reclaim_event (rc, "node_reclaim_notice", detail);
     rck_interrupted (srv, n, detail);
+    spot_choice_reclaimed (srv->spot_choice, n, NULL);
     server_request_pass (srv);
     return 0;
 }

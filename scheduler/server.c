@@ -44,6 +44,7 @@
 #include "scheduler/preempt.h"
 #include "scheduler/queue.h"
 #include "scheduler/reclaim.h"
+#include "scheduler/spot_choice.h"
 #include "scheduler/sched.h"
 #include "scheduler/server.h"
 #include "scheduler/server_attr.h"
@@ -743,8 +744,8 @@ struct server *server_create (struct loop *loop, struct config *cfg,
     }
     /* Elastic cloud nodes, once the jobs say which nodes run some; spot
      * reclaims. */
-    if (power_start (srv->power, err) < 0
-        || !(srv->reclaim = reclaim_create (srv, err)))
+    if (power_start (srv->power, err) < 0 || !(srv->reclaim = reclaim_create (srv, err))
+        || !(srv->spot_choice = spot_choice_create (srv, err)))
         goto error;
     if (http_create (srv, &srv->http, err) < 0)
         goto error;
@@ -781,6 +782,7 @@ void server_destroy (struct server *srv)
     accounting_destroy (srv->accounting);
     loop_before_sleep_remove (srv->loop, server_before_sleep, srv);
     clients_destroy (srv->clients);
+    spot_choice_destroy (srv->spot_choice);
     reclaim_destroy (srv->reclaim);
     power_destroy (srv->power);
     if (srv->unix_fd >= 0) {

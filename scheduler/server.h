@@ -36,6 +36,7 @@ struct server_attrs;
 struct job_ops;
 struct power;
 struct reclaim;
+struct spot_choice;
 struct accounting;
 struct metrics;
 struct telemetry;
@@ -75,9 +76,10 @@ struct server {
     struct job_ops *job_ops; /* qsig, qrerun, qrun, qorder, qmsg, waits (job_ops.h) */
     struct power *power;     /* elastic cloud nodes (power.h) */
     struct reclaim *reclaim; /* spot reclaim notices (reclaim.h) */
-    struct accounting *accounting; /* PBS accounting log (accounting.h) */
-    struct metrics *metrics;       /* Prometheus counters (metrics.h) */
-    struct telemetry *telemetry;   /* GPU telemetry from workers (telemetry.h) */
+    struct spot_choice *spot_choice; /* spot or on-demand, by cost (spot_choice.h) */
+    struct accounting *accounting;   /* PBS accounting log (accounting.h) */
+    struct metrics *metrics;         /* Prometheus counters (metrics.h) */
+    struct telemetry *telemetry;     /* GPU telemetry from workers (telemetry.h) */
     struct http *http;       /* /metrics, /api/v1, status page, or NULL (http.h) */
     struct history *history; /* job_history_duration (history.h) */
     struct node_health *node_health; /* nodes offlined by health checks */
