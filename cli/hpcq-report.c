@@ -133,8 +133,9 @@ static void print_table (struct report *r, struct report_row **rows, int n)
                 hours (row->core_s), hours (row->gpu_s));
         for (int p = 0; p < r->nprofiles; p++)
             printf (" %*.2f", (int)strlen (r->profiles[p]) + 11, hours (row->mig_s[p]));
-        printf (" %11.1f %10.1f %8lld %8lld %11lld %8lld %10.2f %10.2f %16.2f %10.2f "
-                "%11lld %8.1f %10.2f\n",
+        /* Costs with 4 decimals: a small cluster's hours cost cents. */
+        printf (" %11.1f %10.1f %8lld %8lld %11lld %8lld %10.4f %10.4f %16.4f %10.4f "
+                "%11lld %8.1f %10.4f\n",
                 report_wait_mean (row), report_wait_p95 (row), (long long)row->failures,
                 (long long)row->requeues, (long long)row->preemptions,
                 (long long)row->reclaims, row->cost, row->cost_spot, row->cost_ondemand,

@@ -101,7 +101,7 @@ struct job_ckpt {
     int restart_on_removal;
     /* Preemption (preempt.h). */
     int preempt_count;
-    char preempt_reason[160];
+    char preempt_reason[256]; /* whole: as long as any reason preempt.c makes */
     int preempting;  /* a method is under way (C waits) */
     int auto_resume; /* suspended by preemption (S): resumed by
                                      * the scheduler, not only by qsig */
