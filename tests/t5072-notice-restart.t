@@ -5,10 +5,16 @@
 # again (the request made before the crash went unanswered) and moves with
 # its checkpoint while there is time; a deadline that passed while the
 # scheduler was away means the node is gone, and its job is requeued at
-# once.  The interruption is counted once, not again at the restart.
+# once.  The interruption is counted once, not again at the restart.  A
+# notice whose deadline is already past is refused, one line in the
+# worker's log for each (the test's provider moves the time with each
+# poll), and changes nothing.
 . "$(dirname "$0")/lib.sh"
 
-cluster_start 2 --cpus-per-worker 2 --node-timeout 10 --labels 1=spot,class=flaky
+spot_metadata_start
+cluster_start 2 --cpus-per-worker 2 --node-timeout 10 --labels 1=spot,class=flaky \
+    --worker-conf 2 "notice_provider = aws" --worker-conf 2 "notice_interval = 0.2" \
+    --worker-conf 2 "notice_url = http://127.0.0.1:$PORT/node2/latest/meta-data/spot/instance-action"
 
 node_state() { pbsnodes -F json "$1" | jq -r '.nodes[0].state'; }
 host_of() { job_attr $1 exec_host | cut -d/ -f1; }
@@ -57,6 +63,15 @@ test_expect_success 'the deadline passes while the scheduler is away: at its res
     test "$(nevents node_reclaimed)" = 2 &&
     test "$(db_query "SELECT count(*) FROM interruptions WHERE class = \"flaky\"")" = 2 &&
     qdel $b && wait_state $b F
+'
+
+test_expect_success 'a notice with its deadline in the past: refused in one line, nothing changes' '
+    wait_until 20 eval "test \"\$(node_state node2)\" = free" &&
+    n0=$(nevents node_reclaim_notice) && echo "aws -30" >$META/node2 &&
+    wait_until 10 grep -q "scheduler refused the spot notice: node.notice: deadline [0-9]* is in the past" $CLUSTER/worker2.log &&
+    sleep 1 && ! grep -q "node2.*refused" $CLUSTER/scheduler.log &&
+    test "$(nevents node_reclaim_notice)" = $n0 && test "$(node_state node2)" = free &&
+    test "$(stored node2)" = 0 && rm $META/node2
 '
 
 test_expect_success 'no change of state was refused as illegal' '
