@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/cliopt.h"
 #include "cli/report.h"
 #include "common/config.h"
 #include "common/util.h"
@@ -249,6 +250,7 @@ int main (int argc, char **argv)
         { "png", required_argument, NULL, 'p' },
         { "state-dir", required_argument, NULL, 'd' },
         { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
     static struct report rep; /* big (its days), one per run */
@@ -293,6 +295,7 @@ int main (int argc, char **argv)
         case 'p': png = optarg; break;
         case 'd': dir = optarg; break;
         case 'h': usage (stdout); return 0;
+        case 'V': cliopt_print_version ("hpcq-report", CLIOPT_HPCQ); return 0;
         default: usage (stderr); return 2;
         }
     }

@@ -18,10 +18,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cliopt.h"
 #include "common/client.h"
 #include "common/resource.h"
 
-static const char *usage_text =
+static const char usage_text[] =
     "Usage: pbsnodes [-a] [-F json] [NODE...]\n"
     "       pbsnodes -l\n"
     "       pbsnodes -o [-C COMMENT] NODE...\n"
@@ -165,11 +166,13 @@ int main (int argc, char **argv)
     json_t *reply, *nodes, *n;
     size_t i;
 
-    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        fputs (usage_text, stdout);
-        return 0;
-    }
-    while ((opt = getopt_long (argc, argv, "alorC:F:", longopts, NULL)) != -1) {
+    const struct cliopt cli = { .prog = "pbsnodes",
+                                .shortopts = "alorC:F:",
+                                .longopts = longopts,
+                                .usage = usage_text,
+                                .kind = CLIOPT_PBS };
+
+    while ((opt = cliopt_next (&cli, argc, argv)) != -1) {
         switch (opt) {
         case 'R': reclaim = 1; break;
         case 'N':
@@ -194,7 +197,6 @@ int main (int argc, char **argv)
             }
             json = 1;
             break;
-        default: fputs (usage_text, stderr); return 2;
         }
     }
     if (offline + clear + list + reclaim > 1

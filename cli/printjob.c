@@ -6,11 +6,22 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cliopt.h"
 #include "common/client.h"
+
+#define USAGE "Usage: printjob [-a] jobid\n       printjob -s jobid\n"
+
+static const struct cliopt cli = {
+    .prog = "printjob",
+    .shortopts = "as",
+    .usage = USAGE "Prints a job's attributes (-a: not them) or its script (-s); "
+                   "managers only.\nSee printjob(8).\n",
+    .kind = CLIOPT_PBS,
+};
 
 static void usage (void)
 {
-    fprintf (stderr, "Usage: printjob [-a] jobid\n       printjob -s jobid\n");
+    fputs (USAGE, stderr);
 }
 
 static void print_value (const char *name, json_t *v)
@@ -80,18 +91,8 @@ int main (int argc, char **argv)
     struct client *c;
     int opt, script = 0, no_attrs = 0, rc = 0;
 
-    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf ("Usage: printjob [-a] jobid\n       printjob -s jobid\n"
-                "Prints a job's attributes (-a: not them) or its script (-s); managers "
-                "only.\n"
-                "See printjob(8).\n");
-        return 0;
-    }
-    opterr = 0;
-    while ((opt = getopt (argc, argv, "as")) != -1) {
-        if ((opt == 'a' && script) || (opt == 's' && no_attrs) || opt == '?') {
-            if (opt == '?')
-                fprintf (stderr, "printjob: invalid option -- %c\n", optopt);
+    while ((opt = cliopt_next (&cli, argc, argv)) != -1) {
+        if ((opt == 'a' && script) || (opt == 's' && no_attrs)) {
             usage ();
             return 1;
         }

@@ -25,15 +25,20 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "common/cliopt.h"
 #include "common/client.h"
 #include "common/util.h"
 
-static const char *usage_text =
+static const char usage_text[] =
     "Usage: qmgr [-c command]\n"
     "Administers queues: create, set, unset, delete, list and print queue NAME;\n"
     "set, unset, list and print server.  Without -c, reads commands from\n"
     "standard input.\n"
     "See qmgr(8).\n";
+
+static const struct cliopt cli = {
+    .prog = "qmgr", .shortopts = "c:", .usage = usage_text, .kind = CLIOPT_PBS
+};
 
 struct qmgr {
     struct client *client;
@@ -453,18 +458,8 @@ int main (int argc, char **argv)
     const char *command = NULL;
     int c;
 
-    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        fputs (usage_text, stdout);
-        return 0;
-    }
-    opterr = 0;
-    while ((c = getopt (argc, argv, "c:")) != -1) {
-        if (c == '?') {
-            fprintf (stderr, "qmgr: invalid option -- '%c'\n%s", optopt, usage_text);
-            return 2;
-        }
+    while ((c = cliopt_next (&cli, argc, argv)) != -1)
         command = optarg;
-    }
     if (optind < argc) {
         fprintf (stderr, "qmgr: unexpected argument '%s' (commands go in -c \"...\")\n",
                  argv[optind]);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cliopt.h"
 #include "common/client.h"
 #include "common/util.h"
 
@@ -20,7 +21,7 @@
 #define EXIT_UNKJOBID 153 /* PBSE_UNKJOBID 15001 */
 #define EXIT_HISTJOBID 35 /* PBSE_HISTJOBID 15139 */
 
-static const char *usage_text =
+static const char usage_text[] =
     "Usage: qstat [-f [-1]] [-F json] [-x|-H] [-t] [-w] [-u user] [job_id|@server "
     "...]\n"
     "       qstat -Q [-f] [queue ...]\n"
@@ -28,6 +29,11 @@ static const char *usage_text =
     "Shows jobs (finished ones too with -x, only those with -H; arrays'\n"
     "subjobs with -t), queues (-Q) or the server (-B).\n"
     "See qstat(1).\n";
+
+static const struct cliopt cli = { .prog = "qstat",
+                                   .shortopts = "f1F:xwu:tQBHaJ",
+                                   .usage = usage_text,
+                                   .kind = CLIOPT_PBS };
 
 struct opts {
     int full, oneline, history, only_finished, wide, queues, server, json, subjobs;
@@ -416,12 +422,7 @@ int main (int argc, char **argv)
     struct opts o = { 0 };
     int c;
 
-    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        fputs (usage_text, stdout);
-        return 0;
-    }
-    opterr = 0;
-    while ((c = getopt (argc, argv, "f1F:xwu:tQBHaJ")) != -1) {
+    while ((c = cliopt_next (&cli, argc, argv)) != -1) {
         switch (c) {
         case 'f': o.full = 1; break;
         case '1': o.oneline = 1; break;
@@ -439,8 +440,6 @@ int main (int argc, char **argv)
         case 'a': break;
         case 'Q': o.queues = 1; break;
         case 'B': o.server = 1; break;
-        default:
-            util_die (2, "invalid option -- '%c' (qstat --help lists them)", optopt);
         }
     }
     if (o.server)

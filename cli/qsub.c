@@ -16,12 +16,13 @@
 #include "cli/interactive.h"
 #include "cli/jobwait.h"
 #include "cli/submit.h"
+#include "common/cliopt.h"
 #include "common/directive.h"
 #include "common/jobspec.h"
 #include "common/sbatch.h"
 #include "common/util.h"
 
-static const char *usage_text =
+static const char usage_text[] =
     "Usage: qsub [-N name] [-q queue] [-l resource_list] [-o path] [-e path]\n"
     "            [-j oe|eo|n] [-v var[=value],...] [-V] [-h] [-p priority]\n"
     "            [-W depend=...|block=true|sandbox=PRIVATE|checkpoint_signal=SIG]\n"
@@ -111,20 +112,13 @@ int main (int argc, char **argv)
     const char *prefix = NULL, *shell = NULL;
     char optstring[128];
     int nopts = 0, interactive = 0, c;
+    struct cliopt cli = { .prog = "qsub", .usage = usage_text, .kind = CLIOPT_PBS };
 
     opts = xzalloc ((argc + 1) * sizeof (*opts));
-    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        fputs (usage_text, stdout);
-        return 0;
-    }
     /* '+': stop at the script name; options after it belong to nobody. */
-    snprintf (optstring, sizeof (optstring), "+:IX%s", directive_optstring);
-    opterr = 0;
-    while ((c = getopt (argc, argv, optstring)) != -1) {
-        if (c == '?')
-            util_die (2, "invalid option -- '%c' (qsub --help lists them)", optopt);
-        if (c == ':')
-            util_die (2, "option -%c requires an argument", optopt);
+    snprintf (optstring, sizeof (optstring), "+IX%s", directive_optstring);
+    cli.shortopts = optstring;
+    while ((c = cliopt_next (&cli, argc, argv)) != -1) {
         if (c == 'X')
             util_die (2, "-X (X11 forwarding) is not supported");
         if (c == 'I') {
