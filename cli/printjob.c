@@ -3,11 +3,13 @@
 #include <config.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/cliopt.h"
 #include "common/client.h"
+#include "common/tm.h"
 
 #define USAGE "Usage: printjob [-a] jobid\n       printjob -s jobid\n"
 
@@ -51,6 +53,8 @@ static int print_one (struct client *c, const char *id, int script, int no_attrs
     json_t *reply = NULL, *attrs;
     const char *jobid = id, *text = "", *key;
     json_t *v;
+    char *bytes = NULL;
+    size_t len;
 
     if (client_rpc (c, "job.print", json_pack ("{s:s}", "id", id), &reply, &err) < 0) {
         if (errno == ENOENT)
@@ -60,6 +64,9 @@ static int print_one (struct client *c, const char *id, int script, int no_attrs
         return 1;
     }
     (void)json_unpack (reply, "{s?s s?s}", "jobid", &jobid, "script", &text);
+    if (json_object_get (reply, "script_base64")
+        && tm_data_decode (json_object_get (reply, "script_base64"), &bytes, &len) == 0)
+        text = bytes;
     if (script) {
         printf ("---------------------------------------------------\n"
                 "Jobscript for jobid:%s\n"
@@ -81,6 +88,7 @@ static int print_one (struct client *c, const char *id, int script, int no_attrs
         }
         printf ("\n");
     }
+    free (bytes);
     json_decref (reply);
     return 0;
 }

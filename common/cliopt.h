@@ -13,8 +13,8 @@
 
 /* How a command's --version reads. */
 enum cliopt_kind {
-    CLIOPT_PBS,  /* "pbs_version = 0.1.0", what PBS Pro's commands print */
-    CLIOPT_HPCQ, /* "hpcq-report (hpcq) 0.1.0" */
+    CLIOPT_PBS,   /* "pbs_version = 0.1.0", what PBS Pro's commands print */
+    CLIOPT_HPCQ,  /* "hpcq-report (hpcq) 0.1.0" */
     CLIOPT_SLURM, /* "slurm 0.1.0 (hpcq)", the shape of Slurm's "slurm 23.02.7" */
 };
 

@@ -98,6 +98,13 @@ const char *jobspec_getenv (const struct hpcq_jobspec *spec, const char *key);
  * Returns 0 or -1 with err (EINVAL).  Shared by -N and jobspec_from_json. */
 int jobspec_check_name (const char *name, struct hpcq_error *err);
 
+/* Every text of spec but its script is UTF-8 (JSON's text; the names and
+ * paths are shown, matched and logged as text), or -1 with err (EILSEQ)
+ * naming the first field that is not and where.  The script may hold any
+ * bytes: jobspec_to_json carries one that is not UTF-8 as base64
+ * ("script_base64"), so it runs byte for byte as written. */
+int jobspec_check_text (const struct hpcq_jobspec *spec, struct hpcq_error *err);
+
 /* An output path pattern with Slurm's %j and %J (job number; N.I for subjob I
  * of array N, as PBS names their files), %A (the array's number), %a (the
  * subjob's index), %x (job name) and %% expanded, into buf.  index is -1
