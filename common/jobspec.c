@@ -58,12 +58,17 @@ static const struct string_field string_fields[] = {
     { "signal", offsetof (struct hpcq_jobspec, signal), 0 },
     { "checkpoint", offsetof (struct hpcq_jobspec, checkpoint), 0 },
     { "checkpoint_signal", offsetof (struct hpcq_jobspec, checkpoint_signal), 0 },
+    { "shell", offsetof (struct hpcq_jobspec, shell), 0 },
+    { "project", offsetof (struct hpcq_jobspec, project), 0 },
+    { "keep_files", offsetof (struct hpcq_jobspec, keep_files), 0 },
+    { "remove_files", offsetof (struct hpcq_jobspec, remove_files), 0 },
+    { "group_list", offsetof (struct hpcq_jobspec, group_list), 0 },
 };
 
 /* Keys that are not in string_fields. */
 static const char *other_keys[] = {
-    "join",      "env",   "hold",  "priority",      "rerunnable",
-    "resources", "slurm", "umask", "script_base64", NULL,
+    "join",  "env",   "hold",          "priority",       "rerunnable", "resources",
+    "slurm", "umask", "script_base64", "execution_time", NULL,
 };
 
 /* Indexed by JOIN_*. */
@@ -213,6 +218,9 @@ static const struct {
     { offsetof (struct hpcq_jobspec, account), "the account" },
     { offsetof (struct hpcq_jobspec, mail_users), "the mail user list" },
     { offsetof (struct hpcq_jobspec, submit_args), "the command line" },
+    { offsetof (struct hpcq_jobspec, shell), "the shell" },
+    { offsetof (struct hpcq_jobspec, project), "the project" },
+    { offsetof (struct hpcq_jobspec, group_list), "the group" },
 };
 
 static int not_utf8 (const char *what, const char *s, long at, struct hpcq_error *err)
@@ -408,6 +416,13 @@ static json_t *scalars_to_json (const struct hpcq_jobspec *spec)
         json_decref (o);
         return NULL;
     }
+    if (o && spec->execution_time > 0
+        && json_object_set_new (o, "execution_time",
+                                json_integer ((json_int_t)spec->execution_time))
+               < 0) {
+        json_decref (o);
+        return NULL;
+    }
     return o;
 }
 
@@ -562,14 +577,18 @@ static int decode_scalars (const json_t *o, struct hpcq_jobspec *spec,
 {
     json_error_t jerr;
     const char *join = "n";
-    json_int_t priority = 0, umask = -1;
+    json_int_t priority = 0, umask = -1, exec_time = 0;
 
     /* unpack wants a non-const root but only reads it */
-    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s?s s?b s?I s?b s?b s?I}", "join",
+    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s?s s?b s?I s?b s?b s?I s?I}", "join",
                         &join, "hold", &spec->hold, "priority", &priority, "rerunnable",
-                        &spec->rerunnable, "slurm", &spec->slurm, "umask", &umask)
+                        &spec->rerunnable, "slurm", &spec->slurm, "umask", &umask,
+                        "execution_time", &exec_time)
         < 0)
         return invalid (err, "%s", jerr.text);
+    if (exec_time < 0)
+        return invalid (err, "execution_time %lld out of range", (long long)exec_time);
+    spec->execution_time = exec_time;
     if (priority < PRIORITY_MIN || priority > PRIORITY_MAX)
         return invalid (err, "priority %lld out of range", (long long)priority);
     if (umask < -1 || umask > 0777)

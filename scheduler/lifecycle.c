@@ -54,11 +54,17 @@ int lifecycle_change_at (struct server *srv, struct job *job, char to,
     return lifecycle_record (srv, job, old, ev, actor, detail);
 }
 
+char lifecycle_ready_state (const struct job *job)
+{
+    return !job->is_array && job->spec.execution_time > util_wall_secs () ? 'W' : 'Q';
+}
+
 int lifecycle_submit (struct server *srv, struct job *job)
 {
     /* Any hold (u, o, or s for dependencies) holds it from the start. */
-    char to =
-        job->rec.hold_types[0] && strcmp (job->rec.hold_types, "n") != 0 ? 'H' : 'Q';
+    char to = job->rec.hold_types[0] && strcmp (job->rec.hold_types, "n") != 0
+                  ? 'H'
+                  : lifecycle_ready_state (job);
 
     if (job_state_set (job, to, JOB_EV_SUBMITTED, job->rec.owner, __func__) < 0)
         return -1;

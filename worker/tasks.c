@@ -253,8 +253,28 @@ void tasks_host_failed (struct tasks *ts, int64_t seq, int attempt, const char *
     tasks_kill (ts, t, KILL_HOST, 1);
 }
 
+static int file_remove (void *arg)
+{
+    return unlink (arg) < 0 && errno != ENOENT;
+}
+
+/* qsub -R: the output and/or error file go once the job has ended,
+ * removed by a helper that is the owner, never by root. */
+static void task_remove_files (struct tasks *ts, struct task *t)
+{
+    for (const char *k = t->remove_files; *k; k++) {
+        char *path = *k == 'o' ? t->stdout_path : t->stderr_path;
+        if (path[0]
+            && privsep_run (ts->ps, &t->cred, ts->io_timeout_ms, file_remove, path,
+                            NULL, NULL)
+                   < 0)
+            log_error ("job %s: remove %s", t->jobid, path);
+    }
+}
+
 static void task_release (struct tasks *ts, struct task *t)
 {
+    task_remove_files (ts, t);
     if (t->sandbox[0] && sandbox_remove (ts->ps, &t->cred, t->sandbox) < 0)
         log_error ("job %s: remove its sandbox %s", t->jobid, t->sandbox);
     cores_release (ts->cores, t->slots, t->nslots);
@@ -625,7 +645,9 @@ static int task_cred (struct tasks *ts, struct task *t, const struct launch_req 
                       struct hpcq_error *err)
 {
     if (privsep_cred_lookup ((uid_t)req->uid, &t->cred, err) == 0)
-        return 0;
+        return req->spec.group_list
+                   ? privsep_cred_set_group (&t->cred, req->spec.group_list, err)
+                   : 0;
     if (geteuid () == 0)
         return errprintf (err, "unknown user %s (uid %lld) on this node", req->owner,
                           (long long)req->uid);
@@ -698,6 +720,8 @@ void tasks_launch (struct tasks *ts, struct launch_req *req)
     env.ucx_devices = w->ucx_devices;
     t->pid = launch_start (req, &env, &t->status_fd, &err);
     snprintf (t->sandbox, sizeof (t->sandbox), "%s", req->sandbox);
+    snprintf (t->remove_files, sizeof (t->remove_files), "%s",
+              req->spec.remove_files ? req->spec.remove_files : "");
     if (t->pid < 0) {
         t->pid = 0;
         task_fail (ts, t, err.text);

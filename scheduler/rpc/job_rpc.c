@@ -391,8 +391,8 @@ static int release_one (struct server *srv, struct job *job, int mask, const cha
         job_set_comment (job, "Job held: hold types %s remain", job->rec.hold_types);
     else
         job_set_comment (job, "Job released by %s", who);
-    return lifecycle_change (srv, job, left ? 'H' : 'Q', JOB_EV_RELEASED, who,
-                             job->rec.hold_types);
+    return lifecycle_change (srv, job, left ? 'H' : lifecycle_ready_state (job),
+                             JOB_EV_RELEASED, who, job->rec.hold_types);
 }
 
 /* An array's hold or release reaches its split-out subjobs that have not
