@@ -429,9 +429,14 @@ static int qmgr_line (struct qmgr *m, const char *line)
     if (word_is (obj, "server"))
         return qmgr_server_change (m, v, p, line);
     if (word_is (obj, "node")) {
-        obj_error (m, "default",
-                   "nodes are managed by their hpcq-worker; qmgr manages "
-                   "queues");
+        /* Every verb, every spelling ("node1", "@default", none): one
+         * refusal and exit status 1, as qmgr gives for an object it cannot
+         * manage. */
+        char name[128];
+        next_word (&p, name, sizeof (name));
+        obj_error (m, name[0] && name[0] != '@' ? name : "default",
+                   "nodes are managed by their hpcq-worker (pbsnodes shows and "
+                   "offlines them); qmgr manages queues and the server");
         return -1;
     }
     return syntax_error (m, "unknown object type (queue or server)", line);

@@ -6,6 +6,7 @@
  * tools parse all three, so spacing and wording follow PBS Pro.
  */
 #include <config.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -417,6 +418,28 @@ static void show_queues (const struct opts *o, int nargs, char **args)
     json_decref (reply);
 }
 
+/* PBS's job operands: a job id starts with its number ("12", "12.srv",
+ * "12[3].srv"), a destination with '@'.  Anything else is said once, as
+ * PBS Pro says it, and left out (exit status 1).  Returns how many stay,
+ * moved to the front of args. */
+static int well_formed (int nargs, char **args)
+{
+    int k = 0;
+
+    for (int i = 0; i < nargs; i++) {
+        if (isdigit ((unsigned char)args[i][0]) || args[i][0] == '@') {
+            args[k++] = args[i];
+            continue;
+        }
+        fprintf (stderr, "qstat: illegally formed job identifier: %s\n", args[i]);
+        if (!exit_code)
+            exit_code = 1;
+    }
+    if (k == 0 && nargs > 0)
+        exit (exit_code);
+    return k;
+}
+
 int main (int argc, char **argv)
 {
     struct opts o = { 0 };
@@ -447,6 +470,6 @@ int main (int argc, char **argv)
     else if (o.queues)
         show_queues (&o, argc - optind, argv + optind);
     else
-        show_jobs (&o, argc - optind, argv + optind);
+        show_jobs (&o, well_formed (argc - optind, argv + optind), argv + optind);
     return exit_code;
 }
