@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,12 +87,16 @@ static void check_local (const struct hpcq_jobspec *spec)
         util_die (1, "-S %s: %s (the shell must be an executable on the hosts)",
                   spec->shell, strerror (errno));
     if (spec->group_list) {
+        /* The group database, as the worker reads it (not this process's
+         * groups, which a new membership reaches only at the next login). */
         struct group *g = getgrnam (spec->group_list);
+        struct passwd *pw = getpwuid (getuid ());
         gid_t groups[1024];
-        int n = getgroups (ARRAY_SIZE (groups), groups), in = 0;
+        int n = ARRAY_SIZE (groups), in = 0;
         if (!g)
             util_die (1, "-W group_list=%s: no such group", spec->group_list);
-        in = g->gr_gid == getgid ();
+        if (!pw || getgrouplist (pw->pw_name, pw->pw_gid, groups, &n) < 0)
+            n = 0;
         for (int i = 0; i < n && !in; i++)
             in = groups[i] == g->gr_gid;
         if (!in)

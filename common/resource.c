@@ -387,6 +387,9 @@ static const struct chunk_key select_keys[] = {
     { "gpu_model", chunk_set_gpu_model },
     { "mig", chunk_set_mig },
     { "host", chunk_set_host },
+    /* PBS Pro's vnode=: each hpcq node is one vnode, named as its host
+     * (exec_vnode shows node1:ncpus=...), so it is host= by another name. */
+    { "vnode", chunk_set_host },
     { "ompthreads", chunk_set_ompthreads },
     { NULL, NULL },
 };

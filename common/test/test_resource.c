@@ -549,6 +549,7 @@ static void test_job_wide_mem (void)
     /* The chunks' own memory wins over a job-wide one. */
     check_select ("mem=3gb,select=2:ncpus=1:mem=1gb", "2:ncpus=1:mem=1gb");
     check_select ("walltime=00:00:01", "1:ncpus=1");
+    check_select ("select=1:ncpus=1:vnode=node2", "1:ncpus=1:host=node2");
 }
 
 int main (int argc, char *argv[])
