@@ -3,6 +3,7 @@
 #include <config.h>
 #endif
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,21 +18,33 @@
 struct deferred {
     struct server *srv;
     struct loop_timer *timer;
+    int64_t next; /* the earliest waiting job's time; 0: not known yet
+                     (after a start, the loaded jobs are walked once) */
 };
+
+void deferred_due (struct deferred *d, int64_t when)
+{
+    if (d && when < d->next)
+        d->next = when;
+}
 
 int deferred_tick_now (struct deferred *d)
 {
-    int64_t now = util_wall_secs ();
+    int64_t now = util_wall_secs (), next = INT64_MAX;
     int n, queued = 0;
     struct job **v;
 
-    if (jobs_loading (d->srv->jobs) || jobs_count_state (d->srv->jobs, 'W') == 0)
+    if (jobs_loading (d->srv->jobs) || now < d->next)
         return 0;
     v = jobs_all (d->srv->jobs, &n);
     for (int i = 0; i < n; i++) {
         struct job *job = v[i];
-        if (job->rec.state != 'W' || job->spec.execution_time > now)
+        if (job->rec.state != 'W')
             continue;
+        if (job->spec.execution_time > now) {
+            next = job->spec.execution_time < next ? job->spec.execution_time : next;
+            continue;
+        }
         if (lifecycle_change (d->srv, job, 'Q', JOB_EV_ELIGIBLE, "scheduler",
                               "execution time reached")
             < 0)
@@ -39,6 +52,7 @@ int deferred_tick_now (struct deferred *d)
         else
             queued++;
     }
+    d->next = next;
     return queued;
 }
 

@@ -17,6 +17,7 @@
 #include "scheduler/accounting.h"
 #include "scheduler/ckpt.h"
 #include "scheduler/cost.h"
+#include "scheduler/deferred.h"
 #include "scheduler/fairshare.h"
 #include "scheduler/lifecycle.h"
 #include "scheduler/limits.h"
@@ -49,6 +50,8 @@ int lifecycle_change_at (struct server *srv, struct job *job, char to,
 
     if (job_state_set (job, to, ev, actor, caller) < 0)
         return -1;
+    if (to == 'W')
+        deferred_due (srv->deferred, job->spec.execution_time);
     jobs_refile (srv->jobs, job, old);
     limits_state_changed (srv->limits, job, old);
     return lifecycle_record (srv, job, old, ev, actor, detail);
@@ -68,6 +71,8 @@ int lifecycle_submit (struct server *srv, struct job *job)
 
     if (job_state_set (job, to, JOB_EV_SUBMITTED, job->rec.owner, __func__) < 0)
         return -1;
+    if (to == 'W')
+        deferred_due (srv->deferred, job->spec.execution_time);
     if (jobs_insert (srv->jobs, job) < 0
         || db_event_add_state (srv->db, job->rec.seq, job->rec.ctime,
                                job_event_name (JOB_EV_SUBMITTED), job->rec.owner,
