@@ -24,6 +24,7 @@
 #include "common/arrayspec.h"
 #include "common/ckptspec.h"
 #include "common/directive.h"
+#include "common/stage.h"
 #include "common/util.h"
 
 extern char **environ;
@@ -303,6 +304,28 @@ static int attr_group_list (struct hpcq_jobspec *spec, const char *val,
     return set_string (&spec->group_list, val, err);
 }
 
+/* -W stagein=, -W stageout=: PBS Pro's lists (common/stage.h). */
+static int attr_stage (char **dst, const char *val, struct hpcq_error *err)
+{
+    struct stage_file f[STAGE_MAX];
+
+    if (stage_parse (val, f, STAGE_MAX, err) < 0)
+        return -1;
+    return set_string (dst, val, err);
+}
+
+static int attr_stagein (struct hpcq_jobspec *spec, const char *val,
+                         struct hpcq_error *err)
+{
+    return attr_stage (&spec->stagein, val, err);
+}
+
+static int attr_stageout (struct hpcq_jobspec *spec, const char *val,
+                          struct hpcq_error *err)
+{
+    return attr_stage (&spec->stageout, val, err);
+}
+
 /* -W checkpoint_signal=SIG: the signal that asks the job for a
  * checkpoint (common/ckptspec.h), kept by its name. */
 static int attr_checkpoint_signal (struct hpcq_jobspec *spec, const char *val,
@@ -324,6 +347,7 @@ static const struct {
     { "depend", attr_depend },   { "block", attr_block },
     { "sandbox", attr_sandbox }, { "checkpoint_signal", attr_checkpoint_signal },
     { "umask", attr_umask },     { "group_list", attr_group_list },
+    { "stagein", attr_stagein }, { "stageout", attr_stageout },
 };
 
 static int apply_attribute (struct hpcq_jobspec *spec, const char *arg,

@@ -63,6 +63,8 @@ static const struct string_field string_fields[] = {
     { "keep_files", offsetof (struct hpcq_jobspec, keep_files), 0 },
     { "remove_files", offsetof (struct hpcq_jobspec, remove_files), 0 },
     { "group_list", offsetof (struct hpcq_jobspec, group_list), 0 },
+    { "stagein", offsetof (struct hpcq_jobspec, stagein), 0 },
+    { "stageout", offsetof (struct hpcq_jobspec, stageout), 0 },
 };
 
 /* Keys that are not in string_fields. */
@@ -221,6 +223,8 @@ static const struct {
     { offsetof (struct hpcq_jobspec, shell), "the shell" },
     { offsetof (struct hpcq_jobspec, project), "the project" },
     { offsetof (struct hpcq_jobspec, group_list), "the group" },
+    { offsetof (struct hpcq_jobspec, stagein), "the stagein list" },
+    { offsetof (struct hpcq_jobspec, stageout), "the stageout list" },
 };
 
 static int not_utf8 (const char *what, const char *s, long at, struct hpcq_error *err)

@@ -78,6 +78,9 @@ struct hpcq_jobspec {
                               * job has ended */
     char *group_list;        /* -W group_list=GROUP: the job's group (one the
                               * owner belongs to); NULL = their primary one */
+    char *stagein;           /* -W stagein=local@host:remote,...; copied by the
+                              * worker as the owner before the job runs */
+    char *stageout;          /* -W stageout=..., copied back after it */
     int64_t execution_time;  /* -a: not before this time (epoch seconds); the
                               * job waits in state W until then; 0 = now */
 };

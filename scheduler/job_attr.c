@@ -340,6 +340,8 @@ json_t *job_attr_json (struct server *srv, const struct job *job)
     set_str (o, "Keep_Files", s->keep_files);
     set_str (o, "Remove_Files", s->remove_files);
     set_str (o, "group_list", s->group_list);
+    set_str (o, "stagein", s->stagein);
+    set_str (o, "stageout", s->stageout);
     set_time (o, "Execution_Time", s->execution_time);
     set_str (o, "hpcq_uuid", job->rec.uuid);
     if (job->arr)

@@ -119,6 +119,30 @@ test_expect_success 'an unknown vnode: the job is refused as for host=' '
     run qsub -l select=1:ncpus=1:vnode=nosuchnode job.sh; shown; test "$(cat rc)" != 0
 '
 
+# -W stagein/stageout: copies made by the worker as the job's owner.
+echo input-data >in.txt
+test_expect_success '-W stagein copies into the job'\''s directory, -W stageout back' '
+    id=$(qsub -W sandbox=PRIVATE -W stagein=staged.txt@$(hostname):in.txt \
+        -W stageout=result.txt@$(hostname):$WORK/back.txt -j oe -o "$WORK/st.out" \
+        -- /bin/sh -c "cat staged.txt >result.txt; echo more >>result.txt; pwd") &&
+    wait_state $id F && test "$(job_attr $id Exit_status)" = 0 &&
+    wait_until 10 test -s back.txt && printf "input-data\nmore\n" >want.st && cmp want.st back.txt &&
+    ! grep -qx "$WORK" st.out &&
+    qstat -fx $id | grep -q "stagein = staged.txt@" && qstat -fx $id | grep -q "stageout = result.txt@"
+'
+test_expect_success 'a stagein that cannot be made: the job fails, saying which' '
+    id=$(qsub -W stagein=x@$(hostname):/no/such/file -o /dev/null -j oe job.sh) &&
+    wait_state $id F && job_attr $id comment | grep -q "stagein of /no/such/file to x failed: No such file"
+'
+test_expect_success 'a stageout that cannot be made: said in the error file' '
+    id=$(qsub -W stageout=never-made@$(hostname):$WORK/nope -e "$WORK/so.err" job.sh) &&
+    wait_state $id F && wait_until 10 grep -q "stageout of .*never-made to $WORK/nope failed" so.err
+'
+test_expect_success 'a malformed staging list: one line at submission' '
+    run qsub -W stagein=nohost job.sh; shown; test "$(cat rc)" = 2 &&
+    grep -q "invalid staging entry '\''nohost'\'' (want local_file@host:remote_file)" err
+'
+
 printf '#!/bin/sh\n#PBS-N wrong1\n# PBS -N wrong2\n#pbs -N wrong3\n#PBS -N right\n#PBSfoo is a comment\n# an ordinary comment\necho ran\n#PBS-N after\n' >near.sh
 test_expect_success '#PBS-N, # PBS and #pbs lines: a warning each, the job as before' '
     run qsub -o /dev/null -j oe near.sh; shown &&

@@ -21,6 +21,7 @@
 #include "common/hostlist.h"
 #include "common/util.h"
 #include "worker/launch.h"
+#include "worker/stage.h"
 #include "worker/sandbox.h"
 
 #define ENV_MAX 512
@@ -456,6 +457,14 @@ static void child_exec (const struct launch_req *req, const struct launch_env *e
     child_say (fd, 'E', req->spec.join == JOIN_OE ? out_path : err_path);
     child_ckpt_dir (req, envp, fd);
     child_stdio (req, out_path, err_path, envp, fd);
+    if (req->spec.stagein) {
+        char why[4400];
+        if (stage_in (req->spec.stagein, req->spec.workdir, why, sizeof (why)) < 0) {
+            child_say (fd, 'X', why);
+            launch_environ_free (envp);
+            _exit (127);
+        }
+    }
     /* qsub -S: PBS Pro runs "SHELL SCRIPT", whatever the #! line says. */
     if (req->spec.shell)
         execve (req->spec.shell, (char *[]){ req->spec.shell, (char *)script, NULL },

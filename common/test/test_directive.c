@@ -189,6 +189,12 @@ static void test_apply_values (void)
     ok (spec.execution_time == 0, "-a in the past: eligible now");
     check_apply (&spec, 'a', "209901010000", NULL);
     ok (spec.execution_time > 4000000000LL, "-a 209901010000 is in 2099");
+    check_apply (&spec, 'W', "stagein=a@h:/x/a,b@h:rel/b", NULL);
+    is (spec.stagein, "a@h:/x/a,b@h:rel/b", "-W stagein kept");
+    check_apply (&spec, 'W', "stageout=out@h:/x/out", NULL);
+    check_apply (&spec, 'W', "stagein=a@h", "want local_file@host:remote_file");
+    check_apply (&spec, 'W', "stagein=@h:/x", "a path or the host is empty");
+    check_apply (&spec, 'W', "stageout=a@h:", "a path or the host is empty");
     check_apply (&spec, 'z', NULL, NULL);
     ok (spec.quiet == 1, "-z: quiet");
     check_apply (&spec, 'J', "1-4", NULL);
