@@ -25,8 +25,10 @@
 
 /* Where the rendered page goes in status.html. */
 #define PAGE_MARK "<!--@page-->"
-/* Waiting jobs shown; the queue table has the counts. */
+/* Waiting and running jobs shown (a page is made in one loop turn); the
+ * queue table has the counts. */
 #define PAGE_WAITING 200
+#define PAGE_RUNNING 1000
 #define PAGE_EVENTS 15
 
 /* One request's view: who asks and what they filter by. */
@@ -160,8 +162,10 @@ static void cells (FILE *f, int n, int used, const char *kind)
     fputs ("</div>", f);
 }
 
-/* PBS says "free" of a node with a core left; a person reads "free" as
- * idle, so a node in use but not full is badged so. */
+/* PBS says "free" of a node with a core left ("the free state is the
+ * absence of all other states", pbsnodes(8B); job-busy only once every
+ * CPU is assigned); a person reads "free" as idle, so a node in use but
+ * not full is badged so.  data-state keeps PBS's word. */
 static const char *node_badge (json_t *n)
 {
     const char *state = str_of (n, "state");
@@ -389,6 +393,14 @@ static int by_id (const void *a, const void *b)
     return (x->array_index > y->array_index) - (x->array_index < y->array_index);
 }
 
+static void page_more (FILE *f, int shown, int span)
+{
+    fprintf (f,
+             "<tr class=\"more\"><td>&#8230;</td><td colspan=\"%d\">the first %d "
+             "shown; the queue table has the counts</td></tr>",
+             span, shown);
+}
+
 struct job_vec {
     struct job **v;
     int n, cap;
@@ -420,8 +432,10 @@ static void page_running (struct page *p)
     if (jv.n)
         qsort (jv.v, jv.n, sizeof (*jv.v), by_id);
     table_start (p->f, "running", "Running jobs", cols);
-    for (int i = 0; i < jv.n; i++)
+    for (int i = 0; i < jv.n && i < PAGE_RUNNING; i++)
         page_job_row (p, jv.v[i], 1);
+    if (jv.n > PAGE_RUNNING)
+        page_more (p->f, PAGE_RUNNING, 9);
     table_end (p->f, jv.n, 10, "none running");
     free (jv.v);
 }
