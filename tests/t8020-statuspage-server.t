@@ -167,6 +167,16 @@ test_expect_success 'a job name with markup is text, with script on and off' '
     cdp "http://$http/" "document.querySelectorAll(\"#content b\").length" > e.txt && test "$(cat e.txt)" = 0
 '
 
+test_expect_success 'an array with subjobs running and others to start is a waiting row (B)' '
+    read a b c h s < ids && qdel $c && wait_state $c F &&
+    j=$(echo "sleep 300" | qsub -J 1-4 -N sweep -l select=1:ncpus=1 -l walltime=00:05:00) &&
+    wait_state $j B && nojs > arr.html &&
+    sed -n "/id=\"waiting\"/,/<\/table>/p" arr.html |
+        grep -q "data-id=\"${j%%[*}\\[\\]\.[^\"]*\" data-state=\"B\"" &&
+    sed -n "/id=\"running\"/,/<\/table>/p" arr.html | grep -q "data-id=\"${j%%[*}\\[1\\]\." &&
+    qdel $j
+'
+
 test_expect_success 'cleanup' 'qdel $(cat ids) 2>/dev/null; true'
 
 test_done

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "scheduler/array.h"
 #include "scheduler/job_attr.h"
 #include "scheduler/job_counts.h"
 #include "scheduler/jobs.h"
@@ -440,6 +441,18 @@ static void page_running (struct page *p)
     free (jv.v);
 }
 
+/* Not started: Q, H, W (or in transit); or an array that has begun (B)
+ * with subjobs still to start. */
+static int page_waits (struct job *job)
+{
+    char st = job_state_display (job);
+
+    if (strchr ("QHWT", st))
+        return 1;
+    return st == 'B' && job->arr && strchr ("QH", array_untouched_state (job))
+           && array_next_untouched (job->arr, 0) >= 0;
+}
+
 static void page_waiting (struct page *p)
 {
     static const char *const cols[] = { "Job",   "Name",  "User",     "Queue",
@@ -451,7 +464,7 @@ static void page_waiting (struct page *p)
     table_start (p->f, "waiting", "Waiting jobs", cols);
     /* An array is one row (its subjobs are counted in the queue table). */
     for (int i = 0; i < n; i++) {
-        if (!strchr ("QHWT", job_state_display (all[i])) || !page_wants (p, all[i]))
+        if (!page_waits (all[i]) || !page_wants (p, all[i]))
             continue;
         if (rows == PAGE_WAITING) {
             fprintf (
