@@ -3,7 +3,8 @@
  * each number counts).
  *
  *   hpcq-report [--by user|group|account|queue|job] [--from WHEN] [--to WHEN]
- *               [--csv | --json] [--wide] [--png FILE] [--state-dir DIR]
+ *               [--csv | --json] [--wide] [--png FILE] [--currency NAME]
+ *               [--state-dir DIR]
  *
  * WHEN is YYYY-MM-DD, "YYYY-MM-DD HH:MM[:SS]" (local time), seconds since
  * the epoch, now, today, yesterday (local midnight) or -N followed by s,
@@ -36,7 +37,8 @@ static void usage (FILE *f)
     fprintf (f, "Usage: hpcq-report [--by user|group|account|queue|job] [--from WHEN] "
                 "[--to WHEN]\n"
                 "                   [--csv | --json] [--wide] [--png FILE] "
-                "[--state-dir DIR]\n"
+                "[--currency NAME]\n"
+                "                   [--state-dir DIR]\n"
                 "WHEN: YYYY-MM-DD, \"YYYY-MM-DD HH:MM[:SS]\" (local time), epoch "
                 "seconds,\n"
                 "      now, today, yesterday, or -N with s, m, h, d or w (-7d: 7 days "
