@@ -54,6 +54,6 @@ json_t *gpuuse_json (const struct gpuuse *u, int64_t wall, const struct gpuuse_s
     } else if (u->read_ms > 0)
         util = u->util_ms / u->read_ms;
     return json_pack ("{s:I s:f s:I s:f s:b}", "gpu_seconds", (json_int_t)gpu_s,
-                      "gpu_util_mean", util, "gpu_mem_peak", (json_int_t)mem, "gpu_energy_j",
-                      energy, "gpu_simulated", u->simulated);
+                      "gpu_util_mean", util, "gpu_mem_peak", (json_int_t)mem,
+                      "gpu_energy_j", energy, "gpu_simulated", u->simulated);
 }

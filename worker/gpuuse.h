@@ -20,19 +20,19 @@ struct gpu_sample;
 
 /* Fixed figures for simulated GPUs (the worker's sim_gpu_* settings). */
 struct gpuuse_sim {
-    double util;   /* % */
-    double power;  /* W */
-    int64_t mem;   /* bytes in use on each GPU */
+    double util;  /* % */
+    double power; /* W */
+    int64_t mem;  /* bytes in use on each GPU */
 };
 
 struct gpuuse {
     int ngpus;
     int simulated;
-    int64_t last_ms;   /* when the last reading was counted, 0 none yet */
-    double util_ms;    /* utilisation % x GPU-milliseconds read */
-    double read_ms;    /* GPU-milliseconds covered by readings */
-    double energy_j;   /* from readings */
-    int64_t mem_peak;  /* bytes, the most any one of its GPUs held */
+    int64_t last_ms;  /* when the last reading was counted, 0 none yet */
+    double util_ms;   /* utilisation % x GPU-milliseconds read */
+    double read_ms;   /* GPU-milliseconds covered by readings */
+    double energy_j;  /* from readings */
+    int64_t mem_peak; /* bytes, the most any one of its GPUs held */
 };
 
 /* A job starting now (now_ms) on ngpus GPUs, simulated or not. */
@@ -46,6 +46,7 @@ void gpuuse_read (struct gpuuse *u, const int *gpus, const struct gpu_sample *s,
 /* The job's figures after wall seconds of holding its GPUs:
  * {gpu_seconds, gpu_util_mean, gpu_mem_peak, gpu_energy_j, gpu_simulated}
  * (new reference), or NULL for a job without GPUs. */
-json_t *gpuuse_json (const struct gpuuse *u, int64_t wall, const struct gpuuse_sim *sim);
+json_t *gpuuse_json (const struct gpuuse *u, int64_t wall,
+                     const struct gpuuse_sim *sim);
 
 #endif

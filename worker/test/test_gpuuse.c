@@ -44,7 +44,8 @@ static void test_real (void)
     ok (back.seconds == 40, "GPU-seconds: 2 GPUs x 20 s");
     ok (back.util_mean == 50.0, "utilisation: the mean of 80, 20, 60, 40 over time");
     ok (back.energy_j == 7000.0, "energy: (300 + 100 + 200 + 100) W x 10 s");
-    ok (back.mem_peak == 4096LL << 20, "peak memory: 4 GiB on GPU 0, GPU 1 not counted");
+    ok (back.mem_peak == 4096LL << 20,
+        "peak memory: 4 GiB on GPU 0, GPU 1 not counted");
     ok (!back.simulated, "not simulated");
     json_decref (o);
     gpuuse_read (&u, gpus, s, 3, 21000);
@@ -83,13 +84,13 @@ static void test_bounds (void)
     o = json_pack ("{s:i}", "exit_status", 0);
     ok (gpu_usage_from_json (o, &u) == 0, "a result without GPU figures: none");
     json_decref (o);
-    o = json_pack ("{s:I s:f s:I s:f}", "gpu_seconds", (json_int_t)10, "gpu_util_mean", 50.0,
-                   "gpu_mem_peak", (json_int_t)1024, "gpu_energy_j", 1e308);
+    o = json_pack ("{s:I s:f s:I s:f}", "gpu_seconds", (json_int_t)10, "gpu_util_mean",
+                   50.0, "gpu_mem_peak", (json_int_t)1024, "gpu_energy_j", 1e308);
     ok (gpu_usage_from_json (o, &u) == -1 && u.energy_j == 0, "1e308 J is refused");
     json_decref (o);
     o = json_pack ("{s:I s:f s:I s:f}", "gpu_seconds", (json_int_t)INT64_MAX,
-                   "gpu_util_mean", 50.0, "gpu_mem_peak", (json_int_t)1024, "gpu_energy_j",
-                   1.0);
+                   "gpu_util_mean", 50.0, "gpu_mem_peak", (json_int_t)1024,
+                   "gpu_energy_j", 1.0);
     ok (gpu_usage_from_json (o, &u) == -1, "2^63-1 GPU-seconds are refused");
     json_decref (o);
     o = json_pack ("{s:I s:f s:I s:f}", "gpu_seconds", (json_int_t)10, "gpu_util_mean",
