@@ -183,13 +183,15 @@ static double hours (double secs)
     return secs / 3600.0;
 }
 
-/* The table's columns, in order; the MIG profiles' come after gpu_hours.
+/* The table's columns, in order; the MIG profiles' come after the GPUs'.
  * Each is shown when some row has a value other than 0 (or always). */
 enum {
     T_JOBS,
     T_RUNNING,
     T_CORE,
     T_GPU,
+    T_GPU_J,
+    T_GPU_UTIL,
     T_WAIT_MEAN,
     T_WAIT_P95,
     T_FAILURES,
@@ -237,6 +239,8 @@ static void table_values (struct report *r, struct report_row *row, double *v)
     v[T_RUNNING] = (double)row->running;
     v[T_CORE] = hours (row->core_s);
     v[T_GPU] = hours (row->gpu_s);
+    v[T_GPU_J] = row->gpu_energy_j;
+    v[T_GPU_UTIL] = report_gpu_util (row);
     v[T_WAIT_MEAN] = report_wait_mean (row);
     v[T_WAIT_P95] = report_wait_p95 (row);
     v[T_FAILURES] = (double)row->failures;
@@ -268,13 +272,14 @@ static const char *tcol_name (struct report *r, int k, char *buf, size_t len,
     return buf;
 }
 
-/* The order shown: the fixed columns with the MIG profiles after gpu_hours. */
+/* The order shown, CSV's: the fixed columns with the MIG profiles after
+ * the GPUs'. */
 static int tcol_at (const struct report *r, int i)
 {
-    if (i <= T_GPU)
+    if (i <= T_GPU_UTIL)
         return i;
-    if (i <= T_GPU + r->nprofiles)
-        return T_FIXED + i - T_GPU - 1;
+    if (i <= T_GPU_UTIL + r->nprofiles)
+        return T_FIXED + i - T_GPU_UTIL - 1;
     return i - r->nprofiles;
 }
 
@@ -362,7 +367,7 @@ static void print_table (struct report *r, struct report_row **rows, int n, int 
 
 static void print_csv (struct report *r, struct report_row **rows, int n)
 {
-    printf ("%s,jobs,core_hours,gpu_hours", by_names[r->by]);
+    printf ("%s,jobs,core_hours,gpu_hours,gpu_energy_j,gpu_util_mean", by_names[r->by]);
     for (int p = 0; p < r->nprofiles; p++)
         printf (",mig_hours[%s]", r->profiles[p]);
     printf (",wait_mean_s,wait_p95_s,failures,deleted,running,requeues,preemptions,"
@@ -379,8 +384,8 @@ static void print_csv (struct report *r, struct report_row **rows, int n)
             putchar ('"');
         } else
             printf ("%s", row->key);
-        printf (",%lld,%.6f,%.6f", (long long)row->jobs, hours (row->core_s),
-                hours (row->gpu_s));
+        printf (",%lld,%.6f,%.6f,%.1f,%.1f", (long long)row->jobs, hours (row->core_s),
+                hours (row->gpu_s), row->gpu_energy_j, report_gpu_util (row));
         for (int p = 0; p < r->nprofiles; p++)
             printf (",%.6f", hours (row->mig_s[p]));
         printf (",%.3f,%.3f,%lld,%lld,%lld,%lld,%lld,%lld,%.6f,%.6f,%.6f,%.6f,%lld,"
@@ -410,14 +415,18 @@ static json_t *row_json (struct report *r, struct report_row *row)
                    (json_int_t)row->failures, "requeues", (json_int_t)row->requeues,
                    "preemptions", (json_int_t)row->preemptions);
     if (o
-        && json_object_update_new (
-               o, json_pack ("{s:I s:f s:f s:f s:f s:I s:f s:f}", "reclaims",
-                             (json_int_t)row->reclaims, "cost", row->cost, "cost_spot",
-                             row->cost_spot, "cost_if_ondemand", row->cost_ondemand,
-                             "saved", row->cost_ondemand - row->cost, "checkpoints",
-                             (json_int_t)row->checkpoints, "ckpt_s", row->ckpt_s,
-                             "ckpt_cost", row->ckpt_cost))
-               < 0) {
+        && (json_object_update_new (
+                o, json_pack ("{s:I s:f s:f s:f s:f s:I s:f s:f}", "reclaims",
+                              (json_int_t)row->reclaims, "cost", row->cost, "cost_spot",
+                              row->cost_spot, "cost_if_ondemand", row->cost_ondemand,
+                              "saved", row->cost_ondemand - row->cost, "checkpoints",
+                              (json_int_t)row->checkpoints, "ckpt_s", row->ckpt_s,
+                              "ckpt_cost", row->ckpt_cost))
+                < 0
+            || json_object_update_new (o, json_pack ("{s:f s:f}", "gpu_energy_j",
+                                                     row->gpu_energy_j, "gpu_util_mean",
+                                                     report_gpu_util (row)))
+                   < 0)) {
         json_decref (o);
         o = NULL;
     }
