@@ -216,6 +216,8 @@ static const struct {
     [T_RUNNING] = { "running", 0, 0 },
     [T_CORE] = { "core_hours", 2, 1 },
     [T_GPU] = { "gpu_hours", 2, 0 },
+    [T_GPU_J] = { "gpu_energy_j", 1, 0 },
+    [T_GPU_UTIL] = { "gpu_util_mean", 1, 0 },
     [T_WAIT_MEAN] = { "wait_mean_s", 1, 0 },
     [T_WAIT_P95] = { "wait_p95_s", 1, 0 },
     [T_FAILURES] = { "failures", 0, 0 },
