@@ -14,12 +14,15 @@ static int stage_one (const char *item, size_t len, struct stage_file *f,
     const char *at = memchr (item, '@', len), *colon;
 
     if (!at || !(colon = memchr (at, ':', len - (at - item))))
-        return invalid (err, "invalid staging entry '%.*s' (want local_file@host:remote_file)",
-                        (int)len, item);
+        return invalid (
+            err, "invalid staging entry '%.*s' (want local_file@host:remote_file)",
+            (int)len, item);
     if (at == item || colon == at + 1 || colon + 1 == item + len)
-        return invalid (err, "invalid staging entry '%.*s' (a path or the host is empty)",
+        return invalid (err,
+                        "invalid staging entry '%.*s' (a path or the host is empty)",
                         (int)len, item);
-    if ((size_t)(at - item) >= sizeof (f->local) || (size_t)(colon - at - 1) >= sizeof (f->host)
+    if ((size_t)(at - item) >= sizeof (f->local)
+        || (size_t)(colon - at - 1) >= sizeof (f->host)
         || (size_t)(item + len - colon - 1) >= sizeof (f->remote))
         return invalid (err, "staging entry '%.*s' is too long", (int)len, item);
     snprintf (f->local, sizeof (f->local), "%.*s", (int)(at - item), item);

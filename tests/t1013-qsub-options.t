@@ -42,6 +42,11 @@ test_expect_success 'qsub -P: the project, in qstat -f' '
     id2=$(qsub -o /dev/null -j oe job.sh) &&
     qstat -fx $id2 | grep -q "project = _pbs_project_default"
 '
+test_expect_success 'and in the accounting log, after the account, as OpenPBS writes it' '
+    id=$(qsub -A acct1 -P climate-2026 -o /dev/null -j oe job.sh) && wait_state $id F &&
+    wait_until 10 grep -q ";E;$id;.* account=\"acct1\" project=climate-2026 jobname=job.sh " \
+        "$CLUSTER"/state/accounting/*
+'
 test_expect_success 'qsub -z prints no job id and the job runs' '
     run qsub -z -N quiet -j oe -o "$WORK/z.out" job.sh; shown &&
     test "$(cat rc)" = 0 && test ! -s out &&

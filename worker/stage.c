@@ -40,7 +40,8 @@ static int copy_file (const char *from, const char *to)
         errno = S_ISDIR (st.st_mode) ? EISDIR : EINVAL;
         goto done;
     }
-    if ((out = open (to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666)) < 0)
+    if ((out = open (to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666))
+        < 0)
         goto done;
     while ((n = read (in, buf, sizeof (buf))) > 0)
         if (util_write_all (out, buf, (size_t)n) < 0)
@@ -78,8 +79,8 @@ int stage_in (const char *list, const char *submit_dir, char *buf, size_t len)
 /* A line in the job's error file, as its owner (this helper is). */
 static void note (const char *path, const char *text)
 {
-    int fd = path && path[0] ? open (path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY)
-                             : -1;
+    int fd =
+        path && path[0] ? open (path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY) : -1;
 
     if (fd < 0)
         return;
@@ -105,8 +106,8 @@ int stage_out (void *arg)
             && join (r->submit_dir, f[i].remote, to, sizeof (to)) == 0
             && copy_file (from, to) == 0)
             continue;
-        snprintf (line, sizeof (line), "=>> PBS: stageout of %s to %s failed: %s\n", from,
-                  to, strerror (errno));
+        snprintf (line, sizeof (line), "=>> PBS: stageout of %s to %s failed: %s\n",
+                  from, to, strerror (errno));
         note (r->err_path, line);
         failed++;
     }
