@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/gpu.h"
 #include "common/strpool.h"
 #include "db/db.h"
 #include "db/db_job.h"
@@ -18,6 +19,10 @@ static const char *sql_insert =
     " array_parent, array_index)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
     " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)";
+
+/* qdel -x: a finished job (an array with its subjobs) leaves the history. */
+static const char *sql_purge =
+    "UPDATE jobs SET purged = 1 WHERE seq = ?1 OR array_parent = ?1";
 
 static const char *sql_update =
     "UPDATE jobs SET state = ?7, hold_types = ?8, priority = ?9, mtime = ?12,"
@@ -34,10 +39,10 @@ static const char *sql_select =
     " spec, ctime, mtime, stime, etime, exit_status, comment, run_count,"
     " exec_host, exec_vnode, session_id, resources_used, alloc, array_parent,"
     " array_index FROM jobs j"
-    " WHERE ?1 = 0 OR j.state != 'F' OR coalesce (j.etime, ?1) >= ?1"
+    " WHERE j.purged = 0 AND (?1 = 0 OR j.state != 'F' OR coalesce (j.etime, ?1) >= ?1"
     " OR (j.array_parent IS NOT NULL AND EXISTS (SELECT 1 FROM jobs p"
     "     WHERE p.seq = j.array_parent"
-    "     AND (p.state != 'F' OR coalesce (p.etime, ?1) >= ?1)))"
+    "     AND (p.state != 'F' OR coalesce (p.etime, ?1) >= ?1))))"
     " ORDER BY seq";
 
 static const char *sql_attempt_start =
@@ -48,6 +53,10 @@ static const char *sql_attempt_end =
     "UPDATE attempts SET end_time = ?3, exit_status = ?4, reason = ?5,"
     " cput = ?6, walltime = ?7, maxrss = ?8"
     " WHERE job_seq = ?1 AND attempt = ?2";
+
+static const char *sql_attempt_gpu =
+    "UPDATE attempts SET gpu_seconds = ?3, gpu_util = ?4, gpu_mem_peak = ?5,"
+    " gpu_energy_j = ?6, gpu_simulated = ?7 WHERE job_seq = ?1 AND attempt = ?2";
 
 static const char *sql_event_add =
     "INSERT INTO events (job_seq, time, type, actor, detail, old_state, new_state)"
@@ -158,6 +167,16 @@ int db_job_update (struct db *db, const struct db_job *j)
     return 0;
 }
 
+int db_job_purge (struct db *db, int64_t seq)
+{
+    sqlite3_stmt *st;
+
+    if (db_txn_ensure (db) < 0 || !(st = db_stmt (db, sql_purge)))
+        return -1;
+    sqlite3_bind_int64 (st, 1, seq);
+    return db_exec_stmt (db, st);
+}
+
 static char *col_dup (sqlite3_stmt *st, int i)
 {
     const unsigned char *s = sqlite3_column_text (st, i);
@@ -246,6 +265,22 @@ int db_attempt_start (struct db *db, int64_t seq, int attempt, const char *node,
     sqlite3_bind_text (st, 3, node, -1, SQLITE_STATIC);
     bind_opt_text (st, 4, exec_host);
     sqlite3_bind_int64 (st, 5, start);
+    return db_exec_stmt (db, st);
+}
+
+int db_attempt_gpu (struct db *db, int64_t seq, int attempt, const struct gpu_usage *u)
+{
+    sqlite3_stmt *st;
+
+    if (db_txn_ensure (db) < 0 || !(st = db_stmt (db, sql_attempt_gpu)))
+        return -1;
+    sqlite3_bind_int64 (st, 1, seq);
+    sqlite3_bind_int (st, 2, attempt);
+    sqlite3_bind_int64 (st, 3, u->seconds);
+    sqlite3_bind_double (st, 4, u->util_mean);
+    sqlite3_bind_int64 (st, 5, u->mem_peak);
+    sqlite3_bind_double (st, 6, u->energy_j);
+    sqlite3_bind_int (st, 7, u->simulated);
     return db_exec_stmt (db, st);
 }
 

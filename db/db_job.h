@@ -54,6 +54,10 @@ int db_job_insert (struct db *db, const struct db_job *j);
  * request as it is: the scheduler keeps the parsed request in memory, not
  * its text. */
 int db_job_update (struct db *db, const struct db_job *j);
+
+/* qdel -x: job seq (and, for an array, its subjobs) is no longer loaded
+ * (db_job_foreach*); its rows stay.  0 or -1. */
+int db_job_purge (struct db *db, int64_t seq);
 /* (db_job_update inserts an array subjob's row if it has none yet: a
  * subjob is stored only once it starts or changes, so a large array goes
  * in as one row.) */
@@ -71,6 +75,10 @@ int db_job_foreach_since (struct db *db, int64_t finished_before, db_job_f cb,
 /* Attempt records: one row per run of a job. */
 int db_attempt_start (struct db *db, int64_t seq, int attempt, const char *node,
                       const char *exec_host, int64_t start);
+/* What the attempt used of its GPUs (migration 0011). 0 or -1. */
+struct gpu_usage;
+int db_attempt_gpu (struct db *db, int64_t seq, int attempt, const struct gpu_usage *u);
+
 int db_attempt_end (struct db *db, int64_t seq, int attempt, int64_t end,
                     int exit_status, const char *reason, int64_t cput, int64_t walltime,
                     int64_t maxrss);

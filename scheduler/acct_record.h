@@ -40,6 +40,7 @@ struct acct_fields {
     const char *id;   /* "42.server", "7[3].server", "7[].server" */
     const char *text; /* D and A: the whole message instead */
     const char *user, *group, *account, *jobname, *queue;
+    const char *project; /* qsub -P, NULL if not given */
     int64_t ctime, qtime, etime, start, end;
     const char *array_indices; /* an array: its range (instead of hosts) */
     const char *exec_host, *exec_vnode;
@@ -49,6 +50,9 @@ struct acct_fields {
     int exit_status;
     int64_t cput, walltime; /* seconds */
     int64_t mem;            /* bytes */
+    /* GPU usage of the attempt (gpu_seconds 0: none reported). */
+    int64_t gpu_seconds, gpu_mem_peak;
+    double gpu_util, gpu_energy_j;
     int ncpus;
     int run_count;
 };

@@ -102,8 +102,8 @@ struct job_ckpt {
     /* Preemption (preempt.h). */
     int preempt_count;
     char preempt_reason[256]; /* whole: as long as any reason preempt.c makes */
-    int preempting;  /* a method is under way (C waits) */
-    int auto_resume; /* suspended by preemption (S): resumed by
+    int preempting;           /* a method is under way (C waits) */
+    int auto_resume;          /* suspended by preemption (S): resumed by
                                      * the scheduler, not only by qsig */
     /* Suspension, this attempt (monotonic ms).  released: its allocation's
      * resources are not held (it is suspended, or was deleted while it

@@ -179,8 +179,9 @@ void spot_choice_apply (struct spot_choice *sc, struct job *job)
     if (out.hard && res->spot < 0)
         res->force_spot = out.spot; /* spot_max_reclaims */
     if (res->prefer_spot >= 0 && !out.hard)
-        snprintf (job->spot_why, sizeof (job->spot_why), "%.150s (its queue prefers %s)",
-                  out.why, res->prefer_spot ? "spot" : "on-demand");
+        snprintf (job->spot_why, sizeof (job->spot_why),
+                  "%.150s (its queue prefers %s)", out.why,
+                  res->prefer_spot ? "spot" : "on-demand");
     else {
         snprintf (job->spot_why, sizeof (job->spot_why), "%s", out.why);
         if (!out.hard)

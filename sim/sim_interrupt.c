@@ -197,7 +197,8 @@ int sim_spot_policy_parse (const char *s, enum sim_spot_policy *p, int *max,
             *p = (enum sim_spot_policy)i;
             return 0;
         }
-    if (strncmp (s, "max-reclaims=", 13) == 0 && util_parse_int (s + 13, 1, 1000000, max) == 0) {
+    if (strncmp (s, "max-reclaims=", 13) == 0
+        && util_parse_int (s + 13, 1, 1000000, max) == 0) {
         *p = SIM_SPOT_MAX_RECLAIMS;
         return 0;
     }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cliopt.h"
 #include "common/resource.h"
 #include "common/util.h"
 #include "scheduler/node.h"
@@ -75,6 +76,7 @@ static const struct option longopts[] = {
     { "scenarios", required_argument, NULL, 'a' },
     { "spot-policy", required_argument, NULL, 'Y' },
     { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
 };
 
@@ -109,7 +111,8 @@ static void usage (FILE *f)
         "      --ckpt LIST      checkpoint policies: none, notice, fixed=SEC,\n"
         "                       young-daly (default none)\n"
         "      --ckpt-cost SEC  what a checkpoint (and a restart) costs a job (60)\n"
-        "      --spot-policy P  where jobs go: none (the placement's order), always-spot,\n"
+        "      --spot-policy P  where jobs go: none (the placement's order), "
+        "always-spot,\n"
         "                       always-ondemand, max-reclaims=N, expected-cost\n"
         "      --price-ondemand P, --price-spot P  per node-hour (1, 0.3)\n"
         "      --seed N         of the reclaim and failure times (default 1)\n");
@@ -225,6 +228,7 @@ static int parse_options (int argc, char **argv, struct options *o,
         case 'G': o->gpu_format = 1; break;
         case 'M': o->cluster.mig_layout = optarg; break;
         case 'h': usage (stdout); exit (0);
+        case 'V': cliopt_print_version ("hpcq-sim", CLIOPT_HPCQ); exit (0);
         case 's':
         case 'R':
         case 'T':

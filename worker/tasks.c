@@ -27,6 +27,7 @@
 #include "worker/checkpoint.h"
 #include "worker/cores.h"
 #include "worker/sandbox.h"
+#include "worker/stage.h"
 #include "worker/tasks.h"
 #include "worker/tm.h"
 #include "worker/topo.h"
@@ -56,6 +57,7 @@ struct tasks {
     const char *acl_roots; /* users whose uid 0 jobs may run here */
     int64_t pids_max;
     int64_t io_timeout_ms;
+    struct gpuuse_sim gpu_sim; /* simulated GPUs' figures (gpuuse.h) */
     LIST_HEAD (, cleanup) cleanups;
     struct loop_timer *cleanup_timer;
 };
@@ -70,6 +72,25 @@ struct task_msg {
 #define PENDING_MSGS_MAX 64
 
 static void cleanup_tick (struct loop *l, void *arg);
+
+/* sim_gpu_util (%), sim_gpu_power (W), sim_gpu_mem_used: what each of
+ * this node's simulated GPUs is said to do while a job holds it. */
+static int tasks_gpu_sim (struct tasks *ts, struct config *cfg, struct hpcq_error *err)
+{
+    const char *s;
+
+    ts->gpu_sim = (struct gpuuse_sim){ 0, 0, 0 };
+    if ((s = config_get (cfg, "sim_gpu_util", NULL))
+        && util_parse_double (s, 0, 100, &ts->gpu_sim.util) < 0)
+        return errprintf (err, "invalid sim_gpu_util '%s' (a percentage, 0-100)", s);
+    if ((s = config_get (cfg, "sim_gpu_power", NULL))
+        && util_parse_double (s, 0, 100000, &ts->gpu_sim.power) < 0)
+        return errprintf (err, "invalid sim_gpu_power '%s' (watts, 0-100000)", s);
+    if ((s = config_get (cfg, "sim_gpu_mem_used", NULL))
+        && resource_parse_size (s, &ts->gpu_sim.mem, err) < 0)
+        return -1;
+    return 0;
+}
 
 /* Slots follow the node's topology when the worker read one. */
 static void tasks_topology (struct tasks *ts)
@@ -142,6 +163,8 @@ static void task_free (struct task *t)
         close (t->status_fd);
     free (t->status);
     free (t->slots);
+    free (t->stageout);
+    free (t->submit_dir);
     while (t->pending_msgs) {
         struct task_msg *m = t->pending_msgs;
         t->pending_msgs = m->next;
@@ -150,6 +173,7 @@ static void task_free (struct task *t)
     }
     privsep_cred_release (&t->cred);
     cgroup_job_free (t->cg);
+    json_decref (t->gpu_result);
     free (t);
 }
 
@@ -301,8 +325,96 @@ struct spool *tasks_spool (struct tasks *ts)
     return ts->spool;
 }
 
+static int file_remove (void *arg)
+{
+    return unlink (arg) < 0 && errno != ENOENT;
+}
+
+/* qsub -R: the output and/or error file go once the job has ended,
+ * removed by a helper that is the owner, never by root. */
+static void task_remove_files (struct tasks *ts, struct task *t)
+{
+    for (const char *k = t->remove_files; *k; k++) {
+        char *path = *k == 'o' ? t->stdout_path : t->stderr_path;
+        if (path[0]
+            && privsep_run (ts->ps, &t->cred, ts->io_timeout_ms, file_remove, path,
+                            NULL, NULL)
+                   < 0)
+            log_error ("job %s: remove %s", t->jobid, path);
+    }
+}
+
+/* What a stage-out helper does, in order: the copies, then qsub -R's
+ * removals (a file may be staged out and then removed). */
+struct stage_job {
+    struct stage_out_req out;
+    const char *remove, *stdout_path;
+};
+
+static int stage_then_remove (void *arg)
+{
+    const struct stage_job *s = arg;
+    int rc = stage_out ((void *)&s->out);
+
+    for (const char *k = s->remove; *k; k++)
+        (void)file_remove ((void *)(*k == 'o' ? s->stdout_path : s->out.err_path));
+    return rc;
+}
+
+/* After the copies: the sandbox they were made from may go. */
+struct stage_after {
+    struct privsep *ps;
+    struct privsep_cred cred;
+    char jobid[128];
+    char sandbox[4096];
+};
+
+static void stage_done (int status, void *arg)
+{
+    struct stage_after *a = arg;
+
+    if (status != 0)
+        log_msg (LOG_ERR, "job %s: stageout: %d file(s) not copied%s", a->jobid,
+                 status < 0 ? 1 : status, status < 0 ? " (the copy was killed)" : "");
+    if (a->sandbox[0] && sandbox_remove (a->ps, &a->cred, a->sandbox) < 0)
+        log_error ("job %s: remove its sandbox %s", a->jobid, a->sandbox);
+    privsep_cred_release (&a->cred);
+    free (a);
+}
+
+/* qsub -W stageout: copied back by a helper that is the owner (no time
+ * limit: big files take long, and nothing waits for it), then -R's
+ * removals, then the sandbox.  1 if that is under way, else 0. */
+static int task_stage_out (struct tasks *ts, struct task *t)
+{
+    struct stage_job s = { { t->stageout, t->submit_dir,
+                             t->sandbox[0] ? t->sandbox : t->submit_dir,
+                             t->stderr_path },
+                           t->remove_files,
+                           t->stdout_path };
+    struct stage_after *a;
+
+    if (!t->stageout || t->start_error[0])
+        return 0;
+    a = xzalloc (sizeof (*a));
+    a->ps = ts->ps;
+    privsep_cred_copy (&a->cred, &t->cred);
+    snprintf (a->jobid, sizeof (a->jobid), "%s", t->jobid);
+    snprintf (a->sandbox, sizeof (a->sandbox), "%s", t->sandbox);
+    if (privsep_run (ts->ps, &t->cred, 0, stage_then_remove, &s, stage_done, a) < 0) {
+        log_error ("job %s: stageout", t->jobid);
+        privsep_cred_release (&a->cred);
+        free (a);
+        return 0;
+    }
+    t->sandbox[0] = '\0'; /* stage_done removes it */
+    return 1;
+}
+
 static void task_release (struct tasks *ts, struct task *t)
 {
+    if (!task_stage_out (ts, t))
+        task_remove_files (ts, t);
     if (t->sandbox[0] && sandbox_remove (ts->ps, &t->cred, t->sandbox) < 0)
         log_error ("job %s: remove its sandbox %s", t->jobid, t->sandbox);
     cores_release (ts->cores, t->slots, t->nslots);
@@ -545,6 +657,8 @@ static void task_result (struct task *t, const struct cgroup_usage *u)
     t->cput = u->cpu_ns >= 0 ? u->cpu_ns / 1000000000
                              : t->ru.ru_utime.tv_sec + t->ru.ru_stime.tv_sec;
     t->maxrss = u->mem_peak >= 0 ? u->mem_peak : (int64_t)t->ru.ru_maxrss * 1024;
+    if (!t->gpu_result && !t->start_error[0])
+        t->gpu_result = gpuuse_json (&t->gpu, t->wall, &t->ts->gpu_sim);
     if (t->start_error[0])
         snprintf (t->reason, sizeof (t->reason), "%s", t->start_error);
     else if (t->kill == KILL_WALLTIME)
@@ -674,7 +788,9 @@ static int task_cred (struct tasks *ts, struct task *t, const struct launch_req 
                       struct hpcq_error *err)
 {
     if (privsep_cred_lookup ((uid_t)req->uid, &t->cred, err) == 0)
-        return 0;
+        return req->spec.group_list
+                   ? privsep_cred_set_group (&t->cred, req->spec.group_list, err)
+                   : 0;
     if (geteuid () == 0)
         return errprintf (err, "unknown user %s (uid %lld) on this node", req->owner,
                           (long long)req->uid);
@@ -801,12 +917,20 @@ void tasks_launch (struct tasks *ts, struct launch_req *req)
     env.ucx_devices = w->ucx_devices;
     t->pid = launch_start (req, &env, &t->status_fd, &err);
     snprintf (t->sandbox, sizeof (t->sandbox), "%s", req->sandbox);
+    snprintf (t->remove_files, sizeof (t->remove_files), "%s",
+              req->spec.remove_files ? req->spec.remove_files : "");
+    if (req->spec.stageout) {
+        t->stageout = xstrdup (req->spec.stageout);
+        t->submit_dir = xstrdup (req->spec.workdir);
+    }
     if (t->pid < 0) {
         t->pid = 0;
         task_fail (ts, t, err.text);
         return;
     }
     tm_job_start (w->tm, req, t);
+    gpuuse_start (&t->gpu, t->ngpus, t->ngpus > 0 && w->gpus[t->gpus[0]].simulated,
+                  util_now_ms ());
     t->starting = 1;
     t->status = xzalloc (sizeof (*t->status));
     t->status_watch = loop_fd_add (w->loop, t->status_fd, LOOP_READ, task_status_cb, t);
@@ -857,7 +981,19 @@ json_t *task_result_json (const struct task *t)
         json_object_set_new (o, "host_failed", json_string (t->failed_host));
     if (o && t->kill == KILL_FENCE)
         json_object_set_new (o, "fenced", json_true ());
+    if (o && t->gpu_result)
+        json_object_update (o, t->gpu_result);
     return o;
+}
+
+void tasks_gpu_read (struct tasks *ts, const struct gpu_sample *s, int n)
+{
+    struct task *t;
+    int64_t now = util_now_ms ();
+
+    TAILQ_FOREACH (t, &ts->head, link)
+    if (!t->done && t->pid > 0)
+        gpuuse_read (&t->gpu, t->gpus, s, n, now);
 }
 
 json_t *tasks_running_json (struct tasks *ts)
@@ -918,6 +1054,8 @@ struct tasks *tasks_create (struct worker *w, struct hpcq_error *err)
         || config_get_int (w->cfg, "user_io_timeout", 30, 1, 3600, &timeout, err) < 0)
         goto error;
     ts->io_timeout_ms = timeout * 1000;
+    if (tasks_gpu_sim (ts, w->cfg, err) < 0)
+        goto error;
     if (!(ts->spool = spool_open (w->spool, err)))
         goto error;
     ts->cores = cores_create (w->ncpus);

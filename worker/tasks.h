@@ -22,6 +22,7 @@
 
 #include "common/error.h"
 #include "common/loop.h"
+#include "worker/gpuuse.h"
 #include "worker/launch.h"
 #include "worker/privsep.h"
 
@@ -45,6 +46,9 @@ struct task {
     char stdout_path[4096];   /* where its stdout goes (qmsg -O) */
     char stderr_path[4096];   /* where its stderr goes: PBS's notes, qmsg -E */
     char sandbox[4096];       /* -W sandbox=PRIVATE: removed after it; "" if none */
+    char remove_files[4];     /* qsub -R: o and/or e, removed after it */
+    char *stageout;           /* qsub -W stageout (owned), copied after it */
+    char *submit_dir;         /* its PBS_O_WORKDIR (owned), for stageout */
     struct privsep_cred cred; /* the job's owner */
     struct cgroup_job *cg;    /* NULL: process group only */
     int *slots;               /* the cores it holds (cores.h) */
@@ -57,6 +61,10 @@ struct task {
     char mems[64];
     int gpus[GPU_MAX];
     int ngpus;
+    /* What it used of those GPUs (gpuuse.h); the figures for its result
+     * once it ended (owned, NULL for a job without GPUs). */
+    struct gpuuse gpu;
+    json_t *gpu_result;
 
     /* Starting: the child has not exec'd yet. */
     int starting;
@@ -141,6 +149,10 @@ void tasks_message (struct tasks *ts, struct task *t, const char *to, const char
 /* Reap exited children (SIGCHLD).  Finished tasks are handed to the
  * worker to report. */
 void tasks_reap (struct tasks *ts);
+
+/* Count these NVML readings (gpumon.h) for the running jobs that hold
+ * the GPUs read (gpuuse.h). */
+void tasks_gpu_read (struct tasks *ts, const struct gpu_sample *s, int n);
 
 /* Results as JSON for job.finished / node.hello (new reference). */
 json_t *task_result_json (const struct task *t);

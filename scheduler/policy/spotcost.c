@@ -31,7 +31,8 @@ double spotcost_time_checkpoint (double work, double mtbi, double cost, double i
         return work + work / interval * cost;
     if ((interval + cost) / mtbi > EXP_MAX)
         return HUGE_VAL;
-    return mtbi * exp (restart / mtbi) * expm1 ((interval + cost) / mtbi) * work / interval;
+    return mtbi * exp (restart / mtbi) * expm1 ((interval + cost) / mtbi) * work
+           / interval;
 }
 
 double spotcost_recent (const double *age, int n, double halflife)
@@ -60,7 +61,7 @@ void spotcost_decide (const struct spotcost_in *in, struct spotcost_out *out)
     out->mtbi = m;
     out->interval = ck && m > 0 ? cadence_young_daly (in->ckpt_cost, m) : 0;
     out->spot_time = ck ? spotcost_time_checkpoint (in->work, m, in->ckpt_cost,
-                                                   out->interval, in->restart_cost)
+                                                    out->interval, in->restart_cost)
                         : spotcost_time_restart (in->work, m, in->restart_cost);
     out->spot_cost = in->spot_price * out->spot_time / 3600;
     out->ondemand_cost = in->ondemand_price * in->work / 3600;
@@ -88,6 +89,7 @@ void spotcost_decide (const struct spotcost_in *in, struct spotcost_out *out)
               "on-demand %.4g (%.4g h at %.4g/h)",
               out->spot ? "spot" : "on-demand", out->spot_cost, out->spot_time / 3600,
               in->spot_price, m, in->recent > 0.01 ? " after recent reclaims" : "",
-              ck ? "checkpoints" : "no checkpoints", out->spot ? "<" : ">=",
-              out->ondemand_cost, in->work / 3600, in->ondemand_price);
+              ck ? "checkpoints" : "no checkpoints",
+              out->spot ? "<" : ">=", out->ondemand_cost, in->work / 3600,
+              in->ondemand_price);
 }

@@ -24,27 +24,27 @@
 #include "common/resource.h" /* enum res_spot_want: what -l spot= asks */
 
 struct spotcost_in {
-    double work;          /* W: seconds of work (its walltime), > 0 */
-    double mtbi;          /* M of the spot class, seconds */
-    double ckpt_cost;     /* C, seconds; < 0: the job does not checkpoint */
-    double restart_cost;  /* R, seconds */
-    double spot_price;    /* per hour */
+    double work;           /* W: seconds of work (its walltime), > 0 */
+    double mtbi;           /* M of the spot class, seconds */
+    double ckpt_cost;      /* C, seconds; < 0: the job does not checkpoint */
+    double restart_cost;   /* R, seconds */
+    double spot_price;     /* per hour */
     double ondemand_price; /* per hour */
-    double recent;        /* decayed count of the class's recent reclaims */
-    int reclaims;         /* of this job so far */
-    int max_reclaims;     /* spot_max_reclaims (0: no limit) */
+    double recent;         /* decayed count of the class's recent reclaims */
+    int reclaims;          /* of this job so far */
+    int max_reclaims;      /* spot_max_reclaims (0: no limit) */
     enum res_spot_want want;
 };
 
 struct spotcost_out {
-    int spot;              /* 1: spot nodes first, 0: on-demand first */
-    int hard;              /* 1: only that kind (require, never, max reclaims) */
-    double spot_time;      /* E on spot, seconds */
-    double spot_cost;      /* price x E on spot */
-    double ondemand_cost;  /* price x W */
-    double interval;       /* T with checkpoints, 0 without */
-    double mtbi;           /* the M used (recent reclaims included) */
-    char why[200];         /* the decision and its numbers, for people */
+    int spot;             /* 1: spot nodes first, 0: on-demand first */
+    int hard;             /* 1: only that kind (require, never, max reclaims) */
+    double spot_time;     /* E on spot, seconds */
+    double spot_cost;     /* price x E on spot */
+    double ondemand_cost; /* price x W */
+    double interval;      /* T with checkpoints, 0 without */
+    double mtbi;          /* the M used (recent reclaims included) */
+    char why[200];        /* the decision and its numbers, for people */
 };
 
 /* E without checkpoints, (M + R) (e^(W/M) - 1); W if M <= 0 (never

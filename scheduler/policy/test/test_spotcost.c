@@ -16,8 +16,11 @@ static int near (double a, double b, double rel)
  * (M = 3600 s) at 0.30/h, or on demand at 1.00/h (4.00). */
 static struct spotcost_in flaky (double ckpt_cost, double restart)
 {
-    struct spotcost_in in = { .work = 14400, .mtbi = 3600, .ckpt_cost = ckpt_cost,
-                              .restart_cost = restart, .spot_price = 0.30,
+    struct spotcost_in in = { .work = 14400,
+                              .mtbi = 3600,
+                              .ckpt_cost = ckpt_cost,
+                              .restart_cost = restart,
+                              .spot_price = 0.30,
                               .ondemand_price = 1.00 };
     return in;
 }
@@ -94,7 +97,8 @@ static void test_wants (void)
     in = flaky (60, 60);
     in.want = RES_SPOT_AVOID;
     spotcost_decide (&in, &out);
-    ok (out.spot == 0 && !out.hard, "spot=avoid: on demand first, though spot is cheaper");
+    ok (out.spot == 0 && !out.hard,
+        "spot=avoid: on demand first, though spot is cheaper");
     in.want = RES_SPOT_NEVER;
     spotcost_decide (&in, &out);
     ok (out.spot == 0 && out.hard, "spot=never: on demand only");
@@ -103,7 +107,8 @@ static void test_wants (void)
     in.max_reclaims = 3;
     spotcost_decide (&in, &out);
     ok (out.spot == 0 && out.hard
-            && strcmp (out.why, "on-demand: reclaimed 3 times (spot_max_reclaims 3)") == 0,
+            && strcmp (out.why, "on-demand: reclaimed 3 times (spot_max_reclaims 3)")
+                   == 0,
         "reclaimed spot_max_reclaims times: on demand only (%s)", out.why);
     in.max_reclaims = 0;
     spotcost_decide (&in, &out);
