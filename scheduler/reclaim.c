@@ -152,6 +152,14 @@ void reclaim_checkpointed (struct reclaim *rc, struct job *job, int reported)
                  reported ? "checkpoint reported" : "no checkpoint reported in time");
 }
 
+/* How long after a node is taken (at the deadline at the latest) its
+ * hello or failure is still the reclaim's: half a fence time, 1 s at
+ * least. */
+static int64_t window_ms (const struct server *srv)
+{
+    return srv->fence_ms / 2 > 1000 ? srv->fence_ms / 2 : 1000;
+}
+
 /* The provider has taken n (its link dropped, or the deadline came):
  * down, and what still runs there is lost with it. */
 static void taken (struct reclaim *rc, struct rnode *rn, const char *how)
@@ -162,6 +170,9 @@ static void taken (struct reclaim *rc, struct rnode *rn, const char *how)
     char detail[256];
 
     rn->taken = 1;
+    /* Taken early (its worker gone): a boot may come before the deadline. */
+    if (util_now_ms () + window_ms (srv) < n->reclaim_until_ms)
+        n->reclaim_until_ms = util_now_ms () + window_ms (srv);
     /* "reclaimed:" starts the reason its jobs' attempts end with, as for
      * those requeued before (hpcq-report counts reclaims by it). */
     snprintf (detail, sizeof (detail), "reclaimed: %s: %s (%s)", n->name, how,
@@ -197,6 +208,7 @@ static void taken (struct reclaim *rc, struct rnode *rn, const char *how)
 }
 
 static void restore (struct reclaim *rc);
+static void back (struct reclaim *rc, struct rnode *rn);
 static void rjob_ask (struct reclaim *rc, struct rjob *rj);
 
 static void reclaim_tick (struct loop *l, void *arg)
@@ -204,7 +216,7 @@ static void reclaim_tick (struct loop *l, void *arg)
     struct reclaim *rc = arg;
     int64_t now = util_now_ms ();
     struct rjob *rj, *rjn;
-    struct rnode *rn;
+    struct rnode *rn, *rnn;
 
     if (!rc->restored && !jobs_loading (rc->srv->jobs))
         restore (rc);
@@ -222,10 +234,20 @@ static void reclaim_tick (struct loop *l, void *arg)
                      rj->asked ? "no checkpoint reported in time"
                                : "the notice time is nearly up");
     }
-    LIST_FOREACH (rn, &rc->nodes, link)
-    {
-        if (rn->taken)
+    for (rn = LIST_FIRST (&rc->nodes); rn; rn = rnn) {
+        struct node *n = rn->n;
+        rnn = LIST_NEXT (rn, link);
+        if (rn->taken) {
+            /* Up through its window: a later boot.  Gone again: down, as
+             * part of the same reclaim (no interruption more). */
+            if (n->state == NODE_UP && n->conn && now >= n->reclaim_until_ms)
+                back (rc, rn);
+            else if (n->state == NODE_UP && !n->conn
+                     && now - n->last_heard_ms > rc->srv->node_timeout_ms)
+                (void)nodes_set_state (rc->srv, n, NODE_DOWN, NODE_EV_RECLAIMED,
+                                       "its instance died after its reclaim");
             continue;
+        }
         /* A link that went may be a worker that died on a live host:
          * its jobs are known dead only once its fence has passed. */
         if (!rn->n->conn && now - rn->n->last_heard_ms > rc->srv->node_timeout_ms)
@@ -269,9 +291,11 @@ static struct rnode *notice_apply (struct reclaim *rc, struct node *n, int64_t d
     rn->deadline_ms = now + left;
     snprintf (rn->source, sizeof (rn->source), "%s", source);
     n->drain |= NODE_DRAIN_RECLAIM;
-    /* Whatever the node does until its fence has passed after the deadline
-     * (its heartbeats stop as the instance dies) is this reclaim. */
-    n->reclaim_until_ms = rn->deadline_ms + srv->node_timeout_ms;
+    /* The instance dies at the deadline, give or take: a hello or a
+     * failure until half a fence time after it is this reclaim's (a
+     * worker that reconnects as its instance goes), not a boot or another
+     * interruption. */
+    n->reclaim_until_ms = rn->deadline_ms + window_ms (srv);
     LIST_FOREACH (job, jobs_running (srv->jobs), r_link)
     {
         struct rjob *rj;
@@ -350,12 +374,11 @@ static void restore (struct reclaim *rc)
     server_request_pass (rc->srv);
 }
 
-void reclaim_node_hello (struct reclaim *rc, struct node *n)
+/* A later boot: n takes jobs again (rn is freed). */
+static void back (struct reclaim *rc, struct rnode *rn)
 {
-    struct rnode *rn = rc ? rnode_of (rc, n) : NULL;
+    struct node *n = rn->n;
 
-    if (!rn || !rn->taken)
-        return; /* no notice, or a link that blinked: still draining */
     log_msg (LOG_INFO, "node %s is back after its reclaim", n->name);
     if (db_notice_delete (rc->srv->db, n->name) < 0)
         log_error ("node %s: forget its reclaim notice", n->name);
@@ -363,6 +386,23 @@ void reclaim_node_hello (struct reclaim *rc, struct node *n)
     n->comment[0] = '\0';
     LIST_REMOVE (rn, link);
     free (rn);
+}
+
+void reclaim_node_hello (struct reclaim *rc, struct node *n)
+{
+    struct rnode *rn = rc ? rnode_of (rc, n) : NULL;
+
+    if (!rn || !rn->taken)
+        return; /* no notice, or a link that blinked: still draining */
+    /* The instance saying hello as it dies at the deadline is no boot:
+     * only one still there when the reclaim's window is over is. */
+    if (util_now_ms () < n->reclaim_until_ms) {
+        log_msg (LOG_INFO,
+                 "node %s: hello within its reclaim's window: still reclaimed",
+                 n->name);
+        return;
+    }
+    back (rc, rn);
 }
 
 /* node.notice {provider, action, deadline}: the node's worker read its

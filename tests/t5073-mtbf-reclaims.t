@@ -44,6 +44,7 @@ mtbi_of_auto_job() {
 for k in 1 2 3; do
     test_expect_success "reclaim $k: the instance dies at its deadline, one interruption; M = (100 + U) / (1 + $k)" '
         j=$(echo "sleep 300" | qsub -l select=1:ncpus=1:host=node1) && wait_state $j R &&
+        wait_until 10 grep -q "job $j started as pid" $CLUSTER/worker1.log &&
         hpcq-local reclaim $CLUSTER node1 2 &&
         wait_until 15 eval "test \"\$(node_state node1)\" = down" &&
         wait_until 10 grep -q "node1 killed" $CLUSTER/reclaim1.out &&
