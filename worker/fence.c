@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,7 @@ static void watchdog_run (int rfd, const char *spool, struct cgroups *cg)
     sigemptyset (&none);
     (void)sigprocmask (SIG_SETMASK, &none, NULL); /* the worker's signalfd's */
     (void)setsid ();
+    (void)prctl (PR_SET_NAME, "hpcq-fence"); /* what ps -o comm and top show */
     watchdog_close_fds (rfd, log_fileno ());
     if (!(wd.sp = spool_open (spool, &err))) {
         log_msg (LOG_ERR, "fence: %s", err.text);
