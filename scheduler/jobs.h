@@ -69,6 +69,9 @@ struct job {
     unsigned arr_group : 2; /* subjob: how its array counts it */
     unsigned arr_began : 1;
     unsigned arr_failed : 1;
+    /* Turned down by the pass for a reason whose comment is already set
+     * (a queue's max_run): why_pass leaves that comment (policy/why.h). */
+    unsigned why_kept : 1;
 
     /* Checkpoints, suspension, preemption and cost (ckpt.h); NULL until
      * the job has any. */

@@ -3,6 +3,7 @@
 #include <config.h>
 #endif
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "scheduler/nodes.h"
 #include "scheduler/policy/place.h"
 #include "scheduler/policy/policy.h"
+#include "scheduler/policy/why.h"
 #include "scheduler/preempt.h"
 #include "scheduler/queue.h"
 #include "scheduler/web/metrics.h"
@@ -426,6 +428,39 @@ static struct alloc *sched_fit (struct policy_ctx *ctx, struct job *job)
     return place_job (ctx->nodes, ctx->nnodes, job, 0);
 }
 
+/* A waiting job's comment, changed only when its reason did; a subjob's
+ * also goes to its array, which is what qstat shows while the subjobs
+ * are untouched. */
+static void sched_why_set (struct job *job, const char *text)
+{
+    if (!job->rec.comment || strcmp (job->rec.comment, text) != 0)
+        job_set_comment (job, "%s", text);
+    if (job->parent && job->parent->rec.state == 'Q'
+        && (!job->parent->rec.comment || strcmp (job->parent->rec.comment, text) != 0))
+        job_set_comment (job->parent, "%s", text);
+}
+
+static void sched_why_cb (struct job *job, const char *text, void *arg)
+{
+    sched_why_set (job, text);
+}
+
+static void sched_why (struct job *job, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+/* Set a reason of sched.c's own, which why_pass keeps. */
+static void sched_why (struct job *job, const char *fmt, ...)
+{
+    char buf[256];
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (buf, sizeof (buf), fmt, ap);
+    va_end (ap);
+    sched_why_set (job, buf);
+    job->why_kept = 1;
+}
+
 static int sched_start (struct policy_ctx *ctx, struct job *job, struct alloc *a)
 {
     struct server *srv = ctx->arg;
@@ -433,11 +468,14 @@ static int sched_start (struct policy_ctx *ctx, struct job *job, struct alloc *a
     /* An array's %LIMIT: its subjobs wait while that many run. */
     if (job->parent && job->parent->arr->range.limit
         && job->parent->arr->running >= job->parent->arr->range.limit) {
+        sched_why (job, "Not Running: Array job limit (%d) reached",
+                   job->parent->arr->range.limit);
         free (a);
         return 0;
     }
     /* Its queue's max_run and max_run_user count this pass's starts. */
     if (!queue_may_start (srv->queues, job)) {
+        job->why_kept = 1; /* the queue said why */
         free (a);
         return 0;
     }
@@ -701,8 +739,10 @@ static void sched_pass (struct sched *s, int preempt)
             ctx.jobs[k++] = ctx.jobs[i];
     ctx.njobs = k;
     sched_drop_unplaceable (&ctx);
-    if (ctx.njobs > 0)
+    if (ctx.njobs > 0) {
         s->policy->pass (&ctx);
+        why_pass (&ctx, s->policy, sched_why_cb, NULL); /* qstat -s, -f */
+    }
     /* Those still waiting, in the policy's order, may preempt. */
     if (preempt && ctx.njobs > 0)
         again = preempt_pass (srv->preempt, ctx.jobs, ctx.njobs);
