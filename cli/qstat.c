@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/qstat_alt.h"
 #include "common/client.h"
 #include "common/util.h"
 
@@ -23,15 +24,20 @@
 static const char *usage_text =
     "Usage: qstat [-f [-1]] [-F json] [-x|-H] [-t] [-w] [-u user] [job_id|@server "
     "...]\n"
+    "       qstat -a|-i|-r [-n [-1]] [-s] [-T] [-w] [-J] [-t] [-x|-H] [-u user] "
+    "[job_id ...]\n"
     "       qstat -Q [-f] [queue ...]\n"
     "       qstat -B [-f]\n"
     "Shows jobs (finished ones too with -x, only those with -H; arrays'\n"
-    "subjobs with -t), queues (-Q) or the server (-B).\n"
+    "subjobs with -t; arrays only with -J), queues (-Q) or the server (-B);\n"
+    "-a the alternate table (-i queued, -r running; -n hosts, -s comments,\n"
+    "-T estimated start times).\n"
     "See qstat(1).\n";
 
 struct opts {
     int full, oneline, history, only_finished, wide, queues, server, json, subjobs;
     const char *user;
+    struct qstat_view view; /* -a -i -r -n -s -T -J (qstat_alt.h) */
 };
 
 static int exit_code;
@@ -284,6 +290,17 @@ static void show_jobs (const struct opts *o, int nargs, char **args)
     const char *id;
     json_t *job;
 
+    if (!o->full && !o->json && qstat_view_wanted (&o->view)) {
+        struct qstat_view v = o->view;
+        v.wide = o->wide;
+        v.oneline = o->oneline;
+        v.only_finished = o->only_finished;
+        qstat_view_show (&v, stat_body (o, nargs, args, 0), &reply);
+        if (reply)
+            report_missing (reply);
+        json_decref (reply);
+        return;
+    }
     if (!o->full && !o->json) {
         show_table (o, nargs, args);
         return;
@@ -421,7 +438,7 @@ int main (int argc, char **argv)
         return 0;
     }
     opterr = 0;
-    while ((c = getopt (argc, argv, "f1F:xwu:tQBHaJ")) != -1) {
+    while ((c = getopt (argc, argv, "f1F:xwu:tQBHaJirnsT")) != -1) {
         switch (c) {
         case 'f': o.full = 1; break;
         case '1': o.oneline = 1; break;
@@ -435,8 +452,13 @@ int main (int argc, char **argv)
         case 'w': o.wide = 1; break;
         case 'u': o.user = optarg; break;
         case 't': o.subjobs = 1; break;
-        case 'J':
-        case 'a': break;
+        case 'J': o.view.arrays = 1; break;
+        case 'a': o.view.alt = 1; break;
+        case 'i': o.view.alt = o.view.idle = 1; break;
+        case 'r': o.view.alt = o.view.running = 1; break;
+        case 'n': o.view.alt = o.view.nodes = 1; break;
+        case 's': o.view.alt = o.view.comment = 1; break;
+        case 'T': o.view.alt = o.view.est = 1; break;
         case 'Q': o.queues = 1; break;
         case 'B': o.server = 1; break;
         default:

@@ -84,12 +84,14 @@ static void why_text (const struct why *w, const struct why_room *room, char *bu
         amount_text (w->res, w->want, r, sizeof (r));
         amount_text (w->res, room->avail[w->res], a, sizeof (a));
         amount_text (w->res, room->total[w->res], t, sizeof (t));
-        snprintf (buf, len,
-                  "Not Running: Insufficient amount of resource: %s (R: %s A: %s T: %s)",
-                  res_name[w->res], r, a, t);
+        snprintf (
+            buf, len,
+            "Not Running: Insufficient amount of resource: %s (R: %s A: %s T: %s)",
+            res_name[w->res], r, a, t);
         break;
     case WHY_TOP_JOB:
-        snprintf (buf, len, "Not Running: Job would conflict with reservation or top job");
+        snprintf (buf, len,
+                  "Not Running: Job would conflict with reservation or top job");
         break;
     case WHY_ORDER:
         snprintf (buf, len, "Not Running: Job would break strict sorted order");
