@@ -69,7 +69,8 @@ static void print_header (struct view_state *s, const char *server)
     printf ("\n%s: \n", server ? server : "");
     if (s->v->est)
         printf ("%*s%s\n", lead + 15, "", "Est");
-    printf ("%*s%-7s%-8s%s\n", lead, "", "Req'd", "Req'd", s->v->est ? "Start" : "Elap");
+    printf ("%*s%-7s%-8s%s\n", lead, "", "Req'd", "Req'd",
+            s->v->est ? "Start" : "Elap");
     printf ("%-*s %-*s %-*s %-*s %-*s %-*s %-*s Memory Time  S Time\n", w->id, "Job ID",
             w->user, "Username", w->queue, "Queue", w->name, "Jobname", w->sess,
             "SessID", w->nds, "NDS", w->tsk, "TSK");
@@ -130,7 +131,8 @@ static void print_hosts (const char *hosts, int oneline)
             used += n + 1;
             continue;
         }
-        used += snprintf (line + used, sizeof (line) - used, "%s%s", used ? "+" : "", h);
+        used +=
+            snprintf (line + used, sizeof (line) - used, "%s%s", used ? "+" : "", h);
         if (used >= sizeof (line))
             used = sizeof (line) - 1;
     }
@@ -152,7 +154,8 @@ static int state_wanted (const struct qstat_view *v, json_t *job)
         return 0;
     if (v->idle && !strchr ("QHW", c))
         return 0;
-    if (v->arrays && !json_object_get (job, "array") && !json_object_get (job, "array_id"))
+    if (v->arrays && !json_object_get (job, "array")
+        && !json_object_get (job, "array_id"))
         return 0;
     return 1;
 }

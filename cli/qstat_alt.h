@@ -11,15 +11,15 @@
 #include <jansson.h>
 
 struct qstat_view {
-    int alt;       /* -a, -i, -r, -n, -s or -T: the alternate table */
-    int nodes;     /* -n: exec hosts under each job (on its line with -1) */
-    int oneline;   /* -1 */
-    int comment;   /* -s: the comment under each job */
-    int est;       /* -T: estimated start instead of elapsed time */
-    int wide;      /* -w */
-    int running;   /* -r: running and suspended jobs only */
-    int idle;      /* -i: queued, held and waiting jobs only */
-    int arrays;    /* -J: job arrays (and with -t their subjobs) only */
+    int alt;           /* -a, -i, -r, -n, -s or -T: the alternate table */
+    int nodes;         /* -n: exec hosts under each job (on its line with -1) */
+    int oneline;       /* -1 */
+    int comment;       /* -s: the comment under each job */
+    int est;           /* -T: estimated start instead of elapsed time */
+    int wide;          /* -w */
+    int running;       /* -r: running and suspended jobs only */
+    int idle;          /* -i: queued, held and waiting jobs only */
+    int arrays;        /* -J: job arrays (and with -t their subjobs) only */
     int only_finished; /* -H */
 };
 

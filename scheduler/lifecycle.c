@@ -217,7 +217,7 @@ int lifecycle_end_at (struct server *srv, struct job *job, int exit_status,
     if (ckpt_job_finished (srv, job) < 0)
         return -1;
     snprintf (detail, sizeof (detail), "Exit_status=%d", exit_status);
-    log_msg (LOG_INFO, "job %s (%s) finished: exit status %d", job->id, job->rec.owner,
+    log_msg (LOG_DEBUG, "job %s (%s) finished: exit status %d", job->id, job->rec.owner,
              exit_status);
     return lifecycle_change_at (srv, job, 'F', JOB_EV_FINISHED, actor, detail, caller);
 }

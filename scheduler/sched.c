@@ -483,7 +483,7 @@ static int sched_start (struct policy_ctx *ctx, struct job *job, struct alloc *a
         log_error ("job %s: start", job->id);
         return -1;
     }
-    log_msg (LOG_INFO, "job %s (%s) starts on %s", job->id, job->rec.owner,
+    log_msg (LOG_DEBUG, "job %s (%s) starts on %s", job->id, job->rec.owner,
              job->rec.exec_host);
     queue_note_start (srv->queues, job);
     sched_launch (srv, job);
