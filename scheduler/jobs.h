@@ -47,6 +47,10 @@ struct job {
                                      * allocation (le_prev NULL when not) */
     LIST_ENTRY (job) s_link; /* in the suspended list while 'S' */
     int64_t est_start;       /* backfill's reservation for it, 0 if none */
+    /* While it runs: what its mother superior last reported (node.usage):
+     * CPU seconds and peak memory bytes, -1 unknown.  Memory only; the
+     * final figures go to rec.resources_used at the end. */
+    int64_t used_cput, used_mem;
     struct resv *resv;       /* conservative backfill's kept reservation
                                      * (one block, freed with free()), or NULL */
     const char *node_labels; /* its queue's node_labels (borrowed), NULL = any */

@@ -127,6 +127,7 @@ int lifecycle_start_at (struct server *srv, struct job *job, struct alloc *alloc
     job->rec.session_id = 0;
     free (job->rec.resources_used);
     job->rec.resources_used = NULL;
+    job->used_cput = job->used_mem = -1; /* until its node reports */
     util_format_ctime (job->rec.stime, when, sizeof (when));
     job_set_comment (job, "Job run at %s on %s", when, job->rec.exec_vnode);
     /* A subjob's first start may be the first its row is written. */
