@@ -1002,6 +1002,7 @@ void job_set_comment (struct job *job, const char *fmt, ...)
     va_end (ap);
     free (job->rec.comment);
     job->rec.comment = xstrdup (buf);
+    job->why_code = 0; /* why_pass says its reason again (policy/why.h) */
 }
 
 static void signal_node (struct job *job, struct node *n, const char *sig,

@@ -76,6 +76,10 @@ struct job {
     /* Turned down by the pass for a reason whose comment is already set
      * (a queue's max_run): why_pass leaves that comment (policy/why.h). */
     unsigned why_kept : 1;
+    /* The reason why_pass last gave it (code 0: none, or its comment was
+     * set since by job_set_comment): an unchanged reason costs no text. */
+    unsigned char why_code, why_res;
+    int64_t why_want, why_avail;
 
     /* Checkpoints, suspension, preemption and cost (ckpt.h); NULL until
      * the job has any. */

@@ -30,7 +30,23 @@ struct sched {
     int64_t default_walltime; /* -1: jobs without walltime are unbounded */
     int64_t down_grace_ms;    /* node_down_grace: a down node counts this long */
     struct loop_timer *tick;
+    int64_t why_next_ms; /* when why_pass may run again (sched_why_due) */
 };
+
+/* Why jobs wait is said at most once a second: passes come with every
+ * submission and every end, a person reads the comment, and saying it
+ * touches every waiting job (bench/RESULTS.md, bench/sched-pass). */
+#define SCHED_WHY_INTERVAL_MS 1000
+
+static int sched_why_due (struct sched *s)
+{
+    int64_t now = util_now_ms ();
+
+    if (now < s->why_next_ms)
+        return 0;
+    s->why_next_ms = now + SCHED_WHY_INTERVAL_MS;
+    return 1;
+}
 
 /* Periodic pass as a safety net: decisions are event-driven, but nothing
  * should wait forever on a missed request. */
@@ -741,7 +757,8 @@ static void sched_pass (struct sched *s, int preempt)
     sched_drop_unplaceable (&ctx);
     if (ctx.njobs > 0) {
         s->policy->pass (&ctx);
-        why_pass (&ctx, s->policy, sched_why_cb, NULL); /* qstat -s, -f */
+        if (sched_why_due (s)) /* qstat -s, -f, the API */
+            why_pass (&ctx, s->policy, sched_why_cb, NULL);
     }
     /* Those still waiting, in the policy's order, may preempt. */
     if (preempt && ctx.njobs > 0)

@@ -51,16 +51,30 @@ struct why {
     int64_t want;
 };
 
+/* want: the job's totals, kept while jobs share one request (an array's
+ * subjobs share their array's). */
+struct want_cache {
+    const struct hpcq_chunk *chunk;
+    int nchunks;
+    int64_t v[NRES];
+};
+
 static struct why why_of (const struct job *job, const struct why_room *room,
-                          int behind, const struct policy_ops *policy)
+                          int behind, const struct policy_ops *policy,
+                          struct want_cache *wc)
 {
     const struct hpcq_resources *res = &job->spec.res;
-    int64_t want[NRES] = { resource_total_ncpus (res), resource_total_mem (res),
-                           resource_total_ngpus (res) };
 
+    if (res->chunk != wc->chunk || res->nchunks != wc->nchunks) {
+        wc->chunk = res->chunk;
+        wc->nchunks = res->nchunks;
+        wc->v[RES_NCPUS] = resource_total_ncpus (res);
+        wc->v[RES_MEM] = resource_total_mem (res);
+        wc->v[RES_NGPUS] = resource_total_ngpus (res);
+    }
     for (int k = 0; k < NRES; k++)
-        if (want[k] > room->avail[k])
-            return (struct why){ WHY_RESOURCE, k, want[k] };
+        if (wc->v[k] > room->avail[k])
+            return (struct why){ WHY_RESOURCE, k, wc->v[k] };
     if (behind)
         return (struct why){ policy == &policy_fifo ? WHY_ORDER : WHY_TOP_JOB, 0, 0 };
     return (struct why){ WHY_NODES, 0, 0 };
@@ -105,6 +119,7 @@ void why_pass (struct policy_ctx *ctx, const struct policy_ops *policy, why_f cb
 {
     struct why_room room;
     struct why last = { 0, 0, 0 };
+    struct want_cache wc = { NULL, -1, { 0 } };
     char text[160] = "";
     int behind = 0;
 
@@ -112,18 +127,33 @@ void why_pass (struct policy_ctx *ctx, const struct policy_ops *policy, why_f cb
     for (int i = 0; i < ctx->njobs; i++) {
         struct job *job = ctx->jobs[i];
         struct why w;
+        int64_t avail;
         if (job->rec.state != 'Q')
             continue; /* it started */
         if (job->why_kept) {
             job->why_kept = 0;
+            job->why_code = 0;
             continue;
         }
-        w = why_of (job, &room, behind, policy);
+        /* No node up: nothing could start, and the comments keep saying
+         * what happened (a requeue, say), as sched.c's down-node check. */
+        if (room.total[RES_NCPUS] == 0)
+            continue;
+        w = why_of (job, &room, behind, policy, &wc);
         behind = 1;
+        avail = w.code == WHY_RESOURCE ? room.avail[w.res] : 0;
+        /* The same reason as the last pass gave it: its comment says so. */
+        if (job->why_code == w.code && job->why_res == w.res && job->why_want == w.want
+            && job->why_avail == avail)
+            continue;
         if (w.code != last.code || w.res != last.res || w.want != last.want) {
             why_text (&w, &room, text, sizeof (text));
             last = w;
         }
         cb (job, text, arg);
+        job->why_code = (unsigned char)w.code;
+        job->why_res = (unsigned char)w.res;
+        job->why_want = w.want;
+        job->why_avail = avail;
     }
 }

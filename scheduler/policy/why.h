@@ -14,9 +14,12 @@
  * "Not Running: " as PBS Pro's comment is.
  *
  * One source for every view: qstat -f's comment, qstat -s, the REST API
- * and squeue all read the comment the caller sets from it.  The cost is
- * one scan of the nodes and a few comparisons per waiting job; jobs with
- * the same reason share one formatted text.
+ * and the status page all read the comment the caller sets from it.  The
+ * cost is one scan of the nodes and a few comparisons per waiting job; a
+ * job whose reason is the one it had is not written again, and jobs with
+ * the same reason share one formatted text.  The daemon calls it at most
+ * once a second (sched.c), not after every pass.  With no node up it
+ * changes nothing: the comments keep saying what happened (a requeue).
  */
 #ifndef HPCQ_SCHEDULER_POLICY_WHY_H
 #define HPCQ_SCHEDULER_POLICY_WHY_H
