@@ -47,6 +47,11 @@ struct job {
                                      * allocation (le_prev NULL when not) */
     LIST_ENTRY (job) s_link; /* in the suspended list while 'S' */
     int64_t est_start;       /* backfill's reservation for it, 0 if none */
+    /* The reason why_pass last gave it (code 0: none, or its comment was
+     * set since by job_set_comment): an unchanged reason costs no text.
+     * Beside est_start, which every pass writes: the same cache line. */
+    int64_t why_want, why_avail;
+    unsigned char why_code, why_res;
     /* While it runs: what its mother superior last reported (node.usage):
      * CPU seconds and peak memory bytes, -1 unknown.  Memory only; the
      * final figures go to rec.resources_used at the end. */
@@ -76,10 +81,7 @@ struct job {
     /* Turned down by the pass for a reason whose comment is already set
      * (a queue's max_run): why_pass leaves that comment (policy/why.h). */
     unsigned why_kept : 1;
-    /* The reason why_pass last gave it (code 0: none, or its comment was
-     * set since by job_set_comment): an unchanged reason costs no text. */
-    unsigned char why_code, why_res;
-    int64_t why_want, why_avail;
+
 
     /* Checkpoints, suspension, preemption and cost (ckpt.h); NULL until
      * the job has any. */
