@@ -29,6 +29,7 @@
 #include "worker/sandbox.h"
 #include "worker/tasks.h"
 #include "worker/tm.h"
+#include "worker/topo.h"
 #include "worker/worker.h"
 
 /* PBS Pro's exit status for a job killed for exceeding its walltime. */
@@ -55,6 +56,7 @@ struct tasks {
     const char *acl_roots; /* users whose uid 0 jobs may run here */
     int64_t pids_max;
     int64_t io_timeout_ms;
+    struct gpuuse_sim gpu_sim; /* simulated GPUs' figures (gpuuse.h) */
     LIST_HEAD (, cleanup) cleanups;
     struct loop_timer *cleanup_timer;
 };
@@ -69,6 +71,48 @@ struct task_msg {
 #define PENDING_MSGS_MAX 64
 
 static void cleanup_tick (struct loop *l, void *arg);
+
+/* sim_gpu_util (%), sim_gpu_power (W), sim_gpu_mem_used: what each of
+ * this node's simulated GPUs is said to do while a job holds it. */
+static int tasks_gpu_sim (struct tasks *ts, struct config *cfg, struct hpcq_error *err)
+{
+    const char *s;
+
+    ts->gpu_sim = (struct gpuuse_sim){ 0, 0, 0 };
+    if ((s = config_get (cfg, "sim_gpu_util", NULL))
+        && util_parse_double (s, 0, 100, &ts->gpu_sim.util) < 0)
+        return errprintf (err, "invalid sim_gpu_util '%s' (a percentage, 0-100)", s);
+    if ((s = config_get (cfg, "sim_gpu_power", NULL))
+        && util_parse_double (s, 0, 100000, &ts->gpu_sim.power) < 0)
+        return errprintf (err, "invalid sim_gpu_power '%s' (watts, 0-100000)", s);
+    if ((s = config_get (cfg, "sim_gpu_mem_used", NULL))
+        && resource_parse_size (s, &ts->gpu_sim.mem, err) < 0)
+        return -1;
+    return 0;
+}
+
+/* Slots follow the node's topology when the worker read one. */
+static void tasks_topology (struct tasks *ts)
+{
+    const struct topo *topo = ts->w->topo;
+    int n, *pus, *numa, socket_of[CORES_NUMA_MAX], numa_os[CORES_NUMA_MAX];
+
+    if (!topo || (n = topo_pus (topo, NULL, 0)) <= 0)
+        return;
+    pus = xzalloc ((size_t)n * sizeof (int));
+    numa = xzalloc ((size_t)n * sizeof (int));
+    topo_pus (topo, pus, n);
+    for (int i = 0; i < n; i++)
+        numa[i] = topo_pu_numa (topo, pus[i]);
+    for (int i = 0; i < CORES_NUMA_MAX; i++) {
+        socket_of[i] = topo_numa_socket (topo, i);
+        numa_os[i] = topo_numa_os (topo, i);
+    }
+    cores_set_topology (ts->cores, pus, numa, n, socket_of, numa_os, topo_nnuma (topo),
+                        !topo_simulated (topo));
+    free (pus);
+    free (numa);
+}
 static void cleanup_add (struct tasks *ts, struct cgroup_job *cg);
 
 struct task *tasks_first (struct tasks *ts)
@@ -125,6 +169,7 @@ static void task_free (struct task *t)
     }
     privsep_cred_release (&t->cred);
     cgroup_job_free (t->cg);
+    json_decref (t->gpu_result);
     free (t);
 }
 
@@ -259,6 +304,7 @@ static void task_release (struct tasks *ts, struct task *t)
         log_error ("job %s: remove its sandbox %s", t->jobid, t->sandbox);
     cores_release (ts->cores, t->slots, t->nslots);
     t->nslots = 0;
+    t->ngpus = 0;
     if (t->cg) {
         cleanup_add (ts, t->cg);
         t->cg = NULL;
@@ -496,6 +542,8 @@ static void task_result (struct task *t, const struct cgroup_usage *u)
     t->cput = u->cpu_ns >= 0 ? u->cpu_ns / 1000000000
                              : t->ru.ru_utime.tv_sec + t->ru.ru_stime.tv_sec;
     t->maxrss = u->mem_peak >= 0 ? u->mem_peak : (int64_t)t->ru.ru_maxrss * 1024;
+    if (!t->gpu_result && !t->start_error[0])
+        t->gpu_result = gpuuse_json (&t->gpu, t->wall, &t->ts->gpu_sim);
     if (t->start_error[0])
         snprintf (t->reason, sizeof (t->reason), "%s", t->start_error);
     else if (t->kill == KILL_WALLTIME)
@@ -636,18 +684,72 @@ static int task_cred (struct tasks *ts, struct task *t, const struct launch_req 
     return 0;
 }
 
+/* The NUMA nodes a job should be near (its GPUs', unless gpu_bind=none)
+ * and, for a job without GPUs, those to keep free (the free GPUs'), so the
+ * GPUs stay usable with their own cores. */
+static void task_numa_masks (struct tasks *ts, const struct launch_req *req,
+                             unsigned char *near, unsigned char *avoid)
+{
+    const struct topo *topo = ts->w->topo;
+    int busy[GPU_MAX] = { 0 };
+    struct task *o;
+
+    memset (near, 0, CORES_NUMA_MAX);
+    memset (avoid, 0, CORES_NUMA_MAX);
+    if (!topo)
+        return;
+    if (req->ngpus > 0) {
+        if (strcmp (req->spec.res.gpu_bind, "none") != 0)
+            for (int i = 0; i < req->ngpus; i++) {
+                int numa = topo_gpu_numa (topo, req->gpus[i]);
+                if (numa >= 0 && numa < CORES_NUMA_MAX)
+                    near[numa] = 1;
+            }
+        return;
+    }
+    TAILQ_FOREACH (o, &ts->head, link)
+    for (int i = 0; i < o->ngpus; i++)
+        if (o->gpus[i] >= 0 && o->gpus[i] < GPU_MAX)
+            busy[o->gpus[i]] = 1;
+    for (int g = 0; g < ts->w->ngpus && g < GPU_MAX; g++) {
+        int numa = topo_gpu_numa (topo, g);
+        if (!busy[g] && numa >= 0 && numa < CORES_NUMA_MAX)
+            avoid[numa] = 1;
+    }
+}
+
+/* Which cores the job gets, and their cpuset lists. */
+static void task_bind (struct tasks *ts, struct task *t, const struct launch_req *req)
+{
+    unsigned char near[CORES_NUMA_MAX], avoid[CORES_NUMA_MAX];
+
+    task_numa_masks (ts, req, near, avoid);
+    t->slots = xzalloc ((req->ncpus > 0 ? req->ncpus : 1) * sizeof (int));
+    t->nslots = cores_take_near (ts->cores, req->ncpus, near, avoid, t->slots);
+    cores_format (ts->cores, t->slots, t->nslots, t->cpus, sizeof (t->cpus));
+    if (ts->w->topo) {
+        cores_format_threads (ts->cores, t->slots, t->nslots, t->threads,
+                              sizeof (t->threads));
+        cores_format_mems (ts->cores, t->slots, t->nslots, t->mems, sizeof (t->mems));
+    }
+    for (int i = 0; i < req->ngpus && i < GPU_MAX; i++)
+        t->gpus[t->ngpus++] = req->gpus[i];
+}
+
 static int task_cgroup (struct tasks *ts, struct task *t, const struct launch_req *req,
                         struct hpcq_error *err)
 {
-    struct cgroup_limits lim = { req->mem, NULL, ts->pids_max };
+    struct cgroup_limits lim = { req->mem, NULL, ts->pids_max, NULL };
     char name[64];
 
-    t->slots = xzalloc ((req->ncpus > 0 ? req->ncpus : 1) * sizeof (int));
-    t->nslots = cores_take (ts->cores, req->ncpus, t->slots);
-    cores_format (ts->cores, t->slots, t->nslots, t->cpus, sizeof (t->cpus));
+    task_bind (ts, t, req);
     if (!ts->cg)
         return 0;
-    lim.cpus = t->cpus[0] ? t->cpus : NULL;
+    /* cpu_bind=none: the job's cores are counted, not fenced. */
+    lim.cpus =
+        t->cpus[0] && strcmp (req->spec.res.cpu_bind, "none") != 0 ? t->cpus : NULL;
+    lim.mems =
+        lim.cpus && cores_real_topology (ts->cores) && t->mems[0] ? t->mems : NULL;
     snprintf (name, sizeof (name), "job_%lld.%d", (long long)req->seq, req->attempt);
     return (t->cg = cgroup_job_create (ts->cg, name, &lim, err)) ? 0 : -1;
 }
@@ -704,6 +806,8 @@ void tasks_launch (struct tasks *ts, struct launch_req *req)
         return;
     }
     tm_job_start (w->tm, req, t);
+    gpuuse_start (&t->gpu, t->ngpus, t->ngpus > 0 && w->gpus[t->gpus[0]].simulated,
+                  util_now_ms ());
     t->starting = 1;
     t->status = xzalloc (sizeof (*t->status));
     t->status_watch = loop_fd_add (w->loop, t->status_fd, LOOP_READ, task_status_cb, t);
@@ -751,7 +855,19 @@ json_t *task_result_json (const struct task *t)
         json_object_set_new (o, "reason", json_string (t->reason));
     if (o && t->kill == KILL_HOST)
         json_object_set_new (o, "host_failed", json_string (t->failed_host));
+    if (o && t->gpu_result)
+        json_object_update (o, t->gpu_result);
     return o;
+}
+
+void tasks_gpu_read (struct tasks *ts, const struct gpu_sample *s, int n)
+{
+    struct task *t;
+    int64_t now = util_now_ms ();
+
+    TAILQ_FOREACH (t, &ts->head, link)
+    if (!t->done && t->pid > 0)
+        gpuuse_read (&t->gpu, t->gpus, s, n, now);
 }
 
 json_t *tasks_running_json (struct tasks *ts)
@@ -812,9 +928,12 @@ struct tasks *tasks_create (struct worker *w, struct hpcq_error *err)
         || config_get_int (w->cfg, "user_io_timeout", 30, 1, 3600, &timeout, err) < 0)
         goto error;
     ts->io_timeout_ms = timeout * 1000;
+    if (tasks_gpu_sim (ts, w->cfg, err) < 0)
+        goto error;
     if (!(ts->spool = spool_open (w->spool, err)))
         goto error;
     ts->cores = cores_create (w->ncpus);
+    tasks_topology (ts);
     ts->ps = privsep_create (w->loop);
     tasks_open_cgroups (ts, w->cfg, w->name);
     if ((n = launch_kill_leftovers (ts->spool, ts->cg)) > 0)
