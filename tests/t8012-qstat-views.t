@@ -15,7 +15,8 @@ while time.process_time() < 2.5: pass\"" "sleep 300" |
     wait_state $r R && wait_state $s R &&
     q=$(echo true | qsub -N waiting_for_all -l select=2:ncpus=2 -l walltime=1:00) &&
     a=$(echo true | qsub -h -J 1-3 -N arr) &&
-    echo "$r $s $q $a" > ids && wait_until 10 sh -c "qstat -f -1 $q | grep -q estimated.start_time"
+    echo "$r $s $q $a" > ids && wait_until 10 sh -c "qstat -f -1 $q | grep -q estimated.start_time" &&
+    wait_until 10 sh -c "qstat -f -1 $q | grep -q \"comment = Not Running\""
 '
 
 test_expect_success 'qstat -a: the header and one line per job, as PBS Pro prints them' '
