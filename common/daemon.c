@@ -147,6 +147,24 @@ static int reload_key (const char *key, const char *value, void *arg)
     return 0;
 }
 
+/* A reloadable key the file no longer sets goes back to its default: the
+ * empty list for managers and the like, info for log_level. */
+static int reload_removed (struct reload *r, const struct config *fresh)
+{
+    static const char *const level[] = { "log_level", NULL };
+    const char *const *lists[] = { level, r->reloadable };
+
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; lists[l] && lists[l][i]; i++) {
+            const char *key = lists[l][i], *was = config_get (daemon_loaded, key, NULL);
+            if (!was || config_get (fresh, key, NULL))
+                continue;
+            if (reload_key (key, l == 0 ? "info" : "", r) < 0)
+                return -1;
+        }
+    return 0;
+}
+
 int daemon_reload (struct config *cfg, const char *const *reloadable)
 {
     struct config *fresh = config_create ();
@@ -165,7 +183,7 @@ int daemon_reload (struct config *cfg, const char *const *reloadable)
         goto out;
     }
     config_foreach (daemon_over, config_set_cb, fresh);
-    if (config_foreach (fresh, reload_key, &r) < 0) {
+    if (config_foreach (fresh, reload_key, &r) < 0 || reload_removed (&r, fresh) < 0) {
         log_msg (LOG_ERR, "SIGHUP: out of memory");
         goto out;
     }

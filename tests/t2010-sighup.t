@@ -54,8 +54,16 @@ test_expect_success 'a broken config file is refused whole: the daemon runs on a
     echo "no_such_key = 1" >> $CLUSTER/scheduler.conf &&
     kill -HUP $(cat $CLUSTER/scheduler.pid) &&
     wait_until 10 grep -q "SIGHUP: .*nothing reloaded" $CLUSTER/scheduler.log &&
+    kill -0 $(cat $CLUSTER/scheduler.pid) && has_state $(cat long.id) R
+'
+
+test_expect_success 'keys taken out of the file go back to their defaults' '
     cp conf.orig $CLUSTER/scheduler.conf &&
-    kill -0 $(cat $CLUSTER/scheduler.pid) && has_state $(cat long.id) R &&
+    kill -HUP $(cat $CLUSTER/scheduler.pid) &&
+    wait_until 10 grep -q "SIGHUP: reloaded .*log_level=info" $CLUSTER/scheduler.log &&
+    grep "SIGHUP: reloaded" $CLUSTER/scheduler.log | tail -1 | grep -q "managers=$" &&
+    j=$(echo true | qsub) && wait_state $j F &&
+    ! grep -q "job $j (.*) starts on" $CLUSTER/scheduler.log &&
     qdel $(cat long.id)
 '
 

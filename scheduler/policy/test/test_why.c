@@ -61,11 +61,13 @@ int main (void)
     mem = cluster_job (c, 4, "select=1:ncpus=1:mem=20gb,walltime=5", 0);
     q[0] = big, q[1] = small, q[2] = mem;
     pass (c, &policy_easy, q, 3);
-    is (comment (big), "Not Running: Insufficient amount of resource: ncpus (R: 8 A: 2 T: 8)",
+    is (comment (big),
+        "Not Running: Insufficient amount of resource: ncpus (R: 8 A: 2 T: 8)",
         "the top job: too few free cores, with R, A and T");
     is (comment (small), "Not Running: Job would conflict with reservation or top job",
         "a job that fits now but would delay the top job");
-    is (comment (mem), "Not Running: Insufficient amount of resource: mem (R: 20gb A: 16gb T: 16gb)",
+    is (comment (mem),
+        "Not Running: Insufficient amount of resource: mem (R: 20gb A: 16gb T: 16gb)",
         "memory is named with sizes");
     ok (ncalls == 3, "three reasons said");
 
@@ -74,7 +76,8 @@ int main (void)
 
     small->why_kept = 1;
     free (small->rec.comment);
-    small->rec.comment = strdup ("Not Running: Queue workq job limit has been reached.");
+    small->rec.comment =
+        strdup ("Not Running: Queue workq job limit has been reached.");
     pass (c, &policy_easy, q, 3);
     is (comment (small), "Not Running: Queue workq job limit has been reached.",
         "a reason the caller set is kept");
