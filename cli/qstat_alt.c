@@ -23,6 +23,10 @@ struct view_state {
     const struct widths *w;
     int header_done;
     json_t *missing;
+    /* -T: the jobs, sorted before printing as PBS sorts them (running
+     * ones first by start, then by estimated start); held whole. */
+    json_t *sorted;
+    char *server; /* the first reply's, for the header */
 };
 
 int qstat_view_wanted (const struct qstat_view *v)
@@ -82,16 +86,24 @@ static void print_header (struct view_state *s, const char *server)
 /* The estimated start as PBS's -T shows it: "--" if none or past; today
  * HH:MM; within a week the day and hour ("Tu 15"); this year the month;
  * within five years the year; then ">5yrs". */
+/* A time as the scheduler writes it (ctime), or -1. */
+static time_t ctime_parse (const char *when)
+{
+    struct tm tm = { 0 };
+
+    if (!when || !strptime (when, "%a %b %e %H:%M:%S %Y", &tm))
+        return -1;
+    tm.tm_isdst = -1;
+    return mktime (&tm);
+}
+
 static void est_text (const char *when, char *buf, size_t len)
 {
-    struct tm est = { 0 }, now;
-    time_t t = time (NULL), start;
+    struct tm est, now;
+    time_t t = time (NULL), start = ctime_parse (when);
 
     snprintf (buf, len, "--");
-    if (!when || !strptime (when, "%a %b %e %H:%M:%S %Y", &est))
-        return;
-    est.tm_isdst = -1;
-    if ((start = mktime (&est)) < t)
+    if (start < t)
         return;
     localtime_r (&t, &now);
     localtime_r (&start, &est);
@@ -245,11 +257,65 @@ static void show_chunk (json_t *reply, void *arg)
     {
         if (!state_wanted (s->v, job))
             continue;
-        if (s->v->alt)
+        if (s->sorted) /* -T: printed once all are in */
+            json_array_append_new (
+                s->sorted,
+                json_pack ("{s:s s:O s:I s:I s:i}", "id", id, "job", job, "stime",
+                           (json_int_t)ctime_parse (str_of (job, "stime")), "est",
+                           (json_int_t)ctime_parse (str_of (
+                               json_object_get (job, "estimated"), "start_time")),
+                           "n", (int)json_array_size (s->sorted)));
+        else if (s->v->alt)
             print_alt_row (s, server, id, job);
         else
             print_default_row (s, id, job);
     }
+    if (!s->server && server)
+        s->server = xstrdup (server);
+}
+
+static json_int_t int_of (json_t *o, const char *key)
+{
+    return json_integer_value (json_object_get (o, key));
+}
+
+/* PBS's -T order (OpenPBS qstat.c cmp_est_time): started jobs first, by
+ * start time; then by estimated start, those without one last; else as
+ * they came. */
+static int cmp_est (const void *pa, const void *pb)
+{
+    json_t *a = *(json_t *const *)pa, *b = *(json_t *const *)pb;
+    json_int_t sa = int_of (a, "stime"), sb = int_of (b, "stime");
+    json_int_t ea = int_of (a, "est"), eb = int_of (b, "est");
+    const char *st_a = str_of (json_object_get (a, "job"), "job_state");
+    const char *st_b = str_of (json_object_get (b, "job"), "job_state");
+    int ra = st_a && strchr ("RSE", st_a[0]), rb = st_b && strchr ("RSE", st_b[0]);
+
+    if (ra != rb)
+        return rb - ra;
+    if (ra && sa != sb)
+        return sa < sb ? -1 : 1;
+    if (!ra && ea != eb) {
+        if (ea < 0 || eb < 0)
+            return ea < 0 ? 1 : -1;
+        return ea < eb ? -1 : 1;
+    }
+    return int_of (a, "n") < int_of (b, "n") ? -1 : 1;
+}
+
+static void print_sorted (struct view_state *s)
+{
+    size_t n = json_array_size (s->sorted);
+    json_t **v = n ? xzalloc (n * sizeof (*v)) : NULL;
+
+    for (size_t i = 0; i < n; i++)
+        v[i] = json_array_get (s->sorted, i);
+    if (n)
+        qsort (v, n, sizeof (*v), cmp_est);
+    for (size_t i = 0; i < n; i++)
+        print_alt_row (s, s->server, str_of (v[i], "id"),
+                       json_object_get (v[i], "job"));
+    free (v);
 }
 
 void qstat_view_show (const struct qstat_view *v, json_t *body, json_t **missing)
@@ -258,10 +324,16 @@ void qstat_view_show (const struct qstat_view *v, json_t *body, json_t **missing
     struct hpcq_error err;
     struct client *c = client_connect (NULL, &err);
 
+    if (v->est && v->alt)
+        s.sorted = json_array ();
     if (!c || client_rpc_stream (c, "job.stat", body, show_chunk, &s, &err) < 0) {
         fprintf (stderr, "qstat: %s\n", err.text);
         exit (1);
     }
     client_destroy (c);
+    if (s.sorted)
+        print_sorted (&s);
+    json_decref (s.sorted);
+    free (s.server);
     *missing = s.missing;
 }

@@ -84,7 +84,7 @@ test_expect_success 'the finished job keeps its final figures' '
     job_attr $r resources_used.walltime | grep -qE "^00:00:[0-9][0-9]$"
 '
 
-test_expect_success 'conservative backfill estimates every queued job: -T shows each' '
+test_expect_success 'conservative backfill estimates every queued job: -T shows each, in start order' '
     hpcq-local stop $CLUSTER >/dev/null 2>&1 && rm -rf $CLUSTER && cluster_start 1 --cpus-per-worker 2 --policy conservative &&
     r=$(echo "sleep 300" | qsub -l select=1:ncpus=2 -l walltime=1:00:00) && wait_state $r R &&
     q1=$(echo true | qsub -l select=1:ncpus=2 -l walltime=1:00:00) &&
@@ -93,6 +93,7 @@ test_expect_success 'conservative backfill estimates every queued job: -T shows 
     qstat -T > t2.out && cat t2.out &&
     grep -E "^$q1 .* Q ([0-9][0-9]:[0-9][0-9]|[A-Z][a-z] [0-9][0-9])$" t2.out &&
     grep -E "^$q2 .* Q ([0-9][0-9]:[0-9][0-9]|[A-Z][a-z] [0-9][0-9])$" t2.out &&
+    grep -E "^[0-9]" t2.out | cut -d" " -f1 > t2.order && printf "%s\n" $r $q1 $q2 | cmp - t2.order &&
     qdel $r $q1 $q2
 '
 
