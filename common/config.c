@@ -83,6 +83,7 @@ static const char *known_keys[] = {
     "gpu_mem",
     "spool_dir",
     "heartbeat_interval",
+    "usage_interval",
     "kill_delay",
     "labels",
     "mig_layout",

@@ -57,6 +57,8 @@ static struct job *job_new (struct server *srv, struct conn *c,
     job->rec.state = JOB_STATE_NEW; /* lifecycle_submit decides */
     snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "%s",
               job->spec.hold ? "u" : "n");
+    if (job->spec.hold) /* qstat -s says why it waits, as for qhold */
+        job_set_comment (job, "Job held by %s on submission (qsub -h)", owner);
     job->rec.priority = job->spec.priority;
     job->rec.ctime = job->rec.mtime = util_wall_secs ();
     job->is_array = job->spec.array != NULL;
