@@ -108,6 +108,9 @@ static const char *known_keys[] = {
     "tm_socket",
     "tm_port",
     "tm_keepalive",
+    "tm_max_user_connections",
+    "tm_unopened_per_addr",
+    "tm_unopened_max",
     "tm_rsh_agent",
     "test_ib_sysfs_root",
     /* both */

@@ -10,11 +10,14 @@ scheduler's limits (t6052, t6053, t6054).
         "closed after S s" if the server closed the connection, else "open".
     conn-load.py flood SOCKET N HOLD
         The same with N server.stat requests (small answers, many of them).
-    conn-load.py idle ADDRESS N HOLD
+    conn-load.py idle ADDRESS N HOLD [SOURCE]
         Open N connections (ADDRESS: a Unix socket path, or HOST:PORT for
-        TCP) that send nothing, hold them HOLD seconds; print how many
+        TCP, from address SOURCE if given) that send nothing, hold them
+        HOLD seconds; print how many
         connected, how many the server refused at once (and the first
-        refusal's text) and how many it closed while held.
+        refusal's text) and how many it closed while held.  A connect that
+        does not complete in 2 s (a full backlog) counts as refused, and
+        after three of them the rest are not tried.
     conn-load.py latency SOCKET JOBID SECONDS
         Ask for one job (job.stat with its id) over and over for SECONDS,
         each on a new connection as qstat does; print the count, p50, p99
@@ -36,15 +39,22 @@ def frame(mtype, msgid, body):
     return struct.pack(">I", len(data)) + data
 
 
-def connect(addr):
+def connect(addr, source=None, timeout=None):
     if addr.startswith("unix:"):
         addr = addr[5:]
     if addr.startswith("/"):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.connect(addr)
+        s.settimeout(timeout)
+        try:
+            s.connect(addr)
+        except OSError:
+            s.close()
+            raise
     else:
         host, port = addr.rsplit(":", 1)
-        s = socket.create_connection((host, int(port)))
+        s = socket.create_connection((host, int(port)), timeout,
+                                     (source, 0) if source else None)
+    s.settimeout(None)
     return s
 
 
@@ -119,13 +129,18 @@ def read_reply(s, timeout):
     return json.loads(body)
 
 
-def idle(addr, n, hold):
-    conns, refused, first = [], 0, None
-    for _ in range(n):
+def idle(addr, n, hold, source=None):
+    conns, refused, first, stuck = [], 0, None, 0
+    for k in range(n):
+        if stuck == 3:      # the backlog is full: the rest would wait too
+            refused += n - k
+            break
         try:
-            conns.append(connect(addr))
+            conns.append(connect(addr, source, 2))
+            stuck = 0
         except OSError as e:
             refused += 1
+            stuck = stuck + 1 if isinstance(e, socket.timeout) else 0
             first = first or str(e)
     # A refusal arrives at once as an error reply to no request (id 0).
     time.sleep(0.5)
@@ -194,7 +209,7 @@ def main(argv):
     elif cmd == "flood":
         pipeline(addr, int(argv[3]), float(argv[4]), "server.stat", {})
     elif cmd == "idle":
-        idle(addr, int(argv[3]), float(argv[4]))
+        idle(addr, int(argv[3]), float(argv[4]), argv[5] if len(argv) > 5 else None)
     elif cmd == "latency":
         latency(addr, argv[3], float(argv[4]))
     else:
