@@ -76,7 +76,8 @@ static void peer_identify (int fd, struct admit_peer *p)
 
     memset (p, 0, sizeof (*p));
     p->uid = (uid_t)-1;
-    if (getsockname (fd, (struct sockaddr *)&ss, &len) == 0 && ss.ss_family == AF_UNIX) {
+    if (getsockname (fd, (struct sockaddr *)&ss, &len) == 0
+        && ss.ss_family == AF_UNIX) {
         if (getsockopt (fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0) {
             p->uid = cred.uid;
             p->pid = cred.pid;
@@ -121,8 +122,9 @@ static void admit_accept (struct loop *l, int fd, int revents, void *arg)
     }
     if (a->fd_max > 0 && cfd >= a->fd_max) {
         close (cfd);
-        snprintf (why, sizeof (why), "descriptor %d is in the last %d kept for the daemon",
-                  cfd, ADMIT_FD_RESERVE);
+        snprintf (why, sizeof (why),
+                  "descriptor %d is in the last %d kept for the daemon", cfd,
+                  ADMIT_FD_RESERVE);
         admit_pause (a, why);
         return;
     }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/admit.h"
+#include "common/ckptreport.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "worker/checkpoint.h"
@@ -192,6 +193,7 @@ static void sock_msg (struct conn *c, struct wire_msg *msg, void *arg)
     struct checkpoint *cp = arg;
     json_int_t gen = 0, bytes = -1;
     double secs = -1;
+    struct hpcq_error err = { 0 };
     struct task *t;
     json_t *body;
 
@@ -207,9 +209,12 @@ static void sock_msg (struct conn *c, struct wire_msg *msg, void *arg)
     if (json_unpack (msg->body, "{s?I s?I s?F}", "generation", &gen, "bytes", &bytes,
                      "seconds", &secs)
             < 0
-        || gen < 0 || bytes < -1) {
-        (void)conn_reply (c, msg, EPROTO, "ckpt.done: bad generation, bytes or seconds",
-                          NULL);
+        || ckptreport_check (gen, bytes, secs, &err) < 0) {
+        if (!err.text[0])
+            snprintf (err.text, sizeof (err.text), "bad generation, bytes or seconds");
+        admit_ratelog (&cp->refuse_log, LOG_WARNING,
+                       "job %s: checkpoint report refused: %s", t->jobid, err.text);
+        (void)conn_reply (c, msg, EINVAL, err.text, NULL);
         conn_close_after_flush (c);
         return;
     }
