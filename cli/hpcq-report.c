@@ -127,10 +127,12 @@ static void print_table (struct report *r, struct report_row **rows, int n)
             "ckpt_s", "ckpt_cost");
     for (int i = 0; i <= n; i++) {
         struct report_row *row = i < n ? rows[i] : &r->total;
+        char *key = util_escape_ctl (row->key); /* an account's text is a user's */
         if (i == n)
             printf ("\n");
-        printf ("%-*s %7lld %11.2f %10.2f", w, row->key, (long long)row->jobs,
+        printf ("%-*s %7lld %11.2f %10.2f", w, key, (long long)row->jobs,
                 hours (row->core_s), hours (row->gpu_s));
+        free (key);
         for (int p = 0; p < r->nprofiles; p++)
             printf (" %*.2f", (int)strlen (r->profiles[p]) + 11, hours (row->mig_s[p]));
         printf (" %11.1f %10.1f %8lld %8lld %11lld %8lld %10.2f %10.2f %16.2f %10.2f "
@@ -153,14 +155,17 @@ static void print_csv (struct report *r, struct report_row **rows, int n)
     for (int i = 0; i <= n; i++) {
         struct report_row *row = i < n ? rows[i] : &r->total;
         /* Keys are user, group, queue names or job ids: no commas or quotes
-         * but an account may have them; quote it as CSV does. */
-        if (strpbrk (row->key, ",\"\n")) {
+         * but an account may have them; quote it as CSV does, and escape
+         * its control characters, so no account makes a row of its own. */
+        char *key = util_escape_ctl (row->key);
+        if (strpbrk (key, ",\"")) {
             putchar ('"');
-            for (const char *c = row->key; *c; c++)
+            for (const char *c = key; *c; c++)
                 printf (*c == '"' ? "\"\"" : "%c", *c);
             putchar ('"');
         } else
-            printf ("%s", row->key);
+            printf ("%s", key);
+        free (key);
         printf (",%lld,%.6f,%.6f", (long long)row->jobs, hours (row->core_s),
                 hours (row->gpu_s));
         for (int p = 0; p < r->nprofiles; p++)

@@ -26,7 +26,8 @@ int main (void)
         "seconds 1e308 is refused: %s", err.text);
     ok (ckptreport_check (0, -1, INFINITY, &err) < 0, "infinite seconds are refused");
     ok (ckptreport_check (0, -1, NAN, &err) < 0, "NaN seconds are refused");
-    ok (ckptreport_check (INT64_MAX, -1, -1, &err) < 0 && strstr (err.text, "generation"),
+    ok (ckptreport_check (INT64_MAX, -1, -1, &err) < 0
+            && strstr (err.text, "generation"),
         "generation 2^63-1 is refused: %s", err.text);
     ok (ckptreport_check (-1, -1, -1, &err) < 0, "a negative generation is refused");
     return done_testing ();
