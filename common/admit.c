@@ -67,6 +67,19 @@ static void admit_pause (struct admit *a, const char *why)
         admit_resume (a->loop, a);
 }
 
+uint64_t admit_addr_key (const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET)
+        return (UINT64_C (1) << 32)
+               | ntohl (((const struct sockaddr_in *)sa)->sin_addr.s_addr);
+    if (sa->sa_family == AF_INET6)
+        return (UINT64_C (1) << 63)
+               | (XXH3_64bits (&((const struct sockaddr_in6 *)sa)->sin6_addr,
+                               sizeof (struct in6_addr))
+                  >> 1);
+    return UINT64_C (1) << 62;
+}
+
 static void peer_identify (int fd, struct admit_peer *p)
 {
     struct sockaddr_storage ss;
@@ -93,15 +106,13 @@ static void peer_identify (int fd, struct admit_peer *p)
         snprintf (p->name, sizeof (p->name), "fd%d", fd);
         return;
     }
-    if (ss.ss_family == AF_INET) {
-        struct in_addr *in = &((struct sockaddr_in *)&ss)->sin_addr;
-        p->key = (UINT64_C (1) << 32) | ntohl (in->s_addr);
-        inet_ntop (AF_INET, in, p->name, sizeof (p->name));
-    } else if (ss.ss_family == AF_INET6) {
-        struct in6_addr *in6 = &((struct sockaddr_in6 *)&ss)->sin6_addr;
-        p->key = (UINT64_C (1) << 63) | (XXH3_64bits (in6, sizeof (*in6)) >> 1);
-        inet_ntop (AF_INET6, in6, p->name, sizeof (p->name));
-    }
+    p->key = admit_addr_key ((struct sockaddr *)&ss);
+    if (ss.ss_family == AF_INET)
+        inet_ntop (AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, p->name,
+                   sizeof (p->name));
+    else if (ss.ss_family == AF_INET6)
+        inet_ntop (AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, p->name,
+                   sizeof (p->name));
 }
 
 static void admit_accept (struct loop *l, int fd, int revents, void *arg)

@@ -21,6 +21,7 @@
 #define HPCQ_COMMON_ADMIT_H
 
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "common/loop.h"
@@ -49,6 +50,9 @@ void admit_destroy (struct admit *a);
 
 /* Accept on listening socket fd (non-blocking).  0, or -1 with errno. */
 int admit_listen (struct admit *a, int fd);
+
+/* The key of a TCP peer's address (what struct admit_peer's key holds). */
+uint64_t admit_addr_key (const struct sockaddr *sa);
 
 /* Connections per key. */
 struct admit_counts;

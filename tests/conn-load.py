@@ -18,6 +18,11 @@ scheduler's limits (t6052, t6053, t6054).
         refusal's text) and how many it closed while held.  A connect that
         does not complete in 2 s (a full backlog) counts as refused, and
         after three of them the rest are not tried.
+    conn-load.py slowloris HOST:PORT N INTERVAL HOLD SOURCE[,SOURCE...]
+        Open N HTTP connections, from the source addresses in turn, each
+        sending a request line and then one header line every INTERVAL
+        seconds, never the blank line that ends them; after HOLD seconds
+        print how many connected and how many the server closed.
     conn-load.py latency SOCKET JOBID SECONDS
         Ask for one job (job.stat with its id) over and over for SECONDS,
         each on a new connection as qstat does; print the count, p50, p99
@@ -175,6 +180,41 @@ def idle(addr, n, hold, source=None):
         s.close()
 
 
+def slowloris(addr, n, interval, hold, sources):
+    host, port = addr.rsplit(":", 1)
+    conns, refused = [], 0
+    for k in range(n):
+        try:
+            s = socket.create_connection((host, int(port)), 2, (sources[k % len(sources)], 0))
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+            conns.append(s)
+        except OSError:
+            refused += 1
+    print("connected %d" % len(conns))
+    t0 = time.monotonic()
+    closed, k, live = 0, 0, list(conns)
+    next_line = t0 + interval
+    while time.monotonic() - t0 < hold and live:
+        r, _, _ = select.select(live, [], [], 0.2)
+        for s in r:     # an answer to an unfinished request, or its end:
+            live.remove(s)  # either way the server gave up on it
+            s.close()
+            closed += 1
+        if time.monotonic() >= next_line:
+            next_line += interval
+            k += 1
+            for s in list(live):
+                try:
+                    s.sendall(b"X-Slow-%d: 1\r\n" % k)
+                except OSError:
+                    live.remove(s)
+                    s.close()
+                    closed += 1
+    print("closed by server %d" % closed)
+    for s in live:
+        s.close()
+
+
 def latency(addr, jobid, seconds):
     times = []
     t_end = time.monotonic() + seconds
@@ -210,6 +250,8 @@ def main(argv):
         pipeline(addr, int(argv[3]), float(argv[4]), "server.stat", {})
     elif cmd == "idle":
         idle(addr, int(argv[3]), float(argv[4]), argv[5] if len(argv) > 5 else None)
+    elif cmd == "slowloris":
+        slowloris(addr, int(argv[3]), float(argv[4]), float(argv[5]), argv[6].split(","))
     elif cmd == "latency":
         latency(addr, argv[3], float(argv[4]))
     else:
