@@ -134,6 +134,19 @@ def read_reply(s, timeout):
     return json.loads(body)
 
 
+def drop(live, s):
+    """The server closed s: forget it; 1, to count it."""
+    live.remove(s)
+    s.close()
+    return 1
+
+
+def finish(closed, live):
+    print("closed by server %d" % closed)
+    for s in live:
+        s.close()
+
+
 def idle(addr, n, hold, source=None):
     conns, refused, first, stuck = [], 0, None, 0
     for k in range(n):
@@ -172,12 +185,8 @@ def idle(addr, n, hold, source=None):
         r, _, _ = select.select(live, [], [], 0.2)
         for s in r:
             if closed_by_peer(s, 0):
-                live.remove(s)
-                s.close()
-                closed += 1
-    print("closed by server %d" % closed)
-    for s in live:
-        s.close()
+                closed += drop(live, s)
+    finish(closed, live)
 
 
 def slowloris(addr, n, interval, hold, sources):
@@ -197,9 +206,7 @@ def slowloris(addr, n, interval, hold, sources):
     while time.monotonic() - t0 < hold and live:
         r, _, _ = select.select(live, [], [], 0.2)
         for s in r:     # an answer to an unfinished request, or its end:
-            live.remove(s)  # either way the server gave up on it
-            s.close()
-            closed += 1
+            closed += drop(live, s)     # either way the server gave up on it
         if time.monotonic() >= next_line:
             next_line += interval
             k += 1
@@ -207,12 +214,8 @@ def slowloris(addr, n, interval, hold, sources):
                 try:
                     s.sendall(b"X-Slow-%d: 1\r\n" % k)
                 except OSError:
-                    live.remove(s)
-                    s.close()
-                    closed += 1
-    print("closed by server %d" % closed)
-    for s in live:
-        s.close()
+                    closed += drop(live, s)
+    finish(closed, live)
 
 
 def latency(addr, jobid, seconds):
