@@ -23,6 +23,10 @@ scheduler's limits (t6052, t6053, t6054).
         sending a request line and then one header line every INTERVAL
         seconds, never the blank line that ends them; after HOLD seconds
         print how many connected and how many the server closed.
+    conn-load.py churn ADDRESS N SECONDS
+        For SECONDS, open connections that send nothing as fast as they
+        go, keeping the newest N open (each new one closes the oldest);
+        print how many were opened.
     conn-load.py latency SOCKET JOBID SECONDS
         Ask for one job (job.stat with its id) over and over for SECONDS,
         each on a new connection as qstat does; print the count, p50, p99
@@ -218,6 +222,22 @@ def slowloris(addr, n, interval, hold, sources):
     finish(closed, live)
 
 
+def churn(addr, n, seconds):
+    live, opened = [], 0
+    t_end = time.monotonic() + seconds
+    while time.monotonic() < t_end:
+        try:
+            live.append(connect(addr, None, 1))
+            opened += 1
+        except OSError:
+            time.sleep(0.01)
+        if len(live) > n:
+            live.pop(0).close()
+    print("opened %d" % opened)
+    for s in live:
+        s.close()
+
+
 def latency(addr, jobid, seconds):
     times = []
     t_end = time.monotonic() + seconds
@@ -255,6 +275,8 @@ def main(argv):
         idle(addr, int(argv[3]), float(argv[4]), argv[5] if len(argv) > 5 else None)
     elif cmd == "slowloris":
         slowloris(addr, int(argv[3]), float(argv[4]), float(argv[5]), argv[6].split(","))
+    elif cmd == "churn":
+        churn(addr, int(argv[3]), float(argv[4]))
     elif cmd == "latency":
         latency(addr, argv[3], float(argv[4]))
     else:
