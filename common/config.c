@@ -113,6 +113,7 @@ static const char *known_keys[] = {
     "tm_unopened_max",
     "tm_rsh_agent",
     "test_ib_sysfs_root",
+    "topology_xml",
     /* both */
     "log_file",
     "log_level",

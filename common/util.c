@@ -380,3 +380,22 @@ char *util_escape_ctl (const char *s)
     *o = '\0';
     return out;
 }
+
+void util_format_cpulist (const unsigned char *on, int n, char *buf, size_t len)
+{
+    size_t o = 0;
+
+    if (len)
+        buf[0] = '\0';
+    for (int i = 0; i < n && o < len; i++) {
+        int last = i;
+        if (!on[i])
+            continue;
+        while (last + 1 < n && on[last + 1])
+            last++;
+        o += (size_t)(last == i ? snprintf (buf + o, len - o, "%s%d", o ? "," : "", i)
+                                : snprintf (buf + o, len - o, "%s%d-%d", o ? "," : "",
+                                            i, last));
+        i = last;
+    }
+}

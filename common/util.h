@@ -85,4 +85,8 @@ char *util_escape_ctl (const char *s);
 /* 1 if s holds such a character. */
 int util_has_ctl (const char *s);
 
+/* The indices i < n with on[i] set, as a cpuset list ("0-3,8,10-11") in
+ * buf ("" for none; a list that does not fit is cut). */
+void util_format_cpulist (const unsigned char *on, int n, char *buf, size_t len);
+
 #endif
