@@ -290,8 +290,12 @@ const char *cgroup_job_path (const struct cgroup_job *j)
 
 int cgroup_job_enter (const struct cgroup_job *j)
 {
+    const char *file = j->cg->ops->enter_file;
+
     for (int i = 0; i < j->cg->nhier; i++)
-        if (cg_write (j->dir[i], "cgroup.procs", "%d", (int)getpid ()) < 0)
+        if ((file ? cg_write (j->dir[i], file, "0")
+                  : cg_write (j->dir[i], "cgroup.procs", "%d", (int)getpid ()))
+            < 0)
             return -1;
     return 0;
 }
