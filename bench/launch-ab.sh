@@ -4,12 +4,16 @@
 # Usage: bench/launch-ab.sh --a DIR --b DIR [--reps N] [--quick]
 #
 # Starts one cluster from each build tree (hpcq-local, one worker with CPUS
-# cores, MUNGE as by default, each its own munged) and measures them taking
+# cores, MUNGE as by default, each its own munged; AUTH=none for none)
+# and measures them taking
 # turns, so that the machine's load falls on both alike:
 #   1. start latency: LATN jobs one at a time, alternating between the two
 #      job by job, from just before qsub to the job's own `date +%s.%N`,
 #      median and p95 in ms;
-#   2. end to end: E2EN /bin/true jobs submitted, until the last has
+#   2. of those jobs, the worker's part: from the scheduler's log line
+#      "job ID starts on" to the worker's "job ID started as pid", median
+#      and p95 in ms (the logs' millisecond resolution);
+#   3. end to end: E2EN /bin/true jobs submitted, until the last has
 #      finished, jobs/s, REPS rounds, A then B each round.
 # Prints a Markdown table (median, min-max, and B / A; for latency < 1 is
 # better, for jobs/s > 1).  Stops only what it started and removes its
@@ -47,7 +51,7 @@ S
 for m in A B; do
     # Server names tell their job ids apart (the jobs write started.ID here).
     line=$("${build[$m]}/cli/hpcq-local" start "$tmp/$m" --workers 1 --cpus-per-worker "$CPUS" \
-               --server-name "$m") ||
+               --server-name "$m" ${AUTH:+--auth "$AUTH"}) ||
         { echo "launch-ab.sh: cannot start cluster $m" >&2; exit 1; }
 done
 
@@ -87,6 +91,27 @@ latency() {
 }
 
 latency || exit 1
+# The worker's part of those starts, from the two daemons' logs.
+for m in A B; do
+    python3 - "$tmp/$m" "$LATN" <<'PY' | while read -r k v; do record "$m" "$k" "$v"; done
+import datetime, re, sys
+d, n = sys.argv[1], int(sys.argv[2])
+def when(line, pat):
+    m = re.search(pat, line)
+    return (int(m.group(1)), datetime.datetime.strptime(line[:23], "%Y-%m-%dT%H:%M:%S.%f")) if m else None
+start, began = {}, {}
+for l in open(d + "/scheduler.log"):
+    w = when(l, r"job (\d+)\.\S+ \(\S+\) starts on")
+    if w: start[w[0]] = w[1]
+for l in open(d + "/worker1.log"):
+    w = when(l, r"job (\d+)\.\S+ started as pid")
+    if w: began[w[0]] = w[1]
+v = sorted((began[k] - start[k]).total_seconds() * 1000 for k in start if k in began and k <= n)
+if v:
+    print("worker_median_ms", v[(len(v) - 1) // 2])
+    print("worker_p95_ms", v[min(len(v) - 1, int(len(v) * 0.95))])
+PY
+done
 for rep in $(seq 1 "$REPS"); do
     for m in A B; do
         echo "rep $rep: $m" >&2
@@ -107,6 +132,8 @@ for line in open(sys.argv[1]):
     rows.setdefault(k, {}).setdefault(m, []).append(float(v))
 names = [("latency_median_ms", "start latency, qsub to the job's first command, median (ms)"),
          ("latency_p95_ms", "start latency, p95 (ms)"),
+         ("worker_median_ms", "of it, scheduler's 'starts on' to worker's 'started as pid', median (ms)"),
+         ("worker_p95_ms", "the same, p95 (ms)"),
          ("e2e_per_s", "end to end, /bin/true jobs (jobs/s)")]
 def cell(v):
     med = statistics.median(v)
