@@ -34,7 +34,7 @@ test_expect_success 'restart: the folder is removed as its owner, then it runs a
     d=$TEST_ROOT/r && eval "$(cluster_start_in $d 1 --cpus-per-worker 2 --sched-config ckpt_corrupt=restart)" &&
     b=$(qsub -c s app.sh) && wait_state $b F 60 &&
     test "$(job_attr $b Exit_status)" = 0 && test "$(job_attr $b run_count)" = 2 &&
-    grep -q "job $(seqno $b): checkpoint folder .* to be removed by node node1" $d/scheduler.log &&
+    grep -q "job $(seqno $b): removing checkpoint folder" $d/worker1.log &&
     sqlite3 $d/state/hpcq.sqlite "SELECT detail FROM events WHERE job_seq = $(seqno $b) AND type = \"released\"" |
         grep -q "checkpoint folder removed" && hpcq-local stop $d >/dev/null
 '
