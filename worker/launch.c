@@ -405,6 +405,26 @@ static void child_ckpt_dir (const struct launch_req *req, char **envp, int fd)
     }
 }
 
+/* A container job: hpcq-container, as the owner, runs the script inside
+ * the image (container.h); what it needs comes in its environment. */
+static void child_container (const struct launch_req *req, const struct launch_env *e,
+                             const char *script, char **envp, int fd)
+{
+    const struct hpcq_resources *res = &req->spec.res;
+    int n = 0;
+
+    while (envp[n])
+        n++;
+    env_add (envp, &n, "HPCQ_CONTAINER_IMAGE", "%s", res->container_image);
+    if (res->container_mounts)
+        env_add (envp, &n, "HPCQ_CONTAINER_MOUNTS", "%s", res->container_mounts);
+    if (res->container_workdir)
+        env_add (envp, &n, "HPCQ_CONTAINER_WORKDIR", "%s", res->container_workdir);
+    envp[n] = NULL;
+    execve (e->container_helper, (char *[]){ "hpcq-container", (char *)script, NULL }, envp);
+    child_fail (fd, envp, "cannot execute", e->container_helper);
+}
+
 /* Everything from here on that touches a path the user named runs after
  * privsep_drop(): the stat in launch_resolve_output, the checkpoint
  * directory, the output files. */
@@ -439,6 +459,8 @@ static void child_exec (const struct launch_req *req, const struct launch_env *e
     child_say (fd, 'E', req->spec.join == JOIN_OE ? out_path : err_path);
     child_ckpt_dir (req, envp, fd);
     child_stdio (req, out_path, err_path, envp, fd);
+    if (req->spec.res.container_image)
+        child_container (req, e, script, envp, fd);
     if (strncmp (req->spec.script, "#!", 2) == 0)
         execve (script, (char *[]){ (char *)script, NULL }, envp);
     else
