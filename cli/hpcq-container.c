@@ -38,7 +38,8 @@ extern char **environ;
 
 static pid_t child;
 
-static void die (const char *fmt, ...) __attribute__ ((format (printf, 1, 2), noreturn));
+static void die (const char *fmt, ...)
+    __attribute__ ((format (printf, 1, 2), noreturn));
 static void die (const char *fmt, ...)
 {
     va_list ap;
@@ -72,7 +73,8 @@ static int run (char *const argv[], int quiet)
                 dup2 (null, 1);
         }
         execvp (argv[0], argv);
-        fprintf (stderr, "hpcq-container: cannot run %s: %s\n", argv[0], strerror (errno));
+        fprintf (stderr, "hpcq-container: cannot run %s: %s\n", argv[0],
+                 strerror (errno));
         _exit (127);
     }
     while (waitpid (child, &status, 0) < 0)
@@ -97,9 +99,10 @@ static char *image_ref (const char *image)
 
 static void add_bind (json_t *mounts, const char *src, const char *dst, int ro)
 {
-    json_array_append_new (mounts, json_pack ("{s:s s:s s:s s:[s s s]}", "destination", dst,
-                                              "type", "bind", "source", src, "options",
-                                              "rbind", ro ? "ro" : "rw", "nosuid"));
+    json_array_append_new (mounts,
+                           json_pack ("{s:s s:s s:s s:[s s s]}", "destination", dst,
+                                      "type", "bind", "source", src, "options", "rbind",
+                                      ro ? "ro" : "rw", "nosuid"));
 }
 
 /* A path from the environment, bound at the same place if it exists. */
@@ -117,7 +120,8 @@ static void bind_user (json_t *mounts, const char *list)
 {
     char *copy = strdup (list ? list : ""), *save = NULL;
 
-    for (char *item = strtok_r (copy, "+", &save); item; item = strtok_r (NULL, "+", &save)) {
+    for (char *item = strtok_r (copy, "+", &save); item;
+         item = strtok_r (NULL, "+", &save)) {
         char *dst = strchr (item, ':'), *mode;
         if (!dst)
             continue;
@@ -131,21 +135,37 @@ static void bind_user (json_t *mounts, const char *list)
     free (copy);
 }
 
-/* The job's environment with the image's PATH. */
+/* The image's environment, then the job's over it, but for the paths
+ * that name the image's own programs and libraries (PATH, LD_LIBRARY_PATH:
+ * the host's would point into nothing, or at the wrong libraries). */
+static int image_only (const char *kv)
+{
+    return strncmp (kv, "PATH=", 5) == 0 || strncmp (kv, "LD_LIBRARY_PATH=", 16) == 0
+           || strncmp (kv, "HPCQ_CONTAINER_", 15) == 0;
+}
+
 static json_t *job_env (json_t *image_env)
 {
-    json_t *env = json_array (), *v;
+    json_t *env = json_deep_copy (image_env ? image_env : json_array ()), *v;
     size_t i;
 
-    json_array_foreach (image_env, i, v)
-    {
-        const char *s = json_string_value (v);
-        if (s && strncmp (s, "PATH=", 5) == 0)
-            json_array_append (env, v);
-    }
-    for (char **e = environ; *e; e++)
-        if (strncmp (*e, "PATH=", 5) != 0 && strncmp (*e, "HPCQ_CONTAINER_", 15) != 0)
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr (*e, '=');
+        int replaced = 0;
+        if (!eq || image_only (*e))
+            continue;
+        json_array_foreach (env, i, v)
+        {
+            const char *s = json_string_value (v);
+            if (s && strncmp (s, *e, (size_t)(eq - *e) + 1) == 0) {
+                json_array_set_new (env, i, json_string (*e));
+                replaced = 1;
+                break;
+            }
+        }
+        if (!replaced)
             json_array_append_new (env, json_string (*e));
+    }
     return env;
 }
 
@@ -174,6 +194,98 @@ static void stay_in_job_cgroup (json_t *linux_)
 {
     json_object_del (linux_, "cgroupsPath");
     json_object_del (linux_, "resources");
+}
+
+/* The host's NVIDIA driver files a CUDA program in the image needs, where
+ * NGC's images look for them (LD_LIBRARY_PATH /usr/local/nvidia/lib64). */
+static const char *const driver_libs[] = {
+    "/usr/lib/x86_64-linux-gnu/libcuda.so.1",
+    "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1",
+    "/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.1",
+};
+static const char *const control_nodes[] = { "/dev/nvidiactl", "/dev/nvidia-uvm",
+                                             "/dev/nvidia-uvm-tools" };
+
+/* The CDI spec (the Container Device Interface's JSON) of the job's GPUs,
+ * HPCQ_CONTAINER_GPUS "INDEX:/dev/nvidiaN,..." ("INDEX:" for a simulated
+ * one, which has no device): kind nvidia.com/gpu, or hpcq.simulated/gpu
+ * for simulated GPUs so nobody mistakes one for the other. */
+static json_t *cdi_spec (void)
+{
+    const char *gpus = getenv ("HPCQ_CONTAINER_GPUS");
+    int sim = getenv ("HPCQ_CONTAINER_GPUS_SIMULATED") != NULL;
+    json_t *devices = json_array (), *common_nodes = json_array (),
+           *mounts = json_array ();
+    char *copy = strdup (gpus ? gpus : ""), *save = NULL;
+
+    for (char *item = strtok_r (copy, ",", &save); item;
+         item = strtok_r (NULL, ",", &save)) {
+        char *dev = strchr (item, ':');
+        json_t *nodes = json_array ();
+        if (!dev)
+            continue;
+        *dev++ = '\0';
+        if (dev[0] == '/')
+            json_array_append_new (nodes, json_pack ("{s:s}", "path", dev));
+        json_array_append_new (devices,
+                               json_pack ("{s:s s:{s:o}}", "name", item,
+                                          "containerEdits", "deviceNodes", nodes));
+    }
+    free (copy);
+    for (size_t i = 0; !sim && i < sizeof (control_nodes) / sizeof (*control_nodes);
+         i++)
+        if (access (control_nodes[i], F_OK) == 0)
+            json_array_append_new (common_nodes,
+                                   json_pack ("{s:s}", "path", control_nodes[i]));
+    for (size_t i = 0; !sim && i < sizeof (driver_libs) / sizeof (*driver_libs); i++)
+        if (access (driver_libs[i], F_OK) == 0) {
+            const char *base = strrchr (driver_libs[i], '/') + 1;
+            char dst[256];
+            snprintf (dst, sizeof (dst), "/usr/local/nvidia/lib64/%s", base);
+            json_array_append_new (mounts, json_pack ("{s:s s:s s:[s s]}", "hostPath",
+                                                      driver_libs[i], "containerPath",
+                                                      dst, "options", "ro", "bind"));
+        }
+    return json_pack ("{s:s s:s s:o s:{s:o s:o}}", "cdiVersion", "0.5.0", "kind",
+                      sim ? "hpcq.simulated/gpu" : "nvidia.com/gpu", "devices", devices,
+                      "containerEdits", "deviceNodes", common_nodes, "mounts", mounts);
+}
+
+/* Apply the spec's edits (device nodes and driver files, bound in: a
+ * rootless container cannot make device nodes) and put the spec itself at
+ * /etc/cdi/hpcq-job.json, read-only, for the job to see what it got. */
+static void apply_cdi (const char *bundle, json_t *mounts)
+{
+    json_t *spec = cdi_spec (), *d, *n;
+    char path[4300];
+    size_t i, k;
+
+    json_array_foreach (json_object_get (spec, "devices"), i, d)
+    {
+        json_array_foreach (json_object_get (json_object_get (d, "containerEdits"),
+                                             "deviceNodes"),
+                            k, n)
+        {
+            const char *p = json_string_value (json_object_get (n, "path"));
+            if (p && access (p, F_OK) == 0)
+                add_bind (mounts, p, p, 0);
+        }
+    }
+    json_array_foreach (json_object_get (json_object_get (spec, "containerEdits"),
+                                         "deviceNodes"),
+                        i, n)
+        add_bind (mounts, json_string_value (json_object_get (n, "path")),
+                  json_string_value (json_object_get (n, "path")), 0);
+    json_array_foreach (json_object_get (json_object_get (spec, "containerEdits"),
+                                         "mounts"),
+                        i, n)
+        add_bind (mounts, json_string_value (json_object_get (n, "hostPath")),
+                  json_string_value (json_object_get (n, "containerPath")), 1);
+    snprintf (path, sizeof (path), "%s/cdi.json", bundle);
+    if (json_dump_file (spec, path, JSON_INDENT (1)) < 0)
+        die ("cannot write %s", path);
+    add_bind (mounts, path, "/etc/cdi/hpcq-job.json", 1);
+    json_decref (spec);
 }
 
 static void write_config (const char *bundle, const char *script)
@@ -214,6 +326,8 @@ static void write_config (const char *bundle, const char *script)
     bind_env (mounts, "HPCQ_CHECKPOINT_DIR", 0);
     bind_env (mounts, "PBS_NODEFILE", 1);
     bind_user (mounts, getenv ("HPCQ_CONTAINER_MOUNTS"));
+    if (getenv ("HPCQ_CONTAINER_GPUS"))
+        apply_cdi (bundle, mounts);
     if (json_dump_file (cfg, path, JSON_INDENT (1)) < 0)
         die ("cannot write %s", path);
     json_decref (cfg);
@@ -234,8 +348,8 @@ static void container_name (char *buf, size_t len)
     size_t o = (size_t)snprintf (buf, len, "hpcq-");
 
     for (const char *p = id ? id : "job"; *p && o + 1 < len; p++)
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')
-            || *p == '.' || *p == '-' || *p == '_')
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
+            || (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == '_')
             buf[o++] = *p;
     /* and this process's id: unique on the node, whatever was left */
     snprintf (buf + o, len - o, "-%ld", (long)getpid ());
@@ -258,11 +372,13 @@ int main (int argc, char **argv)
     snprintf (root, sizeof (root), "%s/run", top);
     if (!(ref = image_ref (image)))
         die ("out of memory");
-    rc = run ((char *const[]){ "umoci", "unpack", "--rootless", "--image", ref, bundle, NULL },
+    rc = run ((char *const[]){ "umoci", "unpack", "--rootless", "--image", ref, bundle,
+                               NULL },
               1);
     free (ref);
     if (rc != 0) {
-        fprintf (stderr, "hpcq-container: cannot unpack %s (umoci exit %d)\n", image, rc);
+        fprintf (stderr, "hpcq-container: cannot unpack %s (umoci exit %d)\n", image,
+                 rc);
         nftw (top, rm_one, 16, FTW_DEPTH | FTW_PHYS);
         return 1;
     }
@@ -273,7 +389,8 @@ int main (int argc, char **argv)
     signal (SIGHUP, forward);
     signal (SIGUSR1, forward);
     signal (SIGUSR2, forward);
-    rc = run ((char *const[]){ "runc", "--root", root, "run", "--bundle", bundle, name, NULL },
+    rc = run ((char *const[]){ "runc", "--root", root, "run", "--bundle", bundle, name,
+                               NULL },
               0);
     nftw (top, rm_one, 16, FTW_DEPTH | FTW_PHYS);
     return rc;

@@ -94,8 +94,9 @@ static int index_has_tag (json_t *index, const char *tag)
 
     json_array_foreach (json_object_get (index, "manifests"), i, m)
     {
-        const char *name = json_string_value (
-            json_object_get (json_object_get (m, "annotations"), "org.opencontainers.image.ref.name"));
+        const char *name =
+            json_string_value (json_object_get (json_object_get (m, "annotations"),
+                                                "org.opencontainers.image.ref.name"));
         if (name && strcmp (name, tag) == 0)
             return 1;
     }
@@ -107,13 +108,14 @@ static int index_has_tag (json_t *index, const char *tag)
  * the tag asked for ("latest" when none). */
 static int check_image (const char *image, struct hpcq_error *err)
 {
-    const char *slash = strrchr (image, '/'), *colon = slash ? strchr (slash, ':') : NULL;
+    const char *slash = strrchr (image, '/'),
+               *colon = slash ? strchr (slash, ':') : NULL;
     char dir[1024], path[1100];
     json_t *layout, *index;
     int ok;
 
-    snprintf (dir, sizeof (dir), "%.*s", (int)(colon ? colon - image : (long)strlen (image)),
-              image);
+    snprintf (dir, sizeof (dir), "%.*s",
+              (int)(colon ? colon - image : (long)strlen (image)), image);
     if (access (dir, R_OK | X_OK) < 0)
         return errprintf (err, "container_image %s: %s", dir, strerror (errno));
     snprintf (path, sizeof (path), "%s/oci-layout", dir);
@@ -121,11 +123,13 @@ static int check_image (const char *image, struct hpcq_error *err)
     ok = json_is_string (json_object_get (layout, "imageLayoutVersion"));
     json_decref (layout);
     if (!ok)
-        return errprintf (err, "container_image %s: not an OCI image layout (no oci-layout file)",
-                          dir);
+        return errprintf (
+            err, "container_image %s: not an OCI image layout (no oci-layout file)",
+            dir);
     snprintf (path, sizeof (path), "%s/index.json", dir);
     if (!(index = json_load_file (path, 0, NULL)))
-        return errprintf (err, "container_image %s: not an OCI image layout (no index.json)",
+        return errprintf (err,
+                          "container_image %s: not an OCI image layout (no index.json)",
                           dir);
     ok = index_has_tag (index, colon ? colon + 1 : "latest");
     json_decref (index);

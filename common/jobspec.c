@@ -655,7 +655,8 @@ static int decode_bind (const char *gpu_bind, const char *cpu_bind,
 }
 
 /* The container, checked as qsub checks it. */
-static int decode_container (json_t *c, struct hpcq_resources *res, struct hpcq_error *err)
+static int decode_container (json_t *c, struct hpcq_resources *res,
+                             struct hpcq_error *err)
 {
     static const char *const keys[] = { "image", "mounts", "workdir" };
     struct hpcq_error rerr;
@@ -697,8 +698,8 @@ static int decode_resources (const json_t *o, struct hpcq_resources *res,
 
     if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s:{s:o s?I s?s s?b s?s s?s s?o !}}",
                         "resources", "chunks", &chunks, "walltime", &walltime, "place",
-                        &place, "spot", &spot, "gpu_bind", &gpu_bind, "cpu_bind", &cpu_bind,
-                        "container", &container)
+                        &place, "spot", &spot, "gpu_bind", &gpu_bind, "cpu_bind",
+                        &cpu_bind, "container", &container)
         < 0)
         return invalid (err, "resources: %s", jerr.text);
     res->spot = spot;

@@ -617,9 +617,11 @@ static int res_set_container_image (struct hpcq_resources *res, const char *val,
     const char *slash = strrchr (val, '/'), *colon = slash ? strchr (slash, ':') : NULL;
     size_t n = colon ? (size_t)(colon - val) : strlen (val);
 
-    if (!container_path_ok (val, n) || (colon && (!colon[1] || strchr (colon + 1, ','))))
-        return invalid (err, "invalid container_image '%s' (an absolute path to an OCI "
-                             "image layout, optionally :TAG)",
+    if (!container_path_ok (val, n)
+        || (colon && (!colon[1] || strchr (colon + 1, ','))))
+        return invalid (err,
+                        "invalid container_image '%s' (an absolute path to an OCI "
+                        "image layout, optionally :TAG)",
                         val);
     if (!(res->container_image = resource_intern (val)))
         return invalid (err, "too many distinct container images");
@@ -638,7 +640,9 @@ static int check_mounts (const char *val)
         c2 = memchr (c1 + 1, ':', n - (size_t)(c1 + 1 - p));
         if (!container_path_ok (c1 + 1, (size_t)((c2 ? c2 : p + n) - c1 - 1)))
             return -1;
-        if (c2 && !((p + n - c2 - 1 == 2) && (!strncmp (c2 + 1, "ro", 2) || !strncmp (c2 + 1, "rw", 2))))
+        if (c2
+            && !((p + n - c2 - 1 == 2)
+                 && (!strncmp (c2 + 1, "ro", 2) || !strncmp (c2 + 1, "rw", 2))))
             return -1;
         p += n + (end ? 1 : 0);
         if (end && !*p)
@@ -651,8 +655,9 @@ static int res_set_container_mounts (struct hpcq_resources *res, const char *val
                                      struct hpcq_error *err)
 {
     if (check_mounts (val) < 0)
-        return invalid (err, "invalid container_mounts '%s' (SRC:DST[:ro] items joined by "
-                             "'+', absolute paths)",
+        return invalid (err,
+                        "invalid container_mounts '%s' (SRC:DST[:ro] items joined by "
+                        "'+', absolute paths)",
                         val);
     if (!(res->container_mounts = resource_intern (val)))
         return invalid (err, "too many distinct container mounts");
@@ -670,16 +675,23 @@ static int res_set_container_workdir (struct hpcq_resources *res, const char *va
 }
 
 static const struct resource_key resource_keys[] = {
-    { "gpu_bind", res_set_gpu_bind }, { "cpu_bind", res_set_cpu_bind },
+    { "gpu_bind", res_set_gpu_bind },
+    { "cpu_bind", res_set_cpu_bind },
     { "container_image", res_set_container_image },
     { "container_mounts", res_set_container_mounts },
     { "container_workdir", res_set_container_workdir },
-    { "select", res_set_select },     { "nodes", res_set_nodes },
-    { "procs", res_set_procs },       { "vmem", res_set_vmem },
-    { "pmem", res_set_pmem },         { "pvmem", res_set_pvmem },
-    { "walltime", res_set_walltime }, { "mem", res_set_mem },
-    { "ncpus", res_set_ncpus },       { "ngpus", res_set_ngpus },
-    { "place", res_set_place },       { "spot", res_set_spot },
+    { "select", res_set_select },
+    { "nodes", res_set_nodes },
+    { "procs", res_set_procs },
+    { "vmem", res_set_vmem },
+    { "pmem", res_set_pmem },
+    { "pvmem", res_set_pvmem },
+    { "walltime", res_set_walltime },
+    { "mem", res_set_mem },
+    { "ncpus", res_set_ncpus },
+    { "ngpus", res_set_ngpus },
+    { "place", res_set_place },
+    { "spot", res_set_spot },
 };
 
 /* One "name=value" item of an -l list (modified in place). */

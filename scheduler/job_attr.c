@@ -109,9 +109,11 @@ static json_t *resource_list (const struct job *job)
     if (res->container_image)
         json_object_set_new (o, "container_image", json_string (res->container_image));
     if (res->container_mounts)
-        json_object_set_new (o, "container_mounts", json_string (res->container_mounts));
+        json_object_set_new (o, "container_mounts",
+                             json_string (res->container_mounts));
     if (res->container_workdir)
-        json_object_set_new (o, "container_workdir", json_string (res->container_workdir));
+        json_object_set_new (o, "container_workdir",
+                             json_string (res->container_workdir));
     return o;
 }
 

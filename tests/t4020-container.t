@@ -38,7 +38,7 @@ mkimage() {
 mkimage || { echo "Bail out! cannot build the test image"; exit 1; }
 mkdir -p "$PUB/data" && echo "shared data" > "$PUB/data/in.txt" && chmod -R a+rX "$PUB/data"
 
-cluster_start 2 --cpus-per-worker 2 --kill-delay 1 \
+cluster_start 2 --cpus-per-worker 2 --gpus-per-worker 2 --kill-delay 1 \
     --worker-conf 1 "container_mount_allow = $PUB/data" \
     --worker-conf 2 'container_runtime = none'
 
@@ -85,6 +85,24 @@ test_expect_success 'an allowed mount, read-only, is there' '
          qsub_n -l container_image=$img -l container_mounts=$PUB/data:/data:ro) &&
     wait_state $id F 60 && out STDIN $id &&
     out STDIN $id | grep -qx "shared data" && out STDIN $id | grep -qx read-only
+'
+
+test_expect_success 'a GPU job sees its GPU, and the CDI spec of exactly it, labelled simulated' '
+    id=$(echo "echo cvd=\$CUDA_VISIBLE_DEVICES; cat /etc/cdi/hpcq-job.json; echo; echo nvidia=\$(ls /dev | grep -c nvidia)" |
+         qsub_n -l select=1:ncpus=1:ngpus=1 -l container_image=$img) && wait_state $id F 60 &&
+    out STDIN $id && g=$(out STDIN $id | sed -n "s/^cvd=//p") && test -n "$g" &&
+    sed -n "/^{/,/^}/p" "$PUB/STDIN.o$(seqno $id)" > cdi.json && jq . cdi.json &&
+    test "$(jq -r .kind cdi.json)" = hpcq.simulated/gpu &&
+    test "$(jq -r "[.devices[].name] | join(\",\")" cdi.json)" = "$g" &&
+    out STDIN $id | grep -qx nvidia=0
+'
+
+test_expect_success 'the image'\''s PATH and LD_LIBRARY_PATH, the job'\''s other variables' '
+    id=$(echo "echo path=\$PATH; echo ldp=\$LD_LIBRARY_PATH; echo v=\$MYVAR" |
+         LD_LIBRARY_PATH=/host/lib qsub_n -V -v MYVAR=hello -l container_image=$img) &&
+    wait_state $id F 60 && out STDIN $id &&
+    out STDIN $id | grep -qx "path=/bin" && out STDIN $id | grep -qx "ldp=" &&
+    out STDIN $id | grep -qx "v=hello"
 '
 
 test_expect_success 'qdel ends a container job with nothing left' '

@@ -47,7 +47,8 @@ static void helper_path (char *buf, size_t len)
     snprintf (buf, len, "%s/hpcq-container", HPCQ_LIBEXECDIR);
 }
 
-int container_setup (struct config *cfg, char *helper, size_t len, struct hpcq_error *err)
+int container_setup (struct config *cfg, char *helper, size_t len,
+                     struct hpcq_error *err)
 {
     const char *rt = config_get (cfg, "container_runtime", "runc");
     const char *h = config_get (cfg, "container_helper", NULL);
@@ -58,7 +59,8 @@ int container_setup (struct config *cfg, char *helper, size_t len, struct hpcq_e
     if (strcmp (rt, "runc") != 0)
         return errprintf (err, "invalid container_runtime '%s' (runc or none)", rt);
     if (!in_path ("runc") || !in_path ("umoci")) {
-        log_msg (LOG_INFO, "containers: no runc and umoci on PATH: container jobs go elsewhere");
+        log_msg (LOG_INFO,
+                 "containers: no runc and umoci on PATH: container jobs go elsewhere");
         return 0;
     }
     if (h)
@@ -66,7 +68,8 @@ int container_setup (struct config *cfg, char *helper, size_t len, struct hpcq_e
     else
         helper_path (helper, len);
     if (access (helper, X_OK) < 0) {
-        log_msg (LOG_WARNING, "containers: %s is missing: container jobs go elsewhere", helper);
+        log_msg (LOG_WARNING, "containers: %s is missing: container jobs go elsewhere",
+                 helper);
         helper[0] = '\0';
         return 0;
     }
@@ -79,8 +82,8 @@ static int under (const char *path, const char *dir, size_t dlen)
 {
     while (dlen > 1 && dir[dlen - 1] == '/')
         dlen--;
-    return strncmp (path, dir, dlen) == 0 && (path[dlen] == '/' || path[dlen] == '\0'
-                                              || (dlen == 1 && dir[0] == '/'));
+    return strncmp (path, dir, dlen) == 0
+           && (path[dlen] == '/' || path[dlen] == '\0' || (dlen == 1 && dir[0] == '/'));
 }
 
 static int allowed (const char *src, size_t n, const char *allow)
@@ -101,16 +104,16 @@ static int allowed (const char *src, size_t n, const char *allow)
     return 0;
 }
 
-int container_check (const struct launch_req *req, const char *helper, const char *allow,
-                     const char *node, char *why, size_t len)
+int container_check (const struct launch_req *req, const char *helper,
+                     const char *allow, const char *node, char *why, size_t len)
 {
     const char *m = req->spec.res.container_mounts;
 
     if (!req->spec.res.container_image)
         return 0;
     if (!helper[0]) {
-        snprintf (why, len, "container_image: node %s has no OCI runtime (runc and umoci)",
-                  node);
+        snprintf (why, len,
+                  "container_image: node %s has no OCI runtime (runc and umoci)", node);
         return -1;
     }
     /* Rootless runc is what keeps a container the owner's: for root it

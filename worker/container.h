@@ -24,13 +24,14 @@
  * installed one) into helper[len]; "" where the node has no runtime
  * (runc and umoci on PATH), which is logged, not an error.  -1 with err
  * for a bad setting. */
-int container_setup (struct config *cfg, char *helper, size_t len, struct hpcq_error *err);
+int container_setup (struct config *cfg, char *helper, size_t len,
+                     struct hpcq_error *err);
 
 /* May this job run here?  0, or -1 with one line in why: no runtime on
  * node, a job of root (rootless runc needs an ordinary owner), or a
  * container_mounts source outside allow (container_mount_allow:
  * comma-separated folders; "" allows none). */
-int container_check (const struct launch_req *req, const char *helper, const char *allow,
-                     const char *node, char *why, size_t len);
+int container_check (const struct launch_req *req, const char *helper,
+                     const char *allow, const char *node, char *why, size_t len);
 
 #endif

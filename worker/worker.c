@@ -519,7 +519,8 @@ static int worker_settings (struct worker *w, struct hpcq_error *err)
         return -1;
     snprintf (w->labels, sizeof (w->labels), "%s", config_get (w->cfg, "labels", ""));
     if (worker_topology (w, err) < 0
-        || container_setup (w->cfg, w->container_helper, sizeof (w->container_helper), err)
+        || container_setup (w->cfg, w->container_helper, sizeof (w->container_helper),
+                            err)
                < 0)
         return -1;
     w->mount_allow = config_get (w->cfg, "container_mount_allow", "");
