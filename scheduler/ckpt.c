@@ -649,8 +649,10 @@ static int sweep_one (int64_t seq, const char *path, int64_t uid, void *arg)
             i = ck->nremoving++;
         }
         ck->removing[i] = (struct removal){ seq, now };
-        log_msg (LOG_INFO, "job %lld: checkpoint folder %s to be removed by node %s",
-                 (long long)seq, path, n->name);
+        char id[160];
+        jobs_key_text (srv->jobs, seq, id, sizeof (id));
+        log_msg (LOG_DEBUG, "job %s: checkpoint folder %s to be removed by node %s", id,
+                 path, n->name);
     }
     wire_msg_release (&m);
     return 0;
@@ -670,6 +672,7 @@ static void ckpt_removed_msg (struct server *srv, struct conn *c, struct wire_ms
     json_int_t seq;
     int ok, i;
     const char *why = NULL;
+    char id[160];
 
     if (!conn_aux (c)
         || json_unpack (msg->body, "{s:I s:b s?s}", "seq", &seq, "ok", &ok, "error",
@@ -680,13 +683,14 @@ static void ckpt_removed_msg (struct server *srv, struct conn *c, struct wire_ms
     }
     if ((i = removing_find (ck, seq)) >= 0)
         ck->removing[i] = ck->removing[--ck->nremoving];
+    jobs_key_text (srv->jobs, seq, id, sizeof (id));
     if (!ok)
-        log_msg (LOG_WARNING, "job %lld: checkpoint folder not removed: %s",
-                 (long long)seq, why ? why : "?");
+        log_msg (LOG_WARNING, "job %s: checkpoint folder not removed: %s", id,
+                 why ? why : "?");
     /* A folder that cannot be removed (gone, not the owner's) is not
      * tried for ever. */
     if (db_ckptdir_removed (srv->db, seq, util_wall_secs ()) < 0)
-        log_error ("job %lld: record checkpoint folder removal", (long long)seq);
+        log_error ("job %s: record checkpoint folder removal", id);
     server_reply_after_commit (srv, c, msg, NULL);
 }
 
