@@ -93,14 +93,17 @@ static json_t *rpc_stat (json_t *body)
     return acc;
 }
 
-/* One "    name = value" line; PBS folds lines past 80 columns unless -1. */
+/* One "    name = value" line; PBS folds lines past 80 columns unless -1.
+ * Values are users' text (names, paths, accounts, variables): their
+ * control characters are shown escaped, never sent to the terminal. */
 static void print_attr (const char *name, const char *value, int oneline)
 {
-    char *line;
+    char *line, *shown = util_escape_ctl (value);
     size_t len;
 
-    if (asprintf (&line, "    %s = %s", name, value) < 0)
+    if (asprintf (&line, "    %s = %s", name, shown) < 0)
         util_die (2, "out of memory");
+    free (shown);
     len = strlen (line);
     if (oneline || len <= 79) {
         printf ("%s\n", line);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/ckptreport.h"
 #include "common/launch_msg.h"
 #include "common/log.h"
 #include "common/resource.h"
@@ -421,15 +422,19 @@ struct report {
     double seconds;
 };
 
-static int report_parse (json_t *body, struct report *r)
+/* 0, or -1 with err: malformed, or a figure past its bound (the worker
+ * checks them too; a worker of an older version, or one that lies, does
+ * not get them into the metrics and reports). */
+static int report_parse (json_t *body, struct report *r, struct hpcq_error *err)
 {
     json_int_t gen = 0, bytes = -1;
     double secs = -1;
 
     if (json_unpack (body, "{s?I s?I s?F}", "generation", &gen, "bytes", &bytes,
                      "seconds", &secs)
-            < 0
-        || gen < 0 || bytes < -1)
+        < 0)
+        return errprintf (err, "job.checkpoint: malformed request");
+    if (ckptreport_check (gen, bytes, secs, err) < 0)
         return -1;
     r->generation = gen;
     r->bytes = bytes;
@@ -496,14 +501,20 @@ static void ckpt_done_msg (struct server *srv, struct conn *c, struct wire_msg *
     json_int_t seq;
     int attempt;
     struct job *job;
+    struct hpcq_error err;
 
     if (!n) {
         server_reply_error (c, msg, EPROTO, "%s before node.hello", msg->type);
         return;
     }
-    if (json_unpack (msg->body, "{s:I s:i}", "seq", &seq, "attempt", &attempt) < 0
-        || report_parse (msg->body, &r) < 0) {
+    if (json_unpack (msg->body, "{s:I s:i}", "seq", &seq, "attempt", &attempt) < 0) {
         server_reply_error (c, msg, EPROTO, "job.checkpoint: malformed request");
+        return;
+    }
+    if (report_parse (msg->body, &r, &err) < 0) {
+        log_msg (LOG_WARNING, "node %s: checkpoint report of job %lld refused: %s",
+                 n->name, (long long)seq, err.text);
+        server_reply_error (c, msg, EINVAL, "job.checkpoint: %s", err.text);
         return;
     }
     job = jobs_lookup (srv->jobs, seq);

@@ -100,6 +100,8 @@ static int submit_check (struct server *srv, uid_t uid, struct hpcq_jobspec *spe
     char user[64];
 
     lr.queue = spec->queue ? spec->queue : srv->default_queue;
+    if (spec->account && jobspec_check_account (spec->account, err) < 0)
+        return -1;
     if (spec->array && (lr.n = submit_check_array (srv, spec->array, err)) < 0)
         return -1;
     if (queue_admit (srv->queues, lr.queue, &spec->res, err) < 0)
