@@ -1,4 +1,4 @@
-/* nodes.c - see nodes.h */
+/* worker_link.c - see nodes.h */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
