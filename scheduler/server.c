@@ -49,6 +49,7 @@
 #include "scheduler/server_attr.h"
 #include "scheduler/web/statuspage.h"
 #include "scheduler/telemetry.h"
+#include "scheduler/worker_link.h"
 
 /* A message held back until the batch it depends on is committed. */
 struct pending {
@@ -677,8 +678,8 @@ struct server *server_create (struct loop *loop, struct config *cfg,
     if (!(srv->accounting = accounting_create (srv, err))
         || !(srv->history = history_create (srv, err)))
         goto error;
-    if (!(srv->nodes = nodes_create (srv)) || !(srv->jobs = jobs_create (srv))
-        || !(srv->depend = depend_create ())) {
+    if (!(srv->nodes = nodes_create (srv)) || !(srv->wlink = worker_link_create (srv))
+        || !(srv->jobs = jobs_create (srv)) || !(srv->depend = depend_create ())) {
         errprintf (err, "cannot create subsystems: %s", strerror (errno));
         goto error;
     }
@@ -781,6 +782,7 @@ void server_destroy (struct server *srv)
     jobs_destroy (srv->jobs);
     fairshare_destroy (srv->fairshare);
     queue_destroy_all (srv->queues);
+    worker_link_destroy (srv->wlink);
     nodes_destroy (srv->nodes);
     if (srv->db && db_commit (srv->db) == 0)
         (void)db_wal_checkpoint (srv->db);

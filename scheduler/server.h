@@ -25,6 +25,7 @@
 
 struct jobs;
 struct nodes;
+struct worker_link;
 struct sched;
 struct depend;
 struct queues;
@@ -66,6 +67,7 @@ struct server {
     struct db *db;
     struct jobs *jobs;
     struct nodes *nodes;
+    struct worker_link *wlink; /* the workers' handlers, node timeouts */
     struct sched *sched;
     struct depend *depend;
     struct queues *queues;

@@ -1,4 +1,4 @@
-/* worker_link.c - see nodes.h */
+/* worker_link.c - see worker_link.h */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
@@ -19,120 +19,14 @@
 #include "scheduler/power.h"
 #include "scheduler/reclaim.h"
 #include "scheduler/sched.h"
+#include "scheduler/worker_link.h"
 
-struct nodes {
+struct worker_link {
     struct server *srv;
-    struct node **v; /* sorted by name */
-    int n, cap;
     struct loop_timer *check;
 };
 
-static void node_check_timer (struct loop *l, void *arg);
 static const struct handler node_handlers[];
-
-struct nodes *nodes_create (struct server *srv)
-{
-    struct nodes *ns = calloc (1, sizeof (*ns));
-
-    if (!ns)
-        return NULL;
-    ns->srv = srv;
-    if (!(ns->check = loop_timer_add (srv->loop, 500, 500, node_check_timer, ns))
-        || server_register (srv, node_handlers) < 0) {
-        nodes_destroy (ns);
-        return NULL;
-    }
-    return ns;
-}
-
-void nodes_destroy (struct nodes *ns)
-{
-    if (!ns)
-        return;
-    loop_timer_remove (ns->check);
-    for (int i = 0; i < ns->n; i++)
-        free (ns->v[i]);
-    free (ns->v);
-    free (ns);
-}
-
-const char *node_state_name (enum node_state s)
-{
-    switch (s) {
-    case NODE_UP: return "free";
-    case NODE_DOWN: return "down";
-    default: return "state-unknown";
-    }
-}
-
-struct node *nodes_lookup (struct nodes *ns, const char *name)
-{
-    int lo = 0, hi = ns->n - 1;
-
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2, c = strcmp (ns->v[mid]->name, name);
-        if (c == 0)
-            return ns->v[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return NULL;
-}
-
-struct node *nodes_get (struct nodes *ns, const char *name)
-{
-    struct node *n = nodes_lookup (ns, name);
-    int pos = 0;
-
-    if (n)
-        return n;
-    if (ns->n == ns->cap) {
-        ns->cap = ns->cap ? ns->cap * 2 : 16;
-        ns->v = xrealloc (ns->v, ns->cap * sizeof (*ns->v));
-    }
-    while (pos < ns->n && strcmp (ns->v[pos]->name, name) < 0)
-        pos++;
-    memmove (&ns->v[pos + 1], &ns->v[pos], (ns->n - pos) * sizeof (*ns->v));
-    n = xzalloc (sizeof (*n));
-    snprintf (n->name, sizeof (n->name), "%s", name);
-    /* Zeroed: NODE_UNKNOWN, its state until nodes_set_state says else. */
-    n->last_heard_ms = util_now_ms ();
-    ns->v[pos] = n;
-    ns->n++;
-    return n;
-}
-
-struct node **nodes_all (struct nodes *ns, int *n)
-{
-    *n = ns->n;
-    return ns->v;
-}
-
-int nodes_free_gpus (const struct node *n)
-{
-    int free_gpus = 0;
-    for (int i = 0; i < n->ngpus; i++)
-        if (!n->gpu[i].used_by)
-            free_gpus++;
-    return free_gpus;
-}
-
-void node_set_link (struct node *n, struct conn *c)
-{
-    n->conn = c;
-    n->reachable = c != NULL;
-}
-
-int nodes_send (struct node *n, struct wire_msg *msg)
-{
-    if (!n->conn) {
-        errno = ENOTCONN;
-        return -1;
-    }
-    return conn_send (n->conn, msg);
-}
 
 /* 1 (and job in *out) if job has a slot on n. */
 static int node_job_on (struct job *job, const struct node *n, struct job **out)
@@ -218,9 +112,10 @@ static void node_mark_down (struct server *srv, struct node *n, const char *why)
 
 static void node_check_timer (struct loop *l, void *arg)
 {
-    struct nodes *ns = arg;
-    struct server *srv = ns->srv;
+    struct worker_link *wl = arg;
+    struct server *srv = wl->srv;
     int64_t now = util_now_ms ();
+    int nn;
 
     /* After a restart, give workers one timeout to come back before their
      * jobs are given up on. */
@@ -228,8 +123,9 @@ static void node_check_timer (struct loop *l, void *arg)
         return;
     if (jobs_load_wait (srv->jobs) < 0) /* its jobs, fully loaded */
         return;
-    for (int i = 0; i < ns->n; i++) {
-        struct node *n = ns->v[i];
+    (void)nodes_all (srv->nodes, &nn);
+    for (int i = 0; i < nn; i++) {
+        struct node *n = nodes_all (srv->nodes, &nn)[i];
         /* A cloud node powered off, resuming or suspending is power.c's. */
         if (n->state == NODE_DOWN || n->power != NODE_POWER_ON)
             continue;
@@ -239,30 +135,6 @@ static void node_check_timer (struct loop *l, void *arg)
                                 ? "did not return after a scheduler restart"
                                 : "stopped sending heartbeats");
     }
-}
-
-/* A GPU's MIG instances ("mig": [{"profile": "1g.5gb", "uuid": ...}]). */
-static int nodes_load_one (const struct db_node *rec, void *arg)
-{
-    struct nodes *ns = arg;
-    struct node *n = nodes_get (ns, rec->name);
-    json_t *gpus = json_loads (rec->gpus ? rec->gpus : "[]", 0, NULL);
-
-    n->ncpus = rec->ncpus;
-    n->mem = rec->mem;
-    snprintf (n->labels, sizeof (n->labels), "%s", rec->labels ? rec->labels : "");
-    n->offline = rec->offline;
-    snprintf (n->comment, sizeof (n->comment), "%s", rec->comment ? rec->comment : "");
-    if (!gpus || gpu_from_json (gpus, n->gpu, &n->ngpus) < 0)
-        n->ngpus = 0;
-    json_decref (gpus);
-    place_node_sync (n);
-    return 0;
-}
-
-int nodes_load (struct nodes *ns)
-{
-    return db_node_foreach (ns->srv->db, nodes_load_one, ns);
 }
 
 static void node_record (struct server *srv, struct node *n, json_t *gpus)
@@ -596,3 +468,26 @@ static const struct handler node_handlers[] = {
     { "job.finished", node_job_finished, ROLE_NODE },
     { NULL, NULL, 0 },
 };
+
+struct worker_link *worker_link_create (struct server *srv)
+{
+    struct worker_link *wl = calloc (1, sizeof (*wl));
+
+    if (!wl)
+        return NULL;
+    wl->srv = srv;
+    if (!(wl->check = loop_timer_add (srv->loop, 500, 500, node_check_timer, wl))
+        || server_register (srv, node_handlers) < 0) {
+        worker_link_destroy (wl);
+        return NULL;
+    }
+    return wl;
+}
+
+void worker_link_destroy (struct worker_link *wl)
+{
+    if (!wl)
+        return;
+    loop_timer_remove (wl->check);
+    free (wl);
+}
