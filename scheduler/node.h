@@ -12,6 +12,7 @@
 
 #include "common/gpu.h"
 #include "common/ib.h"
+#include "common/topoinfo.h"
 
 struct conn;
 
@@ -94,6 +95,9 @@ struct node {
      * not stored: each hello brings them again. */
     struct ib_port ib[IB_PORT_MAX];
     int nib;
+    /* Its topology as its worker reported it (nnuma 0: none), shown by
+     * pbsnodes; the worker places cores by it (worker/topo.h). */
+    struct topoinfo topo;
 };
 
 #endif

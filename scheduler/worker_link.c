@@ -228,15 +228,16 @@ static int node_hello_parse (struct node *n, json_t *body, json_t **gpus,
 {
     const char *labels = "";
     json_int_t mem;
-    json_t *ib = NULL;
+    json_t *ib = NULL, *topo = NULL;
 
-    if (json_unpack (body, "{s:i s:I s:o s?s s:o s:o s?o}", "ncpus", &n->ncpus, "mem",
-                     &mem, "gpus", gpus, "labels", &labels, "running", running,
-                     "finished", finished, "ib", &ib)
+    if (json_unpack (body, "{s:i s:I s:o s?s s:o s:o s?o s?o}", "ncpus", &n->ncpus,
+                     "mem", &mem, "gpus", gpus, "labels", &labels, "running", running,
+                     "finished", finished, "ib", &ib, "topology", &topo)
             < 0
         || n->ncpus < 1 || mem < 0 || !json_is_array (*running)
         || !json_is_array (*finished) || gpu_from_json (*gpus, n->gpu, &n->ngpus) < 0
-        || ib_from_json (ib, n->ib, IB_PORT_MAX, &n->nib) < 0)
+        || ib_from_json (ib, n->ib, IB_PORT_MAX, &n->nib) < 0
+        || topoinfo_from_json (topo, &n->topo) < 0)
         return -1;
     n->mem = mem;
     snprintf (n->labels, sizeof (n->labels), "%s", labels);
@@ -260,6 +261,7 @@ static void node_take_resources (struct node *n, const struct node *rep)
     n->ngpus = rep->ngpus;
     memcpy (n->ib, rep->ib, sizeof (n->ib));
     n->nib = rep->nib;
+    n->topo = rep->topo;
     place_node_sync (n);
 }
 
@@ -395,6 +397,28 @@ static struct job *node_job (struct server *srv, struct node *n, json_t *body,
     return job;
 }
 
+/* The cores, memory nodes and GPUs the worker bound the job to, for
+ * qstat -f's exec_binding.  Only lists of numbers are taken from it. */
+static void node_job_binding (const struct node *n, struct job *job, json_t *body)
+{
+    const char *cpus = NULL, *mems = "", *gpus = "";
+    size_t len;
+
+    if (json_unpack (body, "{s:s s?s s?s}", "threads", &cpus, "mems", &mems, "gpus",
+                     &gpus)
+            < 0
+        || strspn (cpus, "0123456789,-") != strlen (cpus)
+        || strspn (mems, "0123456789,-") != strlen (mems)
+        || strspn (gpus, "0123456789,-") != strlen (gpus)
+        || strlen (cpus) + strlen (mems) + strlen (gpus) > 1024)
+        return;
+    free (job->binding);
+    len = strlen (n->name) + strlen (cpus) + strlen (mems) + strlen (gpus) + 32;
+    job->binding = xzalloc (len);
+    snprintf (job->binding, len, "%s:cpus=%s%s%s%s%s", n->name, cpus,
+              mems[0] ? ":mems=" : "", mems, gpus[0] ? ":gpus=" : "", gpus);
+}
+
 static void node_job_started (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     struct node *n = node_of (srv, c, msg);
@@ -406,6 +430,7 @@ static void node_job_started (struct server *srv, struct conn *c, struct wire_ms
         return;
     if ((job = node_job (srv, n, msg->body, &attempt))) {
         (void)json_unpack (msg->body, "{s?I}", "session_id", &sid);
+        node_job_binding (n, job, msg->body);
         job->launch_pending = 0;
         job->rec.session_id = sid;
         if (jobs_write (srv->jobs, job) < 0)
