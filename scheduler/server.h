@@ -48,6 +48,7 @@ struct nodeclass;
 struct preempt;
 struct cost;
 struct server;
+struct lifecycle_sub;
 
 /* The points where the server calls the daemon's other parts, which it
  * knows by none of their names (scheduler/subsystems.c fills these in):
@@ -132,6 +133,13 @@ struct server {
 
     const struct handler *tables[16];
     int ntables;
+
+    /* Who hears of each job's life, in order (lifecycle_subscribe). */
+    struct {
+        const struct lifecycle_sub *sub;
+        void *arg;
+    } lc_subs[16];
+    int nlc_subs;
 
     STAILQ_HEAD (, pending) pending; /* messages waiting for the commit */
 };
