@@ -32,6 +32,7 @@
 #include "scheduler/rpc/job_ops.h"
 #include "scheduler/rpc/job_rpc.h"
 #include "scheduler/rpc/job_trace.h"
+#include "scheduler/rpc/queue_rpc.h"
 #include "scheduler/sched.h"
 #include "scheduler/server_attr.h"
 #include "scheduler/subsystems.h"
