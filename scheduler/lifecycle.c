@@ -90,18 +90,13 @@ char lifecycle_ready_state (const struct job *job)
 int lifecycle_submit (struct server *srv, struct job *job)
 {
     /* Any hold (u, o, or s for dependencies) holds it from the start. */
-<<<<<<< HEAD
-    char to =
-        job->rec.hold_types[0] && strcmp (job->rec.hold_types, "n") != 0 ? 'H' : 'Q';
+    char to = job->rec.hold_types[0] && strcmp (job->rec.hold_types, "n") != 0
+                  ? 'H'
+                  : lifecycle_ready_state (job);
     struct lifecycle_event e = { .point = LC_RECORDED,
                                  .old = JOB_STATE_NEW,
                                  .event = JOB_EV_SUBMITTED,
                                  .actor = job->rec.owner };
-=======
-    char to = job->rec.hold_types[0] && strcmp (job->rec.hold_types, "n") != 0
-                  ? 'H'
-                  : lifecycle_ready_state (job);
->>>>>>> main
 
     if (job_state_set (job, to, JOB_EV_SUBMITTED, job->rec.owner, __func__) < 0)
         return -1;
