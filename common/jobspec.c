@@ -206,6 +206,26 @@ int jobspec_check_name (const char *name, struct hpcq_error *err)
     return 0;
 }
 
+int jobspec_check_account (const char *account, struct hpcq_error *err)
+{
+    char *shown;
+
+    errno = EINVAL;
+    if (!account || account[0] == '\0')
+        return errprintf (err, "account is empty");
+    if (strlen (account) > JOBSPEC_NAME_MAX)
+        return errprintf (err, "account is longer than %d characters",
+                          JOBSPEC_NAME_MAX);
+    for (const char *p = account; *p; p++)
+        if (util_has_ctl (p)) {
+            shown = util_escape_ctl (account);
+            errprintf (err, "account '%s' contains a control character", shown);
+            free (shown);
+            return -1;
+        }
+    return 0;
+}
+
 /* What a person calls each text field, for jobspec_check_text. */
 static const struct {
     size_t offset;

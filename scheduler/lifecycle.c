@@ -164,6 +164,7 @@ int lifecycle_start_at (struct server *srv, struct job *job, struct alloc *alloc
     job->rec.session_id = 0;
     free (job->rec.resources_used);
     job->rec.resources_used = NULL;
+    job->used_cput = job->used_mem = -1; /* until its node reports */
     util_format_ctime (job->rec.stime, when, sizeof (when));
     job_set_comment (job, "Job run at %s on %s", when, job->rec.exec_vnode);
     /* A subjob's first start may be the first its row is written. */
@@ -282,7 +283,7 @@ int lifecycle_end_at (struct server *srv, struct job *job, int exit_status,
         < 0)
         return -1;
     snprintf (detail, sizeof (detail), "Exit_status=%d", exit_status);
-    log_msg (LOG_INFO, "job %s (%s) finished: exit status %d", job->id, job->rec.owner,
+    log_msg (LOG_DEBUG, "job %s (%s) finished: exit status %d", job->id, job->rec.owner,
              exit_status);
     return lifecycle_change_at (srv, job, 'F', JOB_EV_FINISHED, actor, detail, caller);
 }

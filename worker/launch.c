@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/arrayspec.h"
+#include "common/ckptspec.h"
 #include "common/hostlist.h"
 #include "common/util.h"
 #include "worker/launch.h"
@@ -406,6 +407,21 @@ static void child_ckpt_dir (const struct launch_req *req, char **envp, int fd)
     }
 }
 
+/* A job that says it checkpoints (-c s, c, w or auto) has its folder made
+ * before it starts; another finds $HPCQ_CHECKPOINT_DIR not made until it
+ * writes a checkpoint (common/ckptfile.c makes it, with the same check of
+ * its owner; a script makes it with mkdir -p).  Most jobs never do: their
+ * submit folders stay free of .hpcq (issue 27) and their start is a mkdir
+ * shorter (issue 22). */
+static int wants_ckpt_dir (const struct launch_req *req)
+{
+    struct ckptspec ck;
+    struct hpcq_error err;
+
+    return req->spec.checkpoint && ckptspec_parse (req->spec.checkpoint, &ck, &err) == 0
+           && ck.mode != CKPT_UNSET && ck.mode != CKPT_NEVER;
+}
+
 /* qsub -k o|e (without d): PBS Pro keeps that file in the owner's home
  * directory, as NAME.oNUM (NAME.eNUM), instead of where -o/-e say. */
 static void keep_in_home (const struct launch_req *req, const struct launch_env *e,
@@ -425,7 +441,7 @@ static void keep_in_home (const struct launch_req *req, const struct launch_env 
  * privsep_drop(): the stat in launch_resolve_output, the checkpoint
  * directory, the output files. */
 static void child_exec (const struct launch_req *req, const struct launch_env *e,
-                        const char *script, char **envp, int fd)
+                        const char *script, char **envp, int fd, int make_ckpt)
 {
     char out_path[4096], err_path[4096];
     sigset_t none;
@@ -455,7 +471,8 @@ static void child_exec (const struct launch_req *req, const struct launch_env *e
      * stderr does. */
     child_say (fd, 'O', req->spec.join == JOIN_EO ? err_path : out_path);
     child_say (fd, 'E', req->spec.join == JOIN_OE ? out_path : err_path);
-    child_ckpt_dir (req, envp, fd);
+    if (make_ckpt)
+        child_ckpt_dir (req, envp, fd);
     child_stdio (req, out_path, err_path, envp, fd);
     if (req->spec.stagein) {
         char why[4400];
@@ -519,7 +536,7 @@ pid_t launch_start (struct launch_req *req, const struct launch_env *e, int *sta
 {
     char script[4096], nodes[4096];
     char **envp;
-    int pfd[2];
+    int pfd[2], make_ckpt = wants_ckpt_dir (req);
     pid_t pid;
 
     if (req->spec.sandbox && strcmp (req->spec.sandbox, "PRIVATE") == 0
@@ -549,7 +566,7 @@ pid_t launch_start (struct launch_req *req, const struct launch_env *e, int *sta
     }
     if (pid == 0) {
         close (pfd[0]);
-        child_exec (req, e, script, envp, pfd[1]);
+        child_exec (req, e, script, envp, pfd[1], make_ckpt);
     }
     close (pfd[1]);
     launch_environ_free (envp);

@@ -57,6 +57,8 @@ static struct job *job_new (struct server *srv, struct conn *c,
     job->rec.state = JOB_STATE_NEW; /* lifecycle_submit decides */
     snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "%s",
               job->spec.hold ? "u" : "n");
+    if (job->spec.hold) /* qstat -s says why it waits, as for qhold */
+        job_set_comment (job, "Job held by %s on submission (qsub -h)", owner);
     job->rec.priority = job->spec.priority;
     job->rec.ctime = job->rec.mtime = util_wall_secs ();
     job->is_array = job->spec.array != NULL;
@@ -98,6 +100,8 @@ static int submit_check (struct server *srv, uid_t uid, struct hpcq_jobspec *spe
     char user[64];
 
     lr.queue = spec->queue ? spec->queue : srv->default_queue;
+    if (spec->account && jobspec_check_account (spec->account, err) < 0)
+        return -1;
     if (spec->array && (lr.n = submit_check_array (srv, spec->array, err)) < 0)
         return -1;
     if (queue_admit (srv->queues, lr.queue, &spec->res, err) < 0)
