@@ -40,8 +40,9 @@ struct job {
     char id[128];        /* "42.server" */
     struct alloc *alloc; /* while R or E */
     /* Where its first host bound it, as that worker's job.started said
-     * ("node1:cpus=0-7:mems=0:gpus=0"), NULL before; kept in memory only:
-     * a restarted scheduler shows it again once the job runs anew. */
+     * ("node1:cpus=0-7:mems=0:gpus=0"), NULL when not running; kept in
+     * memory only: a restarted scheduler shows it again once the job runs
+     * anew. */
     char *binding;
     int launch_pending; /* launch sent, no job.started yet */
     int kill_sent;

@@ -198,6 +198,11 @@ static void lifecycle_release_alloc (struct server *srv, struct job *job)
     }
     free (job->rec.alloc);
     job->rec.alloc = NULL;
+    /* exec_binding is the running attempt's, kept in memory only: gone
+     * with the allocation, so what qstat -f shows of an ended job is the
+     * same before and after a restart. */
+    free (job->binding);
+    job->binding = NULL;
     server_request_pass (srv);
 }
 
