@@ -230,9 +230,9 @@ static int node_hello_parse (struct node *n, json_t *body, json_t **gpus,
     json_int_t mem;
     json_t *ib = NULL, *topo = NULL;
 
-    if (json_unpack (body, "{s:i s:I s:o s?s s:o s:o s?o s?o}", "ncpus", &n->ncpus,
+    if (json_unpack (body, "{s:i s:I s:o s?s s:o s:o s?o s?o s?b}", "ncpus", &n->ncpus,
                      "mem", &mem, "gpus", gpus, "labels", &labels, "running", running,
-                     "finished", finished, "ib", &ib, "topology", &topo)
+                     "finished", finished, "ib", &ib, "topology", &topo, "oci", &n->oci)
             < 0
         || n->ncpus < 1 || mem < 0 || !json_is_array (*running)
         || !json_is_array (*finished) || gpu_from_json (*gpus, n->gpu, &n->ngpus) < 0
@@ -262,6 +262,7 @@ static void node_take_resources (struct node *n, const struct node *rep)
     memcpy (n->ib, rep->ib, sizeof (n->ib));
     n->nib = rep->nib;
     n->topo = rep->topo;
+    n->oci = rep->oci;
     place_node_sync (n);
 }
 
