@@ -124,6 +124,9 @@ static const char *known_keys[] = {
     "sim_gpu_util",
     "sim_gpu_power",
     "sim_gpu_mem_used",
+    "container_runtime",
+    "container_helper",
+    "container_mount_allow",
     /* both */
     "log_file",
     "log_level",

@@ -138,6 +138,14 @@ struct hpcq_resources {
      * job's cpuset holds its cores) or "none" (counted, not fenced). */
     char gpu_bind[8];
     char cpu_bind[8];
+    /* An OCI container to run the job in (docs/containers.md), interned,
+     * NULL = none: container_image, a local OCI image layout ("/path" or
+     * "/path:tag"); container_mounts, "SRC:DST[:ro]+..." bind mounts;
+     * container_workdir, the working directory inside (default the job's
+     * own, mounted at the same path). */
+    const char *container_image;
+    const char *container_mounts;
+    const char *container_workdir;
 };
 
 #define RESOURCE_SAID_SELECT 1

@@ -933,6 +933,21 @@ static const struct handler ckpt_handlers[] = {
     { NULL, NULL, 0 },
 };
 
+/* Each attempt's checkpoint bookkeeping, and the job's checkpoints once
+ * it ends, in the change's transaction. */
+static int ckpt_on_job (struct server *srv, struct job *job,
+                        const struct lifecycle_event *ev, void *arg)
+{
+    switch (ev->point) {
+    case LC_ATTEMPT_STARTED: ckpt_attempt_started (srv, job); return 0;
+    case LC_ATTEMPT_ENDED: ckpt_attempt_ended (srv, job); return 0;
+    case LC_FINISHED: return ckpt_job_finished (srv, job);
+    default: return 0;
+    }
+}
+
+static const struct lifecycle_sub ckpt_sub = { "ckpt", ckpt_on_job, 1 };
+
 struct ckpt *ckpt_create (struct server *srv, struct hpcq_error *err)
 {
     struct ckpt *ck = xzalloc (sizeof (*ck));
@@ -942,8 +957,9 @@ struct ckpt *ckpt_create (struct server *srv, struct hpcq_error *err)
     if (ckpt_settings (ck, srv->cfg, err) < 0)
         goto error;
     if (server_register (srv, ckpt_handlers) < 0
-        || !(ck->tick = loop_timer_add (srv->loop, CKPT_TICK_MS, CKPT_TICK_MS,
-                                        ckpt_tick, srv))) {
+        || !(ck->tick =
+                 loop_timer_add (srv->loop, CKPT_TICK_MS, CKPT_TICK_MS, ckpt_tick, srv))
+        || lifecycle_subscribe (srv, &ckpt_sub, ck) < 0) {
         errprintf (err, "cannot register checkpoints: %s", strerror (errno));
         goto error;
     }

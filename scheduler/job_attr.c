@@ -111,6 +111,14 @@ static json_t *resource_list (const struct job *job)
         json_object_set_new (o, "gpu_bind", json_string (res->gpu_bind));
     if (res->cpu_bind[0])
         json_object_set_new (o, "cpu_bind", json_string (res->cpu_bind));
+    if (res->container_image)
+        json_object_set_new (o, "container_image", json_string (res->container_image));
+    if (res->container_mounts)
+        json_object_set_new (o, "container_mounts",
+                             json_string (res->container_mounts));
+    if (res->container_workdir)
+        json_object_set_new (o, "container_workdir",
+                             json_string (res->container_workdir));
     return o;
 }
 

@@ -151,8 +151,4 @@ void job_signal_nodes (struct job *job, const char *sig, const char *reason);
 void job_set_comment (struct job *job, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 
-json_t *alloc_to_json (const struct alloc *a);
-struct alloc *alloc_from_json (struct nodes *ns, const char *text);
-void alloc_format_exec (const struct alloc *a, char **exec_host, char **exec_vnode);
-
 #endif

@@ -14,7 +14,7 @@
 #include "common/daemon.h"
 #include "common/log.h"
 #include "common/loop.h"
-#include "scheduler/server.h"
+#include "scheduler/subsystems.h"
 
 static const char *usage_text =
     "Usage: hpcq-scheduler [--config FILE] [--state-dir DIR] [--socket PATH]\n"
@@ -70,13 +70,13 @@ int main (int argc, char **argv)
         log_error ("event loop");
         goto out;
     }
-    if (!(srv = server_create (loop, cfg, &err))) {
+    if (!(srv = subsystems_create (loop, cfg, &err))) {
         log_msg (LOG_ERR, "%s", err.text);
         fprintf (stderr, "hpcq-scheduler: %s\n", err.text);
         goto out;
     }
     rc = loop_run (loop) < 0 ? 1 : 0;
-    server_destroy (srv);
+    subsystems_destroy (srv);
     log_msg (LOG_INFO, "stopped");
 out:
     loop_destroy (loop);

@@ -105,6 +105,9 @@ struct node {
     /* Its topology as its worker reported it (nnuma 0: none), shown by
      * pbsnodes; the worker places cores by it (worker/topo.h). */
     struct topoinfo topo;
+    /* Its worker can run jobs in OCI containers (runc and umoci found:
+     * docs/containers.md); only such nodes take a container_image job. */
+    int oci;
 };
 
 #endif

@@ -742,7 +742,7 @@ static int manage_change (struct server *srv, const char *op, const char *name,
     return 0;
 }
 
-static void queue_manage (struct server *srv, struct conn *c, struct wire_msg *msg)
+void queue_manage (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     const char *op, *name;
     json_t *attrs = NULL;
@@ -794,14 +794,4 @@ static void queue_manage (struct server *srv, struct conn *c, struct wire_msg *m
     log_msg (LOG_INFO, "queue %s: %s by %s", name, op, who);
     server_request_pass (srv);
     server_reply_after_commit (srv, c, msg, NULL);
-}
-
-static const struct handler queue_handlers[] = {
-    { "queue.manage", queue_manage, ROLE_ANY },
-    { NULL, NULL, 0 },
-};
-
-int queue_rpc_register (struct server *srv)
-{
-    return server_register (srv, queue_handlers);
 }

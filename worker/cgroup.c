@@ -294,6 +294,14 @@ const char *cgroup_job_path (const struct cgroup_job *j)
     return j->dir[0];
 }
 
+int cgroup_job_traversable (const struct cgroup_job *j)
+{
+    for (int i = 0; i < j->cg->nhier; i++)
+        if (chmod (j->dir[i], 0711) < 0)
+            return -1;
+    return 0;
+}
+
 int cgroup_job_enter (const struct cgroup_job *j)
 {
     const char *file = j->cg->ops->enter_file;

@@ -92,6 +92,12 @@ struct cgroup_job *cgroup_job_create (struct cgroups *cg, const char *name,
  * open/write/close.  0 or -1. */
 int cgroup_job_enter (const struct cgroup_job *j);
 
+/* Let the job's owner pass through its cgroup folders (0711; the worker's
+ * umask makes them 0700): rootless runc looks in them for a cgroup of its
+ * own, finds none and leaves the container in the job's (container.h).
+ * 0 or -1 with errno. */
+int cgroup_job_traversable (const struct cgroup_job *j);
+
 /* Send sig to every task in the cgroup.  Returns how many, -1 on error. */
 int cgroup_job_signal (const struct cgroup_job *j, int sig);
 

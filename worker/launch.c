@@ -432,6 +432,60 @@ static void child_ckpt_dir (const struct launch_req *req, char **envp, int fd)
     }
 }
 
+/* The job's GPUs for its container, as "INDEX:/dev/nvidiaN" items (none
+ * for a simulated GPU: it has no device), and whether they are simulated:
+ * hpcq-container writes the CDI spec of exactly these. */
+static void container_gpus (const struct launch_req *req, const struct launch_env *e,
+                            char **envp, int *n)
+{
+    char list[1024] = "";
+    size_t o = 0;
+    int simulated = 0;
+
+    for (int i = 0; i < req->ngpus; i++) {
+        const struct gpu *g;
+        if (req->gpus[i] < 0 || req->gpus[i] >= e->ngpus)
+            continue;
+        g = &e->gpus[req->gpus[i]];
+        simulated |= g->simulated;
+        if (o >= sizeof (list))
+            break;
+        if (g->minor >= 0)
+            o += (size_t)snprintf (list + o, sizeof (list) - o, "%s%d:/dev/nvidia%d",
+                                   o ? "," : "", req->gpus[i], g->minor);
+        else
+            o += (size_t)snprintf (list + o, sizeof (list) - o, "%s%d:", o ? "," : "",
+                                   req->gpus[i]);
+    }
+    if (!list[0])
+        return;
+    env_add (envp, n, "HPCQ_CONTAINER_GPUS", "%s", list);
+    if (simulated)
+        env_add (envp, n, "HPCQ_CONTAINER_GPUS_SIMULATED", "1");
+}
+
+/* A container job: hpcq-container, as the owner, runs the script inside
+ * the image (container.h); what it needs comes in its environment. */
+static void child_container (const struct launch_req *req, const struct launch_env *e,
+                             const char *script, char **envp, int fd)
+{
+    const struct hpcq_resources *res = &req->spec.res;
+    int n = 0;
+
+    while (envp[n])
+        n++;
+    env_add (envp, &n, "HPCQ_CONTAINER_IMAGE", "%s", res->container_image);
+    if (res->container_mounts)
+        env_add (envp, &n, "HPCQ_CONTAINER_MOUNTS", "%s", res->container_mounts);
+    if (res->container_workdir)
+        env_add (envp, &n, "HPCQ_CONTAINER_WORKDIR", "%s", res->container_workdir);
+    container_gpus (req, e, envp, &n);
+    envp[n] = NULL;
+    execve (e->container_helper, (char *[]){ "hpcq-container", (char *)script, NULL },
+            envp);
+    child_fail (fd, envp, "cannot execute", e->container_helper);
+}
+
 /* A job that says it checkpoints (-c s, c, w or auto) has its folder made
  * before it starts; another finds $HPCQ_CHECKPOINT_DIR not made until it
  * writes a checkpoint (common/ckptfile.c makes it, with the same check of
@@ -507,6 +561,8 @@ static void child_exec (const struct launch_req *req, const struct launch_env *e
             _exit (127);
         }
     }
+    if (req->spec.res.container_image)
+        child_container (req, e, script, envp, fd);
     /* qsub -S: PBS Pro runs "SHELL SCRIPT", whatever the #! line says. */
     if (req->spec.shell)
         execve (req->spec.shell, (char *[]){ req->spec.shell, (char *)script, NULL },

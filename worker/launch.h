@@ -44,6 +44,8 @@ struct launch_env {
     const char *tm_agent;            /* pbs_tmrsh, for Open MPI's launcher */
     const char *ucx_devices;         /* active InfiniBand ports, "mlx5_0:1"
                                       * (UCX_NET_DEVICES); NULL or "": none */
+    const char *container_helper;    /* hpcq-container (container.h), NULL or
+                                      * "": this node runs no containers */
 };
 
 /* Name the sandbox (-W sandbox=PRIVATE: req->sandbox), write the spool

@@ -25,6 +25,7 @@
 #include "common/util.h"
 #include "worker/cgroup.h"
 #include "worker/checkpoint.h"
+#include "worker/container.h"
 #include "worker/cores.h"
 #include "worker/sandbox.h"
 #include "worker/stage.h"
@@ -868,7 +869,12 @@ static int task_cgroup (struct tasks *ts, struct task *t, const struct launch_re
     lim.mems =
         lim.cpus && cores_real_topology (ts->cores) && t->mems[0] ? t->mems : NULL;
     snprintf (name, sizeof (name), "job_%lld.%d", (long long)req->seq, req->attempt);
-    return (t->cg = cgroup_job_create (ts->cg, name, &lim, err)) ? 0 : -1;
+    if (!(t->cg = cgroup_job_create (ts->cg, name, &lim, err)))
+        return -1;
+    if (req->spec.res.container_image && cgroup_job_traversable (t->cg) < 0)
+        return errprintf (err, "cannot open cgroup %s to the job's owner: %s",
+                          cgroup_job_path (t->cg), strerror (errno));
+    return 0;
 }
 
 void tasks_launch (struct tasks *ts, struct launch_req *req)
@@ -883,6 +889,7 @@ void tasks_launch (struct tasks *ts, struct launch_req *req)
                               &t->cred,
                               NULL,
                               checkpoint_socket (w->ckpt),
+                              NULL,
                               NULL,
                               NULL,
                               NULL };
@@ -907,6 +914,12 @@ void tasks_launch (struct tasks *ts, struct launch_req *req)
         task_fail (ts, t, why);
         return;
     }
+    if (container_check (req, w->container_helper, w->mount_allow, w->name, why,
+                         sizeof (why))
+        < 0) {
+        task_fail (ts, t, why);
+        return;
+    }
     if (task_cred (ts, t, req, &err) < 0 || task_cgroup (ts, t, req, &err) < 0) {
         task_fail (ts, t, err.text);
         return;
@@ -915,6 +928,7 @@ void tasks_launch (struct tasks *ts, struct launch_req *req)
     env.tm_socket = tm_socket_path (w->tm);
     env.tm_agent = config_get (w->cfg, "tm_rsh_agent", "pbs_tmrsh");
     env.ucx_devices = w->ucx_devices;
+    env.container_helper = w->container_helper;
     t->pid = launch_start (req, &env, &t->status_fd, &err);
     snprintf (t->sandbox, sizeof (t->sandbox), "%s", req->sandbox);
     snprintf (t->remove_files, sizeof (t->remove_files), "%s",

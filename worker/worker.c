@@ -13,6 +13,7 @@
 #include "common/resource.h"
 #include "common/util.h"
 #include "worker/checkpoint.h"
+#include "worker/container.h"
 #include "worker/fence.h"
 #include "worker/gpumon.h"
 #include "worker/health.h"
@@ -109,6 +110,8 @@ static void worker_hello (struct worker *w)
                    "finished", tasks_finished_json (w->tasks));
     if (body)
         json_object_set_new (body, "ib", ib_to_json (w->ib, w->nib));
+    if (body && w->container_helper[0])
+        json_object_set_new (body, "oci", json_true ());
     if (body && w->topo) {
         struct topoinfo info;
         topo_info (w->topo, &info);
@@ -551,8 +554,12 @@ static int worker_settings (struct worker *w, struct hpcq_error *err)
         && gpu_mig_layout (w->gpus, w->ngpus, s, w->name, err) < 0)
         return -1;
     snprintf (w->labels, sizeof (w->labels), "%s", config_get (w->cfg, "labels", ""));
-    if (worker_topology (w, err) < 0)
+    if (worker_topology (w, err) < 0
+        || container_setup (w->cfg, w->container_helper, sizeof (w->container_helper),
+                            err)
+               < 0)
         return -1;
+    w->mount_allow = config_get (w->cfg, "container_mount_allow", "");
     worker_ib_scan (w);
     snprintf (w->spool, sizeof (w->spool), "%s",
               config_get (w->cfg, "spool_dir", "/var/spool/hpcq"));

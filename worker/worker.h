@@ -72,6 +72,11 @@ struct worker {
     struct tm *tm;           /* the task manager, NULL without (tm.h) */
     struct fence *fence;     /* the lease and its watchdog (fence.h) */
     struct topo *topo;       /* sockets, NUMA nodes, GPUs' places, or NULL (topo.h) */
+    /* OCI containers (container.h): the helper that runs a job in one, ""
+     * where this node has no runtime (runc and umoci), and the folders an
+     * administrator lets jobs mount (container_mount_allow). */
+    char container_helper[4096];
+    const char *mount_allow;
 };
 
 struct worker *worker_create (struct loop *loop, struct config *cfg,
