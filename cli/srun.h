@@ -19,7 +19,7 @@ struct srun_opts {
     const char *chdir;
     const char *job_name;
     const char *partition, *time, *account, *mem; /* for an allocation */
-    char **argv;                                   /* the command */
+    char **argv;                                  /* the command */
     int step;
 };
 

@@ -80,7 +80,8 @@ int srun_alloc_run (int argc, char **argv, const struct srun_opts *o)
 
     snprintf (out, sizeof (out), ".srun-XXXXXX");
     if ((fdo = mkstemp (out)) < 0) {
-        fprintf (stderr, "srun: error: cannot make a file in the working directory: %s\n",
+        fprintf (stderr,
+                 "srun: error: cannot make a file in the working directory: %s\n",
                  strerror (errno));
         return 1;
     }
@@ -100,10 +101,10 @@ int srun_alloc_run (int argc, char **argv, const struct srun_opts *o)
     av[n++] = "--wait";
     av[n++] = "--parsable";
     av[n++] = "--export=ALL";
-#define NUMOPT(i, flag, v)                                                             \
-    if (v) {                                                                           \
-        snprintf (num[i], sizeof (num[i]), "%s=%d", flag, v);                          \
-        av[n++] = num[i];                                                              \
+#define NUMOPT(i, flag, v)                                    \
+    if (v) {                                                  \
+        snprintf (num[i], sizeof (num[i]), "%s=%d", flag, v); \
+        av[n++] = num[i];                                     \
     }
     NUMOPT (0, "--ntasks", o->req.ntasks);
     NUMOPT (1, "--nodes", o->req.nnodes);

@@ -52,13 +52,20 @@ void srun_io_expand (const char *pattern, const struct srun_io_names *n, int t,
         case 'n': snprintf (tmp, sizeof (tmp), "%0*d", width, nodeid); break;
         case 'N': snprintf (tmp, sizeof (tmp), "%s", node); break;
         case 'u': snprintf (tmp, sizeof (tmp), "%s", n->user ? n->user : ""); break;
-        case 'x': snprintf (tmp, sizeof (tmp), "%s", n->job_name ? n->job_name : ""); break;
-        case 'A': snprintf (tmp, sizeof (tmp), "%s", n->array_job ? n->array_job : n->job); break;
+        case 'x':
+            snprintf (tmp, sizeof (tmp), "%s", n->job_name ? n->job_name : "");
+            break;
+        case 'A':
+            snprintf (tmp, sizeof (tmp), "%s", n->array_job ? n->array_job : n->job);
+            break;
         case 'a':
-            snprintf (tmp, sizeof (tmp), "%s", n->array_task ? n->array_task : "4294967294");
+            snprintf (tmp, sizeof (tmp), "%s",
+                      n->array_task ? n->array_task : "4294967294");
             break;
         case '%': snprintf (tmp, sizeof (tmp), "%%"); break;
-        default: snprintf (tmp, sizeof (tmp), "%.*s", (int)(q - p + (*q != 0)), p); break;
+        default:
+            snprintf (tmp, sizeof (tmp), "%.*s", (int)(q - p + (*q != 0)), p);
+            break;
         }
         o += snprintf (buf + o, len - o, "%s", tmp);
         if (o >= len)
@@ -76,7 +83,8 @@ static int io_open (struct srun_io *io, const char *path, int append,
     for (int i = 0; i < io->nfiles; i++)
         if (strcmp (io->path[i], path) == 0)
             return io->fd[i];
-    fd = open (path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+    fd = open (path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC),
+               0644);
     if (fd < 0)
         return errprintf (err, "Could not open stdout file %s: %s", path,
                           strerror (errno));
@@ -123,11 +131,11 @@ struct srun_io *srun_io_create (const struct srun_io_opts *o,
     io->s = xzalloc (2 * ntasks * sizeof (*io->s));
     for (int t = 0; t < ntasks; t++) {
         int k = task_node[t];
-        if ((io->s[2 * t].fd = io_target (io, o->out, 1, t, n, k, node_name[k],
-                                          o->append, err))
+        if ((io->s[2 * t].fd =
+                 io_target (io, o->out, 1, t, n, k, node_name[k], o->append, err))
                 < -1
-            || (io->s[2 * t + 1].fd = io_target (io, errpat, 2, t, n, k, node_name[k],
-                                                 o->append, err))
+            || (io->s[2 * t + 1].fd =
+                    io_target (io, errpat, 2, t, n, k, node_name[k], o->append, err))
                    < -1) {
             srun_io_destroy (io);
             return NULL;

@@ -17,7 +17,7 @@
 struct srun_io;
 
 struct srun_io_names {
-    const char *job;      /* number */
+    const char *job; /* number */
     int step;
     const char *user;
     const char *job_name;

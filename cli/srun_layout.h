@@ -19,13 +19,13 @@ struct srun_hosts {
 };
 
 struct srun_request {
-    int ntasks;        /* -n; 0: not given */
-    int nnodes;        /* -N; 0: not given */
-    int per_node;      /* --ntasks-per-node; 0: not given */
-    int env_ntasks;    /* SLURM_NTASKS of the job (srun's input variable); 0: unset */
-    int cyclic;        /* -m cyclic; else block */
-    int overcommit;    /* -O: more tasks than slots */
-    char **nodelist;   /* -w hosts (NULL-terminated) or NULL */
+    int ntasks;      /* -n; 0: not given */
+    int nnodes;      /* -N; 0: not given */
+    int per_node;    /* --ntasks-per-node; 0: not given */
+    int env_ntasks;  /* SLURM_NTASKS of the job (srun's input variable); 0: unset */
+    int cyclic;      /* -m cyclic; else block */
+    int overcommit;  /* -O: more tasks than slots */
+    char **nodelist; /* -w hosts (NULL-terminated) or NULL */
 };
 
 /* The step: node k of it is host node[k] of the job; task t runs on step

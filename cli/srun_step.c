@@ -1,66 +1,51 @@
-/* srun_step.c - a job step's number: the next one of its job, counted in
- * a file of the job's owner on the job's first host (where its batch
- * script, and so every srun of it, runs), under a lock, so sruns started
- * at once get numbers of their own.  The directory must be the caller's
- * and closed to others, or the count is not trusted and the step is 0.
- *
- * The step is not recorded by the scheduler yet: squeue -s and sacct do
- * not list steps (docs/compat.md).
+/* srun_step.c - a job step's record: its number from the scheduler
+ * (job.step.begin: the next of its job's attempt), its end
+ * (job.step.end) with srun's exit code; squeue -s and sacct list them
+ * (scheduler/rpc/job_step.h).  A scheduler that cannot be asked does not
+ * stop the step: it runs as step 0, unrecorded, and says so.
  */
 #include <config.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/srun.h"
-
-static int step_dir (char *buf, size_t len)
-{
-    struct stat st;
-
-    snprintf (buf, len, "/tmp/hpcq-steps.%u", (unsigned)getuid ());
-    if (mkdir (buf, 0700) < 0 && errno != EEXIST)
-        return -1;
-    if (lstat (buf, &st) < 0 || !S_ISDIR (st.st_mode) || st.st_uid != getuid ()
-        || (st.st_mode & 077))
-        return -1;
-    return 0;
-}
+#include "common/client.h"
 
 int srun_step_begin (const char *pbsid, const struct srun_layout *l,
                      const char *nodelist, const char *name)
 {
-    char dir[128], path[512], buf[32] = "";
-    int fd, step = 0;
-    ssize_t n;
+    struct hpcq_error err;
+    struct client *c = client_connect (NULL, &err);
+    json_t *reply = NULL;
+    const char *slash = strrchr (name, '/');
+    int step = -1;
 
-    (void)l;
-    (void)nodelist;
-    (void)name;
-    if (!pbsid || strchr (pbsid, '/') || step_dir (dir, sizeof (dir)) < 0)
-        return 0;
-    snprintf (path, sizeof (path), "%s/%s", dir, pbsid);
-    if ((fd = open (path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
-        return 0;
-    if (flock (fd, LOCK_EX) == 0 && (n = pread (fd, buf, sizeof (buf) - 1, 0)) >= 0) {
-        buf[n] = '\0';
-        step = atoi (buf);
-        n = snprintf (buf, sizeof (buf), "%d\n", step + 1);
-        if (pwrite (fd, buf, n, 0) != n)
-            step = 0;
+    if (c)
+        (void)client_rpc (c, "job.step.begin",
+                          json_pack ("{s:s s:s s:i s:i s:s}", "id", pbsid, "name",
+                                     slash ? slash + 1 : name, "ntasks", l->ntasks,
+                                     "nnodes", l->nnodes, "nodelist", nodelist),
+                          &reply, &err);
+    if (!reply || json_unpack (reply, "{s:i}", "step", &step) < 0 || step < 0) {
+        fprintf (stderr, "srun: warning: the step is not recorded: %s\n", err.text);
+        step = 0;
     }
-    close (fd);
+    json_decref (reply);
+    client_destroy (c);
     return step;
 }
 
 void srun_step_end (const char *pbsid, int step, int rc)
 {
-    (void)pbsid;
-    (void)step;
-    (void)rc;
+    struct hpcq_error err;
+    struct client *c = client_connect (NULL, &err);
+    json_t *reply = NULL;
+
+    if (c)
+        (void)client_rpc (c, "job.step.end",
+                          json_pack ("{s:s s:i s:i}", "id", pbsid, "step", step, "exit",
+                                     rc),
+                          &reply, &err);
+    json_decref (reply);
+    client_destroy (c);
 }

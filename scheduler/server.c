@@ -31,6 +31,7 @@
 #include "scheduler/history.h"
 #include "scheduler/web/http.h"
 #include "scheduler/rpc/job_ops.h"
+#include "scheduler/rpc/job_step.h"
 #include "scheduler/rpc/job_trace.h"
 #include "scheduler/rpc/job_rpc.h"
 #include "scheduler/jobs.h"
@@ -710,7 +711,7 @@ struct server *server_create (struct loop *loop, struct config *cfg,
         || node_admin_register (srv) < 0 || server_attr_register (srv) < 0
         || loop_before_sleep (loop, server_before_sleep, srv) < 0
         || !(srv->job_ops = job_ops_create (srv)) || job_trace_register (srv) < 0
-        || !(srv->telemetry = telemetry_create (srv))
+        || job_step_register (srv) < 0 || !(srv->telemetry = telemetry_create (srv))
         || !(srv->node_health = node_health_create (srv))) {
         errprintf (err, "cannot register handlers");
         goto error;
