@@ -103,6 +103,25 @@ json_t *slurm_jobs (const char *prog, json_t *ids, int history)
     return jobs;
 }
 
+json_t *slurm_steps (const char *prog, json_t *ids)
+{
+    struct hpcq_error err;
+    struct client *c = client_connect (NULL, &err);
+    json_t *reply = NULL, *steps;
+
+    if (!c
+        || client_rpc (c, "job.steps", ids ? json_pack ("{s:o}", "ids", ids) : NULL,
+                       &reply, &err)
+               < 0) {
+        fprintf (stderr, "%s: error: %s\n", prog, err.text);
+        exit (1);
+    }
+    client_destroy (c);
+    steps = json_incref (json_object_get (reply, "steps"));
+    json_decref (reply);
+    return steps ? steps : json_array ();
+}
+
 void slurm_duration (long long secs, char *buf, size_t len)
 {
     if (secs < 0)

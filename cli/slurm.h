@@ -29,6 +29,12 @@ const char *slurm_state_code (const char *state);
  * exits with prog's error line if the scheduler cannot be asked. */
 json_t *slurm_jobs (const char *prog, json_t *ids, int history);
 
+/* Job steps (scheduler/rpc/job_step.h): those of the jobs ids names (PBS
+ * ids, stolen), or without ids the running steps the caller may see; a
+ * JSON array of {jobid, step, attempt, name, ntasks, nnodes, nodelist,
+ * start, end, exit}.  New reference; exits as slurm_jobs does. */
+json_t *slurm_steps (const char *prog, json_t *ids);
+
 /* Seconds as Slurm prints durations: M:SS, H:MM:SS or D-HH:MM:SS. */
 void slurm_duration (long long secs, char *buf, size_t len);
 

@@ -17,6 +17,8 @@
 #include "common/util.h"
 
 #define DEFAULT_FORMAT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
+/* squeue -s's default (Slurm's src/squeue/opts.c). */
+#define STEP_FORMAT "%.15i %.8j %.9P %.8u %.9M %N"
 
 static const char *usage_text =
     "Usage: squeue [-h|--noheader] [-u USERS] [-j IDS] [-t STATES] [-p PARTITIONS]\n"
@@ -25,7 +27,7 @@ static const char *usage_text =
     "%t %T %M %l %D %C %R %N %r %V %S %Q.  See squeue(1) and docs/compat.md.\n";
 
 struct opts {
-    int noheader;
+    int noheader, steps;
     const char *users, *ids, *states, *parts, *format;
 };
 
@@ -160,8 +162,47 @@ static const char *header_of (char c)
     }
 }
 
-/* One line in format: a job's fields, or (job NULL) the header. */
-static void print_line (const char *format, const char *id, json_t *job)
+/* The value of one %-field for a step of job. */
+static void step_field (char c, json_t *step, json_t *job, char *buf, size_t len)
+{
+    char jid[128];
+    json_int_t start = json_integer_value (json_object_get (step, "start"));
+
+    switch (c) {
+    case 'i':
+        slurm_id (json_string_value (json_object_get (step, "jobid")), jid,
+                  sizeof (jid));
+        snprintf (buf, len, "%s.%lld", jid,
+                  (long long)json_integer_value (json_object_get (step, "step")));
+        break;
+    case 'j':
+        snprintf (buf, len, "%s", json_string_value (json_object_get (step, "name")));
+        break;
+    case 'M': slurm_duration ((long long)time (NULL) - start, buf, len); break;
+    case 'N':
+        snprintf (buf, len, "%s",
+                  json_string_value (json_object_get (step, "nodelist")));
+        break;
+    case 'D':
+    case 'A':
+        snprintf (buf, len, "%lld",
+                  (long long)json_integer_value (
+                      json_object_get (step, c == 'D' ? "nnodes" : "ntasks")));
+        break;
+    case 'S': {
+        time_t t = (time_t)start;
+        strftime (buf, len, "%Y-%m-%dT%H:%M:%S", localtime (&t));
+        break;
+    }
+    default: field (c, "", job, buf, len); break;
+    }
+}
+
+/* One line in format: a job's fields (or a step's, with step), or (job
+ * NULL) the header. */
+static int step_header;
+
+static void print_line (const char *format, const char *id, json_t *job, json_t *step)
 {
     char value[8192];
 
@@ -178,11 +219,54 @@ static void print_line (const char *format, const char *id, json_t *job)
             continue;
         }
         p += slurm_field_spec (p, &width, &right, &c);
-        if (job)
+        if (step)
+            step_field (c, step, job, value, sizeof (value));
+        else if (job)
             field (c, id, job, value, sizeof (value));
-        slurm_put (job ? value : header_of (c), width, right);
+        slurm_put (job                       ? value
+                   : step_header && c == 'i' ? "STEPID"
+                   : step_header && c == 'A' ? "TASKS"
+                                             : header_of (c),
+                   width, right);
     }
     putchar ('\n');
+}
+
+/* squeue -s: the running steps, filtered by -u, -p and -j (a job or a
+ * step id). */
+static int list_steps (struct opts *o)
+{
+    json_t *jobs = slurm_jobs ("squeue", NULL, 0),
+           *steps = slurm_steps ("squeue", NULL);
+    json_t *step;
+    size_t i;
+    const char *format = o->format ? o->format : STEP_FORMAT;
+
+    step_header = 1;
+    if (!o->noheader)
+        print_line (format, NULL, NULL, NULL);
+    json_array_foreach (steps, i, step)
+    {
+        json_t *job =
+            json_object_get (jobs, json_string_value (json_object_get (step, "jobid")));
+        const char *owner = slurm_attr (job, "Job_Owner");
+        char user[64], jid[128], sid[160];
+
+        if (!job)
+            continue;
+        snprintf (user, sizeof (user), "%.*s", (int)strcspn (owner, "@"), owner);
+        slurm_id (json_string_value (json_object_get (step, "jobid")), jid,
+                  sizeof (jid));
+        snprintf (sid, sizeof (sid), "%s.%lld", jid,
+                  (long long)json_integer_value (json_object_get (step, "step")));
+        if (!listed (o->users, user) || !listed (o->parts, slurm_attr (job, "queue"))
+            || (o->ids && !listed (o->ids, jid) && !listed (o->ids, sid)))
+            continue;
+        print_line (format, jid, job, step);
+    }
+    json_decref (steps);
+    json_decref (jobs);
+    return 0;
 }
 
 int main (int argc, char **argv)
@@ -197,16 +281,17 @@ int main (int argc, char **argv)
         { "format", required_argument, NULL, 'o' },
         { "only-job-state", no_argument, NULL, 'J' },
         { "all", no_argument, NULL, 'a' },
+        { "steps", optional_argument, NULL, 's' },
         { "help", no_argument, NULL, 'H' },
         { NULL, 0, NULL, 0 },
     };
-    struct opts o = { .format = DEFAULT_FORMAT };
+    struct opts o = { 0 };
     json_t *jobs, *job;
     const char *pbs_id;
     int c, all_states;
 
     opterr = 0;
-    while ((c = getopt_long (argc, argv, "hu:j:t:p:o:a", longopts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, "hu:j:t:p:o:as::", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': o.noheader = 1; break;
         case 'u': o.users = optarg; break;
@@ -214,6 +299,11 @@ int main (int argc, char **argv)
         case 't': o.states = optarg; break;
         case 'p': o.parts = optarg; break;
         case 'o': o.format = optarg; break;
+        case 's':
+            o.steps = 1;
+            if (optarg)
+                o.ids = optarg;
+            break;
         case 'J':
         case 'a': break;
         case 'H': fputs (usage_text, stdout); return 0;
@@ -223,10 +313,14 @@ int main (int argc, char **argv)
             return 1;
         }
     }
+    if (o.steps)
+        return list_steps (&o);
+    if (!o.format)
+        o.format = DEFAULT_FORMAT;
     all_states = o.ids != NULL || (o.states && listed (o.states, "all"));
     jobs = slurm_jobs ("squeue", NULL, all_states || o.states != NULL);
     if (!o.noheader)
-        print_line (o.format, NULL, NULL);
+        print_line (o.format, NULL, NULL, NULL);
     json_object_foreach (jobs, pbs_id, job)
     {
         char id[128], user[64];
@@ -248,7 +342,7 @@ int main (int argc, char **argv)
                 continue;
         } else if (!state_wanted (o.states, state))
             continue;
-        print_line (o.format, id, job);
+        print_line (o.format, id, job, NULL);
     }
     json_decref (jobs);
     return 0;

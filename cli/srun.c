@@ -645,7 +645,8 @@ static int run_in_job (struct srun_opts *o)
                      st.jobid, err.text);
         goto done;
     }
-    o->step = srun_step_begin (pbsid, &st.lay, st.nodelist, o->argv[0]);
+    o->step = srun_step_begin (pbsid, &st.lay, st.nodelist,
+                               o->job_name ? o->job_name : o->argv[0]);
     if (!(st.io = step_io (&st, &err))) {
         fprintf (stderr, "srun: error: %s\n", err.text);
         goto done;

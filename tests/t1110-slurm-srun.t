@@ -130,6 +130,19 @@ test_expect_success 'scancel kills every task of every step' '
     wait_until 10 sh -c "! pgrep -x -f \"sleep 99[12]\" >/dev/null"
 '
 
+test_expect_success 'squeue -s shows running steps as JOBID.STEP; sacct every step' '
+    n=$(sbatch --parsable -n 2 -J stepper --wrap="srun -n 1 true; srun -n 2 sh -c \"exit 3\"; srun -n 2 -J sl sleep 30") &&
+    wait_until 30 sh -c "squeue -h -s | grep -q \"^ *$n\.2 \"" &&
+    squeue -s > sq && cat sq &&
+    head -1 sq | grep -q "^ *STEPID *NAME PARTITION *USER *TIME NODELIST$" &&
+    grep -Eq "^ +$n\.2 +sl +workq +$(id -un | cut -c1-8) +[0-9]+:[0-9]{2} node1$" sq &&
+    test "$(squeue -h -s -j $n -o "%i %j %D")" = "$n.2 sl 1" &&
+    scancel $n && wait_state $n F 30 &&
+    sacct -P -n --format=JobID,JobName,State,ExitCode,NNodes,AllocCPUS -j $n > sa && cat sa &&
+    test "$(sed -n 2,4p sa)" = "$(printf "$n.0|true|COMPLETED|0:0|1|1\n$n.1|sh|FAILED|3:0|1|2\n$n.2|sl|CANCELLED|0:0|1|2")" &&
+    test "$(sacct -X -P -n --format=JobID -j $n)" = "$n"
+'
+
 test_expect_success 'outside a job srun makes an allocation and runs the step in it' '
     srun -n 2 -l sh -c "echo in \$SLURM_JOB_ID; echo e\$SLURM_PROCID >&2" > alloc.out 2> alloc.err &&
     cat alloc.out alloc.err && test "$(wc -l < alloc.out)" = 2 &&
