@@ -111,9 +111,13 @@ static void value (int f, const char *id, json_t *job, char *buf, size_t len)
 
     slurm_nodelist (job, nodes, sizeof (nodes), &nn);
     buf[0] = '\0';
-    if (!strcmp (name, "JobID") || !strcmp (name, "JobIDRaw"))
+    if (!strcmp (name, "JobID"))
         snprintf (buf, len, "%s", id);
-    else if (!strcmp (name, "JobName"))
+    else if (!strcmp (name, "JobIDRaw")) {
+        /* An array task's raw id is its own number, as Slurm's. */
+        if (!slurm_raw_id (job, buf, len))
+            snprintf (buf, len, "%s", id);
+    } else if (!strcmp (name, "JobName"))
         snprintf (buf, len, "%s", slurm_attr (job, "Job_Name"));
     else if (!strcmp (name, "Partition"))
         snprintf (buf, len, "%s", slurm_attr (job, "queue"));
@@ -335,14 +339,15 @@ int main (int argc, char **argv)
     jobs = slurm_jobs ("sacct", NULL, 1);
     json_object_foreach (jobs, pbs_id, job)
     {
-        char id[128], user[64], arr[64];
+        char id[128], user[64], arr[64], raw[32];
         const char *owner = slurm_attr (job, "Job_Owner");
         if (!strcmp (slurm_attr (job, "array"), "True"))
             continue; /* an array shows as its tasks */
         slurm_id (pbs_id, id, sizeof (id));
         snprintf (arr, sizeof (arr), "%.*s", (int)strcspn (id, "_"), id);
         snprintf (user, sizeof (user), "%.*s", (int)strcspn (owner, "@"), owner);
-        if ((ids && !listed (ids, id) && !listed (ids, arr))
+        if ((ids && !listed (ids, id) && !listed (ids, arr)
+             && !(slurm_raw_id (job, raw, sizeof (raw)) && listed (ids, raw)))
             || (users && !listed (users, user))
             || (names && !listed (names, slurm_attr (job, "Job_Name"))))
             continue;

@@ -122,6 +122,37 @@ json_t *slurm_steps (const char *prog, json_t *ids)
     return steps ? steps : json_array ();
 }
 
+const char *slurm_raw_id (json_t *attrs, char *buf, size_t len)
+{
+    json_t *v = json_object_get (attrs, "slurm_job_id");
+
+    if (!json_is_integer (v))
+        return NULL;
+    snprintf (buf, len, "%lld", (long long)json_integer_value (v));
+    return buf;
+}
+
+int slurm_task_of (const char *prog, const char *num, char *pbs, size_t len)
+{
+    json_t *jobs, *job;
+    const char *id;
+    char raw[32];
+    int rc = -1;
+
+    if (!num[0] || num[strspn (num, "0123456789")] != '\0')
+        return -1;
+    jobs = slurm_jobs (prog, NULL, 1);
+    json_object_foreach (jobs, id, job)
+    {
+        if (rc < 0 && slurm_raw_id (job, raw, sizeof (raw)) && strcmp (raw, num) == 0) {
+            snprintf (pbs, len, "%s", id);
+            rc = 0;
+        }
+    }
+    json_decref (jobs);
+    return rc;
+}
+
 void slurm_duration (long long secs, char *buf, size_t len)
 {
     if (secs < 0)

@@ -35,6 +35,14 @@ json_t *slurm_jobs (const char *prog, json_t *ids, int history);
  * start, end, exit}.  New reference; exits as slurm_jobs does. */
 json_t *slurm_steps (const char *prog, json_t *ids);
 
+/* An array task's own number in Slurm's dialect (its SLURM_JOB_ID: the
+ * array's number plus its position) into buf, or NULL if it has none. */
+const char *slurm_raw_id (json_t *attrs, char *buf, size_t len);
+
+/* The PBS id of the array task whose own number is num.  0, or -1 if no
+ * task has it (or num is not a number). */
+int slurm_task_of (const char *prog, const char *num, char *pbs, size_t len);
+
 /* Seconds as Slurm prints durations: M:SS, H:MM:SS or D-HH:MM:SS. */
 void slurm_duration (long long secs, char *buf, size_t len);
 

@@ -334,9 +334,11 @@ int main (int argc, char **argv)
         if (!listed (o.users, user) || !listed (o.parts, slurm_attr (job, "queue")))
             continue;
         if (o.ids) {
-            char arr[64];
+            char arr[64], raw[32];
+            const char *own = slurm_raw_id (job, raw, sizeof (raw));
             snprintf (arr, sizeof (arr), "%.*s", (int)strcspn (id, "_"), id);
-            if (!listed (o.ids, id) && !listed (o.ids, arr))
+            if (!listed (o.ids, id) && !listed (o.ids, arr)
+                && !(own && listed (o.ids, own)))
                 continue;
             if (o.states && !state_wanted (o.states, state))
                 continue;

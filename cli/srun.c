@@ -634,7 +634,12 @@ static int run_in_job (struct srun_opts *o)
     int rc = 1;
     const char *pbsid = getenv ("PBS_JOBID");
 
-    slurm_id (pbsid, st.jobid, sizeof (st.jobid));
+    /* An array task's SLURM_JOB_ID is its own number (not "N_I"). */
+    if (getenv ("SLURM_JOB_ID") && getenv ("SLURM_JOB_ID")[0]
+        && !getenv ("SLURM_JOB_ID")[strspn (getenv ("SLURM_JOB_ID"), "0123456789")])
+        snprintf (st.jobid, sizeof (st.jobid), "%s", getenv ("SLURM_JOB_ID"));
+    else
+        slurm_id (pbsid, st.jobid, sizeof (st.jobid));
     if (o->chdir && chdir (o->chdir) < 0) {
         fprintf (stderr, "srun: error: chdir %s: %s\n", o->chdir, strerror (errno));
         return 1;

@@ -21,7 +21,7 @@ test_expect_success 'an #SBATCH array script that reads SLURM_ARRAY_TASK_ID: eve
     sbatch array.sh > out && n=$(sed -n "s/^Submitted batch job \([0-9]*\)$/\1/p" out) &&
     test -n "$n" && wait_state "$n[].$(hostname -s)" F 60 &&
     for i in 0 1 2 3; do grep -qx "$i squared is $((i * i))" result.$i || exit 1; done &&
-    grep -qx "job=${n}_2 array=$n min=0 max=3 count=4" arr_${n}_2.out
+    grep -qx "job=$((n + 2)) array=$n min=0 max=3 count=4" arr_${n}_2.out
 '
 
 cat > vars.sh <<'S'

@@ -678,6 +678,19 @@ static void env_slurm_array (char **envp, int *n, const struct launch_req *req)
     arrayspec_release (&a);
 }
 
+/* The position of the subjob's index in its array (0 if unknown). */
+static int array_pos (const struct launch_req *req)
+{
+    struct arrayspec a;
+    int pos = 0;
+
+    if (req->spec.array && arrayspec_parse (req->spec.array, &a, NULL) == 0) {
+        pos = arrayspec_pos (&a, req->array_index);
+        arrayspec_release (&a);
+    }
+    return pos > 0 ? pos : 0;
+}
+
 /* Slurm's variables, for a job in Slurm's dialect. */
 static void env_slurm (char **envp, int *n, const struct launch_req *req,
                        const struct launch_env *e, const char **hosts, int nh, int ppn)
@@ -687,9 +700,10 @@ static void env_slurm (char **envp, int *n, const struct launch_req *req,
     char id[64], list[8192], tpn[1024], gpus[256] = "";
     size_t o = 0;
 
-    /* A task of array N is "N_I", as Slurm names it. */
+    /* A task of array N has a number of its own, N + its position (the
+     * scheduler keeps them for it), as sbatch numbers array tasks. */
     if (req->array_index >= 0)
-        snprintf (id, sizeof (id), "%lld_%d", (long long)req->number, req->array_index);
+        snprintf (id, sizeof (id), "%lld", (long long)req->number + array_pos (req));
     else
         snprintf (id, sizeof (id), "%lld", (long long)req->number);
     hostlist_format (hosts, nh, list, sizeof (list));

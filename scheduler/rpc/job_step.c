@@ -105,7 +105,8 @@ static void step_end (struct server *srv, struct conn *c, struct wire_msg *msg)
     const struct job *job;
     sqlite3_stmt *st;
 
-    if (json_unpack (msg->body, "{s:s s:i s:i}", "id", &id, "step", &step, "exit", &code)
+    if (json_unpack (msg->body, "{s:s s:i s:i}", "id", &id, "step", &step, "exit",
+                     &code)
         < 0) {
         server_reply_error (c, msg, EPROTO, "job.step.end: malformed request");
         return;
@@ -142,15 +143,15 @@ static void steps_rows (sqlite3_stmt *st, const char *jobid, json_t *out)
         const unsigned char *name = sqlite3_column_text (st, 2),
                             *nodes = sqlite3_column_text (st, 5);
         json_array_append_new (
-            out, json_pack ("{s:s s:i s:i s:s s:i s:i s:s s:I s:o s:o}", "jobid", jobid,
-                            "step", sqlite3_column_int (st, 0), "attempt",
-                            sqlite3_column_int (st, 1), "name",
-                            name ? (const char *)name : "", "ntasks",
-                            sqlite3_column_int (st, 3), "nnodes",
-                            sqlite3_column_int (st, 4), "nodelist",
-                            nodes ? (const char *)nodes : "", "start",
-                            (json_int_t)sqlite3_column_int64 (st, 6), "end",
-                            col_int (st, 7), "exit", col_int (st, 8)));
+            out,
+            json_pack ("{s:s s:i s:i s:s s:i s:i s:s s:I s:o s:o}", "jobid", jobid,
+                       "step", sqlite3_column_int (st, 0), "attempt",
+                       sqlite3_column_int (st, 1), "name",
+                       name ? (const char *)name : "", "ntasks",
+                       sqlite3_column_int (st, 3), "nnodes", sqlite3_column_int (st, 4),
+                       "nodelist", nodes ? (const char *)nodes : "", "start",
+                       (json_int_t)sqlite3_column_int64 (st, 6), "end", col_int (st, 7),
+                       "exit", col_int (st, 8)));
     }
     sqlite3_reset (st);
 }
@@ -177,7 +178,8 @@ static void steps_list (struct server *srv, struct conn *c, struct wire_msg *msg
     if (!ids) {
         LIST_FOREACH (job, jobs_running (srv->jobs), r_link)
         {
-            if (!may_see (srv, c, job->rec.uid) || !(st = db_stmt (srv->db, sql_running)))
+            if (!may_see (srv, c, job->rec.uid)
+                || !(st = db_stmt (srv->db, sql_running)))
                 continue;
             sqlite3_bind_int64 (st, 1, job->rec.seq);
             sqlite3_bind_int (st, 2, job->rec.run_count);
