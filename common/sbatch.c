@@ -363,7 +363,8 @@ static int apply_resources (struct hpcq_jobspec *spec, const struct sbatch *sb,
     }
     if (directive_apply (spec, 'l', sel, err) < 0)
         return -1;
-    if (sb->exclusive || (sb->nodes > 1 && sb->tasks_per_node))
+    /* -N N is N nodes in Slurm, never fewer. */
+    if (sb->exclusive || sb->nodes > 1)
         return directive_apply (spec, 'l',
                                 sb->exclusive ? "place=scatter:excl" : "place=scatter",
                                 err);
