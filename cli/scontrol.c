@@ -152,9 +152,9 @@ static void print_job (const char *pbs_id, json_t *job)
     }
     kv (0, "JobName", "%s", slurm_attr (job, "Job_Name"));
     kv (1, "UserId", "%.*s", (int)strcspn (owner, "@"), owner);
-    kv (0, "Account", "%s", slurm_attr (job, "Account_Name")[0]
-                                ? slurm_attr (job, "Account_Name")
-                                : "(null)");
+    kv (0, "Account", "%s",
+        slurm_attr (job, "Account_Name")[0] ? slurm_attr (job, "Account_Name")
+                                            : "(null)");
     kv (1, "Priority", "%lld",
         (long long)json_integer_value (json_object_get (job, "Priority")));
     kv (1, "JobState", "%s", state);
@@ -164,8 +164,9 @@ static void print_job (const char *pbs_id, json_t *job)
     kv (1, "ExitCode", "%s",
         !json_is_integer (ex) ? "0:0"
         : code > 256          ? (snprintf (t1, sizeof (t1), "0:%lld", code - 256), t1)
-                              : (snprintf (t1, sizeof (t1), "%lld:0", code < 0 ? 1 : code), t1));
-    slurm_duration (st ? (end ? end : (long long)time (NULL)) - st : 0, dur, sizeof (dur));
+                     : (snprintf (t1, sizeof (t1), "%lld:0", code < 0 ? 1 : code), t1));
+    slurm_duration (st ? (end ? end : (long long)time (NULL)) - st : 0, dur,
+                    sizeof (dur));
     if (wall[0] && sscanf (wall, "%d:%d:%d", &h, &m, &s) == 3)
         slurm_duration ((long long)h * 3600 + m * 60 + s, lim, sizeof (lim));
     else
@@ -181,19 +182,23 @@ static void print_job (const char *pbs_id, json_t *job)
     kv (1, "Partition", "%s", slurm_attr (job, "queue"));
     kv (1, "NodeList", "%s", nn ? nodes : "(null)");
     kv (1, "NumNodes", "%lld",
-        nn ? (long long)nn : (long long)json_integer_value (json_object_get (rl, "nodect")));
-    kv (0, "NumCPUs", "%lld", (long long)json_integer_value (json_object_get (rl, "ncpus")));
+        nn ? (long long)nn
+           : (long long)json_integer_value (json_object_get (rl, "nodect")));
+    kv (0, "NumCPUs", "%lld",
+        (long long)json_integer_value (json_object_get (rl, "ncpus")));
     kv (0, "NumTasks", "%lld",
         (long long)json_integer_value (json_object_get (rl, "mpiprocs"))
             ? (long long)json_integer_value (json_object_get (rl, "mpiprocs"))
             : 1LL);
     kv (1, "WorkDir", "%s", slurm_attr (job, "jobdir"));
-    kv (1, "StdOut", "%s", strchr (slurm_attr (job, "Output_Path"), ':')
-                               ? strchr (slurm_attr (job, "Output_Path"), ':') + 1
-                               : slurm_attr (job, "Output_Path"));
-    kv (1, "StdErr", "%s", strchr (slurm_attr (job, "Error_Path"), ':')
-                               ? strchr (slurm_attr (job, "Error_Path"), ':') + 1
-                               : slurm_attr (job, "Error_Path"));
+    kv (1, "StdOut", "%s",
+        strchr (slurm_attr (job, "Output_Path"), ':')
+            ? strchr (slurm_attr (job, "Output_Path"), ':') + 1
+            : slurm_attr (job, "Output_Path"));
+    kv (1, "StdErr", "%s",
+        strchr (slurm_attr (job, "Error_Path"), ':')
+            ? strchr (slurm_attr (job, "Error_Path"), ':') + 1
+            : slurm_attr (job, "Error_Path"));
     putchar ('\n');
     if (!oneliner)
         putchar ('\n');
@@ -206,7 +211,8 @@ static int job_matches (const char *id, const char *sid, json_t *job)
     char raw[32];
     size_t n = strlen (id);
 
-    return !strcmp (sid, id) || (slurm_raw_id (job, raw, sizeof (raw)) && !strcmp (raw, id))
+    return !strcmp (sid, id)
+           || (slurm_raw_id (job, raw, sizeof (raw)) && !strcmp (raw, id))
            || (!strncmp (sid, id, n) && sid[n] == '_');
 }
 
@@ -271,11 +277,11 @@ static int show_node (const char *name)
         kv (0, "CPUTot", "%lld",
             (long long)json_integer_value (json_object_get (n, "ncpus")));
         kv (1, "Gres", "%s",
-            json_integer_value (json_object_get (n, "ngpus"))
-                ? (snprintf (err.text, sizeof (err.text), "gpu:%lld",
-                             (long long)json_integer_value (json_object_get (n, "ngpus"))),
-                   err.text)
-                : "(null)");
+            json_integer_value (json_object_get (n, "ngpus")) ? (
+                snprintf (err.text, sizeof (err.text), "gpu:%lld",
+                          (long long)json_integer_value (json_object_get (n, "ngpus"))),
+                err.text)
+                                                              : "(null)");
         kv (1, "RealMemory", "%lld",
             (long long)(json_integer_value (json_object_get (n, "mem")) >> 20));
         kv (1, "State", "%s",
@@ -312,7 +318,8 @@ static int job_request (const char *type, const char *id, json_t *extra)
         json_object_update (body, extra);
     reply = rpc (type, json_incref (body), &err);
     e = errno;
-    if (!reply && e == ENOENT && slurm_task_of ("scontrol", id, pbs, sizeof (pbs)) == 0) {
+    if (!reply && e == ENOENT
+        && slurm_task_of ("scontrol", id, pbs, sizeof (pbs)) == 0) {
         json_object_set_new (body, "id", json_string (pbs));
         reply = rpc (type, json_incref (body), &err);
         e = errno;
