@@ -66,7 +66,9 @@ int main (int argc, char **argv)
         util_die (1, "error: %s", err.text);
     if (cli.wrap || cli.parsable || cli.wait)
         util_die (1, "error: %s is sbatch's, not salloc's",
-                  cli.wrap ? "--wrap" : cli.parsable ? "--parsable" : "--wait");
+                  cli.wrap       ? "--wrap"
+                  : cli.parsable ? "--parsable"
+                                 : "--wait");
     if (1 + cli.first_arg < argc)
         return run_command (argc, argv, 1 + cli.first_arg);
     jobspec_init (&spec);

@@ -119,19 +119,6 @@ static void iso (long long t, char *buf, size_t len)
     strftime (buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
 }
 
-static const char *reason_of (json_t *job, const char *state)
-{
-    const char *holds = slurm_attr (job, "Hold_Types");
-
-    if (strcmp (state, "PENDING"))
-        return "None";
-    if (strchr (holds, 's'))
-        return "Dependency";
-    if (strchr (holds, 'u') || strchr (holds, 'o'))
-        return "JobHeldUser";
-    return "Resources";
-}
-
 static void print_job (const char *pbs_id, json_t *job)
 {
     json_t *rl = json_object_get (job, "Resource_List"),
@@ -158,7 +145,7 @@ static void print_job (const char *pbs_id, json_t *job)
     kv (1, "Priority", "%lld",
         (long long)json_integer_value (json_object_get (job, "Priority")));
     kv (1, "JobState", "%s", state);
-    kv (0, "Reason", "%s", reason_of (job, state));
+    kv (0, "Reason", "%s", slurm_reason (job, state));
     kv (0, "Dependency", "%s",
         slurm_attr (job, "depend")[0] ? slurm_attr (job, "depend") : "(null)");
     kv (1, "ExitCode", "%s",

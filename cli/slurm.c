@@ -153,6 +153,24 @@ int slurm_task_of (const char *prog, const char *num, char *pbs, size_t len)
     return rc;
 }
 
+const char *slurm_reason (json_t *attrs, const char *state)
+{
+    const char *holds = slurm_attr (attrs, "Hold_Types");
+
+    if (strcmp (state, "PENDING") != 0)
+        return "None";
+    /* The scheduler keeps such a job held, as Slurm keeps it pending
+     * (without SchedulerParameters=kill_invalid_depend). */
+    if (strchr (holds, 's')
+        && strstr (slurm_attr (attrs, "comment"), "can never be satisfied"))
+        return "DependencyNeverSatisfied";
+    if (strchr (holds, 's'))
+        return "Dependency";
+    if (strchr (holds, 'u') || strchr (holds, 'o'))
+        return "JobHeldUser";
+    return "Resources";
+}
+
 void slurm_duration (long long secs, char *buf, size_t len)
 {
     if (secs < 0)

@@ -43,6 +43,10 @@ const char *slurm_raw_id (json_t *attrs, char *buf, size_t len);
  * task has it (or num is not a number). */
 int slurm_task_of (const char *prog, const char *num, char *pbs, size_t len);
 
+/* squeue's %r for a job in state (slurm_state): None, Dependency,
+ * DependencyNeverSatisfied, JobHeldUser or Resources. */
+const char *slurm_reason (json_t *attrs, const char *state);
+
 /* Seconds as Slurm prints durations: M:SS, H:MM:SS or D-HH:MM:SS. */
 void slurm_duration (long long secs, char *buf, size_t len);
 

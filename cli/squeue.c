@@ -56,19 +56,6 @@ static int state_wanted (const char *states, const char *state)
            || listed (states, slurm_state_code (state));
 }
 
-static const char *reason (json_t *job, const char *state)
-{
-    const char *holds = slurm_attr (job, "Hold_Types");
-
-    if (strcmp (state, "PENDING") != 0)
-        return "None";
-    if (strchr (holds, 's'))
-        return "Dependency";
-    if (strchr (holds, 'u') || strchr (holds, 'o'))
-        return "JobHeldUser";
-    return "Resources";
-}
-
 /* The value of one %-field for a job. */
 static void field (char c, const char *id, json_t *job, char *buf, size_t len)
 {
@@ -122,9 +109,9 @@ static void field (char c, const char *id, json_t *job, char *buf, size_t len)
         if (nn)
             snprintf (buf, len, "%s", nodes);
         else
-            snprintf (buf, len, "(%s)", reason (job, state));
+            snprintf (buf, len, "(%s)", slurm_reason (job, state));
         break;
-    case 'r': snprintf (buf, len, "%s", reason (job, state)); break;
+    case 'r': snprintf (buf, len, "%s", slurm_reason (job, state)); break;
     case 'V': snprintf (buf, len, "%s", slurm_attr (job, "ctime")); break;
     case 'S':
         snprintf (buf, len, "%s", start ? slurm_attr (job, "stime") : "N/A");
