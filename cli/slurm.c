@@ -157,6 +157,13 @@ const char *slurm_reason (json_t *attrs, const char *state)
 {
     const char *holds = slurm_attr (attrs, "Hold_Types");
 
+    /* A finished job's, as Slurm's (PSI/J looks a failed job's up). */
+    if (!strcmp (state, "FAILED"))
+        return "NonZeroExitCode";
+    if (!strcmp (state, "TIMEOUT"))
+        return "TimeLimit";
+    if (!strcmp (state, "NODE_FAIL"))
+        return "NodeDown";
     if (strcmp (state, "PENDING") != 0)
         return "None";
     /* The scheduler keeps such a job held, as Slurm keeps it pending

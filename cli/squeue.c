@@ -256,6 +256,47 @@ static int list_steps (struct opts *o)
     return 0;
 }
 
+/* -O/--Format "Name[:[.]size],..." as -o letters (Slurm's src/squeue/opts.c
+ * long names), each field 20 wide unless sized, left-justified unless
+ * '.', a space between.  The format (caller frees), or exits on an
+ * unknown name. */
+static char *long_format (const char *spec)
+{
+    static const struct {
+        const char *name;
+        char letter;
+    } names[] = {
+        { "JobArrayID", 'i' },  { "JobID", 'i' },        { "ArrayJobID", 'A' },
+        { "ArrayTaskID", 'a' }, { "Name", 'j' },         { "UserName", 'u' },
+        { "Partition", 'P' },   { "StateCompact", 't' }, { "State", 'T' },
+        { "TimeUsed", 'M' },    { "TimeLimit", 'l' },    { "NumNodes", 'D' },
+        { "NumCPUs", 'C' },     { "NodeList", 'N' },     { "ReasonList", 'R' },
+        { "Reason", 'r' },      { "SubmitTime", 'V' },   { "StartTime", 'S' },
+        { "Priority", 'Q' },
+    };
+    size_t len = strlen (spec) * 8 + 16, o = 0;
+    char *out = xzalloc (len);
+
+    for (const char *p = spec; *p;) {
+        size_t k = strcspn (p, ","), nl = strcspn (p, ":,");
+        const char *size = nl < k ? p + nl + 1 : NULL;
+        int right = size && *size == '.', width = size ? atoi (size + right) : 20;
+        size_t f;
+        for (f = 0; f < ARRAY_SIZE (names); f++)
+            if (strlen (names[f].name) == nl && !strncasecmp (names[f].name, p, nl))
+                break;
+        if (f == ARRAY_SIZE (names)) {
+            fprintf (stderr, "squeue: error: Invalid job format specification: %.*s\n",
+                     (int)nl, p);
+            exit (1);
+        }
+        o += snprintf (out + o, len - o, "%s%%%s%d%c", o ? " " : "", right ? "." : "",
+                       width > 0 ? width : 20, names[f].letter);
+        p += k + (p[k] == ',');
+    }
+    return out;
+}
+
 int main (int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -266,6 +307,7 @@ int main (int argc, char **argv)
         { "states", required_argument, NULL, 't' },
         { "partition", required_argument, NULL, 'p' },
         { "format", required_argument, NULL, 'o' },
+        { "Format", required_argument, NULL, 'O' },
         { "only-job-state", no_argument, NULL, 'J' },
         { "all", no_argument, NULL, 'a' },
         { "steps", optional_argument, NULL, 's' },
@@ -273,12 +315,13 @@ int main (int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     struct opts o = { 0 };
+    char *long_fmt = NULL;
     json_t *jobs, *job;
     const char *pbs_id;
     int c, all_states;
 
     opterr = 0;
-    while ((c = getopt_long (argc, argv, "hu:j:t:p:o:as::", longopts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, "hu:j:t:p:o:O:as::", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': o.noheader = 1; break;
         case 'u': o.users = optarg; break;
@@ -286,6 +329,10 @@ int main (int argc, char **argv)
         case 't': o.states = optarg; break;
         case 'p': o.parts = optarg; break;
         case 'o': o.format = optarg; break;
+        case 'O':
+            free (long_fmt);
+            o.format = long_fmt = long_format (optarg);
+            break;
         case 's':
             o.steps = 1;
             if (optarg)
@@ -300,8 +347,11 @@ int main (int argc, char **argv)
             return 1;
         }
     }
-    if (o.steps)
-        return list_steps (&o);
+    if (o.steps) {
+        c = list_steps (&o);
+        free (long_fmt);
+        return c;
+    }
     if (!o.format)
         o.format = DEFAULT_FORMAT;
     all_states = o.ids != NULL || (o.states && listed (o.states, "all"));
@@ -334,5 +384,6 @@ int main (int argc, char **argv)
         print_line (o.format, id, job, NULL);
     }
     json_decref (jobs);
+    free (long_fmt);
     return 0;
 }

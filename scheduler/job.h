@@ -42,7 +42,7 @@ struct job {
      * ("node1:cpus=0-7:mems=0:gpus=0"), NULL before; kept in memory only:
      * a restarted scheduler shows it again once the job runs anew. */
     char *binding;
-    int launch_pending;  /* launch sent, no job.started yet */
+    int launch_pending; /* launch sent, no job.started yet */
     int kill_sent;
     int restart_first;        /* requeued by a spot reclaim: it goes before
                                      * every other waiting job (reclaim.h) */

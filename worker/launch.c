@@ -405,6 +405,25 @@ static void child_ckpt_dir (const struct launch_req *req, char **envp, int fd)
     }
 }
 
+/* Slurm's SLURM_JOB_STDOUT and SLURM_JOB_STDERR (Slurm 22.05 on; Parsl's
+ * SrunLauncher writes beside the first), once the child has resolved the
+ * paths: appended to envp (which child_fail frees). */
+static void child_slurm_stdio (const struct launch_req *req, char **envp,
+                               const char *out, const char *err)
+{
+    int n = 0;
+
+    if (!req->spec.slurm)
+        return;
+    while (envp[n])
+        n++;
+    if (n + 3 >= ENV_MAX)
+        return;
+    env_add (envp, &n, "SLURM_JOB_STDOUT", "%s", out);
+    env_add (envp, &n, "SLURM_JOB_STDERR", "%s", req->spec.join == JOIN_OE ? out : err);
+    envp[n] = NULL;
+}
+
 /* Everything from here on that touches a path the user named runs after
  * privsep_drop(): the stat in launch_resolve_output, the checkpoint
  * directory, the output files. */
@@ -438,6 +457,7 @@ static void child_exec (const struct launch_req *req, const struct launch_env *e
     child_say (fd, 'O', req->spec.join == JOIN_EO ? err_path : out_path);
     child_say (fd, 'E', req->spec.join == JOIN_OE ? out_path : err_path);
     child_ckpt_dir (req, envp, fd);
+    child_slurm_stdio (req, envp, out_path, err_path);
     child_stdio (req, out_path, err_path, envp, fd);
     if (strncmp (req->spec.script, "#!", 2) == 0)
         execve (script, (char *[]){ (char *)script, NULL }, envp);
