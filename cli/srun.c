@@ -218,7 +218,7 @@ int srun_parse (int argc, char **argv, struct srun_opts *o)
         case 'p': o->partition = optarg; break;
         case 'A': o->account = optarg; break;
         case 't': o->time = optarg; break;
-        case 'u':
+        case 'u': o->io.unbuffered = 1; break;
         case 'Q':
         case 'v':
         case 'W':

@@ -11,6 +11,8 @@
 #include "cli/srun_io.h"
 #include "common/util.h"
 
+#define SRUN_IO_LINE_MAX (64 * 1024)
+
 /* One task's stream: where it goes and, with -l, its unfinished line. */
 struct tstream {
     int fd; /* -1: dropped */
@@ -20,7 +22,7 @@ struct tstream {
 
 struct srun_io {
     int ntasks;
-    int label, width;
+    int label, unbuffered, width;
     struct tstream *s; /* [ntasks * 2]: stdout, stderr */
     char **path;       /* the files opened, each once */
     int *fd;
@@ -125,6 +127,7 @@ struct srun_io *srun_io_create (const struct srun_io_opts *o,
 
     io->ntasks = ntasks;
     io->label = o->label;
+    io->unbuffered = o->unbuffered && !o->label;
     for (int m = ntasks - 1; m > 0; m /= 10)
         io->width++;
     io->width = io->width ? io->width : 1;
@@ -149,7 +152,8 @@ static void put_line (struct srun_io *io, int t, int fd, const char *buf, size_t
     char label[32];
     int l = snprintf (label, sizeof (label), "%*d: ", io->width, t);
 
-    (void)util_write_all (fd, label, l);
+    if (io->label)
+        (void)util_write_all (fd, label, l);
     (void)util_write_all (fd, buf, len);
 }
 
@@ -163,7 +167,7 @@ void srun_io_write (struct srun_io *io, int t, int fd, const char *buf, size_t l
     s = &io->s[2 * t + fd - 1];
     if (s->fd < 0)
         return;
-    if (!io->label) {
+    if (io->unbuffered) {
         (void)util_write_all (s->fd, buf, len);
         return;
     }
@@ -186,6 +190,11 @@ void srun_io_write (struct srun_io *io, int t, int fd, const char *buf, size_t l
         }
         memcpy (s->line + s->len, buf, len);
         s->len += len;
+    }
+    /* A line that long goes out as it is (memory stays bounded). */
+    if (s->len >= SRUN_IO_LINE_MAX) {
+        put_line (io, t, s->fd, s->line, s->len);
+        s->len = 0;
     }
 }
 

@@ -4,8 +4,9 @@
  * %N its name, %u user, %x job name, %A %a array job and index, %% and a
  * width: %3t is 000), one file per task with %t, per node with %n or %N,
  * else one for all; "none" drops it, a number keeps that task's only.
- * -l puts "TASK: " before each line, the task number padded to the
- * widest.  stderr goes with stdout when -o is given and -e is not.
+ * A task's output goes out a line at a time (srun's default, so the
+ * tasks' lines do not mix), or as it comes with -u; -l puts "TASK: "
+ * before each line, the task number padded to the widest.  stderr goes with stdout when -o is given and -e is not.
  */
 #ifndef HPCQ_CLI_SRUN_IO_H
 #define HPCQ_CLI_SRUN_IO_H
@@ -28,7 +29,8 @@ struct srun_io_names {
 struct srun_io_opts {
     const char *out, *err; /* patterns, NULL: srun's own */
     int label;
-    int append; /* --open-mode=append */
+    int unbuffered; /* -u: bytes as they come, not whole lines */
+    int append;     /* --open-mode=append */
 };
 
 /* ntasks tasks, task t on step node task_node[t] named node_name[...].

@@ -74,6 +74,8 @@ srun -n 3 -o 1 sh -c 'echo only $SLURM_PROCID' > only.txt
 srun -n 2 -o none sh -c 'echo dropped'
 printf 'line1\nline2\n' | srun -n 3 -l sh -c 'cat; echo done' | sort > stdin.txt
 printf 'x\n' | srun -n 2 -i none sh -c 'cat; echo ok$SLURM_PROCID' | sort > noin.txt
+srun -n 2 head -c 300000 /dev/zero | wc -c > big.txt
+srun -n 2 -u sh -c 'printf "%s" $SLURM_PROCID' | wc -c > unbuf.txt
 S
 
 test_expect_success '-o/-e patterns: a file per task with %t, %j %s %N %x and widths' '
@@ -83,7 +85,8 @@ test_expect_success '-o/-e patterns: a file per task with %t, %j %s %N %x and wi
         test "$(cat e-iojob-0$t.txt)" = "err $t" || exit 1
     done &&
     test "$(sort one.txt)" = "$(printf "both 0\nboth 1\nstderr-too\nstderr-too")" &&
-    test "$(cat only.txt)" = "only 1" && ! grep -q dropped slurm-$n.out
+    test "$(cat only.txt)" = "only 1" && ! grep -q dropped slurm-$n.out &&
+    test "$(cat big.txt)" = 600000 && test "$(cat unbuf.txt)" = 2
 '
 
 test_expect_success 'stdin goes to task 0 only; -i none to no task' '
