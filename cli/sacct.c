@@ -168,7 +168,7 @@ static void value (int f, const char *id, json_t *job, char *buf, size_t len)
     else if (!strcmp (name, "NodeList"))
         snprintf (buf, len, "%.1000s", nn ? nodes : "None assigned");
     else if (!strcmp (name, "ReqMem"))
-        snprintf (buf, len, "%s", slurm_attr (rl, "mem"));
+        slurm_mem (slurm_attr (rl, "mem"), buf, len);
     else if (!strcmp (name, "Timelimit"))
         snprintf (buf, len, "%s",
                   slurm_attr (rl, "walltime")[0] ? slurm_attr (rl, "walltime")

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "cli/slurm.h"
@@ -176,6 +177,31 @@ const char *slurm_reason (json_t *attrs, const char *state)
     if (strchr (holds, 'u') || strchr (holds, 'o'))
         return "JobHeldUser";
     return "Resources";
+}
+
+void slurm_mem (const char *pbs, char *buf, size_t len)
+{
+    static const struct {
+        const char *unit;
+        long long mult;
+    } units[] = { { "kb", 1LL << 10 }, { "mb", 1LL << 20 }, { "gb", 1LL << 30 },
+                  { "tb", 1LL << 40 }, { "b", 1 },          { "", 1 } };
+    char *end;
+    long long n = strtoll (pbs, &end, 10), bytes = -1, mb;
+
+    buf[0] = '\0';
+    if (!pbs[0] || end == pbs)
+        return;
+    for (size_t i = 0; i < ARRAY_SIZE (units) && bytes < 0; i++)
+        if (!strcasecmp (end, units[i].unit))
+            bytes = n * units[i].mult;
+    if (bytes < 0)
+        return;
+    mb = (bytes + (1LL << 20) - 1) >> 20;
+    if (mb >= 1024 && mb % 1024 == 0)
+        snprintf (buf, len, "%lldG", mb >> 10);
+    else
+        snprintf (buf, len, "%lldM", mb);
 }
 
 void slurm_duration (long long secs, char *buf, size_t len)

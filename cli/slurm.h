@@ -47,6 +47,10 @@ int slurm_task_of (const char *prog, const char *num, char *pbs, size_t len);
  * DependencyNeverSatisfied, JobHeldUser or Resources. */
 const char *slurm_reason (json_t *attrs, const char *state);
 
+/* A PBS size ("64mb", "4gb") as Slurm prints memory (22.05 on: "64M",
+ * "4G"); "" if unset or unreadable. */
+void slurm_mem (const char *pbs, char *buf, size_t len);
+
 /* Seconds as Slurm prints durations: M:SS, H:MM:SS or D-HH:MM:SS. */
 void slurm_duration (long long secs, char *buf, size_t len);
 

@@ -219,6 +219,32 @@ static void print_line (const char *format, const char *id, json_t *job, json_t 
     putchar ('\n');
 }
 
+/* The job (id its Slurm id) is one -j names: itself, its array, or its
+ * own number as an array task. */
+static int id_listed (const char *ids, const char *id, json_t *job)
+{
+    char arr[64], raw[32];
+    const char *own = slurm_raw_id (job, raw, sizeof (raw));
+
+    snprintf (arr, sizeof (arr), "%.*s", (int)strcspn (id, "_"), id);
+    return listed (ids, id) || listed (ids, arr) || (own && listed (ids, own));
+}
+
+static int any_listed (json_t *jobs, const char *ids)
+{
+    const char *pbs_id;
+    json_t *job;
+    char id[128];
+
+    json_object_foreach (jobs, pbs_id, job)
+    {
+        slurm_id (pbs_id, id, sizeof (id));
+        if (id_listed (ids, id, job))
+            return 1;
+    }
+    return 0;
+}
+
 /* squeue -s: the running steps, filtered by -u, -p and -j (a job or a
  * step id). */
 static int list_steps (struct opts *o)
@@ -356,6 +382,14 @@ int main (int argc, char **argv)
         o.format = DEFAULT_FORMAT;
     all_states = o.ids != NULL || (o.states && listed (o.states, "all"));
     jobs = slurm_jobs ("squeue", NULL, all_states || o.states != NULL);
+    /* Slurm's squeue: -j naming no job it knows fails (with one known, the
+     * others are left out). */
+    if (o.ids && !any_listed (jobs, o.ids)) {
+        fprintf (stderr, "slurm_load_jobs error: Invalid job id specified\n");
+        json_decref (jobs);
+        free (long_fmt);
+        return 1;
+    }
     if (!o.noheader)
         print_line (o.format, NULL, NULL, NULL);
     json_object_foreach (jobs, pbs_id, job)
@@ -371,11 +405,7 @@ int main (int argc, char **argv)
         if (!listed (o.users, user) || !listed (o.parts, slurm_attr (job, "queue")))
             continue;
         if (o.ids) {
-            char arr[64], raw[32];
-            const char *own = slurm_raw_id (job, raw, sizeof (raw));
-            snprintf (arr, sizeof (arr), "%.*s", (int)strcspn (id, "_"), id);
-            if (!listed (o.ids, id) && !listed (o.ids, arr)
-                && !(own && listed (o.ids, own)))
+            if (!id_listed (o.ids, id, job))
                 continue;
             if (o.states && !state_wanted (o.states, state))
                 continue;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -662,6 +663,15 @@ static void env_slurm (char **envp, int *n, const struct launch_req *req,
     if (ppn > 0 && req->ncpus % ppn == 0)
         env_add (envp, n, "SLURM_CPUS_PER_TASK", "%d", req->ncpus / ppn);
     env_add (envp, n, "SLURM_CPUS_ON_NODE", "%d", req->ncpus);
+    /* sbatch's chunks are alike: each node has the first one's cores. */
+    if (nh > 1)
+        env_add (envp, n, "SLURM_JOB_CPUS_PER_NODE", "%d(x%d)", req->ncpus, nh);
+    else
+        env_add (envp, n, "SLURM_JOB_CPUS_PER_NODE", "%d", req->ncpus);
+    env_add (envp, n, "SLURM_JOB_START_TIME", "%lld", (long long)time (NULL));
+    if (req->walltime > 0)
+        env_add (envp, n, "SLURM_JOB_END_TIME", "%lld",
+                 (long long)time (NULL) + (long long)req->walltime);
     if (req->mem > 0)
         env_add (envp, n, "SLURM_MEM_PER_NODE", "%lld", (long long)(req->mem >> 20));
     env_add (envp, n, "SLURM_GPUS_ON_NODE", "%d", req->ngpus);
