@@ -678,7 +678,14 @@ int main (int argc, char **argv)
     struct srun_opts o;
 
     srun_parse (argc, argv, &o);
-    if (!getenv ("PBS_JOBID") || !getenv (TM_SOCKET_ENV))
+    if (!getenv ("PBS_JOBID"))
         return srun_alloc_run (argc, argv, &o);
+    if (!getenv (TM_SOCKET_ENV)) {
+        fprintf (stderr,
+                 "srun: error: no task manager on this host (%s is not set: the "
+                 "worker has no tm_socket)\n",
+                 TM_SOCKET_ENV);
+        return 1;
+    }
     return run_in_job (&o);
 }

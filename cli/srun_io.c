@@ -174,7 +174,10 @@ void srun_io_write (struct srun_io *io, int t, int fd, const char *buf, size_t l
     while (len > 0 && (nl = memchr (buf, '\n', len))) {
         size_t k = nl - buf + 1;
         if (s->len) {
-            s->line = xrealloc (s->line, s->len + k);
+            if (s->len + k > s->cap) {
+                s->cap = s->len + k;
+                s->line = xrealloc (s->line, s->cap);
+            }
             memcpy (s->line + s->len, buf, k);
             put_line (io, t, s->fd, s->line, s->len + k);
             s->len = 0;
