@@ -145,7 +145,7 @@ static void print_table (struct report *r, struct report_row **rows, int n)
 
 static void print_csv (struct report *r, struct report_row **rows, int n)
 {
-    printf ("%s,jobs,core_hours,gpu_hours", by_names[r->by]);
+    printf ("%s,jobs,core_hours,gpu_hours,gpu_energy_j,gpu_util_mean", by_names[r->by]);
     for (int p = 0; p < r->nprofiles; p++)
         printf (",mig_hours[%s]", r->profiles[p]);
     printf (",wait_mean_s,wait_p95_s,failures,requeues,preemptions,reclaims,cost,"
@@ -161,8 +161,8 @@ static void print_csv (struct report *r, struct report_row **rows, int n)
             putchar ('"');
         } else
             printf ("%s", row->key);
-        printf (",%lld,%.6f,%.6f", (long long)row->jobs, hours (row->core_s),
-                hours (row->gpu_s));
+        printf (",%lld,%.6f,%.6f,%.1f,%.1f", (long long)row->jobs, hours (row->core_s),
+                hours (row->gpu_s), row->gpu_energy_j, report_gpu_util (row));
         for (int p = 0; p < r->nprofiles; p++)
             printf (",%.6f", hours (row->mig_s[p]));
         printf (",%.3f,%.3f,%lld,%lld,%lld,%lld,%.6f,%.6f,%.6f,%.6f,%lld,%.3f,%.6f\n",
@@ -189,14 +189,18 @@ static json_t *row_json (struct report *r, struct report_row *row)
                    "requeues", (json_int_t)row->requeues, "preemptions",
                    (json_int_t)row->preemptions);
     if (o
-        && json_object_update_new (
-               o, json_pack ("{s:I s:f s:f s:f s:f s:I s:f s:f}", "reclaims",
-                             (json_int_t)row->reclaims, "cost", row->cost, "cost_spot",
-                             row->cost_spot, "cost_if_ondemand", row->cost_ondemand,
-                             "saved", row->cost_ondemand - row->cost, "checkpoints",
-                             (json_int_t)row->checkpoints, "ckpt_s", row->ckpt_s,
-                             "ckpt_cost", row->ckpt_cost))
-               < 0) {
+        && (json_object_update_new (
+                o, json_pack ("{s:I s:f s:f s:f s:f s:I s:f s:f}", "reclaims",
+                              (json_int_t)row->reclaims, "cost", row->cost, "cost_spot",
+                              row->cost_spot, "cost_if_ondemand", row->cost_ondemand,
+                              "saved", row->cost_ondemand - row->cost, "checkpoints",
+                              (json_int_t)row->checkpoints, "ckpt_s", row->ckpt_s,
+                              "ckpt_cost", row->ckpt_cost))
+                < 0
+            || json_object_update_new (o, json_pack ("{s:f s:f}", "gpu_energy_j",
+                                                     row->gpu_energy_j, "gpu_util_mean",
+                                                     report_gpu_util (row)))
+                   < 0)) {
         json_decref (o);
         o = NULL;
     }

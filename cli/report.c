@@ -26,7 +26,9 @@ static const char *sql_attempts =
     " coalesce (a.ncpus, json_extract (CASE WHEN json_valid (j.resources_used)"
     "   THEN j.resources_used END, '$.ncpus'), 1),"
     " coalesce (a.ngpus, 0), a.mig," KEY_COLS ","
-    " a.cost, a.cost_spot, coalesce (a.cost_ondemand, a.cost), coalesce (a.reason, '')"
+    " a.cost, a.cost_spot, coalesce (a.cost_ondemand, a.cost), coalesce (a.reason, ''),"
+    " coalesce (a.gpu_energy_j, 0), coalesce (a.gpu_util * a.gpu_seconds, 0),"
+    " coalesce (a.gpu_seconds, 0)"
     " FROM attempts a JOIN jobs j ON j.seq = a.job_seq"
     " LEFT JOIN jobs p ON p.seq = j.array_parent"
     " WHERE a.start_time < ?2 AND coalesce (a.end_time, ?3) > ?1";
@@ -65,7 +67,15 @@ static const char *sql_checkpoints =
 /* The first column of KEY_COLS in each query, and of what follows it in
  * sql_attempts. */
 enum { K_ATTEMPTS = 7, K_ENDED = 2, K_WAITS = 1, K_PREEMPTED = 1, K_CKPT = 3 };
-enum { A_COST = K_ATTEMPTS + 5, A_SPOT, A_ONDEMAND, A_REASON };
+enum {
+    A_COST = K_ATTEMPTS + 5,
+    A_SPOT,
+    A_ONDEMAND,
+    A_REASON,
+    A_GPU_J,
+    A_GPU_UTIL_S,
+    A_GPU_S
+};
 
 static struct report_row *row_of (struct report *r, sqlite3_stmt *st, int k)
 {
@@ -204,6 +214,9 @@ static int report_attempts (struct report *r, sqlite3_stmt *st)
             || sqlite3_column_int64 (st, 2) < r->from
             || sqlite3_column_int64 (st, 2) >= r->to)
             continue; /* it did not end in the window */
+        row->gpu_energy_j += sqlite3_column_double (st, A_GPU_J);
+        row->gpu_util_s += sqlite3_column_double (st, A_GPU_UTIL_S);
+        row->gpu_used_s += sqlite3_column_double (st, A_GPU_S);
         /* An attempt the server ended to run the job again (JOB_EXEC_RERUN). */
         if (sqlite3_column_int (st, 3) == -3)
             row->requeues++;
@@ -270,6 +283,11 @@ static int report_preempted (struct report *r, sqlite3_stmt *st)
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
+double report_gpu_util (const struct report_row *row)
+{
+    return row->gpu_used_s > 0 ? row->gpu_util_s / row->gpu_used_s : 0;
+}
+
 /* The total row: sums of the rows, and every wait. */
 static void report_total (struct report *r)
 {
@@ -291,6 +309,9 @@ static void report_total (struct report *r)
         t->ckpt_cost += row->ckpt_cost;
         t->core_s += row->core_s;
         t->gpu_s += row->gpu_s;
+        t->gpu_energy_j += row->gpu_energy_j;
+        t->gpu_util_s += row->gpu_util_s;
+        t->gpu_used_s += row->gpu_used_s;
         for (int p = 0; p < r->nprofiles; p++)
             t->mig_s[p] += row->mig_s[p];
         for (int i = 0; i < row->nwaits; i++)

@@ -40,6 +40,10 @@ struct report_row {
     char key[192];
     int64_t jobs, failures, requeues, preemptions, reclaims, checkpoints;
     double core_s, gpu_s;
+    /* What ended attempts reported of their GPUs (issue 26 part 3): energy,
+     * and utilisation x GPU-seconds over the GPU-seconds reported, for the
+     * mean (report_gpu_util). */
+    double gpu_energy_j, gpu_util_s, gpu_used_s;
     double cost, cost_spot, cost_ondemand; /* saved: cost_ondemand - cost */
     double ckpt_s, ckpt_cost;
     double mig_s[REPORT_MAX_PROFILES];
@@ -65,6 +69,8 @@ struct report {
 
 /* Fill r from the database at path over [from, to).  -1 with err. */
 int report_run (struct report *r, const char *db_path, struct hpcq_error *err);
+/* A row's mean GPU utilisation (%), 0 when none was reported. */
+double report_gpu_util (const struct report_row *row);
 void report_release (struct report *r);
 
 /* Mean and 95th percentile (nearest rank) of a row's waits; 0 if none. */

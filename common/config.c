@@ -111,6 +111,9 @@ static const char *known_keys[] = {
     "tm_rsh_agent",
     "test_ib_sysfs_root",
     "topology_xml",
+    "sim_gpu_util",
+    "sim_gpu_power",
+    "sim_gpu_mem_used",
     /* both */
     "log_file",
     "log_level",

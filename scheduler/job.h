@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+#include "common/gpu.h"
 #include "common/jobspec.h"
 #include "db/db_job.h"
 #include "scheduler/alloc.h"
@@ -78,6 +79,10 @@ struct job {
     /* Checkpoints, suspension, preemption and cost (ckpt.h); NULL until
      * the job has any. */
     struct job_ckpt *ck;
+    /* What its attempt used of its GPUs, from the job.finished that ends
+     * it (has_gpu_used 0: none reported); lifecycle_end stores it. */
+    struct gpu_usage gpu_used;
+    int has_gpu_used;
 };
 
 /* Subjob keys: the database and the workers know a subjob by this number,
