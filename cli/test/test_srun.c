@@ -26,7 +26,8 @@ static void describe (const struct srun_layout *l, char *buf, size_t len)
         o += snprintf (buf + o, len - o, "%d", l->task_node[t]);
 }
 
-static void check (const char *what, struct srun_request r, int *slots, const char *want)
+static void check (const char *what, struct srun_request r, int *slots,
+                   const char *want)
 {
     struct srun_hosts h = { names, slots, 3 };
     struct srun_layout l;
@@ -57,25 +58,27 @@ static void test_layout (void)
     check ("-n 1: one node", (struct srun_request){ .ntasks = 1 }, two, "0:1 0");
     check ("-N 2: one task on each", (struct srun_request){ .nnodes = 2 }, two,
            "0:1,1:1 01");
-    check ("--ntasks-per-node=1 (mpirun's orted)", (struct srun_request){ .per_node = 1 },
-           two, "0:1,1:1,2:1 012");
-    check ("-n 3 --ntasks-per-node=2: two nodes", (struct srun_request){ .ntasks = 3, .per_node = 2 },
-           two, "0:2,1:1 001");
+    check ("--ntasks-per-node=1 (mpirun's orted)",
+           (struct srun_request){ .per_node = 1 }, two, "0:1,1:1,2:1 012");
+    check ("-n 3 --ntasks-per-node=2: two nodes",
+           (struct srun_request){ .ntasks = 3, .per_node = 2 }, two, "0:2,1:1 001");
     check ("-w node2 -n 2", (struct srun_request){ .ntasks = 2, .nodelist = w2 }, two,
            "1:2 00");
     check ("-w node2 -N 2: the named node and the first other",
            (struct srun_request){ .nnodes = 2, .nodelist = w2 }, two, "0:1,1:1 01");
-    check ("uneven slots, block fills each", (struct srun_request){ .ntasks = 6 }, uneven,
-           "0:3,1:1,2:2 000122");
+    check ("uneven slots, block fills each", (struct srun_request){ .ntasks = 6 },
+           uneven, "0:3,1:1,2:2 000122");
     check ("more tasks than slots", (struct srun_request){ .ntasks = 7 }, two,
            "error: More processors requested than permitted");
-    check ("-O: more tasks than slots", (struct srun_request){ .ntasks = 7, .overcommit = 1 },
-           two, "0:5,1:1,2:1 0000012");
+    check ("-O: more tasks than slots",
+           (struct srun_request){ .ntasks = 7, .overcommit = 1 }, two,
+           "0:5,1:1,2:1 0000012");
     check ("-N 4 of 3 nodes", (struct srun_request){ .nnodes = 4 }, two,
            "error: Requested node configuration is not available");
-    check ("a node not in the job", (struct srun_request){ .nodelist = w9 }, two,
-           "error: Requested node configuration is not available (node9 is not a node of "
-           "the job)");
+    check (
+        "a node not in the job", (struct srun_request){ .nodelist = w9 }, two,
+        "error: Requested node configuration is not available (node9 is not a node of "
+        "the job)");
 }
 
 /* What fd holds from its start. */
@@ -89,14 +92,16 @@ static void slurp (int fd, char *buf, size_t len)
 static void test_io (void)
 {
     char dir[] = "/tmp/test_srun.XXXXXX", pat[128], path[160], buf[8192];
-    struct srun_io_names nm = { .job = "42", .step = 3, .user = "alice", .job_name = "jn" };
+    struct srun_io_names nm = {
+        .job = "42", .step = 3, .user = "alice", .job_name = "jn"
+    };
     struct srun_io_opts o = { .label = 1 };
     int node_of[12] = { 0 }, fd, saved;
     struct hpcq_error err;
     struct srun_io *io;
 
-    srun_io_expand ("o-%j-%J-%s-%t-%3t-%n-%N-%u-%x-%A-%a-%%-%q", &nm, 7, 1, "node2", buf,
-                    sizeof (buf));
+    srun_io_expand ("o-%j-%J-%s-%t-%3t-%n-%N-%u-%x-%A-%a-%%-%q", &nm, 7, 1, "node2",
+                    buf, sizeof (buf));
     is (buf, "o-42-42.3-3-7-007-1-node2-alice-jn-42-4294967294-%-%q",
         "-o pattern letters, widths, unknown ones kept");
     if (!mkdtemp (dir))

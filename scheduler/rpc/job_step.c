@@ -13,6 +13,9 @@
 #include "scheduler/rpc/job_trace.h"
 #include "scheduler/server_attr.h"
 
+#define STEP_NAME_MAX 256
+#define STEP_NODELIST_MAX 65536
+
 /* The next number in the same statement: one transaction per loop turn,
  * so two begins of one turn see each other's rows. */
 static const char *sql_begin =
@@ -70,6 +73,15 @@ static void step_begin (struct server *srv, struct conn *c, struct wire_msg *msg
                      "ntasks", &ntasks, "nnodes", &nnodes, "nodelist", &nodelist)
         < 0) {
         server_reply_error (c, msg, EPROTO, "job.step.begin: malformed request");
+        return;
+    }
+    /* What a user may store: a name as long as a job's, a host list a
+     * node list could need. */
+    if (strlen (name) > STEP_NAME_MAX || strlen (nodelist) > STEP_NODELIST_MAX
+        || ntasks < 1 || nnodes < 1) {
+        server_reply_error (c, msg, EINVAL,
+                            "job.step.begin: name, node list or counts "
+                            "out of range");
         return;
     }
     if (!(job = step_job (srv, c, msg, id, &scratch)))
