@@ -50,7 +50,8 @@ struct task {
     struct step *st;
     int id;
     struct tmc *t;
-    int status; /* TM status, -1: lost or never started */
+    int status;  /* TM status, -1: lost or never started */
+    int started; /* the worker accepted it */
     int done;
 };
 
@@ -452,11 +453,36 @@ static void env_free (char **env)
 
 /* ---- running ---- */
 
+/* A signal to every task; a kill drops the ones not started yet (their
+ * worker may not have the process to signal: closing the connection ends
+ * the spawn there). */
 static void step_kill (struct step *st, int signo)
 {
-    for (int t = 0; t < st->lay.ntasks; t++)
-        if (!st->tasks[t].done)
-            tmc_signal (st->tasks[t].t, signo);
+    for (int t = 0; t < st->lay.ntasks; t++) {
+        struct task *tk = &st->tasks[t];
+        if (tk->done || !tk->st) /* over, or never spawned */
+            continue;
+        if (signo != SIGKILL || tk->started) {
+            tmc_signal (tk->t, signo);
+            continue;
+        }
+        tmc_destroy (tk->t);
+        tk->t = NULL;
+        tk->done = 1;
+        tk->status = TM_STATUS_SIGNALED + SIGKILL;
+        st->running--;
+        srun_io_task_end (st->io, t);
+    }
+    if (st->running == 0)
+        loop_stop (st->loop);
+}
+
+static void on_started (struct tmc *t, void *arg)
+{
+    struct task *tk = arg;
+
+    (void)t;
+    tk->started = 1;
 }
 
 static void on_output (struct tmc *t, int fd, const char *buf, size_t len, void *arg)
@@ -537,7 +563,7 @@ static int step_start (struct step *st)
         tk->st = st;
         tk->id = t;
         st->running++;
-        tk->t = tmc_spawn (st->loop, &s, NULL, on_done, tk, &err);
+        tk->t = tmc_spawn (st->loop, &s, on_started, on_done, tk, &err);
         env_free (env);
         if (!tk->t) {
             on_done (NULL, -1, err.text, tk);
