@@ -68,6 +68,7 @@ static const char *known_keys[] = {
     "mtbi_prior",
     "price_per_hour",
     "ondemand_price_per_hour",
+    "currency",
     "preempt_prio",
     "preempt_queue_prio",
     "preempt_order",
