@@ -40,6 +40,12 @@ test_expect_success 'scancel of a task by its own number cancels that task only'
     test "$(squeue -h -j ${n}_0 -o %T)" = RUNNING && scancel $n
 '
 
+test_expect_success '%j in an array task'"'"'s output path is its own number' '
+    n=$(sbatch --parsable --array=0-1 -o "own_%j_%A_%a.out" --wrap="echo \$SLURM_JOB_ID") &&
+    wait_state "$n[].$(hostname -s)" F 60 &&
+    test "$(cat own_${n}_${n}_0.out)" = $n && test "$(cat own_$((n + 1))_${n}_1.out)" = $((n + 1))
+'
+
 test_expect_success 'a PBS array takes one number' '
     a=$(echo true | qsub -J 1-5) && b=$(echo true | qsub) &&
     test "$(seqno $b)" = $(( $(seqno ${a%%[*}) + 1 ))

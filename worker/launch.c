@@ -305,6 +305,32 @@ static int launch_spool (const struct launch_req *req, const struct launch_env *
     return rc;
 }
 
+static int array_pos (const struct launch_req *req);
+
+/* Slurm's %j of an array task is its own number (SLURM_JOB_ID), not the
+ * array's: given with each %j so written, into buf.  1 if it had one. */
+static int slurm_own_id (const char *given, const struct launch_req *req, char *buf,
+                         size_t len)
+{
+    size_t o = 0;
+    int any = 0;
+
+    for (const char *p = given; *p && o + 24 < len; p++) {
+        if (p[0] == '%' && p[1] == '%') {
+            buf[o++] = *p++;
+            buf[o++] = *p;
+        } else if (p[0] == '%' && p[1] == 'j') {
+            o += snprintf (buf + o, len - o, "%lld",
+                           (long long)req->number + array_pos (req));
+            p++;
+            any = 1;
+        } else
+            buf[o++] = *p;
+    }
+    buf[o] = '\0';
+    return any;
+}
+
 /* PBS rules: -o/-e relative to the submission directory; a directory
  * gets NAME.oNUM inside it; the default is WORKDIR/NAME.oNUM. */
 void launch_resolve_output (const struct launch_req *req, const char *given, char kind,
@@ -312,7 +338,7 @@ void launch_resolve_output (const struct launch_req *req, const char *given, cha
 {
     const struct hpcq_jobspec *s = &req->spec;
     char path[3072]; /* shorter than buf: room for the directory */
-    char num[64];
+    char num[64], own[3072];
     struct stat st;
 
     /* A subjob's files are NAME.oN.I, as in PBS. */
@@ -321,6 +347,9 @@ void launch_resolve_output (const struct launch_req *req, const char *given, cha
                   req->array_index);
     else
         snprintf (num, sizeof (num), "%lld", (long long)req->number);
+    if (given && req->spec.slurm && req->array_index >= 0
+        && slurm_own_id (given, req, own, sizeof (own)))
+        given = own;
     if (given)
         jobspec_expand_path (given, (long long)req->number, req->array_index, s->name,
                              path, sizeof (path));

@@ -35,11 +35,12 @@ static const char *sql_running =
     " exit_code FROM steps WHERE job_seq = ?1 AND attempt = ?2 AND end_time IS NULL"
     " ORDER BY step";
 
-/* The running job id names, if the caller may act on it.  NULL with a
- * reply sent. */
+/* The job id names, if the caller may act on it and it runs (running:
+ * 1), or has run (0: a step may end after its job, as mpirun's orted
+ * step does when the script exits at once).  NULL with a reply sent. */
 static const struct job *step_job (struct server *srv, struct conn *c,
                                    const struct wire_msg *msg, const char *id,
-                                   struct job *scratch)
+                                   struct job *scratch, int running)
 {
     int pos;
     struct job *top = jobs_find_pos (srv->jobs, id, &pos);
@@ -54,7 +55,7 @@ static const struct job *step_job (struct server *srv, struct conn *c,
         server_reply_error (c, msg, EPERM, "Unauthorized Request  %s", job->id);
         return NULL;
     }
-    if (job->rec.state != 'R') {
+    if (running ? job->rec.state != 'R' : job->rec.run_count < 1) {
         server_reply_error (c, msg, EINVAL, "job %s is not running", job->id);
         return NULL;
     }
@@ -84,7 +85,7 @@ static void step_begin (struct server *srv, struct conn *c, struct wire_msg *msg
                             "out of range");
         return;
     }
-    if (!(job = step_job (srv, c, msg, id, &scratch)))
+    if (!(job = step_job (srv, c, msg, id, &scratch, 1)))
         return;
     if (db_txn_ensure (srv->db) < 0 || !(st = db_stmt (srv->db, sql_begin))) {
         server_reply_error (c, msg, EIO, "job.step.begin: %s", strerror (errno));
@@ -123,7 +124,7 @@ static void step_end (struct server *srv, struct conn *c, struct wire_msg *msg)
         server_reply_error (c, msg, EPROTO, "job.step.end: malformed request");
         return;
     }
-    if (!(job = step_job (srv, c, msg, id, &scratch)))
+    if (!(job = step_job (srv, c, msg, id, &scratch, 0)))
         return;
     if (db_txn_ensure (srv->db) < 0 || !(st = db_stmt (srv->db, sql_end))) {
         server_reply_error (c, msg, EIO, "job.step.end: %s", strerror (errno));
