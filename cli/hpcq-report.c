@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/cliopt.h"
 #include "cli/report.h"
 #include "common/client.h"
 #include "common/config.h"
@@ -317,9 +318,11 @@ static void print_table (struct report *r, struct report_row **rows, int n, int 
 
     for (int i = 0; i <= n; i++) {
         struct report_row *row = i < n ? rows[i] : &r->total;
+        char *key = util_escape_ctl (row->key); /* an account's text is a user's */
         table_values (r, row, v[i]);
-        if ((int)strlen (row->key) > w)
-            w = (int)strlen (row->key);
+        if ((int)strlen (key) > w)
+            w = (int)strlen (key);
+        free (key);
     }
     for (int k = 0; k < ncols; k++) {
         int dec;
@@ -351,9 +354,11 @@ static void print_table (struct report *r, struct report_row **rows, int n, int 
     printf ("\n");
     for (int j = 0; j <= n; j++) {
         struct report_row *row = j < n ? rows[j] : &r->total;
+        char *key = util_escape_ctl (row->key);
         if (j == n)
             printf ("\n");
-        printf ("%-*s", w, row->key);
+        printf ("%-*s", w, key);
+        free (key);
         for (int i = 0; i < ncols; i++) {
             int k = tcol_at (r, i), dec;
             tcol_name (r, k, name, sizeof (name), &dec);
@@ -378,14 +383,17 @@ static void print_csv (struct report *r, struct report_row **rows, int n)
     for (int i = 0; i <= n; i++) {
         struct report_row *row = i < n ? rows[i] : &r->total;
         /* Keys are user, group, queue names or job ids: no commas or quotes
-         * but an account may have them; quote it as CSV does. */
-        if (strpbrk (row->key, ",\"\n")) {
+         * but an account may have them; quote it as CSV does, and escape
+         * its control characters, so no account makes a row of its own. */
+        char *key = util_escape_ctl (row->key);
+        if (strpbrk (key, ",\"")) {
             putchar ('"');
-            for (const char *c = row->key; *c; c++)
+            for (const char *c = key; *c; c++)
                 printf (*c == '"' ? "\"\"" : "%c", *c);
             putchar ('"');
         } else
-            printf ("%s", row->key);
+            printf ("%s", key);
+        free (key);
         printf (",%lld,%.6f,%.6f,%.1f,%.1f", (long long)row->jobs, hours (row->core_s),
                 hours (row->gpu_s), row->gpu_energy_j, report_gpu_util (row));
         for (int p = 0; p < r->nprofiles; p++)
@@ -484,6 +492,7 @@ int main (int argc, char **argv)
         { "currency", required_argument, NULL, 'C' },
         { "state-dir", required_argument, NULL, 'd' },
         { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
     static struct report rep; /* big (its days), one per run */
@@ -532,6 +541,7 @@ int main (int argc, char **argv)
         case 'C': snprintf (currency, sizeof (currency), "%s", optarg); break;
         case 'd': dir = optarg; break;
         case 'h': usage (stdout); return 0;
+        case 'V': cliopt_print_version ("hpcq-report", CLIOPT_HPCQ); return 0;
         default: usage (stderr); return 2;
         }
     }

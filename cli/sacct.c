@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cliopt.h"
 #include "cli/slurm.h"
 #include "common/util.h"
 
@@ -290,6 +291,7 @@ int main (int argc, char **argv)
     char me[64] = "";
     size_t k, si;
 
+    cliopt_only (&(struct cliopt){ .prog = "sacct", .kind = CLIOPT_SLURM }, argc, argv);
     opterr = 0;
     while ((c = getopt_long (argc, argv, "j:u:aXo:PpnS:E:", longopts, NULL)) != -1) {
         switch (c) {

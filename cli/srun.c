@@ -32,6 +32,7 @@
 #include "cli/srun_io.h"
 #include "cli/srun_layout.h"
 #include "cli/tmclient.h"
+#include "common/cliopt.h"
 #include "common/hostlist.h"
 #include "common/loop.h"
 #include "common/tm.h"
@@ -171,6 +172,7 @@ int srun_parse (int argc, char **argv, struct srun_opts *o)
 {
     int c;
 
+    cliopt_only (&(struct cliopt){ .prog = "srun", .kind = CLIOPT_SLURM }, argc, argv);
     memset (o, 0, sizeof (*o));
     o->input = "0";
     optind = 1;

@@ -27,4 +27,19 @@
 int ckptreport_done (int64_t generation, int64_t bytes, double seconds,
                      struct hpcq_error *err);
 
+/* The largest figures a report may carry: past a pebibyte, a year or 2^40
+ * generations it is no checkpoint's, and one such figure would make a
+ * cluster's metrics and reports meaningless (issue 22, finding 4). */
+#define CKPTREPORT_BYTES_MAX (INT64_C (1) << 50)
+#define CKPTREPORT_SECONDS_MAX (366.0 * 86400)
+#define CKPTREPORT_GENERATION_MAX (INT64_C (1) << 40)
+
+/* A report's figures within those bounds (generation 0, bytes -1 and
+ * seconds < 0 mean not given, as above; a given seconds must be finite):
+ * 0, or -1 with err naming the figure.  hpcq-ckpt checks its options
+ * with it, and so do the worker, where a report comes in, and the
+ * scheduler, where it is recorded. */
+int ckptreport_check (int64_t generation, int64_t bytes, double seconds,
+                      struct hpcq_error *err);
+
 #endif

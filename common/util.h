@@ -28,6 +28,11 @@ void util_die (int code, const char *fmt, ...)
 int util_parse_i64 (const char *s, int64_t min, int64_t max, int64_t *out);
 int util_parse_int (const char *s, int min, int max, int *out);
 
+/* The offset of the first byte of s (NUL-terminated) that is not part of
+ * well-formed UTF-8 (RFC 3629: no overlong forms, surrogates or code
+ * points past U+10FFFF), or -1 when there is none. */
+long util_utf8_invalid (const char *s);
+
 /* Monotonic and wall clocks in milliseconds / seconds. */
 int64_t util_now_ms (void);
 int64_t util_now_us (void); /* monotonic, for durations */
@@ -76,6 +81,14 @@ int util_parse_bool (const char *s, int *out);
  * with *v set, or -1 with errno EINVAL (not a number) or ERANGE. */
 int util_parse_long (const char *s, long min, long max, long *v);
 int util_parse_double (const char *s, double min, double max, double *v);
+
+/* s as a terminal or a report may show it: control characters (C0, DEL
+ * and, in UTF-8, C1) written as \n, \t, \r or \xHH, so no user's text
+ * can move the cursor, retitle a window or begin a row of its own.  A new
+ * string, the caller's to free. */
+char *util_escape_ctl (const char *s);
+/* 1 if s holds such a character. */
+int util_has_ctl (const char *s);
 
 /* The indices i < n with on[i] set, as a cpuset list ("0-3,8,10-11") in
  * buf ("" for none; a list that does not fit is cut). */

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/ckptreport.h"
 #include "common/launch_msg.h"
 #include "common/log.h"
 #include "common/resource.h"
@@ -421,15 +422,19 @@ struct report {
     double seconds;
 };
 
-static int report_parse (json_t *body, struct report *r)
+/* 0, or -1 with err: malformed, or a figure past its bound (the worker
+ * checks them too; a worker of an older version, or one that lies, does
+ * not get them into the metrics and reports). */
+static int report_parse (json_t *body, struct report *r, struct hpcq_error *err)
 {
     json_int_t gen = 0, bytes = -1;
     double secs = -1;
 
     if (json_unpack (body, "{s?I s?I s?F}", "generation", &gen, "bytes", &bytes,
                      "seconds", &secs)
-            < 0
-        || gen < 0 || bytes < -1)
+        < 0)
+        return errprintf (err, "job.checkpoint: malformed request");
+    if (ckptreport_check (gen, bytes, secs, err) < 0)
         return -1;
     r->generation = gen;
     r->bytes = bytes;
@@ -496,14 +501,20 @@ static void ckpt_done_msg (struct server *srv, struct conn *c, struct wire_msg *
     json_int_t seq;
     int attempt;
     struct job *job;
+    struct hpcq_error err;
 
     if (!n) {
         server_reply_error (c, msg, EPROTO, "%s before node.hello", msg->type);
         return;
     }
-    if (json_unpack (msg->body, "{s:I s:i}", "seq", &seq, "attempt", &attempt) < 0
-        || report_parse (msg->body, &r) < 0) {
+    if (json_unpack (msg->body, "{s:I s:i}", "seq", &seq, "attempt", &attempt) < 0) {
         server_reply_error (c, msg, EPROTO, "job.checkpoint: malformed request");
+        return;
+    }
+    if (report_parse (msg->body, &r, &err) < 0) {
+        log_msg (LOG_WARNING, "node %s: checkpoint report of job %lld refused: %s",
+                 n->name, (long long)seq, err.text);
+        server_reply_error (c, msg, EINVAL, "job.checkpoint: %s", err.text);
         return;
     }
     job = jobs_lookup (srv->jobs, seq);
@@ -649,8 +660,10 @@ static int sweep_one (int64_t seq, const char *path, int64_t uid, void *arg)
             i = ck->nremoving++;
         }
         ck->removing[i] = (struct removal){ seq, now };
-        log_msg (LOG_INFO, "job %lld: checkpoint folder %s to be removed by node %s",
-                 (long long)seq, path, n->name);
+        char id[160];
+        jobs_key_text (srv->jobs, seq, id, sizeof (id));
+        log_msg (LOG_DEBUG, "job %s: checkpoint folder %s to be removed by node %s", id,
+                 path, n->name);
     }
     wire_msg_release (&m);
     return 0;
@@ -670,6 +683,7 @@ static void ckpt_removed_msg (struct server *srv, struct conn *c, struct wire_ms
     json_int_t seq;
     int ok, i;
     const char *why = NULL;
+    char id[160];
 
     if (!conn_aux (c)
         || json_unpack (msg->body, "{s:I s:b s?s}", "seq", &seq, "ok", &ok, "error",
@@ -680,13 +694,14 @@ static void ckpt_removed_msg (struct server *srv, struct conn *c, struct wire_ms
     }
     if ((i = removing_find (ck, seq)) >= 0)
         ck->removing[i] = ck->removing[--ck->nremoving];
+    jobs_key_text (srv->jobs, seq, id, sizeof (id));
     if (!ok)
-        log_msg (LOG_WARNING, "job %lld: checkpoint folder not removed: %s",
-                 (long long)seq, why ? why : "?");
+        log_msg (LOG_WARNING, "job %s: checkpoint folder not removed: %s", id,
+                 why ? why : "?");
     /* A folder that cannot be removed (gone, not the owner's) is not
      * tried for ever. */
     if (db_ckptdir_removed (srv->db, seq, util_wall_secs ()) < 0)
-        log_error ("job %lld: record checkpoint folder removal", (long long)seq);
+        log_error ("job %s: record checkpoint folder removal", id);
     server_reply_after_commit (srv, c, msg, NULL);
 }
 

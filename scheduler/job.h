@@ -53,6 +53,15 @@ struct job {
                                      * allocation (le_prev NULL when not) */
     LIST_ENTRY (job) s_link; /* in the suspended list while 'S' */
     int64_t est_start;       /* backfill's reservation for it, 0 if none */
+    /* The reason why_pass last gave it (code 0: none, or its comment was
+     * set since by job_set_comment): an unchanged reason costs no text
+     * (policy/why.h).  Beside est_start, which every pass writes. */
+    int64_t why_want, why_avail;
+    unsigned char why_code, why_res;
+    /* While it runs: what its mother superior last reported (node.usage):
+     * CPU seconds and peak memory bytes, -1 unknown.  Memory only; the
+     * final figures go to rec.resources_used at the end. */
+    int64_t used_cput, used_mem;
     struct resv *resv;       /* conservative backfill's kept reservation
                                      * (one block, freed with free()), or NULL */
     const char *node_labels; /* its queue's node_labels (borrowed), NULL = any */
@@ -75,6 +84,9 @@ struct job {
     unsigned arr_group : 2; /* subjob: how its array counts it */
     unsigned arr_began : 1;
     unsigned arr_failed : 1;
+    /* Turned down by the pass for a reason whose comment is already set
+     * (a queue's max_run): why_pass leaves that comment (policy/why.h). */
+    unsigned why_kept : 1;
 
     /* Checkpoints, suspension, preemption and cost (ckpt.h); NULL until
      * the job has any. */

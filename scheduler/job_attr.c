@@ -125,6 +125,29 @@ static json_t *variable_list (const struct job *job)
     return o;
 }
 
+/* Running (or suspended): resources_used shows what it used so far. */
+static int job_attr_running (const struct job *job)
+{
+    return job->alloc && job->rec.stime > 0
+           && (job->rec.state == 'R' || job->rec.state == 'S');
+}
+
+/* resources_used of a running job, as PBS updates it while the job runs:
+ * cput and mem as its node last reported them (node.usage), ncpus, and
+ * walltime since it started. */
+static json_t *used_so_far (const struct job *job)
+{
+    char cpu[32], wall[32], mem[32];
+    int64_t elapsed = util_wall_secs () - job->rec.stime;
+
+    resource_format_walltime (job->used_cput > 0 ? job->used_cput : 0, cpu,
+                              sizeof (cpu));
+    resource_format_walltime (elapsed > 0 ? elapsed : 0, wall, sizeof (wall));
+    resource_format_size (job->used_mem > 0 ? job->used_mem : 0, mem, sizeof (mem));
+    return json_pack ("{s:s s:s s:i s:s}", "cput", cpu, "mem", mem, "ncpus",
+                      resource_total_ncpus (&job->spec.res), "walltime", wall);
+}
+
 /* The first attributes of qstat -f, in PBS's order. */
 json_t *job_attr_summary (struct server *srv, const struct job *job)
 {
@@ -140,7 +163,8 @@ json_t *job_attr_summary (struct server *srv, const struct job *job)
         json_t *ru = json_loads (job->rec.resources_used, 0, NULL);
         if (ru)
             json_object_set_new (o, "resources_used", ru);
-    }
+    } else if (job_attr_running (job))
+        json_object_set_new (o, "resources_used", used_so_far (job));
     {
         char state = job_state_display (job);
         json_object_set_new (o, "job_state", json_stringn (&state, 1));
@@ -210,11 +234,16 @@ static void put_field (FILE *f, const char *s, int sep)
 int job_attr_row (FILE *f, const struct job *job)
 {
     const char *cput = "0";
+    char live[32];
     json_t *ru = NULL;
 
     if (job->rec.resources_used && (ru = json_loads (job->rec.resources_used, 0, NULL))
         && json_string_value (json_object_get (ru, "cput")))
         cput = json_string_value (json_object_get (ru, "cput"));
+    else if (job_attr_running (job) && job->used_cput >= 0) {
+        resource_format_walltime (job->used_cput, live, sizeof (live));
+        cput = live;
+    }
     put_field (f, job->id, '\t');
     put_field (f, job->rec.name ? job->rec.name : "", '\t');
     put_field (f, job->rec.owner, '\t');
@@ -335,7 +364,14 @@ json_t *job_attr_json (struct server *srv, const struct job *job)
     set_str (o, "Account_Name", s->account);
     set_str (o, "depend", s->depend);
     set_time (o, "obittime", job->rec.state == 'F' ? job->rec.etime : 0);
-    set_str (o, "project", "_pbs_project_default");
+    set_str (o, "project", s->project ? s->project : "_pbs_project_default");
+    set_str (o, "Shell_Path_List", s->shell);
+    set_str (o, "Keep_Files", s->keep_files);
+    set_str (o, "Remove_Files", s->remove_files);
+    set_str (o, "group_list", s->group_list);
+    set_str (o, "stagein", s->stagein);
+    set_str (o, "stageout", s->stageout);
+    set_time (o, "Execution_Time", s->execution_time);
     set_str (o, "hpcq_uuid", job->rec.uuid);
     if (job->arr)
         job_attr_array (o, job);

@@ -203,6 +203,28 @@ int64_t job_subkey (int64_t parent_seq, int pos, int n)
     return JOB_SUBKEY (parent_seq, pos);
 }
 
+void jobs_key_text (struct jobs *js, int64_t key, char *buf, size_t len)
+{
+    int64_t parent = key, pos = -1;
+    struct job *a;
+
+    if (key >= JOB_SUBKEY_BIG) {
+        parent = (key - JOB_SUBKEY_BIG) >> JOB_SUBKEY_BIG_BITS;
+        pos = (key - JOB_SUBKEY_BIG) & ((INT64_C (1) << JOB_SUBKEY_BIG_BITS) - 1);
+    } else if (key >= JOB_SUBKEY_BASE) {
+        parent = (key - JOB_SUBKEY_BASE) >> JOB_SUBKEY_BITS;
+        pos = (key - JOB_SUBKEY_BASE) & ((INT64_C (1) << JOB_SUBKEY_BITS) - 1);
+    }
+    if (pos < 0)
+        snprintf (buf, len, "%lld.%s", (long long)key, js->srv->name);
+    else if ((a = jobs_lookup (js, parent)) && a->arr)
+        snprintf (buf, len, "%lld[%d].%s", (long long)parent,
+                  array_index_at (a->arr, (int)pos), js->srv->name);
+    else /* the array is gone from memory: its position */
+        snprintf (buf, len, "%lld[#%lld].%s", (long long)parent, (long long)pos,
+                  js->srv->name);
+}
+
 /* An array joins the arrays a pass takes subjobs from while it is queued
  * and has untouched subjobs, and leaves when not. */
 static void pending_update (struct jobs *js, struct job *array)
@@ -999,6 +1021,7 @@ void job_set_comment (struct job *job, const char *fmt, ...)
     va_end (ap);
     free (job->rec.comment);
     job->rec.comment = xstrdup (buf);
+    job->why_code = 0; /* why_pass says its reason again (policy/why.h) */
 }
 
 static void signal_node (struct job *job, struct node *n, const char *sig,

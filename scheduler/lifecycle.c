@@ -17,6 +17,7 @@
 #include "scheduler/accounting.h"
 #include "scheduler/ckpt.h"
 #include "scheduler/cost.h"
+#include "scheduler/deferred.h"
 #include "scheduler/fairshare.h"
 #include "scheduler/lifecycle.h"
 #include "scheduler/limits.h"
@@ -49,19 +50,29 @@ int lifecycle_change_at (struct server *srv, struct job *job, char to,
 
     if (job_state_set (job, to, ev, actor, caller) < 0)
         return -1;
+    if (to == 'W')
+        deferred_due (srv->deferred, job->spec.execution_time);
     jobs_refile (srv->jobs, job, old);
     limits_state_changed (srv->limits, job, old);
     return lifecycle_record (srv, job, old, ev, actor, detail);
 }
 
+char lifecycle_ready_state (const struct job *job)
+{
+    return !job->is_array && job->spec.execution_time > util_wall_secs () ? 'W' : 'Q';
+}
+
 int lifecycle_submit (struct server *srv, struct job *job)
 {
     /* Any hold (u, o, or s for dependencies) holds it from the start. */
-    char to =
-        job->rec.hold_types[0] && strcmp (job->rec.hold_types, "n") != 0 ? 'H' : 'Q';
+    char to = job->rec.hold_types[0] && strcmp (job->rec.hold_types, "n") != 0
+                  ? 'H'
+                  : lifecycle_ready_state (job);
 
     if (job_state_set (job, to, JOB_EV_SUBMITTED, job->rec.owner, __func__) < 0)
         return -1;
+    if (to == 'W')
+        deferred_due (srv->deferred, job->spec.execution_time);
     if (jobs_insert (srv->jobs, job) < 0
         || db_event_add_state (srv->db, job->rec.seq, job->rec.ctime,
                                job_event_name (JOB_EV_SUBMITTED), job->rec.owner,
@@ -127,6 +138,7 @@ int lifecycle_start_at (struct server *srv, struct job *job, struct alloc *alloc
     job->rec.session_id = 0;
     free (job->rec.resources_used);
     job->rec.resources_used = NULL;
+    job->used_cput = job->used_mem = -1; /* until its node reports */
     util_format_ctime (job->rec.stime, when, sizeof (when));
     job_set_comment (job, "Job run at %s on %s", when, job->rec.exec_vnode);
     /* A subjob's first start may be the first its row is written. */
@@ -241,7 +253,7 @@ int lifecycle_end_at (struct server *srv, struct job *job, int exit_status,
     if (ckpt_job_finished (srv, job) < 0)
         return -1;
     snprintf (detail, sizeof (detail), "Exit_status=%d", exit_status);
-    log_msg (LOG_INFO, "job %s (%s) finished: exit status %d", job->id, job->rec.owner,
+    log_msg (LOG_DEBUG, "job %s (%s) finished: exit status %d", job->id, job->rec.owner,
              exit_status);
     return lifecycle_change_at (srv, job, 'F', JOB_EV_FINISHED, actor, detail, caller);
 }

@@ -33,15 +33,23 @@ static const struct daemon_option options[] = {
     { NULL, NULL },
 };
 
+/* What a SIGHUP may change while running: keys the server reads where it
+ * uses them (daemon.h; hpcq-scheduler(8)). */
+static const char *const reloadable[] = { "managers", "operators", "acl_roots", NULL };
+
 static void on_signal (struct loop *l, int signo, void *arg)
 {
+    if (signo == SIGHUP) {
+        (void)daemon_reload (arg, reloadable);
+        return;
+    }
     log_msg (LOG_INFO, "signal %d: shutting down", signo);
     loop_stop (l);
 }
 
 int main (int argc, char **argv)
 {
-    static const int signals[] = { SIGINT, SIGTERM };
+    static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
     struct config *cfg =
         daemon_config (argc, argv, "hpcq-scheduler", usage_text, options);
     int level = log_level_parse (config_get (cfg, "log_level", "info"));
@@ -58,7 +66,7 @@ int main (int argc, char **argv)
         return 2;
     }
     if (!(loop = loop_create ())
-        || loop_signals (loop, signals, 2, on_signal, NULL) < 0) {
+        || loop_signals (loop, signals, 3, on_signal, cfg) < 0) {
         log_error ("event loop");
         goto out;
     }

@@ -508,6 +508,37 @@ static void node_heartbeat (struct server *srv, struct conn *c, struct wire_msg 
     (void)conn_reply (c, msg, 0, NULL, NULL);
 }
 
+/* node.usage: {jobs: [{seq, attempt, cput, mem?}]}, what the jobs whose
+ * mother superior this node is used so far (worker/usage.h).  Kept in
+ * memory only: qstat and the API show it while the job runs. */
+static void node_usage (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    struct node *n = node_of (srv, c, msg);
+    json_t *jobs, *e;
+    size_t i;
+
+    if (!n)
+        return;
+    jobs = json_object_get (msg->body, "jobs");
+    json_array_foreach (jobs, i, e)
+    {
+        json_int_t seq, cput, mem = -1;
+        int attempt;
+        struct job *job;
+        if (json_unpack (e, "{s:I s:i s:I s?I}", "seq", &seq, "attempt", &attempt,
+                         "cput", &cput, "mem", &mem)
+            < 0)
+            continue;
+        job = jobs_lookup (srv->jobs, seq);
+        if (job && job->alloc && job->rec.run_count == attempt
+            && job->alloc->slot[0].node == n && job->rec.state != 'F') {
+            job->used_cput = cput;
+            job->used_mem = mem;
+        }
+    }
+    (void)conn_reply (c, msg, 0, NULL, NULL);
+}
+
 /* The job on this node, in the attempt the worker speaks of, or NULL. */
 static struct job *node_job (struct server *srv, struct node *n, json_t *body,
                              int *attempt)
@@ -624,6 +655,7 @@ static void node_job_finished (struct server *srv, struct conn *c, struct wire_m
 static const struct handler node_handlers[] = {
     { "node.hello", node_hello, ROLE_NODE },
     { "node.heartbeat", node_heartbeat, ROLE_NODE },
+    { "node.usage", node_usage, ROLE_NODE },
     { "job.started", node_job_started, ROLE_NODE },
     { "job.finished", node_job_finished, ROLE_NODE },
     { NULL, NULL, 0 },

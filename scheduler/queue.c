@@ -397,15 +397,16 @@ int queue_may_start (struct queues *qs, struct job *job)
     job->spec.res.prefer_spot = queue_prefers_spot (&q->rec);
     if (!q->rec.started)
         return wait_reason (job, "Not Running: queue %s is not started", q->rec.name);
+    /* PBS Pro's words for these limits (OpenPBS src/scheduler/job_info.c:
+     * QUEUE_JOB_LIMIT_REACHED, QUEUE_USER_LIMIT_REACHED). */
     if (q->rec.max_run > 0 && q->nrun >= q->rec.max_run)
-        return wait_reason (job, "Not Running: queue %s max_run limit (%d) reached",
-                            q->rec.name, q->rec.max_run);
+        return wait_reason (job, "Not Running: Queue %s job limit has been reached.",
+                            q->rec.name);
     uc = user_count (q, job->rec.uid, 0);
     if (q->rec.max_run_user > 0 && uc && uc->n >= q->rec.max_run_user)
         return wait_reason (job,
-                            "Not Running: queue %s max_run_user limit (%d) "
-                            "reached for %s",
-                            q->rec.name, q->rec.max_run_user, job->rec.owner);
+                            "Not Running: User has reached queue %s running job limit.",
+                            q->rec.name);
     return 1;
 }
 

@@ -259,6 +259,12 @@ int cgroup_job_kill (const struct cgroup_job *j)
 
     if (j->cg->ops->kill)
         return j->cg->ops->kill (j);
+    /* An empty cgroup stays empty (only its tasks' forks enter it), and a
+     * freeze is dear: v1's freezer flips a kernel static key on its first
+     * frozen cgroup and back on the thaw, patching code on every CPU,
+     * twice for each job that ended. */
+    if (cgroup_job_count (j) == 0)
+        return 0;
     /* Frozen tasks cannot fork; the SIGKILL waits for the thaw. */
     (void)j->cg->ops->freeze (j, 1);
     n = cgroup_job_signal (j, SIGKILL);
@@ -290,8 +296,12 @@ const char *cgroup_job_path (const struct cgroup_job *j)
 
 int cgroup_job_enter (const struct cgroup_job *j)
 {
+    const char *file = j->cg->ops->enter_file;
+
     for (int i = 0; i < j->cg->nhier; i++)
-        if (cg_write (j->dir[i], "cgroup.procs", "%d", (int)getpid ()) < 0)
+        if ((file ? cg_write (j->dir[i], file, "0")
+                  : cg_write (j->dir[i], "cgroup.procs", "%d", (int)getpid ()))
+            < 0)
             return -1;
     return 0;
 }

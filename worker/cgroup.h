@@ -80,7 +80,9 @@ struct cgroup_job *cgroup_job_create (struct cgroups *cg, const char *name,
                                       struct hpcq_error *err);
 
 /* Move the calling process into the job's cgroup.  For the job's child
- * after fork, before it drops root: only open/write/close.  0 or -1. */
+ * after fork, before it drops root and before it starts a thread (it
+ * must be single-threaded: on v1 it moves its one thread): only
+ * open/write/close.  0 or -1. */
 int cgroup_job_enter (const struct cgroup_job *j);
 
 /* Send sig to every task in the cgroup.  Returns how many, -1 on error. */

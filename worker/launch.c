@@ -19,9 +19,11 @@
 #include <unistd.h>
 
 #include "common/arrayspec.h"
+#include "common/ckptspec.h"
 #include "common/hostlist.h"
 #include "common/util.h"
 #include "worker/launch.h"
+#include "worker/stage.h"
 #include "worker/sandbox.h"
 
 #define ENV_MAX 512
@@ -454,11 +456,41 @@ static void child_slurm_stdio (const struct launch_req *req, char **envp,
     envp[n] = NULL;
 }
 
+/* A job that says it checkpoints (-c s, c, w or auto) has its folder made
+ * before it starts; another finds $HPCQ_CHECKPOINT_DIR not made until it
+ * writes a checkpoint (common/ckptfile.c makes it, with the same check of
+ * its owner; a script makes it with mkdir -p).  Most jobs never do: their
+ * submit folders stay free of .hpcq (issue 27) and their start is a mkdir
+ * shorter (issue 22). */
+static int wants_ckpt_dir (const struct launch_req *req)
+{
+    struct ckptspec ck;
+    struct hpcq_error err;
+
+    return req->spec.checkpoint && ckptspec_parse (req->spec.checkpoint, &ck, &err) == 0
+           && ck.mode != CKPT_UNSET && ck.mode != CKPT_NEVER;
+}
+
+/* qsub -k o|e (without d): PBS Pro keeps that file in the owner's home
+ * directory, as NAME.oNUM (NAME.eNUM), instead of where -o/-e say. */
+static void keep_in_home (const struct launch_req *req, const struct launch_env *e,
+                          char kind, char *buf, int len)
+{
+    const char *keep = req->spec.keep_files;
+    char std[4096];
+
+    if (!keep || !strchr (keep, kind) || strchr (keep, 'd') || !e->cred
+        || !e->cred->home[0])
+        return;
+    launch_resolve_output (req, NULL, kind, std, sizeof (std));
+    snprintf (buf, len, "%s/%s", e->cred->home, strrchr (std, '/') + 1);
+}
+
 /* Everything from here on that touches a path the user named runs after
  * privsep_drop(): the stat in launch_resolve_output, the checkpoint
  * directory, the output files. */
 static void child_exec (const struct launch_req *req, const struct launch_env *e,
-                        const char *script, char **envp, int fd)
+                        const char *script, char **envp, int fd, int make_ckpt)
 {
     char out_path[4096], err_path[4096];
     sigset_t none;
@@ -482,18 +514,33 @@ static void child_exec (const struct launch_req *req, const struct launch_env *e
     launch_resolve_output (req, req->spec.output_path, 'o', out_path,
                            sizeof (out_path));
     launch_resolve_output (req, req->spec.error_path, 'e', err_path, sizeof (err_path));
+    keep_in_home (req, e, 'o', out_path, sizeof (out_path));
+    keep_in_home (req, e, 'e', err_path, sizeof (err_path));
     /* Where stdout and stderr go, -j counted: the worker's notes go where
      * stderr does. */
     child_say (fd, 'O', req->spec.join == JOIN_EO ? err_path : out_path);
     child_say (fd, 'E', req->spec.join == JOIN_OE ? out_path : err_path);
-    child_ckpt_dir (req, envp, fd);
+    if (make_ckpt)
+        child_ckpt_dir (req, envp, fd);
     child_slurm_stdio (req, envp, out_path, err_path);
     child_stdio (req, out_path, err_path, envp, fd);
-    if (strncmp (req->spec.script, "#!", 2) == 0)
+    if (req->spec.stagein) {
+        char why[4400];
+        if (stage_in (req->spec.stagein, req->spec.workdir, why, sizeof (why)) < 0) {
+            child_say (fd, 'X', why);
+            launch_environ_free (envp);
+            _exit (127);
+        }
+    }
+    /* qsub -S: PBS Pro runs "SHELL SCRIPT", whatever the #! line says. */
+    if (req->spec.shell)
+        execve (req->spec.shell, (char *[]){ req->spec.shell, (char *)script, NULL },
+                envp);
+    else if (strncmp (req->spec.script, "#!", 2) == 0)
         execve (script, (char *[]){ (char *)script, NULL }, envp);
     else
         execve ("/bin/sh", (char *[]){ "sh", (char *)script, NULL }, envp);
-    child_fail (fd, envp, "cannot execute", script);
+    child_fail (fd, envp, "cannot execute", req->spec.shell ? req->spec.shell : script);
 }
 
 static void status_parse (struct launch_status *st)
@@ -539,7 +586,7 @@ pid_t launch_start (struct launch_req *req, const struct launch_env *e, int *sta
 {
     char script[4096], nodes[4096];
     char **envp;
-    int pfd[2];
+    int pfd[2], make_ckpt = wants_ckpt_dir (req);
     pid_t pid;
 
     if (req->spec.sandbox && strcmp (req->spec.sandbox, "PRIVATE") == 0
@@ -569,7 +616,7 @@ pid_t launch_start (struct launch_req *req, const struct launch_env *e, int *sta
     }
     if (pid == 0) {
         close (pfd[0]);
-        child_exec (req, e, script, envp, pfd[1]);
+        child_exec (req, e, script, envp, pfd[1], make_ckpt);
     }
     close (pfd[1]);
     launch_environ_free (envp);

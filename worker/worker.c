@@ -18,6 +18,7 @@
 #include "worker/launch.h"
 #include "worker/notice.h"
 #include "worker/tasks.h"
+#include "worker/usage.h"
 #include "worker/tm.h"
 #include "worker/topo.h"
 #include "worker/worker.h"
@@ -420,6 +421,12 @@ static void worker_tick (struct loop *l, void *arg)
         (void)worker_send (w, "node.heartbeat",
                            usage ? json_pack ("{s:o}", "jobs", usage) : NULL);
     }
+    if (now - w->last_usage_ms >= w->usage_ms) {
+        json_t *used = usage_json (w->tasks);
+        w->last_usage_ms = now;
+        if (used)
+            (void)worker_send (w, "node.usage", json_pack ("{s:o}", "jobs", used));
+    }
 }
 
 /* Every telemetry_interval: what NVML says of the real GPUs. */
@@ -498,8 +505,10 @@ static int worker_settings (struct worker *w, struct hpcq_error *err)
         return -1;
     if (config_get_int (w->cfg, "gpus", 0, 0, GPU_MAX, &sim, err) < 0
         || config_get_int (w->cfg, "heartbeat_interval", 5, 1, 3600, &beat, err) < 0
-        || config_get_int (w->cfg, "kill_delay", 10, 0, 3600, &delay, err) < 0)
+        || config_get_int (w->cfg, "kill_delay", 10, 0, 3600, &delay, err) < 0
+        || config_get_int (w->cfg, "usage_interval", 30, 1, 3600, &v, err) < 0)
         return -1;
+    w->usage_ms = v * 1000;
     w->heartbeat_ms = beat * 1000;
     w->kill_delay_ms = delay * 1000;
     {

@@ -50,6 +50,8 @@ struct worker {
     struct notice *notice; /* the provider's spot notice (notice.h) */
     char spool[4096];
     int64_t heartbeat_ms;
+    int64_t usage_ms; /* node.usage every usage_interval (usage.h) */
+    int64_t last_usage_ms;
     int64_t kill_delay_ms;
 
     struct auth *auth; /* MUNGE; NULL with auth = none */

@@ -1,6 +1,6 @@
 /* job_step.h - a job's steps (Slurm's JOBID.STEP): each srun inside a
  * running job asks for its number and says when it ended; squeue -s and
- * sacct list them.  Stored in the steps table (db/migrations/0012), a
+ * sacct list them.  Stored in the steps table (db/migrations/0013), a
  * step's number the next of its job's attempt, so sruns started at once
  * get numbers of their own.
  *

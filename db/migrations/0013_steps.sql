@@ -1,4 +1,4 @@
--- 0012: job steps (issue 25): each srun inside a job is a step of the
+-- 0013: job steps (issue 25): each srun inside a job is a step of the
 -- attempt it runs in, numbered from 0 in that attempt, as Slurm's
 -- JOBID.STEP; squeue -s lists the unfinished ones, sacct all of them.
 -- exit_code is srun's (the highest of its tasks, 128 + a signal); NULL
