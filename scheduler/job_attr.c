@@ -396,6 +396,10 @@ json_t *job_attr_json (struct server *srv, const struct job *job)
     if (job->parent) {
         set_str (o, "array_id", job->parent->id);
         json_object_set_new (o, "array_index", json_integer (job->array_index));
+        /* Slurm's own number for the task (jobs.c reserved them). */
+        if (job->spec.slurm)
+            json_object_set_new (o, "slurm_job_id",
+                                 json_integer (job->parent->rec.seq + job->array_pos));
     }
     return o;
 }

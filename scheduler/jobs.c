@@ -147,6 +147,23 @@ void jobs_destroy (struct jobs *js)
     free (js);
 }
 
+/* The job numbers a job takes: one, or as many as its tasks for an array
+ * in Slurm's dialect, whose tasks are jobs of their own numbers there
+ * (SLURM_JOB_ID; SLURM_ARRAY_JOB_ID is the array's): task at position p
+ * of array N is N + p, as sbatch numbers them. */
+static int64_t job_span (const struct job *job)
+{
+    struct arrayspec a;
+    int64_t n = 1;
+
+    if (job->is_array && job->spec.slurm && job->spec.array
+        && arrayspec_parse (job->spec.array, &a, NULL) == 0) {
+        n = a.n > 1 ? a.n : 1;
+        arrayspec_release (&a);
+    }
+    return n;
+}
+
 int jobs_add (struct jobs *js, struct job *job)
 {
     if (js->n == js->cap) {
@@ -161,8 +178,8 @@ int jobs_add (struct jobs *js, struct job *job)
     job_counts_job (js->counts, job, 1);
     if (job->rec.state == 'Q' && !job->is_array)
         queue_link (js, job);
-    if (job->rec.seq >= js->next_seq)
-        js->next_seq = job->rec.seq + 1;
+    if (job->rec.seq + job_span (job) > js->next_seq && !job->parent)
+        js->next_seq = job->rec.seq + job_span (job);
     return 0;
 }
 
@@ -797,7 +814,8 @@ int jobs_insert (struct jobs *js, struct job *job)
     job_make_id (js->srv, job);
     if (db_job_insert (js->srv->db, &job->rec) < 0)
         return -1;
-    snprintf (buf, sizeof (buf), "%lld", (long long)job->rec.seq + 1);
+    snprintf (buf, sizeof (buf), "%lld",
+              (long long)job->rec.seq + (job->parent ? 1 : job_span (job)));
     return db_server_set (js->srv->db, "next_seq", buf);
 }
 

@@ -33,6 +33,7 @@
 #include "scheduler/spot_choice.h"
 #include "scheduler/rpc/job_ops.h"
 #include "scheduler/rpc/job_rpc.h"
+#include "scheduler/rpc/job_step.h"
 #include "scheduler/rpc/job_trace.h"
 #include "scheduler/rpc/queue_rpc.h"
 #include "scheduler/sched.h"
@@ -163,7 +164,8 @@ struct server *subsystems_create (struct loop *loop, struct config *cfg,
     if (job_rpc_register (srv) < 0 || queue_rpc_register (srv) < 0
         || node_admin_register (srv) < 0 || server_attr_register (srv) < 0
         || server_hook_loop (srv) < 0 || !(srv->job_ops = job_ops_create (srv))
-        || job_trace_register (srv) < 0 || !(srv->telemetry = telemetry_create (srv))
+        || job_trace_register (srv) < 0 || job_step_register (srv) < 0
+        || !(srv->telemetry = telemetry_create (srv))
         || !(srv->node_health = node_health_create (srv))) {
         errprintf (err, "cannot register handlers");
         goto error;

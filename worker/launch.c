@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -331,6 +332,32 @@ static int launch_spool (const struct launch_req *req, const struct launch_env *
     return rc;
 }
 
+static int array_pos (const struct launch_req *req);
+
+/* Slurm's %j of an array task is its own number (SLURM_JOB_ID), not the
+ * array's: given with each %j so written, into buf.  1 if it had one. */
+static int slurm_own_id (const char *given, const struct launch_req *req, char *buf,
+                         size_t len)
+{
+    size_t o = 0;
+    int any = 0;
+
+    for (const char *p = given; *p && o + 24 < len; p++) {
+        if (p[0] == '%' && p[1] == '%') {
+            buf[o++] = *p++;
+            buf[o++] = *p;
+        } else if (p[0] == '%' && p[1] == 'j') {
+            o += snprintf (buf + o, len - o, "%lld",
+                           (long long)req->number + array_pos (req));
+            p++;
+            any = 1;
+        } else
+            buf[o++] = *p;
+    }
+    buf[o] = '\0';
+    return any;
+}
+
 /* PBS rules: -o/-e relative to the submission directory; a directory
  * gets NAME.oNUM inside it; the default is WORKDIR/NAME.oNUM. */
 void launch_resolve_output (const struct launch_req *req, const char *given, char kind,
@@ -338,7 +365,7 @@ void launch_resolve_output (const struct launch_req *req, const char *given, cha
 {
     const struct hpcq_jobspec *s = &req->spec;
     char path[3072]; /* shorter than buf: room for the directory */
-    char num[64];
+    char num[64], own[3072];
     struct stat st;
 
     /* A subjob's files are NAME.oN.I, as in PBS. */
@@ -347,6 +374,9 @@ void launch_resolve_output (const struct launch_req *req, const char *given, cha
                   req->array_index);
     else
         snprintf (num, sizeof (num), "%lld", (long long)req->number);
+    if (given && req->spec.slurm && req->array_index >= 0
+        && slurm_own_id (given, req, own, sizeof (own)))
+        given = own;
     if (given)
         jobspec_expand_path (given, (long long)req->number, req->array_index, s->name,
                              path, sizeof (path));
@@ -486,6 +516,25 @@ static void child_container (const struct launch_req *req, const struct launch_e
     child_fail (fd, envp, "cannot execute", e->container_helper);
 }
 
+/* Slurm's SLURM_JOB_STDOUT and SLURM_JOB_STDERR (Slurm 22.05 on; Parsl's
+ * SrunLauncher writes beside the first), once the child has resolved the
+ * paths: appended to envp (which child_fail frees). */
+static void child_slurm_stdio (const struct launch_req *req, char **envp,
+                               const char *out, const char *err)
+{
+    int n = 0;
+
+    if (!req->spec.slurm)
+        return;
+    while (envp[n])
+        n++;
+    if (n + 3 >= ENV_MAX)
+        return;
+    env_add (envp, &n, "SLURM_JOB_STDOUT", "%s", out);
+    env_add (envp, &n, "SLURM_JOB_STDERR", "%s", req->spec.join == JOIN_OE ? out : err);
+    envp[n] = NULL;
+}
+
 /* A job that says it checkpoints (-c s, c, w or auto) has its folder made
  * before it starts; another finds $HPCQ_CHECKPOINT_DIR not made until it
  * writes a checkpoint (common/ckptfile.c makes it, with the same check of
@@ -552,6 +601,7 @@ static void child_exec (const struct launch_req *req, const struct launch_env *e
     child_say (fd, 'E', req->spec.join == JOIN_OE ? out_path : err_path);
     if (make_ckpt)
         child_ckpt_dir (req, envp, fd);
+    child_slurm_stdio (req, envp, out_path, err_path);
     child_stdio (req, out_path, err_path, envp, fd);
     if (req->spec.stagein) {
         char why[4400];
@@ -716,6 +766,19 @@ static void env_slurm_array (char **envp, int *n, const struct launch_req *req)
     arrayspec_release (&a);
 }
 
+/* The position of the subjob's index in its array (0 if unknown). */
+static int array_pos (const struct launch_req *req)
+{
+    struct arrayspec a;
+    int pos = 0;
+
+    if (req->spec.array && arrayspec_parse (req->spec.array, &a, NULL) == 0) {
+        pos = arrayspec_pos (&a, req->array_index);
+        arrayspec_release (&a);
+    }
+    return pos > 0 ? pos : 0;
+}
+
 /* Slurm's variables, for a job in Slurm's dialect. */
 static void env_slurm (char **envp, int *n, const struct launch_req *req,
                        const struct launch_env *e, const char **hosts, int nh, int ppn)
@@ -725,9 +788,10 @@ static void env_slurm (char **envp, int *n, const struct launch_req *req,
     char id[64], list[8192], tpn[1024], gpus[256] = "";
     size_t o = 0;
 
-    /* A task of array N is "N_I", as Slurm names it. */
+    /* A task of array N has a number of its own, N + its position (the
+     * scheduler keeps them for it), as sbatch numbers array tasks. */
     if (req->array_index >= 0)
-        snprintf (id, sizeof (id), "%lld_%d", (long long)req->number, req->array_index);
+        snprintf (id, sizeof (id), "%lld", (long long)req->number + array_pos (req));
     else
         snprintf (id, sizeof (id), "%lld", (long long)req->number);
     hostlist_format (hosts, nh, list, sizeof (list));
@@ -756,6 +820,15 @@ static void env_slurm (char **envp, int *n, const struct launch_req *req,
     if (ppn > 0 && req->ncpus % ppn == 0)
         env_add (envp, n, "SLURM_CPUS_PER_TASK", "%d", req->ncpus / ppn);
     env_add (envp, n, "SLURM_CPUS_ON_NODE", "%d", req->ncpus);
+    /* sbatch's chunks are alike: each node has the first one's cores. */
+    if (nh > 1)
+        env_add (envp, n, "SLURM_JOB_CPUS_PER_NODE", "%d(x%d)", req->ncpus, nh);
+    else
+        env_add (envp, n, "SLURM_JOB_CPUS_PER_NODE", "%d", req->ncpus);
+    env_add (envp, n, "SLURM_JOB_START_TIME", "%lld", (long long)time (NULL));
+    if (req->walltime > 0)
+        env_add (envp, n, "SLURM_JOB_END_TIME", "%lld",
+                 (long long)time (NULL) + (long long)req->walltime);
     if (req->mem > 0)
         env_add (envp, n, "SLURM_MEM_PER_NODE", "%lld", (long long)(req->mem >> 20));
     env_add (envp, n, "SLURM_GPUS_ON_NODE", "%d", req->ngpus);

@@ -1,4 +1,4 @@
--- 0013 (issue 23, spot round 2).
+-- 0014 (issue 23, spot round 2).
 
 -- Reclaim notices not yet over (issue 23), so that a restarted
 -- scheduler honours them: its jobs checkpoint if there is still time, else
