@@ -226,13 +226,14 @@ static const struct {
     [T_REQUEUES] = { "requeues", 0, 0 },
     [T_PREEMPTIONS] = { "preemptions", 0, 0 },
     [T_RECLAIMS] = { "reclaims", 0, 0 },
-    [T_COST] = { "cost", 2, 0 },
-    [T_COST_SPOT] = { "cost_spot", 2, 0 },
-    [T_COST_OD] = { "cost_if_ondemand", 2, 0 },
-    [T_SAVED] = { "saved", 2, 0 },
+    /* Costs with 4 decimals: a small cluster's hours cost cents. */
+    [T_COST] = { "cost", 4, 0 },
+    [T_COST_SPOT] = { "cost_spot", 4, 0 },
+    [T_COST_OD] = { "cost_if_ondemand", 4, 0 },
+    [T_SAVED] = { "saved", 4, 0 },
     [T_CKPTS] = { "checkpoints", 0, 0 },
     [T_CKPT_S] = { "ckpt_s", 1, 0 },
-    [T_CKPT_COST] = { "ckpt_cost", 2, 0 },
+    [T_CKPT_COST] = { "ckpt_cost", 4, 0 },
 };
 
 /* A row's values in tcols' order, then its MIG-instance-hours. */

@@ -18,6 +18,11 @@
 
 #include "common/error.h"
 
+/* The exit status of a job whose app found none of its checkpoints usable
+ * (EX_DATAERR of sysexits.h): the scheduler marks them invalid and does
+ * what ckpt_corrupt says (docs/checkpoint.md).  hpcq-md exits with it. */
+#define CKPT_EXIT_INVALID 65
+
 /* Report a completed checkpoint: its generation (0: the scheduler counts
  * one up), its size in bytes (-1: unknown) and the seconds it took (< 0:
  * unknown; the scheduler measures from its own signal when it asked).

@@ -425,6 +425,8 @@ static json_t *resources_to_json (const struct hpcq_resources *res)
     if (!o || json_object_set_new (o, "chunks", chunks_to_json (res)) < 0
         || (res->spot >= 0
             && json_object_set_new (o, "spot", json_boolean (res->spot)) < 0)
+        || ((res->spot_want == RES_SPOT_PREFER || res->spot_want == RES_SPOT_AVOID)
+            && json_object_set_new (o, "spot_want", json_integer (res->spot_want)) < 0)
         || (res->gpu_bind[0]
             && json_object_set_new (o, "gpu_bind", json_string (res->gpu_bind)) < 0)
         || (res->cpu_bind[0]
@@ -815,15 +817,19 @@ static int decode_resources (const json_t *o, struct hpcq_resources *res,
     json_int_t walltime = -1;
     const char *place = "", *gpu_bind = "", *cpu_bind = "";
     json_t *container = NULL;
-    int spot = -1;
+    int spot = -1, want = RES_SPOT_ANY;
 
-    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s:{s:o s?I s?s s?b s?s s?s s?o !}}",
-                        "resources", "chunks", &chunks, "walltime", &walltime, "place",
-                        &place, "spot", &spot, "gpu_bind", &gpu_bind, "cpu_bind",
-                        &cpu_bind, "container", &container)
+    if (json_unpack_ex ((json_t *)o, &jerr, 0,
+                        "{s:{s:o s?I s?s s?b s?i s?s s?s s?o !}}", "resources",
+                        "chunks", &chunks, "walltime", &walltime, "place", &place,
+                        "spot", &spot, "spot_want", &want, "gpu_bind", &gpu_bind,
+                        "cpu_bind", &cpu_bind, "container", &container)
         < 0)
         return invalid (err, "resources: %s", jerr.text);
+    if (want != RES_SPOT_ANY && want != RES_SPOT_PREFER && want != RES_SPOT_AVOID)
+        return invalid (err, "resources: spot_want %d", want);
     res->spot = spot;
+    res->spot_want = spot == 1 ? RES_SPOT_REQUIRE : spot == 0 ? RES_SPOT_NEVER : want;
     if (decode_bind (gpu_bind, cpu_bind, res, err) < 0
         || decode_container (container, res, err) < 0)
         return -1;

@@ -76,6 +76,11 @@ void log_fini (void)
     log_path = NULL;
 }
 
+int log_fileno (void)
+{
+    return fileno (log_stream ? log_stream : stderr);
+}
+
 void log_set_level (int level)
 {
     log_threshold = level;

@@ -20,6 +20,8 @@ const char *log_level_name (int level); /* LOG_DEBUG -> "debug" */
 int log_reopen (void);
 /* log_init's file, or NULL for stderr (borrowed). */
 const char *log_file (void);
+/* The descriptor the log writes to (a child that closes the others keeps it). */
+int log_fileno (void);
 int log_level_parse (const char *name); /* "debug" -> LOG_DEBUG, -1 if unknown */
 
 void log_msg (int level, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));

@@ -192,6 +192,7 @@ void resource_init (struct hpcq_resources *res)
     res->job_vmem = res->job_pmem = res->job_pvmem = -1;
     res->spot = -1;
     res->prefer_spot = -1;
+    res->force_spot = -1;
 }
 
 void resource_release (struct hpcq_resources *res)
@@ -577,8 +578,21 @@ int resource_parse_bool (const char *s)
 static int res_set_spot (struct hpcq_resources *res, const char *val,
                          struct hpcq_error *err)
 {
-    if ((res->spot = resource_parse_bool (val)) < 0)
-        return invalid (err, "invalid spot '%s' (true or false)", val);
+    static const char *const words[] = { "", "prefer", "require", "avoid", "never" };
+    int b = resource_parse_bool (val);
+
+    for (int i = 1; i < (int)ARRAY_SIZE (words) && b < 0; i++)
+        if (strcasecmp (val, words[i]) == 0) {
+            res->spot_want = i;
+            res->spot = i == RES_SPOT_REQUIRE ? 1 : i == RES_SPOT_NEVER ? 0 : -1;
+            return 0;
+        }
+    if (b < 0)
+        return invalid (
+            err, "invalid spot '%s' (true, false, prefer, require, avoid or never)",
+            val);
+    res->spot = b;
+    res->spot_want = b ? RES_SPOT_REQUIRE : RES_SPOT_NEVER;
     return 0;
 }
 

@@ -62,7 +62,11 @@ struct ckpt {
     struct removal *removing;
     int nremoving;
     int sweep_now; /* a job ended: sweep at the next tick */
+    int corrupt;   /* ckpt_corrupt: CORRUPT_HOLD, _RESTART or _FAIL */
 };
+
+enum { CORRUPT_HOLD, CORRUPT_RESTART, CORRUPT_FAIL };
+static const char *const corrupt_names[] = { "hold", "restart", "fail", NULL };
 
 static const struct handler ckpt_handlers[];
 
@@ -91,6 +95,16 @@ static int ckpt_settings (struct ckpt *ck, struct config *cfg, struct hpcq_error
     if (kf && util_parse_double (kf, 0, 36500, &ck->keep_failed_days) < 0)
         return errprintf (err, "invalid checkpoint_keep_failed '%s' (days, 0 to 36500)",
                           kf);
+    /* hold by default: a run that finds every checkpoint unusable needs a
+     * person (a full disk, a bug in the app), and starting over would
+     * throw away the work those checkpoints held if they can be mended. */
+    const char *corrupt = config_get (cfg, "ckpt_corrupt", "hold");
+    for (ck->corrupt = 0; corrupt_names[ck->corrupt]; ck->corrupt++)
+        if (strcmp (corrupt, corrupt_names[ck->corrupt]) == 0)
+            break;
+    if (!corrupt_names[ck->corrupt])
+        return errprintf (err, "invalid ckpt_corrupt '%s' (hold, restart or fail)",
+                          corrupt);
     if (config_get_int (cfg, "checkpoint_keep", 2, 1, 1000, &ck->keep, err) < 0
         || duration_setting (cfg, "checkpoint_grace", 60, &ck->grace_s, err) < 0
         || duration_setting (cfg, "checkpoint_interval", 3600, &ck->interval_s, err) < 0
@@ -200,6 +214,11 @@ static double job_mtbi (struct server *srv, const struct job *job)
             m[n++] = nodeclass_mtbi (srv->nodeclass, node);
     }
     return cadence_mtbi_combined (m, n);
+}
+
+double ckpt_job_cost (const struct job *job)
+{
+    return job->ck && job->ck->ncosts > 0 ? job_cost (job->ck) : -1;
 }
 
 double ckpt_interval (struct server *srv, const struct job *job)
@@ -615,6 +634,71 @@ int ckpt_job_finished (struct server *srv, struct job *job)
     return db_ckptdir_add (srv->db, job->rec.seq, dir, job->rec.uid, after);
 }
 
+int ckpt_corrupt (struct server *srv, struct job *job, char *why, size_t len)
+{
+    struct ckpt *ck = srv->ckpt;
+    struct job_ckpt *jc = job->ck;
+    int n = jc ? jc->count : 0, restart = ck->corrupt == CORRUPT_RESTART;
+    char dir[4096];
+
+    why[0] = '\0';
+    if (n == 0)
+        return 0;
+    snprintf (why, len,
+              "no valid checkpoint: its app found none of its %d checkpoint%s usable "
+              "(exit status %d); ckpt_corrupt = %s",
+              n, n == 1 ? "" : "s", CKPT_EXIT_INVALID, corrupt_names[ck->corrupt]);
+    log_msg (LOG_WARNING, "job %s (%s): %s", job->id, job->rec.owner, why);
+    if (db_ckpt_invalidate (srv->db, job->rec.seq) < 0
+        || db_event_add (srv->db, job->rec.seq, util_wall_secs (),
+                         "checkpoints_invalid", "scheduler", why)
+               < 0)
+        return -1;
+    jc->invalid += n;
+    jc->count = 0;
+    jc->last_gen = jc->last_time = 0;
+    if (ck->corrupt == CORRUPT_FAIL)
+        return 0;
+    if (lifecycle_requeue (srv, job, why, "scheduler") < 0)
+        return -1;
+    snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "%s",
+              restart ? "o" : "u");
+    job_set_comment (job, "%s: %s",
+                     restart ? "Held until its checkpoint folder is removed" : "Held",
+                     why);
+    if (lifecycle_change (srv, job, 'H', JOB_EV_HELD, "scheduler", job->rec.hold_types)
+        < 0)
+        return -1;
+    if (!restart)
+        return 1;
+    /* Removed as its owner by a worker (the sweep), then released. */
+    jc->restart_on_removal = 1;
+    ck->sweep_now = 1;
+    ckpt_job_dir (srv, job, dir, sizeof (dir));
+    return db_ckptdir_add (srv->db, job->rec.seq, dir, job->rec.uid, util_wall_secs ())
+                   < 0
+               ? -1
+               : 1;
+}
+
+/* ckpt_corrupt = restart: the folder is gone, the job runs again. */
+static void corrupt_restart (struct server *srv, int64_t seq)
+{
+    struct job *job = jobs_lookup (srv->jobs, seq);
+
+    if (!job || !job->ck || !job->ck->restart_on_removal || job->rec.state != 'H')
+        return;
+    job->ck->restart_on_removal = 0;
+    snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "n");
+    job_set_comment (job, "Released: its unusable checkpoints were removed; it runs "
+                          "again from the beginning");
+    if (lifecycle_change (srv, job, 'Q', JOB_EV_RELEASED, "scheduler",
+                          "checkpoint folder removed")
+        < 0)
+        log_error ("job %s: release after its checkpoints were removed", job->id);
+    server_request_pass (srv);
+}
+
 static int removing_find (struct ckpt *ck, int64_t seq)
 {
     for (int i = 0; i < ck->nremoving; i++)
@@ -702,6 +786,7 @@ static void ckpt_removed_msg (struct server *srv, struct conn *c, struct wire_ms
      * tried for ever. */
     if (db_ckptdir_removed (srv->db, seq, util_wall_secs ()) < 0)
         log_error ("job %s: record checkpoint folder removal", id);
+    corrupt_restart (srv, seq);
     server_reply_after_commit (srv, c, msg, NULL);
 }
 
@@ -765,6 +850,8 @@ void ckpt_attr_json (struct server *srv, const struct job *job, json_t *o)
         json_object_set_new (cp, "generation", json_integer (jc->last_gen));
     }
     json_object_set_new (cp, "count", json_integer (jc ? jc->count : 0));
+    if (jc && jc->invalid > 0)
+        json_object_set_new (cp, "invalid", json_integer (jc->invalid));
     if (jc && jc->ncosts > 0) {
         snprintf (text, sizeof (text), "%.3f", job_cost (jc));
         json_object_set_new (cp, "cost", json_string (text));

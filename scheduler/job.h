@@ -46,8 +46,13 @@ struct job {
     char *binding;
     int launch_pending; /* launch sent, no job.started yet */
     int kill_sent;
-    int restart_first;        /* requeued by a spot reclaim: it goes before
+    int restart_first; /* requeued by a spot reclaim: it goes before
                                      * every other waiting job (reclaim.h) */
+    /* Spot or on-demand (spot_choice.h): the job's reclaims so far (in
+     * memory), and the last decision with its expected cost. */
+    int spot_reclaims;
+    double est_cost;
+    char spot_why[200];
     TAILQ_ENTRY (job) q_link; /* in the queued list while 'Q' */
     LIST_ENTRY (job)
     r_link;                  /* in the running list while it holds an

@@ -16,6 +16,7 @@
 #include "scheduler/cost.h"
 #include "scheduler/job_attr.h"
 #include "scheduler/policy/job_state.h"
+#include "scheduler/spot_choice.h"
 
 static void set_str (json_t *o, const char *key, const char *value)
 {
@@ -102,6 +103,10 @@ static json_t *resource_list (const struct job *job)
     }
     if (res->spot >= 0)
         json_object_set_new (o, "spot", json_string (res->spot ? "True" : "False"));
+    else if (res->spot_want == RES_SPOT_PREFER || res->spot_want == RES_SPOT_AVOID)
+        json_object_set_new (o, "spot",
+                             json_string (res->spot_want == RES_SPOT_PREFER ? "prefer"
+                                                                            : "avoid"));
     if (res->gpu_bind[0])
         json_object_set_new (o, "gpu_bind", json_string (res->gpu_bind));
     if (res->cpu_bind[0])
@@ -355,12 +360,17 @@ json_t *job_attr_json (struct server *srv, const struct job *job)
     set_str (o, "comment", job->rec.comment);
     if (job->rec.state == 'Q')
         job_attr_priority (o, job);
-    if (job->rec.state == 'Q' && job->est_start > 0) {
-        /* The reservation backfill holds for it (qstat -f shows
-         * estimated.start_time). */
+    {
+        /* The reservation backfill holds for it (estimated.start_time),
+         * and where its expected cost sends it (estimated.spot, .cost). */
         json_t *est = json_object ();
-        set_time (est, "start_time", job->est_start);
-        json_object_set_new (o, "estimated", est);
+        if (job->rec.state == 'Q' && job->est_start > 0)
+            set_time (est, "start_time", job->est_start);
+        spot_choice_attr_json (job, est);
+        if (json_object_size (est) > 0)
+            json_object_set_new (o, "estimated", est);
+        else
+            json_decref (est);
     }
     set_time (o, "etime", job->rec.ctime);
     json_object_set_new (o, "run_count", json_integer (job->rec.run_count));

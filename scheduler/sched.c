@@ -24,6 +24,7 @@
 #include "scheduler/queue.h"
 #include "scheduler/web/metrics.h"
 #include "scheduler/sched.h"
+#include "scheduler/spot_choice.h"
 
 struct sched {
     struct server *srv;
@@ -791,9 +792,12 @@ static void sched_pass (struct sched *s, int preempt)
             ctx.jobs[i]->parent->prio_f = ctx.jobs[i]->prio_f;
         }
     queue_pass_begin (srv->queues, ctx.running);
+    spot_choice_pass (srv->spot_choice, s->default_walltime);
     for (int i = 0, all = ctx.njobs; i < all; i++)
-        if (queue_may_start (srv->queues, ctx.jobs[i]))
+        if (queue_may_start (srv->queues, ctx.jobs[i])) {
+            spot_choice_apply (srv->spot_choice, ctx.jobs[i]);
             ctx.jobs[k++] = ctx.jobs[i];
+        }
     ctx.njobs = k;
     sched_drop_unplaceable (&ctx);
     if (ctx.njobs > 0) {

@@ -469,6 +469,30 @@ static int server_write_address (struct server *srv, const char *state_dir,
     return 0;
 }
 
+/* fence_time: seconds (default three quarters of node_timeout).  It must
+ * be below node_timeout, or a lost node's jobs could be started elsewhere
+ * before they are killed there (docs/design.md, "Fencing"). */
+static int server_fence_time (struct server *srv, struct hpcq_error *err)
+{
+    int64_t fence;
+
+    if (!config_get (srv->cfg, "fence_time", NULL)) {
+        srv->fence_ms = srv->node_timeout_ms * 3 / 4;
+        return 0;
+    }
+    if (config_get_int (srv->cfg, "fence_time", 0, 1, 86400, &fence, err) < 0)
+        return -1;
+    if (fence * 1000 >= srv->node_timeout_ms)
+        return errprintf (
+            err,
+            "fence_time (%lld s) must be less than node_timeout (%lld s): "
+            "a lost node's jobs would be started elsewhere before they "
+            "are killed there",
+            (long long)fence, (long long)srv->node_timeout_ms / 1000);
+    srv->fence_ms = fence * 1000;
+    return 0;
+}
+
 static int server_settings (struct server *srv, struct hpcq_error *err)
 {
     int64_t timeout;
@@ -483,6 +507,8 @@ static int server_settings (struct server *srv, struct hpcq_error *err)
     if (config_get_int (srv->cfg, "node_timeout", 30, 1, 86400, &timeout, err) < 0)
         return -1;
     srv->node_timeout_ms = timeout * 1000;
+    if (server_fence_time (srv, err) < 0)
+        return -1;
     if (config_get_int (srv->cfg, "sched_interval_ms", 2000, 10, 600000,
                         &srv->sched_interval_ms, err)
         < 0)

@@ -37,6 +37,7 @@ struct server_attrs;
 struct job_ops;
 struct power;
 struct reclaim;
+struct spot_choice;
 struct accounting;
 struct metrics;
 struct telemetry;
@@ -98,9 +99,10 @@ struct server {
     struct job_ops *job_ops; /* qsig, qrerun, qrun, qorder, qmsg, waits (job_ops.h) */
     struct power *power;     /* elastic cloud nodes (power.h) */
     struct reclaim *reclaim; /* spot reclaim notices (reclaim.h) */
-    struct accounting *accounting; /* PBS accounting log (accounting.h) */
-    struct metrics *metrics;       /* Prometheus counters (metrics.h) */
-    struct telemetry *telemetry;   /* GPU telemetry from workers (telemetry.h) */
+    struct spot_choice *spot_choice; /* spot or on-demand, by cost (spot_choice.h) */
+    struct accounting *accounting;   /* PBS accounting log (accounting.h) */
+    struct metrics *metrics;         /* Prometheus counters (metrics.h) */
+    struct telemetry *telemetry;     /* GPU telemetry from workers (telemetry.h) */
     struct http *http;         /* /metrics, /api/v1, status page, or NULL (http.h) */
     struct history *history;   /* job_history_duration (history.h) */
     struct deferred *deferred; /* jobs waiting for qsub -a (deferred.h) */
@@ -115,6 +117,9 @@ struct server {
     uid_t operator_uid; /* the scheduler's own uid (plus root) */
     int64_t started_ms;
     int64_t node_timeout_ms;
+    /* A node's lease (worker/fence.h): its jobs are killed there this long
+     * after its last answered request, before node_timeout_ms can pass. */
+    int64_t fence_ms;
     int64_t sched_interval_ms;
     int64_t max_array_size; /* subjobs one array may have (PBS Pro's attribute) */
     int64_t max_spec_size;  /* bytes of a job's request (JOBSPEC_TEXT_MAX at most) */

@@ -30,6 +30,7 @@
 #include "scheduler/preempt.h"
 #include "scheduler/queue.h"
 #include "scheduler/reclaim.h"
+#include "scheduler/spot_choice.h"
 #include "scheduler/rpc/job_ops.h"
 #include "scheduler/rpc/job_rpc.h"
 #include "scheduler/rpc/job_step.h"
@@ -171,8 +172,8 @@ struct server *subsystems_create (struct loop *loop, struct config *cfg,
     }
     /* Elastic cloud nodes, once the jobs say which nodes run some; spot
      * reclaims. */
-    if (power_start (srv->power, err) < 0
-        || !(srv->reclaim = reclaim_create (srv, err)))
+    if (power_start (srv->power, err) < 0 || !(srv->reclaim = reclaim_create (srv, err))
+        || !(srv->spot_choice = spot_choice_create (srv, err)))
         goto error;
     if (http_create (srv, &srv->http, err) < 0)
         goto error;
@@ -205,6 +206,7 @@ void subsystems_destroy (struct server *srv)
         accounting_after_commit (srv->accounting);
     accounting_destroy (srv->accounting);
     server_stop_clients (srv);
+    spot_choice_destroy (srv->spot_choice);
     reclaim_destroy (srv->reclaim);
     power_destroy (srv->power);
     server_close_sockets (srv);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/ckptreport.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "db/db_node.h"
@@ -128,6 +129,11 @@ static void node_check_timer (struct loop *l, void *arg)
         struct node *n = nodes_all (srv->nodes, &nn)[i];
         /* A cloud node powered off, resuming or suspending is power.c's. */
         if (n->state == NODE_DOWN || n->power != NODE_POWER_ON)
+            continue;
+        /* A node with a reclaim notice is reclaim.c's: taken at its
+         * deadline, or node_timeout after its link went (one
+         * interruption, not a reclaim and then a failure). */
+        if (n->drain & NODE_DRAIN_RECLAIM)
             continue;
         if (now - n->last_heard_ms > srv->node_timeout_ms)
             node_mark_down (srv, n,
@@ -352,7 +358,9 @@ static void node_hello (struct server *srv, struct conn *c, struct wire_msg *msg
     json_array_foreach (finished, i, f) node_finished (srv, n, f);
     node_reconcile_missing (srv, n, running, finished);
     server_request_pass (srv);
-    server_reply_after_commit (srv, c, msg, json_pack ("{s:s}", "server", srv->name));
+    server_reply_after_commit (srv, c, msg,
+                               json_pack ("{s:s s:I}", "server", srv->name, "fence_ms",
+                                          (json_int_t)srv->fence_ms));
 }
 
 static struct node *node_of (struct server *srv, struct conn *c,
@@ -508,6 +516,24 @@ static void node_finished (struct server *srv, struct node *n, json_t *body)
             bad->reachable = 0;
         if (lifecycle_node_lost (srv, job, reason ? reason : "a host failed") < 0)
             log_error ("job %s: handle host failure", job->id);
+        return;
+    }
+    /* Its app found none of its checkpoints usable (ckpt.h). */
+    if (exit_status == CKPT_EXIT_INVALID && job->rec.state == 'R') {
+        char why[300];
+        int rc = ckpt_corrupt (srv, job, why, sizeof (why));
+        if (rc < 0)
+            log_error ("job %s: handle its unusable checkpoints", job->id);
+        if (rc != 0)
+            return;
+        if (why[0])
+            reason = why;
+    }
+    /* Killed by its node's fence (worker/fence.h): the node was cut off,
+     * not the job at fault; as a node loss (a -r n job fails). */
+    if (json_is_true (json_object_get (body, "fenced")) && job->rec.state == 'R') {
+        if (lifecycle_node_lost (srv, job, reason ? reason : "fenced") < 0)
+            log_error ("job %s: handle a fenced job", job->id);
         return;
     }
     if (lifecycle_end (srv, job, exit_status, reason, cput, wall, maxrss, n->name) < 0)

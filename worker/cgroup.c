@@ -430,6 +430,36 @@ int cgroups_sweep (struct cgroups *cg)
     return n;
 }
 
+int cgroups_kill_jobs (struct cgroups *cg, void (*each) (const char *name, void *arg),
+                       void *arg)
+{
+    struct timespec pause = { 0, 10 * 1000 * 1000 };
+    DIR *d = opendir (cg->hier[0].dir);
+    struct dirent *de;
+    int n = 0;
+
+    if (!d)
+        return 0;
+    while ((de = readdir (d))) {
+        struct cgroup_job *j;
+        int hit = 0;
+        if (strncmp (de->d_name, "job_", 4) != 0)
+            continue;
+        j = job_new (cg, de->d_name);
+        /* Until empty (a task may fork while the first kill goes out). */
+        for (int round = 0; round < 200 && cgroup_job_kill (j) > 0; round++) {
+            hit = 1;
+            nanosleep (&pause, NULL);
+        }
+        if (hit && each)
+            each (de->d_name, arg);
+        n += hit;
+        cgroup_job_free (j);
+    }
+    closedir (d);
+    return n;
+}
+
 /* PREFIX/NODE belongs to one live worker: a second one (the same config
  * started twice) must not sweep the first one's jobs as leftovers. */
 static int cgroups_lock (struct cgroups *cg, struct hpcq_error *err)

@@ -71,6 +71,13 @@ const char *cgroups_describe (const struct cgroups *cg);
  * remove them.  Returns how many job cgroups there were. */
 int cgroups_sweep (struct cgroups *cg);
 
+/* Kill every task of every job cgroup under this worker's directory,
+ * leaving the directories (a live worker may hold them); each (may be
+ * NULL) is called with the name of each cgroup that had tasks.  Returns
+ * how many had. */
+int cgroups_kill_jobs (struct cgroups *cg, void (*each) (const char *name, void *arg),
+                       void *arg);
+
 /* Create the cgroup of one job attempt, named name (job_SEQ.ATTEMPT), and
  * set its limits.  A leftover of the same name is emptied and replaced.
  * Returns NULL with err; caller frees with cgroup_job_destroy() or

@@ -231,40 +231,65 @@ static long long proc_start_time (pid_t pid, pid_t *sid)
     return v[22];
 }
 
-static void launch_record_session (struct spool *sp, const struct launch_req *req,
-                                   pid_t pid)
+void launch_record_process (struct spool *sp, const char *name, pid_t pid)
 {
-    char name[128], text[64];
+    char text[64];
     pid_t sid = 0;
 
-    spool_name (name, sizeof (name), req->seq, req->attempt, "session");
     snprintf (text, sizeof (text), "%d %lld\n", (int)pid, proc_start_time (pid, &sid));
     (void)spool_write (sp, name, text, 0600, (uid_t)-1, (gid_t)-1, NULL);
 }
 
-/* The session of a job without a cgroup: its leader, if it is still the
- * process the record names (not a reused pid), leads it. */
-static int kill_leftover (struct spool *sp, const char *name, void *arg)
+static void launch_record_session (struct spool *sp, const struct launch_req *req,
+                                   pid_t pid)
 {
+    char name[128];
+
+    spool_name (name, sizeof (name), req->seq, req->attempt, "session");
+    launch_record_process (sp, name, pid);
+}
+
+struct kill_recorded {
+    int remove;
+    void (*each) (const char *name, void *arg);
+    void *arg;
+};
+
+/* The session a record names: killed if its leader is still the process
+ * the record names (not a reused pid). */
+static int kill_recorded (struct spool *sp, const char *name, void *arg)
+{
+    const struct kill_recorded *k = arg;
     char *text = spool_read (sp, name, 256);
     long long start = -2;
     pid_t sid = 0;
     int pid = 0, killed = 0;
 
     if (text && sscanf (text, "%d %lld", &pid, &start) == 2 && pid > 1
-        && proc_start_time (pid, &sid) == start && sid == pid) {
+        && pid != getpid () && proc_start_time (pid, &sid) == start && sid == pid) {
         (void)kill (-pid, SIGKILL);
         killed = 1;
     }
     free (text);
-    spool_remove (sp, name);
+    if (killed && k->each)
+        k->each (name, k->arg);
+    if (k->remove)
+        spool_remove (sp, name);
     return killed;
+}
+
+int launch_kill_recorded (struct spool *sp, const char *suffix, int remove,
+                          void (*each) (const char *name, void *arg), void *arg)
+{
+    struct kill_recorded k = { remove, each, arg };
+
+    return spool_foreach (sp, suffix, kill_recorded, &k);
 }
 
 int launch_kill_leftovers (struct spool *sp, struct cgroups *cg)
 {
     int n = cg ? cgroups_sweep (cg) : 0;
-    int m = spool_foreach (sp, ".session", kill_leftover, NULL);
+    int m = launch_kill_recorded (sp, ".session", 1, NULL, NULL);
 
     /* A job in a cgroup also left a session record: count it once. */
     return n > m ? n : m;

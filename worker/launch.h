@@ -80,6 +80,17 @@ void launch_cleanup (struct spool *sp, int64_t seq, int attempt);
  * Returns how many jobs were killed. */
 int launch_kill_leftovers (struct spool *sp, struct cgroups *cg);
 
+/* Record in the spool file name a process that leads a session ("PID
+ * START", START its start time, so a reused pid is not mistaken for it). */
+void launch_record_process (struct spool *sp, const char *name, pid_t pid);
+
+/* Kill each session recorded in a spool file whose name ends in suffix,
+ * if its leader is still the process recorded (never this process), and
+ * call each (may be NULL) with the file's name for each one killed; with
+ * remove, the records go too.  Returns how many were killed. */
+int launch_kill_recorded (struct spool *sp, const char *suffix, int remove,
+                          void (*each) (const char *name, void *arg), void *arg);
+
 /* The parts of a launch, exposed for the unit tests.
  * launch_nodefile: PBS_NODEFILE's text (caller frees).
  * launch_environ: the job's environment, NULL-terminated; free with

@@ -116,6 +116,7 @@ static void tasks_topology (struct tasks *ts)
     free (numa);
 }
 static void cleanup_add (struct tasks *ts, struct cgroup_job *cg);
+static void task_note (struct tasks *ts, struct task *t, const char *text);
 
 struct task *tasks_first (struct tasks *ts)
 {
@@ -300,6 +301,29 @@ void tasks_host_failed (struct tasks *ts, int64_t seq, int attempt, const char *
               host);
     log_msg (LOG_ERR, "job %s: killed: host %s failed", t->jobid, host);
     tasks_kill (ts, t, KILL_HOST, 1);
+}
+
+void tasks_fence (struct tasks *ts, const char *why)
+{
+    char note[1100];
+    struct task *t;
+
+    snprintf (note, sizeof (note), "=>> PBS: job killed: %s\n", why);
+    TAILQ_FOREACH (t, &ts->head, link)
+    {
+        if (t->done || t->kill != KILL_NONE)
+            continue;
+        snprintf (t->reason, sizeof (t->reason), "%s", why);
+        log_msg (LOG_ERR, "job %s: killed: %s", t->jobid, why);
+        if (!t->starting)
+            task_note (ts, t, note);
+        tasks_kill (ts, t, KILL_FENCE, 1);
+    }
+}
+
+struct spool *tasks_spool (struct tasks *ts)
+{
+    return ts->spool;
 }
 
 static int file_remove (void *arg)
@@ -938,6 +962,7 @@ void tasks_reap (struct tasks *ts)
     int status;
     pid_t pid;
 
+    worker_fence_check (ts->w);
     while ((pid = wait4 (-1, &status, WNOHANG, &ru)) > 0) {
         if (privsep_reaped (ts->ps, pid, status)
             || tm_reaped (ts->w->tm, pid, status, &ru))
@@ -968,6 +993,8 @@ json_t *task_result_json (const struct task *t)
         json_object_set_new (o, "reason", json_string (t->reason));
     if (o && t->kill == KILL_HOST)
         json_object_set_new (o, "host_failed", json_string (t->failed_host));
+    if (o && t->kill == KILL_FENCE)
+        json_object_set_new (o, "fenced", json_true ());
     if (o && t->gpu_result)
         json_object_update (o, t->gpu_result);
     return o;

@@ -31,6 +31,7 @@ struct health;
 struct auth;
 struct checkpoint;
 struct tm;
+struct fence;
 
 struct worker {
     struct loop *loop;
@@ -69,6 +70,7 @@ struct worker {
     struct loop_timer *telemetry;
     struct checkpoint *ckpt; /* checkpoint reports and removals (checkpoint.h) */
     struct tm *tm;           /* the task manager, NULL without (tm.h) */
+    struct fence *fence;     /* the lease and its watchdog (fence.h) */
     struct topo *topo;       /* sockets, NUMA nodes, GPUs' places, or NULL (topo.h) */
     /* OCI containers (container.h): the helper that runs a job in one, ""
      * where this node has no runtime (runc and umoci), and the folders an
@@ -94,6 +96,10 @@ int64_t worker_notify (struct worker *w, const char *type, json_t *body);
 
 /* A child that is no job ended (tasks_reap): the health check's. */
 void worker_child_exited (struct worker *w, pid_t pid, int status);
+/* The node's lease has ended (fence.h): its jobs are killed as fenced.
+ * Also before children are reaped, so one the watchdog killed first is
+ * reported as fenced. */
+void worker_fence_check (struct worker *w);
 /* A task's script runs: tell the scheduler (job.started). */
 void worker_job_started (struct worker *w, const struct task *t);
 

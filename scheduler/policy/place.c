@@ -937,7 +937,7 @@ static void place_in_init (struct place_in *in, struct node **nodes, int nnodes,
     in->labels = labels;
     in->scatter = strncmp (res->place, "scatter", 7) == 0;
     in->excl = strstr (res->place, "excl") != NULL;
-    in->spot = res->spot;
+    in->spot = res->force_spot >= 0 ? res->force_spot : res->spot;
     in->prefer_spot = res->prefer_spot;
     in->oci = res->container_image != NULL;
 }
