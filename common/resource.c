@@ -880,8 +880,11 @@ static void fold_job_mem (struct hpcq_resources *res)
     if (res->job_mem < 0 || count < 1)
         return;
     if (resource_total_mem (res) == 0) {
-        each = (res->job_mem + count - 1) / count;
-        each = (each + 1023) / 1024 * 1024;
+        /* Rounded up per chunk, then to a KiB, without overflowing on a
+         * huge job-wide mem (check_chunks refuses what does not fit). */
+        each = res->job_mem / count + (res->job_mem % count != 0);
+        each = each > INT64_MAX - 1023 ? INT64_MAX / 1024 * 1024
+                                       : (each + 1023) / 1024 * 1024;
         for (int i = 0; i < res->nchunks; i++)
             res->chunk[i].mem = each;
     }
