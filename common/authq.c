@@ -10,6 +10,7 @@
 #endif
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,7 @@ static void authq_ready (struct loop *l, int fd, int revents, void *arg)
 struct authq *authq_create (struct loop *l, struct auth *a, struct hpcq_error *err)
 {
     struct authq *q = xzalloc (sizeof (*q));
+    sigset_t all, old;
     int e;
 
     q->loop = l;
@@ -143,7 +145,14 @@ struct authq *authq_create (struct loop *l, struct auth *a, struct hpcq_error *e
         errprintf (err, "cannot watch the MUNGE thread: %s", strerror (errno));
         goto error;
     }
-    if ((e = pthread_create (&q->thread, NULL, authq_thread, q)) != 0) {
+    /* The thread takes no signals: the loop's come through a signalfd
+     * (loop_signals), which only sees those blocked in every thread; one
+     * the thread could take (SIGCHLD) would be lost to it. */
+    sigfillset (&all);
+    pthread_sigmask (SIG_SETMASK, &all, &old);
+    e = pthread_create (&q->thread, NULL, authq_thread, q);
+    pthread_sigmask (SIG_SETMASK, &old, NULL);
+    if (e != 0) {
         errno = e;
         errprintf (err, "cannot start the MUNGE thread: %s", strerror (e));
         goto error;
