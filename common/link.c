@@ -19,6 +19,10 @@
 #include "common/util.h"
 
 #define LINK_OPEN_ID 1
+/* The responder's session outlives the initiator's by this much, so that
+ * the end that opened the link (and opens the next) is the one to close
+ * it, between its own messages. */
+#define LINK_GRACE_MS 30000
 
 struct link_hs {
     struct conn *c;
@@ -146,10 +150,12 @@ static void hs_done (struct link_hs *hs)
     struct conn *c = hs->c;
     struct link_opts o = hs->o;
     uid_t uid = hs->peer_uid;
+    int64_t life = hs->o.lifetime_ms;
 
+    if (life > 0 && !hs->initiator)
+        life += LINK_GRACE_MS;
     conn_set_session (c, session_create (hs->ours, hs->theirs, hs->binding,
-                                         hs->initiator, util_now_ms (),
-                                         hs->o.lifetime_ms));
+                                         hs->initiator, util_now_ms (), life));
     conn_set_intercept (c, NULL, NULL);
     conn_set_pending (c, NULL, NULL);
     hs_free (hs);
