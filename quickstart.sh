@@ -24,6 +24,9 @@ PACKAGES="$PACKAGES uthash-dev"
 # with jq (t7011 also compares every job's qstat -f -F json record across a
 # restart with it).
 PACKAGES="$PACKAGES libcurl4-openssl-dev"
+# The worker's node topology (sockets, NUMA nodes, GPUs' PCI places): hwloc;
+# lstopo (package hwloc) writes the XML topologies tests load.
+PACKAGES="$PACKAGES libhwloc-dev hwloc"
 # The scheduler's HTTP server; hpcq-report's chart; the administration
 # tests (t8000-t8006) run a real Prometheus (and promtool) and headless
 # Chromium, with curl and jq.

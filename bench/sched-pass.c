@@ -28,7 +28,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "scheduler/nodes.h"
+#include "scheduler/node.h"
 #include "scheduler/policy/place.h"
 #include "scheduler/policy/policy.h"
 #include "sim/cluster.h"

@@ -20,6 +20,7 @@
 
 #include "common/client.h"
 #include "common/resource.h"
+#include "common/topoinfo.h"
 
 static const char *usage_text =
     "Usage: pbsnodes [-a] [-F json] [NODE...]\n"
@@ -102,6 +103,24 @@ static void print_ib (json_t *n)
                 str (p, "rate"));
 }
 
+/* The node's sockets, cores and threads, and each NUMA node's threads and
+ * GPUs: where the worker binds jobs (worker/topo.h). */
+static void print_topology (json_t *n)
+{
+    struct topoinfo t;
+    char sum[128];
+
+    if (topoinfo_from_json (json_object_get (n, "topology"), &t) < 0 || t.nnuma == 0)
+        return;
+    topoinfo_summary (&t, sum, sizeof (sum));
+    printf ("     resources_available.sockets = %d\n", t.sockets);
+    printf ("     topology = %s\n", sum);
+    for (int i = 0; i < t.nnuma; i++)
+        printf ("     topology.numa%d = socket %d, cpus %s%s%s\n", t.numa[i].os,
+                t.numa[i].socket, t.numa[i].cpus, t.numa[i].gpus[0] ? ", gpus " : "",
+                t.numa[i].gpus);
+}
+
 static void print_node (json_t *n)
 {
     char mem[32], mem_used[32];
@@ -124,6 +143,7 @@ static void print_node (json_t *n)
     printf ("     resources_available.ncpus = %lld\n", (long long)num (n, "ncpus"));
     printf ("     resources_available.ngpus = %lld\n", (long long)num (n, "ngpus"));
     print_ib (n);
+    print_topology (n);
     printf ("     resources_assigned.mem = %s\n", mem_used);
     printf ("     resources_assigned.ncpus = %lld\n", (long long)num (n, "ncpus_used"));
     printf ("     resources_assigned.ngpus = %lld\n", (long long)num (n, "ngpus_used"));

@@ -110,6 +110,7 @@ static const char *known_keys[] = {
     "tm_keepalive",
     "tm_rsh_agent",
     "test_ib_sysfs_root",
+    "topology_xml",
     /* both */
     "log_file",
     "log_level",

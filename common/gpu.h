@@ -30,6 +30,9 @@ struct gpu {
     char model[96];
     int64_t mem;
     char uuid[96]; /* "GPU-..." on real hardware */
+    /* "dddd:bb:dd.f" from NVML, "" if unknown or simulated: how the worker
+     * finds the GPU in the node's topology (worker/topo.h). */
+    char pci_busid[16];
     int simulated;
     int64_t used_by; /* the scheduler's: job seq or 0 (never set in MIG mode) */
     /* > 0: in MIG mode, with these instances; only they are given out, a

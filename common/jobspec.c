@@ -329,7 +329,11 @@ static json_t *resources_to_json (const struct hpcq_resources *res)
     /* set_new steals the chunks array even when it fails (or is NULL) */
     if (!o || json_object_set_new (o, "chunks", chunks_to_json (res)) < 0
         || (res->spot >= 0
-            && json_object_set_new (o, "spot", json_boolean (res->spot)) < 0)) {
+            && json_object_set_new (o, "spot", json_boolean (res->spot)) < 0)
+        || (res->gpu_bind[0]
+            && json_object_set_new (o, "gpu_bind", json_string (res->gpu_bind)) < 0)
+        || (res->cpu_bind[0]
+            && json_object_set_new (o, "cpu_bind", json_string (res->cpu_bind)) < 0)) {
         json_decref (o);
         return NULL;
     }
@@ -616,6 +620,26 @@ static int decode_chunks (json_t *chunks, struct hpcq_resources *res,
     return 0;
 }
 
+/* gpu_bind and cpu_bind, checked as qsub checks them. */
+static int decode_bind (const char *gpu_bind, const char *cpu_bind,
+                        struct hpcq_resources *res, struct hpcq_error *err)
+{
+    char item[64];
+    struct hpcq_error rerr;
+
+    if (gpu_bind[0]) {
+        snprintf (item, sizeof (item), "gpu_bind=%.20s", gpu_bind);
+        if (resource_parse_list (res, item, &rerr) < 0)
+            return invalid (err, "%s", rerr.text);
+    }
+    if (cpu_bind[0]) {
+        snprintf (item, sizeof (item), "cpu_bind=%.20s", cpu_bind);
+        if (resource_parse_list (res, item, &rerr) < 0)
+            return invalid (err, "%s", rerr.text);
+    }
+    return 0;
+}
+
 static int decode_resources (const json_t *o, struct hpcq_resources *res,
                              struct hpcq_error *err)
 {
@@ -623,15 +647,18 @@ static int decode_resources (const json_t *o, struct hpcq_resources *res,
     struct hpcq_error rerr;
     json_t *chunks;
     json_int_t walltime = -1;
-    const char *place = "";
+    const char *place = "", *gpu_bind = "", *cpu_bind = "";
     int spot = -1;
 
-    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s:{s:o s?I s?s s?b !}}", "resources",
-                        "chunks", &chunks, "walltime", &walltime, "place", &place,
-                        "spot", &spot)
+    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s:{s:o s?I s?s s?b s?s s?s !}}",
+                        "resources", "chunks", &chunks, "walltime", &walltime, "place",
+                        &place, "spot", &spot, "gpu_bind", &gpu_bind, "cpu_bind",
+                        &cpu_bind)
         < 0)
         return invalid (err, "resources: %s", jerr.text);
     res->spot = spot;
+    if (decode_bind (gpu_bind, cpu_bind, res, err) < 0)
+        return -1;
     if (walltime < -1 || walltime > RESOURCE_WALLTIME_MAX)
         return invalid (err, "walltime %lld out of range", (long long)walltime);
     res->walltime = walltime;

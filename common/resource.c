@@ -568,7 +568,38 @@ static int res_set_spot (struct hpcq_resources *res, const char *val,
     return 0;
 }
 
+/* gpu_bind=closest|none, cpu_bind=cores|none: one of a few words. */
+static int res_set_word (const char *key, const char *val, const char *const *words,
+                         char *dst, size_t len, struct hpcq_error *err)
+{
+    for (int i = 0; words[i]; i++)
+        if (strcasecmp (val, words[i]) == 0) {
+            snprintf (dst, len, "%s", words[i]);
+            return 0;
+        }
+    return invalid (err, "invalid %s '%s' (%s or %s)", key, val, words[0], words[1]);
+}
+
+static int res_set_gpu_bind (struct hpcq_resources *res, const char *val,
+                             struct hpcq_error *err)
+{
+    static const char *const words[] = { "closest", "none", NULL };
+
+    return res_set_word ("gpu_bind", val, words, res->gpu_bind, sizeof (res->gpu_bind),
+                         err);
+}
+
+static int res_set_cpu_bind (struct hpcq_resources *res, const char *val,
+                             struct hpcq_error *err)
+{
+    static const char *const words[] = { "cores", "none", NULL };
+
+    return res_set_word ("cpu_bind", val, words, res->cpu_bind, sizeof (res->cpu_bind),
+                         err);
+}
+
 static const struct resource_key resource_keys[] = {
+    { "gpu_bind", res_set_gpu_bind }, { "cpu_bind", res_set_cpu_bind },
     { "select", res_set_select },     { "nodes", res_set_nodes },
     { "procs", res_set_procs },       { "vmem", res_set_vmem },
     { "pmem", res_set_pmem },         { "pvmem", res_set_pvmem },

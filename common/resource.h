@@ -114,6 +114,12 @@ struct hpcq_resources {
      * on-demand nodes first, -1 none.  Placement takes a preferred node
      * over any other that fits. */
     int prefer_spot;
+    /* Binding inside a node (worker/cores.h), as Slurm's --gpu-bind and
+     * --cpu-bind: gpu_bind "" or "closest" (the default: cores near the
+     * job's GPUs) or "none"; cpu_bind "" or "cores" (the default: the
+     * job's cpuset holds its cores) or "none" (counted, not fenced). */
+    char gpu_bind[8];
+    char cpu_bind[8];
 };
 
 /* Set res to "nothing requested" (it owns nothing yet). */

@@ -339,3 +339,22 @@ int util_parse_double (const char *s, double min, double max, double *v)
     *v = x;
     return 0;
 }
+
+void util_format_cpulist (const unsigned char *on, int n, char *buf, size_t len)
+{
+    size_t o = 0;
+
+    if (len)
+        buf[0] = '\0';
+    for (int i = 0; i < n && o < len; i++) {
+        int last = i;
+        if (!on[i])
+            continue;
+        while (last + 1 < n && on[last + 1])
+            last++;
+        o += (size_t)(last == i ? snprintf (buf + o, len - o, "%s%d", o ? "," : "", i)
+                                : snprintf (buf + o, len - o, "%s%d-%d", o ? "," : "",
+                                            i, last));
+        i = last;
+    }
+}

@@ -77,4 +77,8 @@ int util_parse_bool (const char *s, int *out);
 int util_parse_long (const char *s, long min, long max, long *v);
 int util_parse_double (const char *s, double min, double max, double *v);
 
+/* The indices i < n with on[i] set, as a cpuset list ("0-3,8,10-11") in
+ * buf ("" for none; a list that does not fit is cut). */
+void util_format_cpulist (const unsigned char *on, int n, char *buf, size_t len);
+
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/strpool.h"
+#include "db/db.h"
 #include "db/db_job.h"
 
 static const char *sql_insert =

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "db/db.h"
+struct db;
 
 #define DB_UUID_LEN 37
 #define DB_NAME_LEN 256

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/launch_msg.h"
 #include "common/log.h"
 #include "common/resource.h"
 #include "common/util.h"
@@ -714,14 +715,14 @@ static void ckpt_tick (struct loop *l, void *arg)
 
 /* ---- what the launch and qstat carry ----------------------------------- */
 
-json_t *ckpt_launch_json (struct server *srv, const struct job *job)
+void ckpt_launch_fill (struct server *srv, const struct job *job,
+                       struct launch_req *req)
 {
-    char dir[4096];
-
-    ckpt_job_dir (srv, job, dir, sizeof (dir));
-    return json_pack ("{s:s s:I s:s s:b}", "dir", dir, "keep",
-                      (json_int_t)srv->ckpt->keep, "signal", ckpt_job_signal (job),
-                      "cpu", job_mode (job, NULL) == CKPT_CPU);
+    req->has_ckpt = 1;
+    ckpt_job_dir (srv, job, req->ckpt_dir, sizeof (req->ckpt_dir));
+    req->ckpt_keep = (int)srv->ckpt->keep;
+    snprintf (req->ckpt_signal, sizeof (req->ckpt_signal), "%s", ckpt_job_signal (job));
+    req->ckpt_cpu = job_mode (job, NULL) == CKPT_CPU;
 }
 
 static void set_ctime (json_t *o, const char *key, int64_t secs)

@@ -152,8 +152,10 @@ void ckpt_attempt_ended (struct server *srv, struct job *job);
  * otherwise.  0 or -1. */
 int ckpt_job_finished (struct server *srv, struct job *job);
 
-/* The launch's "checkpoint" object (dir, keep, signal, cpu) (new ref). */
-json_t *ckpt_launch_json (struct server *srv, const struct job *job);
+/* The launch's checkpoint settings (dir, keep, signal, cpu) into req. */
+struct launch_req;
+void ckpt_launch_fill (struct server *srv, const struct job *job,
+                       struct launch_req *req);
 
 /* qstat -f: Checkpoint, checkpoint.*, preemption.* into o. */
 void ckpt_attr_json (struct server *srv, const struct job *job, json_t *o);

@@ -102,6 +102,10 @@ static json_t *resource_list (const struct job *job)
     }
     if (res->spot >= 0)
         json_object_set_new (o, "spot", json_string (res->spot ? "True" : "False"));
+    if (res->gpu_bind[0])
+        json_object_set_new (o, "gpu_bind", json_string (res->gpu_bind));
+    if (res->cpu_bind[0])
+        json_object_set_new (o, "cpu_bind", json_string (res->cpu_bind));
     return o;
 }
 
@@ -160,6 +164,7 @@ static const char *public_attrs[] = {
     "ctime",
     "exec_host",
     "exec_vnode",
+    "exec_binding",
     "Hold_Types",
     "mtime",
     "Priority",
@@ -291,6 +296,7 @@ json_t *job_attr_json (struct server *srv, const struct job *job)
     set_path (o, "Error_Path", job, s->error_path, 'e');
     set_str (o, "exec_host", job->rec.exec_host);
     set_str (o, "exec_vnode", job->rec.exec_vnode);
+    set_str (o, "exec_binding", job->binding);
     set_str (o, "Hold_Types", job->rec.hold_types);
     set_str (o, "Join_Path", join[s->join % 3]);
     set_str (o, "Keep_Files", "n");

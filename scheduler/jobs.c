@@ -130,6 +130,7 @@ static void job_free (struct job *job)
     free (job->alloc);
     free (job->resv);
     free (job->ck);
+    free (job->binding);
     free (job);
 }
 

@@ -10,82 +10,14 @@
 #define HPCQ_SCHEDULER_JOBS_H
 
 #include <stdint.h>
-#include <sys/queue.h>
 
-#include "common/jobspec.h"
-#include "db/db_job.h"
+#include "db/db.h"
 #include "scheduler/array.h"
+#include "scheduler/job.h"
 #include "scheduler/policy/place.h"
-#include "scheduler/policy/priority.h"
 #include "scheduler/server.h"
 
 struct node;
-
-/* The lists a scheduling pass reads: the queued jobs, in submission order,
- * and the jobs holding an allocation, newest first. */
-TAILQ_HEAD (job_queue, job);
-LIST_HEAD (job_list, job);
-
-/* PBS exit codes for jobs that did not end on their own (PBS Pro values). */
-#define JOB_EXEC_FAIL1 (-1) /* could not start: no retry */
-#define JOB_EXEC_RERUN (-3) /* node failed: requeued */
-#define JOB_EXEC_KILL_WALLTIME (-29)
-#define JOB_EXEC_NODE_LOST (-11) /* node failed, job not rerunnable */
-
-struct job {
-    struct db_job rec;
-    struct hpcq_jobspec spec;
-    char id[128];        /* "42.server" */
-    struct alloc *alloc; /* while R or E */
-    int launch_pending;  /* launch sent, no job.started yet */
-    int kill_sent;
-    int restart_first;        /* requeued by a spot reclaim: it goes before
-                                     * every other waiting job (reclaim.h) */
-    TAILQ_ENTRY (job) q_link; /* in the queued list while 'Q' */
-    LIST_ENTRY (job)
-    r_link;                  /* in the running list while it holds an
-                                     * allocation (le_prev NULL when not) */
-    LIST_ENTRY (job) s_link; /* in the suspended list while 'S' */
-    int64_t est_start;       /* backfill's reservation for it, 0 if none */
-    struct resv *resv;       /* conservative backfill's kept reservation
-                                     * (one block, freed with free()), or NULL */
-    const char *node_labels; /* its queue's node_labels (borrowed), NULL = any */
-    /* Effective priority while queued, computed each pass from its
-     * factors (scheduler/policy/priority.h); policy_sort_priority orders by it. */
-    double prio;
-    struct priority_factors prio_f;
-
-    /* Job arrays.  The array itself is a job that never runs; arr is its
-     * record of subjobs (scheduler/array.h).  A subjob is a job of its own
-     * only once split out; it shares the array's request (spec is a
-     * shallow copy: the array owns it) unless qalter gave it its own. */
-    int is_array;
-    struct job_array *arr;  /* array: its subjobs */
-    struct job *parent;     /* subjob: its array */
-    int array_index;        /* subjob: its index */
-    int array_pos;          /* subjob: its position in the array */
-    unsigned own_spec : 1;  /* subjob: its request is its own */
-    unsigned transient : 1; /* subjob: split out for one pass */
-    unsigned arr_group : 2; /* subjob: how its array counts it */
-    unsigned arr_began : 1;
-    unsigned arr_failed : 1;
-
-    /* Checkpoints, suspension, preemption and cost (ckpt.h); NULL until
-     * the job has any. */
-    struct job_ckpt *ck;
-};
-
-/* Subjob keys: the database and the workers know a subjob by this number,
- * far above any job number, made of its array's number and its position:
- * 17 bits of position for arrays of up to 131,072 subjobs, 22 above
- * JOB_SUBKEY_BIG for larger ones (a key never changes: an array's size is
- * fixed when it is submitted). */
-#define JOB_SUBKEY_BASE (INT64_C (1) << 62)
-#define JOB_SUBKEY_BITS 17
-#define JOB_SUBKEY(parent_seq, pos) \
-    (JOB_SUBKEY_BASE + ((int64_t)(parent_seq) << JOB_SUBKEY_BITS) + (pos))
-#define JOB_SUBKEY_BIG (JOB_SUBKEY_BASE + (INT64_C (1) << 61))
-#define JOB_SUBKEY_BIG_BITS 22
 
 /* The key of the subjob at pos of an array of n subjobs. */
 int64_t job_subkey (int64_t parent_seq, int pos, int n);
@@ -214,8 +146,6 @@ void job_signal_nodes (struct job *job, const char *sig, const char *reason);
 void job_set_comment (struct job *job, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 
-/* Add (sign 1) or remove (-1) job seq's use of a on the real nodes. */
-void alloc_apply (struct alloc *a, int64_t seq, int sign);
 json_t *alloc_to_json (const struct alloc *a);
 struct alloc *alloc_from_json (struct nodes *ns, const char *text);
 void alloc_format_exec (const struct alloc *a, char **exec_host, char **exec_vnode);

@@ -13,6 +13,7 @@
 #include "scheduler/ckpt.h"
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
+#include "scheduler/node_state.h"
 #include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
 #include "scheduler/power.h"
@@ -96,7 +97,7 @@ struct node *nodes_get (struct nodes *ns, const char *name)
     memmove (&ns->v[pos + 1], &ns->v[pos], (ns->n - pos) * sizeof (*ns->v));
     n = xzalloc (sizeof (*n));
     snprintf (n->name, sizeof (n->name), "%s", name);
-    n->state = NODE_UNKNOWN;
+    /* Zeroed: NODE_UNKNOWN, its state until nodes_set_state says else. */
     n->last_heard_ms = util_now_ms ();
     ns->v[pos] = n;
     ns->n++;
@@ -197,10 +198,7 @@ static void node_mark_down (struct server *srv, struct node *n, const char *why)
     if (n->state == NODE_UP
         && nodeclass_interrupted (srv->nodeclass, n, "failure", why) < 0)
         log_error ("node %s: record interruption", n->name);
-    n->state = NODE_DOWN;
-    n->down_since_ms = util_now_ms ();
-    if (db_node_set_state (srv->db, n->name, "down", util_wall_secs ()) < 0)
-        log_error ("node %s: record state", n->name);
+    (void)nodes_set_state (srv, n, NODE_DOWN, NODE_EV_TIMEOUT, why);
     snprintf (reason, sizeof (reason), "node %s %s", n->name, why);
     for (int i = 0; i < k; i++) {
         /* A job whose script runs on another node (its mother superior)
@@ -358,15 +356,16 @@ static int node_hello_parse (struct node *n, json_t *body, json_t **gpus,
 {
     const char *labels = "";
     json_int_t mem;
-    json_t *ib = NULL;
+    json_t *ib = NULL, *topo = NULL;
 
-    if (json_unpack (body, "{s:i s:I s:o s?s s:o s:o s?o}", "ncpus", &n->ncpus, "mem",
-                     &mem, "gpus", gpus, "labels", &labels, "running", running,
-                     "finished", finished, "ib", &ib)
+    if (json_unpack (body, "{s:i s:I s:o s?s s:o s:o s?o s?o}", "ncpus", &n->ncpus,
+                     "mem", &mem, "gpus", gpus, "labels", &labels, "running", running,
+                     "finished", finished, "ib", &ib, "topology", &topo)
             < 0
         || n->ncpus < 1 || mem < 0 || !json_is_array (*running)
         || !json_is_array (*finished) || gpu_from_json (*gpus, n->gpu, &n->ngpus) < 0
-        || ib_from_json (ib, n->ib, IB_PORT_MAX, &n->nib) < 0)
+        || ib_from_json (ib, n->ib, IB_PORT_MAX, &n->nib) < 0
+        || topoinfo_from_json (topo, &n->topo) < 0)
         return -1;
     n->mem = mem;
     snprintf (n->labels, sizeof (n->labels), "%s", labels);
@@ -390,6 +389,7 @@ static void node_take_resources (struct node *n, const struct node *rep)
     n->ngpus = rep->ngpus;
     memcpy (n->ib, rep->ib, sizeof (n->ib));
     n->nib = rep->nib;
+    n->topo = rep->topo;
     place_node_sync (n);
 }
 
@@ -468,7 +468,7 @@ static void node_hello (struct server *srv, struct conn *c, struct wire_msg *msg
     node_set_link (n, c);
     node_peer_host (c, n->holder, sizeof (n->holder));
     conn_set_aux (c, n);
-    n->state = NODE_UP;
+    (void)nodes_set_state (srv, n, NODE_UP, NODE_EV_HELLO, n->holder);
     power_node_hello (srv->power, n);
     reclaim_node_hello (srv->reclaim, n);
     n->last_heard_ms = util_now_ms ();
@@ -525,6 +525,28 @@ static struct job *node_job (struct server *srv, struct node *n, json_t *body,
     return job;
 }
 
+/* The cores, memory nodes and GPUs the worker bound the job to, for
+ * qstat -f's exec_binding.  Only lists of numbers are taken from it. */
+static void node_job_binding (const struct node *n, struct job *job, json_t *body)
+{
+    const char *cpus = NULL, *mems = "", *gpus = "";
+    size_t len;
+
+    if (json_unpack (body, "{s:s s?s s?s}", "threads", &cpus, "mems", &mems, "gpus",
+                     &gpus)
+            < 0
+        || strspn (cpus, "0123456789,-") != strlen (cpus)
+        || strspn (mems, "0123456789,-") != strlen (mems)
+        || strspn (gpus, "0123456789,-") != strlen (gpus)
+        || strlen (cpus) + strlen (mems) + strlen (gpus) > 1024)
+        return;
+    free (job->binding);
+    len = strlen (n->name) + strlen (cpus) + strlen (mems) + strlen (gpus) + 32;
+    job->binding = xzalloc (len);
+    snprintf (job->binding, len, "%s:cpus=%s%s%s%s%s", n->name, cpus,
+              mems[0] ? ":mems=" : "", mems, gpus[0] ? ":gpus=" : "", gpus);
+}
+
 static void node_job_started (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     struct node *n = node_of (srv, c, msg);
@@ -536,6 +558,7 @@ static void node_job_started (struct server *srv, struct conn *c, struct wire_ms
         return;
     if ((job = node_job (srv, n, msg->body, &attempt))) {
         (void)json_unpack (msg->body, "{s?I}", "session_id", &sid);
+        node_job_binding (n, job, msg->body);
         job->launch_pending = 0;
         job->rec.session_id = sid;
         if (jobs_write (srv->jobs, job) < 0)

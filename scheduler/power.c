@@ -24,6 +24,7 @@
 #include "db/db_job.h"
 #include "db/db_node.h"
 #include "scheduler/jobs.h"
+#include "scheduler/node_state.h"
 #include "scheduler/nodes.h"
 #include "scheduler/policy/place.h"
 #include "scheduler/policy/policy.h"
@@ -302,11 +303,8 @@ static void power_fail (struct power *p, struct node *n, const char *what,
     log_msg (LOG_WARNING, "node %s: %s failed: %s", n->name, what, why);
     n->power = strcmp (what, "resume") == 0 ? NODE_POWER_OFF : NODE_POWER_ON;
     n->drain &= ~NODE_DRAIN_POWER;
-    n->state = NODE_DOWN;
-    n->down_since_ms = util_now_ms ();
+    (void)nodes_set_state (p->srv, n, NODE_DOWN, NODE_EV_POWER_FAILED, why);
     snprintf (n->comment, sizeof (n->comment), "%s failed: %s", what, why);
-    if (db_node_set_state (p->srv->db, n->name, "down", util_wall_secs ()) < 0)
-        log_error ("node %s: record state", n->name);
     power_event (p,
                  strcmp (what, "resume") == 0 ? "node_resume_failed"
                                               : "node_suspend_failed",
@@ -351,7 +349,7 @@ static void run_done (struct child *c, int status, int timed_out, const char *la
         else if (r->kind == RUN_SUSPEND) {
             n->power = NODE_POWER_OFF;
             n->drain &= ~NODE_DRAIN_POWER;
-            n->state = NODE_UNKNOWN;
+            (void)nodes_set_state (p->srv, n, NODE_UNKNOWN, NODE_EV_POWERED_OFF, NULL);
             n->power_since_ms = util_now_ms ();
             n->idle_since_ms = 0;
             if (n->conn) {
@@ -359,8 +357,6 @@ static void run_done (struct child *c, int status, int timed_out, const char *la
                 conn_close (n->conn);
                 node_set_link (n, NULL);
             }
-            if (db_node_set_state (p->srv->db, n->name, "cloud", util_wall_secs ()) < 0)
-                log_error ("node %s: record state", n->name);
             log_msg (LOG_INFO, "node %s suspended", n->name);
             power_event (p, "node_suspended", n->name);
         }
@@ -737,7 +733,7 @@ int power_node_clear (struct power *p, struct node *n)
     if (!n->cloud || n->state != NODE_DOWN || n->conn)
         return 0;
     n->power = NODE_POWER_OFF;
-    n->state = NODE_UNKNOWN;
+    (void)nodes_set_state (p->srv, n, NODE_UNKNOWN, NODE_EV_CLOUD_CLEARED, NULL);
     n->drain &= ~NODE_DRAIN_POWER;
     n->comment[0] = '\0';
     log_msg (LOG_INFO, "node %s is a cloud node again", n->name);

@@ -20,6 +20,7 @@
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
 #include "scheduler/web/metrics.h"
+#include "scheduler/node_state.h"
 #include "scheduler/nodes.h"
 #include "scheduler/policy/place.h"
 #include "scheduler/reclaim.h"
@@ -104,25 +105,13 @@ static int job_on (const struct job *job, const struct node *n)
 static void restart_now (struct reclaim *rc, struct job *job)
 {
     struct server *srv = rc->srv;
-    struct alloc *a = NULL;
-    struct node **nodes;
-    int nn;
 
     job->restart_first = 1;
     server_request_pass (srv);
     if (job->rec.state != 'Q')
         return;
-    nodes = nodes_all (srv->nodes, &nn);
-    if (!(a = place_job (nodes, nn, job, 0)))
-        return;
-    if (lifecycle_start (srv, job, a) < 0) {
+    if (sched_start_now (srv, job, NULL, "restarts at once on") < 0)
         log_error ("job %s: restart", job->id);
-        free (a);
-        return;
-    }
-    log_msg (LOG_INFO, "job %s (%s) restarts at once on %s", job->id, job->rec.owner,
-             job->rec.exec_host);
-    sched_launch (srv, job);
 }
 
 /* how: what came of its checkpoint ("checkpoint reported", or why none). */
@@ -168,11 +157,8 @@ static void taken (struct reclaim *rc, struct rnode *rn, const char *how)
               rn->source);
     metrics_reclaim_notice (srv->metrics, n, 1);
     log_msg (LOG_WARNING, "node %s reclaimed: %s (%s)", n->name, how, rn->source);
-    n->state = NODE_DOWN;
-    n->down_since_ms = util_now_ms ();
+    (void)nodes_set_state (srv, n, NODE_DOWN, NODE_EV_RECLAIMED, how);
     snprintf (n->comment, sizeof (n->comment), "reclaimed (%s)", rn->source);
-    if (db_node_set_state (srv->db, n->name, "down", util_wall_secs ()) < 0)
-        log_error ("node %s: record state", n->name);
     for (job = LIST_FIRST (jobs_running (srv->jobs)); job; job = next) {
         next = LIST_NEXT (job, r_link);
         if (!job_on (job, n))

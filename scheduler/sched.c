@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/hash.h"
+#include "common/launch_msg.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/ckpt.h"
@@ -377,48 +378,90 @@ out:
     return rc;
 }
 
-static json_t *sched_nodefile (const struct alloc *a)
+/* The node file: one line per MPI process, its slot's node (borrowed). */
+static char **sched_nodefile (struct alloc *a, int *n)
 {
-    json_t *lines = json_array ();
-    for (int i = 0; lines && i < a->n; i++)
+    char **lines;
+    int k = 0;
+
+    for (int i = 0; i < a->n; i++)
+        k += a->slot[i].mpiprocs;
+    lines = xzalloc ((k > 0 ? k : 1) * sizeof (*lines));
+    for (int i = 0; i < a->n; i++)
         for (int p = 0; p < a->slot[i].mpiprocs; p++)
-            json_array_append_new (lines, json_string (a->slot[i].node_name));
+            lines[(*n)++] = a->slot[i].node_name;
     return lines;
+}
+
+/* The launch of job's attempt on its mother superior (ms), borrowing the
+ * job's request and node names: encoded at once, never released. */
+static void sched_launch_req (struct server *srv, struct job *job,
+                              const struct alloc_slot *ms, struct launch_req *req)
+{
+    req->seq = job->rec.seq;
+    req->number = job->parent ? job->parent->rec.seq : job->rec.seq;
+    req->array_index = job->parent ? job->array_index : -1;
+    req->attempt = job->rec.run_count;
+    snprintf (req->jobid, sizeof (req->jobid), "%s", job->id);
+    snprintf (req->uuid, sizeof (req->uuid), "%s", job->rec.uuid);
+    snprintf (req->owner, sizeof (req->owner), "%s", job->rec.owner);
+    req->uid = job->rec.uid;
+    snprintf (req->queue, sizeof (req->queue), "%s", job->rec.queue);
+    snprintf (req->server, sizeof (req->server), "%s", srv->name);
+    req->spec = job->spec;
+    req->ncpus = ms->ncpus;
+    req->mem = ms->mem;
+    req->ngpus = ms->ngpus;
+    memcpy (req->gpus, ms->gpus, ms->ngpus * sizeof (req->gpus[0]));
+    req->nmig = ms->nmig;
+    req->mig[0] = ms->mig_gpu;
+    req->mig[1] = ms->mig_inst;
+    req->walltime = job->spec.res.walltime;
+    ckpt_launch_fill (srv, job, req);
 }
 
 void sched_launch (struct server *srv, struct job *job)
 {
     const struct alloc_slot *ms = &job->alloc->slot[0];
-    json_t *gpus = json_array (), *body;
+    struct launch_req *req = xzalloc (sizeof (*req));
     struct wire_msg m;
+    json_t *body;
 
-    for (int g = 0; g < ms->ngpus; g++)
-        json_array_append_new (gpus, json_integer (ms->gpus[g]));
-    body = json_pack ("{s:I s:i s:s s:s s:s s:I s:s s:s s:o s:i s:I s:o s:o s:I}",
-                      "seq", (json_int_t)job->rec.seq, "attempt", job->rec.run_count,
-                      "jobid", job->id, "uuid", job->rec.uuid, "owner", job->rec.owner,
-                      "uid", (json_int_t)job->rec.uid, "queue", job->rec.queue,
-                      "server", srv->name, "spec", jobspec_to_json (&job->spec),
-                      "ncpus", ms->ncpus, "mem", (json_int_t)ms->mem, "gpus", gpus,
-                      "nodefile", sched_nodefile (job->alloc), "walltime",
-                      (json_int_t)job->spec.res.walltime);
+    sched_launch_req (srv, job, ms, req);
+    req->nodefile = sched_nodefile (job->alloc, &req->nnodefile);
+    body = launch_msg_encode (req);
+    free (req->nodefile);
+    free (req);
     if (!body || !ms->node->conn) {
         log_msg (LOG_ERR, "job %s: cannot send launch to %s", job->id, ms->node_name);
         json_decref (body);
         return;
     }
-    /* A MIG instance as [gpu, instance]: the worker knows its UUID. */
-    if (ms->nmig)
-        json_object_set_new (body, "mig",
-                             json_pack ("[i i]", ms->mig_gpu, ms->mig_inst));
-    json_object_set_new (body, "number",
-                         json_integer (job->parent ? job->parent->rec.seq
-                                                   : job->rec.seq));
-    json_object_set_new (body, "array_index",
-                         json_integer (job->parent ? job->array_index : -1));
-    json_object_set_new (body, "checkpoint", ckpt_launch_json (srv, job));
     wire_request_init (&m, "job.launch", job->rec.seq, body);
     server_send_after_commit (srv, ms->node->conn, &m);
+}
+
+int sched_start_now_at (struct server *srv, struct job *job, struct alloc *a,
+                        const char *how, const char *caller)
+{
+    struct node **nodes;
+    int nn;
+
+    if (!a) {
+        nodes = nodes_all (srv->nodes, &nn);
+        if (!(a = place_job (nodes, nn, job, 0)))
+            return 1;
+    }
+    if (lifecycle_start_at (srv, job, a, caller) < 0) {
+        if (job->alloc != a) /* refused before it took a */
+            free (a);
+        return -1;
+    }
+    log_msg (LOG_INFO, "job %s (%s) %s %s", job->id, job->rec.owner, how,
+             job->rec.exec_host);
+    queue_note_start (srv->queues, job);
+    sched_launch (srv, job);
+    return 0;
 }
 
 static struct alloc *sched_fit (struct policy_ctx *ctx, struct job *job)
@@ -441,14 +484,10 @@ static int sched_start (struct policy_ctx *ctx, struct job *job, struct alloc *a
         free (a);
         return 0;
     }
-    if (lifecycle_start (srv, job, a) < 0) {
+    if (sched_start_now (srv, job, a, "starts on") < 0) {
         log_error ("job %s: start", job->id);
         return -1;
     }
-    log_msg (LOG_INFO, "job %s (%s) starts on %s", job->id, job->rec.owner,
-             job->rec.exec_host);
-    queue_note_start (srv->queues, job);
-    sched_launch (srv, job);
     return 0;
 }
 

@@ -27,7 +27,21 @@ void sched_run (struct sched *s);
 int sched_feasible (struct server *srv, const struct hpcq_resources *res,
                     const char *labels, struct hpcq_error *err);
 
-/* Send job.launch for a started job (after its start is durable). */
+/* Start job now: the one way a job starts (a scheduling pass, qrun, a
+ * reclaimed job's restart).  On a (the caller's placement), or, with a
+ * NULL, wherever its request and its queue's labels fit on the nodes' free
+ * resources now.  The start is recorded (lifecycle_start), counted against
+ * its queue's max_run for this pass, logged as "job ID (OWNER) HOW HOSTS",
+ * and job.launch goes to its mother superior once the batch commits.
+ * Takes a either way.  0 started; 1 it does not fit now (a NULL only);
+ * -1 if the start could not be recorded (errno; lifecycle_start names the
+ * caller). */
+#define sched_start_now(srv, job, a, how) \
+    sched_start_now_at ((srv), (job), (a), (how), __func__)
+int sched_start_now_at (struct server *srv, struct job *job, struct alloc *a,
+                        const char *how, const char *caller);
+
+/* Send job.launch for a started job again (its first went astray). */
 void sched_launch (struct server *srv, struct job *job);
 
 #endif

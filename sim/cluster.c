@@ -6,7 +6,7 @@
 
 #include "common/util.h"
 #include "scheduler/policy/job_state.h"
-#include "scheduler/nodes.h"
+#include "scheduler/node.h"
 #include "scheduler/policy/place.h"
 #include "sim/cluster.h"
 

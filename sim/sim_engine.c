@@ -14,8 +14,8 @@
 #include <time.h>
 
 #include "scheduler/policy/job_state.h"
-#include "scheduler/jobs.h"
-#include "scheduler/nodes.h"
+#include "scheduler/job.h"
+#include "scheduler/node.h"
 #include "scheduler/policy/place.h"
 #include "sim/sim_engine.h"
 

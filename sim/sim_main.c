@@ -15,7 +15,7 @@
 
 #include "common/resource.h"
 #include "common/util.h"
-#include "scheduler/nodes.h"
+#include "scheduler/node.h"
 #include "scheduler/policy/place.h"
 #include "scheduler/policy/policy.h"
 #include "sim/sim_engine.h"

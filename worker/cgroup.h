@@ -41,6 +41,7 @@ struct cgroup_limits {
     int64_t mem;      /* bytes, 0 = no limit */
     const char *cpus; /* cpuset list ("0-3,8"), NULL = the worker's */
     int64_t pids;     /* most tasks at once, 0 = no limit */
+    const char *mems; /* cpuset memory nodes ("0"), NULL = the worker's */
 };
 
 struct cgroup_usage {

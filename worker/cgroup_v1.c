@@ -113,7 +113,7 @@ static int v1_limits (const struct cgroup_job *j, const struct cgroup_limits *li
 
         if (strcmp (ctrl, "cpuset") == 0)
             rc = cpuset_inherit (dir, "cpuset.cpus", lim->cpus) < 0
-                         || cpuset_inherit (dir, "cpuset.mems", NULL) < 0
+                         || cpuset_inherit (dir, "cpuset.mems", lim->mems) < 0
                      ? -1
                      : 0;
         else if (strcmp (ctrl, "memory") == 0 && lim->mem > 0) {

@@ -129,6 +129,10 @@ static int v2_limits (const struct cgroup_job *j, const struct cgroup_limits *li
         && cg_write (dir, "cpuset.cpus", "%s", lim->cpus) < 0)
         return errprintf (err, "cannot set cpuset.cpus in %s: %s", dir,
                           strerror (errno));
+    if (lim->mems && cg_exists (dir, "cpuset.mems")
+        && cg_write (dir, "cpuset.mems", "%s", lim->mems) < 0)
+        return errprintf (err, "cannot set cpuset.mems in %s: %s", dir,
+                          strerror (errno));
     if (lim->pids > 0 && cg_exists (dir, "pids.max")
         && cg_write (dir, "pids.max", "%lld", (long long)lim->pids) < 0)
         return errprintf (err, "cannot set pids.max in %s: %s", dir, strerror (errno));

@@ -36,6 +36,14 @@ struct nvml_attributes {
 };
 typedef int (*nvml_attr_f) (void *, struct nvml_attributes *);
 
+/* nvmlPciInfo_t, as nvml.h lays it out (nvmlDeviceGetPciInfo_v3). */
+struct nvml_pci {
+    char bus_id_legacy[16];
+    unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
+    char bus_id[32];
+};
+typedef int (*nvml_pci_f) (void *, struct nvml_pci *);
+
 /* The MIG entry points: absent from drivers older than MIG (all NULL). */
 struct nvml_mig {
     nvml_migmode_f mode;
@@ -108,6 +116,17 @@ static void nvml_mig_discover (const struct nvml_mig *m, void *dev, struct gpu *
     }
 }
 
+/* Where the GPU sits on the PCI bus, as hwloc names PCI devices. */
+static void gpu_pci_busid (nvml_pci_f pci, void *dev, struct gpu *gpu)
+{
+    struct nvml_pci info;
+
+    memset (&info, 0, sizeof (info));
+    if (pci && pci (dev, &info) == 0)
+        snprintf (gpu->pci_busid, sizeof (gpu->pci_busid), "%04x:%02x:%02x.0",
+                  info.domain & 0xffff, info.bus & 0xff, info.device & 0x1f);
+}
+
 static int gpu_nvml (struct gpu *gpus)
 {
     void *lib = dlopen ("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -123,6 +142,7 @@ static int gpu_nvml (struct gpu *gpus)
     nvml_name_f uuid = (nvml_name_f)dlsym (lib, "nvmlDeviceGetUUID");
     nvml_meminfo_f meminfo = (nvml_meminfo_f)dlsym (lib, "nvmlDeviceGetMemoryInfo");
     nvml_shutdown_f shutdown = (nvml_shutdown_f)dlsym (lib, "nvmlShutdown");
+    nvml_pci_f pci = (nvml_pci_f)dlsym (lib, "nvmlDeviceGetPciInfo_v3");
     struct nvml_mig mig;
     if (!init || !getcount || !handle || !name || !uuid || !meminfo || !shutdown
         || init () != 0) {
@@ -141,6 +161,7 @@ static int gpu_nvml (struct gpu *gpus)
             uuid (dev, gpus[n].uuid, sizeof (gpus[n].uuid));
             if (meminfo (dev, mi) == 0)
                 gpus[n].mem = (int64_t)mi[0];
+            gpu_pci_busid (pci, dev, &gpus[n]);
             gpus[n].simulated = 0;
             nvml_mig_discover (&mig, dev, &gpus[n]);
             n++;

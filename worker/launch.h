@@ -21,6 +21,7 @@
 
 #include "common/error.h"
 #include "common/jobspec.h"
+#include "common/launch_msg.h"
 #include "worker/cgroup.h"
 #include "worker/gpu.h"
 #include "worker/privsep.h"
@@ -28,43 +29,6 @@
 
 /* PBS's default job umask, when qsub -W umask= was not given. */
 #define LAUNCH_DEFAULT_UMASK 077
-
-struct launch_req {
-    int64_t seq;     /* the scheduler's key for the job */
-    int64_t number;  /* the number users see (an array's, for a subjob) */
-    int array_index; /* subjob index, -1 if not a subjob */
-    int attempt;
-    char jobid[128];
-    char uuid[40];
-    char owner[64];
-    int64_t uid;
-    char queue[64];
-    char server[64];
-    struct hpcq_jobspec spec;
-    int ncpus;
-    int64_t mem;
-    int gpus[GPU_MAX]; /* indices into the worker's GPUs */
-    int ngpus;
-    int nmig; /* 1: the job has MIG instance mig[1] of GPU mig[0] */
-    int mig[2];
-    char **nodefile; /* one host per MPI slot */
-    int nnodefile;
-    int64_t walltime;   /* seconds, -1 = none */
-    char sandbox[4096]; /* -W sandbox=PRIVATE: its directory (set by
-                                 * launch_start), else "" */
-    /* The scheduler's "checkpoint" object: the job's checkpoint folder
-     * ("" = WORKDIR/.hpcq/checkpoints/UUID, set by launch_start),
-     * generations to keep (0: the app's default), the checkpoint signal's
-     * name, and whether its CPU time is wanted (-c c=MIN). */
-    char ckpt_dir[4096];
-    int ckpt_keep;
-    char ckpt_signal[16];
-    int ckpt_cpu;
-};
-
-/* Decode a job.launch body.  -1 with err (EPROTO). */
-int launch_req_decode (json_t *body, struct launch_req *req, struct hpcq_error *err);
-void launch_req_release (struct launch_req *req);
 
 struct launch_env {
     struct spool *spool;

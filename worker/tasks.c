@@ -29,6 +29,7 @@
 #include "worker/sandbox.h"
 #include "worker/tasks.h"
 #include "worker/tm.h"
+#include "worker/topo.h"
 #include "worker/worker.h"
 
 /* PBS Pro's exit status for a job killed for exceeding its walltime. */
@@ -69,6 +70,29 @@ struct task_msg {
 #define PENDING_MSGS_MAX 64
 
 static void cleanup_tick (struct loop *l, void *arg);
+
+/* Slots follow the node's topology when the worker read one. */
+static void tasks_topology (struct tasks *ts)
+{
+    const struct topo *topo = ts->w->topo;
+    int n, *pus, *numa, socket_of[CORES_NUMA_MAX], numa_os[CORES_NUMA_MAX];
+
+    if (!topo || (n = topo_pus (topo, NULL, 0)) <= 0)
+        return;
+    pus = xzalloc ((size_t)n * sizeof (int));
+    numa = xzalloc ((size_t)n * sizeof (int));
+    topo_pus (topo, pus, n);
+    for (int i = 0; i < n; i++)
+        numa[i] = topo_pu_numa (topo, pus[i]);
+    for (int i = 0; i < CORES_NUMA_MAX; i++) {
+        socket_of[i] = topo_numa_socket (topo, i);
+        numa_os[i] = topo_numa_os (topo, i);
+    }
+    cores_set_topology (ts->cores, pus, numa, n, socket_of, numa_os, topo_nnuma (topo),
+                        !topo_simulated (topo));
+    free (pus);
+    free (numa);
+}
 static void cleanup_add (struct tasks *ts, struct cgroup_job *cg);
 
 struct task *tasks_first (struct tasks *ts)
@@ -259,6 +283,7 @@ static void task_release (struct tasks *ts, struct task *t)
         log_error ("job %s: remove its sandbox %s", t->jobid, t->sandbox);
     cores_release (ts->cores, t->slots, t->nslots);
     t->nslots = 0;
+    t->ngpus = 0;
     if (t->cg) {
         cleanup_add (ts, t->cg);
         t->cg = NULL;
@@ -636,18 +661,72 @@ static int task_cred (struct tasks *ts, struct task *t, const struct launch_req 
     return 0;
 }
 
+/* The NUMA nodes a job should be near (its GPUs', unless gpu_bind=none)
+ * and, for a job without GPUs, those to keep free (the free GPUs'), so the
+ * GPUs stay usable with their own cores. */
+static void task_numa_masks (struct tasks *ts, const struct launch_req *req,
+                             unsigned char *near, unsigned char *avoid)
+{
+    const struct topo *topo = ts->w->topo;
+    int busy[GPU_MAX] = { 0 };
+    struct task *o;
+
+    memset (near, 0, CORES_NUMA_MAX);
+    memset (avoid, 0, CORES_NUMA_MAX);
+    if (!topo)
+        return;
+    if (req->ngpus > 0) {
+        if (strcmp (req->spec.res.gpu_bind, "none") != 0)
+            for (int i = 0; i < req->ngpus; i++) {
+                int numa = topo_gpu_numa (topo, req->gpus[i]);
+                if (numa >= 0 && numa < CORES_NUMA_MAX)
+                    near[numa] = 1;
+            }
+        return;
+    }
+    TAILQ_FOREACH (o, &ts->head, link)
+    for (int i = 0; i < o->ngpus; i++)
+        if (o->gpus[i] >= 0 && o->gpus[i] < GPU_MAX)
+            busy[o->gpus[i]] = 1;
+    for (int g = 0; g < ts->w->ngpus && g < GPU_MAX; g++) {
+        int numa = topo_gpu_numa (topo, g);
+        if (!busy[g] && numa >= 0 && numa < CORES_NUMA_MAX)
+            avoid[numa] = 1;
+    }
+}
+
+/* Which cores the job gets, and their cpuset lists. */
+static void task_bind (struct tasks *ts, struct task *t, const struct launch_req *req)
+{
+    unsigned char near[CORES_NUMA_MAX], avoid[CORES_NUMA_MAX];
+
+    task_numa_masks (ts, req, near, avoid);
+    t->slots = xzalloc ((req->ncpus > 0 ? req->ncpus : 1) * sizeof (int));
+    t->nslots = cores_take_near (ts->cores, req->ncpus, near, avoid, t->slots);
+    cores_format (ts->cores, t->slots, t->nslots, t->cpus, sizeof (t->cpus));
+    if (ts->w->topo) {
+        cores_format_threads (ts->cores, t->slots, t->nslots, t->threads,
+                              sizeof (t->threads));
+        cores_format_mems (ts->cores, t->slots, t->nslots, t->mems, sizeof (t->mems));
+    }
+    for (int i = 0; i < req->ngpus && i < GPU_MAX; i++)
+        t->gpus[t->ngpus++] = req->gpus[i];
+}
+
 static int task_cgroup (struct tasks *ts, struct task *t, const struct launch_req *req,
                         struct hpcq_error *err)
 {
-    struct cgroup_limits lim = { req->mem, NULL, ts->pids_max };
+    struct cgroup_limits lim = { req->mem, NULL, ts->pids_max, NULL };
     char name[64];
 
-    t->slots = xzalloc ((req->ncpus > 0 ? req->ncpus : 1) * sizeof (int));
-    t->nslots = cores_take (ts->cores, req->ncpus, t->slots);
-    cores_format (ts->cores, t->slots, t->nslots, t->cpus, sizeof (t->cpus));
+    task_bind (ts, t, req);
     if (!ts->cg)
         return 0;
-    lim.cpus = t->cpus[0] ? t->cpus : NULL;
+    /* cpu_bind=none: the job's cores are counted, not fenced. */
+    lim.cpus =
+        t->cpus[0] && strcmp (req->spec.res.cpu_bind, "none") != 0 ? t->cpus : NULL;
+    lim.mems =
+        lim.cpus && cores_real_topology (ts->cores) && t->mems[0] ? t->mems : NULL;
     snprintf (name, sizeof (name), "job_%lld.%d", (long long)req->seq, req->attempt);
     return (t->cg = cgroup_job_create (ts->cg, name, &lim, err)) ? 0 : -1;
 }
@@ -815,6 +894,7 @@ struct tasks *tasks_create (struct worker *w, struct hpcq_error *err)
     if (!(ts->spool = spool_open (w->spool, err)))
         goto error;
     ts->cores = cores_create (w->ncpus);
+    tasks_topology (ts);
     ts->ps = privsep_create (w->loop);
     tasks_open_cgroups (ts, w->cfg, w->name);
     if ((n = launch_kill_leftovers (ts->spool, ts->cg)) > 0)

@@ -49,6 +49,13 @@ struct task {
     int *slots;               /* the cores it holds (cores.h) */
     int nslots;
     char cpus[256]; /* those cores as a cpuset list */
+    /* Where it is bound in the node's topology (worker/topo.h): its
+     * threads and NUMA nodes as the topology numbers them ("" without
+     * one), and its GPUs, whose NUMA nodes the next CPU-only jobs avoid. */
+    char threads[256];
+    char mems[64];
+    int gpus[GPU_MAX];
+    int ngpus;
 
     /* Starting: the child has not exec'd yet. */
     int starting;

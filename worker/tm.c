@@ -235,7 +235,7 @@ static struct tm_job *job_sister (struct tm *tm, json_t *body, struct hpcq_error
         j->cred.gid = getegid ();
     }
     if (cgs) {
-        struct cgroup_limits lim = { mem, NULL, tasks_pids_max (tm->w->tasks) };
+        struct cgroup_limits lim = { mem, NULL, tasks_pids_max (tm->w->tasks), NULL };
         snprintf (name, sizeof (name), "job_%lld.%d", (long long)seq, attempt);
         if (!(j->cg = cgroup_job_create (cgs, name, &lim, err))) {
             job_free (j);

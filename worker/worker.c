@@ -21,6 +21,7 @@
 #include "worker/notice.h"
 #include "worker/tasks.h"
 #include "worker/tm.h"
+#include "worker/topo.h"
 #include "worker/worker.h"
 
 /* qmsg: a line into the job's error (E) and/or output (O) file, written
@@ -105,6 +106,11 @@ static void worker_hello (struct worker *w)
                    "finished", tasks_finished_json (w->tasks));
     if (body)
         json_object_set_new (body, "ib", ib_to_json (w->ib, w->nib));
+    if (body && w->topo) {
+        struct topoinfo info;
+        topo_info (w->topo, &info);
+        json_object_set_new (body, "topology", topoinfo_to_json (&info));
+    }
     w->hello_id = worker_send (w, "node.hello", body);
 }
 
@@ -240,16 +246,16 @@ static void worker_launch (struct worker *w, struct conn *c, struct wire_msg *ms
     struct launch_req req;
     struct hpcq_error err;
 
-    if (launch_req_decode (msg->body, &req, &err) < 0) {
+    if (launch_msg_decode (msg->body, &req, &err) < 0) {
         (void)conn_reply (c, msg, EPROTO, err.text, NULL);
-        launch_req_release (&req);
+        launch_msg_release (&req);
         return;
     }
     (void)conn_reply (c, msg, 0, NULL, NULL);
     /* A repeated launch is already running or done. */
     if (!tasks_find (w->tasks, req.seq, req.attempt))
         tasks_launch (w->tasks, &req);
-    launch_req_release (&req);
+    launch_msg_release (&req);
 }
 
 void worker_job_started (struct worker *w, const struct task *t)
@@ -257,9 +263,21 @@ void worker_job_started (struct worker *w, const struct task *t)
     json_t *body = json_pack ("{s:I s:i s:i}", "seq", (json_int_t)t->seq, "attempt",
                               t->attempt, "session_id", (int)t->pid);
 
-    /* The cores it was given, for the record. */
+    /* The cores it was given, for the record; where the node has a
+     * topology, also its threads and memory nodes as the topology numbers
+     * them, and its GPUs (qstat -f's exec_binding). */
     if (body && t->cpus[0])
         json_object_set_new (body, "cpus", json_string (t->cpus));
+    if (body && t->threads[0]) {
+        char gpus[128] = "";
+        size_t o = 0;
+        for (int i = 0; i < t->ngpus && o < sizeof (gpus); i++)
+            o += (size_t)snprintf (gpus + o, sizeof (gpus) - o, "%s%d", i ? "," : "",
+                                   t->gpus[i]);
+        json_object_set_new (body, "threads", json_string (t->threads));
+        json_object_set_new (body, "mems", json_string (t->mems));
+        json_object_set_new (body, "gpus", json_string (gpus));
+    }
     (void)worker_send (w, "job.started", body);
 }
 
@@ -307,6 +325,32 @@ static void worker_signal (struct worker *w, struct conn *c, struct wire_msg *ms
         tasks_kill (w->tasks, t, KILL_DELETED, strcmp (sig, "KILL") == 0);
 }
 
+static void worker_ckpt_remove (struct worker *w, struct conn *c, struct wire_msg *msg)
+{
+    checkpoint_remove (w->ckpt, c, msg);
+}
+
+/* The scheduler's requests, by type. */
+static const struct worker_handler {
+    const char *type;
+    void (*fn) (struct worker *w, struct conn *c, struct wire_msg *msg);
+} worker_handlers[] = {
+    { "job.launch", worker_launch },
+    { "job.signal", worker_signal },
+    { "job.message", worker_message },
+    { "ckpt.remove", worker_ckpt_remove },
+};
+
+static void worker_dispatch (struct worker *w, struct conn *c, struct wire_msg *msg)
+{
+    for (size_t i = 0; i < ARRAY_SIZE (worker_handlers); i++)
+        if (strcmp (msg->type, worker_handlers[i].type) == 0) {
+            worker_handlers[i].fn (w, c, msg);
+            return;
+        }
+    (void)conn_reply (c, msg, ENOSYS, "unknown request", NULL);
+}
+
 static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
 {
     struct worker *w = arg;
@@ -315,16 +359,8 @@ static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
      * session (common/session.h); conn closed the link on any other. */
     if (msg->is_reply)
         worker_handle_reply (w, msg);
-    else if (strcmp (msg->type, "job.launch") == 0)
-        worker_launch (w, c, msg);
-    else if (strcmp (msg->type, "job.signal") == 0)
-        worker_signal (w, c, msg);
-    else if (strcmp (msg->type, "job.message") == 0)
-        worker_message (w, c, msg);
-    else if (strcmp (msg->type, "ckpt.remove") == 0)
-        checkpoint_remove (w->ckpt, c, msg);
     else
-        (void)conn_reply (c, msg, ENOSYS, "unknown request", NULL);
+        worker_dispatch (w, c, msg);
 }
 
 static void worker_tick (struct loop *l, void *arg)
@@ -373,6 +409,29 @@ static int worker_monitor (struct worker *w, struct hpcq_error *err)
     return health_create (w, &w->health, err);
 }
 
+/* The node's topology: topology_xml's file (a test's or a simulation's:
+ * an unreadable one is an error), else this machine's, without which jobs
+ * still run, on the lowest free cores. */
+static int worker_topology (struct worker *w, struct hpcq_error *err)
+{
+    const char *xml = config_get (w->cfg, "topology_xml", NULL);
+    struct hpcq_error terr;
+
+    if (!(w->topo = topo_load (xml, xml && xml[0] ? err : &terr))) {
+        if (xml && xml[0])
+            return -1;
+        log_msg (LOG_WARNING, "no topology: %s; cores are not placed near GPUs",
+                 terr.text);
+        return 0;
+    }
+    topo_match_gpus (w->topo, w->gpus, w->ngpus);
+    for (int g = 0; g < w->ngpus; g++)
+        log_msg (LOG_DEBUG, "GPU %d%s%s: NUMA node %d", g,
+                 w->gpus[g].pci_busid[0] ? " at " : "", w->gpus[g].pci_busid,
+                 topo_gpu_numa (w->topo, g));
+    return 0;
+}
+
 static int worker_settings (struct worker *w, struct hpcq_error *err)
 {
     const char *s;
@@ -412,6 +471,8 @@ static int worker_settings (struct worker *w, struct hpcq_error *err)
         && gpu_mig_layout (w->gpus, w->ngpus, s, w->name, err) < 0)
         return -1;
     snprintf (w->labels, sizeof (w->labels), "%s", config_get (w->cfg, "labels", ""));
+    if (worker_topology (w, err) < 0)
+        return -1;
     worker_ib_scan (w);
     snprintf (w->spool, sizeof (w->spool), "%s",
               config_get (w->cfg, "spool_dir", "/var/spool/hpcq"));
@@ -461,6 +522,7 @@ void worker_destroy (struct worker *w)
     loop_timer_remove (w->telemetry);
     health_destroy (w->health);
     gpumon_destroy (w->gpumon);
+    topo_destroy (w->topo);
     conn_destroy (w->link);
     tm_destroy (w->tm);
     checkpoint_destroy (w->ckpt);

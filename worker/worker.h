@@ -69,6 +69,7 @@ struct worker {
     struct loop_timer *telemetry;
     struct checkpoint *ckpt; /* checkpoint reports and removals (checkpoint.h) */
     struct tm *tm;           /* the task manager, NULL without (tm.h) */
+    struct topo *topo;       /* sockets, NUMA nodes, GPUs' places, or NULL (topo.h) */
 };
 
 struct worker *worker_create (struct loop *loop, struct config *cfg,

@@ -24,7 +24,7 @@
 
 #include "common/hash.h"
 #include "scheduler/policy/backfill.h"
-#include "scheduler/nodes.h"
+#include "scheduler/node.h"
 
 int64_t backfill_walltime (const struct policy_ctx *ctx, const struct job *job)
 {

@@ -13,7 +13,8 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/policy/job_state.h"
-#include "scheduler/jobs.h"
+#include "scheduler/array.h"
+#include "scheduler/job.h"
 
 static const char *const event_names[JOB_EV_COUNT] = {
     [JOB_EV_SUBMITTED] = "submitted",

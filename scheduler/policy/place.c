@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scheduler/jobs.h"
-#include "scheduler/nodes.h"
+#include "scheduler/job.h"
+#include "scheduler/node.h"
 #include "scheduler/policy/place.h"
 
 /* Slots an allocation being built keeps on the stack before it moves to

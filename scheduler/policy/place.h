@@ -31,33 +31,11 @@
 #include <jansson.h>
 
 #include "common/resource.h"
+#include "scheduler/alloc.h"
 
 struct node;
 struct node_use;
 struct job;
-
-/* Where one chunk of a job runs. */
-struct alloc_slot {
-    struct node *node;
-    char node_name[64];
-    int ncpus;
-    int64_t mem;
-    int ngpus;
-    int gpus[16]; /* GPU indices on the node */
-    int nmig;     /* 1: holds MIG instance mig_inst of GPU mig_gpu */
-    int mig_gpu, mig_inst;
-    int mpiprocs;
-    int excl;
-};
-
-/* Sized to the job: n slots, one per chunk copy, in one block. */
-struct alloc {
-    int n;
-    struct alloc_slot slot[];
-};
-
-/* A new allocation of n zeroed slots (release with free()), or NULL. */
-struct alloc *alloc_new (int n);
 
 /* Place res on the nodes (all-or-nothing) and return a new allocation, or
  * NULL if it does not fit.  labels: every node used must carry all of

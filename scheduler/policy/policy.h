@@ -9,8 +9,8 @@
 #ifndef HPCQ_SCHEDULER_POLICY_POLICY_H
 #define HPCQ_SCHEDULER_POLICY_POLICY_H
 
-#include "scheduler/jobs.h"
-#include "scheduler/nodes.h"
+#include "scheduler/job.h"
+#include "scheduler/node.h"
 
 struct policy_ctx {
     struct job **jobs; /* eligible (queued, not held), in submit order */

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "scheduler/policy/backfill.h"
-#include "scheduler/nodes.h"
+#include "scheduler/node.h"
 
 /* A kept reservation: when, and where (the slots of an allocation). */
 struct resv {

@@ -362,10 +362,10 @@ static void job_run (struct server *srv, struct conn *c, struct wire_msg *msg)
     struct job *job = job_rpc_target (srv, c, msg);
     struct hpcq_resources on;
     struct hpcq_error err;
-    struct alloc *a;
+    struct alloc *a = NULL;
     const char *hosts = NULL;
     struct node **nodes;
-    int n;
+    int n, rc;
 
     if (!job)
         return;
@@ -386,26 +386,25 @@ static void job_run (struct server *srv, struct conn *c, struct wire_msg *msg)
     }
     /* The queue's limits and the policy's order are what qrun overrides;
      * the resources must still be free. */
-    a = hosts ? place_alloc (nodes, n, &on, NULL, job->rec.seq, 0)
-              : place_job (nodes, n, job, 0);
-    if (hosts)
+    if (hosts) {
+        a = place_alloc (nodes, n, &on, NULL, job->rec.seq, 0);
         resource_release (&on);
-    if (!a) {
-        server_reply_error (c, msg, EAGAIN, "Resources temporarily unavailable %s",
-                            job->id);
-        return;
+        if (!a)
+            goto busy;
     }
-    if (lifecycle_start (srv, job, a) < 0) {
-        free (a);
+    rc = sched_start_now (srv, job, a, "run by qrun on");
+    if (rc == 1)
+        goto busy;
+    if (rc < 0) {
         server_reply_error (c, msg, errno ? errno : EIO, "cannot record start of %s",
                             job->id);
         return;
     }
-    queue_note_start (srv->queues, job);
-    log_msg (LOG_INFO, "job %s (%s) run by qrun on %s", job->id, job->rec.owner,
-             job->rec.exec_host);
-    sched_launch (srv, job);
     server_reply_after_commit (srv, c, msg, NULL);
+    return;
+busy:
+    server_reply_error (c, msg, EAGAIN, "Resources temporarily unavailable %s",
+                        job->id);
 }
 
 /* ---- job.order: qorder ------------------------------------------------- */

@@ -150,7 +150,7 @@ static int count_until (struct cgroup_job *j, int want, int ms)
 /* A task that touches more than the limit is OOM-killed, and counted. */
 static void test_oom (struct cgroups *cg, const char *mode)
 {
-    struct cgroup_limits lim = { 32 << 20, NULL, 0 };
+    struct cgroup_limits lim = { 32 << 20, NULL, 0, NULL };
     const char *desc = cgroups_describe (cg);
     struct hpcq_error err = { "" };
     struct cgroup_usage u;
@@ -206,7 +206,7 @@ static void make_unfilled_prefix (const char *prefix)
 static void test_live (const char *mode)
 {
     struct cgroup_conf conf = { mode, "hpcq-unit", "" };
-    struct cgroup_limits lim = { 64 << 20, NULL, 50 };
+    struct cgroup_limits lim = { 64 << 20, NULL, 50, NULL };
     struct cgroup_usage u;
     struct hpcq_error err = { "" };
     struct cgroups *cg;

@@ -43,7 +43,7 @@ static int decode (struct launch_req *req, const char *spec_extra,
 {
     struct hpcq_error err = { "" };
     json_t *o = launch_body (spec_extra, body_extra);
-    int rc = launch_req_decode (o, req, &err);
+    int rc = launch_msg_decode (o, req, &err);
 
     if (rc < 0)
         diag ("decode: %s", err.text);
@@ -83,11 +83,11 @@ static void test_decode (void)
         "its numbers are kept");
     ok (req.number == 42 && req.array_index == -1, "not a subjob: number is seq");
     ok (req.spec.umask == 022, "the job's umask comes with its spec");
-    launch_req_release (&req);
+    launch_msg_release (&req);
 
     ok (decode (&req, "", "") == 0 && req.spec.umask == -1,
         "no umask in the spec: -1 (the child uses %03o)", LAUNCH_DEFAULT_UMASK);
-    launch_req_release (&req);
+    launch_msg_release (&req);
 
     ok (decode (&req, "",
                 ",\"checkpoint\":{\"dir\":\"/ck/j1\",\"keep\":3,"
@@ -96,20 +96,20 @@ static void test_decode (void)
             && strcmp (req.ckpt_dir, "/ck/j1") == 0 && req.ckpt_keep == 3
             && strcmp (req.ckpt_signal, "TERM") == 0 && req.ckpt_cpu == 1,
         "the checkpoint object: folder, generations kept, signal, CPU time wanted");
-    launch_req_release (&req);
+    launch_msg_release (&req);
     ok (decode (&req, "", ",\"checkpoint\":{\"dir\":\"rel/dir\"}") < 0
             && errno == EPROTO,
         "a relative checkpoint folder is EPROTO");
-    launch_req_release (&req);
+    launch_msg_release (&req);
     ok (decode (&req, "", ",\"checkpoint\":{\"keep\":-1}") < 0 && errno == EPROTO,
         "a negative checkpoint keep is EPROTO");
-    launch_req_release (&req);
+    launch_msg_release (&req);
 
     o = json_pack ("{s:I}", "seq", (json_int_t)1);
-    ok (launch_req_decode (o, &req, &err) < 0 && errno == EPROTO
+    ok (launch_msg_decode (o, &req, &err) < 0 && errno == EPROTO
             && strstr (err.text, "malformed"),
         "a partial job.launch is EPROTO: %s", err.text);
-    launch_req_release (&req);
+    launch_msg_release (&req);
     json_decref (o);
 }
 
@@ -122,7 +122,7 @@ static void test_nodefile (void)
     text = launch_nodefile (&req);
     is (text, "n1\nn1\nn2\n", "PBS_NODEFILE: one line per MPI slot, in order");
     free (text);
-    launch_req_release (&req);
+    launch_msg_release (&req);
 }
 
 static void test_environ (void)
@@ -172,7 +172,7 @@ static void test_environ (void)
     ok (env_get (envp, "CUDA_VISIBLE_DEVICES") == NULL,
         "no GPUs: no CUDA_VISIBLE_DEVICES");
     launch_environ_free (envp);
-    launch_req_release (&req);
+    launch_msg_release (&req);
 
     /* select=2:ncpus=4:mpiprocs=2:ompthreads=2, with IB: PBS Pro's
      * OMP_NUM_THREADS and NCPUS, UCX on the active port. */
@@ -187,13 +187,13 @@ static void test_environ (void)
     is (env_get (envp, "UCX_NET_DEVICES"), "mlx5_0:1",
         "an active IB port: UCX_NET_DEVICES names it");
     launch_environ_free (envp);
-    launch_req_release (&req);
+    launch_msg_release (&req);
     /* A later "env" key replaces the body's (jansson keeps the last). */
     (void)decode (&req, ",\"env\":[\"UCX_NET_DEVICES=mlx5_1:1\"]", "");
     envp = launch_environ (&req, &e, "/n");
     is (env_get (envp, "UCX_NET_DEVICES"), "mlx5_1:1", "the job's -v setting wins");
     launch_environ_free (envp);
-    launch_req_release (&req);
+    launch_msg_release (&req);
     e.ucx_devices = NULL;
 
     (void)decode (&req, "", ",\"number\":40,\"array_index\":3,\"gpus\":[1]");
@@ -207,7 +207,7 @@ static void test_environ (void)
     is (env_get (envp, "CUDA_VISIBLE_DEVICES"), "1", "GPU 1 only is visible");
     is (env_get (envp, "HOME"), "/forged", "without a password entry HOME is -v's");
     launch_environ_free (envp);
-    launch_req_release (&req);
+    launch_msg_release (&req);
 }
 
 static void check_resolve (const char *spec_extra, const char *body_extra,
@@ -224,7 +224,7 @@ static void check_resolve (const char *spec_extra, const char *body_extra,
     else
         snprintf (want, sizeof (want), "%s/%s", tmpdir, want_rel);
     is (buf, want, "%s", what);
-    launch_req_release (&req);
+    launch_msg_release (&req);
 }
 
 static void test_resolve (void)

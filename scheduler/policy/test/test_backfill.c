@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "common/test/tap.h"
-#include "scheduler/nodes.h"
+#include "scheduler/node.h"
 #include "scheduler/policy/place.h"
 #include "scheduler/policy/policy.h"
 #include "sim/cluster.h"

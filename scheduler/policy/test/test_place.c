@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/test/tap.h"
-#include "scheduler/nodes.h"
+#include "scheduler/node.h"
 #include "scheduler/policy/place.h"
 #include "sim/cluster.h"
 

@@ -1,0 +1,42 @@
+/* alloc.h - an allocation: where a job's chunks run (the model type).
+ *
+ * One slot per select chunk instance, each naming the node, cores, memory
+ * and GPUs (or the one MIG instance) it holds.  Placement makes them
+ * (scheduler/policy/place.h); the scheduler keeps one in job->alloc while
+ * the job runs.  A model header: it includes nothing of the server, the
+ * sockets or the database, so the policy code and hpcq-sim can use it.
+ */
+#ifndef HPCQ_SCHEDULER_ALLOC_H
+#define HPCQ_SCHEDULER_ALLOC_H
+
+#include <stdint.h>
+
+struct node;
+
+/* Where one chunk of a job runs. */
+struct alloc_slot {
+    struct node *node;
+    char node_name[64];
+    int ncpus;
+    int64_t mem;
+    int ngpus;
+    int gpus[16]; /* GPU indices on the node */
+    int nmig;     /* 1: holds MIG instance mig_inst of GPU mig_gpu */
+    int mig_gpu, mig_inst;
+    int mpiprocs;
+    int excl;
+};
+
+/* Sized to the job: n slots, one per chunk copy, in one block. */
+struct alloc {
+    int n;
+    struct alloc_slot slot[];
+};
+
+/* A new allocation of n zeroed slots (release with free()), or NULL. */
+struct alloc *alloc_new (int n);
+
+/* Add (sign 1) or remove (-1) job seq's use of a on the real nodes. */
+void alloc_apply (struct alloc *a, int64_t seq, int sign);
+
+#endif
