@@ -23,11 +23,11 @@ struct authq_job;
 /* What the thread got.  cred and payload are the callback's to take (set
  * them NULL); what is left is freed after it returns. */
 struct authq_result {
-    int rc;              /* 0, or -1 with errnum and error */
+    int rc; /* 0, or -1 with errnum and error */
     int errnum;
     char error[256];
-    char *cred;          /* encode: "MUNGE:..." */
-    void *payload;       /* decode: its payload, len bytes */
+    char *cred;    /* encode: "MUNGE:..." */
+    void *payload; /* decode: its payload, len bytes */
     int len;
     struct auth_cred who; /* decode: its maker */
 };

@@ -42,14 +42,10 @@ struct link_hs {
 enum auth_dir link_reverse (enum auth_dir dir)
 {
     switch (dir) {
-    case AUTH_TO_SCHEDULER:
-        return AUTH_TO_WORKER;
-    case AUTH_TO_WORKER:
-        return AUTH_TO_SCHEDULER;
-    case AUTH_TO_TM:
-        return AUTH_FROM_TM;
-    case AUTH_FROM_TM:
-        return AUTH_TO_TM;
+    case AUTH_TO_SCHEDULER: return AUTH_TO_WORKER;
+    case AUTH_TO_WORKER: return AUTH_TO_SCHEDULER;
+    case AUTH_TO_TM: return AUTH_FROM_TM;
+    case AUTH_FROM_TM: return AUTH_TO_TM;
     }
     return AUTH_TO_WORKER;
 }
@@ -85,7 +81,8 @@ static int link_check (const uint8_t want[AUTH_DIGEST_LEN], const char *type,
                        const void *payload, int len, uint8_t *secret,
                        struct hpcq_error *err)
 {
-    if (len != LINK_PAYLOAD_LEN || !nettle_memeql_sec (payload, want, AUTH_DIGEST_LEN)) {
+    if (len != LINK_PAYLOAD_LEN
+        || !nettle_memeql_sec (payload, want, AUTH_DIGEST_LEN)) {
         errno = EPERM;
         return errprintf (err,
                           "credential refused: it was not made for this %s on "
@@ -96,9 +93,9 @@ static int link_check (const uint8_t want[AUTH_DIGEST_LEN], const char *type,
     return 0;
 }
 
-int link_payload_check (const struct wire_msg *m, enum auth_dir dir, const char *binding,
-                        const void *payload, int len, uint8_t *secret,
-                        struct hpcq_error *err)
+int link_payload_check (const struct wire_msg *m, enum auth_dir dir,
+                        const char *binding, const void *payload, int len,
+                        uint8_t *secret, struct hpcq_error *err)
 {
     uint8_t want[AUTH_DIGEST_LEN];
 

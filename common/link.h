@@ -40,9 +40,9 @@ typedef void (*link_done_f) (struct conn *c, int ok, uid_t uid, const char *why,
 
 struct link_opts {
     struct authq *q;
-    enum auth_dir dir;     /* the initiator's direction (AUTH_TO_SCHEDULER, AUTH_TO_TM) */
-    int64_t lifetime_ms;   /* the session's (session_lifetime), 0: forever */
-    int service_only;      /* the peer must be root or a service uid */
+    enum auth_dir dir;   /* the initiator's direction (AUTH_TO_SCHEDULER, AUTH_TO_TM) */
+    int64_t lifetime_ms; /* the session's (session_lifetime), 0: forever */
+    int service_only;    /* the peer must be root or a service uid */
     link_done_f done;
     void *arg;
 };
@@ -67,9 +67,9 @@ enum auth_dir link_reverse (enum auth_dir dir);
 #define LINK_PAYLOAD_LEN (AUTH_DIGEST_LEN + SESSION_SECRET_LEN)
 int link_payload (const struct wire_msg *m, enum auth_dir dir, const char *binding,
                   const uint8_t *secret, uint8_t out[LINK_PAYLOAD_LEN]);
-int link_payload_check (const struct wire_msg *m, enum auth_dir dir, const char *binding,
-                        const void *payload, int len, uint8_t *secret,
-                        struct hpcq_error *err);
+int link_payload_check (const struct wire_msg *m, enum auth_dir dir,
+                        const char *binding, const void *payload, int len,
+                        uint8_t *secret, struct hpcq_error *err);
 
 /* session_lifetime from a daemon's config: seconds a link's session key
  * lives before the link is closed and opened afresh (default 3600, from

@@ -92,12 +92,14 @@ static int sign_keys (struct auth *a, enum auth_dir dir, const char *ni,
         fprintf (stderr, "wire-sign: keys needs --nonce and --secret\n");
         return 2;
     }
-    if (auth_link_answer (ans, 1, ni, binding, &err) < 0 || !(text = auth_cred_text (ans, &err))
+    if (auth_link_answer (ans, 1, ni, binding, &err) < 0
+        || !(text = auth_cred_text (ans, &err))
         || auth_decode (a, text, &payload, &len, &who, &err) < 0) {
         fprintf (stderr, "wire-sign: %s\n", err.text);
         return 1;
     }
-    if (link_payload_check (ans, link_reverse (dir), binding, payload, len, theirs, &err)
+    if (link_payload_check (ans, link_reverse (dir), binding, payload, len, theirs,
+                            &err)
         < 0) {
         fprintf (stderr, "wire-sign: %s\n", err.text);
         free (payload);
@@ -116,11 +118,12 @@ static int sign_keys (struct auth *a, enum auth_dir dir, const char *ni,
 
 static int usage (void)
 {
-    fprintf (stderr, "usage: wire-sign [--to scheduler|worker|tm] [--binding B] "
-                     "[--ttl SECONDS] < MESSAGE\n"
-                     "       wire-sign open [--to scheduler|tm] [--ttl SECONDS]\n"
-                     "       wire-sign keys --nonce NI --secret HEX [--to scheduler|tm] "
-                     "< ANSWER\n");
+    fprintf (stderr,
+             "usage: wire-sign [--to scheduler|worker|tm] [--binding B] "
+             "[--ttl SECONDS] < MESSAGE\n"
+             "       wire-sign open [--to scheduler|tm] [--ttl SECONDS]\n"
+             "       wire-sign keys --nonce NI --secret HEX [--to scheduler|tm] "
+             "< ANSWER\n");
     return 2;
 }
 

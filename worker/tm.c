@@ -61,7 +61,7 @@ struct tm_peer {
     struct tm *tm;
     struct conn *conn;
     enum peer_kind kind;
-    int open; /* TCP: link.open done */
+    int open;            /* TCP: link.open done */
     int64_t deadline_ms; /* link.open, or a client's tm.spawn, by then */
     int asked;           /* a client sent its tm.spawn */
     int closing;

@@ -58,7 +58,7 @@ struct worker {
     int64_t session_ms;  /* a link's session key lives this long */
     struct conn *link;   /* NULL while disconnected */
     int opening;         /* link.open in flight: nothing else goes out */
-    int64_t hello_id;  /* hello in flight, 0 once acknowledged */
+    int64_t hello_id;    /* hello in flight, 0 once acknowledged */
     int64_t next_id;
     struct loop_timer *tick;
     int64_t last_beat_ms;

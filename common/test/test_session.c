@@ -16,7 +16,8 @@
 #include "common/test/tap.h"
 
 static uint8_t si[SESSION_SECRET_LEN], sr[SESSION_SECRET_LEN];
-static const char *binding = "0123456789abcdef0123456789abcdef:fedcba9876543210fedcba9876543210";
+static const char *binding =
+    "0123456789abcdef0123456789abcdef:fedcba9876543210fedcba9876543210";
 
 /* A sealed frame body: json then its trailer. */
 static size_t seal (struct session *s, const char *json, char *out)
@@ -89,7 +90,8 @@ static void test_frames (void)
             && strstr (err.text, "reordered or dropped frame (sequence 2, expected 1)"),
         "a frame that skips one is refused: %s", err.text);
     memcpy (bad, f1, n1);
-    ok (session_open (r, bad, n1 - 1, &err) < 0 && strstr (err.text, "forged or damaged"),
+    ok (session_open (r, bad, n1 - 1, &err) < 0
+            && strstr (err.text, "forged or damaged"),
         "a truncated frame is refused: %s", err.text);
     bad[3] ^= 1;
     ok (session_open (r, bad, n1, &err) < 0 && strstr (err.text, "forged or damaged"),
@@ -121,7 +123,8 @@ static void test_lifetime (void)
 
     ok (!session_expired (s, 1499) && session_expired (s, 1500),
         "a session ends when its lifetime is over");
-    ok (!session_expired (forever, INT64_C (1) << 60), "with no lifetime it never does");
+    ok (!session_expired (forever, INT64_C (1) << 60),
+        "with no lifetime it never does");
     session_destroy (s);
     session_destroy (forever);
 }
@@ -133,14 +136,16 @@ static void test_payload (void)
     struct wire_msg m;
 
     wire_request_init (&m, "link.open", 1,
-                       json_pack ("{s:s}", "nonce", "0123456789abcdef0123456789abcdef"));
+                       json_pack ("{s:s}", "nonce",
+                                  "0123456789abcdef0123456789abcdef"));
     ok (link_payload (&m, AUTH_TO_SCHEDULER, "n1", si, payload) == 0
-            && link_payload_check (&m, AUTH_TO_SCHEDULER, "n1", payload, sizeof (payload),
-                                   got, &err)
+            && link_payload_check (&m, AUTH_TO_SCHEDULER, "n1", payload,
+                                   sizeof (payload), got, &err)
                    == 0
             && memcmp (got, si, sizeof (si)) == 0,
         "a link.open credential's payload carries its digest and our secret");
-    ok (link_payload_check (&m, AUTH_TO_WORKER, "n1", payload, sizeof (payload), got, &err)
+    ok (link_payload_check (&m, AUTH_TO_WORKER, "n1", payload, sizeof (payload), got,
+                            &err)
             < 0,
         "it is refused in the other direction");
     ok (link_payload_check (&m, AUTH_TO_SCHEDULER, "n2", payload, sizeof (payload), got,

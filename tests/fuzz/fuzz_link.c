@@ -21,7 +21,7 @@ static const char *ours = "0123456789abcdef0123456789abcdef";
 FUZZ_TARGET (link)
 {
     uint8_t payload[LINK_PAYLOAD_LEN], secret[SESSION_SECRET_LEN] = { 9 },
-                                          got[SESSION_SECRET_LEN];
+                                       got[SESSION_SECRET_LEN];
     char binding[AUTH_BINDING_MAX];
     struct hpcq_error err;
     struct wire_msg m;
