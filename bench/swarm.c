@@ -792,6 +792,7 @@ int main (int argc, char **argv)
         free (sw.nodes[i].jobs);
     }
     loop_timer_remove (tick);
+    authq_destroy (sw.authq);
     loop_destroy (sw.loop);
     auth_destroy (sw.auth);
     config_destroy (sw.auth_cfg);
