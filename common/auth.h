@@ -76,6 +76,12 @@ struct auth *auth_clone (const struct auth *a, struct hpcq_error *err);
 /* The longest a credential may have been made to live (munge_ttl). */
 int auth_ttl (const struct auth *a);
 
+/* Trust uid (root, our own) or the user named (a name or a number) as a
+ * service uid, as auth_from_config does: for the client commands, which
+ * check who answers their link.open.  -1 with err (no such user). */
+void auth_trust_uid (struct auth *a, uid_t uid);
+int auth_service_user (struct auth *a, const char *name, struct hpcq_error *err);
+
 /* Is uid one of the cluster's service uids (root, the daemons' users)? */
 int auth_is_service (const struct auth *a, uid_t uid);
 

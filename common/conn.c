@@ -286,30 +286,9 @@ static int conn_session_over (struct conn *c)
 /* Frame m, sealed when the link has a session.  NULL with errno. */
 static char *conn_encode (struct conn *c, const struct wire_msg *m, size_t *lenp)
 {
-    size_t len, body;
-    char *buf = wire_encode (m, &len), *nbuf;
+    char *buf = wire_encode (m, lenp);
 
-    if (!buf || !c->session) {
-        *lenp = len;
-        return buf;
-    }
-    body = len - WIRE_HDR_LEN + SESSION_TRAILER_LEN;
-    if (body > WIRE_MAX_MSG) {
-        free (buf);
-        errno = EMSGSIZE;
-        return NULL;
-    }
-    if (!(nbuf = realloc (buf, len + SESSION_TRAILER_LEN))) {
-        free (buf);
-        return NULL;
-    }
-    buf = nbuf;
-    for (int i = 0; i < WIRE_HDR_LEN; i++)
-        buf[i] = (char)(body >> (8 * (WIRE_HDR_LEN - 1 - i)));
-    session_seal (c->session, buf + WIRE_HDR_LEN, len - WIRE_HDR_LEN,
-                  (unsigned char *)buf + len);
-    *lenp = len + SESSION_TRAILER_LEN;
-    return buf;
+    return buf && c->session ? session_seal_frame (c->session, buf, lenp) : buf;
 }
 
 int conn_send (struct conn *c, const struct wire_msg *m)

@@ -18,6 +18,7 @@
 
 #include "common/session.h"
 #include "common/util.h"
+#include "common/wire.h"
 
 #define SESSION_INFO "hpcq-session-1 "
 
@@ -107,6 +108,29 @@ void session_seal (struct session *s, const char *json, size_t len,
 {
     put_be64 (trailer, s->send_seq++);
     session_mac (&s->send, trailer, json, len, trailer + 8);
+}
+
+char *session_seal_frame (struct session *s, char *buf, size_t *lenp)
+{
+    size_t len = *lenp, body = len - WIRE_HDR_LEN + SESSION_TRAILER_LEN;
+    char *nbuf;
+
+    if (body > WIRE_MAX_MSG) {
+        free (buf);
+        errno = EMSGSIZE;
+        return NULL;
+    }
+    if (!(nbuf = realloc (buf, len + SESSION_TRAILER_LEN))) {
+        free (buf);
+        errno = ENOMEM;
+        return NULL;
+    }
+    for (int i = 0; i < WIRE_HDR_LEN; i++)
+        nbuf[i] = (char)(body >> (8 * (WIRE_HDR_LEN - 1 - i)));
+    session_seal (s, nbuf + WIRE_HDR_LEN, len - WIRE_HDR_LEN,
+                  (unsigned char *)nbuf + len);
+    *lenp = len + SESSION_TRAILER_LEN;
+    return nbuf;
 }
 
 ssize_t session_open (struct session *s, const char *body, size_t len,

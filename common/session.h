@@ -48,6 +48,13 @@ void session_destroy (struct session *s);
 void session_seal (struct session *s, const char *json, size_t len,
                    unsigned char trailer[SESSION_TRAILER_LEN]);
 
+/* Seal a whole frame as wire_encode made it (header and JSON, *lenp
+ * bytes, malloc'ed): the trailer is appended and the header's length
+ * grows by it.  Returns the frame (buf, reallocated; *lenp updated), or
+ * NULL with errno (EMSGSIZE: the sealed frame would pass WIRE_MAX_MSG;
+ * ENOMEM), buf freed either way it fails. */
+char *session_seal_frame (struct session *s, char *buf, size_t *lenp);
+
 /* Open a received frame body (JSON then trailer, len bytes in all): the
  * next seq and a good HMAC.  Returns the JSON's length, or -1 with errno
  * EPERM and err (too short, forged, replayed or reordered).  A refusal

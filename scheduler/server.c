@@ -251,9 +251,10 @@ static void server_link_done (struct conn *c, int ok, uid_t uid, const char *why
     }
     conn_set_peer_uid (c, uid);
     if (clients_set_uid (srv->clients, c, uid, &err) < 0) {
+        /* Told why (sealed: the link is open), then closed. */
         log_msg (LOG_WARNING, "refused the link from %s: %s", conn_peer_name (c),
                  err.text);
-        conn_close (c);
+        conn_refuse (c, EUSERS, err.text);
         return;
     }
     log_msg (LOG_DEBUG, "link from %s open (uid %u)", conn_peer_name (c),
