@@ -26,15 +26,20 @@ static const char *sql_attempts =
     " coalesce (a.ncpus, json_extract (CASE WHEN json_valid (j.resources_used)"
     "   THEN j.resources_used END, '$.ncpus'), 1),"
     " coalesce (a.ngpus, 0), a.mig," KEY_COLS ","
-    " a.cost, a.cost_spot, coalesce (a.cost_ondemand, a.cost), coalesce (a.reason, '')"
+    " a.cost, a.cost_spot, coalesce (a.cost_ondemand, a.cost), coalesce (a.reason, ''),"
+    " coalesce (a.gpu_energy_j, 0), coalesce (a.gpu_util * a.gpu_seconds, 0),"
+    " coalesce (a.gpu_seconds, 0)"
     " FROM attempts a JOIN jobs j ON j.seq = a.job_seq"
     " LEFT JOIN jobs p ON p.seq = j.array_parent"
     " WHERE a.start_time < ?2 AND coalesce (a.end_time, ?3) > ?1";
 
 /* Jobs that ended in the window, arrays themselves left out (their
- * subjobs are the jobs). */
+ * subjobs are the jobs), and whether a qdel ended them (a "deleted"
+ * event of the job or of its array). */
 static const char *sql_ended =
-    "SELECT j.exit_status, j.run_count," KEY_COLS FROM_JOBS
+    "SELECT j.exit_status, j.run_count," KEY_COLS ","
+    " EXISTS (SELECT 1 FROM events e WHERE e.type = 'deleted'"
+    "   AND (e.job_seq = j.seq OR e.job_seq = j.array_parent))" FROM_JOBS
     " WHERE j.state = 'F' AND j.etime >= ?1 AND j.etime < ?2"
     " AND (j.array_parent IS NOT NULL OR json_extract (CASE WHEN json_valid (j.spec)"
     "      THEN j.spec END, '$.array') IS NULL)";
@@ -65,7 +70,16 @@ static const char *sql_checkpoints =
 /* The first column of KEY_COLS in each query, and of what follows it in
  * sql_attempts. */
 enum { K_ATTEMPTS = 7, K_ENDED = 2, K_WAITS = 1, K_PREEMPTED = 1, K_CKPT = 3 };
-enum { A_COST = K_ATTEMPTS + 5, A_SPOT, A_ONDEMAND, A_REASON };
+enum { E_DELETED = K_ENDED + 5 };
+enum {
+    A_COST = K_ATTEMPTS + 5,
+    A_SPOT,
+    A_ONDEMAND,
+    A_REASON,
+    A_GPU_J,
+    A_GPU_UTIL_S,
+    A_GPU_S
+};
 
 static struct report_row *row_of (struct report *r, sqlite3_stmt *st, int k)
 {
@@ -94,8 +108,7 @@ static int profile_index (struct report *r, const char *name)
     return r->nprofiles++;
 }
 
-/* Local midnight at or before t. */
-static int64_t midnight (int64_t t)
+int64_t report_midnight (int64_t t)
 {
     time_t tt = (time_t)t;
     struct tm tm;
@@ -109,22 +122,23 @@ static int64_t midnight (int64_t t)
 /* The next local midnight after day_start (days are not all 86400 s). */
 static int64_t next_midnight (int64_t day_start)
 {
-    return midnight (day_start + 30 * 3600);
+    return report_midnight (day_start + 30 * 3600);
 }
 
-/* Spread gpu and mig seconds-per-second, and cost per second, over
- * [a, b) into the days. */
-static void per_day (struct report *r, int64_t a, int64_t b, double gpus, double migs,
-                     double cost)
+/* Spread core, gpu and mig seconds-per-second, and cost per second,
+ * over [a, b) into the days. */
+static void per_day (struct report *r, int64_t a, int64_t b, double cores, double gpus,
+                     double migs, double cost)
 {
     int64_t d = r->day0;
 
-    if (gpus == 0 && migs == 0 && cost == 0)
+    if (cores == 0 && gpus == 0 && migs == 0 && cost == 0)
         return;
     for (int i = 0; i < r->ndays && d < b; i++) {
         int64_t e = next_midnight (d);
         int64_t lo = a > d ? a : d, hi = b < e ? b : e;
         if (hi > lo) {
+            r->day_core_s[i] += cores * (double)(hi - lo);
             r->day_gpu_s[i] += gpus * (double)(hi - lo);
             r->day_mig_s[i] += migs * (double)(hi - lo);
             r->day_cost[i] += cost * (double)(hi - lo);
@@ -199,11 +213,22 @@ static int report_attempts (struct report *r, sqlite3_stmt *st)
         row->core_s += sqlite3_column_int (st, 4) * secs;
         row->gpu_s += ngpus * secs;
         migs = add_mig (r, row, (const char *)sqlite3_column_text (st, 6), secs);
-        per_day (r, lo, hi, ngpus, migs, attempt_cost (row, st, start, lo, hi));
+        per_day (r, lo, hi, sqlite3_column_int (st, 4), ngpus, migs,
+                 attempt_cost (row, st, start, lo, hi));
+        /* Still running when the window ends: a job of the window too (at
+         * most one attempt of a job runs at a time). */
+        if (sqlite3_column_type (st, 2) == SQLITE_NULL
+            || sqlite3_column_int64 (st, 2) >= r->to) {
+            row->jobs++;
+            row->running++;
+        }
         if (sqlite3_column_type (st, 2) == SQLITE_NULL
             || sqlite3_column_int64 (st, 2) < r->from
             || sqlite3_column_int64 (st, 2) >= r->to)
             continue; /* it did not end in the window */
+        row->gpu_energy_j += sqlite3_column_double (st, A_GPU_J);
+        row->gpu_util_s += sqlite3_column_double (st, A_GPU_UTIL_S);
+        row->gpu_used_s += sqlite3_column_double (st, A_GPU_S);
         /* An attempt the server ended to run the job again (JOB_EXEC_RERUN). */
         if (sqlite3_column_int (st, 3) == -3)
             row->requeues++;
@@ -220,8 +245,12 @@ static int report_ended (struct report *r, sqlite3_stmt *st)
     while ((rc = sqlite3_step (st)) == SQLITE_ROW) {
         struct report_row *row = row_of (r, st, K_ENDED);
         row->jobs++;
-        if (sqlite3_column_type (st, 0) != SQLITE_NULL
-            && sqlite3_column_int (st, 0) != 0 && sqlite3_column_int (st, 1) > 0)
+        /* A deleted job's status is the signal that ended it: the user's
+         * doing, not a failure (counted apart). */
+        if (sqlite3_column_int (st, E_DELETED))
+            row->deleted++;
+        else if (sqlite3_column_type (st, 0) != SQLITE_NULL
+                 && sqlite3_column_int (st, 0) != 0 && sqlite3_column_int (st, 1) > 0)
             row->failures++;
     }
     return rc == SQLITE_DONE ? 0 : -1;
@@ -270,6 +299,11 @@ static int report_preempted (struct report *r, sqlite3_stmt *st)
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
+double report_gpu_util (const struct report_row *row)
+{
+    return row->gpu_used_s > 0 ? row->gpu_util_s / row->gpu_used_s : 0;
+}
+
 /* The total row: sums of the rows, and every wait. */
 static void report_total (struct report *r)
 {
@@ -279,6 +313,8 @@ static void report_total (struct report *r)
     HASH_ITER (hh, r->rows, row, tmp)
     {
         t->jobs += row->jobs;
+        t->running += row->running;
+        t->deleted += row->deleted;
         t->failures += row->failures;
         t->requeues += row->requeues;
         t->preemptions += row->preemptions;
@@ -291,6 +327,9 @@ static void report_total (struct report *r)
         t->ckpt_cost += row->ckpt_cost;
         t->core_s += row->core_s;
         t->gpu_s += row->gpu_s;
+        t->gpu_energy_j += row->gpu_energy_j;
+        t->gpu_util_s += row->gpu_util_s;
+        t->gpu_used_s += row->gpu_used_s;
         for (int p = 0; p < r->nprofiles; p++)
             t->mig_s[p] += row->mig_s[p];
         for (int i = 0; i < row->nwaits; i++)
@@ -338,7 +377,7 @@ int report_run (struct report *r, const char *db_path, struct hpcq_error *err)
     int rc = -1;
 
     r->now = util_wall_secs ();
-    r->day0 = midnight (r->from);
+    r->day0 = report_midnight (r->from);
     r->ndays = 0;
     for (int64_t d = r->day0; d < r->to && r->ndays < REPORT_MAX_DAYS;
          d = next_midnight (d))
@@ -414,6 +453,24 @@ static int by_key (const void *a, const void *b)
                    (*(struct report_row *const *)b)->key);
 }
 
+/* Job ids in number order: "9.s" before "10.s", an array's subjobs by
+ * index ("7[2].s" before "7[10].s"), after the job numbered before it. */
+static int by_job_id (const void *a, const void *b)
+{
+    const char *x = (*(struct report_row *const *)a)->key,
+               *y = (*(struct report_row *const *)b)->key;
+    char *ex, *ey;
+    long long nx = strtoll (x, &ex, 10), ny = strtoll (y, &ey, 10);
+    long ix = *ex == '[' ? strtol (ex + 1, NULL, 10) : -1,
+         iy = *ey == '[' ? strtol (ey + 1, NULL, 10) : -1;
+
+    if (nx != ny)
+        return nx < ny ? -1 : 1;
+    if (ix != iy)
+        return ix < iy ? -1 : 1;
+    return strcmp (x, y);
+}
+
 struct report_row **report_sorted (struct report *r, int *n)
 {
     struct report_row **v = xzalloc ((HASH_COUNT (r->rows) + 1) * sizeof (*v)), *row,
@@ -422,7 +479,7 @@ struct report_row **report_sorted (struct report *r, int *n)
 
     HASH_ITER (hh, r->rows, row, tmp)
     v[k++] = row;
-    qsort (v, k, sizeof (*v), by_key);
+    qsort (v, k, sizeof (*v), r->by == BY_JOB ? by_job_id : by_key);
     *n = k;
     return v;
 }

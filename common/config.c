@@ -68,6 +68,7 @@ static const char *known_keys[] = {
     "mtbi_prior",
     "price_per_hour",
     "ondemand_price_per_hour",
+    "currency",
     "preempt_prio",
     "preempt_queue_prio",
     "preempt_order",
@@ -111,6 +112,9 @@ static const char *known_keys[] = {
     "tm_rsh_agent",
     "test_ib_sysfs_root",
     "topology_xml",
+    "sim_gpu_util",
+    "sim_gpu_power",
+    "sim_gpu_mem_used",
     /* both */
     "log_file",
     "log_level",

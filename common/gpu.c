@@ -172,3 +172,30 @@ int gpu_from_json (json_t *arr, struct gpu *gpus, int *n)
     }
     return 0;
 }
+
+/* Bounds a worker's report must keep: a year of 16 GPUs, 1 TiB of GPU
+ * memory, 100 kW for that year. */
+#define GPU_USAGE_SECONDS_MAX (16LL * 366 * 86400)
+#define GPU_USAGE_MEM_MAX (1LL << 40)
+#define GPU_USAGE_ENERGY_MAX (1e5 * 16 * 366 * 86400)
+
+int gpu_usage_from_json (json_t *body, struct gpu_usage *u)
+{
+    json_int_t seconds = 0, mem = 0;
+    double util = 0, energy = 0;
+    int simulated = 0;
+
+    memset (u, 0, sizeof (*u));
+    if (!json_object_get (body, "gpu_seconds"))
+        return 0;
+    if (json_unpack (body, "{s:I s:F s:I s:F s?b}", "gpu_seconds", &seconds,
+                     "gpu_util_mean", &util, "gpu_mem_peak", &mem, "gpu_energy_j",
+                     &energy, "gpu_simulated", &simulated)
+            < 0
+        || seconds < 0 || seconds > GPU_USAGE_SECONDS_MAX || !(util >= 0 && util <= 100)
+        || mem < 0 || mem > GPU_USAGE_MEM_MAX
+        || !(energy >= 0 && energy <= GPU_USAGE_ENERGY_MAX))
+        return -1;
+    *u = (struct gpu_usage){ seconds, util, mem, energy, simulated };
+    return 1;
+}

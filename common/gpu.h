@@ -41,6 +41,22 @@ struct gpu {
     struct gpu_mig mig[GPU_MIG_MAX];
 };
 
+/* What a job used of its GPUs (the worker's worker/gpuuse.h), as its
+ * job.finished carries it: GPU-seconds held, mean utilisation (%), the
+ * most memory one of its GPUs held (bytes), energy (J), and whether the
+ * GPUs were simulated (figures the worker was configured to give). */
+struct gpu_usage {
+    int64_t seconds;
+    double util_mean;
+    int64_t mem_peak;
+    double energy_j;
+    int simulated;
+};
+
+/* Read those figures from a job.finished body: 1 if there, 0 if the job
+ * had no GPUs, -1 if malformed or out of bounds (u then zero). */
+int gpu_usage_from_json (json_t *body, struct gpu_usage *u);
+
 /* Give simulated GPUs a MIG layout: "GPU:PROFILE[*N][+PROFILE[*N]...]"
  * terms separated by ';', e.g. "0:1g.5gb*7;1:3g.20gb+4g.20gb".  At most 7
  * compute slices per GPU.  Instances get the UUIDs MIG-SIM-<node>-<gpu>-<i>.

@@ -10,11 +10,13 @@ json_t *topoinfo_to_json (const struct topoinfo *t)
     json_t *numa = json_array ();
 
     for (int i = 0; numa && i < t->nnuma; i++)
-        json_array_append_new (numa, json_pack ("{s:i s:i s:s s:s}", "os", t->numa[i].os,
-                                                "socket", t->numa[i].socket, "cpus",
-                                                t->numa[i].cpus, "gpus", t->numa[i].gpus));
+        json_array_append_new (numa,
+                               json_pack ("{s:i s:i s:s s:s}", "os", t->numa[i].os,
+                                          "socket", t->numa[i].socket, "cpus",
+                                          t->numa[i].cpus, "gpus", t->numa[i].gpus));
     return json_pack ("{s:b s:i s:i s:i s:o}", "simulated", t->simulated, "sockets",
-                      t->sockets, "cores", t->cores, "threads", t->threads, "numa", numa);
+                      t->sockets, "cores", t->cores, "threads", t->threads, "numa",
+                      numa);
 }
 
 /* A cpuset or index list: digits, ',' and '-' only, so it prints as is. */
@@ -69,7 +71,7 @@ bad:
 
 void topoinfo_summary (const struct topoinfo *t, char *buf, size_t len)
 {
-    snprintf (buf, len, "%d socket%s, %d cores, %d threads, %d NUMA node%s%s", t->sockets,
-              t->sockets == 1 ? "" : "s", t->cores, t->threads, t->nnuma,
+    snprintf (buf, len, "%d socket%s, %d cores, %d threads, %d NUMA node%s%s",
+              t->sockets, t->sockets == 1 ? "" : "s", t->cores, t->threads, t->nnuma,
               t->nnuma == 1 ? "" : "s", t->simulated ? " (simulated)" : "");
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/gpu.h"
 #include "common/strpool.h"
 #include "db/db.h"
 #include "db/db_job.h"
@@ -48,6 +49,10 @@ static const char *sql_attempt_end =
     "UPDATE attempts SET end_time = ?3, exit_status = ?4, reason = ?5,"
     " cput = ?6, walltime = ?7, maxrss = ?8"
     " WHERE job_seq = ?1 AND attempt = ?2";
+
+static const char *sql_attempt_gpu =
+    "UPDATE attempts SET gpu_seconds = ?3, gpu_util = ?4, gpu_mem_peak = ?5,"
+    " gpu_energy_j = ?6, gpu_simulated = ?7 WHERE job_seq = ?1 AND attempt = ?2";
 
 static const char *sql_event_add =
     "INSERT INTO events (job_seq, time, type, actor, detail, old_state, new_state)"
@@ -246,6 +251,22 @@ int db_attempt_start (struct db *db, int64_t seq, int attempt, const char *node,
     sqlite3_bind_text (st, 3, node, -1, SQLITE_STATIC);
     bind_opt_text (st, 4, exec_host);
     sqlite3_bind_int64 (st, 5, start);
+    return db_exec_stmt (db, st);
+}
+
+int db_attempt_gpu (struct db *db, int64_t seq, int attempt, const struct gpu_usage *u)
+{
+    sqlite3_stmt *st;
+
+    if (db_txn_ensure (db) < 0 || !(st = db_stmt (db, sql_attempt_gpu)))
+        return -1;
+    sqlite3_bind_int64 (st, 1, seq);
+    sqlite3_bind_int (st, 2, attempt);
+    sqlite3_bind_int64 (st, 3, u->seconds);
+    sqlite3_bind_double (st, 4, u->util_mean);
+    sqlite3_bind_int64 (st, 5, u->mem_peak);
+    sqlite3_bind_double (st, 6, u->energy_j);
+    sqlite3_bind_int (st, 7, u->simulated);
     return db_exec_stmt (db, st);
 }
 

@@ -71,6 +71,10 @@ int db_job_foreach_since (struct db *db, int64_t finished_before, db_job_f cb,
 /* Attempt records: one row per run of a job. */
 int db_attempt_start (struct db *db, int64_t seq, int attempt, const char *node,
                       const char *exec_host, int64_t start);
+/* What the attempt used of its GPUs (migration 0011). 0 or -1. */
+struct gpu_usage;
+int db_attempt_gpu (struct db *db, int64_t seq, int attempt, const struct gpu_usage *u);
+
 int db_attempt_end (struct db *db, int64_t seq, int attempt, int64_t end,
                     int exit_status, const char *reason, int64_t cput, int64_t walltime,
                     int64_t maxrss);

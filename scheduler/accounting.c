@@ -32,7 +32,8 @@ static const char *sql_attempt_held =
     "UPDATE attempts SET ncpus = ?3, ngpus = ?4, mig = ?5"
     " WHERE job_seq = ?1 AND attempt = ?2";
 static const char *sql_attempt =
-    "SELECT start_time, end_time, cput, walltime, maxrss, exec_host"
+    "SELECT start_time, end_time, cput, walltime, maxrss, exec_host,"
+    " gpu_seconds, gpu_util, gpu_mem_peak, gpu_energy_j"
     " FROM attempts WHERE job_seq = ?1 AND attempt = ?2";
 /* When the job last became eligible: its last move into Q. */
 static const char *sql_eligible =
@@ -390,6 +391,10 @@ static void acct_attempt (struct accounting *a, const struct job *job,
             snprintf (host, len, "%s", (const char *)sqlite3_column_text (st, 5));
             f->exec_host = host;
         }
+        f->gpu_seconds = sqlite3_column_int64 (st, 6);
+        f->gpu_util = sqlite3_column_double (st, 7);
+        f->gpu_mem_peak = sqlite3_column_int64 (st, 8);
+        f->gpu_energy_j = sqlite3_column_double (st, 9);
     }
     sqlite3_reset (st);
 }

@@ -82,6 +82,19 @@ static void put_usage (FILE *f, const struct acct_fields *a)
              (long long)((a->mem + 1023) / 1024), a->ncpus, wall, a->run_count);
 }
 
+/* hpcq's GPU figures after PBS's usage (issue 26 part 3): absent for a job
+ * that held no GPU, so records of CPU jobs read as PBS Pro writes them. */
+static void put_gpu_usage (FILE *f, const struct acct_fields *a)
+{
+    if (a->gpu_seconds <= 0)
+        return;
+    fprintf (f,
+             " resources_used.gpu_hours=%.6f resources_used.gpu_util_mean=%.1f "
+             "resources_used.gpu_mem_peak=%lldkb resources_used.gpu_energy_j=%.0f",
+             (double)a->gpu_seconds / 3600.0, a->gpu_util,
+             (long long)((a->gpu_mem_peak + 1023) / 1024), a->gpu_energy_j);
+}
+
 /* What acct_job writes for Q, S, E and R records. */
 static void put_job (FILE *f, const struct acct_fields *a)
 {
@@ -140,8 +153,10 @@ char *acct_record_format (const struct acct_fields *a)
             putc (*p == '\n' || *p == '\r' || *p == ';' ? ' ' : *p, f);
     } else {
         put_job (f, a);
-        if (a->type == ACCT_ENDED || a->type == ACCT_RERUN)
+        if (a->type == ACCT_ENDED || a->type == ACCT_RERUN) {
             put_usage (f, a);
+            put_gpu_usage (f, a);
+        }
     }
     if (fclose (f) != 0) {
         free (text);

@@ -49,6 +49,9 @@ struct acct_fields {
     int exit_status;
     int64_t cput, walltime; /* seconds */
     int64_t mem;            /* bytes */
+    /* GPU usage of the attempt (gpu_seconds 0: none reported). */
+    int64_t gpu_seconds, gpu_mem_peak;
+    double gpu_util, gpu_energy_j;
     int ncpus;
     int run_count;
 };

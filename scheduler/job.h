@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+#include "common/gpu.h"
 #include "common/jobspec.h"
 #include "db/db_job.h"
 #include "scheduler/alloc.h"
@@ -42,7 +43,7 @@ struct job {
      * ("node1:cpus=0-7:mems=0:gpus=0"), NULL before; kept in memory only:
      * a restarted scheduler shows it again once the job runs anew. */
     char *binding;
-    int launch_pending;  /* launch sent, no job.started yet */
+    int launch_pending; /* launch sent, no job.started yet */
     int kill_sent;
     int restart_first;        /* requeued by a spot reclaim: it goes before
                                      * every other waiting job (reclaim.h) */
@@ -78,6 +79,10 @@ struct job {
     /* Checkpoints, suspension, preemption and cost (ckpt.h); NULL until
      * the job has any. */
     struct job_ckpt *ck;
+    /* What its attempt used of its GPUs, from the job.finished that ends
+     * it (has_gpu_used 0: none reported); lifecycle_end stores it. */
+    struct gpu_usage gpu_used;
+    int has_gpu_used;
 };
 
 /* Subjob keys: the database and the workers know a subjob by this number,

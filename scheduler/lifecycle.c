@@ -162,6 +162,23 @@ static void lifecycle_release_alloc (struct server *srv, struct job *job)
     server_request_pass (srv);
 }
 
+/* resources_used's GPU figures (issue 26 part 3), as qstat -f shows them. */
+static void lifecycle_gpu_usage (json_t *o, const struct gpu_usage *u)
+{
+    char buf[32];
+
+    snprintf (buf, sizeof (buf), "%.6f", (double)u->seconds / 3600.0);
+    json_object_set_new (o, "gpu_hours", json_string (buf));
+    snprintf (buf, sizeof (buf), "%.1f", u->util_mean);
+    json_object_set_new (o, "gpu_util_mean", json_string (buf));
+    resource_format_size (u->mem_peak, buf, sizeof (buf));
+    json_object_set_new (o, "gpu_mem_peak", json_string (buf));
+    snprintf (buf, sizeof (buf), "%.0f", u->energy_j);
+    json_object_set_new (o, "gpu_energy_j", json_string (buf));
+    if (u->simulated)
+        json_object_set_new (o, "gpu_simulated", json_string ("True"));
+}
+
 static int lifecycle_store_usage (struct job *job, int64_t cput, int64_t walltime,
                                   int64_t maxrss)
 {
@@ -175,6 +192,8 @@ static int lifecycle_store_usage (struct job *job, int64_t cput, int64_t walltim
                    "ncpus", resource_total_ncpus (&job->spec.res));
     if (!o)
         return -1;
+    if (job->has_gpu_used)
+        lifecycle_gpu_usage (o, &job->gpu_used);
     free (job->rec.resources_used);
     job->rec.resources_used = json_dumps (o, JSON_COMPACT);
     json_decref (o);
@@ -214,6 +233,11 @@ int lifecycle_end_at (struct server *srv, struct job *job, int exit_status,
                         exit_status, reason, cput, walltime, maxrss)
         < 0)
         return -1;
+    if (job->has_gpu_used
+        && db_attempt_gpu (srv->db, job->rec.seq, job->rec.run_count, &job->gpu_used)
+               < 0)
+        return -1;
+    job->has_gpu_used = 0; /* this attempt's, not the next one's */
     if (ckpt_job_finished (srv, job) < 0)
         return -1;
     snprintf (detail, sizeof (detail), "Exit_status=%d", exit_status);

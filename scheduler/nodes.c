@@ -584,6 +584,13 @@ static void node_finished (struct server *srv, struct node *n, json_t *body)
         log_msg (LOG_WARNING, "node %s: malformed job.finished", n->name);
         return;
     }
+    /* Out-of-bounds GPU figures are dropped, not the result. */
+    if ((job->has_gpu_used = gpu_usage_from_json (body, &job->gpu_used)) < 0) {
+        log_msg (LOG_WARNING,
+                 "job %s: node %s reported GPU usage out of bounds: ignored", job->id,
+                 n->name);
+        job->has_gpu_used = 0;
+    }
     if (!reason && job->rec.state == 'E' && job->rec.comment)
         reason = job->rec.comment; /* e.g. "Job deleted by alice" */
     /* Its mother superior lost another of its hosts (worker/tm.h): as a

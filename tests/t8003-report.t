@@ -93,7 +93,7 @@ assert (w, h) == (960, 440), (w, h)
 '
 
 test_expect_success 'bad input: one line each, exit 2' '
-    for args in "--by colour" "--from yesterday" "--to 2020-13-45" "--csv --json" "extra" \
+    for args in "--by colour" "--from the-day-before" "--to 2020-13-45" "--csv --json" "extra" \
                 "--from 2030-01-01 --to 2029-01-01"; do
         hpcq-report $args > out 2> err; rc=$?
         test $rc = 2 && test $(wc -l < err) = 1 && test ! -s out || { echo "$args: $rc"; cat err; exit 1; }

@@ -56,6 +56,7 @@ struct tasks {
     const char *acl_roots; /* users whose uid 0 jobs may run here */
     int64_t pids_max;
     int64_t io_timeout_ms;
+    struct gpuuse_sim gpu_sim; /* simulated GPUs' figures (gpuuse.h) */
     LIST_HEAD (, cleanup) cleanups;
     struct loop_timer *cleanup_timer;
 };
@@ -70,6 +71,25 @@ struct task_msg {
 #define PENDING_MSGS_MAX 64
 
 static void cleanup_tick (struct loop *l, void *arg);
+
+/* sim_gpu_util (%), sim_gpu_power (W), sim_gpu_mem_used: what each of
+ * this node's simulated GPUs is said to do while a job holds it. */
+static int tasks_gpu_sim (struct tasks *ts, struct config *cfg, struct hpcq_error *err)
+{
+    const char *s;
+
+    ts->gpu_sim = (struct gpuuse_sim){ 0, 0, 0 };
+    if ((s = config_get (cfg, "sim_gpu_util", NULL))
+        && util_parse_double (s, 0, 100, &ts->gpu_sim.util) < 0)
+        return errprintf (err, "invalid sim_gpu_util '%s' (a percentage, 0-100)", s);
+    if ((s = config_get (cfg, "sim_gpu_power", NULL))
+        && util_parse_double (s, 0, 100000, &ts->gpu_sim.power) < 0)
+        return errprintf (err, "invalid sim_gpu_power '%s' (watts, 0-100000)", s);
+    if ((s = config_get (cfg, "sim_gpu_mem_used", NULL))
+        && resource_parse_size (s, &ts->gpu_sim.mem, err) < 0)
+        return -1;
+    return 0;
+}
 
 /* Slots follow the node's topology when the worker read one. */
 static void tasks_topology (struct tasks *ts)
@@ -149,6 +169,7 @@ static void task_free (struct task *t)
     }
     privsep_cred_release (&t->cred);
     cgroup_job_free (t->cg);
+    json_decref (t->gpu_result);
     free (t);
 }
 
@@ -521,6 +542,8 @@ static void task_result (struct task *t, const struct cgroup_usage *u)
     t->cput = u->cpu_ns >= 0 ? u->cpu_ns / 1000000000
                              : t->ru.ru_utime.tv_sec + t->ru.ru_stime.tv_sec;
     t->maxrss = u->mem_peak >= 0 ? u->mem_peak : (int64_t)t->ru.ru_maxrss * 1024;
+    if (!t->gpu_result && !t->start_error[0])
+        t->gpu_result = gpuuse_json (&t->gpu, t->wall, &t->ts->gpu_sim);
     if (t->start_error[0])
         snprintf (t->reason, sizeof (t->reason), "%s", t->start_error);
     else if (t->kill == KILL_WALLTIME)
@@ -783,6 +806,8 @@ void tasks_launch (struct tasks *ts, struct launch_req *req)
         return;
     }
     tm_job_start (w->tm, req, t);
+    gpuuse_start (&t->gpu, t->ngpus, t->ngpus > 0 && w->gpus[t->gpus[0]].simulated,
+                  util_now_ms ());
     t->starting = 1;
     t->status = xzalloc (sizeof (*t->status));
     t->status_watch = loop_fd_add (w->loop, t->status_fd, LOOP_READ, task_status_cb, t);
@@ -830,7 +855,19 @@ json_t *task_result_json (const struct task *t)
         json_object_set_new (o, "reason", json_string (t->reason));
     if (o && t->kill == KILL_HOST)
         json_object_set_new (o, "host_failed", json_string (t->failed_host));
+    if (o && t->gpu_result)
+        json_object_update (o, t->gpu_result);
     return o;
+}
+
+void tasks_gpu_read (struct tasks *ts, const struct gpu_sample *s, int n)
+{
+    struct task *t;
+    int64_t now = util_now_ms ();
+
+    TAILQ_FOREACH (t, &ts->head, link)
+    if (!t->done && t->pid > 0)
+        gpuuse_read (&t->gpu, t->gpus, s, n, now);
 }
 
 json_t *tasks_running_json (struct tasks *ts)
@@ -891,6 +928,8 @@ struct tasks *tasks_create (struct worker *w, struct hpcq_error *err)
         || config_get_int (w->cfg, "user_io_timeout", 30, 1, 3600, &timeout, err) < 0)
         goto error;
     ts->io_timeout_ms = timeout * 1000;
+    if (tasks_gpu_sim (ts, w->cfg, err) < 0)
+        goto error;
     if (!(ts->spool = spool_open (w->spool, err)))
         goto error;
     ts->cores = cores_create (w->ncpus);

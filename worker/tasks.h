@@ -22,6 +22,7 @@
 
 #include "common/error.h"
 #include "common/loop.h"
+#include "worker/gpuuse.h"
 #include "worker/launch.h"
 #include "worker/privsep.h"
 
@@ -56,6 +57,10 @@ struct task {
     char mems[64];
     int gpus[GPU_MAX];
     int ngpus;
+    /* What it used of those GPUs (gpuuse.h); the figures for its result
+     * once it ended (owned, NULL for a job without GPUs). */
+    struct gpuuse gpu;
+    json_t *gpu_result;
 
     /* Starting: the child has not exec'd yet. */
     int starting;
@@ -140,6 +145,10 @@ void tasks_message (struct tasks *ts, struct task *t, const char *to, const char
 /* Reap exited children (SIGCHLD).  Finished tasks are handed to the
  * worker to report. */
 void tasks_reap (struct tasks *ts);
+
+/* Count these NVML readings (gpumon.h) for the running jobs that hold
+ * the GPUs read (gpuuse.h). */
+void tasks_gpu_read (struct tasks *ts, const struct gpu_sample *s, int n);
 
 /* Results as JSON for job.finished / node.hello (new reference). */
 json_t *task_result_json (const struct task *t);

@@ -79,7 +79,8 @@ static void read_pus (struct topo *t, hwloc_topology_t h)
             for (int i = 0; i < n; i++) {
                 hwloc_obj_t pu = hwloc_get_obj_by_type (h, HWLOC_OBJ_PU, (unsigned)i);
                 hwloc_obj_t core = depth >= 0 ? pu->parent : NULL;
-                int r = core && core->type == HWLOC_OBJ_CORE ? (int)pu->sibling_rank : 0;
+                int r =
+                    core && core->type == HWLOC_OBJ_CORE ? (int)pu->sibling_rank : 0;
                 if (r != rank || (t->nnuma && pu_numa_of (t, pu) != numa))
                     continue;
                 t->pu[t->npu] = (int)pu->os_index;
@@ -127,11 +128,13 @@ static int topo_read (struct topo *t, const char *xml, struct hpcq_error *err)
         return errprintf (err, "hwloc: cannot initialise a topology");
     hwloc_topology_set_io_types_filter (h, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
     if (xml && xml[0] && hwloc_topology_set_xml (h, xml) < 0) {
-        errprintf (err, "topology_xml %s: cannot be read as an hwloc XML topology", xml);
+        errprintf (err, "topology_xml %s: cannot be read as an hwloc XML topology",
+                   xml);
         goto done;
     }
     if (hwloc_topology_load (h) < 0) {
-        errprintf (err, "hwloc: cannot load %s", xml && xml[0] ? xml : "this machine's topology");
+        errprintf (err, "hwloc: cannot load %s",
+                   xml && xml[0] ? xml : "this machine's topology");
         goto done;
     }
     read_numa (t, h);
@@ -216,8 +219,9 @@ void topo_match_gpus (struct topo *t, const struct gpu *gpus, int ngpus)
     int next = 0; /* the next unclaimed PCI device, for simulated GPUs */
 
     for (int g = 0; g < ngpus && g < GPU_MAX; g++) {
-        int p = gpus[g].pci_busid[0] && !gpus[g].simulated ? pci_find (t, gpus[g].pci_busid)
-                                                            : next++;
+        int p = gpus[g].pci_busid[0] && !gpus[g].simulated
+                    ? pci_find (t, gpus[g].pci_busid)
+                    : next++;
         t->gpu_numa[g] = p >= 0 && p < t->npci ? t->pci_numa[p] : -1;
     }
 }
@@ -254,6 +258,7 @@ void topo_info (const struct topo *t, struct topoinfo *info)
         numa_cpus (t, i, n->cpus, sizeof (n->cpus));
         for (int g = 0; g < GPU_MAX && o < sizeof (n->gpus); g++)
             if (t->gpu_numa[g] == i)
-                o += (size_t)snprintf (n->gpus + o, sizeof (n->gpus) - o, "%s%d", o ? "," : "", g);
+                o += (size_t)snprintf (n->gpus + o, sizeof (n->gpus) - o, "%s%d",
+                                       o ? "," : "", g);
     }
 }

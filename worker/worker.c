@@ -388,10 +388,13 @@ static void worker_telemetry (struct loop *l, void *arg)
     const struct gpu_sample *s;
     int n;
 
-    if (!w->link || w->hello_id)
-        return;
+    /* Jobs are charged their GPUs' readings whether or not the scheduler
+     * is there to get them now. */
     gpumon_sample (w->gpumon);
     s = gpumon_samples (w->gpumon, &n);
+    tasks_gpu_read (w->tasks, s, n);
+    if (!w->link || w->hello_id)
+        return;
     (void)worker_send (w, "node.telemetry", gpumon_json (s, n));
 }
 

@@ -599,7 +599,18 @@ json_t *job_rpc_server_json (struct server *srv)
 
 static void server_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    (void)conn_reply (c, msg, 0, NULL, job_rpc_server_json (srv));
+    json_t *o = job_rpc_server_json (srv);
+    /* Where the records are and what a price is in, for hpcq-report on
+     * this host (HPCQ_SERVER is all it needs to be told; the folder is
+     * private either way).  Not in the REST API's server object. */
+    const char *dir = config_get (srv->cfg, "state_dir", NULL);
+    const char *currency = config_get (srv->cfg, "currency", NULL);
+
+    if (o && dir)
+        json_object_set_new (o, "hpcq_state_dir", json_string (dir));
+    if (o && currency)
+        json_object_set_new (o, "hpcq_currency", json_string (currency));
+    (void)conn_reply (c, msg, 0, NULL, o);
 }
 
 static void queue_stat (struct server *srv, struct conn *c, struct wire_msg *msg)

@@ -327,24 +327,18 @@ static json_t *api_text (sqlite3_stmt *st, int i)
     return s ? json_string ((const char *)s) : json_null ();
 }
 
-static int api_events (struct http_req *r)
+json_t *api_events_list (struct http_req *r, long limit)
 {
     struct server *srv = r->srv;
     int restricted = !http_may_see (r, -1);
-    struct hpcq_error err;
-    long limit;
     sqlite3_stmt *st;
-    json_t *list;
+    json_t *list = json_array ();
 
-    if (api_query_limit (http_arg (r, "limit"), 20, API_EVENTS_MAX, &limit, &err) < 0)
-        return http_reply_error (r, MHD_HTTP_BAD_REQUEST, "%s", err.text);
-    list = json_array ();
-    if (restricted && !r->who.known)
-        return api_answer (r, "events", list); /* nobody's in particular */
+    if (!list || (restricted && !r->who.known))
+        return list; /* nobody's in particular */
     if (!(st = db_stmt (srv->db, restricted ? sql_events_of : sql_events))) {
         json_decref (list);
-        return http_reply_error (r, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
-                                 strerror (errno));
+        return NULL;
     }
     sqlite3_bind_int (st, 1, (int)limit);
     if (restricted)
@@ -361,6 +355,20 @@ static int api_events (struct http_req *r)
                              "new_state", api_text (st, 6)));
     }
     sqlite3_reset (st);
+    return list;
+}
+
+static int api_events (struct http_req *r)
+{
+    struct hpcq_error err;
+    long limit;
+    json_t *list;
+
+    if (api_query_limit (http_arg (r, "limit"), 20, API_EVENTS_MAX, &limit, &err) < 0)
+        return http_reply_error (r, MHD_HTTP_BAD_REQUEST, "%s", err.text);
+    if (!(list = api_events_list (r, limit)))
+        return http_reply_error (r, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
+                                 strerror (errno));
     return api_answer (r, "events", list);
 }
 

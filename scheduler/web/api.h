@@ -24,4 +24,9 @@
 
 int api_register (struct server *srv, struct http *h);
 
+/* The newest limit job events the caller may see (GET /api/v1/events's
+ * list; the status page shows them too).  New reference, NULL with errno
+ * on a database error. */
+json_t *api_events_list (struct http_req *r, long limit);
+
 #endif

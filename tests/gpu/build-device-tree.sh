@@ -40,6 +40,11 @@ for n in libjansson libsqlite3 libuuid libmunge libnettle; do
     p=$(lib "$W/b/scheduler/hpcq-scheduler" "$n" | head -1)
     [ -n "$p" ] && cp -L "$p" "$dest/lib/"
 done
+# The worker's topology: hwloc, and the udev it links.
+for n in libhwloc libudev; do
+    p=$(lib "$W/b/worker/hpcq-worker" "$n" | head -1)
+    [ -n "$p" ] && cp -L "$p" "$dest/lib/"
+done
 p=$(lib "$W/b/apps/md/hpcq-md" libxxhash | head -1)     # the apps' checkpoints
 [ -n "$p" ] && cp -L "$p" "$dest/lib/"
 cp -L "$(lib "$W/b/apps/md/hpcq-md" libgomp | head -1)" "$dest/libomp/"

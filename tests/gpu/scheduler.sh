@@ -8,7 +8,12 @@
 #   - a job asking for none on that node sees no GPU;
 #   - NVML's report (model, memory, UUID, MIG instances, as pbsnodes shows
 #     it) matches nvidia-smi: the same UUIDs, and MIG instances
-#     only on a GPU whose MIG mode nvidia-smi says is enabled.
+#     only on a GPU whose MIG mode nvidia-smi says is enabled;
+#   - hwloc's topology (issue 26): every GPU matched by NVML's PCI bus id
+#     to a NUMA node of the real (not simulated) topology, the NUMA node
+#     Linux gives that PCI device; a GPU job bound to that NUMA node;
+#   - NVML's readings charged to a GPU job: resources_used.gpu_energy_j and
+#     gpu_util_mean above 0 for a busy job, not marked simulated.
 # Prints "N passed, N failed" last; exit status 0 only if all passed.
 #
 # BUILD=DIR uses an already built tree (DIR/cli/{hpcq-local,qsub,qstat,
@@ -45,7 +50,8 @@ dir=$(mktemp -d /tmp/hpcq-gpu.XXXXXX)
 # this check (which is about GPUs) without, and says so.
 auth=()
 command -v munged >/dev/null || { echo "no munged on $(hostname): --auth none"; auth=(--auth none); }
-eval "$("$build/cli/hpcq-local" start "$dir/c" --workers 1 --cpus-per-worker 2 "${auth[@]}")"
+eval "$("$build/cli/hpcq-local" start "$dir/c" --workers 1 --cpus-per-worker 2 "${auth[@]}" \
+    --worker-conf 1 'telemetry_interval = 1')"
 trap '"$build/cli/hpcq-local" stop "$dir/c" >/dev/null 2>&1' EXIT
 cd "$dir"
 export PATH="$build/cli:$PATH"
@@ -102,6 +108,45 @@ o2=STDIN.o${id2%%.*}
 cp "$o2" "$out/cpu-job.txt" 2>/dev/null
 check "a job without GPUs gets an empty CUDA_VISIBLE_DEVICES" 'grep -qx "cvd=\[\]" "$o2"'
 check "and the CUDA runtime in it sees no GPU" 'grep -Eqx "cuda_devices=(0|-1)" "$o2"'
+# Issue 26: NVML's PCI ids matched to hwloc, and Linux's NUMA node of each.
+sysfs_numa() {  # a bus id as nvidia-smi prints it (00000000:18:00.0) -> its NUMA node
+    local b; b=$(echo "$1" | tr 'A-F' 'a-f' | sed 's/^0000//')
+    cat "/sys/bus/pci/devices/$b/numa_node" 2>/dev/null || echo -1
+}
+nvidia-smi --query-gpu=index,pci.bus_id --format=csv,noheader | tee "$out/pci.txt"
+check "pbsnodes shows the real topology (not simulated)" \
+    'grep -q "^     topology = .*NUMA node" "$out/pbsnodes.txt" && ! grep -q "topology = .*simulated" "$out/pbsnodes.txt"'
+topo_gpus=$(sed -n 's/^     topology.numa[0-9]* = .*gpus //p' "$out/pbsnodes.txt" | tr ',' '\n' | sort -n | paste -sd,)
+check "every GPU is on a NUMA node of hwloc's topology ($topo_gpus)" \
+    '[ "$topo_gpus" = "$(seq 0 $((ngpu - 1)) | paste -sd,)" ]'
+while IFS=', ' read -r gi bus; do
+    want=$(sysfs_numa "$bus"); [ "$want" -lt 0 ] && want=0
+    check "GPU $gi ($bus) is on NUMA node $want, as Linux says" \
+        'grep -Eq "^     topology.numa$want = .*gpus ([0-9]+,)*$gi(,|\$)" "$out/pbsnodes.txt"'
+done < "$out/pci.txt"
+
+cat > busy.cu <<'CU'
+#include <cstdio>
+#include <cuda_runtime.h>
+__global__ void spin (double *x, long n) { long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (i < n) for (int k = 0; k < 20000; k++) x[i] = x[i] * 0.999999 + 1e-9; }
+int main () { long n = 1 << 24; double *x; cudaMalloc (&x, n * sizeof (double));
+    for (int r = 0; r < 400; r++) spin<<<(n + 255) / 256, 256>>> (x, n);
+    cudaDeviceSynchronize (); printf ("busy done\n"); return 0; }
+CU
+"$nvcc" -o busy busy.cu 2>>"$out/nvcc.txt"
+id3=$(printf 'timeout 12 ./busy; sleep 2\n' | qsub -l select=1:ncpus=1:ngpus=1)
+check "the busy GPU job finished" 'wait_f $id3'
+qstat -x -f "$id3" | tee "$out/busy-job.txt" | grep -E "resources_used|exec_binding"
+ru() { sed -n "s/^    resources_used.$1 = //p" "$out/busy-job.txt"; }
+check "NVML's energy is charged to the job ($(ru gpu_energy_j) J)" \
+    'awk -v e="$(ru gpu_energy_j)" "BEGIN { exit !(e > 0) }"'
+check "and its utilisation ($(ru gpu_util_mean) %)" \
+    'awk -v u="$(ru gpu_util_mean)" "BEGIN { exit !(u > 0) }"'
+check "not marked simulated" '! grep -q gpu_simulated "$out/busy-job.txt"'
+check "the job was bound to its GPU's NUMA node" \
+    'grep -q "^    exec_binding = node1:cpus=" "$out/busy-job.txt"'
+
 cp "$dir"/c/*.log "$out/" 2>/dev/null
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

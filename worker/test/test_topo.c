@@ -50,7 +50,8 @@ static void test_read (void)
     if (!t)
         return;
     topo_info (t, &info);
-    ok (info.sockets == 2 && info.cores == 112 && info.threads == 224 && info.nnuma == 2,
+    ok (info.sockets == 2 && info.cores == 112 && info.threads == 224
+            && info.nnuma == 2,
         "2 sockets, 112 cores, 224 threads, 2 NUMA nodes");
     ok (info.simulated, "labelled simulated");
     is (info.numa[1].cpus, "56-111,168-223",
@@ -60,9 +61,10 @@ static void test_read (void)
     for (int g = 0; g < 8; g++)
         gpus[g].simulated = 1;
     topo_match_gpus (t, gpus, 8);
-    ok (topo_gpu_numa (t, 0) == 0 && topo_gpu_numa (t, 3) == 0 && topo_gpu_numa (t, 4) == 1
-            && topo_gpu_numa (t, 7) == 1,
-        "simulated GPUs take the NVIDIA devices in bus order: 0-3 socket 0, 4-7 socket 1");
+    ok (topo_gpu_numa (t, 0) == 0 && topo_gpu_numa (t, 3) == 0
+            && topo_gpu_numa (t, 4) == 1 && topo_gpu_numa (t, 7) == 1,
+        "simulated GPUs take the NVIDIA devices in bus order: 0-3 socket 0, 4-7 socket "
+        "1");
     topo_info (t, &info);
     is (info.numa[0].gpus, "0,1,2,3", "each NUMA node lists its GPUs");
     j = topoinfo_to_json (&info);
@@ -106,8 +108,8 @@ static void test_place (void)
         n = cores_take_near (c, 8, near, avoid, slots[j]);
         cores_format_threads (c, slots[j], n, buf, sizeof (buf));
         cores_format_mems (c, slots[j], n, mems, sizeof (mems));
-        ok (n == 8 && !strcmp (mems, "0"), "GPU job %d: 8 cores on memory node 0 (%s)", j,
-            buf);
+        ok (n == 8 && !strcmp (mems, "0"), "GPU job %d: 8 cores on memory node 0 (%s)",
+            j, buf);
     }
     cores_format_threads (c, slots[3], 8, buf, sizeof (buf));
     is (buf, "24-31", "the fourth: socket 0's next whole cores, not hyperthreads");
@@ -147,7 +149,8 @@ static void test_four (void)
     for (int g = 0; g < 4; g++)
         gpus[g].simulated = 1;
     topo_match_gpus (t, gpus, 4);
-    ok (topo_nnuma (t) == 1 && topo_gpu_numa (t, 3) == 0, "its 4 GPUs share NUMA node 0");
+    ok (topo_nnuma (t) == 1 && topo_gpu_numa (t, 3) == 0,
+        "its 4 GPUs share NUMA node 0");
     topo_destroy (t);
 }
 
