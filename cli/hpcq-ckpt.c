@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cliopt.h"
 #include "common/ckptreport.h"
 #include "common/util.h"
 
@@ -47,6 +48,8 @@ int main (int argc, char **argv)
     double secs = -1;
     int c, rc;
 
+    cliopt_only (&(struct cliopt){ .prog = "hpcq-ckpt", .kind = CLIOPT_HPCQ }, argc,
+                 argv);
     if (argc > 1 && (!strcmp (argv[1], "--help") || !strcmp (argv[1], "-h"))) {
         fputs (usage_text, stdout);
         return 0;

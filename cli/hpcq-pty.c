@@ -39,6 +39,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "common/cliopt.h"
 #include "common/ptylink.h"
 #include "common/util.h"
 
@@ -228,6 +229,12 @@ int main (int argc, char **argv)
     sigset_t sigs, none;
     int sock, master, sfd;
 
+    cliopt_only (&(struct cliopt){ .prog = "hpcq-pty",
+                                   .usage = "usage: hpcq-pty ADDR:PORT[,...] [SHELL]\n"
+                                            "The shell of a qsub -I job, on a pty "
+                                            "relayed to qsub; run by the job.\n",
+                                   .kind = CLIOPT_HPCQ },
+                 argc, argv);
     if (argc < 2 || argc > 3
         || ptylink_cookie_parse (getenv (PTYLINK_COOKIE_ENV), k) < 0) {
         say ("%s", "usage: hpcq-pty ADDR:PORT[,...] [SHELL] (run by qsub -I's jobs)");

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/cliopt.h"
 #include "cli/report.h"
 #include "common/client.h"
 #include "common/config.h"
@@ -484,6 +485,7 @@ int main (int argc, char **argv)
         { "currency", required_argument, NULL, 'C' },
         { "state-dir", required_argument, NULL, 'd' },
         { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
     static struct report rep; /* big (its days), one per run */
@@ -532,6 +534,7 @@ int main (int argc, char **argv)
         case 'C': snprintf (currency, sizeof (currency), "%s", optarg); break;
         case 'd': dir = optarg; break;
         case 'h': usage (stdout); return 0;
+        case 'V': cliopt_print_version ("hpcq-report", CLIOPT_HPCQ); return 0;
         default: usage (stderr); return 2;
         }
     }

@@ -61,18 +61,17 @@ int jobcmd_run (const char *prog, const char *type, int argc, char **argv, int f
     return rc;
 }
 
-int jobcmd_hold_options (const char *prog, int argc, char **argv, const char **types)
+int jobcmd_hold_options (const struct cliopt *co, int argc, char **argv,
+                         const char **types)
 {
     int c;
 
-    while ((c = getopt (argc, argv, "W:h:x")) != -1) {
-        if (c == '?')
-            return 2;
+    while ((c = cliopt_next (co, argc, argv)) != -1) {
         if (c == 'h') {
             if (!*optarg || strspn (optarg, "uos") != strlen (optarg)) {
                 fprintf (stderr,
-                         "%s: illegal -h value '%s' (u, o, s or a combination)\n", prog,
-                         optarg);
+                         "%s: illegal -h value '%s' (u, o, s or a combination)\n",
+                         co->prog, optarg);
                 return 2;
             }
             *types = optarg;

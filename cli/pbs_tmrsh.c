@@ -16,12 +16,22 @@
 #include <unistd.h>
 
 #include "cli/tmclient.h"
+#include "common/cliopt.h"
 #include "common/loop.h"
 #include "common/tm.h"
 
-static const char *usage =
-    "usage: pbs_tmrsh [-n] [-l username] host [-n] [-l username] "
-    "command [args...]\n";
+#define USAGE                                                      \
+    "usage: pbs_tmrsh [-n] [-l username] host [-n] [-l username] " \
+    "command [args...]\n"
+static const char *usage = USAGE;
+
+/* rsh's grammar (options on both sides of the host): parsed by hand. */
+static const struct cliopt cli = {
+    .prog = "pbs_tmrsh",
+    .usage = USAGE "Runs command on host, one of the job's hosts, through the task "
+                   "manager.\nSee pbs_tmrsh(8).\n",
+    .kind = CLIOPT_PBS,
+};
 
 struct run {
     struct loop *loop;
@@ -70,13 +80,7 @@ int main (int argc, char **argv)
     struct hpcq_error err;
     int a;
 
-    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf (
-            "%sRuns command on host, one of the job's hosts, through the task manager."
-            "\nSee pbs_tmrsh(8).\n",
-            usage);
-        return 0;
-    }
+    cliopt_only (&cli, argc, argv);
     for (a = 1; a < argc; a++) {
         if (strcmp (argv[a], "-n") == 0)
             continue;

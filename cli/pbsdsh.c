@@ -19,13 +19,22 @@
 #include <unistd.h>
 
 #include "cli/tmclient.h"
+#include "common/cliopt.h"
 #include "common/loop.h"
 #include "common/tm.h"
 #include "common/util.h"
 
-static const char *usage =
-    "usage: pbsdsh [-c copies] [-s] [-v] [-o] [--] program [args...]\n"
-    "       pbsdsh [-n node_index] [-s] [-v] [-o] [--] program [args...]\n";
+#define USAGE                                                           \
+    "usage: pbsdsh [-c copies] [-s] [-v] [-o] [--] program [args...]\n" \
+    "       pbsdsh [-n node_index] [-s] [-v] [-o] [--] program [args...]\n"
+static const char *usage = USAGE;
+
+static const struct cliopt cli = {
+    .prog = "pbsdsh",
+    .shortopts = "+c:n:svo",
+    .usage = USAGE "Runs program on the job's vnodes (PBS_NODEFILE).  See pbsdsh(1).\n",
+    .kind = CLIOPT_PBS,
+};
 
 struct copy {
     struct dsh *d;
@@ -148,13 +157,7 @@ int main (int argc, char **argv)
     struct dsh d = { 0 };
     int c, one = -1, copies = -1;
 
-    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf ("%sRuns program on the job's vnodes (PBS_NODEFILE).  See pbsdsh(1).\n",
-                usage);
-        return 0;
-    }
-    opterr = 0;
-    while ((c = getopt (argc, argv, "+c:n:svo")) != -1) {
+    while ((c = cliopt_next (&cli, argc, argv)) != -1) {
         if (c == 'c' && util_parse_int (optarg, 0, 1 << 20, &copies) == 0)
             continue;
         if (c == 'n' && util_parse_int (optarg, 0, 1 << 30, &one) == 0)

@@ -18,17 +18,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cliopt.h"
 #include "common/client.h"
 #include "common/resource.h"
 #include "common/topoinfo.h"
 
-static const char *usage_text =
+static const char usage_text[] =
     "Usage: pbsnodes [-a] [-F json] [NODE...]\n"
+    "       pbsnodes -v NODE...\n"
+    "       pbsnodes -a -S [-j] [NODE...]\n"
     "       pbsnodes -l\n"
     "       pbsnodes -o [-C COMMENT] NODE...\n"
     "       pbsnodes -r NODE...\n"
     "       pbsnodes --reclaim [--notice SECONDS] NODE...\n"
-    "Shows the nodes (state, resources, jobs); -o takes nodes out of service\n"
+    "Shows the nodes (state, resources, jobs); -S one line each, -j with their\n"
+    "jobs and what is free of the total; -o takes nodes out of service\n"
     "(their jobs finish, no new ones start), -r puts them back; --reclaim says\n"
     "their provider takes them back in SECONDS (default 120): they drain, their\n"
     "jobs checkpoint and move.  See pbsnodes(8).\n";
@@ -159,6 +163,95 @@ static void print_node (json_t *n)
     printf ("\n");
 }
 
+/* A size as pbsnodes -S prints it: the largest unit that keeps the
+ * number under 1000 ("2gb", "512mb"). */
+static void summary_size (json_int_t bytes, char *buf, size_t len)
+{
+    static const char units[] = "kmgtp";
+    json_int_t v = bytes / 1024;
+    int u = 0;
+
+    while (v > 999 && units[u + 1]) {
+        v = (v + 512) >> 10;
+        u++;
+    }
+    snprintf (buf, len, "%lld%cb", (long long)v, units[u]);
+}
+
+/* The job numbers of a node, "1,7" (the server part dropped, each once),
+ * or "--". */
+static void summary_jobs (json_t *n, char *buf, size_t len)
+{
+    json_t *j;
+    size_t i, o = 0;
+
+    buf[0] = '\0';
+    json_array_foreach (json_object_get (n, "jobs"), i, j)
+    {
+        const char *id = json_string_value (j);
+        int idlen = id ? (int)strcspn (id, "./") : 0;
+        char one[128];
+        snprintf (one, sizeof (one), "%.*s", idlen, id ? id : "");
+        if (!one[0] || strstr (buf, one))
+            continue;
+        o += snprintf (buf + o, o < len ? len - o : 0, "%s%s", o ? "," : "", one);
+    }
+    if (!buf[0])
+        snprintf (buf, len, "--");
+}
+
+/* -S and -S -j: PBS Pro's node summaries, their columns and widths as
+ * OpenPBS's pbsnodes prints them (src/cmds/pbsnodes.c, prt_node_summary);
+ * hpcq has no OS, hardware, queue or MIC resources: "--" and 0. */
+static void print_summary (json_t *nodes, int jobs)
+{
+    json_t *n;
+    size_t i;
+
+    if (jobs)
+        printf ("                                                        mem       "
+                "ncpus   nmics   ngpus\n"
+                "vnode           state           njobs   run   susp      f/t        "
+                "f/t     f/t     f/t   jobs\n"
+                "--------------- --------------- ------ ----- ------ ------------ "
+                "------- ------- ------- -------\n");
+    else
+        printf ("vnode           state           OS       hardware host            "
+                "queue        mem     ncpus   nmics   ngpus  comment\n"
+                "--------------- --------------- -------- -------- --------------- "
+                "---------- -------- ------- ------- ------- ---------\n");
+    json_array_foreach (nodes, i, n)
+    {
+        char mem[32], free_mem[32], cpus[32], gpus[32], list[1024], ft[64];
+        json_int_t ncpus = num (n, "ncpus"), ngpus = num (n, "ngpus");
+        size_t njobs;
+
+        summary_size (num (n, "mem"), mem, sizeof (mem));
+        if (!jobs) {
+            printf (
+                "%-15.15s %-15.15s %-8s %-8s %-15.15s %-10s %8s %7lld %7d %7lld %s\n",
+                str (n, "name"), str (n, "state"), "--", "--", str (n, "name"), "--",
+                mem, (long long)ncpus, 0, (long long)ngpus,
+                str (n, "comment")[0] ? str (n, "comment") : "--");
+            continue;
+        }
+        summary_jobs (n, list, sizeof (list));
+        njobs = strcmp (list, "--") != 0;
+        for (const char *p = list; njobs && (p = strchr (p, ',')); p++)
+            njobs++;
+        summary_size (num (n, "mem") - num (n, "mem_used"), free_mem,
+                      sizeof (free_mem));
+        snprintf (ft, sizeof (ft), "%s/%s", free_mem, mem);
+        snprintf (cpus, sizeof (cpus), "%lld/%lld",
+                  (long long)(ncpus - num (n, "ncpus_used")), (long long)ncpus);
+        snprintf (gpus, sizeof (gpus), "%lld/%lld",
+                  (long long)(ngpus - num (n, "ngpus_used")), (long long)ngpus);
+        printf ("%-15.15s %-15.15s %6zu %5zu %6d %12s %7s %7s %7s %s\n",
+                str (n, "name"), str (n, "state"), njobs, njobs, 0, ft, cpus, "0/0",
+                gpus, list);
+    }
+}
+
 /* -l: one line per node that cannot take new work. */
 static void print_unusable (json_t *nodes)
 {
@@ -178,18 +271,21 @@ int main (int argc, char **argv)
         { "notice", required_argument, NULL, 'N' },
         { NULL, 0, NULL, 0 },
     };
-    int opt, offline = 0, clear = 0, list = 0, json = 0, reclaim = 0;
+    int opt, offline = 0, clear = 0, list = 0, json = 0, reclaim = 0, summary = 0,
+             jobs = 0;
     long notice = -1;
     char *end;
     const char *comment = NULL;
     json_t *reply, *nodes, *n;
     size_t i;
 
-    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        fputs (usage_text, stdout);
-        return 0;
-    }
-    while ((opt = getopt_long (argc, argv, "alorC:F:", longopts, NULL)) != -1) {
+    const struct cliopt cli = { .prog = "pbsnodes",
+                                .shortopts = "alorC:F:Sjv",
+                                .longopts = longopts,
+                                .usage = usage_text,
+                                .kind = CLIOPT_PBS };
+
+    while ((opt = cliopt_next (&cli, argc, argv)) != -1) {
         switch (opt) {
         case 'R': reclaim = 1; break;
         case 'N':
@@ -201,7 +297,10 @@ int main (int argc, char **argv)
                 return 2;
             }
             break;
-        case 'a': break;
+        case 'a':
+        case 'v': break; /* -v NODE: that vnode's attributes, as without */
+        case 'S': summary = 1; break;
+        case 'j': jobs = summary = 1; break;
         case 'l': list = 1; break;
         case 'o': offline = 1; break;
         case 'r': clear = 1; break;
@@ -214,7 +313,6 @@ int main (int argc, char **argv)
             }
             json = 1;
             break;
-        default: fputs (usage_text, stderr); return 2;
         }
     }
     if (offline + clear + list + reclaim > 1
@@ -252,6 +350,8 @@ int main (int argc, char **argv)
         printf ("\n");
     } else if (list)
         print_unusable (nodes);
+    else if (summary)
+        print_summary (nodes, jobs);
     else
         json_array_foreach (nodes, i, n) print_node (n);
     json_decref (reply);

@@ -3,14 +3,27 @@
 #include <config.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cliopt.h"
 #include "common/client.h"
+#include "common/tm.h"
+
+#define USAGE "Usage: printjob [-a] jobid\n       printjob -s jobid\n"
+
+static const struct cliopt cli = {
+    .prog = "printjob",
+    .shortopts = "as",
+    .usage = USAGE "Prints a job's attributes (-a: not them) or its script (-s); "
+                   "managers only.\nSee printjob(8).\n",
+    .kind = CLIOPT_PBS,
+};
 
 static void usage (void)
 {
-    fprintf (stderr, "Usage: printjob [-a] jobid\n       printjob -s jobid\n");
+    fputs (USAGE, stderr);
 }
 
 static void print_value (const char *name, json_t *v)
@@ -40,6 +53,8 @@ static int print_one (struct client *c, const char *id, int script, int no_attrs
     json_t *reply = NULL, *attrs;
     const char *jobid = id, *text = "", *key;
     json_t *v;
+    char *bytes = NULL;
+    size_t len;
 
     if (client_rpc (c, "job.print", json_pack ("{s:s}", "id", id), &reply, &err) < 0) {
         if (errno == ENOENT)
@@ -49,6 +64,9 @@ static int print_one (struct client *c, const char *id, int script, int no_attrs
         return 1;
     }
     (void)json_unpack (reply, "{s?s s?s}", "jobid", &jobid, "script", &text);
+    if (json_object_get (reply, "script_base64")
+        && tm_data_decode (json_object_get (reply, "script_base64"), &bytes, &len) == 0)
+        text = bytes;
     if (script) {
         printf ("---------------------------------------------------\n"
                 "Jobscript for jobid:%s\n"
@@ -70,6 +88,7 @@ static int print_one (struct client *c, const char *id, int script, int no_attrs
         }
         printf ("\n");
     }
+    free (bytes);
     json_decref (reply);
     return 0;
 }
@@ -80,18 +99,8 @@ int main (int argc, char **argv)
     struct client *c;
     int opt, script = 0, no_attrs = 0, rc = 0;
 
-    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf ("Usage: printjob [-a] jobid\n       printjob -s jobid\n"
-                "Prints a job's attributes (-a: not them) or its script (-s); managers "
-                "only.\n"
-                "See printjob(8).\n");
-        return 0;
-    }
-    opterr = 0;
-    while ((opt = getopt (argc, argv, "as")) != -1) {
-        if ((opt == 'a' && script) || (opt == 's' && no_attrs) || opt == '?') {
-            if (opt == '?')
-                fprintf (stderr, "printjob: invalid option -- %c\n", optopt);
+    while ((opt = cliopt_next (&cli, argc, argv)) != -1) {
+        if ((opt == 'a' && script) || (opt == 's' && no_attrs)) {
             usage ();
             return 1;
         }

@@ -12,31 +12,26 @@
 
 #include "cli/jobcmd.h"
 
-static const char *usage_text =
+static const char usage_text[] =
     "Usage: qalter [-N name] [-l resource_list] [-p priority] [-q queue]\n"
     "              [-o path] [-e path] [-j oe|eo|n] [-A account] [-m points]\n"
     "              [-M users] [-r y|n] job_identifier...\n"
     "Changes queued or held jobs; options as for qsub.  See qalter(1).\n";
+
+static const struct cliopt cli = {
+    .prog = "qalter",
+    .shortopts = "+N:l:p:q:o:e:j:A:m:M:r:",
+    .usage = usage_text,
+    .kind = CLIOPT_PBS,
+};
 
 int main (int argc, char **argv)
 {
     json_t *opts = json_array (), *extra;
     int c, rc;
 
-    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        fputs (usage_text, stdout);
-        return 0;
-    }
-    opterr = 0;
-    while ((c = getopt (argc, argv, "+N:l:p:q:o:e:j:A:m:M:r:")) != -1) {
+    while ((c = cliopt_next (&cli, argc, argv)) != -1) {
         char letter[2] = { (char)c, '\0' };
-        if (c == '?') {
-            fprintf (stderr,
-                     "qalter: invalid option -- '%c' (qalter --help lists them)\n",
-                     optopt);
-            json_decref (opts);
-            return 2;
-        }
         json_array_append_new (opts, json_pack ("[s s]", letter, optarg));
     }
     if (json_array_size (opts) == 0) {

@@ -25,15 +25,20 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "common/cliopt.h"
 #include "common/client.h"
 #include "common/util.h"
 
-static const char *usage_text =
+static const char usage_text[] =
     "Usage: qmgr [-c command]\n"
     "Administers queues: create, set, unset, delete, list and print queue NAME;\n"
     "set, unset, list and print server.  Without -c, reads commands from\n"
     "standard input.\n"
     "See qmgr(8).\n";
+
+static const struct cliopt cli = {
+    .prog = "qmgr", .shortopts = "c:", .usage = usage_text, .kind = CLIOPT_PBS
+};
 
 struct qmgr {
     struct client *client;
@@ -424,9 +429,14 @@ static int qmgr_line (struct qmgr *m, const char *line)
     if (word_is (obj, "server"))
         return qmgr_server_change (m, v, p, line);
     if (word_is (obj, "node")) {
-        obj_error (m, "default",
-                   "nodes are managed by their hpcq-worker; qmgr manages "
-                   "queues");
+        /* Every verb, every spelling ("node1", "@default", none): one
+         * refusal and exit status 1, as qmgr gives for an object it cannot
+         * manage. */
+        char name[128];
+        next_word (&p, name, sizeof (name));
+        obj_error (m, name[0] && name[0] != '@' ? name : "default",
+                   "nodes are managed by their hpcq-worker (pbsnodes shows and "
+                   "offlines them); qmgr manages queues and the server");
         return -1;
     }
     return syntax_error (m, "unknown object type (queue or server)", line);
@@ -453,18 +463,8 @@ int main (int argc, char **argv)
     const char *command = NULL;
     int c;
 
-    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        fputs (usage_text, stdout);
-        return 0;
-    }
-    opterr = 0;
-    while ((c = getopt (argc, argv, "c:")) != -1) {
-        if (c == '?') {
-            fprintf (stderr, "qmgr: invalid option -- '%c'\n%s", optopt, usage_text);
-            return 2;
-        }
+    while ((c = cliopt_next (&cli, argc, argv)) != -1)
         command = optarg;
-    }
     if (optind < argc) {
         fprintf (stderr, "qmgr: unexpected argument '%s' (commands go in -c \"...\")\n",
                  argv[optind]);

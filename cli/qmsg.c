@@ -7,7 +7,16 @@
 
 #include "cli/jobcmd.h"
 
-static const char *usage = "usage: qmsg [-O] [-E] msg_string job_identifier...\n";
+#define USAGE "usage: qmsg [-O] [-E] msg_string job_identifier...\n"
+
+static const struct cliopt cli = {
+    .prog = "qmsg",
+    .shortopts = "EO",
+    .usage =
+        USAGE "Appends the message to each running job's error file (-E, the default)\n"
+              "and/or output file (-O).  See qmsg(1).\n",
+    .kind = CLIOPT_PBS,
+};
 
 int main (int argc, char **argv)
 {
@@ -15,24 +24,12 @@ int main (int argc, char **argv)
     json_t *extra;
     int c, rc;
 
-    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf (
-            "%sAppends the message to each running job's error file (-E, the default)\n"
-            "and/or output file (-O).  See qmsg(1).\n",
-            usage);
-        return 0;
-    }
-    opterr = 0;
-    while ((c = getopt (argc, argv, "EO")) != -1) {
-        if (c == '?') {
-            fputs (usage, stderr);
-            return 2;
-        }
+    while ((c = cliopt_next (&cli, argc, argv)) != -1) {
         if (!strchr (to, c))
             to[strlen (to)] = (char)c;
     }
     if (optind + 1 >= argc) {
-        fputs (usage, stderr);
+        fputs (USAGE, stderr);
         return 2;
     }
     extra = json_pack ("{s:s s:s}", "text", argv[optind], "to", to[0] ? to : "E");

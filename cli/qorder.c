@@ -4,7 +4,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/cliopt.h"
 #include "common/client.h"
+
+#define USAGE "usage: qorder job_identifier job_identifier\n"
+
+static const struct cliopt cli = {
+    .prog = "qorder",
+    .usage =
+        USAGE "Exchanges the places of two queued jobs of one queue.  See qorder(1).\n",
+    .kind = CLIOPT_PBS,
+};
 
 int main (int argc, char **argv)
 {
@@ -12,14 +22,10 @@ int main (int argc, char **argv)
     struct client *c;
     int rc = 0;
 
-    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf (
-            "usage: qorder job_identifier job_identifier\n"
-            "Exchanges the places of two queued jobs of one queue.  See qorder(1).\n");
-        return 0;
-    }
-    if (argc != 3) {
-        fprintf (stderr, "usage: qorder job_identifier job_identifier\n");
+    while (cliopt_next (&cli, argc, argv) != -1)
+        ;
+    if (argc - optind != 2) {
+        fputs (USAGE, stderr);
         return 2;
     }
     if (!(c = client_connect (NULL, &err))) {
@@ -27,7 +33,9 @@ int main (int argc, char **argv)
         return 1;
     }
     if (client_rpc (c, "job.order",
-                    json_pack ("{s:s s:s}", "id", argv[1], "id2", argv[2]), NULL, &err)
+                    json_pack ("{s:s s:s}", "id", argv[optind], "id2",
+                               argv[optind + 1]),
+                    NULL, &err)
         < 0) {
         fprintf (stderr, "qorder: %s\n", err.text);
         rc = errno == ENOENT                     ? 153

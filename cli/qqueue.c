@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/cliopt.h"
 #include "common/client.h"
 #include "common/util.h"
 
@@ -23,6 +24,8 @@ int main (int argc, char **argv)
     const char *base = strrchr (argv[0], '/') ? strrchr (argv[0], '/') + 1 : argv[0];
     struct hpcq_error err;
     struct client *c;
+    struct cliopt cli = { .prog = base, .kind = CLIOPT_PBS };
+    char usage[512];
     size_t k;
     int rc = 0;
 
@@ -32,13 +35,14 @@ int main (int argc, char **argv)
         fprintf (stderr, "%s: run as qenable, qdisable, qstart or qstop\n", base);
         return 1;
     }
-    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf (
-            "Usage: %s [queue][@server] ...\nSets %s = %s: the queue %s.  See %s(8).\n",
-            base, cmds[k].attr, cmds[k].value, cmds[k].what, base);
-        return 0;
-    }
-    if (argc == 1) {
+    snprintf (
+        usage, sizeof (usage),
+        "Usage: %s [queue][@server] ...\nSets %s = %s: the queue %s.  See %s(8).\n",
+        base, cmds[k].attr, cmds[k].value, cmds[k].what, base);
+    cli.usage = usage;
+    while (cliopt_next (&cli, argc, argv) != -1)
+        ;
+    if (optind == argc) {
         fprintf (stderr, "Usage: %s [queue][@server] ...\n", base);
         return 1;
     }
@@ -46,7 +50,7 @@ int main (int argc, char **argv)
         fprintf (stderr, "%s: could not connect to server (%s)\n", base, err.text);
         return 2;
     }
-    for (int i = 1; i < argc; i++) {
+    for (int i = optind; i < argc; i++) {
         char queue[128];
         snprintf (queue, sizeof (queue), "%.*s", (int)strcspn (argv[i], "@"), argv[i]);
         if (!queue[0]) {

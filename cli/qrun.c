@@ -8,8 +8,15 @@
 
 #include "cli/jobcmd.h"
 
-static const char *usage =
-    "Usage: qrun [-a] [-H vnode_specification ] job_identifier_list\n";
+#define USAGE "Usage: qrun [-a] [-H vnode_specification ] job_identifier_list\n"
+
+static const struct cliopt cli = {
+    .prog = "qrun",
+    .shortopts = "aH:",
+    .usage = USAGE "Starts each queued job now on free resources (operators).  See "
+                   "qrun(8).\n",
+    .kind = CLIOPT_PBS,
+};
 
 int main (int argc, char **argv)
 {
@@ -17,27 +24,16 @@ int main (int argc, char **argv)
     json_t *extra;
     int c, rc;
 
-    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf ("%sStarts each queued job now on free resources (operators).  See "
-                "qrun(8).\n",
-                usage);
-        return 0;
-    }
-    opterr = 0;
-    while ((c = getopt (argc, argv, "aH:")) != -1) {
+    while ((c = cliopt_next (&cli, argc, argv)) != -1) {
         if (c == 'H' && !*optarg) {
             fprintf (stderr, "qrun: illegal -H value\n");
             return 1;
         }
         if (c == 'H')
             hosts = optarg;
-        else if (c != 'a') {
-            fputs (usage, stderr);
-            return 1;
-        }
     }
     if (optind >= argc) {
-        fputs (usage, stderr);
+        fputs (USAGE, stderr);
         return 1;
     }
     extra = hosts ? json_pack ("{s:s}", "hosts", hosts) : NULL;

@@ -12,12 +12,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cliopt.h"
 #include "common/client.h"
+
+#define USAGE                                                           \
+    "usage: qselect [-h hold_list] [-J] [-l resource_list] [-N name]\n" \
+    "\t[-q destination] [-s states] [-x] [-u user_name]\n"
+
+static const struct cliopt cli = {
+    .prog = "qselect",
+    .shortopts = "u:s:q:N:l:h:xJ",
+    .usage = USAGE "Prints the ids of the jobs that meet every criterion.  See "
+                   "qselect(1).\n",
+    .kind = CLIOPT_PBS,
+};
 
 static void usage (void)
 {
-    fprintf (stderr, "usage: qselect [-h hold_list] [-J] [-l resource_list] [-N name]\n"
-                     "\t[-q destination] [-s states] [-x] [-u user_name]\n");
+    fputs (USAGE, stderr);
     exit (2);
 }
 
@@ -61,15 +73,7 @@ int main (int argc, char **argv)
     size_t i;
     int opt;
 
-    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf (
-            "usage: qselect [-h hold_list] [-J] [-l resource_list] [-N name]\n"
-            "\t[-q destination] [-s states] [-x] [-u user_name]\n"
-            "Prints the ids of the jobs that meet every criterion.  See qselect(1).\n");
-        return 0;
-    }
-    opterr = 0;
-    while ((opt = getopt (argc, argv, "u:s:q:N:l:h:xJ")) != -1) {
+    while ((opt = cliopt_next (&cli, argc, argv)) != -1) {
         switch (opt) {
         case 'u': json_object_set_new (body, "users", user_list (optarg)); break;
         case 's':
@@ -99,7 +103,6 @@ int main (int argc, char **argv)
             break;
         case 'x': json_object_set_new (body, "history", json_true ()); break;
         case 'J': json_object_set_new (body, "arrays", json_true ()); break;
-        default: usage ();
         }
     }
     if (optind < argc)

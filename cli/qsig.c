@@ -6,29 +6,32 @@
 
 #include "cli/jobcmd.h"
 
+#define USAGE "usage: qsig [-s signal] job_identifier...\n"
+
+static const struct cliopt cli = {
+    .prog = "qsig",
+    .shortopts = "s:",
+    .usage = USAGE "Sends the signal (a name such as SIGUSR1 or USR1, or a number; "
+                   "SIGTERM by\n"
+                   "default) to the processes of each running job.  See qsig(1).\n",
+    .kind = CLIOPT_PBS,
+};
+
 int main (int argc, char **argv)
 {
     const char *sig = "SIGTERM";
     json_t *extra;
     int c, rc;
 
-    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        printf ("usage: qsig [-s signal] job_identifier...\n"
-                "Sends the signal (a name such as SIGUSR1 or USR1, or a number; "
-                "SIGTERM by\n"
-                "default) to the processes of each running job.  See qsig(1).\n");
-        return 0;
-    }
-    opterr = 0;
-    while ((c = getopt (argc, argv, "s:")) != -1) {
-        if (c != 's' || !*optarg) {
-            fprintf (stderr, "usage: qsig [-s signal] job_identifier...\n");
+    while ((c = cliopt_next (&cli, argc, argv)) != -1) {
+        if (!*optarg) {
+            fputs (USAGE, stderr);
             return 2;
         }
         sig = optarg;
     }
     if (optind >= argc) {
-        fprintf (stderr, "usage: qsig [-s signal] job_identifier...\n");
+        fputs (USAGE, stderr);
         return 2;
     }
     extra = json_pack ("{s:s}", "signal", sig);

@@ -6,6 +6,7 @@
  * tools parse all three, so spacing and wording follow PBS Pro.
  */
 #include <config.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cliopt.h"
 #include "common/client.h"
 #include "common/util.h"
 
@@ -20,7 +22,7 @@
 #define EXIT_UNKJOBID 153 /* PBSE_UNKJOBID 15001 */
 #define EXIT_HISTJOBID 35 /* PBSE_HISTJOBID 15139 */
 
-static const char *usage_text =
+static const char usage_text[] =
     "Usage: qstat [-f [-1]] [-F json] [-x|-H] [-t] [-w] [-u user] [job_id|@server "
     "...]\n"
     "       qstat -Q [-f] [queue ...]\n"
@@ -28,6 +30,11 @@ static const char *usage_text =
     "Shows jobs (finished ones too with -x, only those with -H; arrays'\n"
     "subjobs with -t), queues (-Q) or the server (-B).\n"
     "See qstat(1).\n";
+
+static const struct cliopt cli = { .prog = "qstat",
+                                   .shortopts = "f1F:xwu:tQBHaJ",
+                                   .usage = usage_text,
+                                   .kind = CLIOPT_PBS };
 
 struct opts {
     int full, oneline, history, only_finished, wide, queues, server, json, subjobs;
@@ -411,17 +418,34 @@ static void show_queues (const struct opts *o, int nargs, char **args)
     json_decref (reply);
 }
 
+/* PBS's job operands: a job id starts with its number ("12", "12.srv",
+ * "12[3].srv"), a destination with '@'.  Anything else is said once, as
+ * PBS Pro says it, and left out (exit status 1).  Returns how many stay,
+ * moved to the front of args. */
+static int well_formed (int nargs, char **args)
+{
+    int k = 0;
+
+    for (int i = 0; i < nargs; i++) {
+        if (isdigit ((unsigned char)args[i][0]) || args[i][0] == '@') {
+            args[k++] = args[i];
+            continue;
+        }
+        fprintf (stderr, "qstat: illegally formed job identifier: %s\n", args[i]);
+        if (!exit_code)
+            exit_code = 1;
+    }
+    if (k == 0 && nargs > 0)
+        exit (exit_code);
+    return k;
+}
+
 int main (int argc, char **argv)
 {
     struct opts o = { 0 };
     int c;
 
-    if (argc > 1 && strcmp (argv[1], "--help") == 0) {
-        fputs (usage_text, stdout);
-        return 0;
-    }
-    opterr = 0;
-    while ((c = getopt (argc, argv, "f1F:xwu:tQBHaJ")) != -1) {
+    while ((c = cliopt_next (&cli, argc, argv)) != -1) {
         switch (c) {
         case 'f': o.full = 1; break;
         case '1': o.oneline = 1; break;
@@ -439,8 +463,6 @@ int main (int argc, char **argv)
         case 'a': break;
         case 'Q': o.queues = 1; break;
         case 'B': o.server = 1; break;
-        default:
-            util_die (2, "invalid option -- '%c' (qstat --help lists them)", optopt);
         }
     }
     if (o.server)
@@ -448,6 +470,6 @@ int main (int argc, char **argv)
     else if (o.queues)
         show_queues (&o, argc - optind, argv + optind);
     else
-        show_jobs (&o, argc - optind, argv + optind);
+        show_jobs (&o, well_formed (argc - optind, argv + optind), argv + optind);
     return exit_code;
 }

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cliopt.h"
 #include "cli/slurm.h"
 #include "common/util.h"
 
@@ -216,6 +217,7 @@ int main (int argc, char **argv)
     const char *pbs_id;
     char me[64] = "";
 
+    cliopt_only (&(struct cliopt){ .prog = "sacct", .kind = CLIOPT_SLURM }, argc, argv);
     opterr = 0;
     while ((c = getopt_long (argc, argv, "j:u:aXo:PpnS:E:", longopts, NULL)) != -1) {
         switch (c) {

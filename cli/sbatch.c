@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cliopt.h"
 #include "cli/jobwait.h"
 #include "cli/slurm.h"
 #include "cli/submit.h"
@@ -101,6 +102,8 @@ int main (int argc, char **argv)
     const char *name, *base;
     char id[256], num[64];
 
+    cliopt_only (&(struct cliopt){ .prog = "sbatch", .kind = CLIOPT_SLURM }, argc,
+                 argv);
     if (argc > 1 && (!strcmp (argv[1], "--help") || !strcmp (argv[1], "--usage"))) {
         fputs (usage_text, stdout);
         return 0;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/cliopt.h"
 #include "cli/slurm.h"
 #include "common/client.h"
 
@@ -98,6 +99,8 @@ int main (int argc, char **argv)
     struct client *c;
     int opt, rc = 0;
 
+    cliopt_only (&(struct cliopt){ .prog = "scancel", .kind = CLIOPT_SLURM }, argc,
+                 argv);
     opterr = 0;
     while ((opt = getopt_long (argc, argv, "u:n:t:p:Q", longopts, NULL)) != -1) {
         switch (opt) {

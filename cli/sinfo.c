@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cliopt.h"
 #include "cli/slurm.h"
 #include "common/client.h"
 #include "common/hostlist.h"
@@ -212,6 +213,7 @@ int main (int argc, char **argv)
     int per_node = 0, noheader = 0, c;
     json_t *queues, *nodes, *q, *srv;
 
+    cliopt_only (&(struct cliopt){ .prog = "sinfo", .kind = CLIOPT_SLURM }, argc, argv);
     opterr = 0;
     while ((c = getopt_long (argc, argv, "Nhp:o:", longopts, NULL)) != -1) {
         switch (c) {

@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "common/cliopt.h"
 #include "cli/slurm.h"
 #include "common/util.h"
 
@@ -205,6 +206,8 @@ int main (int argc, char **argv)
     const char *pbs_id;
     int c, all_states;
 
+    cliopt_only (&(struct cliopt){ .prog = "squeue", .kind = CLIOPT_SLURM }, argc,
+                 argv);
     opterr = 0;
     while ((c = getopt_long (argc, argv, "hu:j:t:p:o:a", longopts, NULL)) != -1) {
         switch (c) {

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cliopt.h"
 #include "common/util.h"
 
 static const char *usage_text =
@@ -42,6 +43,7 @@ int main (int argc, char **argv)
     };
     int c;
 
+    cliopt_only (&(struct cliopt){ .prog = "srun", .kind = CLIOPT_SLURM }, argc, argv);
     opterr = 0;
     /* '+': options end at the command. */
     while ((c = getopt_long (argc, argv, "+n:N:c:J:K", longopts, NULL)) != -1) {

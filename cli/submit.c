@@ -12,18 +12,36 @@
 #include "common/client.h"
 #include "common/util.h"
 
-#define SCRIPT_MAX (4 << 20)
+/* The whole request must fit max_spec_size, which is at most this. */
+#define SCRIPT_MAX JOBSPEC_TEXT_MAX
+
+/* A DOS line break (\r\n) makes the shell look for "/bin/bash\r" and the
+ * job fail only when it runs: refuse it now, naming the line, as sbatch
+ * does.  Returns the line number of the first one, or 0. */
+static int crlf_line (const char *text)
+{
+    const char *cr = strstr (text, "\r\n");
+    int line = 1;
+
+    if (!cr)
+        return 0;
+    for (const char *p = text; p < cr; p++)
+        line += *p == '\n';
+    return line;
+}
 
 char *submit_read_script (const char *path, struct hpcq_error *err)
 {
     const char *what = path ? path : "from standard input";
     size_t len;
+    int line;
     char *text = path ? util_read_file (path, SCRIPT_MAX, &len)
                       : util_read_fd (0, SCRIPT_MAX, &len);
 
     if (!text) {
         if (errno == EFBIG)
-            errprintf (err, "script %s is larger than 4 MiB", what);
+            errprintf (err, "script %s is larger than %d MiB (max_spec_size)", what,
+                       SCRIPT_MAX >> 20);
         else
             errprintf (err, "cannot read script %s: %s", what, strerror (errno));
         return NULL;
@@ -34,21 +52,39 @@ char *submit_read_script (const char *path, struct hpcq_error *err)
         free (text);
         return NULL;
     }
+    if ((line = crlf_line (text))) {
+        errprintf (err,
+                   "script %s has DOS line breaks (\\r\\n), the first at line %d: "
+                   "convert it with dos2unix",
+                   what, line);
+        free (text);
+        return NULL;
+    }
     return text;
 }
 
+/* Submit_arguments is shown, never parsed: a byte that is not UTF-8 (a
+ * Latin-1 file name) is written \xNN, so the job can still be sent. */
 char *submit_join_args (int argc, char **argv)
 {
     size_t len = 1;
-    char *s;
+    char *s, *o;
 
     for (int i = 1; i < argc; i++)
-        len += strlen (argv[i]) + 1;
-    s = xzalloc (len);
+        len += 4 * strlen (argv[i]) + 1;
+    o = s = xzalloc (len);
     for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        long bad;
         if (i > 1)
-            strcat (s, " ");
-        strcat (s, argv[i]);
+            *o++ = ' ';
+        while ((bad = util_utf8_invalid (a)) >= 0) {
+            memcpy (o, a, bad);
+            o += bad;
+            o += sprintf (o, "\\x%02x", (unsigned char)a[bad]);
+            a += bad + 1;
+        }
+        o = stpcpy (o, a);
     }
     return s;
 }
@@ -94,6 +130,10 @@ int submit_send (const struct hpcq_jobspec *spec, char *jobid, size_t len,
     const char *id;
     int rc = -1;
 
+    if (jobspec_check_text (spec, err) < 0) {
+        json_decref (js);
+        return -1;
+    }
     if (!js)
         return errprintf (err, "cannot encode the job: %s", strerror (errno));
     body = json_pack ("{s:o}", "spec", js);

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cliopt.h"
 #include "common/client.h"
 #include "common/util.h"
 
@@ -38,9 +39,21 @@ struct trace {
     int n, cap;
 };
 
+#define USAGE "Usage: tracejob [-n DAYS] [-a] [-l] [-s] [-p STATE_DIR] JOBID\n"
+
+static const struct cliopt cli = {
+    .prog = "tracejob",
+    .shortopts = "n:alsp:h",
+    .usage = USAGE
+    "Prints a job's history, oldest first: its events, accounting records and\n"
+    "scheduler log lines of the last DAYS days (default 1).  -a, -l and -s leave\n"
+    "out the accounting records, the log lines and the events.  See tracejob(8).\n",
+    .kind = CLIOPT_PBS,
+};
+
 static void usage (void)
 {
-    fprintf (stderr, "Usage: tracejob [-n DAYS] [-a] [-l] [-s] [-p STATE_DIR] JOBID\n");
+    fputs (USAGE, stderr);
 }
 
 static void add (struct trace *t, int64_t time, char source, const char *text)
@@ -232,7 +245,7 @@ int main (int argc, char **argv)
     char dir[4200];
     int64_t since;
 
-    while ((opt = getopt (argc, argv, "n:alsp:h")) != -1) {
+    while ((opt = cliopt_next (&cli, argc, argv)) != -1) {
         switch (opt) {
         case 'n': {
             char *end;

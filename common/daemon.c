@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/cliopt.h"
 #include "common/daemon.h"
 #include "common/util.h"
 
@@ -14,13 +15,14 @@
  * An option's val is its index into options (plus 256, clear of letters). */
 static struct option *daemon_longopts (const struct daemon_option *options)
 {
-    struct option *lo = xzalloc ((DAEMON_MAX_OPTIONS + 3) * sizeof (*lo));
+    struct option *lo = xzalloc ((DAEMON_MAX_OPTIONS + 4) * sizeof (*lo));
     int n = 0;
 
     for (; options[n].name && n < DAEMON_MAX_OPTIONS; n++)
         lo[n] = (struct option){ options[n].name, required_argument, NULL, 256 + n };
     lo[n++] = (struct option){ "config", required_argument, NULL, 'c' };
     lo[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+    lo[n++] = (struct option){ "version", no_argument, NULL, 'V' };
     return lo;
 }
 
@@ -40,8 +42,11 @@ struct config *daemon_config (int argc, char **argv, const char *prog,
     }
     opterr = 0; /* one line of our own instead of getopt's and the usage */
     while ((opt = getopt_long (argc, argv, "c:h", lo, NULL)) != -1) {
-        if (opt == 'h') {
-            fputs (usage, stdout);
+        if (opt == 'h' || opt == 'V') {
+            if (opt == 'h')
+                fputs (usage, stdout);
+            else
+                cliopt_print_version (prog, CLIOPT_HPCQ);
             exit (0);
         }
         if (opt == 'c')

@@ -19,15 +19,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "common/arrayspec.h"
 #include "common/ckptspec.h"
 #include "common/directive.h"
+#include "common/stage.h"
 #include "common/util.h"
 
 extern char **environ;
 
-const char *directive_optstring = "N:q:l:o:e:j:v:Vhp:W:A:r:m:M:S:C:J:t:c:";
+const char *directive_optstring = "N:q:l:o:e:j:v:Vhp:W:A:r:m:M:S:C:J:t:c:P:k:R:a:z";
 
 #define PRIORITY_MIN (-1024)
 #define PRIORITY_MAX 1023
@@ -73,15 +75,34 @@ static int apply_queue (struct hpcq_jobspec *spec, const char *arg,
 
 /* -J (PBS Pro) and -t (Torque): a job array; checked here, expanded by
  * the scheduler. */
-static int apply_array (struct hpcq_jobspec *spec, const char *arg,
-                        struct hpcq_error *err)
+/* -J (PBS Pro) and -t (Torque's spelling) ask for the same thing; a job
+ * that gives both (anywhere: script or command line) would keep one
+ * silently, so that is refused. */
+static int set_array (struct hpcq_jobspec *spec, int opt, const char *arg,
+                      struct hpcq_error *err)
 {
     struct arrayspec a;
 
+    if (spec->array_opt && spec->array_opt != opt)
+        return invalid (err, "-J and -t both ask for a job array (-t is Torque's "
+                             "spelling of -J): give one of them");
     if (arrayspec_parse (arg, &a, err) < 0)
         return -1;
     arrayspec_release (&a);
+    spec->array_opt = opt;
     return set_string (&spec->array, arg, err);
+}
+
+static int apply_array (struct hpcq_jobspec *spec, const char *arg,
+                        struct hpcq_error *err)
+{
+    return set_array (spec, 'J', arg, err);
+}
+
+static int apply_array_torque (struct hpcq_jobspec *spec, const char *arg,
+                               struct hpcq_error *err)
+{
+    return set_array (spec, 't', arg, err);
 }
 
 static int apply_resources (struct hpcq_jobspec *spec, const char *arg,
@@ -268,6 +289,43 @@ static int attr_depend (struct hpcq_jobspec *spec, const char *val,
     return set_string (&spec->depend, val, err);
 }
 
+/* -W group_list=GROUP: the group the job runs as.  PBS Pro's list form
+ * (group@host,...) names one group per host; here every host knows the
+ * same groups, so one name.  Whether the owner belongs to it is checked by
+ * qsub (a clear error early) and by the worker (which decides). */
+static int attr_group_list (struct hpcq_jobspec *spec, const char *val,
+                            struct hpcq_error *err)
+{
+    if (!val[0] || strpbrk (val, "@, \t:/"))
+        return invalid (err,
+                        "invalid -W group_list '%s' (one group name; the "
+                        "group@host form is not supported)",
+                        val);
+    return set_string (&spec->group_list, val, err);
+}
+
+/* -W stagein=, -W stageout=: PBS Pro's lists (common/stage.h). */
+static int attr_stage (char **dst, const char *val, struct hpcq_error *err)
+{
+    struct stage_file f[STAGE_MAX];
+
+    if (stage_parse (val, f, STAGE_MAX, err) < 0)
+        return -1;
+    return set_string (dst, val, err);
+}
+
+static int attr_stagein (struct hpcq_jobspec *spec, const char *val,
+                         struct hpcq_error *err)
+{
+    return attr_stage (&spec->stagein, val, err);
+}
+
+static int attr_stageout (struct hpcq_jobspec *spec, const char *val,
+                          struct hpcq_error *err)
+{
+    return attr_stage (&spec->stageout, val, err);
+}
+
 /* -W checkpoint_signal=SIG: the signal that asks the job for a
  * checkpoint (common/ckptspec.h), kept by its name. */
 static int attr_checkpoint_signal (struct hpcq_jobspec *spec, const char *val,
@@ -288,7 +346,8 @@ static const struct {
 } w_attrs[] = {
     { "depend", attr_depend },   { "block", attr_block },
     { "sandbox", attr_sandbox }, { "checkpoint_signal", attr_checkpoint_signal },
-    { "umask", attr_umask },
+    { "umask", attr_umask },     { "group_list", attr_group_list },
+    { "stagein", attr_stagein }, { "stageout", attr_stageout },
 };
 
 static int apply_attribute (struct hpcq_jobspec *spec, const char *arg,
@@ -366,8 +425,9 @@ static int apply_mail_users (struct hpcq_jobspec *spec, const char *arg,
     return set_nonempty (&spec->mail_users, 'M', arg, err);
 }
 
-/* The job always runs under the shell its #! line names; -S is accepted
- * for compatibility but must at least be a sane absolute path. */
+/* -S: the script runs as "SHELL SCRIPT", as in PBS Pro, whatever its #!
+ * line says.  PBS Pro's list form (path@host,...) picks a shell per host;
+ * here every host has the same files, so one path. */
 static int apply_shell (struct hpcq_jobspec *spec, const char *arg,
                         struct hpcq_error *err)
 {
@@ -376,6 +436,120 @@ static int apply_shell (struct hpcq_jobspec *spec, const char *arg,
                         "invalid -S value '%s' (must be an absolute"
                         " path)",
                         arg);
+    if (strpbrk (arg, "@,"))
+        return invalid (err,
+                        "invalid -S value '%s' (one path; the path@host form "
+                        "is not supported)",
+                        arg);
+    return set_string (&spec->shell, arg, err);
+}
+
+/* -P: the job's project, as PBS Pro keeps it (shown by qstat -f, written
+ * to the accounting log).  No blanks or commas: it is a word there. */
+static int apply_project (struct hpcq_jobspec *spec, const char *arg,
+                          struct hpcq_error *err)
+{
+    for (const char *p = arg; *p; p++)
+        if (isspace ((unsigned char)*p) || *p == ',' || iscntrl ((unsigned char)*p))
+            return invalid (err, "invalid -P project '%s' (no blanks or commas)", arg);
+    return set_nonempty (&spec->project, 'P', arg, err);
+}
+
+/* "o", "e", "oe"/"eo" (either order, once each), or for -k also "n" and
+ * "d" alone or with o/e.  0 if s is one of those, else -1. */
+static int check_file_letters (const char *s, const char *letters)
+{
+    if (!s[0] || (strcmp (s, "n") == 0 && strchr (letters, 'n')))
+        return s[0] ? 0 : -1;
+    for (const char *p = s; *p; p++)
+        if (*p == 'n' || !strchr (letters, *p) || strchr (p + 1, *p))
+            return -1;
+    return 0;
+}
+
+/* -k: PBS Pro's keep files.  hpcq writes output straight to its final
+ * path as the job runs (PBS Pro's d); o or e without d keeps that file
+ * in the owner's home directory on the first host instead, as PBS Pro
+ * does. */
+static int apply_keep (struct hpcq_jobspec *spec, const char *arg,
+                       struct hpcq_error *err)
+{
+    if (check_file_letters (arg, "oedn") < 0)
+        return invalid (err, "invalid -k value '%s' (o, e, oe, n or d, d with o/e)",
+                        arg);
+    return set_string (&spec->keep_files, arg, err);
+}
+
+/* -R: PBS Pro's remove files: the output and/or error file is removed
+ * once the job has ended (for jobs whose output nobody reads). */
+static int apply_remove (struct hpcq_jobspec *spec, const char *arg,
+                         struct hpcq_error *err)
+{
+    if (check_file_letters (arg, "oe") < 0)
+        return invalid (err, "invalid -R value '%s' (o, e or oe)", arg);
+    return set_string (&spec->remove_files, arg, err);
+}
+
+/* -a [[[[CC]YY]MM]DD]hhmm[.SS]: not before then, in local time.  A part
+ * left out is the current one, and a time that has then passed moves on
+ * by the next larger part (today's 09:00 gone: tomorrow's), as PBS Pro
+ * reads it. */
+static int apply_execution_time (struct hpcq_jobspec *spec, const char *arg,
+                                 struct hpcq_error *err)
+{
+    time_t now = time (NULL), t;
+    struct tm tm;
+    const char *dot = strchr (arg, '.');
+    size_t n = dot ? (size_t)(dot - arg) : strlen (arg);
+    int f[6] = { 0 }, nf = (int)n / 2, sec = 0;
+
+    if (n < 4 || n > 12 || n % 2 || strspn (arg, "0123456789") != n
+        || (dot && (strlen (dot) != 3 || strspn (dot + 1, "0123456789") != 2)))
+        return invalid (err, "invalid -a value '%s' (want [[[[CC]YY]MM]DD]hhmm[.SS])",
+                        arg);
+    for (int i = 0; i < nf; i++)
+        f[i] = (arg[2 * i] - '0') * 10 + (arg[2 * i + 1] - '0');
+    if (dot)
+        sec = (dot[1] - '0') * 10 + (dot[2] - '0');
+    localtime_r (&now, &tm);
+    tm.tm_sec = sec;
+    tm.tm_min = f[nf - 1];
+    tm.tm_hour = f[nf - 2];
+    if (nf >= 3)
+        tm.tm_mday = f[nf - 3];
+    if (nf >= 4)
+        tm.tm_mon = f[nf - 4] - 1;
+    if (nf == 5)
+        tm.tm_year = 100 + f[0]; /* YY: 20YY */
+    if (nf == 6)
+        tm.tm_year = f[0] * 100 + f[1] - 1900;
+    if (tm.tm_min > 59 || tm.tm_hour > 23 || sec > 59 || tm.tm_mday < 1
+        || tm.tm_mday > 31 || tm.tm_mon < 0 || tm.tm_mon > 11)
+        return invalid (err, "invalid -a value '%s' (no such time)", arg);
+    tm.tm_isdst = -1;
+    t = mktime (&tm);
+    /* Passed already: the next day, month or year of that time. */
+    if (t <= now && nf < 5) {
+        if (nf == 2)
+            tm.tm_mday++;
+        else if (nf == 3)
+            tm.tm_mon++;
+        else
+            tm.tm_year++;
+        tm.tm_isdst = -1;
+        t = mktime (&tm);
+    }
+    if (t == (time_t)-1)
+        return invalid (err, "invalid -a value '%s' (no such time)", arg);
+    spec->execution_time = t > now ? (int64_t)t : 0;
+    return 0;
+}
+
+/* -z: qsub prints no job id. */
+static int apply_quiet (struct hpcq_jobspec *spec, const char *arg,
+                        struct hpcq_error *err)
+{
+    spec->quiet = 1;
     return 0;
 }
 
@@ -393,13 +567,19 @@ struct directive_opt {
 };
 
 static const struct directive_opt directive_opts[] = {
-    { 'N', apply_name },       { 'q', apply_queue },       { 'l', apply_resources },
-    { 'o', apply_output },     { 'e', apply_error },       { 'j', apply_join },
-    { 'v', apply_vars },       { 'V', apply_export_all },  { 'h', apply_hold },
-    { 'p', apply_priority },   { 'W', apply_attribute },   { 'A', apply_account },
-    { 'r', apply_rerunnable }, { 'm', apply_mail_points }, { 'M', apply_mail_users },
-    { 'S', apply_shell },      { 'C', apply_prefix },      { 'J', apply_array },
-    { 't', apply_array },      { 'c', apply_checkpoint },
+    { 'N', apply_name },         { 'q', apply_queue },
+    { 'l', apply_resources },    { 'o', apply_output },
+    { 'e', apply_error },        { 'j', apply_join },
+    { 'v', apply_vars },         { 'V', apply_export_all },
+    { 'h', apply_hold },         { 'p', apply_priority },
+    { 'W', apply_attribute },    { 'A', apply_account },
+    { 'r', apply_rerunnable },   { 'm', apply_mail_points },
+    { 'M', apply_mail_users },   { 'S', apply_shell },
+    { 'C', apply_prefix },       { 'J', apply_array },
+    { 't', apply_array_torque }, { 'c', apply_checkpoint },
+    { 'P', apply_project },      { 'k', apply_keep },
+    { 'R', apply_remove },       { 'a', apply_execution_time },
+    { 'z', apply_quiet },
 };
 
 /* 1 if opt takes an argument, 0 if it is a flag, -1 if unknown. */
@@ -598,4 +778,48 @@ int directive_parse_script (struct hpcq_jobspec *spec, const char *script,
         p = *eol ? eol + 1 : eol;
     }
     return 0;
+}
+
+/* Is line (len bytes, a comment) prefix gone slightly wrong? */
+static int near_miss (const char *line, size_t len, const char *prefix)
+{
+    size_t plen = strlen (prefix), i = 1, k = 1;
+
+    /* "#PBS-N": the prefix, then something other than a blank. */
+    if (len > plen && strncmp (line, prefix, plen) == 0)
+        return !isspace ((unsigned char)line[plen]);
+    /* "#pbs", "# PBS", "#  Pbs": blanks after '#', then the rest of the
+     * prefix in any case, then a blank or '-'. */
+    while (i < len && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    for (; k < plen && i < len; k++, i++)
+        if (tolower ((unsigned char)line[i]) != tolower ((unsigned char)prefix[k]))
+            return 0;
+    return k == plen
+           && (i == len || isspace ((unsigned char)line[i]) || line[i] == '-');
+}
+
+void directive_near_misses (const char *script, const char *prefix,
+                            directive_warn_f warn, void *arg)
+{
+    const char *p = script;
+    int lineno = 0;
+
+    if (!prefix)
+        prefix = "#PBS";
+    if (!script || prefix[0] != '#' || !prefix[1])
+        return;
+    while (*p) {
+        const char *eol = strchrnul (p, '\n');
+        size_t len = eol - p, skip = 0;
+        lineno++;
+        while (skip < len && isspace ((unsigned char)p[skip]))
+            skip++;
+        if (skip < len && p[skip] != '#')
+            return; /* the first command ends the directives */
+        if (skip == 0 && len && !(lineno == 1 && strncmp (p, "#!", 2) == 0)
+            && near_miss (p, len, prefix))
+            warn (lineno, p, (int)len, arg);
+        p = *eol ? eol + 1 : eol;
+    }
 }

@@ -36,4 +36,13 @@ int directive_parse_script (struct hpcq_jobspec *spec, const char *script,
  * words, or -1 on an unterminated quote. */
 int directive_split_words (char *line, char **words);
 
+/* Lines of the leading comment block that look like a directive and are
+ * not one, so PBS ignores them: "#PBS-N x" (no blank after the prefix),
+ * "# PBS -N x" (a blank inside it) and "#pbs -N x" (another case).  warn
+ * is called with each one's number and text (not NUL-terminated: len
+ * bytes).  For a warning only; nothing changes. */
+typedef void (*directive_warn_f) (int lineno, const char *line, int len, void *arg);
+void directive_near_misses (const char *script, const char *prefix,
+                            directive_warn_f warn, void *arg);
+
 #endif

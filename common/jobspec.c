@@ -25,6 +25,7 @@
 #include "common/ckptspec.h"
 #include "common/jobspec.h"
 #include "common/strpool.h"
+#include "common/tm.h"
 #include "common/util.h"
 
 #define JOBSPEC_NAME_MAX 236
@@ -57,12 +58,19 @@ static const struct string_field string_fields[] = {
     { "signal", offsetof (struct hpcq_jobspec, signal), 0 },
     { "checkpoint", offsetof (struct hpcq_jobspec, checkpoint), 0 },
     { "checkpoint_signal", offsetof (struct hpcq_jobspec, checkpoint_signal), 0 },
+    { "shell", offsetof (struct hpcq_jobspec, shell), 0 },
+    { "project", offsetof (struct hpcq_jobspec, project), 0 },
+    { "keep_files", offsetof (struct hpcq_jobspec, keep_files), 0 },
+    { "remove_files", offsetof (struct hpcq_jobspec, remove_files), 0 },
+    { "group_list", offsetof (struct hpcq_jobspec, group_list), 0 },
+    { "stagein", offsetof (struct hpcq_jobspec, stagein), 0 },
+    { "stageout", offsetof (struct hpcq_jobspec, stageout), 0 },
 };
 
 /* Keys that are not in string_fields. */
 static const char *other_keys[] = {
-    "join",      "env",   "hold",  "priority", "rerunnable",
-    "resources", "slurm", "umask", NULL,
+    "join",  "env",   "hold",          "priority",       "rerunnable", "resources",
+    "slurm", "umask", "script_base64", "execution_time", NULL,
 };
 
 /* Indexed by JOIN_*. */
@@ -194,6 +202,61 @@ int jobspec_check_name (const char *name, struct hpcq_error *err)
                               " or a control character",
                               name);
         }
+    }
+    return 0;
+}
+
+/* What a person calls each text field, for jobspec_check_text. */
+static const struct {
+    size_t offset;
+    const char *what;
+} text_names[] = {
+    { offsetof (struct hpcq_jobspec, name), "the job name" },
+    { offsetof (struct hpcq_jobspec, queue), "the queue" },
+    { offsetof (struct hpcq_jobspec, workdir), "the working directory" },
+    { offsetof (struct hpcq_jobspec, output_path), "the output path" },
+    { offsetof (struct hpcq_jobspec, error_path), "the error path" },
+    { offsetof (struct hpcq_jobspec, depend), "the dependency list" },
+    { offsetof (struct hpcq_jobspec, account), "the account" },
+    { offsetof (struct hpcq_jobspec, mail_users), "the mail user list" },
+    { offsetof (struct hpcq_jobspec, submit_args), "the command line" },
+    { offsetof (struct hpcq_jobspec, shell), "the shell" },
+    { offsetof (struct hpcq_jobspec, project), "the project" },
+    { offsetof (struct hpcq_jobspec, group_list), "the group" },
+    { offsetof (struct hpcq_jobspec, stagein), "the stagein list" },
+    { offsetof (struct hpcq_jobspec, stageout), "the stageout list" },
+};
+
+static int not_utf8 (const char *what, const char *s, long at, struct hpcq_error *err)
+{
+    return errprintf_code (err, EILSEQ,
+                           "%s is not UTF-8 (byte 0x%02x at offset %ld): names, "
+                           "paths and variables must be UTF-8 text (the script "
+                           "may hold any bytes)",
+                           what, (unsigned char)s[at], at);
+}
+
+int jobspec_check_text (const struct hpcq_jobspec *spec, struct hpcq_error *err)
+{
+    char what[128];
+    long at;
+
+    for (size_t i = 0; i < ARRAY_SIZE (string_fields); i++) {
+        const struct string_field *f = &string_fields[i];
+        const char *s = string_member_const (spec, f), *name = f->key;
+        if (!s || s == spec->script || (at = util_utf8_invalid (s)) < 0)
+            continue;
+        for (size_t k = 0; k < ARRAY_SIZE (text_names); k++)
+            if (text_names[k].offset == f->offset)
+                name = text_names[k].what;
+        return not_utf8 (name, s, at, err);
+    }
+    for (int i = 0; i < spec->nenv; i++) {
+        if ((at = util_utf8_invalid (spec->env[i])) < 0)
+            continue;
+        snprintf (what, sizeof (what), "the environment variable %.*s",
+                  (int)strcspn (spec->env[i], "="), spec->env[i]);
+        return not_utf8 (what, spec->env[i], at, err);
     }
     return 0;
 }
@@ -361,6 +424,13 @@ static json_t *scalars_to_json (const struct hpcq_jobspec *spec)
         json_decref (o);
         return NULL;
     }
+    if (o && spec->execution_time > 0
+        && json_object_set_new (o, "execution_time",
+                                json_integer ((json_int_t)spec->execution_time))
+               < 0) {
+        json_decref (o);
+        return NULL;
+    }
     return o;
 }
 
@@ -374,8 +444,14 @@ json_t *jobspec_to_json (const struct hpcq_jobspec *spec)
         return NULL;
     for (i = 0; i < ARRAY_SIZE (string_fields); i++) {
         const struct string_field *f = &string_fields[i];
-        json_t *v = string_or_null (string_member_const (spec, f));
-        if (json_object_set_new (o, f->key, v) < 0)
+        const char *s = string_member_const (spec, f), *key = f->key;
+        json_t *v;
+        if (s == spec->script && s && util_utf8_invalid (s) >= 0) {
+            key = "script_base64";
+            v = tm_data_json (s, strlen (s));
+        } else
+            v = string_or_null (s);
+        if (json_object_set_new (o, key, v) < 0)
             goto error;
     }
     errno = ENOMEM;
@@ -439,6 +515,23 @@ static int decode_string (const json_t *o, const struct string_field *f, char **
     return 0;
 }
 
+/* A script that is not UTF-8, as jobspec_to_json sent it: base64 of bytes
+ * with no NUL, and never beside a "script". */
+static int decode_script_base64 (const json_t *o, char **dst, struct hpcq_error *err)
+{
+    size_t len;
+
+    if (json_object_get (o, "script"))
+        return invalid (err, "script and script_base64 both given");
+    if (tm_data_decode (json_object_get (o, "script_base64"), dst, &len) < 0)
+        return errno == ENOMEM ? nomem (err)
+                               : invalid (err, "script_base64 is not base64");
+    if (strlen (*dst) != len || len == 0)
+        return invalid (err, "script_base64 holds %s",
+                        len ? "a NUL byte" : "an empty script");
+    return 0;
+}
+
 static int decode_strings (const json_t *o, struct hpcq_jobspec *spec,
                            struct hpcq_error *err)
 {
@@ -448,7 +541,11 @@ static int decode_strings (const json_t *o, struct hpcq_jobspec *spec,
 
     for (i = 0; i < ARRAY_SIZE (string_fields); i++) {
         const struct string_field *f = &string_fields[i];
-        if (decode_string (o, f, string_member (spec, f), err) < 0)
+        if (f->offset == offsetof (struct hpcq_jobspec, script)
+            && json_object_get (o, "script_base64")) {
+            if (decode_script_base64 (o, &spec->script, err) < 0)
+                return -1;
+        } else if (decode_string (o, f, string_member (spec, f), err) < 0)
             return -1;
     }
     if (jobspec_check_name (spec->name, &name_err) < 0)
@@ -488,14 +585,18 @@ static int decode_scalars (const json_t *o, struct hpcq_jobspec *spec,
 {
     json_error_t jerr;
     const char *join = "n";
-    json_int_t priority = 0, umask = -1;
+    json_int_t priority = 0, umask = -1, exec_time = 0;
 
     /* unpack wants a non-const root but only reads it */
-    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s?s s?b s?I s?b s?b s?I}", "join",
+    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s?s s?b s?I s?b s?b s?I s?I}", "join",
                         &join, "hold", &spec->hold, "priority", &priority, "rerunnable",
-                        &spec->rerunnable, "slurm", &spec->slurm, "umask", &umask)
+                        &spec->rerunnable, "slurm", &spec->slurm, "umask", &umask,
+                        "execution_time", &exec_time)
         < 0)
         return invalid (err, "%s", jerr.text);
+    if (exec_time < 0)
+        return invalid (err, "execution_time %lld out of range", (long long)exec_time);
+    spec->execution_time = exec_time;
     if (priority < PRIORITY_MIN || priority > PRIORITY_MAX)
         return invalid (err, "priority %lld out of range", (long long)priority);
     if (umask < -1 || umask > 0777)

@@ -48,6 +48,8 @@ struct hpcq_jobspec {
     char *mail_users;        /* -M */
     char *submit_args;       /* the qsub command line as typed, for qstat -f */
     char *array;             /* -J / -t / --array range, NULL = not an array */
+    int array_opt;           /* the letter that set array ('J' or 't'), for
+                                qsub's check that not both are given; not sent */
     char *sandbox;           /* -W sandbox=HOME|PRIVATE; NULL = HOME (PBS's
                              * default): PRIVATE runs the job in a scratch
                              * directory of its own, removed after it */
@@ -61,10 +63,26 @@ struct hpcq_jobspec {
                              * sbatch): the job gets Slurm's variables */
     int block;               /* -W block=true: qsub waits for the job's end;
                              * qsub's alone, not sent to the scheduler */
+    int quiet;               /* -z: qsub prints no job id; qsub's alone */
     int pooled;              /* its strings are the pool's (jobspec_pool):
                              * read them, never change or free them */
     int umask;               /* -W umask=NNN for the job's files, -1 = not given
                              * (the worker then uses PBS's 077) */
+    char *shell;             /* -S: the shell the script runs under (its
+                              * argument); NULL = its #! line, else /bin/sh */
+    char *project;           /* -P; NULL = PBS's _pbs_project_default */
+    char *keep_files;        /* -k: o, e, oe/eo, n or d (and d with o/e); with
+                              * o or e (and no d) that file goes to the owner's
+                              * home directory as NAME.oNUM / NAME.eNUM */
+    char *remove_files;      /* -R: o, e or oe/eo: remove those files once the
+                              * job has ended */
+    char *group_list;        /* -W group_list=GROUP: the job's group (one the
+                              * owner belongs to); NULL = their primary one */
+    char *stagein;           /* -W stagein=local@host:remote,...; copied by the
+                              * worker as the owner before the job runs */
+    char *stageout;          /* -W stageout=..., copied back after it */
+    int64_t execution_time;  /* -a: not before this time (epoch seconds); the
+                              * job waits in state W until then; 0 = now */
 };
 
 /* Zero spec and set defaults (priority 0, rerunnable 1, umask -1,
@@ -97,6 +115,13 @@ const char *jobspec_getenv (const struct hpcq_jobspec *spec, const char *key);
  * and no control characters (it becomes part of the output file names).
  * Returns 0 or -1 with err (EINVAL).  Shared by -N and jobspec_from_json. */
 int jobspec_check_name (const char *name, struct hpcq_error *err);
+
+/* Every text of spec but its script is UTF-8 (JSON's text; the names and
+ * paths are shown, matched and logged as text), or -1 with err (EILSEQ)
+ * naming the first field that is not and where.  The script may hold any
+ * bytes: jobspec_to_json carries one that is not UTF-8 as base64
+ * ("script_base64"), so it runs byte for byte as written. */
+int jobspec_check_text (const struct hpcq_jobspec *spec, struct hpcq_error *err);
 
 /* An output path pattern with Slurm's %j and %J (job number; N.I for subjob I
  * of array N, as PBS names their files), %A (the array's number), %a (the

@@ -387,6 +387,9 @@ static const struct chunk_key select_keys[] = {
     { "gpu_model", chunk_set_gpu_model },
     { "mig", chunk_set_mig },
     { "host", chunk_set_host },
+    /* PBS Pro's vnode=: each hpcq node is one vnode, named as its host
+     * (exec_vnode shows node1:ncpus=...), so it is host= by another name. */
+    { "vnode", chunk_set_host },
     { "ompthreads", chunk_set_ompthreads },
     { NULL, NULL },
 };
@@ -479,18 +482,21 @@ static int res_set_select (struct hpcq_resources *res, const char *val,
                            struct hpcq_error *err)
 {
     res->torque = 0;
+    res->said |= RESOURCE_SAID_SELECT;
     return chunks_parse (res, val, select_keys, "select", err);
 }
 
 static int res_set_nodes (struct hpcq_resources *res, const char *val,
                           struct hpcq_error *err)
 {
+    res->said |= RESOURCE_SAID_NODES;
     return torque_parse_nodes (res, val, err);
 }
 
 static int res_set_procs (struct hpcq_resources *res, const char *val,
                           struct hpcq_error *err)
 {
+    res->said |= RESOURCE_SAID_NODES;
     return torque_parse_procs (res, val, err);
 }
 
@@ -515,7 +521,15 @@ static int res_set_pvmem (struct hpcq_resources *res, const char *val,
 static int res_set_walltime (struct hpcq_resources *res, const char *val,
                              struct hpcq_error *err)
 {
-    return resource_parse_walltime (val, &res->walltime, err);
+    int64_t secs;
+
+    if (resource_parse_walltime (val, &secs, err) < 0)
+        return -1;
+    /* The job would be killed the moment it starts. */
+    if (secs == 0)
+        return invalid (err, "walltime=%s is no time at all: ask for more than 0", val);
+    res->walltime = secs;
+    return 0;
 }
 
 static int res_set_mem (struct hpcq_resources *res, const char *val,
@@ -754,14 +768,32 @@ static int fold_job_wide (struct hpcq_resources *res, struct hpcq_error *err)
     return 0;
 }
 
+/* A job-wide mem beside select, as PBS Pro takes it (pbs_resources(7B),
+ * "Limits on Resource Usage" and the -l mem=16gb -l nodes=4 example): when
+ * no chunk asks for memory it is spread over the chunks (mem=16gb with 4
+ * chunks gives each 4gb, rounded up to a kilobyte); when the chunks ask
+ * for memory, their sum is the job's limit and overrides it. */
+static void fold_job_mem (struct hpcq_resources *res)
+{
+    int64_t count = chunks_sum (res, field_one), each;
+
+    if (res->job_mem < 0 || count < 1)
+        return;
+    if (resource_total_mem (res) == 0) {
+        each = (res->job_mem + count - 1) / count;
+        each = (each + 1023) / 1024 * 1024;
+        for (int i = 0; i < res->nchunks; i++)
+            res->chunk[i].mem = each;
+    }
+    res->job_mem = -1;
+}
+
 /* With select/nodes, PBS Pro refuses a job-wide ncpus (which chunk would
- * it go to?).  A job-wide mem or ngpus is only a restatement of the total
- * and must match it, or the user believes in a limit that is not there.
+ * it go to?).  A job-wide ngpus is only a restatement of the total and
+ * must match it, or the user believes in a limit that is not there.
  */
 static int check_job_wide (const struct hpcq_resources *res, struct hpcq_error *err)
 {
-    char want[32], have[32];
-
     if (res->job_ncpus >= 0)
         return invalid (err,
                         "job-wide ncpus=%d cannot be combined with"
@@ -774,14 +806,6 @@ static int check_job_wide (const struct hpcq_resources *res, struct hpcq_error *
                         res->job_vmem >= 0   ? "vmem"
                         : res->job_pmem >= 0 ? "pmem"
                                              : "pvmem");
-    if (res->job_mem >= 0 && res->job_mem != resource_total_mem (res)) {
-        resource_format_size (res->job_mem, want, sizeof (want));
-        resource_format_size (resource_total_mem (res), have, sizeof (have));
-        return invalid (err,
-                        "job-wide mem=%s does not match the select"
-                        " total %s",
-                        want, have);
-    }
     if (res->job_ngpus >= 0 && res->job_ngpus != resource_total_ngpus (res))
         return invalid (err,
                         "job-wide ngpus=%d does not match the select"
@@ -872,8 +896,14 @@ int resource_finalize (struct hpcq_resources *res, struct hpcq_error *err)
 {
     if (res->torque && torque_finalize (res, err) < 0)
         return -1;
+    /* pbs_resources(7B): "Jobs cannot use both new and old syntax". */
+    if (res->said == (RESOURCE_SAID_SELECT | RESOURCE_SAID_NODES))
+        return invalid (err, "select= and nodes=/procs= (Torque's syntax) cannot be "
+                             "combined: give one of them");
     if (res->nchunks == 0 && fold_job_wide (res, err) < 0)
         return -1;
+    if (!res->torque)
+        fold_job_mem (res);
     if (check_chunks (res, err) < 0 || check_job_wide (res, err) < 0)
         return -1;
     if (res->walltime < -1 || res->walltime > RESOURCE_WALLTIME_MAX)

@@ -106,6 +106,10 @@ struct hpcq_resources {
      * (torque.h).  -1 = not given. */
     int torque;
     int64_t job_vmem, job_pmem, job_pvmem;
+    /* Which spellings this request used (RESOURCE_SAID_*), so that mixing
+     * select= with nodes=/procs= is refused as PBS Pro refuses it, rather
+     * than the later one silently replacing the other.  Not stored. */
+    int said;
     /* -l spot=true|false: only spot nodes (1), never spot nodes (0), or
      * either (-1, not asked). */
     int spot;
@@ -121,6 +125,9 @@ struct hpcq_resources {
     char gpu_bind[8];
     char cpu_bind[8];
 };
+
+#define RESOURCE_SAID_SELECT 1
+#define RESOURCE_SAID_NODES 2 /* nodes= or procs=, Torque's (old) syntax */
 
 /* Set res to "nothing requested" (it owns nothing yet). */
 void resource_init (struct hpcq_resources *res);

@@ -340,6 +340,46 @@ int util_parse_double (const char *s, double min, double max, double *v)
     return 0;
 }
 
+/* The length of the UTF-8 sequence at p, or 0 if it is malformed. */
+static int utf8_seq (const unsigned char *p)
+{
+    int n, i;
+    unsigned cp;
+
+    if (p[0] < 0x80)
+        return 1;
+    if (p[0] >= 0xc2 && p[0] <= 0xdf)
+        n = 2, cp = p[0] & 0x1f;
+    else if (p[0] >= 0xe0 && p[0] <= 0xef)
+        n = 3, cp = p[0] & 0x0f;
+    else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+        n = 4, cp = p[0] & 0x07;
+    else
+        return 0;
+    for (i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[i] & 0x3f);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff))
+        || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+long util_utf8_invalid (const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    int n;
+
+    while (*p) {
+        if (!(n = utf8_seq (p)))
+            return (long)(p - (const unsigned char *)s);
+        p += n;
+    }
+    return -1;
+}
+
 void util_format_cpulist (const unsigned char *on, int n, char *buf, size_t len)
 {
     size_t o = 0;

@@ -28,6 +28,11 @@ void util_die (int code, const char *fmt, ...)
 int util_parse_i64 (const char *s, int64_t min, int64_t max, int64_t *out);
 int util_parse_int (const char *s, int min, int max, int *out);
 
+/* The offset of the first byte of s (NUL-terminated) that is not part of
+ * well-formed UTF-8 (RFC 3629: no overlong forms, surrogates or code
+ * points past U+10FFFF), or -1 when there is none. */
+long util_utf8_invalid (const char *s);
+
 /* Monotonic and wall clocks in milliseconds / seconds. */
 int64_t util_now_ms (void);
 int64_t util_now_us (void); /* monotonic, for durations */

@@ -20,6 +20,10 @@ static const char *sql_insert =
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
     " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)";
 
+/* qdel -x: a finished job (an array with its subjobs) leaves the history. */
+static const char *sql_purge =
+    "UPDATE jobs SET purged = 1 WHERE seq = ?1 OR array_parent = ?1";
+
 static const char *sql_update =
     "UPDATE jobs SET state = ?7, hold_types = ?8, priority = ?9, mtime = ?12,"
     " stime = ?13, etime = ?14, exit_status = ?15, comment = ?16,"
@@ -35,10 +39,10 @@ static const char *sql_select =
     " spec, ctime, mtime, stime, etime, exit_status, comment, run_count,"
     " exec_host, exec_vnode, session_id, resources_used, alloc, array_parent,"
     " array_index FROM jobs j"
-    " WHERE ?1 = 0 OR j.state != 'F' OR coalesce (j.etime, ?1) >= ?1"
+    " WHERE j.purged = 0 AND (?1 = 0 OR j.state != 'F' OR coalesce (j.etime, ?1) >= ?1"
     " OR (j.array_parent IS NOT NULL AND EXISTS (SELECT 1 FROM jobs p"
     "     WHERE p.seq = j.array_parent"
-    "     AND (p.state != 'F' OR coalesce (p.etime, ?1) >= ?1)))"
+    "     AND (p.state != 'F' OR coalesce (p.etime, ?1) >= ?1))))"
     " ORDER BY seq";
 
 static const char *sql_attempt_start =
@@ -161,6 +165,16 @@ int db_job_update (struct db *db, const struct db_job *j)
         return db_job_insert (db, &row);
     }
     return 0;
+}
+
+int db_job_purge (struct db *db, int64_t seq)
+{
+    sqlite3_stmt *st;
+
+    if (db_txn_ensure (db) < 0 || !(st = db_stmt (db, sql_purge)))
+        return -1;
+    sqlite3_bind_int64 (st, 1, seq);
+    return db_exec_stmt (db, st);
 }
 
 static char *col_dup (sqlite3_stmt *st, int i)

@@ -54,6 +54,10 @@ int db_job_insert (struct db *db, const struct db_job *j);
  * request as it is: the scheduler keeps the parsed request in memory, not
  * its text. */
 int db_job_update (struct db *db, const struct db_job *j);
+
+/* qdel -x: job seq (and, for an array, its subjobs) is no longer loaded
+ * (db_job_foreach*); its rows stay.  0 or -1. */
+int db_job_purge (struct db *db, int64_t seq);
 /* (db_job_update inserts an array subjob's row if it has none yet: a
  * subjob is stored only once it starts or changes, so a large array goes
  * in as one row.) */

@@ -412,6 +412,7 @@ static void acct_job_fields (struct accounting *a, const struct job *job,
     f->user = job->rec.owner;
     f->group = group;
     f->account = job->spec.account;
+    f->project = job->spec.project;
     f->jobname = job->spec.name ? job->spec.name : job->rec.name;
     f->queue = job->rec.queue;
     f->ctime = job->rec.ctime;

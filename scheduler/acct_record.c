@@ -107,6 +107,10 @@ static void put_job (FILE *f, const struct acct_fields *a)
             putc (*p == '"' || *p == '\n' || *p == ';' ? ' ' : *p, f);
         fputs ("\" ", f);
     }
+    /* After the account, as OpenPBS's src/server/accounting.c writes it
+     * (-P allows no blanks, so never quoted). */
+    if (a->project)
+        put_str (f, "project", a->project);
     put_str (f, "jobname", a->jobname);
     put_str (f, "queue", a->queue);
     fprintf (f, "ctime=%lld qtime=%lld etime=%lld ", (long long)a->ctime,

@@ -40,6 +40,7 @@ struct acct_fields {
     const char *id;   /* "42.server", "7[3].server", "7[].server" */
     const char *text; /* D and A: the whole message instead */
     const char *user, *group, *account, *jobname, *queue;
+    const char *project; /* qsub -P, NULL if not given */
     int64_t ctime, qtime, etime, start, end;
     const char *array_indices; /* an array: its range (instead of hosts) */
     const char *exec_host, *exec_vnode;

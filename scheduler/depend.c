@@ -203,7 +203,10 @@ static void depend_release (struct server *srv, struct job *job)
 {
     hold_types_drop (job, 's');
     job_set_comment (job, "Dependencies satisfied");
-    if (lifecycle_change (srv, job, strpbrk (job->rec.hold_types, "uo") ? 'H' : 'Q',
+    if (lifecycle_change (srv, job,
+                          strpbrk (job->rec.hold_types, "uo")
+                              ? 'H'
+                              : lifecycle_ready_state (job),
                           JOB_EV_RELEASED, "scheduler", "dependencies satisfied")
         < 0)
         log_error ("job %s: record release", job->id);

@@ -335,7 +335,14 @@ json_t *job_attr_json (struct server *srv, const struct job *job)
     set_str (o, "Account_Name", s->account);
     set_str (o, "depend", s->depend);
     set_time (o, "obittime", job->rec.state == 'F' ? job->rec.etime : 0);
-    set_str (o, "project", "_pbs_project_default");
+    set_str (o, "project", s->project ? s->project : "_pbs_project_default");
+    set_str (o, "Shell_Path_List", s->shell);
+    set_str (o, "Keep_Files", s->keep_files);
+    set_str (o, "Remove_Files", s->remove_files);
+    set_str (o, "group_list", s->group_list);
+    set_str (o, "stagein", s->stagein);
+    set_str (o, "stageout", s->stageout);
+    set_time (o, "Execution_Time", s->execution_time);
     set_str (o, "hpcq_uuid", job->rec.uuid);
     if (job->arr)
         job_attr_array (o, job);

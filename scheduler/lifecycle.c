@@ -17,6 +17,7 @@
 #include "scheduler/accounting.h"
 #include "scheduler/ckpt.h"
 #include "scheduler/cost.h"
+#include "scheduler/deferred.h"
 #include "scheduler/fairshare.h"
 #include "scheduler/lifecycle.h"
 #include "scheduler/limits.h"
@@ -49,19 +50,29 @@ int lifecycle_change_at (struct server *srv, struct job *job, char to,
 
     if (job_state_set (job, to, ev, actor, caller) < 0)
         return -1;
+    if (to == 'W')
+        deferred_due (srv->deferred, job->spec.execution_time);
     jobs_refile (srv->jobs, job, old);
     limits_state_changed (srv->limits, job, old);
     return lifecycle_record (srv, job, old, ev, actor, detail);
 }
 
+char lifecycle_ready_state (const struct job *job)
+{
+    return !job->is_array && job->spec.execution_time > util_wall_secs () ? 'W' : 'Q';
+}
+
 int lifecycle_submit (struct server *srv, struct job *job)
 {
     /* Any hold (u, o, or s for dependencies) holds it from the start. */
-    char to =
-        job->rec.hold_types[0] && strcmp (job->rec.hold_types, "n") != 0 ? 'H' : 'Q';
+    char to = job->rec.hold_types[0] && strcmp (job->rec.hold_types, "n") != 0
+                  ? 'H'
+                  : lifecycle_ready_state (job);
 
     if (job_state_set (job, to, JOB_EV_SUBMITTED, job->rec.owner, __func__) < 0)
         return -1;
+    if (to == 'W')
+        deferred_due (srv->deferred, job->spec.execution_time);
     if (jobs_insert (srv->jobs, job) < 0
         || db_event_add_state (srv->db, job->rec.seq, job->rec.ctime,
                                job_event_name (JOB_EV_SUBMITTED), job->rec.owner,

@@ -21,9 +21,13 @@
 #include "scheduler/jobs.h"
 #include "scheduler/server.h"
 
+/* Where a job with no hold goes: W while its qsub -a time is ahead
+ * (deferred.h), else Q. */
+char lifecycle_ready_state (const struct job *job);
+
 /* Submit a new job (takes ownership; job->rec.state is JOB_STATE_NEW):
- * queued, or held if it has holds (hold_types other than "n": a user hold
- * or dependencies).  Inserts it and records "submitted" by its owner.
+ * queued, held if it has holds (hold_types other than "n": a user hold
+ * or dependencies), or waiting (W) for its qsub -a time.  Inserts it and records "submitted" by its owner.
  * 0 or -1 (on -1 the job is still the caller's). */
 int lifecycle_submit (struct server *srv, struct job *job);
 

@@ -30,6 +30,7 @@
 #include "scheduler/cost.h"
 #include "scheduler/depend.h"
 #include "scheduler/fairshare.h"
+#include "scheduler/deferred.h"
 #include "scheduler/history.h"
 #include "scheduler/web/http.h"
 #include "scheduler/rpc/job_ops.h"
@@ -749,7 +750,8 @@ struct server *server_create (struct loop *loop, struct config *cfg,
      * its outbox, and the history window decides what is loaded. */
     srv->metrics = metrics_create (srv);
     if (!(srv->accounting = accounting_create (srv, err))
-        || !(srv->history = history_create (srv, err)))
+        || !(srv->history = history_create (srv, err))
+        || !(srv->deferred = deferred_create (srv, err)))
         goto error;
     if (!(srv->nodes = nodes_create (srv)) || !(srv->jobs = jobs_create (srv))
         || !(srv->depend = depend_create ())) {
@@ -849,6 +851,7 @@ void server_destroy (struct server *srv)
     node_health_destroy (srv->node_health);
     telemetry_destroy (srv->telemetry);
     history_destroy (srv->history);
+    deferred_destroy (srv->deferred);
     metrics_destroy (srv->metrics);
     sched_destroy (srv->sched);
     server_attr_destroy (srv->attrs);

@@ -42,6 +42,7 @@ struct metrics;
 struct telemetry;
 struct http;
 struct history;
+struct deferred;
 struct node_health;
 struct ckpt;
 struct nodeclass;
@@ -81,8 +82,9 @@ struct server {
     struct accounting *accounting; /* PBS accounting log (accounting.h) */
     struct metrics *metrics;       /* Prometheus counters (metrics.h) */
     struct telemetry *telemetry;   /* GPU telemetry from workers (telemetry.h) */
-    struct http *http;       /* /metrics, /api/v1, status page, or NULL (http.h) */
-    struct history *history; /* job_history_duration (history.h) */
+    struct http *http;         /* /metrics, /api/v1, status page, or NULL (http.h) */
+    struct history *history;   /* job_history_duration (history.h) */
+    struct deferred *deferred; /* jobs waiting for qsub -a (deferred.h) */
     struct node_health *node_health; /* nodes offlined by health checks */
     struct nodeclass *nodeclass; /* node classes, prices, interruptions (nodeclass.h) */
     struct ckpt *ckpt;           /* checkpoint cadence and requests (ckpt.h) */

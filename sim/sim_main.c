@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cliopt.h"
 #include "common/resource.h"
 #include "common/util.h"
 #include "scheduler/node.h"
@@ -74,6 +75,7 @@ static const struct option longopts[] = {
     { "seed", required_argument, NULL, 'e' },
     { "scenarios", required_argument, NULL, 'a' },
     { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
 };
 
@@ -219,6 +221,7 @@ static int parse_options (int argc, char **argv, struct options *o,
         case 'G': o->gpu_format = 1; break;
         case 'M': o->cluster.mig_layout = optarg; break;
         case 'h': usage (stdout); exit (0);
+        case 'V': cliopt_print_version ("hpcq-sim", CLIOPT_HPCQ); exit (0);
         case 's':
         case 'R':
         case 'T':

@@ -21,6 +21,7 @@
 #include "common/hostlist.h"
 #include "common/util.h"
 #include "worker/launch.h"
+#include "worker/stage.h"
 #include "worker/sandbox.h"
 
 #define ENV_MAX 512
@@ -405,6 +406,21 @@ static void child_ckpt_dir (const struct launch_req *req, char **envp, int fd)
     }
 }
 
+/* qsub -k o|e (without d): PBS Pro keeps that file in the owner's home
+ * directory, as NAME.oNUM (NAME.eNUM), instead of where -o/-e say. */
+static void keep_in_home (const struct launch_req *req, const struct launch_env *e,
+                          char kind, char *buf, int len)
+{
+    const char *keep = req->spec.keep_files;
+    char std[4096];
+
+    if (!keep || !strchr (keep, kind) || strchr (keep, 'd') || !e->cred
+        || !e->cred->home[0])
+        return;
+    launch_resolve_output (req, NULL, kind, std, sizeof (std));
+    snprintf (buf, len, "%s/%s", e->cred->home, strrchr (std, '/') + 1);
+}
+
 /* Everything from here on that touches a path the user named runs after
  * privsep_drop(): the stat in launch_resolve_output, the checkpoint
  * directory, the output files. */
@@ -433,17 +449,31 @@ static void child_exec (const struct launch_req *req, const struct launch_env *e
     launch_resolve_output (req, req->spec.output_path, 'o', out_path,
                            sizeof (out_path));
     launch_resolve_output (req, req->spec.error_path, 'e', err_path, sizeof (err_path));
+    keep_in_home (req, e, 'o', out_path, sizeof (out_path));
+    keep_in_home (req, e, 'e', err_path, sizeof (err_path));
     /* Where stdout and stderr go, -j counted: the worker's notes go where
      * stderr does. */
     child_say (fd, 'O', req->spec.join == JOIN_EO ? err_path : out_path);
     child_say (fd, 'E', req->spec.join == JOIN_OE ? out_path : err_path);
     child_ckpt_dir (req, envp, fd);
     child_stdio (req, out_path, err_path, envp, fd);
-    if (strncmp (req->spec.script, "#!", 2) == 0)
+    if (req->spec.stagein) {
+        char why[4400];
+        if (stage_in (req->spec.stagein, req->spec.workdir, why, sizeof (why)) < 0) {
+            child_say (fd, 'X', why);
+            launch_environ_free (envp);
+            _exit (127);
+        }
+    }
+    /* qsub -S: PBS Pro runs "SHELL SCRIPT", whatever the #! line says. */
+    if (req->spec.shell)
+        execve (req->spec.shell, (char *[]){ req->spec.shell, (char *)script, NULL },
+                envp);
+    else if (strncmp (req->spec.script, "#!", 2) == 0)
         execve (script, (char *[]){ (char *)script, NULL }, envp);
     else
         execve ("/bin/sh", (char *[]){ "sh", (char *)script, NULL }, envp);
-    child_fail (fd, envp, "cannot execute", script);
+    child_fail (fd, envp, "cannot execute", req->spec.shell ? req->spec.shell : script);
 }
 
 static void status_parse (struct launch_status *st)

@@ -64,6 +64,27 @@ int privsep_cred_lookup (uid_t uid, struct privsep_cred *c, struct hpcq_error *e
     }
 }
 
+int privsep_cred_set_group (struct privsep_cred *c, const char *group,
+                            struct hpcq_error *err)
+{
+    struct group gr, *res = NULL;
+    char buf[16384];
+
+    if (getgrnam_r (group, &gr, buf, sizeof (buf), &res) != 0 || !res) {
+        errno = ENOENT;
+        return errprintf (err, "group_list: no group %s on this node", group);
+    }
+    /* getgrouplist() put the primary group in c->groups too. */
+    for (int i = 0; i < c->ngroups; i++)
+        if (c->groups[i] == gr.gr_gid) {
+            c->gid = gr.gr_gid;
+            return 0;
+        }
+    errno = EPERM;
+    return errprintf (err, "group_list: %s is not a member of group %s", c->name,
+                      group);
+}
+
 void privsep_cred_release (struct privsep_cred *c)
 {
     if (!c)

@@ -43,6 +43,11 @@ struct privsep_cred {
  * user.  Release with privsep_cred_release(). */
 int privsep_cred_lookup (uid_t uid, struct privsep_cred *c, struct hpcq_error *err);
 void privsep_cred_release (struct privsep_cred *c);
+
+/* qsub -W group_list: make group (a name) c's group, if c's user is a
+ * member of it on this node; else -1 with err (EPERM or ENOENT). */
+int privsep_cred_set_group (struct privsep_cred *c, const char *group,
+                            struct hpcq_error *err);
 /* A deep copy of from into to (to is overwritten, not released). */
 void privsep_cred_copy (struct privsep_cred *to, const struct privsep_cred *from);
 

@@ -27,6 +27,7 @@
 #include "worker/checkpoint.h"
 #include "worker/cores.h"
 #include "worker/sandbox.h"
+#include "worker/stage.h"
 #include "worker/tasks.h"
 #include "worker/tm.h"
 #include "worker/topo.h"
@@ -161,6 +162,8 @@ static void task_free (struct task *t)
         close (t->status_fd);
     free (t->status);
     free (t->slots);
+    free (t->stageout);
+    free (t->submit_dir);
     while (t->pending_msgs) {
         struct task_msg *m = t->pending_msgs;
         t->pending_msgs = m->next;
@@ -298,8 +301,96 @@ void tasks_host_failed (struct tasks *ts, int64_t seq, int attempt, const char *
     tasks_kill (ts, t, KILL_HOST, 1);
 }
 
+static int file_remove (void *arg)
+{
+    return unlink (arg) < 0 && errno != ENOENT;
+}
+
+/* qsub -R: the output and/or error file go once the job has ended,
+ * removed by a helper that is the owner, never by root. */
+static void task_remove_files (struct tasks *ts, struct task *t)
+{
+    for (const char *k = t->remove_files; *k; k++) {
+        char *path = *k == 'o' ? t->stdout_path : t->stderr_path;
+        if (path[0]
+            && privsep_run (ts->ps, &t->cred, ts->io_timeout_ms, file_remove, path,
+                            NULL, NULL)
+                   < 0)
+            log_error ("job %s: remove %s", t->jobid, path);
+    }
+}
+
+/* What a stage-out helper does, in order: the copies, then qsub -R's
+ * removals (a file may be staged out and then removed). */
+struct stage_job {
+    struct stage_out_req out;
+    const char *remove, *stdout_path;
+};
+
+static int stage_then_remove (void *arg)
+{
+    const struct stage_job *s = arg;
+    int rc = stage_out ((void *)&s->out);
+
+    for (const char *k = s->remove; *k; k++)
+        (void)file_remove ((void *)(*k == 'o' ? s->stdout_path : s->out.err_path));
+    return rc;
+}
+
+/* After the copies: the sandbox they were made from may go. */
+struct stage_after {
+    struct privsep *ps;
+    struct privsep_cred cred;
+    char jobid[128];
+    char sandbox[4096];
+};
+
+static void stage_done (int status, void *arg)
+{
+    struct stage_after *a = arg;
+
+    if (status != 0)
+        log_msg (LOG_ERR, "job %s: stageout: %d file(s) not copied%s", a->jobid,
+                 status < 0 ? 1 : status, status < 0 ? " (the copy was killed)" : "");
+    if (a->sandbox[0] && sandbox_remove (a->ps, &a->cred, a->sandbox) < 0)
+        log_error ("job %s: remove its sandbox %s", a->jobid, a->sandbox);
+    privsep_cred_release (&a->cred);
+    free (a);
+}
+
+/* qsub -W stageout: copied back by a helper that is the owner (no time
+ * limit: big files take long, and nothing waits for it), then -R's
+ * removals, then the sandbox.  1 if that is under way, else 0. */
+static int task_stage_out (struct tasks *ts, struct task *t)
+{
+    struct stage_job s = { { t->stageout, t->submit_dir,
+                             t->sandbox[0] ? t->sandbox : t->submit_dir,
+                             t->stderr_path },
+                           t->remove_files,
+                           t->stdout_path };
+    struct stage_after *a;
+
+    if (!t->stageout || t->start_error[0])
+        return 0;
+    a = xzalloc (sizeof (*a));
+    a->ps = ts->ps;
+    privsep_cred_copy (&a->cred, &t->cred);
+    snprintf (a->jobid, sizeof (a->jobid), "%s", t->jobid);
+    snprintf (a->sandbox, sizeof (a->sandbox), "%s", t->sandbox);
+    if (privsep_run (ts->ps, &t->cred, 0, stage_then_remove, &s, stage_done, a) < 0) {
+        log_error ("job %s: stageout", t->jobid);
+        privsep_cred_release (&a->cred);
+        free (a);
+        return 0;
+    }
+    t->sandbox[0] = '\0'; /* stage_done removes it */
+    return 1;
+}
+
 static void task_release (struct tasks *ts, struct task *t)
 {
+    if (!task_stage_out (ts, t))
+        task_remove_files (ts, t);
     if (t->sandbox[0] && sandbox_remove (ts->ps, &t->cred, t->sandbox) < 0)
         log_error ("job %s: remove its sandbox %s", t->jobid, t->sandbox);
     cores_release (ts->cores, t->slots, t->nslots);
@@ -673,7 +764,9 @@ static int task_cred (struct tasks *ts, struct task *t, const struct launch_req 
                       struct hpcq_error *err)
 {
     if (privsep_cred_lookup ((uid_t)req->uid, &t->cred, err) == 0)
-        return 0;
+        return req->spec.group_list
+                   ? privsep_cred_set_group (&t->cred, req->spec.group_list, err)
+                   : 0;
     if (geteuid () == 0)
         return errprintf (err, "unknown user %s (uid %lld) on this node", req->owner,
                           (long long)req->uid);
@@ -800,6 +893,12 @@ void tasks_launch (struct tasks *ts, struct launch_req *req)
     env.ucx_devices = w->ucx_devices;
     t->pid = launch_start (req, &env, &t->status_fd, &err);
     snprintf (t->sandbox, sizeof (t->sandbox), "%s", req->sandbox);
+    snprintf (t->remove_files, sizeof (t->remove_files), "%s",
+              req->spec.remove_files ? req->spec.remove_files : "");
+    if (req->spec.stageout) {
+        t->stageout = xstrdup (req->spec.stageout);
+        t->submit_dir = xstrdup (req->spec.workdir);
+    }
     if (t->pid < 0) {
         t->pid = 0;
         task_fail (ts, t, err.text);

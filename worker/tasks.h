@@ -45,6 +45,9 @@ struct task {
     char stdout_path[4096];   /* where its stdout goes (qmsg -O) */
     char stderr_path[4096];   /* where its stderr goes: PBS's notes, qmsg -E */
     char sandbox[4096];       /* -W sandbox=PRIVATE: removed after it; "" if none */
+    char remove_files[4];     /* qsub -R: o and/or e, removed after it */
+    char *stageout;           /* qsub -W stageout (owned), copied after it */
+    char *submit_dir;         /* its PBS_O_WORKDIR (owned), for stageout */
     struct privsep_cred cred; /* the job's owner */
     struct cgroup_job *cg;    /* NULL: process group only */
     int *slots;               /* the cores it holds (cores.h) */

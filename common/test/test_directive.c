@@ -13,7 +13,7 @@
 
 static void test_optstring (void)
 {
-    const char *letters = "NqlojevpWArmMSC";
+    const char *letters = "NqlojevpWArmMSCPkRa";
     const char *p;
 
     for (p = letters; *p; p++) {
@@ -25,6 +25,29 @@ static void test_optstring (void)
     p = strchr (directive_optstring, 'h');
     ok (p && p[1] != ':', "-h is a flag");
     ok (strchr (directive_optstring, 'I') == NULL, "-I is not offered");
+    p = strchr (directive_optstring, 'z');
+    ok (p && p[1] != ':', "-z is a flag");
+}
+
+static void near_miss_count (int lineno, const char *line, int len, void *arg)
+{
+    int *lines = arg;
+    lines[lines[0]++ + 1] = lineno;
+}
+
+/* What looks like a directive and is not (PBS ignores it): named. */
+static void test_near_misses (void)
+{
+    int lines[8] = { 0 };
+
+    directive_near_misses ("#!/bin/sh\n#PBS-N x\n# PBS -N y\n#pbs -N z\n#PBS -N ok\n"
+                           "# a comment\n#PBSfoo\n#\tPbs\necho\n#pbs -N after\n",
+                           NULL, near_miss_count, lines);
+    ok (lines[0] == 5 && lines[1] == 2 && lines[2] == 3 && lines[3] == 4
+            && lines[4] == 7 && lines[5] == 8,
+        "near misses: lines 2, 3, 4, 7, 8 (not the directive, the comment or after "
+        "the first command): %d found",
+        lines[0]);
 }
 
 /* apply one option to spec; on failure the message must contain want
@@ -101,7 +124,7 @@ static void test_apply_simple (void)
     check_apply (&spec, 'C', "#HPCQ", NULL);
 
     check_apply (&spec, 'x', "1", "unknown option -x");
-    check_apply (&spec, 'a', "1200", "unknown option -a");
+    check_apply (&spec, 'a', "1200", NULL);
     check_apply (&spec, ':', "1", "unknown option -:");
     check_apply (&spec, 'I', NULL,
                  "-I (interactive) is only a qsub command-line option");
@@ -141,7 +164,41 @@ static void test_apply_values (void)
 
     check_apply (&spec, 'W', "depend=afterok:12.head,before:3", NULL);
     is (spec.depend, "afterok:12.head,before:3", "-W depend kept verbatim");
-    check_apply (&spec, 'W', "group_list=staff", "unknown -W attribute 'group_list'");
+    check_apply (&spec, 'W', "group_list=staff", NULL);
+    is (spec.group_list, "staff", "-W group_list=staff");
+    check_apply (&spec, 'W', "group_list=a@h1,b@h2",
+                 "the group@host form is not supported");
+    check_apply (&spec, 'P', "proj1", NULL);
+    is (spec.project, "proj1", "-P proj1");
+    check_apply (&spec, 'P', "a b", "invalid -P project 'a b'");
+    check_apply (&spec, 'k', "oe", NULL);
+    is (spec.keep_files, "oe", "-k oe");
+    check_apply (&spec, 'k', "doe", NULL);
+    check_apply (&spec, 'k', "n", NULL);
+    check_apply (&spec, 'k', "on", "invalid -k value 'on'");
+    check_apply (&spec, 'k', "oo", "invalid -k value 'oo'");
+    check_apply (&spec, 'R', "eo", NULL);
+    is (spec.remove_files, "eo", "-R eo");
+    check_apply (&spec, 'R', "d", "invalid -R value 'd'");
+    check_apply (&spec, 'S', "/bin/bash", NULL);
+    is (spec.shell, "/bin/bash", "-S /bin/bash is kept");
+    check_apply (&spec, 'S', "/bin/sh@h1", "one path");
+    check_apply (&spec, 'a', "2359.60", "no such time");
+    check_apply (&spec, 'a', "12", "invalid -a value '12'");
+    check_apply (&spec, 'a', "202001010000", NULL);
+    ok (spec.execution_time == 0, "-a in the past: eligible now");
+    check_apply (&spec, 'a', "209901010000", NULL);
+    ok (spec.execution_time > 4000000000LL, "-a 209901010000 is in 2099");
+    check_apply (&spec, 'W', "stagein=a@h:/x/a,b@h:rel/b", NULL);
+    is (spec.stagein, "a@h:/x/a,b@h:rel/b", "-W stagein kept");
+    check_apply (&spec, 'W', "stageout=out@h:/x/out", NULL);
+    check_apply (&spec, 'W', "stagein=a@h", "want local_file@host:remote_file");
+    check_apply (&spec, 'W', "stagein=@h:/x", "a path or the host is empty");
+    check_apply (&spec, 'W', "stageout=a@h:", "a path or the host is empty");
+    check_apply (&spec, 'z', NULL, NULL);
+    ok (spec.quiet == 1, "-z: quiet");
+    check_apply (&spec, 'J', "1-4", NULL);
+    check_apply (&spec, 't', "1-3", "-J and -t both ask for a job array");
     check_apply (&spec, 'W', "dependx=1", "unknown -W attribute 'dependx'");
     ok (spec.umask == -1, "no -W umask: -1 (the worker uses 077)");
     check_apply (&spec, 'W', "umask=022", NULL);
@@ -368,9 +425,11 @@ static void test_script_errors (void)
     check_script_error ("#PBS -\n", "line 1: unexpected argument '-'");
     check_script_error ("#PBS -I\n",
                         "line 1: -I (interactive) is only a qsub command-line option");
-    check_script_error ("#PBS -k oe\n", "line 1: unknown option -k");
-    check_script_error ("#PBS -W group_list=x\n",
-                        "line 1: unknown -W attribute 'group_list'");
+    check_script_error ("#PBS -k x\n",
+                        "line 1: invalid -k value 'x' (o, e, oe, n or d, d with o/e)");
+    check_script_error ("#PBS -J 1-2\n#PBS -t 1-2\n",
+                        "line 2: -J and -t both ask for a job array (-t is Torque's "
+                        "spelling of -J): give one of them");
     check_script_error ("#PBS -N a\\ b\n", "line 1: job name 'a b' contains"
                                            " whitespace, '/' or a control character");
 
@@ -420,6 +479,7 @@ static void test_override (void)
 int main (int argc, char *argv[])
 {
     plan (NO_PLAN);
+    test_near_misses ();
     test_optstring ();
     test_apply_simple ();
     test_apply_values ();

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/jobspec.h"
+#include "common/util.h"
 #include "common/test/tap.h"
 
 /* tap.h's is() tests its arguments for NULL, which gcc -Waddress flags
@@ -255,13 +256,20 @@ static void test_encode_errors (void)
     struct hpcq_jobspec a;
 
     make_minimal (&a);
-    free (a.script);
-    a.script = strdup ("echo \xff\xfe");
+    free (a.name);
+    a.name = strdup ("caf\xe9");
     errno = 0;
     ok (jobspec_to_json (&a) == NULL && errno == EILSEQ,
-        "invalid UTF-8 in the script fails with EILSEQ");
-    free (a.script);
-    a.script = strdup ("true");
+        "invalid UTF-8 in the name fails with EILSEQ");
+    {
+        struct hpcq_error err = { "" };
+        ok (jobspec_check_text (&a, &err) == -1 && errno == EILSEQ
+                && strstr (err.text,
+                           "the job name is not UTF-8 (byte 0xe9 at offset 3)"),
+            "jobspec_check_text names the job name and the byte");
+    }
+    free (a.name);
+    a.name = strdup ("x");
     a.join = 7;
     errno = 0;
     ok (jobspec_to_json (&a) == NULL && errno == EINVAL, "bad join fails with EINVAL");
@@ -528,6 +536,35 @@ static void test_decode_into_used_spec (void)
     json_decref (o);
 }
 
+/* A script that is not UTF-8 goes as script_base64 and comes back byte
+ * for byte; a decoder refuses both keys at once, or a NUL inside. */
+static void test_script_bytes (void)
+{
+    struct hpcq_jobspec a, b;
+    struct hpcq_error err = { "" };
+    json_t *o;
+
+    make_minimal (&a);
+    free (a.script);
+    a.script = strdup ("echo caf\xe9 \xff\r\n");
+    ok (jobspec_check_text (&a, &err) == 0, "a Latin-1 script passes the text check");
+    o = jobspec_to_json (&a);
+    ok (o && json_object_get (o, "script_base64") && !json_object_get (o, "script"),
+        "it is encoded as script_base64");
+    ok (o && jobspec_from_json (o, &b, &err) == 0, "and decodes");
+    is (b.script, "echo caf\xe9 \xff\r\n", "byte for byte");
+    jobspec_release (&b);
+    json_object_set_new (o, "script", json_string ("true"));
+    check_bad (json_incref (o), "script and script_base64 both given", "both keys");
+    json_object_del (o, "script");
+    json_object_set_new (o, "script_base64", json_string ("YQBi")); /* a\0b */
+    check_bad (o, "script_base64 holds a NUL byte", "a NUL in base64");
+    ok (util_utf8_invalid ("caf\xc3\xa9") == -1 && util_utf8_invalid ("\xc0\x80") == 0
+            && util_utf8_invalid ("a\xed\xa0\x80") == 1,
+        "util_utf8_invalid: UTF-8 passes, overlong and surrogates do not");
+    jobspec_release (&a);
+}
+
 int main (int argc, char *argv[])
 {
     plan (NO_PLAN);
@@ -540,5 +577,6 @@ int main (int argc, char *argv[])
     test_decode_resources ();
     test_decode_ok ();
     test_decode_into_used_spec ();
+    test_script_bytes ();
     return done_testing ();
 }

@@ -390,8 +390,11 @@ static void test_errors (void)
     check_error ("select=2000000:ncpus=2000", "too large");
     check_error ("select=1:ncpus=2,ncpus=4", "job-wide ncpus=4");
     check_error ("ncpus=4,select=1:ncpus=2", "cannot be combined");
-    check_error ("mem=3gb,select=2:ncpus=1:mem=1gb",
-                 "job-wide mem=3gb does not match the select total 2gb");
+    check_error ("select=1:ncpus=1,nodes=2:ppn=1", "cannot be combined");
+    check_error ("nodes=2:ppn=1,select=1:ncpus=1", "cannot be combined");
+    check_error ("procs=2,select=1:ncpus=1", "cannot be combined");
+    check_error ("walltime=00:00:00", "walltime=00:00:00 is no time at all");
+    check_error ("walltime=0", "no time at all");
     check_error ("ngpus=1,select=2:ngpus=1", "job-wide ngpus=1");
     check_error ("place=bogus", "invalid place 'bogus'");
     check_error ("place=scatter:bogus", "invalid place 'scatter:bogus'");
@@ -535,6 +538,20 @@ static void test_big (void)
     resource_release (&res);
 }
 
+/* A job-wide mem beside select, as PBS Pro folds it (pbs_resources(7B)). */
+static void test_job_wide_mem (void)
+{
+    check_select ("select=1:ncpus=1,mem=1gb", "1:ncpus=1:mem=1gb");
+    check_select ("mem=1gb,select=1:ncpus=1", "1:ncpus=1:mem=1gb");
+    check_select ("select=4:ncpus=1,mem=16gb", "4:ncpus=1:mem=4gb");
+    check_select ("select=2:ncpus=1+1:ncpus=2,mem=3gb",
+                  "2:ncpus=1:mem=1gb+1:ncpus=2:mem=1gb");
+    /* The chunks' own memory wins over a job-wide one. */
+    check_select ("mem=3gb,select=2:ncpus=1:mem=1gb", "2:ncpus=1:mem=1gb");
+    check_select ("walltime=00:00:01", "1:ncpus=1");
+    check_select ("select=1:ncpus=1:vnode=node2", "1:ncpus=1:host=node2");
+}
+
 int main (int argc, char *argv[])
 {
     plan (NO_PLAN);
@@ -549,5 +566,6 @@ int main (int argc, char *argv[])
     test_select_16 ();
     test_big ();
     test_gpu_kinds ();
+    test_job_wide_mem ();
     return done_testing ();
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/tm.h"
 #include "common/util.h"
 #include "scheduler/ckpt.h"
 #include "scheduler/clients.h"
@@ -515,11 +516,18 @@ static void job_print (struct server *srv, struct conn *c, struct wire_msg *msg)
         server_reply_error (c, msg, EPERM, "Unauthorized Request  %s", job->id);
         return;
     }
-    (void)conn_reply (c, msg, 0, NULL,
-                      json_pack ("{s:s s:s s:o s:s s:I}", "jobid", job->id, "script",
-                                 job->spec.script ? job->spec.script : "", "attributes",
-                                 job_attr_json (srv, job), "uuid", job->rec.uuid, "seq",
-                                 (json_int_t)job->rec.seq));
+    const char *script = job->spec.script ? job->spec.script : "";
+    json_t *o = json_pack ("{s:s s:o s:s s:I}", "jobid", job->id, "attributes",
+                           job_attr_json (srv, job), "uuid", job->rec.uuid, "seq",
+                           (json_int_t)job->rec.seq);
+
+    /* A script that is not UTF-8 goes as base64, as in its jobspec. */
+    if (o && util_utf8_invalid (script) >= 0)
+        json_object_set_new (o, "script_base64",
+                             tm_data_json (script, strlen (script)));
+    else if (o)
+        json_object_set_new (o, "script", json_string (script));
+    (void)conn_reply (c, msg, 0, NULL, o);
 }
 
 static const struct handler job_ops_handlers[] = {

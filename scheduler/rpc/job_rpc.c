@@ -9,6 +9,7 @@
 #endif
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +20,11 @@
 #include "common/log.h"
 #include "common/strpool.h"
 #include "common/util.h"
+#include "db/db_job.h"
 #include "scheduler/depend.h"
 #include "scheduler/cost.h"
 #include "scheduler/job_attr.h"
+#include "scheduler/rpc/job_ops.h"
 #include "scheduler/rpc/job_rpc.h"
 #include "scheduler/rpc/job_stat.h"
 #include "scheduler/jobs.h"
@@ -269,6 +272,43 @@ static void array_delete (struct server *srv, struct conn *c, struct wire_msg *m
     server_reply_after_commit (srv, c, msg, NULL);
 }
 
+/* jobs_purge keeps every job but the one purged. */
+static int keep_others (const struct job *job, void *arg)
+{
+    return job != arg;
+}
+
+/* qdel -x of a finished job: its history goes (PBS Pro's qdel -x), so
+ * qstat -x no longer shows it, now or after a restart; tracejob, the
+ * accounting log and hpcq-report keep it. */
+static void purge_history (struct server *srv, struct conn *c, struct wire_msg *msg,
+                           struct job *job, const char *who)
+{
+    int waited = job_ops_waited (srv->job_ops, job);
+
+    for (int i = 0; job->arr && i < job->arr->nsub && !waited; i++)
+        waited = job_ops_waited (srv->job_ops, job->arr->sub[i]);
+    if (job->parent) {
+        server_reply_error (c, msg, EINVAL,
+                            "%s is a subjob: qdel -x purges the whole array %s",
+                            job->id, job->parent->id);
+        return;
+    }
+    if (waited) {
+        server_reply_error (c, msg, EBUSY, "%s is still waited on (qsub -W block)",
+                            job->id);
+        return;
+    }
+    if (db_job_purge (srv->db, job->rec.seq) < 0) {
+        server_reply_error (c, msg, errno, "cannot purge %s", job->id);
+        return;
+    }
+    log_msg (LOG_INFO, "job %s (%s): history purged by %s", job->id, job->rec.owner,
+             who);
+    (void)jobs_purge (srv->jobs, INT64_MAX, keep_others, job);
+    server_reply_after_commit (srv, c, msg, NULL);
+}
+
 static void job_delete (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     struct job *job = job_rpc_target (srv, c, msg);
@@ -277,12 +317,18 @@ static void job_delete (struct server *srv, struct conn *c, struct wire_msg *msg
     if (!job)
         return;
     server_user_name (conn_peer_uid (c), who, sizeof (who));
+    if (job->rec.state == 'F'
+        && json_is_true (json_object_get (msg->body, "history"))) {
+        purge_history (srv, c, msg, job, who);
+        return;
+    }
     if (job->is_array) {
         array_delete (srv, c, msg, job, who);
         return;
     }
     if (job->rec.state == 'F') {
-        server_reply_error (c, msg, EINVAL, "Job has finished %s", job->id);
+        server_reply_error (c, msg, EINVAL, "Job has finished %s (qdel -x purges it)",
+                            job->id);
         return;
     }
     if (delete_one (srv, job, who) < 0) {
@@ -391,8 +437,8 @@ static int release_one (struct server *srv, struct job *job, int mask, const cha
         job_set_comment (job, "Job held: hold types %s remain", job->rec.hold_types);
     else
         job_set_comment (job, "Job released by %s", who);
-    return lifecycle_change (srv, job, left ? 'H' : 'Q', JOB_EV_RELEASED, who,
-                             job->rec.hold_types);
+    return lifecycle_change (srv, job, left ? 'H' : lifecycle_ready_state (job),
+                             JOB_EV_RELEASED, who, job->rec.hold_types);
 }
 
 /* An array's hold or release reaches its split-out subjobs that have not
