@@ -27,6 +27,9 @@ PACKAGES="$PACKAGES libcurl4-openssl-dev"
 # The worker's node topology (sockets, NUMA nodes, GPUs' PCI places): hwloc;
 # lstopo (package hwloc) writes the XML topologies tests load.
 PACKAGES="$PACKAGES libhwloc-dev hwloc"
+# Jobs in OCI containers (docs/containers.md): rootless runc runs them, umoci
+# unpacks their images; the tests build an image from busybox-static.
+PACKAGES="$PACKAGES runc umoci busybox-static"
 # The scheduler's HTTP server; hpcq-report's chart; the administration
 # tests (t8000-t8006) run a real Prometheus (and promtool) and headless
 # Chromium, with curl and jq.

@@ -31,6 +31,7 @@
 #include "scheduler/node.h"
 #include "scheduler/policy/place.h"
 #include "scheduler/policy/policy.h"
+#include "scheduler/policy/why.h"
 #include "sim/cluster.h"
 
 #define GB (INT64_C (1) << 30)
@@ -158,7 +159,18 @@ struct result {
     int full;          /* nodes without a free core before the pass */
     double sort;       /* CPU ms of the priority sort alone */
     int64_t big_start; /* --big: the big job's reservation (s from now), -1 none */
+    double why_median; /* why_pass after the pass (the comments), median CPU ms */
 };
+
+/* What the daemon does with a reason (sched.c): set the comment only
+ * when it changed. */
+static void bench_why (struct job *job, const char *text, void *arg)
+{
+    if (!job->rec.comment || strcmp (job->rec.comment, text) != 0) {
+        free (job->rec.comment);
+        job->rec.comment = strdup (text);
+    }
+}
 
 /* Time passes passes of policy over njobs queued on nnodes. */
 static struct result run (const struct policy_ops *policy, int nnodes, int njobs,
@@ -167,6 +179,7 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
     struct cluster *c = cluster_create (nnodes);
     struct job **q, **copy = calloc (njobs, sizeof (*copy)), *j;
     double *t = calloc (passes, sizeof (*t)), *cpu = calloc (passes, sizeof (*cpu));
+    double *why = calloc (passes, sizeof (*why));
     struct result r = { 0 };
     int64_t seq = 0;
 
@@ -191,6 +204,10 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
         policy->pass (&ctx);
         t[p] = clock_ms (CLOCK_MONOTONIC) - t0;
         cpu[p] = clock_ms (CLOCK_PROCESS_CPUTIME_ID) - c0;
+        /* Then what sched.c does after every pass: say why the rest wait. */
+        c0 = clock_ms (CLOCK_PROCESS_CPUTIME_ID);
+        why_pass (&ctx, policy, bench_why, NULL);
+        why[p] = clock_ms (CLOCK_PROCESS_CPUTIME_ID) - c0;
         r.started = c->nstarted;
         r.big_start = big_nodes && q[0]->est_start > 0 ? q[0]->est_start - c->now : -1;
         /* Back to the state before the pass: end what it started, forget
@@ -213,6 +230,13 @@ static struct result run (const struct policy_ops *policy, int nnodes, int njobs
     }
     qsort (t, passes, sizeof (*t), cmp_double);
     qsort (cpu, passes, sizeof (*cpu), cmp_double);
+    qsort (why, passes, sizeof (*why), cmp_double);
+    r.why_median = why[passes / 2];
+    free (why);
+    for (int k = 0; k < njobs; k++) {
+        free (q[k]->rec.comment);
+        q[k]->rec.comment = NULL;
+    }
     r.cpu_median = cpu[passes / 2];
     free (cpu);
     r.median = t[passes / 2];
@@ -232,6 +256,11 @@ static void report (const char *policy, int nnodes, int njobs, struct result r)
         "  cpu median %7.2f ms (sort %5.2f)  (%d running, %d nodes full, %d started)\n",
         policy, big_nodes ? " +big" : "", nnodes, njobs, r.median, r.min, r.max,
         r.cpu_median, r.sort, r.running, r.full, r.started);
+    printf (
+        "             why_pass after it: cpu median %.2f ms (pass + why / pass, CPU: "
+        "%.3f)\n",
+        r.why_median,
+        r.cpu_median > 0 ? (r.cpu_median + r.why_median) / r.cpu_median : 0);
     if (big_nodes)
         printf ("             the %d-node job: %s %.1f h from now\n", big_nodes,
                 r.big_start >= 0 ? "reserved" : "NOT reserved", r.big_start / 3600.0);

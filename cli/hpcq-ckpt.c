@@ -61,15 +61,15 @@ int main (int argc, char **argv)
     while ((c = getopt_long (argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'g':
-            if (util_parse_long (optarg, 1, (long)(~0UL >> 2), &gen) < 0)
+            if (util_parse_long (optarg, 1, CKPTREPORT_GENERATION_MAX, &gen) < 0)
                 return bad ("generation", optarg);
             break;
         case 'b':
-            if (util_parse_long (optarg, 0, (long)(~0UL >> 2), &bytes) < 0)
+            if (util_parse_long (optarg, 0, CKPTREPORT_BYTES_MAX, &bytes) < 0)
                 return bad ("byte count", optarg);
             break;
         case 's':
-            if (util_parse_double (optarg, 0, 1e9, &secs) < 0)
+            if (util_parse_double (optarg, 0, CKPTREPORT_SECONDS_MAX, &secs) < 0)
                 return bad ("seconds", optarg);
             break;
         default: return usage ();

@@ -226,13 +226,14 @@ static const struct {
     [T_REQUEUES] = { "requeues", 0, 0 },
     [T_PREEMPTIONS] = { "preemptions", 0, 0 },
     [T_RECLAIMS] = { "reclaims", 0, 0 },
-    [T_COST] = { "cost", 2, 0 },
-    [T_COST_SPOT] = { "cost_spot", 2, 0 },
-    [T_COST_OD] = { "cost_if_ondemand", 2, 0 },
-    [T_SAVED] = { "saved", 2, 0 },
+    /* Costs with 4 decimals: a small cluster's hours cost cents. */
+    [T_COST] = { "cost", 4, 0 },
+    [T_COST_SPOT] = { "cost_spot", 4, 0 },
+    [T_COST_OD] = { "cost_if_ondemand", 4, 0 },
+    [T_SAVED] = { "saved", 4, 0 },
     [T_CKPTS] = { "checkpoints", 0, 0 },
     [T_CKPT_S] = { "ckpt_s", 1, 0 },
-    [T_CKPT_COST] = { "ckpt_cost", 2, 0 },
+    [T_CKPT_COST] = { "ckpt_cost", 4, 0 },
 };
 
 /* A row's values in tcols' order, then its MIG-instance-hours. */
@@ -318,9 +319,11 @@ static void print_table (struct report *r, struct report_row **rows, int n, int 
 
     for (int i = 0; i <= n; i++) {
         struct report_row *row = i < n ? rows[i] : &r->total;
+        char *key = util_escape_ctl (row->key); /* an account's text is a user's */
         table_values (r, row, v[i]);
-        if ((int)strlen (row->key) > w)
-            w = (int)strlen (row->key);
+        if ((int)strlen (key) > w)
+            w = (int)strlen (key);
+        free (key);
     }
     for (int k = 0; k < ncols; k++) {
         int dec;
@@ -352,9 +355,11 @@ static void print_table (struct report *r, struct report_row **rows, int n, int 
     printf ("\n");
     for (int j = 0; j <= n; j++) {
         struct report_row *row = j < n ? rows[j] : &r->total;
+        char *key = util_escape_ctl (row->key);
         if (j == n)
             printf ("\n");
-        printf ("%-*s", w, row->key);
+        printf ("%-*s", w, key);
+        free (key);
         for (int i = 0; i < ncols; i++) {
             int k = tcol_at (r, i), dec;
             tcol_name (r, k, name, sizeof (name), &dec);
@@ -379,14 +384,17 @@ static void print_csv (struct report *r, struct report_row **rows, int n)
     for (int i = 0; i <= n; i++) {
         struct report_row *row = i < n ? rows[i] : &r->total;
         /* Keys are user, group, queue names or job ids: no commas or quotes
-         * but an account may have them; quote it as CSV does. */
-        if (strpbrk (row->key, ",\"\n")) {
+         * but an account may have them; quote it as CSV does, and escape
+         * its control characters, so no account makes a row of its own. */
+        char *key = util_escape_ctl (row->key);
+        if (strpbrk (key, ",\"")) {
             putchar ('"');
-            for (const char *c = row->key; *c; c++)
+            for (const char *c = key; *c; c++)
                 printf (*c == '"' ? "\"\"" : "%c", *c);
             putchar ('"');
         } else
-            printf ("%s", row->key);
+            printf ("%s", key);
+        free (key);
         printf (",%lld,%.6f,%.6f,%.1f,%.1f", (long long)row->jobs, hours (row->core_s),
                 hours (row->gpu_s), row->gpu_energy_j, report_gpu_util (row));
         for (int p = 0; p < r->nprofiles; p++)

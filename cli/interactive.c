@@ -36,8 +36,10 @@
 #include "cli/interactive.h"
 #include "cli/jobwait.h"
 #include "cli/submit.h"
+#include "common/admit.h"
 #include "common/client.h"
 #include "common/ptylink.h"
+#include "common/sockdiag.h"
 #include "common/util.h"
 
 #define ADDRS_MAX 8
@@ -280,41 +282,122 @@ static int next_signal (void)
 
 /* Connections still proving themselves: several at once, so that a
  * stranger's connection that never answers cannot make the job's shell
- * wait behind it (and give up). */
+ * wait behind it (and give up); at most PENDING_PER_SOURCE of them from
+ * one source (the uid behind a connection from this host, else the
+ * address), so that one stranger's flood cannot displace the shell's. */
 #define PENDING_MAX 8
+#define PENDING_PER_SOURCE 2
+/* Out of descriptors: the listening socket rests this long. */
+#define ACCEPT_PAUSE_MS 100
+#define SAY_PER_SECOND 5
 
 struct pending {
     struct ptylink_hs hs[PENDING_MAX];
     char who[PENDING_MAX][INET_ADDRSTRLEN + 8];
+    uint64_t key[PENDING_MAX];
     int n;
+    int64_t said_ms, unsaid; /* refusals told, a few a second at most */
+    int nsaid;
+    int64_t paused_until_ms; /* accept rests until then (EMFILE) */
 };
+
+/* A few lines a second at most: a flood of strangers does not fill the
+ * user's terminal. */
+static void say_refused (struct pending *pd, const char *who, const char *why)
+{
+    int64_t now = util_now_ms ();
+
+    if (now - pd->said_ms >= 1000)
+        pd->nsaid = 0;
+    if (pd->nsaid == SAY_PER_SECOND) {
+        pd->unsaid++;
+        return;
+    }
+    if (!pd->nsaid++)
+        pd->said_ms = now;
+    fprintf (stderr, "qsub: refused a connection from %s (%s)", who, why);
+    if (pd->unsaid)
+        fprintf (stderr, ", and %lld more", (long long)pd->unsaid);
+    fputc ('\n', stderr);
+    pd->unsaid = 0;
+}
 
 static void refuse (struct pending *pd, int i, const char *why)
 {
-    fprintf (stderr, "qsub: refused a connection from %s (%s)\n", pd->who[i], why);
+    say_refused (pd, pd->who[i], why);
     close (pd->hs[i].fd);
-    pd->hs[i] = pd->hs[--pd->n];
+    pd->n--;
+    pd->hs[i] = pd->hs[pd->n];
+    pd->key[i] = pd->key[pd->n];
     memcpy (pd->who[i], pd->who[pd->n], sizeof (pd->who[i]));
+}
+
+/* The source a connection counts against: the uid behind it on this
+ * host (sockdiag), else its address. */
+static uint64_t source_key (int fd, const struct sockaddr_in *peer)
+{
+    struct sockaddr_in local;
+    socklen_t len = sizeof (local);
+    uid_t uid;
+
+    if (sockdiag_is_loopback ((const struct sockaddr *)peer)
+        && getsockname (fd, (struct sockaddr *)&local, &len) == 0
+        && sockdiag_peer_uid ((struct sockaddr *)&local, (const struct sockaddr *)peer,
+                              &uid)
+               == 0)
+        return uid;
+    return admit_addr_key ((const struct sockaddr *)peer);
+}
+
+/* Which pending one makes room: the oldest of the source holding most. */
+static int room_for (struct pending *pd)
+{
+    int best = 0, most = 0;
+
+    for (int i = 0; i < pd->n; i++) {
+        int k = 0;
+        for (int j = 0; j < pd->n; j++)
+            k += pd->key[j] == pd->key[i];
+        if (k > most) {
+            most = k;
+            best = i;
+        }
+    }
+    return best;
 }
 
 static void accept_one (struct pending *pd)
 {
     struct sockaddr_in sa;
     socklen_t slen = sizeof (sa);
-    char a[INET_ADDRSTRLEN] = "?";
-    int fd =
-        accept4 (ia.lfd, (struct sockaddr *)&sa, &slen, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    char a[INET_ADDRSTRLEN] = "?", who[sizeof (pd->who[0])];
+    uint64_t key;
+    int k = 0, fd = accept4 (ia.lfd, (struct sockaddr *)&sa, &slen,
+                             SOCK_CLOEXEC | SOCK_NONBLOCK);
 
-    if (fd < 0)
+    if (fd < 0) {
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+            pd->paused_until_ms = util_now_ms () + ACCEPT_PAUSE_MS;
         return;
-    if (pd->n == PENDING_MAX)
-        refuse (pd, 0, "too many connections at once");
+    }
+    key = source_key (fd, &sa);
+    for (int i = 0; i < pd->n; i++)
+        k += pd->key[i] == key;
     inet_ntop (AF_INET, &sa.sin_addr, a, sizeof (a));
-    snprintf (pd->who[pd->n], sizeof (pd->who[0]), "%s:%d", a, ntohs (sa.sin_port));
+    snprintf (who, sizeof (who), "%s:%d", a, ntohs (sa.sin_port));
+    if (k >= PENDING_PER_SOURCE) {
+        say_refused (pd, who, "too many at once from there");
+        close (fd);
+        return;
+    }
+    if (pd->n == PENDING_MAX)
+        refuse (pd, room_for (pd), "too many connections at once");
+    memcpy (pd->who[pd->n], who, sizeof (who));
     if (ptylink_server_start (&pd->hs[pd->n], fd) < 0) {
         close (fd);
         return;
     }
+    pd->key[pd->n] = key;
     pd->n++;
 }
 
@@ -361,7 +444,15 @@ static int wait_start (int *ended)
             if (timeout < 0 || left < timeout)
                 timeout = left > 0 ? (int)left : 0;
         }
-        p[n] = (struct pollfd){ .fd = ia.lfd, .events = POLLIN };
+        if (pd.paused_until_ms) {
+            int64_t left = pd.paused_until_ms - util_now_ms ();
+            if (left <= 0)
+                pd.paused_until_ms = 0;
+            else if (timeout < 0 || left < timeout)
+                timeout = (int)left;
+        }
+        p[n] =
+            (struct pollfd){ .fd = pd.paused_until_ms ? -1 : ia.lfd, .events = POLLIN };
         p[n + 1] = (struct pollfd){ .fd = ia.wait_fd, .events = POLLIN };
         p[n + 2] = (struct pollfd){ .fd = ia.sig_fd, .events = POLLIN };
         if (poll (p, (nfds_t)n + 3, timeout) < 0) {

@@ -148,6 +148,9 @@ static void print_node (json_t *n)
     printf ("     resources_available.ngpus = %lld\n", (long long)num (n, "ngpus"));
     print_ib (n);
     print_topology (n);
+    if (str (n, "container_runtime")[0])
+        printf ("     resources_available.container_runtime = %s\n",
+                str (n, "container_runtime"));
     printf ("     resources_assigned.mem = %s\n", mem_used);
     printf ("     resources_assigned.ncpus = %lld\n", (long long)num (n, "ncpus_used"));
     printf ("     resources_assigned.ngpus = %lld\n", (long long)num (n, "ngpus_used"));

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/qstat_alt.h"
 #include "common/cliopt.h"
 #include "common/client.h"
 #include "common/util.h"
@@ -25,20 +26,25 @@
 static const char usage_text[] =
     "Usage: qstat [-f [-1]] [-F json] [-x|-H] [-t] [-w] [-u user] [job_id|@server "
     "...]\n"
+    "       qstat -a|-i|-r [-n [-1]] [-s] [-T] [-w] [-J] [-t] [-x|-H] [-u user] "
+    "[job_id ...]\n"
     "       qstat -Q [-f] [queue ...]\n"
     "       qstat -B [-f]\n"
     "Shows jobs (finished ones too with -x, only those with -H; arrays'\n"
-    "subjobs with -t), queues (-Q) or the server (-B).\n"
+    "subjobs with -t; arrays only with -J), queues (-Q) or the server (-B);\n"
+    "-a the alternate table (-i queued, -r running; -n hosts, -s comments,\n"
+    "-T estimated start times).\n"
     "See qstat(1).\n";
 
 static const struct cliopt cli = { .prog = "qstat",
-                                   .shortopts = "f1F:xwu:tQBHaJ",
+                                   .shortopts = "f1F:xwu:tQBHaJirnsT",
                                    .usage = usage_text,
                                    .kind = CLIOPT_PBS };
 
 struct opts {
     int full, oneline, history, only_finished, wide, queues, server, json, subjobs;
     const char *user;
+    struct qstat_view view; /* -a -i -r -n -s -T -J (qstat_alt.h) */
 };
 
 static int exit_code;
@@ -87,14 +93,17 @@ static json_t *rpc_stat (json_t *body)
     return acc;
 }
 
-/* One "    name = value" line; PBS folds lines past 80 columns unless -1. */
+/* One "    name = value" line; PBS folds lines past 80 columns unless -1.
+ * Values are users' text (names, paths, accounts, variables): their
+ * control characters are shown escaped, never sent to the terminal. */
 static void print_attr (const char *name, const char *value, int oneline)
 {
-    char *line;
+    char *line, *shown = util_escape_ctl (value);
     size_t len;
 
-    if (asprintf (&line, "    %s = %s", name, value) < 0)
+    if (asprintf (&line, "    %s = %s", name, shown) < 0)
         util_die (2, "out of memory");
+    free (shown);
     len = strlen (line);
     if (oneline || len <= 79) {
         printf ("%s\n", line);
@@ -291,6 +300,17 @@ static void show_jobs (const struct opts *o, int nargs, char **args)
     const char *id;
     json_t *job;
 
+    if (!o->full && !o->json && qstat_view_wanted (&o->view)) {
+        struct qstat_view v = o->view;
+        v.wide = o->wide;
+        v.oneline = o->oneline;
+        v.only_finished = o->only_finished;
+        qstat_view_show (&v, stat_body (o, nargs, args, 0), &reply);
+        if (reply)
+            report_missing (reply);
+        json_decref (reply);
+        return;
+    }
     if (!o->full && !o->json) {
         show_table (o, nargs, args);
         return;
@@ -459,8 +479,13 @@ int main (int argc, char **argv)
         case 'w': o.wide = 1; break;
         case 'u': o.user = optarg; break;
         case 't': o.subjobs = 1; break;
-        case 'J':
-        case 'a': break;
+        case 'J': o.view.arrays = 1; break;
+        case 'a': o.view.alt = 1; break;
+        case 'i': o.view.alt = o.view.idle = 1; break;
+        case 'r': o.view.alt = o.view.running = 1; break;
+        case 'n': o.view.alt = o.view.nodes = 1; break;
+        case 's': o.view.alt = o.view.comment = 1; break;
+        case 'T': o.view.alt = o.view.est = 1; break;
         case 'Q': o.queues = 1; break;
         case 'B': o.server = 1; break;
         }

@@ -1,7 +1,8 @@
 /* sacct - finished and running jobs the way Slurm's sacct shows them.
  *
  * Reads the same history as qstat -x.  Options: -j IDS, -u USERS (-a all
- * users), -X (allocations only: hpcq keeps no job steps, so always),
+ * users), -X (allocations only: without it each job's srun steps follow
+ * it as JOBID.STEP, scheduler/rpc/job_step.h),
  * -o/--format FIELDS (each with an optional %WIDTH), -P/--parsable2,
  * -p/--parsable, -n/--noheader, --name.  Without -j or -u, the caller's
  * own jobs, as Slurm.
@@ -111,9 +112,13 @@ static void value (int f, const char *id, json_t *job, char *buf, size_t len)
 
     slurm_nodelist (job, nodes, sizeof (nodes), &nn);
     buf[0] = '\0';
-    if (!strcmp (name, "JobID") || !strcmp (name, "JobIDRaw"))
+    if (!strcmp (name, "JobID"))
         snprintf (buf, len, "%s", id);
-    else if (!strcmp (name, "JobName"))
+    else if (!strcmp (name, "JobIDRaw")) {
+        /* An array task's raw id is its own number, as Slurm's. */
+        if (!slurm_raw_id (job, buf, len))
+            snprintf (buf, len, "%s", id);
+    } else if (!strcmp (name, "JobName"))
         snprintf (buf, len, "%s", slurm_attr (job, "Job_Name"));
     else if (!strcmp (name, "Partition"))
         snprintf (buf, len, "%s", slurm_attr (job, "queue"));
@@ -164,13 +169,81 @@ static void value (int f, const char *id, json_t *job, char *buf, size_t len)
     else if (!strcmp (name, "NodeList"))
         snprintf (buf, len, "%.1000s", nn ? nodes : "None assigned");
     else if (!strcmp (name, "ReqMem"))
-        snprintf (buf, len, "%s", slurm_attr (rl, "mem"));
+        slurm_mem (slurm_attr (rl, "mem"), buf, len);
     else if (!strcmp (name, "Timelimit"))
         snprintf (buf, len, "%s",
                   slurm_attr (rl, "walltime")[0] ? slurm_attr (rl, "walltime")
                                                  : "UNLIMITED");
     else if (!strcmp (name, "Comment"))
         snprintf (buf, len, "%s", slurm_attr (job, "comment"));
+}
+
+/* A step's state and ExitCode from srun's exit code (128 + N: signal N). */
+static void step_state (json_t *step, const char *job_state, char *st, size_t sl,
+                        char *ec, size_t el)
+{
+    json_t *ex = json_object_get (step, "exit");
+    long long rc = json_integer_value (ex);
+
+    if (!json_is_integer (ex)) {
+        snprintf (st, sl, "%s",
+                  strcmp (job_state, "RUNNING") ? "CANCELLED" : "RUNNING");
+        snprintf (ec, el, "0:0");
+        return;
+    }
+    snprintf (st, sl, "%s", rc == 0 ? "COMPLETED" : "FAILED");
+    if (rc > 128)
+        snprintf (ec, el, "0:%lld", rc - 128);
+    else
+        snprintf (ec, el, "%lld:0", rc);
+}
+
+/* One field of a step of job (jid its Slurm id): the step's own where it
+ * has one, else the job's. */
+static void step_value (int f, json_t *step, const char *jid, json_t *job, char *buf,
+                        size_t len)
+{
+    const char *name = fields[f].name;
+    long long start = json_integer_value (json_object_get (step, "start")),
+              end = json_integer_value (json_object_get (step, "end"));
+    char st[32], ec[32];
+
+    step_state (step, slurm_state (job), st, sizeof (st), ec, sizeof (ec));
+    if (!strcmp (name, "JobID") || !strcmp (name, "JobIDRaw"))
+        snprintf (buf, len, "%s.%lld", jid,
+                  (long long)json_integer_value (json_object_get (step, "step")));
+    else if (!strcmp (name, "JobName"))
+        snprintf (buf, len, "%s", json_string_value (json_object_get (step, "name")));
+    else if (!strcmp (name, "State"))
+        snprintf (buf, len, "%s", st);
+    else if (!strcmp (name, "ExitCode"))
+        snprintf (buf, len, "%s", ec);
+    else if (!strcmp (name, "AllocCPUS") || !strcmp (name, "NCPUS")
+             || !strcmp (name, "ReqCPUS"))
+        snprintf (buf, len, "%lld",
+                  (long long)json_integer_value (json_object_get (step, "ntasks")));
+    else if (!strcmp (name, "NNodes"))
+        snprintf (buf, len, "%lld",
+                  (long long)json_integer_value (json_object_get (step, "nnodes")));
+    else if (!strcmp (name, "NodeList"))
+        snprintf (buf, len, "%s",
+                  json_string_value (json_object_get (step, "nodelist")));
+    else if (!strcmp (name, "Start"))
+        iso_time (start, buf, len);
+    else if (!strcmp (name, "End"))
+        iso_time (end, buf, len);
+    else if (!strcmp (name, "Elapsed") || !strcmp (name, "ElapsedRaw")) {
+        long long el = (end ? end : (long long)time (NULL)) - start;
+        if (!strcmp (name, "ElapsedRaw"))
+            snprintf (buf, len, "%lld", el);
+        else
+            snprintf (buf, len, "%02lld:%02lld:%02lld", el / 3600, el / 60 % 60,
+                      el % 60);
+    } else if (!strcmp (name, "Partition") || !strcmp (name, "Timelimit")
+               || !strcmp (name, "Submit"))
+        buf[0] = '\0'; /* Slurm leaves them blank on a step */
+    else
+        value (f, jid, job, buf, len);
 }
 
 /* Fixed width as Slurm: right-justified, a cut value ends in '+'. */
@@ -211,11 +284,12 @@ int main (int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     const char *ids = NULL, *users = NULL, *format = DEFAULT_FIELDS, *names = NULL;
-    int sep = 0, noheader = 0, all = 0, c, ncols;
+    int sep = 0, noheader = 0, all = 0, alloc_only = 0, c, ncols;
     struct col cols[64];
-    json_t *jobs, *job;
+    json_t *jobs, *job, *matched = json_array (), *steps, *step, *v;
     const char *pbs_id;
     char me[64] = "";
+    size_t k, si;
 
     cliopt_only (&(struct cliopt){ .prog = "sacct", .kind = CLIOPT_SLURM }, argc, argv);
     opterr = 0;
@@ -229,7 +303,7 @@ int main (int argc, char **argv)
         case 'p': sep = 2; break;
         case 'n': noheader = 1; break;
         case 'N': names = optarg; break;
-        case 'X':
+        case 'X': alloc_only = 1; break;
         case 'S':
         case 'E': break;
         case 'H': fputs (usage_text, stdout); return 0;
@@ -267,23 +341,46 @@ int main (int argc, char **argv)
     jobs = slurm_jobs ("sacct", NULL, 1);
     json_object_foreach (jobs, pbs_id, job)
     {
-        char id[128], user[64], arr[64], buf[64][1024];
-        const char *vals[64], *owner = slurm_attr (job, "Job_Owner");
+        char id[128], user[64], arr[64], raw[32];
+        const char *owner = slurm_attr (job, "Job_Owner");
         if (!strcmp (slurm_attr (job, "array"), "True"))
             continue; /* an array shows as its tasks */
         slurm_id (pbs_id, id, sizeof (id));
         snprintf (arr, sizeof (arr), "%.*s", (int)strcspn (id, "_"), id);
         snprintf (user, sizeof (user), "%.*s", (int)strcspn (owner, "@"), owner);
-        if ((ids && !listed (ids, id) && !listed (ids, arr))
+        if ((ids && !listed (ids, id) && !listed (ids, arr)
+             && !(slurm_raw_id (job, raw, sizeof (raw)) && listed (ids, raw)))
             || (users && !listed (users, user))
             || (names && !listed (names, slurm_attr (job, "Job_Name"))))
             continue;
+        json_array_append_new (matched, json_string (pbs_id));
+    }
+    steps = alloc_only || json_array_size (matched) == 0
+                ? json_array ()
+                : slurm_steps ("sacct", json_deep_copy (matched));
+    json_array_foreach (matched, k, v)
+    {
+        char id[128], buf[64][1024];
+        const char *vals[64];
+        pbs_id = json_string_value (v);
+        job = json_object_get (jobs, pbs_id);
+        slurm_id (pbs_id, id, sizeof (id));
         for (int i = 0; i < ncols; i++) {
             value (cols[i].f, id, job, buf[i], sizeof (buf[i]));
             vals[i] = buf[i];
         }
         print_row (cols, ncols, sep, vals);
+        json_array_foreach (steps, si, step)
+        {
+            if (strcmp (json_string_value (json_object_get (step, "jobid")), pbs_id))
+                continue;
+            for (int i = 0; i < ncols; i++)
+                step_value (cols[i].f, step, id, job, buf[i], sizeof (buf[i]));
+            print_row (cols, ncols, sep, vals);
+        }
     }
+    json_decref (steps);
+    json_decref (matched);
     json_decref (jobs);
     return 0;
 }

@@ -27,11 +27,21 @@ static int cancel_one (struct client *c, const char *id)
 {
     struct hpcq_error err;
     char pbs[128];
+    int e;
 
     /* "42" names an array as a whole too, as in Slurm. */
     slurm_to_pbs_id (id, pbs, sizeof (pbs));
     if (client_rpc (c, "job.delete", json_pack ("{s:s}", "id", pbs), NULL, &err) == 0)
         return 0;
+    /* An array task by its own number (its SLURM_JOB_ID). */
+    e = errno;
+    if (e == ENOENT && slurm_task_of ("scancel", id, pbs, sizeof (pbs)) == 0) {
+        if (client_rpc (c, "job.delete", json_pack ("{s:s}", "id", pbs), NULL, &err)
+            == 0)
+            return 0;
+        e = errno;
+    }
+    errno = e;
     if (errno == ENOENT) {
         fprintf (stderr,
                  "scancel: error: Kill job error on job id %s: Invalid job id "

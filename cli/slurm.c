@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "cli/slurm.h"
@@ -101,6 +102,106 @@ json_t *slurm_jobs (const char *prog, json_t *ids, int history)
     }
     client_destroy (c);
     return jobs;
+}
+
+json_t *slurm_steps (const char *prog, json_t *ids)
+{
+    struct hpcq_error err;
+    struct client *c = client_connect (NULL, &err);
+    json_t *reply = NULL, *steps;
+
+    if (!c
+        || client_rpc (c, "job.steps", ids ? json_pack ("{s:o}", "ids", ids) : NULL,
+                       &reply, &err)
+               < 0) {
+        fprintf (stderr, "%s: error: %s\n", prog, err.text);
+        exit (1);
+    }
+    client_destroy (c);
+    steps = json_incref (json_object_get (reply, "steps"));
+    json_decref (reply);
+    return steps ? steps : json_array ();
+}
+
+const char *slurm_raw_id (json_t *attrs, char *buf, size_t len)
+{
+    json_t *v = json_object_get (attrs, "slurm_job_id");
+
+    if (!json_is_integer (v))
+        return NULL;
+    snprintf (buf, len, "%lld", (long long)json_integer_value (v));
+    return buf;
+}
+
+int slurm_task_of (const char *prog, const char *num, char *pbs, size_t len)
+{
+    json_t *jobs, *job;
+    const char *id;
+    char raw[32];
+    int rc = -1;
+
+    if (!num[0] || num[strspn (num, "0123456789")] != '\0')
+        return -1;
+    jobs = slurm_jobs (prog, NULL, 1);
+    json_object_foreach (jobs, id, job)
+    {
+        if (rc < 0 && slurm_raw_id (job, raw, sizeof (raw)) && strcmp (raw, num) == 0) {
+            snprintf (pbs, len, "%s", id);
+            rc = 0;
+        }
+    }
+    json_decref (jobs);
+    return rc;
+}
+
+const char *slurm_reason (json_t *attrs, const char *state)
+{
+    const char *holds = slurm_attr (attrs, "Hold_Types");
+
+    /* A finished job's, as Slurm's (PSI/J looks a failed job's up). */
+    if (!strcmp (state, "FAILED"))
+        return "NonZeroExitCode";
+    if (!strcmp (state, "TIMEOUT"))
+        return "TimeLimit";
+    if (!strcmp (state, "NODE_FAIL"))
+        return "NodeDown";
+    if (strcmp (state, "PENDING") != 0)
+        return "None";
+    /* The scheduler keeps such a job held, as Slurm keeps it pending
+     * (without SchedulerParameters=kill_invalid_depend). */
+    if (strchr (holds, 's')
+        && strstr (slurm_attr (attrs, "comment"), "can never be satisfied"))
+        return "DependencyNeverSatisfied";
+    if (strchr (holds, 's'))
+        return "Dependency";
+    if (strchr (holds, 'u') || strchr (holds, 'o'))
+        return "JobHeldUser";
+    return "Resources";
+}
+
+void slurm_mem (const char *pbs, char *buf, size_t len)
+{
+    static const struct {
+        const char *unit;
+        long long mult;
+    } units[] = { { "kb", 1LL << 10 }, { "mb", 1LL << 20 }, { "gb", 1LL << 30 },
+                  { "tb", 1LL << 40 }, { "b", 1 },          { "", 1 } };
+    char *end;
+    long long n = strtoll (pbs, &end, 10), bytes = -1, mb;
+
+    buf[0] = '\0';
+    if (!pbs[0] || end == pbs)
+        return;
+    for (size_t i = 0; i < ARRAY_SIZE (units) && bytes < 0; i++)
+        if (!strcasecmp (end, units[i].unit))
+            bytes = n * units[i].mult;
+    if (bytes < 0)
+        return;
+    mb = (bytes + (1LL << 20) - 1) >> 20;
+    if (mb >= 1024 && mb % 1024 == 0)
+        snprintf (buf, len, "%lldG", mb >> 10);
+    else
+        snprintf (buf, len, "%lldM", mb);
 }
 
 void slurm_duration (long long secs, char *buf, size_t len)

@@ -29,6 +29,28 @@ const char *slurm_state_code (const char *state);
  * exits with prog's error line if the scheduler cannot be asked. */
 json_t *slurm_jobs (const char *prog, json_t *ids, int history);
 
+/* Job steps (scheduler/rpc/job_step.h): those of the jobs ids names (PBS
+ * ids, stolen), or without ids the running steps the caller may see; a
+ * JSON array of {jobid, step, attempt, name, ntasks, nnodes, nodelist,
+ * start, end, exit}.  New reference; exits as slurm_jobs does. */
+json_t *slurm_steps (const char *prog, json_t *ids);
+
+/* An array task's own number in Slurm's dialect (its SLURM_JOB_ID: the
+ * array's number plus its position) into buf, or NULL if it has none. */
+const char *slurm_raw_id (json_t *attrs, char *buf, size_t len);
+
+/* The PBS id of the array task whose own number is num.  0, or -1 if no
+ * task has it (or num is not a number). */
+int slurm_task_of (const char *prog, const char *num, char *pbs, size_t len);
+
+/* squeue's %r for a job in state (slurm_state): None, Dependency,
+ * DependencyNeverSatisfied, JobHeldUser or Resources. */
+const char *slurm_reason (json_t *attrs, const char *state);
+
+/* A PBS size ("64mb", "4gb") as Slurm prints memory (22.05 on: "64M",
+ * "4G"); "" if unset or unreadable. */
+void slurm_mem (const char *pbs, char *buf, size_t len);
+
 /* Seconds as Slurm prints durations: M:SS, H:MM:SS or D-HH:MM:SS. */
 void slurm_duration (long long secs, char *buf, size_t len);
 

@@ -18,6 +18,8 @@
 #include "common/util.h"
 
 #define DEFAULT_FORMAT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
+/* squeue -s's default (Slurm's src/squeue/opts.c). */
+#define STEP_FORMAT "%.15i %.8j %.9P %.8u %.9M %N"
 
 static const char *usage_text =
     "Usage: squeue [-h|--noheader] [-u USERS] [-j IDS] [-t STATES] [-p PARTITIONS]\n"
@@ -26,7 +28,7 @@ static const char *usage_text =
     "%t %T %M %l %D %C %R %N %r %V %S %Q.  See squeue(1) and docs/compat.md.\n";
 
 struct opts {
-    int noheader;
+    int noheader, steps;
     const char *users, *ids, *states, *parts, *format;
 };
 
@@ -53,19 +55,6 @@ static int state_wanted (const char *states, const char *state)
                || !strcmp (state, "COMPLETING");
     return listed (states, "all") || listed (states, state)
            || listed (states, slurm_state_code (state));
-}
-
-static const char *reason (json_t *job, const char *state)
-{
-    const char *holds = slurm_attr (job, "Hold_Types");
-
-    if (strcmp (state, "PENDING") != 0)
-        return "None";
-    if (strchr (holds, 's'))
-        return "Dependency";
-    if (strchr (holds, 'u') || strchr (holds, 'o'))
-        return "JobHeldUser";
-    return "Resources";
 }
 
 /* The value of one %-field for a job. */
@@ -121,9 +110,9 @@ static void field (char c, const char *id, json_t *job, char *buf, size_t len)
         if (nn)
             snprintf (buf, len, "%s", nodes);
         else
-            snprintf (buf, len, "(%s)", reason (job, state));
+            snprintf (buf, len, "(%s)", slurm_reason (job, state));
         break;
-    case 'r': snprintf (buf, len, "%s", reason (job, state)); break;
+    case 'r': snprintf (buf, len, "%s", slurm_reason (job, state)); break;
     case 'V': snprintf (buf, len, "%s", slurm_attr (job, "ctime")); break;
     case 'S':
         snprintf (buf, len, "%s", start ? slurm_attr (job, "stime") : "N/A");
@@ -161,8 +150,47 @@ static const char *header_of (char c)
     }
 }
 
-/* One line in format: a job's fields, or (job NULL) the header. */
-static void print_line (const char *format, const char *id, json_t *job)
+/* The value of one %-field for a step of job. */
+static void step_field (char c, json_t *step, json_t *job, char *buf, size_t len)
+{
+    char jid[128];
+    json_int_t start = json_integer_value (json_object_get (step, "start"));
+
+    switch (c) {
+    case 'i':
+        slurm_id (json_string_value (json_object_get (step, "jobid")), jid,
+                  sizeof (jid));
+        snprintf (buf, len, "%s.%lld", jid,
+                  (long long)json_integer_value (json_object_get (step, "step")));
+        break;
+    case 'j':
+        snprintf (buf, len, "%s", json_string_value (json_object_get (step, "name")));
+        break;
+    case 'M': slurm_duration ((long long)time (NULL) - start, buf, len); break;
+    case 'N':
+        snprintf (buf, len, "%s",
+                  json_string_value (json_object_get (step, "nodelist")));
+        break;
+    case 'D':
+    case 'A':
+        snprintf (buf, len, "%lld",
+                  (long long)json_integer_value (
+                      json_object_get (step, c == 'D' ? "nnodes" : "ntasks")));
+        break;
+    case 'S': {
+        time_t t = (time_t)start;
+        strftime (buf, len, "%Y-%m-%dT%H:%M:%S", localtime (&t));
+        break;
+    }
+    default: field (c, "", job, buf, len); break;
+    }
+}
+
+/* One line in format: a job's fields (or a step's, with step), or (job
+ * NULL) the header. */
+static int step_header;
+
+static void print_line (const char *format, const char *id, json_t *job, json_t *step)
 {
     char value[8192];
 
@@ -179,11 +207,121 @@ static void print_line (const char *format, const char *id, json_t *job)
             continue;
         }
         p += slurm_field_spec (p, &width, &right, &c);
-        if (job)
+        if (step)
+            step_field (c, step, job, value, sizeof (value));
+        else if (job)
             field (c, id, job, value, sizeof (value));
-        slurm_put (job ? value : header_of (c), width, right);
+        slurm_put (job                       ? value
+                   : step_header && c == 'i' ? "STEPID"
+                   : step_header && c == 'A' ? "TASKS"
+                                             : header_of (c),
+                   width, right);
     }
     putchar ('\n');
+}
+
+/* The job (id its Slurm id) is one -j names: itself, its array, or its
+ * own number as an array task. */
+static int id_listed (const char *ids, const char *id, json_t *job)
+{
+    char arr[64], raw[32];
+    const char *own = slurm_raw_id (job, raw, sizeof (raw));
+
+    snprintf (arr, sizeof (arr), "%.*s", (int)strcspn (id, "_"), id);
+    return listed (ids, id) || listed (ids, arr) || (own && listed (ids, own));
+}
+
+static int any_listed (json_t *jobs, const char *ids)
+{
+    const char *pbs_id;
+    json_t *job;
+    char id[128];
+
+    json_object_foreach (jobs, pbs_id, job)
+    {
+        slurm_id (pbs_id, id, sizeof (id));
+        if (id_listed (ids, id, job))
+            return 1;
+    }
+    return 0;
+}
+
+/* squeue -s: the running steps, filtered by -u, -p and -j (a job or a
+ * step id). */
+static int list_steps (struct opts *o)
+{
+    json_t *jobs = slurm_jobs ("squeue", NULL, 0),
+           *steps = slurm_steps ("squeue", NULL);
+    json_t *step;
+    size_t i;
+    const char *format = o->format ? o->format : STEP_FORMAT;
+
+    step_header = 1;
+    if (!o->noheader)
+        print_line (format, NULL, NULL, NULL);
+    json_array_foreach (steps, i, step)
+    {
+        json_t *job =
+            json_object_get (jobs, json_string_value (json_object_get (step, "jobid")));
+        const char *owner = slurm_attr (job, "Job_Owner");
+        char user[64], jid[128], sid[160];
+
+        if (!job)
+            continue;
+        snprintf (user, sizeof (user), "%.*s", (int)strcspn (owner, "@"), owner);
+        slurm_id (json_string_value (json_object_get (step, "jobid")), jid,
+                  sizeof (jid));
+        snprintf (sid, sizeof (sid), "%s.%lld", jid,
+                  (long long)json_integer_value (json_object_get (step, "step")));
+        if (!listed (o->users, user) || !listed (o->parts, slurm_attr (job, "queue"))
+            || (o->ids && !listed (o->ids, jid) && !listed (o->ids, sid)))
+            continue;
+        print_line (format, jid, job, step);
+    }
+    json_decref (steps);
+    json_decref (jobs);
+    return 0;
+}
+
+/* -O/--Format "Name[:[.]size],..." as -o letters (Slurm's src/squeue/opts.c
+ * long names), each field 20 wide unless sized, left-justified unless
+ * '.', a space between.  The format (caller frees), or exits on an
+ * unknown name. */
+static char *long_format (const char *spec)
+{
+    static const struct {
+        const char *name;
+        char letter;
+    } names[] = {
+        { "JobArrayID", 'i' },  { "JobID", 'i' },        { "ArrayJobID", 'A' },
+        { "ArrayTaskID", 'a' }, { "Name", 'j' },         { "UserName", 'u' },
+        { "Partition", 'P' },   { "StateCompact", 't' }, { "State", 'T' },
+        { "TimeUsed", 'M' },    { "TimeLimit", 'l' },    { "NumNodes", 'D' },
+        { "NumCPUs", 'C' },     { "NodeList", 'N' },     { "ReasonList", 'R' },
+        { "Reason", 'r' },      { "SubmitTime", 'V' },   { "StartTime", 'S' },
+        { "Priority", 'Q' },
+    };
+    size_t len = strlen (spec) * 8 + 16, o = 0;
+    char *out = xzalloc (len);
+
+    for (const char *p = spec; *p;) {
+        size_t k = strcspn (p, ","), nl = strcspn (p, ":,");
+        const char *size = nl < k ? p + nl + 1 : NULL;
+        int right = size && *size == '.', width = size ? atoi (size + right) : 20;
+        size_t f;
+        for (f = 0; f < ARRAY_SIZE (names); f++)
+            if (strlen (names[f].name) == nl && !strncasecmp (names[f].name, p, nl))
+                break;
+        if (f == ARRAY_SIZE (names)) {
+            fprintf (stderr, "squeue: error: Invalid job format specification: %.*s\n",
+                     (int)nl, p);
+            exit (1);
+        }
+        o += snprintf (out + o, len - o, "%s%%%s%d%c", o ? " " : "", right ? "." : "",
+                       width > 0 ? width : 20, names[f].letter);
+        p += k + (p[k] == ',');
+    }
+    return out;
 }
 
 int main (int argc, char **argv)
@@ -196,12 +334,15 @@ int main (int argc, char **argv)
         { "states", required_argument, NULL, 't' },
         { "partition", required_argument, NULL, 'p' },
         { "format", required_argument, NULL, 'o' },
+        { "Format", required_argument, NULL, 'O' },
         { "only-job-state", no_argument, NULL, 'J' },
         { "all", no_argument, NULL, 'a' },
+        { "steps", optional_argument, NULL, 's' },
         { "help", no_argument, NULL, 'H' },
         { NULL, 0, NULL, 0 },
     };
-    struct opts o = { .format = DEFAULT_FORMAT };
+    struct opts o = { 0 };
+    char *long_fmt = NULL;
     json_t *jobs, *job;
     const char *pbs_id;
     int c, all_states;
@@ -209,7 +350,7 @@ int main (int argc, char **argv)
     cliopt_only (&(struct cliopt){ .prog = "squeue", .kind = CLIOPT_SLURM }, argc,
                  argv);
     opterr = 0;
-    while ((c = getopt_long (argc, argv, "hu:j:t:p:o:a", longopts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, "hu:j:t:p:o:O:as::", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': o.noheader = 1; break;
         case 'u': o.users = optarg; break;
@@ -217,6 +358,15 @@ int main (int argc, char **argv)
         case 't': o.states = optarg; break;
         case 'p': o.parts = optarg; break;
         case 'o': o.format = optarg; break;
+        case 'O':
+            free (long_fmt);
+            o.format = long_fmt = long_format (optarg);
+            break;
+        case 's':
+            o.steps = 1;
+            if (optarg)
+                o.ids = optarg;
+            break;
         case 'J':
         case 'a': break;
         case 'H': fputs (usage_text, stdout); return 0;
@@ -226,10 +376,25 @@ int main (int argc, char **argv)
             return 1;
         }
     }
+    if (o.steps) {
+        c = list_steps (&o);
+        free (long_fmt);
+        return c;
+    }
+    if (!o.format)
+        o.format = DEFAULT_FORMAT;
     all_states = o.ids != NULL || (o.states && listed (o.states, "all"));
     jobs = slurm_jobs ("squeue", NULL, all_states || o.states != NULL);
+    /* Slurm's squeue: -j naming no job it knows fails (with one known, the
+     * others are left out). */
+    if (o.ids && !any_listed (jobs, o.ids)) {
+        fprintf (stderr, "slurm_load_jobs error: Invalid job id specified\n");
+        json_decref (jobs);
+        free (long_fmt);
+        return 1;
+    }
     if (!o.noheader)
-        print_line (o.format, NULL, NULL);
+        print_line (o.format, NULL, NULL, NULL);
     json_object_foreach (jobs, pbs_id, job)
     {
         char id[128], user[64];
@@ -243,16 +408,15 @@ int main (int argc, char **argv)
         if (!listed (o.users, user) || !listed (o.parts, slurm_attr (job, "queue")))
             continue;
         if (o.ids) {
-            char arr[64];
-            snprintf (arr, sizeof (arr), "%.*s", (int)strcspn (id, "_"), id);
-            if (!listed (o.ids, id) && !listed (o.ids, arr))
+            if (!id_listed (o.ids, id, job))
                 continue;
             if (o.states && !state_wanted (o.states, state))
                 continue;
         } else if (!state_wanted (o.states, state))
             continue;
-        print_line (o.format, id, job);
+        print_line (o.format, id, job, NULL);
     }
     json_decref (jobs);
+    free (long_fmt);
     return 0;
 }

@@ -122,6 +122,59 @@ int submit_set_origin (struct hpcq_jobspec *spec, struct hpcq_error *err)
     return 0;
 }
 
+/* 1 if the OCI index names a manifest tag (org.opencontainers.image.ref.name). */
+static int index_has_tag (json_t *index, const char *tag)
+{
+    json_t *m;
+    size_t i;
+
+    json_array_foreach (json_object_get (index, "manifests"), i, m)
+    {
+        const char *name =
+            json_string_value (json_object_get (json_object_get (m, "annotations"),
+                                                "org.opencontainers.image.ref.name"));
+        if (name && strcmp (name, tag) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* container_image names, as the submitting user sees it, a local OCI image
+ * layout (the folder umoci and skopeo write: oci-layout, index.json), with
+ * the tag asked for ("latest" when none). */
+static int check_image (const char *image, struct hpcq_error *err)
+{
+    const char *slash = strrchr (image, '/'),
+               *colon = slash ? strchr (slash, ':') : NULL;
+    char dir[1024], path[1100];
+    json_t *layout, *index;
+    int ok;
+
+    snprintf (dir, sizeof (dir), "%.*s",
+              (int)(colon ? colon - image : (long)strlen (image)), image);
+    if (access (dir, R_OK | X_OK) < 0)
+        return errprintf (err, "container_image %s: %s", dir, strerror (errno));
+    snprintf (path, sizeof (path), "%s/oci-layout", dir);
+    layout = json_load_file (path, 0, NULL);
+    ok = json_is_string (json_object_get (layout, "imageLayoutVersion"));
+    json_decref (layout);
+    if (!ok)
+        return errprintf (
+            err, "container_image %s: not an OCI image layout (no oci-layout file)",
+            dir);
+    snprintf (path, sizeof (path), "%s/index.json", dir);
+    if (!(index = json_load_file (path, 0, NULL)))
+        return errprintf (err,
+                          "container_image %s: not an OCI image layout (no index.json)",
+                          dir);
+    ok = index_has_tag (index, colon ? colon + 1 : "latest");
+    json_decref (index);
+    if (!ok)
+        return errprintf (err, "container_image %s: no image tagged '%s' in it", dir,
+                          colon ? colon + 1 : "latest");
+    return 0;
+}
+
 int submit_send (const struct hpcq_jobspec *spec, char *jobid, size_t len,
                  struct hpcq_error *err)
 {
@@ -130,6 +183,10 @@ int submit_send (const struct hpcq_jobspec *spec, char *jobid, size_t len,
     const char *id;
     int rc = -1;
 
+    if (spec->res.container_image && check_image (spec->res.container_image, err) < 0) {
+        json_decref (js);
+        return -1;
+    }
     if (jobspec_check_text (spec, err) < 0) {
         json_decref (js);
         return -1;

@@ -19,6 +19,7 @@ struct tmc {
     struct conn *conn;
     tmc_started_f started;
     tmc_done_f done;
+    tmc_output_f output;
     void *arg;
     int forward_stdin;
     struct loop_watch *in_watch;
@@ -94,7 +95,10 @@ static void tmc_output (struct tmc *t, json_t *body)
     if (json_unpack (body, "{s:i s:o}", "fd", &fd, "data", &data) < 0
         || (fd != 1 && fd != 2) || tm_data_decode (data, &buf, &len) < 0)
         return;
-    (void)util_write_all (fd, buf, len);
+    if (t->output)
+        t->output (t, fd, buf, len, t->arg);
+    else
+        (void)util_write_all (fd, buf, len);
     free (buf);
     tmc_send (t, "tm.ack", json_pack ("{s:i s:I}", "fd", fd, "n", (json_int_t)len));
 }
@@ -170,6 +174,7 @@ struct tmc *tmc_spawn (struct loop *loop, const struct tmc_spawn *s,
     t->started = started;
     t->done = done;
     t->arg = arg;
+    t->output = s->output;
     t->forward_stdin = s->forward_stdin;
     if (!(t->conn = conn_create (loop, fd, tmc_msg, tmc_close, t))) {
         free (t);
@@ -177,8 +182,9 @@ struct tmc *tmc_spawn (struct loop *loop, const struct tmc_spawn *s,
     }
     body = json_pack ("{s:s s:s s:i s:o s:o s:b s:b s:b}", "jobid", jobid, "host",
                       s->host ? s->host : "", "vnode", s->vnode, "argv",
-                      tmc_strings (s->argv), "env", tmc_strings (environ), "shell",
-                      s->shell, "stdin", s->forward_stdin, "detach", s->detach);
+                      tmc_strings (s->argv), "env",
+                      tmc_strings (s->env ? s->env : environ), "shell", s->shell,
+                      "stdin", s->forward_stdin, "detach", s->detach);
     if (body && getcwd (cwd, sizeof (cwd)))
         json_object_set_new (body, "cwd", json_string (cwd));
     wire_request_init (&m, "tm.spawn", 1, body);

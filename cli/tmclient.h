@@ -17,17 +17,22 @@ struct tmc;
 typedef void (*tmc_done_f) (struct tmc *t, int status, const char *error, void *arg);
 /* The worker accepted the spawn. */
 typedef void (*tmc_started_f) (struct tmc *t, void *arg);
+/* Some of its output (fd 1 or 2); consumed when this returns. */
+typedef void (*tmc_output_f) (struct tmc *t, int fd, const char *buf, size_t len,
+                              void *arg);
 
 struct tmc_spawn {
     const char *host; /* where ("" or NULL: this host) */
     int vnode;        /* its line in the node file (PBS_VNODENUM) */
     char **argv;
-    int shell;         /* argv joined and run by the owner's shell (rsh) */
-    int forward_stdin; /* our standard input goes to it */
-    int detach;        /* it lives on when we go (pbsdsh -o) */
+    int shell;           /* argv joined and run by the owner's shell (rsh) */
+    int forward_stdin;   /* our standard input goes to it */
+    int detach;          /* it lives on when we go (pbsdsh -o) */
+    char **env;          /* its environment (NULL: ours) */
+    tmc_output_f output; /* where its output goes (NULL: our fd 1 and 2) */
 };
 
-/* Start s through the worker: the job is $PBS_JOBID, the environment ours.
+/* Start s through the worker: the job is $PBS_JOBID.
  * NULL with err if the worker cannot be reached. */
 struct tmc *tmc_spawn (struct loop *loop, const struct tmc_spawn *s,
                        tmc_started_f started, tmc_done_f done, void *arg,

@@ -304,7 +304,9 @@ int main (int argc, char **argv)
         struct tm tm;
         localtime_r (&tt, &tm);
         strftime (when, sizeof (when), "%m/%d/%Y %H:%M:%S", &tm);
-        printf ("%s  %c    %s\n", when, t.v[i].source, t.v[i].text);
+        char *shown = util_escape_ctl (t.v[i].text); /* events quote users' text */
+        printf ("%s  %c    %s\n", when, t.v[i].source, shown);
+        free (shown);
         free (t.v[i].text);
     }
     free (t.v);

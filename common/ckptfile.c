@@ -129,6 +129,29 @@ static uint64_t *list_commits (const struct ckptfile_store *st, size_t *n,
     return gens;
 }
 
+/* The worker makes a job's folder only when it says it checkpoints
+ * (worker/launch.c); else the first checkpoint does, here.  Either way
+ * the job's folder ($HPCQ_CHECKPOINT_DIR) must be this user's own: a
+ * symlink or another user's folder planted under its name (a shared
+ * checkpoint_root) is refused.  A folder an app was given otherwise (a
+ * project's, shared by a group) is the user's business. */
+static int ckptfile_own_dir (const char *dir, struct hpcq_error *err)
+{
+    const char *job = getenv ("HPCQ_CHECKPOINT_DIR");
+    struct stat sb;
+
+    if (!job || strcmp (job, dir) != 0)
+        return 0;
+    if (lstat (dir, &sb) < 0)
+        return errprintf (err, "cannot create checkpoint folder '%s': %s", dir,
+                          strerror (errno));
+    if (!S_ISDIR (sb.st_mode) || sb.st_uid != geteuid ()) {
+        errno = EPERM;
+        return errprintf (err, "checkpoint folder '%s' is not your own folder", dir);
+    }
+    return 0;
+}
+
 /* When this process last took a generation number, and which: a commit
  * of that generation reports the time since as the checkpoint's cost. */
 static int64_t next_ms;
@@ -144,6 +167,8 @@ int ckptfile_next (const struct ckptfile_store *st, uint64_t *gen,
     if (util_mkdir_p (st->dir) < 0)
         return errprintf (err, "cannot create checkpoint folder '%s': %s", st->dir,
                           strerror (errno));
+    if (ckptfile_own_dir (st->dir, err) < 0)
+        return -1;
     if (!(gens = list_commits (st, &n, &highest)))
         return errprintf (err, "cannot read checkpoint folder '%s': %s", st->dir,
                           strerror (errno));

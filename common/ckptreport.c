@@ -12,6 +12,7 @@
 #endif
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,22 @@ static int exchange (int fd, const char *json, struct hpcq_error *err)
     return verdict (reply, err);
 }
 
+int ckptreport_check (int64_t generation, int64_t bytes, double seconds,
+                      struct hpcq_error *err)
+{
+    if (generation < 0 || generation > CKPTREPORT_GENERATION_MAX)
+        return errprintf_code (err, EINVAL, "generation %lld out of range (1 to %lld)",
+                               (long long)generation,
+                               (long long)CKPTREPORT_GENERATION_MAX);
+    if (bytes < -1 || bytes > CKPTREPORT_BYTES_MAX)
+        return errprintf_code (err, EINVAL, "bytes %lld out of range (0 to %lld)",
+                               (long long)bytes, (long long)CKPTREPORT_BYTES_MAX);
+    if (isnan (seconds) || (seconds >= 0 && seconds > CKPTREPORT_SECONDS_MAX))
+        return errprintf_code (err, EINVAL, "seconds %g out of range (0 to %.0f)",
+                               seconds, CKPTREPORT_SECONDS_MAX);
+    return 0;
+}
+
 int ckptreport_done (int64_t generation, int64_t bytes, double seconds,
                      struct hpcq_error *err)
 {
@@ -138,6 +155,8 @@ int ckptreport_done (int64_t generation, int64_t bytes, double seconds,
         return errprintf_code (err, EINVAL,
                                "HPCQ_CKPT_SOCKET is set but PBS_JOBID or "
                                "HPCQ_ATTEMPT is missing or bad");
+    if (ckptreport_check (generation, bytes, seconds, err) < 0)
+        return -1;
     if (generation > 0)
         o += snprintf (extra + o, sizeof (extra) - o, ",\"generation\":%lld",
                        (long long)generation);

@@ -18,6 +18,11 @@
 
 #include "common/error.h"
 
+/* The exit status of a job whose app found none of its checkpoints usable
+ * (EX_DATAERR of sysexits.h): the scheduler marks them invalid and does
+ * what ckpt_corrupt says (docs/checkpoint.md).  hpcq-md exits with it. */
+#define CKPT_EXIT_INVALID 65
+
 /* Report a completed checkpoint: its generation (0: the scheduler counts
  * one up), its size in bytes (-1: unknown) and the seconds it took (< 0:
  * unknown; the scheduler measures from its own signal when it asked).
@@ -26,5 +31,20 @@
  * reached). */
 int ckptreport_done (int64_t generation, int64_t bytes, double seconds,
                      struct hpcq_error *err);
+
+/* The largest figures a report may carry: past a pebibyte, a year or 2^40
+ * generations it is no checkpoint's, and one such figure would make a
+ * cluster's metrics and reports meaningless (issue 22, finding 4). */
+#define CKPTREPORT_BYTES_MAX (INT64_C (1) << 50)
+#define CKPTREPORT_SECONDS_MAX (366.0 * 86400)
+#define CKPTREPORT_GENERATION_MAX (INT64_C (1) << 40)
+
+/* A report's figures within those bounds (generation 0, bytes -1 and
+ * seconds < 0 mean not given, as above; a given seconds must be finite):
+ * 0, or -1 with err naming the figure.  hpcq-ckpt checks its options
+ * with it, and so do the worker, where a report comes in, and the
+ * scheduler, where it is recorded. */
+int ckptreport_check (int64_t generation, int64_t bytes, double seconds,
+                      struct hpcq_error *err);
 
 #endif

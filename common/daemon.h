@@ -23,4 +23,13 @@ struct daemon_option {
 struct config *daemon_config (int argc, char **argv, const char *prog,
                               const char *usage, const struct daemon_option *options);
 
+/* SIGHUP, as logrotate's postrotate sends it: reopen the log file, read
+ * the config file again (with the command-line options on top, as at
+ * start) and apply what can change while running: log_level always, and
+ * the keys of reloadable (NULL-terminated), which are set in cfg for the
+ * daemon to read.  Changed keys that need a restart are named in the log,
+ * not applied.  Logs what was done; returns the number of keys applied,
+ * or -1 (the log says why; nothing changed). */
+int daemon_reload (struct config *cfg, const char *const *reloadable);
+
 #endif

@@ -370,6 +370,8 @@ static int apply_attribute (struct hpcq_jobspec *spec, const char *arg,
 static int apply_account (struct hpcq_jobspec *spec, const char *arg,
                           struct hpcq_error *err)
 {
+    if (arg[0] && jobspec_check_account (arg, err) < 0)
+        return -1;
     return set_nonempty (&spec->account, 'A', arg, err);
 }
 

@@ -33,6 +33,9 @@ struct gpu {
     /* "dddd:bb:dd.f" from NVML, "" if unknown or simulated: how the worker
      * finds the GPU in the node's topology (worker/topo.h). */
     char pci_busid[16];
+    /* N of its /dev/nvidiaN (NVML's minor number), -1 if unknown or
+     * simulated: the device node a container of the job gets. */
+    int minor;
     int simulated;
     int64_t used_by; /* the scheduler's: job seq or 0 (never set in MIG mode) */
     /* > 0: in MIG mode, with these instances; only they are given out, a

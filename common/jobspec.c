@@ -206,6 +206,26 @@ int jobspec_check_name (const char *name, struct hpcq_error *err)
     return 0;
 }
 
+int jobspec_check_account (const char *account, struct hpcq_error *err)
+{
+    char *shown;
+
+    errno = EINVAL;
+    if (!account || account[0] == '\0')
+        return errprintf (err, "account is empty");
+    if (strlen (account) > JOBSPEC_NAME_MAX)
+        return errprintf (err, "account is longer than %d characters",
+                          JOBSPEC_NAME_MAX);
+    for (const char *p = account; *p; p++)
+        if (util_has_ctl (p)) {
+            shown = util_escape_ctl (account);
+            errprintf (err, "account '%s' contains a control character", shown);
+            free (shown);
+            return -1;
+        }
+    return 0;
+}
+
 /* What a person calls each text field, for jobspec_check_text. */
 static const struct {
     size_t offset;
@@ -384,6 +404,18 @@ static json_t *chunks_to_json (const struct hpcq_resources *res)
     return a;
 }
 
+/* {image, mounts?, workdir?}: the container the job runs in. */
+static json_t *container_to_json (const struct hpcq_resources *res)
+{
+    json_t *o = json_pack ("{s:s}", "image", res->container_image);
+
+    if (o && res->container_mounts)
+        json_object_set_new (o, "mounts", json_string (res->container_mounts));
+    if (o && res->container_workdir)
+        json_object_set_new (o, "workdir", json_string (res->container_workdir));
+    return o;
+}
+
 static json_t *resources_to_json (const struct hpcq_resources *res)
 {
     json_t *o = json_pack ("{s:I s:s%}", "walltime", (json_int_t)res->walltime, "place",
@@ -393,10 +425,14 @@ static json_t *resources_to_json (const struct hpcq_resources *res)
     if (!o || json_object_set_new (o, "chunks", chunks_to_json (res)) < 0
         || (res->spot >= 0
             && json_object_set_new (o, "spot", json_boolean (res->spot)) < 0)
+        || ((res->spot_want == RES_SPOT_PREFER || res->spot_want == RES_SPOT_AVOID)
+            && json_object_set_new (o, "spot_want", json_integer (res->spot_want)) < 0)
         || (res->gpu_bind[0]
             && json_object_set_new (o, "gpu_bind", json_string (res->gpu_bind)) < 0)
         || (res->cpu_bind[0]
-            && json_object_set_new (o, "cpu_bind", json_string (res->cpu_bind)) < 0)) {
+            && json_object_set_new (o, "cpu_bind", json_string (res->cpu_bind)) < 0)
+        || (res->container_image
+            && json_object_set_new (o, "container", container_to_json (res)) < 0)) {
         json_decref (o);
         return NULL;
     }
@@ -741,6 +777,37 @@ static int decode_bind (const char *gpu_bind, const char *cpu_bind,
     return 0;
 }
 
+/* The container, checked as qsub checks it. */
+static int decode_container (json_t *c, struct hpcq_resources *res,
+                             struct hpcq_error *err)
+{
+    static const char *const keys[] = { "image", "mounts", "workdir" };
+    struct hpcq_error rerr;
+
+    if (!c)
+        return 0;
+    if (!json_is_object (c) || !json_is_string (json_object_get (c, "image")))
+        return invalid (err, "resources: container without an image");
+    for (size_t i = 0; i < ARRAY_SIZE (keys); i++) {
+        json_t *v = json_object_get (c, keys[i]);
+        size_t len;
+        char *item;
+        int rc;
+        if (!v)
+            continue;
+        if (!json_is_string (v))
+            return invalid (err, "resources: container %s is not a string", keys[i]);
+        len = strlen (json_string_value (v)) + 32;
+        item = xzalloc (len);
+        snprintf (item, len, "container_%s=%s", keys[i], json_string_value (v));
+        rc = resource_parse_list (res, item, &rerr);
+        free (item);
+        if (rc < 0)
+            return invalid (err, "%s", rerr.text);
+    }
+    return 0;
+}
+
 static int decode_resources (const json_t *o, struct hpcq_resources *res,
                              struct hpcq_error *err)
 {
@@ -749,16 +816,22 @@ static int decode_resources (const json_t *o, struct hpcq_resources *res,
     json_t *chunks;
     json_int_t walltime = -1;
     const char *place = "", *gpu_bind = "", *cpu_bind = "";
-    int spot = -1;
+    json_t *container = NULL;
+    int spot = -1, want = RES_SPOT_ANY;
 
-    if (json_unpack_ex ((json_t *)o, &jerr, 0, "{s:{s:o s?I s?s s?b s?s s?s !}}",
-                        "resources", "chunks", &chunks, "walltime", &walltime, "place",
-                        &place, "spot", &spot, "gpu_bind", &gpu_bind, "cpu_bind",
-                        &cpu_bind)
+    if (json_unpack_ex ((json_t *)o, &jerr, 0,
+                        "{s:{s:o s?I s?s s?b s?i s?s s?s s?o !}}", "resources",
+                        "chunks", &chunks, "walltime", &walltime, "place", &place,
+                        "spot", &spot, "spot_want", &want, "gpu_bind", &gpu_bind,
+                        "cpu_bind", &cpu_bind, "container", &container)
         < 0)
         return invalid (err, "resources: %s", jerr.text);
+    if (want != RES_SPOT_ANY && want != RES_SPOT_PREFER && want != RES_SPOT_AVOID)
+        return invalid (err, "resources: spot_want %d", want);
     res->spot = spot;
-    if (decode_bind (gpu_bind, cpu_bind, res, err) < 0)
+    res->spot_want = spot == 1 ? RES_SPOT_REQUIRE : spot == 0 ? RES_SPOT_NEVER : want;
+    if (decode_bind (gpu_bind, cpu_bind, res, err) < 0
+        || decode_container (container, res, err) < 0)
         return -1;
     if (walltime < -1 || walltime > RESOURCE_WALLTIME_MAX)
         return invalid (err, "walltime %lld out of range", (long long)walltime);

@@ -115,6 +115,14 @@ const char *jobspec_getenv (const struct hpcq_jobspec *spec, const char *key);
  * and no control characters (it becomes part of the output file names).
  * Returns 0 or -1 with err (EINVAL).  Shared by -N and jobspec_from_json. */
 int jobspec_check_name (const char *name, struct hpcq_error *err);
+/* An account (-A) as a job name is checked: not empty, at most as long,
+ * no control character (C0, DEL, UTF-8 C1; a space is allowed, as PBS
+ * does), so that no report or
+ * terminal that prints it can be made to show another row or run an
+ * escape sequence (issue 22, finding 5).  0, or -1 with err (EINVAL).
+ * Checked at submission and by qalter, not on load: a job stored before
+ * the check keeps its account, and the printers escape it. */
+int jobspec_check_account (const char *account, struct hpcq_error *err);
 
 /* Every text of spec but its script is UTF-8 (JSON's text; the names and
  * paths are shown, matched and logged as text), or -1 with err (EILSEQ)

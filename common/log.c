@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
@@ -12,6 +13,7 @@
 static int log_threshold = LOG_INFO;
 static FILE *log_stream;
 static char log_ident[32] = "hpcq";
+static char *log_path; /* log_init's file, which log_reopen opens again */
 
 static const char *level_names[] = {
     "emerg", "alert", "crit", "error", "warning", "notice", "info", "debug",
@@ -27,8 +29,42 @@ int log_init (const char *ident, int level, const char *path)
             return -1;
         setvbuf (f, NULL, _IOLBF, 0);
         log_stream = f;
+        free (log_path);
+        log_path = strdup (path);
     }
     return 0;
+}
+
+const char *log_file (void)
+{
+    return log_path;
+}
+
+int log_reopen (void)
+{
+    FILE *f;
+
+    if (!log_path)
+        return 0; /* stderr: whoever started us owns it */
+    /* Open the new file before closing the old one: a failure keeps
+     * logging where it was. */
+    if (!(f = fopen (log_path, "a")))
+        return -1;
+    setvbuf (f, NULL, _IOLBF, 0);
+    if (log_stream && log_stream != stderr)
+        fclose (log_stream);
+    log_stream = f;
+    return 0;
+}
+
+int log_get_level (void)
+{
+    return log_threshold;
+}
+
+const char *log_level_name (int level)
+{
+    return level_names[level & 7];
 }
 
 void log_fini (void)
@@ -36,6 +72,13 @@ void log_fini (void)
     if (log_stream && log_stream != stderr)
         fclose (log_stream);
     log_stream = NULL;
+    free (log_path);
+    log_path = NULL;
+}
+
+int log_fileno (void)
+{
+    return fileno (log_stream ? log_stream : stderr);
 }
 
 void log_set_level (int level)

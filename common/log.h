@@ -12,6 +12,16 @@
 int log_init (const char *ident, int level, const char *path);
 void log_fini (void);
 void log_set_level (int level);
+int log_get_level (void);
+const char *log_level_name (int level); /* LOG_DEBUG -> "debug" */
+
+/* Open log_init's file again (after logrotate renamed it: SIGHUP).  0,
+ * or -1 with errno, logging on where it did.  0 when logging to stderr. */
+int log_reopen (void);
+/* log_init's file, or NULL for stderr (borrowed). */
+const char *log_file (void);
+/* The descriptor the log writes to (a child that closes the others keeps it). */
+int log_fileno (void);
 int log_level_parse (const char *name); /* "debug" -> LOG_DEBUG, -1 if unknown */
 
 void log_msg (int level, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));

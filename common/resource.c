@@ -192,6 +192,7 @@ void resource_init (struct hpcq_resources *res)
     res->job_vmem = res->job_pmem = res->job_pvmem = -1;
     res->spot = -1;
     res->prefer_spot = -1;
+    res->force_spot = -1;
 }
 
 void resource_release (struct hpcq_resources *res)
@@ -577,8 +578,21 @@ int resource_parse_bool (const char *s)
 static int res_set_spot (struct hpcq_resources *res, const char *val,
                          struct hpcq_error *err)
 {
-    if ((res->spot = resource_parse_bool (val)) < 0)
-        return invalid (err, "invalid spot '%s' (true or false)", val);
+    static const char *const words[] = { "", "prefer", "require", "avoid", "never" };
+    int b = resource_parse_bool (val);
+
+    for (int i = 1; i < (int)ARRAY_SIZE (words) && b < 0; i++)
+        if (strcasecmp (val, words[i]) == 0) {
+            res->spot_want = i;
+            res->spot = i == RES_SPOT_REQUIRE ? 1 : i == RES_SPOT_NEVER ? 0 : -1;
+            return 0;
+        }
+    if (b < 0)
+        return invalid (
+            err, "invalid spot '%s' (true, false, prefer, require, avoid or never)",
+            val);
+    res->spot = b;
+    res->spot_want = b ? RES_SPOT_REQUIRE : RES_SPOT_NEVER;
     return 0;
 }
 
@@ -612,14 +626,100 @@ static int res_set_cpu_bind (struct hpcq_resources *res, const char *val,
                          err);
 }
 
+/* An absolute path a container may name: no control characters, and none
+ * of the separators of these lists (',' '+' ':'). */
+static int container_path_ok (const char *p, size_t len)
+{
+    if (p[0] != '/' || len == 0 || len >= 1024)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f || p[i] == ',' || p[i] == '+'
+            || p[i] == ':')
+            return 0;
+    return 1;
+}
+
+static int res_set_container_image (struct hpcq_resources *res, const char *val,
+                                    struct hpcq_error *err)
+{
+    const char *slash = strrchr (val, '/'), *colon = slash ? strchr (slash, ':') : NULL;
+    size_t n = colon ? (size_t)(colon - val) : strlen (val);
+
+    if (!container_path_ok (val, n)
+        || (colon && (!colon[1] || strchr (colon + 1, ','))))
+        return invalid (err,
+                        "invalid container_image '%s' (an absolute path to an OCI "
+                        "image layout, optionally :TAG)",
+                        val);
+    if (!(res->container_image = resource_intern (val)))
+        return invalid (err, "too many distinct container images");
+    return 0;
+}
+
+/* SRC:DST[:ro|rw] items joined by '+', each path absolute. */
+static int check_mounts (const char *val)
+{
+    for (const char *p = val; *p;) {
+        const char *end = strchr (p, '+'), *c1, *c2;
+        size_t n = end ? (size_t)(end - p) : strlen (p);
+        c1 = memchr (p, ':', n);
+        if (!c1 || !container_path_ok (p, (size_t)(c1 - p)))
+            return -1;
+        c2 = memchr (c1 + 1, ':', n - (size_t)(c1 + 1 - p));
+        if (!container_path_ok (c1 + 1, (size_t)((c2 ? c2 : p + n) - c1 - 1)))
+            return -1;
+        if (c2
+            && !((p + n - c2 - 1 == 2)
+                 && (!strncmp (c2 + 1, "ro", 2) || !strncmp (c2 + 1, "rw", 2))))
+            return -1;
+        p += n + (end ? 1 : 0);
+        if (end && !*p)
+            return -1;
+    }
+    return 0;
+}
+
+static int res_set_container_mounts (struct hpcq_resources *res, const char *val,
+                                     struct hpcq_error *err)
+{
+    if (check_mounts (val) < 0)
+        return invalid (err,
+                        "invalid container_mounts '%s' (SRC:DST[:ro] items joined by "
+                        "'+', absolute paths)",
+                        val);
+    if (!(res->container_mounts = resource_intern (val)))
+        return invalid (err, "too many distinct container mounts");
+    return 0;
+}
+
+static int res_set_container_workdir (struct hpcq_resources *res, const char *val,
+                                      struct hpcq_error *err)
+{
+    if (!container_path_ok (val, strlen (val)))
+        return invalid (err, "invalid container_workdir '%s' (an absolute path)", val);
+    if (!(res->container_workdir = resource_intern (val)))
+        return invalid (err, "too many distinct container folders");
+    return 0;
+}
+
 static const struct resource_key resource_keys[] = {
-    { "gpu_bind", res_set_gpu_bind }, { "cpu_bind", res_set_cpu_bind },
-    { "select", res_set_select },     { "nodes", res_set_nodes },
-    { "procs", res_set_procs },       { "vmem", res_set_vmem },
-    { "pmem", res_set_pmem },         { "pvmem", res_set_pvmem },
-    { "walltime", res_set_walltime }, { "mem", res_set_mem },
-    { "ncpus", res_set_ncpus },       { "ngpus", res_set_ngpus },
-    { "place", res_set_place },       { "spot", res_set_spot },
+    { "gpu_bind", res_set_gpu_bind },
+    { "cpu_bind", res_set_cpu_bind },
+    { "container_image", res_set_container_image },
+    { "container_mounts", res_set_container_mounts },
+    { "container_workdir", res_set_container_workdir },
+    { "select", res_set_select },
+    { "nodes", res_set_nodes },
+    { "procs", res_set_procs },
+    { "vmem", res_set_vmem },
+    { "pmem", res_set_pmem },
+    { "pvmem", res_set_pvmem },
+    { "walltime", res_set_walltime },
+    { "mem", res_set_mem },
+    { "ncpus", res_set_ncpus },
+    { "ngpus", res_set_ngpus },
+    { "place", res_set_place },
+    { "spot", res_set_spot },
 };
 
 /* One "name=value" item of an -l list (modified in place). */

@@ -90,6 +90,15 @@ const char *resource_intern (const char *s);
 /* A request owns its chunk list, sized to it (resource_release frees it):
  * copy one with resource_copy, not by assignment, unless the copy only
  * borrows it (an array's subjobs share their array's request). */
+/* What -l spot= asks of spot nodes (scheduler/policy/spotcost.h). */
+enum res_spot_want {
+    RES_SPOT_ANY = 0, /* the expected cost decides */
+    RES_SPOT_PREFER,  /* spot nodes first */
+    RES_SPOT_REQUIRE, /* spot nodes only (spot=true) */
+    RES_SPOT_AVOID,   /* on-demand nodes first */
+    RES_SPOT_NEVER,   /* on-demand nodes only (spot=false) */
+};
+
 struct hpcq_resources {
     int nchunks;              /* 0 = nothing asked: one default chunk */
     struct hpcq_chunk *chunk; /* nchunks of them, NULL if none */
@@ -111,19 +120,32 @@ struct hpcq_resources {
      * than the later one silently replacing the other.  Not stored. */
     int said;
     /* -l spot=true|false: only spot nodes (1), never spot nodes (0), or
-     * either (-1, not asked). */
+     * either (-1, not asked).  spot_want says it in full (RES_SPOT_*):
+     * require (true), never (false), and the soft prefer and avoid. */
     int spot;
+    int spot_want;
     /* Not part of the request: the preference of the job's queue (its
      * node_preference, set for each scheduling pass): 1 spot nodes, 0
      * on-demand nodes first, -1 none.  Placement takes a preferred node
-     * over any other that fits. */
+     * over any other that fits.  force_spot, likewise set each pass
+     * (scheduler/spot_choice.h): -1, or only spot (1) or on-demand (0)
+     * nodes, as spot would (after spot_max_reclaims). */
     int prefer_spot;
+    int force_spot;
     /* Binding inside a node (worker/cores.h), as Slurm's --gpu-bind and
      * --cpu-bind: gpu_bind "" or "closest" (the default: cores near the
      * job's GPUs) or "none"; cpu_bind "" or "cores" (the default: the
      * job's cpuset holds its cores) or "none" (counted, not fenced). */
     char gpu_bind[8];
     char cpu_bind[8];
+    /* An OCI container to run the job in (docs/containers.md), interned,
+     * NULL = none: container_image, a local OCI image layout ("/path" or
+     * "/path:tag"); container_mounts, "SRC:DST[:ro]+..." bind mounts;
+     * container_workdir, the working directory inside (default the job's
+     * own, mounted at the same path). */
+    const char *container_image;
+    const char *container_mounts;
+    const char *container_workdir;
 };
 
 #define RESOURCE_SAID_SELECT 1

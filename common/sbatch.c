@@ -363,7 +363,8 @@ static int apply_resources (struct hpcq_jobspec *spec, const struct sbatch *sb,
     }
     if (directive_apply (spec, 'l', sel, err) < 0)
         return -1;
-    if (sb->exclusive || (sb->nodes > 1 && sb->tasks_per_node))
+    /* -N N is N nodes in Slurm, never fewer. */
+    if (sb->exclusive || sb->nodes > 1)
         return directive_apply (spec, 'l',
                                 sb->exclusive ? "place=scatter:excl" : "place=scatter",
                                 err);
@@ -481,14 +482,19 @@ static int scan_script (struct sbatch *sb, char *copy, struct hpcq_error *err)
             *eol = '\0';
         lineno++;
         p = eol ? eol + 1 : p + strlen (p);
-        while (isspace ((unsigned char)*s))
-            s++;
-        if (*s == '\0' || (lineno == 1 && !strncmp (s, "#!", 2)))
+        /* As Slurm's sbatch (src/sbatch/opt.c, _opt_batch_script): a
+         * directive starts the line with #SBATCH (an indented one is a
+         * comment), the options follow it with or without a space; other
+         * comments and blank lines are skipped, and the first line that is
+         * neither ends the directives. */
+        if (strncmp (s, "#SBATCH", 7) != 0
+            || (s[7] && !isspace ((unsigned char)s[7]) && s[7] != '-')) {
+            while (isspace ((unsigned char)*s))
+                s++;
+            if (*s != '\0' && *s != '#')
+                break;
             continue;
-        if (*s != '#')
-            break; /* the first command ends the directives */
-        if (strncmp (s, "#SBATCH", 7) != 0 || !isspace ((unsigned char)s[7]))
-            continue;
+        }
         nlines++;
         if (sbatch_line (sb, s + 7, &lerr) < 0)
             rc = errprintf_code (err, EINVAL, "line %d: %s", lineno, lerr.text);

@@ -340,6 +340,47 @@ int util_parse_double (const char *s, double min, double max, double *v)
     return 0;
 }
 
+/* The length of the control character at s (1, or 2 for a UTF-8 C1), or 0. */
+static int ctl_len (const unsigned char *s)
+{
+    if (*s < 0x20 || *s == 0x7f)
+        return 1;
+    if (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)
+        return 2;
+    return 0;
+}
+
+int util_has_ctl (const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (ctl_len (p))
+            return 1;
+    return 0;
+}
+
+char *util_escape_ctl (const char *s)
+{
+    char *out = xzalloc (strlen (s) * 4 + 1), *o = out;
+    const unsigned char *p = (const unsigned char *)s;
+
+    while (*p) {
+        int k = ctl_len (p);
+        if (!k)
+            *o++ = (char)*p++;
+        else if (*p == '\n' || *p == '\t' || *p == '\r') {
+            *o++ = '\\';
+            *o++ = *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r';
+            p++;
+        } else {
+            /* a C1 shows as its second byte, \x9b for U+009B */
+            o += sprintf (o, "\\x%02x", p[k - 1]);
+            p += k;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
 /* The length of the UTF-8 sequence at p, or 0 if it is malformed. */
 static int utf8_seq (const unsigned char *p)
 {

@@ -82,6 +82,14 @@ int util_parse_bool (const char *s, int *out);
 int util_parse_long (const char *s, long min, long max, long *v);
 int util_parse_double (const char *s, double min, double max, double *v);
 
+/* s as a terminal or a report may show it: control characters (C0, DEL
+ * and, in UTF-8, C1) written as \n, \t, \r or \xHH, so no user's text
+ * can move the cursor, retitle a window or begin a row of its own.  A new
+ * string, the caller's to free. */
+char *util_escape_ctl (const char *s);
+/* 1 if s holds such a character. */
+int util_has_ctl (const char *s);
+
 /* The indices i < n with on[i] set, as a cpuset list ("0-3,8,10-11") in
  * buf ("" for none; a list that does not fit is cut). */
 void util_format_cpulist (const unsigned char *on, int n, char *buf, size_t len);

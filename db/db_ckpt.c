@@ -15,7 +15,10 @@ static const char *sql_ckpt_add =
     " ON CONFLICT (job_seq, generation) DO NOTHING";
 static const char *sql_ckpt_all =
     "SELECT job_seq, attempt, generation, path, node, size, completed_at, reason,"
-    " requested_at, duration FROM checkpoints ORDER BY job_seq, rowid";
+    " requested_at, duration FROM checkpoints WHERE invalid = 0 ORDER BY job_seq, "
+    "rowid";
+static const char *sql_ckpt_invalidate =
+    "UPDATE checkpoints SET invalid = 1 WHERE job_seq = ?1 AND invalid = 0";
 static const char *sql_preempt_add =
     "INSERT INTO preemptions (job_seq, attempt, time, method, preemptor, reason)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
@@ -334,5 +337,15 @@ int db_ckptdir_removed (struct db *db, int64_t seq, int64_t time)
         return -1;
     sqlite3_bind_int64 (st, 1, seq);
     sqlite3_bind_int64 (st, 2, time);
+    return db_exec_stmt (db, st);
+}
+
+int db_ckpt_invalidate (struct db *db, int64_t seq)
+{
+    sqlite3_stmt *st;
+
+    if (db_txn_ensure (db) < 0 || !(st = db_stmt (db, sql_ckpt_invalidate)))
+        return -1;
+    sqlite3_bind_int64 (st, 1, seq);
     return db_exec_stmt (db, st);
 }

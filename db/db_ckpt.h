@@ -38,6 +38,9 @@ int db_ckpt_foreach (struct db *db, int (*cb) (const struct db_ckpt *c, void *ar
                      void *arg);
 
 /* A preemption: method 'S', 'C', 'R' or 'D'; preemptor 0 if none. */
+/* Every checkpoint of job seq is unusable: marked so, and no longer read
+ * by db_ckpt_foreach.  0 or -1. */
+int db_ckpt_invalidate (struct db *db, int64_t seq);
 int db_preempt_add (struct db *db, int64_t seq, int attempt, int64_t time, char method,
                     int64_t preemptor, const char *reason);
 /* cb for every preemption by job, oldest first. */

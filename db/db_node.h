@@ -35,4 +35,16 @@ int db_node_set_state (struct db *db, const char *name, const char *state,
 int db_node_set_offline (struct db *db, const char *name, int offline,
                          const char *comment);
 
+/* Reclaim notices still in force (scheduler/reclaim.h), by node: put
+ * replaces the node's notice; foreach calls cb with each (strings valid
+ * during the call only; cb returns -1 to stop). */
+int db_notice_put (struct db *db, const char *node, int64_t deadline,
+                   const char *source, int64_t noticed);
+int db_notice_taken (struct db *db, const char *node);
+int db_notice_delete (struct db *db, const char *node);
+int db_notice_foreach (struct db *db,
+                       int (*cb) (const char *node, int64_t deadline,
+                                  const char *source, int taken, void *arg),
+                       void *arg);
+
 #endif

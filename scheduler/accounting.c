@@ -14,6 +14,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "scheduler/lifecycle_sub.h"
 #include "scheduler/accounting.h"
 #include "scheduler/acct_record.h"
 #include "scheduler/jobs.h"
@@ -599,6 +600,18 @@ int accounting_job_event (struct accounting *a, struct job *job, char old,
 
 /* ---- life --------------------------------------------------------------- */
 
+/* The record of each change goes into the change's transaction. */
+static int accounting_on_job (struct server *srv, struct job *job,
+                              const struct lifecycle_event *ev, void *arg)
+{
+    if (ev->point != LC_RECORDED)
+        return 0;
+    return accounting_job_event (arg, job, ev->old, ev->event, ev->actor);
+}
+
+static const struct lifecycle_sub accounting_sub = { "accounting", accounting_on_job,
+                                                     1 };
+
 struct accounting *accounting_create (struct server *srv, struct hpcq_error *err)
 {
     struct accounting *a = xzalloc (sizeof (*a));
@@ -614,7 +627,8 @@ struct accounting *accounting_create (struct server *srv, struct hpcq_error *err
     }
     if (acct_catch_up (a, err) < 0)
         goto error;
-    if (!(a->sync = loop_timer_add (srv->loop, 1000, 1000, acct_sync, a))) {
+    if (!(a->sync = loop_timer_add (srv->loop, 1000, 1000, acct_sync, a))
+        || lifecycle_subscribe (srv, &accounting_sub, a) < 0) {
         errprintf (err, "event loop: %s", strerror (errno));
         goto error;
     }

@@ -10,8 +10,10 @@
 #define HPCQ_SCHEDULER_ALLOC_H
 
 #include <stdint.h>
+#include <jansson.h>
 
 struct node;
+struct nodes;
 
 /* Where one chunk of a job runs. */
 struct alloc_slot {
@@ -36,7 +38,16 @@ struct alloc {
 /* A new allocation of n zeroed slots (release with free()), or NULL. */
 struct alloc *alloc_new (int n);
 
-/* Add (sign 1) or remove (-1) job seq's use of a on the real nodes. */
+/* Add (sign 1) or remove (-1) job seq's use of a on the real nodes
+ * (scheduler/policy/place.c, which the simulator shares). */
 void alloc_apply (struct alloc *a, int64_t seq, int sign);
+
+/* The daemon's, in alloc.c: the allocation as JSON (new reference, NULL
+ * if out of memory); an allocation from that JSON on the registry's nodes
+ * (placeholders for those not known yet), NULL if malformed (release with
+ * free()); and PBS's exec_host and exec_vnode for it (new strings). */
+json_t *alloc_to_json (const struct alloc *a);
+struct alloc *alloc_from_json (struct nodes *ns, const char *text);
+void alloc_format_exec (const struct alloc *a, char **exec_host, char **exec_vnode);
 
 #endif

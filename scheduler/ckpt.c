@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/ckptreport.h"
 #include "common/launch_msg.h"
 #include "common/log.h"
 #include "common/resource.h"
@@ -61,7 +62,11 @@ struct ckpt {
     struct removal *removing;
     int nremoving;
     int sweep_now; /* a job ended: sweep at the next tick */
+    int corrupt;   /* ckpt_corrupt: CORRUPT_HOLD, _RESTART or _FAIL */
 };
+
+enum { CORRUPT_HOLD, CORRUPT_RESTART, CORRUPT_FAIL };
+static const char *const corrupt_names[] = { "hold", "restart", "fail", NULL };
 
 static const struct handler ckpt_handlers[];
 
@@ -90,6 +95,16 @@ static int ckpt_settings (struct ckpt *ck, struct config *cfg, struct hpcq_error
     if (kf && util_parse_double (kf, 0, 36500, &ck->keep_failed_days) < 0)
         return errprintf (err, "invalid checkpoint_keep_failed '%s' (days, 0 to 36500)",
                           kf);
+    /* hold by default: a run that finds every checkpoint unusable needs a
+     * person (a full disk, a bug in the app), and starting over would
+     * throw away the work those checkpoints held if they can be mended. */
+    const char *corrupt = config_get (cfg, "ckpt_corrupt", "hold");
+    for (ck->corrupt = 0; corrupt_names[ck->corrupt]; ck->corrupt++)
+        if (strcmp (corrupt, corrupt_names[ck->corrupt]) == 0)
+            break;
+    if (!corrupt_names[ck->corrupt])
+        return errprintf (err, "invalid ckpt_corrupt '%s' (hold, restart or fail)",
+                          corrupt);
     if (config_get_int (cfg, "checkpoint_keep", 2, 1, 1000, &ck->keep, err) < 0
         || duration_setting (cfg, "checkpoint_grace", 60, &ck->grace_s, err) < 0
         || duration_setting (cfg, "checkpoint_interval", 3600, &ck->interval_s, err) < 0
@@ -199,6 +214,11 @@ static double job_mtbi (struct server *srv, const struct job *job)
             m[n++] = nodeclass_mtbi (srv->nodeclass, node);
     }
     return cadence_mtbi_combined (m, n);
+}
+
+double ckpt_job_cost (const struct job *job)
+{
+    return job->ck && job->ck->ncosts > 0 ? job_cost (job->ck) : -1;
 }
 
 double ckpt_interval (struct server *srv, const struct job *job)
@@ -421,15 +441,19 @@ struct report {
     double seconds;
 };
 
-static int report_parse (json_t *body, struct report *r)
+/* 0, or -1 with err: malformed, or a figure past its bound (the worker
+ * checks them too; a worker of an older version, or one that lies, does
+ * not get them into the metrics and reports). */
+static int report_parse (json_t *body, struct report *r, struct hpcq_error *err)
 {
     json_int_t gen = 0, bytes = -1;
     double secs = -1;
 
     if (json_unpack (body, "{s?I s?I s?F}", "generation", &gen, "bytes", &bytes,
                      "seconds", &secs)
-            < 0
-        || gen < 0 || bytes < -1)
+        < 0)
+        return errprintf (err, "job.checkpoint: malformed request");
+    if (ckptreport_check (gen, bytes, secs, err) < 0)
         return -1;
     r->generation = gen;
     r->bytes = bytes;
@@ -496,14 +520,20 @@ static void ckpt_done_msg (struct server *srv, struct conn *c, struct wire_msg *
     json_int_t seq;
     int attempt;
     struct job *job;
+    struct hpcq_error err;
 
     if (!n) {
         server_reply_error (c, msg, EPROTO, "%s before node.hello", msg->type);
         return;
     }
-    if (json_unpack (msg->body, "{s:I s:i}", "seq", &seq, "attempt", &attempt) < 0
-        || report_parse (msg->body, &r) < 0) {
+    if (json_unpack (msg->body, "{s:I s:i}", "seq", &seq, "attempt", &attempt) < 0) {
         server_reply_error (c, msg, EPROTO, "job.checkpoint: malformed request");
+        return;
+    }
+    if (report_parse (msg->body, &r, &err) < 0) {
+        log_msg (LOG_WARNING, "node %s: checkpoint report of job %lld refused: %s",
+                 n->name, (long long)seq, err.text);
+        server_reply_error (c, msg, EINVAL, "job.checkpoint: %s", err.text);
         return;
     }
     job = jobs_lookup (srv->jobs, seq);
@@ -604,6 +634,71 @@ int ckpt_job_finished (struct server *srv, struct job *job)
     return db_ckptdir_add (srv->db, job->rec.seq, dir, job->rec.uid, after);
 }
 
+int ckpt_corrupt (struct server *srv, struct job *job, char *why, size_t len)
+{
+    struct ckpt *ck = srv->ckpt;
+    struct job_ckpt *jc = job->ck;
+    int n = jc ? jc->count : 0, restart = ck->corrupt == CORRUPT_RESTART;
+    char dir[4096];
+
+    why[0] = '\0';
+    if (n == 0)
+        return 0;
+    snprintf (why, len,
+              "no valid checkpoint: its app found none of its %d checkpoint%s usable "
+              "(exit status %d); ckpt_corrupt = %s",
+              n, n == 1 ? "" : "s", CKPT_EXIT_INVALID, corrupt_names[ck->corrupt]);
+    log_msg (LOG_WARNING, "job %s (%s): %s", job->id, job->rec.owner, why);
+    if (db_ckpt_invalidate (srv->db, job->rec.seq) < 0
+        || db_event_add (srv->db, job->rec.seq, util_wall_secs (),
+                         "checkpoints_invalid", "scheduler", why)
+               < 0)
+        return -1;
+    jc->invalid += n;
+    jc->count = 0;
+    jc->last_gen = jc->last_time = 0;
+    if (ck->corrupt == CORRUPT_FAIL)
+        return 0;
+    if (lifecycle_requeue (srv, job, why, "scheduler") < 0)
+        return -1;
+    snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "%s",
+              restart ? "o" : "u");
+    job_set_comment (job, "%s: %s",
+                     restart ? "Held until its checkpoint folder is removed" : "Held",
+                     why);
+    if (lifecycle_change (srv, job, 'H', JOB_EV_HELD, "scheduler", job->rec.hold_types)
+        < 0)
+        return -1;
+    if (!restart)
+        return 1;
+    /* Removed as its owner by a worker (the sweep), then released. */
+    jc->restart_on_removal = 1;
+    ck->sweep_now = 1;
+    ckpt_job_dir (srv, job, dir, sizeof (dir));
+    return db_ckptdir_add (srv->db, job->rec.seq, dir, job->rec.uid, util_wall_secs ())
+                   < 0
+               ? -1
+               : 1;
+}
+
+/* ckpt_corrupt = restart: the folder is gone, the job runs again. */
+static void corrupt_restart (struct server *srv, int64_t seq)
+{
+    struct job *job = jobs_lookup (srv->jobs, seq);
+
+    if (!job || !job->ck || !job->ck->restart_on_removal || job->rec.state != 'H')
+        return;
+    job->ck->restart_on_removal = 0;
+    snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "n");
+    job_set_comment (job, "Released: its unusable checkpoints were removed; it runs "
+                          "again from the beginning");
+    if (lifecycle_change (srv, job, 'Q', JOB_EV_RELEASED, "scheduler",
+                          "checkpoint folder removed")
+        < 0)
+        log_error ("job %s: release after its checkpoints were removed", job->id);
+    server_request_pass (srv);
+}
+
 static int removing_find (struct ckpt *ck, int64_t seq)
 {
     for (int i = 0; i < ck->nremoving; i++)
@@ -649,8 +744,10 @@ static int sweep_one (int64_t seq, const char *path, int64_t uid, void *arg)
             i = ck->nremoving++;
         }
         ck->removing[i] = (struct removal){ seq, now };
-        log_msg (LOG_INFO, "job %lld: checkpoint folder %s to be removed by node %s",
-                 (long long)seq, path, n->name);
+        char id[160];
+        jobs_key_text (srv->jobs, seq, id, sizeof (id));
+        log_msg (LOG_DEBUG, "job %s: checkpoint folder %s to be removed by node %s", id,
+                 path, n->name);
     }
     wire_msg_release (&m);
     return 0;
@@ -670,6 +767,7 @@ static void ckpt_removed_msg (struct server *srv, struct conn *c, struct wire_ms
     json_int_t seq;
     int ok, i;
     const char *why = NULL;
+    char id[160];
 
     if (!conn_aux (c)
         || json_unpack (msg->body, "{s:I s:b s?s}", "seq", &seq, "ok", &ok, "error",
@@ -680,13 +778,15 @@ static void ckpt_removed_msg (struct server *srv, struct conn *c, struct wire_ms
     }
     if ((i = removing_find (ck, seq)) >= 0)
         ck->removing[i] = ck->removing[--ck->nremoving];
+    jobs_key_text (srv->jobs, seq, id, sizeof (id));
     if (!ok)
-        log_msg (LOG_WARNING, "job %lld: checkpoint folder not removed: %s",
-                 (long long)seq, why ? why : "?");
+        log_msg (LOG_WARNING, "job %s: checkpoint folder not removed: %s", id,
+                 why ? why : "?");
     /* A folder that cannot be removed (gone, not the owner's) is not
      * tried for ever. */
     if (db_ckptdir_removed (srv->db, seq, util_wall_secs ()) < 0)
-        log_error ("job %lld: record checkpoint folder removal", (long long)seq);
+        log_error ("job %s: record checkpoint folder removal", id);
+    corrupt_restart (srv, seq);
     server_reply_after_commit (srv, c, msg, NULL);
 }
 
@@ -750,6 +850,8 @@ void ckpt_attr_json (struct server *srv, const struct job *job, json_t *o)
         json_object_set_new (cp, "generation", json_integer (jc->last_gen));
     }
     json_object_set_new (cp, "count", json_integer (jc ? jc->count : 0));
+    if (jc && jc->invalid > 0)
+        json_object_set_new (cp, "invalid", json_integer (jc->invalid));
     if (jc && jc->ncosts > 0) {
         snprintf (text, sizeof (text), "%.3f", job_cost (jc));
         json_object_set_new (cp, "cost", json_string (text));
@@ -831,6 +933,21 @@ static const struct handler ckpt_handlers[] = {
     { NULL, NULL, 0 },
 };
 
+/* Each attempt's checkpoint bookkeeping, and the job's checkpoints once
+ * it ends, in the change's transaction. */
+static int ckpt_on_job (struct server *srv, struct job *job,
+                        const struct lifecycle_event *ev, void *arg)
+{
+    switch (ev->point) {
+    case LC_ATTEMPT_STARTED: ckpt_attempt_started (srv, job); return 0;
+    case LC_ATTEMPT_ENDED: ckpt_attempt_ended (srv, job); return 0;
+    case LC_FINISHED: return ckpt_job_finished (srv, job);
+    default: return 0;
+    }
+}
+
+static const struct lifecycle_sub ckpt_sub = { "ckpt", ckpt_on_job, 1 };
+
 struct ckpt *ckpt_create (struct server *srv, struct hpcq_error *err)
 {
     struct ckpt *ck = xzalloc (sizeof (*ck));
@@ -840,8 +957,9 @@ struct ckpt *ckpt_create (struct server *srv, struct hpcq_error *err)
     if (ckpt_settings (ck, srv->cfg, err) < 0)
         goto error;
     if (server_register (srv, ckpt_handlers) < 0
-        || !(ck->tick = loop_timer_add (srv->loop, CKPT_TICK_MS, CKPT_TICK_MS,
-                                        ckpt_tick, srv))) {
+        || !(ck->tick =
+                 loop_timer_add (srv->loop, CKPT_TICK_MS, CKPT_TICK_MS, ckpt_tick, srv))
+        || lifecycle_subscribe (srv, &ckpt_sub, ck) < 0) {
         errprintf (err, "cannot register checkpoints: %s", strerror (errno));
         goto error;
     }

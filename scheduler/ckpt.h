@@ -95,11 +95,15 @@ struct job_ckpt {
     char req_reason[32];
     struct ckpt_waiter w[CKPT_WAITERS];
     int nw;
+    /* Checkpoints the app found unusable (ckpt_corrupt), and a restart
+     * waiting for its folder's removal. */
+    int invalid;
+    int restart_on_removal;
     /* Preemption (preempt.h). */
     int preempt_count;
-    char preempt_reason[160];
-    int preempting;  /* a method is under way (C waits) */
-    int auto_resume; /* suspended by preemption (S): resumed by
+    char preempt_reason[256]; /* whole: as long as any reason preempt.c makes */
+    int preempting;           /* a method is under way (C waits) */
+    int auto_resume;          /* suspended by preemption (S): resumed by
                                      * the scheduler, not only by qsig */
     /* Suspension, this attempt (monotonic ms).  released: its allocation's
      * resources are not held (it is suspended, or was deleted while it
@@ -122,6 +126,10 @@ struct job_ckpt *ckpt_job_state (struct job *job);
 
 /* What job asked for with -c (CKPT_UNSET if nothing). */
 void ckpt_job_spec (const struct job *job, struct ckptspec *out);
+
+/* The job's checkpoint cost (the median of its latest), seconds; -1 if
+ * none was measured. */
+double ckpt_job_cost (const struct job *job);
 /* Its checkpoint signal's name ("USR1"). */
 const char *ckpt_job_signal (const struct job *job);
 
@@ -146,6 +154,19 @@ void ckpt_job_dir (struct server *srv, const struct job *job, char *buf, size_t 
  * CKPT_GONE, its request and cadence forgotten). */
 void ckpt_attempt_started (struct server *srv, struct job *job);
 void ckpt_attempt_ended (struct server *srv, struct job *job);
+
+/* A job's app exited with CKPT_EXIT_INVALID (common/ckptreport.h): none
+ * of its checkpoints is usable.  Those recorded are marked invalid (not
+ * counted, not restarted from) and ckpt_corrupt says what comes next:
+ *   hold (the default)  requeued and held (u), the reason in its comment:
+ *                       its owner looks at the folder, qrls runs it again;
+ *   restart             requeued and held (o) until its folder is removed
+ *                       (as its owner), then run again from the beginning;
+ *   fail                it ends, with that exit status and the reason.
+ * Returns 1 if it took the job (held), 0 if the caller ends it (why, if
+ * not "", is its reason), -1 on error.  A job with no checkpoint recorded
+ * is an ordinary exit (0, why ""). */
+int ckpt_corrupt (struct server *srv, struct job *job, char *why, size_t len);
 
 /* The job ended for good (finished): its checkpoint folder is removed as
  * its owner, at once for exit status 0, checkpoint_keep_failed days later

@@ -11,20 +11,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/admit.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "common/wire.h"
 #include "scheduler/clients.h"
 #include "scheduler/server.h"
 
-#define CLIENTS_MAX_LISTEN 4
 #define PARTIAL_TIMEOUT_MS 10000 /* stuck mid-message */
-#define BACKOFF_MIN_MS 100
-#define BACKOFF_MAX_MS 2000
 
 struct client {
     struct conn *c;
@@ -35,11 +32,6 @@ struct client {
     int64_t since_ms;
 };
 
-struct user_count {
-    uid_t uid;
-    int n;
-};
-
 struct clients {
     struct server *srv;
     conn_msg_f on_msg;
@@ -47,48 +39,17 @@ struct clients {
 
     struct client *v;
     int n, cap;
-    struct user_count *users; /* uids with connections counted */
-    int nusers, users_cap;
+    struct admit_counts *users; /* connections per uid counted */
 
     int64_t max_per_user;
     int64_t max_unidentified;
     int64_t idle_ms;
     int64_t output_max;
 
-    struct loop_watch *watch[CLIENTS_MAX_LISTEN];
-    int nlisten;
+    struct admit *admit;
     struct loop_timer *sweep;
-    struct loop_timer *resume; /* accept paused until it fires */
-    int64_t backoff_ms;
-    int64_t refused; /* connections turned away since start */
+    struct admit_ratelog refusals;
 };
-
-static struct user_count *user_count (struct clients *cl, uid_t uid, int add)
-{
-    for (int i = 0; i < cl->nusers; i++)
-        if (cl->users[i].uid == uid)
-            return &cl->users[i];
-    if (!add)
-        return NULL;
-    if (cl->nusers == cl->users_cap) {
-        int cap = cl->users_cap ? cl->users_cap * 2 : 16;
-        struct user_count *v = realloc (cl->users, cap * sizeof (*v));
-        if (!v)
-            return NULL;
-        cl->users = v;
-        cl->users_cap = cap;
-    }
-    cl->users[cl->nusers] = (struct user_count){ uid, 0 };
-    return &cl->users[cl->nusers++];
-}
-
-static void user_uncount (struct clients *cl, uid_t uid)
-{
-    struct user_count *u = user_count (cl, uid, 0);
-
-    if (u && --u->n <= 0)
-        *u = cl->users[--cl->nusers];
-}
 
 /* Root and the scheduler's own user (workers on the Unix socket) are the
  * system, not users to cap. */
@@ -111,14 +72,14 @@ void clients_forget (struct clients *cl, struct conn *c)
     if (!e)
         return;
     if (e->counted)
-        user_uncount (cl, e->uid);
+        admit_counts_give (cl->users, e->uid);
     *e = cl->v[--cl->n];
     if (e != &cl->v[cl->n])
         conn_set_slot (e->c, (int)(e - cl->v));
 }
 
 /* The refusal a user past max_user_connections gets, into text. */
-static void over_cap_text (struct clients *cl, uid_t uid, int n, char *text, size_t len)
+static void over_cap_text (struct clients *cl, uid_t uid, char *text, size_t len)
 {
     char name[64];
 
@@ -126,28 +87,25 @@ static void over_cap_text (struct clients *cl, uid_t uid, int n, char *text, siz
     snprintf (text, len,
               "too many connections: user %s has %d open "
               "(max_user_connections is %lld); close some and retry",
-              name, n, (long long)cl->max_per_user);
+              name, (int)admit_counts_get (cl->users, uid),
+              (long long)cl->max_per_user);
 }
 
 int clients_set_uid (struct clients *cl, struct conn *c, uid_t uid,
                      struct hpcq_error *err)
 {
     struct client *e = client_of (cl, c);
-    struct user_count *u;
     char text[256];
 
-    if (!e || e->counted || !uid_capped (cl, uid) || !(u = user_count (cl, uid, 1)))
+    if (!e || e->counted || !uid_capped (cl, uid))
         return 0;
-    if (u->n >= cl->max_per_user) {
-        over_cap_text (cl, uid, u->n, text, sizeof (text));
-        if (u->n == 0)
-            user_uncount (cl, uid);
+    if (admit_counts_take (cl->users, uid, cl->max_per_user) < 0) {
+        over_cap_text (cl, uid, text, sizeof (text));
         errno = EUSERS;
         return errprintf (err, "%s", text);
     }
     e->uid = uid;
     e->counted = 1;
-    u->n++;
     return 0;
 }
 
@@ -196,63 +154,29 @@ static void make_room_tcp (struct clients *cl)
 static int clients_admit (struct clients *cl, struct conn *c)
 {
     uid_t uid = conn_peer_uid (c);
-    struct user_count *u = NULL;
+    int counted = 0;
     struct client *e;
     char text[256];
 
     if (conn_is_local (c) && uid_capped (cl, uid)) {
-        u = user_count (cl, uid, 1);
-        if (u && u->n >= cl->max_per_user) {
-            over_cap_text (cl, uid, u->n, text, sizeof (text));
-            if (cl->refused++ % 100 == 0) /* one line per 100: a storm stays small */
-                log_msg (LOG_WARNING, "refusing %s: %s", conn_peer_name (c), text);
+        if (admit_counts_take (cl->users, uid, cl->max_per_user) < 0) {
+            over_cap_text (cl, uid, text, sizeof (text));
+            admit_ratelog (&cl->refusals, LOG_WARNING, "refusing %s: %s",
+                           conn_peer_name (c), text);
             conn_refuse (c, EUSERS, text);
             return -1;
         }
+        counted = 1;
     } else if (!conn_is_local (c))
         make_room_tcp (cl);
     e = &cl->v[cl->n];
     *e = (struct client){
         .c = c, .uid = uid, .tcp = !conn_is_local (c), .since_ms = util_now_ms ()
     };
-    if (u) {
-        e->counted = 1;
-        u->n++;
-    }
+    e->counted = counted;
     conn_set_slot (c, cl->n++);
     conn_set_outq_max (c, (size_t)cl->output_max);
     return 0;
-}
-
-static void accept_pause (struct clients *cl, int err);
-
-static void accept_resume (struct loop *l, void *arg)
-{
-    struct clients *cl = arg;
-
-    cl->resume = NULL;
-    for (int i = 0; i < cl->nlisten; i++)
-        (void)loop_fd_modify (cl->watch[i], LOOP_READ);
-}
-
-/* Out of descriptors (or memory): the pending connections wait in the
- * backlog while idle ones time out, instead of accept failing in a loop. */
-static void accept_pause (struct clients *cl, int err)
-{
-    if (cl->resume)
-        return; /* already paused (both listeners failed in one turn) */
-    cl->backoff_ms = cl->backoff_ms ? cl->backoff_ms * 2 : BACKOFF_MIN_MS;
-    if (cl->backoff_ms > BACKOFF_MAX_MS)
-        cl->backoff_ms = BACKOFF_MAX_MS;
-    log_msg (LOG_WARNING,
-             "accept: %s with %d connections open; not accepting for "
-             "%lld ms",
-             strerror (err), cl->n, (long long)cl->backoff_ms);
-    for (int i = 0; i < cl->nlisten; i++)
-        (void)loop_fd_modify (cl->watch[i], 0);
-    if (!(cl->resume =
-              loop_timer_add (cl->srv->loop, cl->backoff_ms, 0, accept_resume, cl)))
-        accept_resume (cl->srv->loop, cl);
 }
 
 static int grow (struct clients *cl)
@@ -270,25 +194,18 @@ static int grow (struct clients *cl)
     return 0;
 }
 
-static void clients_accept (struct loop *l, int fd, int revents, void *arg)
+static void clients_accepted (int fd, const struct admit_peer *peer, void *arg)
 {
     struct clients *cl = arg;
     struct conn *c;
-    int cfd;
 
+    (void)peer;
     if (grow (cl) < 0) {
-        accept_pause (cl, ENOMEM);
+        log_error ("new connection");
+        close (fd);
         return;
     }
-    if ((cfd = accept4 (fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) < 0) {
-        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-            accept_pause (cl, errno);
-        else if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-            log_error ("accept");
-        return;
-    }
-    cl->backoff_ms = 0;
-    if (!(c = conn_create (l, cfd, cl->on_msg, cl->on_close, cl->srv))) {
+    if (!(c = conn_create (cl->srv->loop, fd, cl->on_msg, cl->on_close, cl->srv))) {
         log_error ("new connection");
         return;
     }
@@ -320,31 +237,9 @@ static void clients_sweep (struct loop *l, void *arg)
 
 int clients_listen (struct clients *cl, int fd, struct hpcq_error *err)
 {
-    if (cl->nlisten == CLIENTS_MAX_LISTEN) {
-        errno = ENOSPC;
-        return errprintf (err, "too many listening sockets");
-    }
-    if (!(cl->watch[cl->nlisten] =
-              loop_fd_add (cl->srv->loop, fd, LOOP_READ, clients_accept, cl)))
-        return errprintf (err, "event loop: %s", strerror (errno));
-    cl->nlisten++;
+    if (admit_listen (cl->admit, fd) < 0)
+        return errprintf (err, "listening socket: %s", strerror (errno));
     return 0;
-}
-
-/* Many connections need many descriptors: take what the hard limit
- * allows (systemd's default soft limit is 1024). */
-static void raise_nofile (void)
-{
-    struct rlimit rl;
-    rlim_t was;
-
-    if (getrlimit (RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= rl.rlim_max)
-        return;
-    was = rl.rlim_cur;
-    rl.rlim_cur = rl.rlim_max;
-    if (setrlimit (RLIMIT_NOFILE, &rl) == 0)
-        log_msg (LOG_INFO, "open files: limit raised from %llu to %llu",
-                 (unsigned long long)was, (unsigned long long)rl.rlim_max);
 }
 
 static int clients_settings (struct clients *cl, struct hpcq_error *err)
@@ -386,7 +281,9 @@ struct clients *clients_create (struct server *srv, conn_msg_f on_msg,
         free (cl);
         return NULL;
     }
-    raise_nofile ();
+    cl->users = admit_counts_create ();
+    cl->admit = admit_create (srv->loop, "clients", clients_accepted, cl);
+    admit_raise_nofile ();
     return cl;
 }
 
@@ -397,12 +294,10 @@ void clients_destroy (struct clients *cl)
     int saved = errno;
     for (int i = 0; i < cl->n; i++)
         conn_destroy (cl->v[i].c);
-    for (int i = 0; i < cl->nlisten; i++)
-        loop_fd_remove (cl->watch[i]);
+    admit_destroy (cl->admit);
     loop_timer_remove (cl->sweep);
-    loop_timer_remove (cl->resume);
     free (cl->v);
-    free (cl->users);
+    admit_counts_destroy (cl->users);
     free (cl);
     errno = saved;
 }

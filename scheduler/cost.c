@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "db/db_ckpt.h"
+#include "scheduler/lifecycle_sub.h"
 #include "scheduler/ckpt.h"
 #include "scheduler/cost.h"
 #include "scheduler/jobs.h"
@@ -197,12 +198,23 @@ static int load_cost (int64_t seq, const char *queue, double cost, double spot,
     return 0;
 }
 
+/* An attempt's cost is recorded as it ends, in the change's transaction
+ * (after ckpt's, which subscribed first). */
+static int cost_on_job (struct server *srv, struct job *job,
+                        const struct lifecycle_event *ev, void *arg)
+{
+    return ev->point == LC_ATTEMPT_ENDED ? cost_attempt_ended (srv, job) : 0;
+}
+
+static const struct lifecycle_sub cost_sub = { "cost", cost_on_job, 1 };
+
 struct cost *cost_create (struct server *srv)
 {
     struct cost *co = xzalloc (sizeof (*co));
     struct load l = { srv, co };
 
-    if (db_cost_foreach (srv->db, load_cost, &l) < 0) {
+    if (db_cost_foreach (srv->db, load_cost, &l) < 0
+        || lifecycle_subscribe (srv, &cost_sub, co) < 0) {
         cost_destroy (co);
         return NULL;
     }

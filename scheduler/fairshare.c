@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "db/db_queue.h"
+#include "scheduler/lifecycle_sub.h"
 #include "scheduler/fairshare.h"
 #include "scheduler/jobs.h"
 #include "scheduler/policy/priority.h"
@@ -93,6 +94,15 @@ static int fairshare_settings (struct fairshare *fs, struct config *cfg,
     return 0;
 }
 
+/* An attempt's usage is charged to its owner in the same transaction. */
+static int fairshare_on_job (struct server *srv, struct job *job,
+                             const struct lifecycle_event *ev, void *arg)
+{
+    return ev->point == LC_USAGE ? fairshare_charge (arg, job, ev->walltime) : 0;
+}
+
+static const struct lifecycle_sub fairshare_sub = { "fairshare", fairshare_on_job, 1 };
+
 struct fairshare *fairshare_create (struct server *srv, struct hpcq_error *err)
 {
     struct fairshare *fs = xzalloc (sizeof (*fs));
@@ -102,6 +112,10 @@ struct fairshare *fairshare_create (struct server *srv, struct hpcq_error *err)
         goto error;
     if (db_fairshare_foreach (srv->db, load_one, fs) < 0) {
         errprintf (err, "cannot load fair-share usage from the database");
+        goto error;
+    }
+    if (lifecycle_subscribe (srv, &fairshare_sub, fs) < 0) {
+        errprintf (err, "fairshare: %s", strerror (errno));
         goto error;
     }
     return fs;

@@ -40,19 +40,34 @@ struct job {
     char id[128];        /* "42.server" */
     struct alloc *alloc; /* while R or E */
     /* Where its first host bound it, as that worker's job.started said
-     * ("node1:cpus=0-7:mems=0:gpus=0"), NULL before; kept in memory only:
-     * a restarted scheduler shows it again once the job runs anew. */
+     * ("node1:cpus=0-7:mems=0:gpus=0"), NULL when not running; kept in
+     * memory only: a restarted scheduler shows it again once the job runs
+     * anew. */
     char *binding;
     int launch_pending; /* launch sent, no job.started yet */
     int kill_sent;
-    int restart_first;        /* requeued by a spot reclaim: it goes before
+    int restart_first; /* requeued by a spot reclaim: it goes before
                                      * every other waiting job (reclaim.h) */
+    /* Spot or on-demand (spot_choice.h): the job's reclaims so far (in
+     * memory), and the last decision with its expected cost. */
+    int spot_reclaims;
+    double est_cost;
+    char spot_why[200];
     TAILQ_ENTRY (job) q_link; /* in the queued list while 'Q' */
     LIST_ENTRY (job)
     r_link;                  /* in the running list while it holds an
                                      * allocation (le_prev NULL when not) */
     LIST_ENTRY (job) s_link; /* in the suspended list while 'S' */
     int64_t est_start;       /* backfill's reservation for it, 0 if none */
+    /* The reason why_pass last gave it (code 0: none, or its comment was
+     * set since by job_set_comment): an unchanged reason costs no text
+     * (policy/why.h).  Beside est_start, which every pass writes. */
+    int64_t why_want, why_avail;
+    unsigned char why_code, why_res;
+    /* While it runs: what its mother superior last reported (node.usage):
+     * CPU seconds and peak memory bytes, -1 unknown.  Memory only; the
+     * final figures go to rec.resources_used at the end. */
+    int64_t used_cput, used_mem;
     struct resv *resv;       /* conservative backfill's kept reservation
                                      * (one block, freed with free()), or NULL */
     const char *node_labels; /* its queue's node_labels (borrowed), NULL = any */
@@ -75,6 +90,9 @@ struct job {
     unsigned arr_group : 2; /* subjob: how its array counts it */
     unsigned arr_began : 1;
     unsigned arr_failed : 1;
+    /* Turned down by the pass for a reason whose comment is already set
+     * (a queue's max_run): why_pass leaves that comment (policy/why.h). */
+    unsigned why_kept : 1;
 
     /* Checkpoints, suspension, preemption and cost (ckpt.h); NULL until
      * the job has any. */

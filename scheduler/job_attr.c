@@ -16,6 +16,7 @@
 #include "scheduler/cost.h"
 #include "scheduler/job_attr.h"
 #include "scheduler/policy/job_state.h"
+#include "scheduler/spot_choice.h"
 
 static void set_str (json_t *o, const char *key, const char *value)
 {
@@ -102,10 +103,22 @@ static json_t *resource_list (const struct job *job)
     }
     if (res->spot >= 0)
         json_object_set_new (o, "spot", json_string (res->spot ? "True" : "False"));
+    else if (res->spot_want == RES_SPOT_PREFER || res->spot_want == RES_SPOT_AVOID)
+        json_object_set_new (o, "spot",
+                             json_string (res->spot_want == RES_SPOT_PREFER ? "prefer"
+                                                                            : "avoid"));
     if (res->gpu_bind[0])
         json_object_set_new (o, "gpu_bind", json_string (res->gpu_bind));
     if (res->cpu_bind[0])
         json_object_set_new (o, "cpu_bind", json_string (res->cpu_bind));
+    if (res->container_image)
+        json_object_set_new (o, "container_image", json_string (res->container_image));
+    if (res->container_mounts)
+        json_object_set_new (o, "container_mounts",
+                             json_string (res->container_mounts));
+    if (res->container_workdir)
+        json_object_set_new (o, "container_workdir",
+                             json_string (res->container_workdir));
     return o;
 }
 
@@ -125,6 +138,29 @@ static json_t *variable_list (const struct job *job)
     return o;
 }
 
+/* Running (or suspended): resources_used shows what it used so far. */
+static int job_attr_running (const struct job *job)
+{
+    return job->alloc && job->rec.stime > 0
+           && (job->rec.state == 'R' || job->rec.state == 'S');
+}
+
+/* resources_used of a running job, as PBS updates it while the job runs:
+ * cput and mem as its node last reported them (node.usage), ncpus, and
+ * walltime since it started. */
+static json_t *used_so_far (const struct job *job)
+{
+    char cpu[32], wall[32], mem[32];
+    int64_t elapsed = util_wall_secs () - job->rec.stime;
+
+    resource_format_walltime (job->used_cput > 0 ? job->used_cput : 0, cpu,
+                              sizeof (cpu));
+    resource_format_walltime (elapsed > 0 ? elapsed : 0, wall, sizeof (wall));
+    resource_format_size (job->used_mem > 0 ? job->used_mem : 0, mem, sizeof (mem));
+    return json_pack ("{s:s s:s s:i s:s}", "cput", cpu, "mem", mem, "ncpus",
+                      resource_total_ncpus (&job->spec.res), "walltime", wall);
+}
+
 /* The first attributes of qstat -f, in PBS's order. */
 json_t *job_attr_summary (struct server *srv, const struct job *job)
 {
@@ -140,7 +176,8 @@ json_t *job_attr_summary (struct server *srv, const struct job *job)
         json_t *ru = json_loads (job->rec.resources_used, 0, NULL);
         if (ru)
             json_object_set_new (o, "resources_used", ru);
-    }
+    } else if (job_attr_running (job))
+        json_object_set_new (o, "resources_used", used_so_far (job));
     {
         char state = job_state_display (job);
         json_object_set_new (o, "job_state", json_stringn (&state, 1));
@@ -210,11 +247,16 @@ static void put_field (FILE *f, const char *s, int sep)
 int job_attr_row (FILE *f, const struct job *job)
 {
     const char *cput = "0";
+    char live[32];
     json_t *ru = NULL;
 
     if (job->rec.resources_used && (ru = json_loads (job->rec.resources_used, 0, NULL))
         && json_string_value (json_object_get (ru, "cput")))
         cput = json_string_value (json_object_get (ru, "cput"));
+    else if (job_attr_running (job) && job->used_cput >= 0) {
+        resource_format_walltime (job->used_cput, live, sizeof (live));
+        cput = live;
+    }
     put_field (f, job->id, '\t');
     put_field (f, job->rec.name ? job->rec.name : "", '\t');
     put_field (f, job->rec.owner, '\t');
@@ -318,12 +360,17 @@ json_t *job_attr_json (struct server *srv, const struct job *job)
     set_str (o, "comment", job->rec.comment);
     if (job->rec.state == 'Q')
         job_attr_priority (o, job);
-    if (job->rec.state == 'Q' && job->est_start > 0) {
-        /* The reservation backfill holds for it (qstat -f shows
-         * estimated.start_time). */
+    {
+        /* The reservation backfill holds for it (estimated.start_time),
+         * and where its expected cost sends it (estimated.spot, .cost). */
         json_t *est = json_object ();
-        set_time (est, "start_time", job->est_start);
-        json_object_set_new (o, "estimated", est);
+        if (job->rec.state == 'Q' && job->est_start > 0)
+            set_time (est, "start_time", job->est_start);
+        spot_choice_attr_json (job, est);
+        if (json_object_size (est) > 0)
+            json_object_set_new (o, "estimated", est);
+        else
+            json_decref (est);
     }
     set_time (o, "etime", job->rec.ctime);
     json_object_set_new (o, "run_count", json_integer (job->rec.run_count));
@@ -349,6 +396,10 @@ json_t *job_attr_json (struct server *srv, const struct job *job)
     if (job->parent) {
         set_str (o, "array_id", job->parent->id);
         json_object_set_new (o, "array_index", json_integer (job->array_index));
+        /* Slurm's own number for the task (jobs.c reserved them). */
+        if (job->spec.slurm)
+            json_object_set_new (o, "slurm_job_id",
+                                 json_integer (job->parent->rec.seq + job->array_pos));
     }
     return o;
 }

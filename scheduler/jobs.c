@@ -147,6 +147,23 @@ void jobs_destroy (struct jobs *js)
     free (js);
 }
 
+/* The job numbers a job takes: one, or as many as its tasks for an array
+ * in Slurm's dialect, whose tasks are jobs of their own numbers there
+ * (SLURM_JOB_ID; SLURM_ARRAY_JOB_ID is the array's): task at position p
+ * of array N is N + p, as sbatch numbers them. */
+static int64_t job_span (const struct job *job)
+{
+    struct arrayspec a;
+    int64_t n = 1;
+
+    if (job->is_array && job->spec.slurm && job->spec.array
+        && arrayspec_parse (job->spec.array, &a, NULL) == 0) {
+        n = a.n > 1 ? a.n : 1;
+        arrayspec_release (&a);
+    }
+    return n;
+}
+
 int jobs_add (struct jobs *js, struct job *job)
 {
     if (js->n == js->cap) {
@@ -161,8 +178,8 @@ int jobs_add (struct jobs *js, struct job *job)
     job_counts_job (js->counts, job, 1);
     if (job->rec.state == 'Q' && !job->is_array)
         queue_link (js, job);
-    if (job->rec.seq >= js->next_seq)
-        js->next_seq = job->rec.seq + 1;
+    if (job->rec.seq + job_span (job) > js->next_seq && !job->parent)
+        js->next_seq = job->rec.seq + job_span (job);
     return 0;
 }
 
@@ -184,6 +201,28 @@ int64_t job_subkey (int64_t parent_seq, int pos, int n)
     if (n > 1 << JOB_SUBKEY_BITS)
         return JOB_SUBKEY_BIG + (parent_seq << JOB_SUBKEY_BIG_BITS) + pos;
     return JOB_SUBKEY (parent_seq, pos);
+}
+
+void jobs_key_text (struct jobs *js, int64_t key, char *buf, size_t len)
+{
+    int64_t parent = key, pos = -1;
+    struct job *a;
+
+    if (key >= JOB_SUBKEY_BIG) {
+        parent = (key - JOB_SUBKEY_BIG) >> JOB_SUBKEY_BIG_BITS;
+        pos = (key - JOB_SUBKEY_BIG) & ((INT64_C (1) << JOB_SUBKEY_BIG_BITS) - 1);
+    } else if (key >= JOB_SUBKEY_BASE) {
+        parent = (key - JOB_SUBKEY_BASE) >> JOB_SUBKEY_BITS;
+        pos = (key - JOB_SUBKEY_BASE) & ((INT64_C (1) << JOB_SUBKEY_BITS) - 1);
+    }
+    if (pos < 0)
+        snprintf (buf, len, "%lld.%s", (long long)key, js->srv->name);
+    else if ((a = jobs_lookup (js, parent)) && a->arr)
+        snprintf (buf, len, "%lld[%d].%s", (long long)parent,
+                  array_index_at (a->arr, (int)pos), js->srv->name);
+    else /* the array is gone from memory: its position */
+        snprintf (buf, len, "%lld[#%lld].%s", (long long)parent, (long long)pos,
+                  js->srv->name);
 }
 
 /* An array joins the arrays a pass takes subjobs from while it is queued
@@ -775,7 +814,8 @@ int jobs_insert (struct jobs *js, struct job *job)
     job_make_id (js->srv, job);
     if (db_job_insert (js->srv->db, &job->rec) < 0)
         return -1;
-    snprintf (buf, sizeof (buf), "%lld", (long long)job->rec.seq + 1);
+    snprintf (buf, sizeof (buf), "%lld",
+              (long long)job->rec.seq + (job->parent ? 1 : job_span (job)));
     return db_server_set (js->srv->db, "next_seq", buf);
 }
 
@@ -981,6 +1021,7 @@ void job_set_comment (struct job *job, const char *fmt, ...)
     va_end (ap);
     free (job->rec.comment);
     job->rec.comment = xstrdup (buf);
+    job->why_code = 0; /* why_pass says its reason again (policy/why.h) */
 }
 
 static void signal_node (struct job *job, struct node *n, const char *sig,
@@ -1014,110 +1055,4 @@ void job_signal_nodes (struct job *job, const char *sig, const char *reason)
         if (!seen)
             signal_node (job, job->alloc->slot[i].node, sig, reason);
     }
-}
-
-json_t *alloc_to_json (const struct alloc *a)
-{
-    json_t *arr = json_array ();
-
-    for (int i = 0; arr && i < a->n; i++) {
-        const struct alloc_slot *s = &a->slot[i];
-        json_t *gpus = json_array ();
-        for (int g = 0; gpus && g < s->ngpus; g++)
-            json_array_append_new (gpus, json_integer (s->gpus[g]));
-        /* "o" steals gpus into the new object. */
-        json_t *o = json_pack ("{s:s s:i s:I s:o s:i s:b}", "node", s->node_name,
-                               "ncpus", s->ncpus, "mem", (json_int_t)s->mem, "gpus",
-                               gpus, "mpiprocs", s->mpiprocs, "excl", s->excl);
-        /* The MIG instance as [gpu, instance], so a restart keeps it. */
-        if (o && s->nmig)
-            json_object_set_new (o, "mig",
-                                 json_pack ("[i i]", s->mig_gpu, s->mig_inst));
-        json_array_append_new (arr, o);
-    }
-    return arr;
-}
-
-struct alloc *alloc_from_json (struct nodes *ns, const char *text)
-{
-    json_t *arr = json_loads (text, 0, NULL), *o;
-    struct alloc *a = NULL;
-    size_t i;
-
-    if (!json_is_array (arr) || json_array_size (arr) == 0
-        || json_array_size (arr) > INT_MAX
-        || !(a = alloc_new ((int)json_array_size (arr))))
-        goto error;
-    json_array_foreach (arr, i, o)
-    {
-        struct alloc_slot *s = &a->slot[i];
-        const char *node;
-        json_t *gpus, *g, *mig = NULL;
-        json_int_t mem;
-        size_t k;
-        if (json_unpack (o, "{s:s s:i s:I s:o s:i s:b s?o}", "node", &node, "ncpus",
-                         &s->ncpus, "mem", &mem, "gpus", &gpus, "mpiprocs",
-                         &s->mpiprocs, "excl", &s->excl, "mig", &mig)
-                < 0
-            || !json_is_array (gpus) || json_array_size (gpus) > 16
-            || (mig && json_unpack (mig, "[i i]", &s->mig_gpu, &s->mig_inst) < 0))
-            goto error;
-        s->nmig = mig != NULL;
-        s->mem = mem;
-        snprintf (s->node_name, sizeof (s->node_name), "%s", node);
-        s->node = nodes_get (ns, node);
-        json_array_foreach (gpus, k, g) s->gpus[s->ngpus++] =
-            (int)json_integer_value (g);
-    }
-    json_decref (arr);
-    return a;
-error:
-    log_msg (LOG_ERR, "unreadable allocation record: %s", text);
-    json_decref (arr);
-    free (a);
-    return NULL;
-}
-
-/* Close a memory stream and return its text (the caller frees it), or
- * NULL if it could not be made or written. */
-static char *stream_text (FILE *f, char **text)
-{
-    int bad = !f || ferror (f);
-
-    if (f && fclose (f) != 0)
-        bad = 1;
-    if (bad) {
-        free (*text);
-        *text = NULL;
-    }
-    return *text;
-}
-
-/* exec_host "n1/0*2+n2/0*2", exec_vnode "(n1:ncpus=2:ngpus=1)+(n2:ncpus=2:mig=1g.5gb)". */
-void alloc_format_exec (const struct alloc *a, char **exec_host, char **exec_vnode)
-{
-    char *host = NULL, *vnode = NULL;
-    size_t hlen, vlen;
-    FILE *h = open_memstream (&host, &hlen), *v = open_memstream (&vnode, &vlen);
-
-    /* Streams, not a string grown slot by slot: a job of thousands of
-     * nodes would copy its text thousands of times. */
-    for (int i = 0; h && v && i < a->n; i++) {
-        const struct alloc_slot *s = &a->slot[i];
-        fprintf (h, "%s%s/0*%d", i ? "+" : "", s->node_name, s->ncpus);
-        fprintf (v, "%s(%s:ncpus=%d", i ? "+" : "", s->node_name, s->ncpus);
-        if (s->mem > 0) {
-            char sz[24];
-            resource_format_size (s->mem, sz, sizeof (sz));
-            fprintf (v, ":mem=%s", sz);
-        }
-        if (s->ngpus)
-            fprintf (v, ":ngpus=%d", s->ngpus);
-        if (s->nmig && s->node && s->mig_gpu >= 0 && s->mig_gpu < s->node->ngpus
-            && s->mig_inst >= 0 && s->mig_inst < s->node->gpu[s->mig_gpu].nmig)
-            fprintf (v, ":mig=%s", s->node->gpu[s->mig_gpu].mig[s->mig_inst].profile);
-        fputc (')', v);
-    }
-    *exec_host = stream_text (h, &host);
-    *exec_vnode = stream_text (v, &vnode);
 }

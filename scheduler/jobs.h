@@ -22,6 +22,11 @@ struct node;
 /* The key of the subjob at pos of an array of n subjobs. */
 int64_t job_subkey (int64_t parent_seq, int pos, int n);
 
+/* The PBS id of the job or subjob whose key (its rec.seq) is key, for the
+ * log: "42.server", "17[3].server" ("17[#2].server", by position, once
+ * the array is gone from memory). */
+void jobs_key_text (struct jobs *js, int64_t key, char *buf, size_t len);
+
 struct jobs *jobs_create (struct server *srv);
 void jobs_destroy (struct jobs *js);
 
@@ -145,9 +150,5 @@ void job_signal_worker (struct job *job, const char *sig, const char *reason);
 void job_signal_nodes (struct job *job, const char *sig, const char *reason);
 void job_set_comment (struct job *job, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
-
-json_t *alloc_to_json (const struct alloc *a);
-struct alloc *alloc_from_json (struct nodes *ns, const char *text);
-void alloc_format_exec (const struct alloc *a, char **exec_host, char **exec_vnode);
 
 #endif

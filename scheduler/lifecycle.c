@@ -14,15 +14,34 @@
 
 #include "common/log.h"
 #include "common/util.h"
-#include "scheduler/accounting.h"
 #include "scheduler/ckpt.h"
-#include "scheduler/cost.h"
 #include "scheduler/deferred.h"
-#include "scheduler/fairshare.h"
 #include "scheduler/lifecycle.h"
-#include "scheduler/limits.h"
-#include "scheduler/web/metrics.h"
 #include "scheduler/nodes.h"
+
+/* Tell the subscribers of ev: those inside the transaction (in_txn 1,
+ * the first failure fails: -1), or those after it (in_txn 0, whose
+ * failures are theirs). */
+static int lifecycle_tell_some (struct server *srv, struct job *job,
+                                const struct lifecycle_event *ev, int in_txn)
+{
+    for (int i = 0; i < srv->nlc_subs; i++) {
+        const struct lifecycle_sub *s = srv->lc_subs[i].sub;
+        if (s->in_txn == in_txn && s->fn (srv, job, ev, srv->lc_subs[i].arg) < 0
+            && in_txn)
+            return -1;
+    }
+    return 0;
+}
+
+/* Every subscriber of ev, those inside the transaction first.  0 or -1. */
+static int lifecycle_tell (struct server *srv, struct job *job,
+                           const struct lifecycle_event *ev)
+{
+    if (lifecycle_tell_some (srv, job, ev, 1) < 0)
+        return -1;
+    return lifecycle_tell_some (srv, job, ev, 0);
+}
 
 /* job moved from old to its present state: write it and its event, and
  * tell those who account for it (the accounting log's record goes into
@@ -30,13 +49,16 @@
 static int lifecycle_record (struct server *srv, struct job *job, char old,
                              enum job_event ev, const char *actor, const char *detail)
 {
+    struct lifecycle_event e = {
+        .point = LC_RECORDED, .old = old, .event = ev, .actor = actor
+    };
+
     if (jobs_write (srv->jobs, job) < 0
         || db_event_add_state (srv->db, job->rec.seq, job->rec.mtime,
                                job_event_name (ev), actor, detail, old, job->rec.state)
                < 0
-        || accounting_job_event (srv->accounting, job, old, ev, actor) < 0)
+        || lifecycle_tell (srv, job, &e) < 0)
         return -1;
-    metrics_job_event (srv->metrics, job, old, ev);
     if (job->parent)
         lifecycle_array_update (srv, job->parent);
     return 0;
@@ -47,13 +69,16 @@ int lifecycle_change_at (struct server *srv, struct job *job, char to,
                          const char *caller)
 {
     char old = job->rec.state;
+    struct lifecycle_event e = {
+        .point = LC_CHANGED, .old = old, .event = ev, .actor = actor
+    };
 
     if (job_state_set (job, to, ev, actor, caller) < 0)
         return -1;
     if (to == 'W')
         deferred_due (srv->deferred, job->spec.execution_time);
     jobs_refile (srv->jobs, job, old);
-    limits_state_changed (srv->limits, job, old);
+    (void)lifecycle_tell (srv, job, &e);
     return lifecycle_record (srv, job, old, ev, actor, detail);
 }
 
@@ -68,6 +93,10 @@ int lifecycle_submit (struct server *srv, struct job *job)
     char to = job->rec.hold_types[0] && strcmp (job->rec.hold_types, "n") != 0
                   ? 'H'
                   : lifecycle_ready_state (job);
+    struct lifecycle_event e = { .point = LC_RECORDED,
+                                 .old = JOB_STATE_NEW,
+                                 .event = JOB_EV_SUBMITTED,
+                                 .actor = job->rec.owner };
 
     if (job_state_set (job, to, JOB_EV_SUBMITTED, job->rec.owner, __func__) < 0)
         return -1;
@@ -78,14 +107,11 @@ int lifecycle_submit (struct server *srv, struct job *job)
                                job_event_name (JOB_EV_SUBMITTED), job->rec.owner,
                                job->rec.queue, JOB_STATE_NEW, to)
                < 0
-        || accounting_job_event (srv->accounting, job, JOB_STATE_NEW, JOB_EV_SUBMITTED,
-                                 job->rec.owner)
-               < 0
-        || jobs_add (srv->jobs, job) < 0) {
+        || lifecycle_tell_some (srv, job, &e, 1) < 0 || jobs_add (srv->jobs, job) < 0) {
         job->rec.state = JOB_STATE_NEW; /* not submitted after all */
         return -1;
     }
-    metrics_job_event (srv->metrics, job, JOB_STATE_NEW, JOB_EV_SUBMITTED);
+    (void)lifecycle_tell_some (srv, job, &e, 0);
     return 0;
 }
 
@@ -138,6 +164,7 @@ int lifecycle_start_at (struct server *srv, struct job *job, struct alloc *alloc
     job->rec.session_id = 0;
     free (job->rec.resources_used);
     job->rec.resources_used = NULL;
+    job->used_cput = job->used_mem = -1; /* until its node reports */
     util_format_ctime (job->rec.stime, when, sizeof (when));
     job_set_comment (job, "Job run at %s on %s", when, job->rec.exec_vnode);
     /* A subjob's first start may be the first its row is written. */
@@ -149,7 +176,8 @@ int lifecycle_start_at (struct server *srv, struct job *job, struct alloc *alloc
         return -1;
     job->launch_pending = 1;
     job->kill_sent = 0;
-    ckpt_attempt_started (srv, job);
+    (void)lifecycle_tell (srv, job,
+                          &(struct lifecycle_event){ .point = LC_ATTEMPT_STARTED });
     return lifecycle_change_at (srv, job, 'R', JOB_EV_STARTED, "scheduler",
                                 job->rec.exec_host, caller);
 }
@@ -170,6 +198,11 @@ static void lifecycle_release_alloc (struct server *srv, struct job *job)
     }
     free (job->rec.alloc);
     job->rec.alloc = NULL;
+    /* exec_binding is the running attempt's, kept in memory only: gone
+     * with the allocation, so what qstat -f shows of an ended job is the
+     * same before and after a restart. */
+    free (job->binding);
+    job->binding = NULL;
     server_request_pass (srv);
 }
 
@@ -215,6 +248,8 @@ int lifecycle_end_at (struct server *srv, struct job *job, int exit_status,
                       const char *reason, int64_t cput, int64_t walltime,
                       int64_t maxrss, const char *actor, const char *caller)
 {
+    static const struct lifecycle_event ended = { .point = LC_ATTEMPT_ENDED };
+    struct lifecycle_event usage = { .point = LC_USAGE };
     char detail[128], why[512];
 
     if (job_state_check (job, 'F', JOB_EV_FINISHED, actor, caller) < 0)
@@ -224,16 +259,16 @@ int lifecycle_end_at (struct server *srv, struct job *job, int exit_status,
         snprintf (why, sizeof (why), "%s", reason);
         reason = why;
     }
-    ckpt_attempt_ended (srv, job);
-    if (cost_attempt_ended (srv, job) < 0)
+    if (lifecycle_tell (srv, job, &ended) < 0)
         return -1;
     lifecycle_release_alloc (srv, job);
     job->rec.has_exit = 1;
     job->rec.exit_status = exit_status;
     job->rec.etime = util_wall_secs ();
     job->launch_pending = 0;
+    usage.walltime = walltime;
     if (lifecycle_store_usage (job, cput, walltime, maxrss) < 0
-        || fairshare_charge (srv->fairshare, job, walltime) < 0)
+        || lifecycle_tell (srv, job, &usage) < 0)
         return -1;
     if (reason)
         job_set_comment (job, "%s", reason);
@@ -249,10 +284,11 @@ int lifecycle_end_at (struct server *srv, struct job *job, int exit_status,
                < 0)
         return -1;
     job->has_gpu_used = 0; /* this attempt's, not the next one's */
-    if (ckpt_job_finished (srv, job) < 0)
+    if (lifecycle_tell (srv, job, &(struct lifecycle_event){ .point = LC_FINISHED })
+        < 0)
         return -1;
     snprintf (detail, sizeof (detail), "Exit_status=%d", exit_status);
-    log_msg (LOG_INFO, "job %s (%s) finished: exit status %d", job->id, job->rec.owner,
+    log_msg (LOG_DEBUG, "job %s (%s) finished: exit status %d", job->id, job->rec.owner,
              exit_status);
     return lifecycle_change_at (srv, job, 'F', JOB_EV_FINISHED, actor, detail, caller);
 }
@@ -274,12 +310,12 @@ int lifecycle_node_lost_at (struct server *srv, struct job *job, const char *why
 int lifecycle_requeue_at (struct server *srv, struct job *job, const char *why,
                           const char *actor, const char *caller)
 {
+    static const struct lifecycle_event ended = { .point = LC_ATTEMPT_ENDED };
     int64_t now = util_wall_secs ();
 
     if (job_state_check (job, 'Q', JOB_EV_REQUEUED, actor, caller) < 0)
         return -1;
-    ckpt_attempt_ended (srv, job);
-    if (cost_attempt_ended (srv, job) < 0)
+    if (lifecycle_tell (srv, job, &ended) < 0)
         return -1;
     lifecycle_release_alloc (srv, job);
     job->launch_pending = 0;

@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "scheduler/lifecycle_sub.h"
 #include "scheduler/policy/job_state.h"
 #include "scheduler/jobs.h"
 #include "scheduler/server.h"

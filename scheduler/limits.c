@@ -23,6 +23,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "db/db_settings.h"
+#include "scheduler/lifecycle_sub.h"
 #include "scheduler/array.h"
 #include "scheduler/jobs.h"
 #include "scheduler/limit_list.h"
@@ -653,12 +654,25 @@ static int limits_load (struct limits *lim, struct hpcq_error *err)
     return 0;
 }
 
+/* A state change moves the job between the counts. */
+static int limits_on_job (struct server *srv, struct job *job,
+                          const struct lifecycle_event *ev, void *arg)
+{
+    if (ev->point == LC_CHANGED)
+        limits_state_changed (arg, job, ev->old);
+    return 0;
+}
+
+static const struct lifecycle_sub limits_sub = { "limits", limits_on_job, 0 };
+
 struct limits *limits_create (struct server *srv, struct hpcq_error *err)
 {
     struct limits *lim = xzalloc (sizeof (*lim));
 
     lim->srv = srv;
-    if (limits_settings (lim, err) < 0 || (srv && limits_load (lim, err) < 0)) {
+    if (limits_settings (lim, err) < 0 || (srv && limits_load (lim, err) < 0)
+        || (srv && lifecycle_subscribe (srv, &limits_sub, lim) < 0
+            && errprintf (err, "limits: %s", strerror (errno)) < 0)) {
         limits_destroy (lim);
         return NULL;
     }

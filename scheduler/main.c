@@ -14,7 +14,7 @@
 #include "common/daemon.h"
 #include "common/log.h"
 #include "common/loop.h"
-#include "scheduler/server.h"
+#include "scheduler/subsystems.h"
 
 static const char *usage_text =
     "Usage: hpcq-scheduler [--config FILE] [--state-dir DIR] [--socket PATH]\n"
@@ -33,15 +33,23 @@ static const struct daemon_option options[] = {
     { NULL, NULL },
 };
 
+/* What a SIGHUP may change while running: keys the server reads where it
+ * uses them (daemon.h; hpcq-scheduler(8)). */
+static const char *const reloadable[] = { "managers", "operators", "acl_roots", NULL };
+
 static void on_signal (struct loop *l, int signo, void *arg)
 {
+    if (signo == SIGHUP) {
+        (void)daemon_reload (arg, reloadable);
+        return;
+    }
     log_msg (LOG_INFO, "signal %d: shutting down", signo);
     loop_stop (l);
 }
 
 int main (int argc, char **argv)
 {
-    static const int signals[] = { SIGINT, SIGTERM };
+    static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
     struct config *cfg =
         daemon_config (argc, argv, "hpcq-scheduler", usage_text, options);
     int level = log_level_parse (config_get (cfg, "log_level", "info"));
@@ -58,17 +66,17 @@ int main (int argc, char **argv)
         return 2;
     }
     if (!(loop = loop_create ())
-        || loop_signals (loop, signals, 2, on_signal, NULL) < 0) {
+        || loop_signals (loop, signals, 3, on_signal, cfg) < 0) {
         log_error ("event loop");
         goto out;
     }
-    if (!(srv = server_create (loop, cfg, &err))) {
+    if (!(srv = subsystems_create (loop, cfg, &err))) {
         log_msg (LOG_ERR, "%s", err.text);
         fprintf (stderr, "hpcq-scheduler: %s\n", err.text);
         goto out;
     }
     rc = loop_run (loop) < 0 ? 1 : 0;
-    server_destroy (srv);
+    subsystems_destroy (srv);
     log_msg (LOG_INFO, "stopped");
 out:
     loop_destroy (loop);

@@ -88,6 +88,13 @@ struct node {
     enum node_power power;
     int64_t power_since_ms;
     int64_t idle_since_ms;
+    /* Up time, counted by nodeclass.c from each change of state
+     * (nodes_set_state): credited to class up_class (an index there) until
+     * up_credited_ms; a failure or a hello before reclaim_until_ms is part
+     * of a reclaim, not another interruption or a later boot. */
+    int64_t up_credited_ms;
+    int up_class;
+    int64_t reclaim_until_ms;
     /* Last: kilobytes, where placement's scans want the fields above
      * close together in memory. */
     struct gpu gpu[GPU_MAX];
@@ -98,6 +105,9 @@ struct node {
     /* Its topology as its worker reported it (nnuma 0: none), shown by
      * pbsnodes; the worker places cores by it (worker/topo.h). */
     struct topoinfo topo;
+    /* Its worker can run jobs in OCI containers (runc and umoci found:
+     * docs/containers.md); only such nodes take a container_image job. */
+    int oci;
 };
 
 #endif

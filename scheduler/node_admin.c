@@ -92,6 +92,8 @@ json_t *node_admin_json (const struct node *n, json_t *jobs_map)
                    "spot", n->spot, "cloud", n->cloud);
     if (o && n->cloud)
         json_object_set_new (o, "power", json_string (power_names[n->power]));
+    if (o && n->oci)
+        json_object_set_new (o, "container_runtime", json_string ("runc"));
     if (o && n->topo.nnuma > 0)
         json_object_set_new (o, "topology", topoinfo_to_json (&n->topo));
     if (o && n->nib > 0) {

@@ -17,6 +17,7 @@
 #include "db/db_job.h"
 #include "db/db_node.h"
 #include "scheduler/node_state.h"
+#include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
 
 static const char *const cause_names[NODE_EV_COUNT] = {
@@ -108,6 +109,7 @@ int nodes_set_state_at (struct server *srv, struct node *n, enum node_state to,
         errno = EINVAL;
         return -1;
     }
+    nodeclass_state (srv->nodeclass, n, to); /* up time, from this change */
     n->state = to;
     if (to == NODE_DOWN)
         n->down_since_ms = util_now_ms ();

@@ -16,15 +16,21 @@
 #include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
 
-/* Up time is added to the database this often. */
+/* Up time counted so far is added to the database this often (it is
+ * counted from the changes of state, not sampled: a crash loses at most
+ * this much). */
 #define EXPOSURE_TICK_MS 60000
 
 #define DEFAULT_MTBI_PRIOR (720 * 3600) /* 30 days */
 
 struct class_stat {
     char name[NODECLASS_NAME_MAX];
-    double exposure; /* node-seconds up */
+    double exposure; /* node-seconds up, credited */
     long interruptions;
+    /* The nodes up now, and the sum of their up_credited_ms: their up
+     * time not yet credited is nup * now - credited_sum, in O(1). */
+    int nup;
+    int64_t credited_sum_ms;
 };
 
 struct nodeclass {
@@ -32,7 +38,6 @@ struct nodeclass {
     struct class_stat *v;
     int n;
     struct loop_timer *tick;
-    int64_t last_tick_ms;
 };
 
 int nodeclass_label (const char *labels, const char *key, char *buf, size_t len)
@@ -130,13 +135,60 @@ double nodeclass_ondemand_price (struct nodeclass *nc, const struct node *n)
                           nodeclass_of (n, cls, sizeof (cls)), own, 0);
 }
 
+static int class_index (struct nodeclass *nc, const struct node *n)
+{
+    char cls[NODECLASS_NAME_MAX];
+
+    return (int)(class_get (nc, nodeclass_of (n, cls, sizeof (cls))) - nc->v);
+}
+
+/* Up node-seconds of class c, to now. */
+static double class_up (const struct class_stat *c, int64_t now)
+{
+    return c->exposure + (c->nup * now - c->credited_sum_ms) / 1000.0;
+}
+
 double nodeclass_mtbi (struct nodeclass *nc, const struct node *n)
 {
     char cls[NODECLASS_NAME_MAX];
     struct class_stat *c = class_get (nc, nodeclass_of (n, cls, sizeof (cls)));
     double prior = class_setting (nc, "mtbi_prior", cls, DEFAULT_MTBI_PRIOR, 1);
 
-    return cadence_mtbi (prior, c->exposure, c->interruptions);
+    return cadence_mtbi (prior, class_up (c, util_now_ms ()), c->interruptions);
+}
+
+/* What n was up since it was last credited goes to its class. */
+static void credit (struct nodeclass *nc, struct node *n, int64_t now)
+{
+    struct class_stat *c = &nc->v[n->up_class];
+    double secs = (now - n->up_credited_ms) / 1000.0;
+
+    c->exposure += secs;
+    c->credited_sum_ms += now - n->up_credited_ms;
+    n->up_credited_ms = now;
+    if (secs > 0 && db_class_exposure_add (nc->srv->db, c->name, secs) < 0)
+        log_error ("node class %s: record up time", c->name);
+}
+
+void nodeclass_state (struct nodeclass *nc, struct node *n, enum node_state to)
+{
+    int64_t now = util_now_ms ();
+    struct class_stat *c;
+
+    if (!nc || (n->state == NODE_UP) == (to == NODE_UP))
+        return;
+    if (to == NODE_UP) {
+        n->up_class = class_index (nc, n);
+        n->up_credited_ms = now;
+        c = &nc->v[n->up_class];
+        c->nup++;
+        c->credited_sum_ms += now;
+        return;
+    }
+    credit (nc, n, now);
+    c = &nc->v[n->up_class];
+    c->nup--;
+    c->credited_sum_ms -= now;
 }
 
 int nodeclass_interrupted (struct nodeclass *nc, const struct node *n, const char *kind,
@@ -145,6 +197,11 @@ int nodeclass_interrupted (struct nodeclass *nc, const struct node *n, const cha
     char cls[NODECLASS_NAME_MAX];
 
     nodeclass_of (n, cls, sizeof (cls));
+    if (strcmp (kind, "failure") == 0 && util_now_ms () < n->reclaim_until_ms) {
+        log_msg (LOG_INFO, "node %s (class %s): %s is its reclaim's, not counted again",
+                 n->name, cls, detail ? detail : "failure");
+        return 0;
+    }
     class_get (nc, cls)->interruptions++;
     log_msg (LOG_INFO, "node %s (class %s): %s recorded (%s)", n->name, cls, kind,
              detail ? detail : "");
@@ -152,27 +209,19 @@ int nodeclass_interrupted (struct nodeclass *nc, const struct node *n, const cha
                                 detail);
 }
 
-/* Every minute: the up nodes' time since the last tick, by class. */
+/* Every minute: the up time of the nodes up now, so far, to the
+ * database. */
 static void nodeclass_tick (struct loop *l, void *arg)
 {
     struct nodeclass *nc = arg;
     int64_t now = util_now_ms ();
-    double secs = (now - nc->last_tick_ms) / 1000.0;
     struct node **nodes;
     int nn;
 
-    nc->last_tick_ms = now;
     nodes = nodes_all (nc->srv->nodes, &nn);
-    for (int i = 0; i < nn; i++) {
-        char cls[NODECLASS_NAME_MAX];
-        struct class_stat *c;
-        if (nodes[i]->state != NODE_UP)
-            continue;
-        c = class_get (nc, nodeclass_of (nodes[i], cls, sizeof (cls)));
-        c->exposure += secs;
-        if (db_class_exposure_add (nc->srv->db, cls, secs) < 0)
-            log_error ("node class %s: record up time", cls);
-    }
+    for (int i = 0; i < nn; i++)
+        if (nodes[i]->state == NODE_UP)
+            credit (nc, nodes[i], now);
 }
 
 static int load_class (const char *cls, double node_seconds, int64_t n, void *arg)
@@ -210,7 +259,6 @@ struct nodeclass *nodeclass_create (struct server *srv, struct hpcq_error *err)
     struct nodeclass *nc = xzalloc (sizeof (*nc));
 
     nc->srv = srv;
-    nc->last_tick_ms = util_now_ms ();
     if (config_foreach (srv->cfg, check_setting, err) < 0)
         goto error;
     if (db_class_foreach (srv->db, load_class, nc) < 0) {

@@ -11,8 +11,8 @@
  *   mtbi_prior.NAME = HH:MM:SS    (else mtbi_prior, else 720:00:00)
  *
  * Each class's interruption history is kept in the database: the
- * node-seconds its nodes were up (counted while the scheduler runs, a
- * minute at a time) and each interruption (a node that stopped answering,
+ * node-seconds its nodes were up (counted while the scheduler runs, from
+ * each node's changes of state: nodeclass_state) and each interruption (a node that stopped answering,
  * a reclaim).  nodeclass_mtbi() turns them into the mean time between
  * interruptions that the Young/Daly interval needs (scheduler/policy/cadence.h).
  */
@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
+#include "scheduler/node.h"
 #include "scheduler/server.h"
 
 struct node;
@@ -54,6 +55,11 @@ double nodeclass_ondemand_price (struct nodeclass *nc, const struct node *n);
 
 /* The mean time between interruptions of n's class, seconds. */
 double nodeclass_mtbi (struct nodeclass *nc, const struct node *n);
+
+/* n's state is about to change to `to` (nodes_set_state, the one writer of
+ * node state, calls this first): up time is counted from a node's coming up to its leaving
+ * up, not sampled. */
+void nodeclass_state (struct nodeclass *nc, struct node *n, enum node_state to);
 
 /* Record an interruption of n: kind "failure" or "reclaim", with a detail
  * for people.  Joins the open transaction.  0 or -1. */

@@ -3,8 +3,10 @@
  * A node appears when its worker says node.hello (or, after a restart,
  * from the jobs the database says run there), is up while heartbeats
  * arrive, and goes down when they stop for node_timeout: its jobs are then
- * requeued (rerunnable) or failed.  Handlers: node.hello, node.heartbeat,
- * job.started, job.finished.
+ * requeued (rerunnable) or failed.  This is the registry; the handlers of
+ * the workers' link (node.hello, node.heartbeat, job.started,
+ * job.finished) and the timeout are worker_link.h's, and only
+ * node_state.h changes a node's state.
  */
 #ifndef HPCQ_SCHEDULER_NODES_H
 #define HPCQ_SCHEDULER_NODES_H

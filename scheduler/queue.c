@@ -397,15 +397,16 @@ int queue_may_start (struct queues *qs, struct job *job)
     job->spec.res.prefer_spot = queue_prefers_spot (&q->rec);
     if (!q->rec.started)
         return wait_reason (job, "Not Running: queue %s is not started", q->rec.name);
+    /* PBS Pro's words for these limits (OpenPBS src/scheduler/job_info.c:
+     * QUEUE_JOB_LIMIT_REACHED, QUEUE_USER_LIMIT_REACHED). */
     if (q->rec.max_run > 0 && q->nrun >= q->rec.max_run)
-        return wait_reason (job, "Not Running: queue %s max_run limit (%d) reached",
-                            q->rec.name, q->rec.max_run);
+        return wait_reason (job, "Not Running: Queue %s job limit has been reached.",
+                            q->rec.name);
     uc = user_count (q, job->rec.uid, 0);
     if (q->rec.max_run_user > 0 && uc && uc->n >= q->rec.max_run_user)
         return wait_reason (job,
-                            "Not Running: queue %s max_run_user limit (%d) "
-                            "reached for %s",
-                            q->rec.name, q->rec.max_run_user, job->rec.owner);
+                            "Not Running: User has reached queue %s running job limit.",
+                            q->rec.name);
     return 1;
 }
 
@@ -741,7 +742,7 @@ static int manage_change (struct server *srv, const char *op, const char *name,
     return 0;
 }
 
-static void queue_manage (struct server *srv, struct conn *c, struct wire_msg *msg)
+void queue_manage (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     const char *op, *name;
     json_t *attrs = NULL;
@@ -793,14 +794,4 @@ static void queue_manage (struct server *srv, struct conn *c, struct wire_msg *m
     log_msg (LOG_INFO, "queue %s: %s by %s", name, op, who);
     server_request_pass (srv);
     server_reply_after_commit (srv, c, msg, NULL);
-}
-
-static const struct handler queue_handlers[] = {
-    { "queue.manage", queue_manage, ROLE_ANY },
-    { NULL, NULL, 0 },
-};
-
-int queue_rpc_register (struct server *srv)
-{
-    return server_register (srv, queue_handlers);
 }

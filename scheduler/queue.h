@@ -70,6 +70,8 @@ void queue_note_start (struct queues *qs, const struct job *job);
 /* The attributes qstat -Q -f and qmgr show, PBS names (new object). */
 json_t *queue_attrs_json (const struct queue *q);
 
-int queue_rpc_register (struct server *srv);
+/* queue.manage (qmgr's create, delete, set and unset of a queue): the
+ * handler, in queue_rpc.c's table. */
+void queue_manage (struct server *srv, struct conn *c, struct wire_msg *msg);
 
 #endif

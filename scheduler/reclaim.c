@@ -4,6 +4,12 @@
  * (requeued here, or its attempt ended some other way); a timer looks at
  * the deadlines ten times a second.  What the checkpoint module does for a
  * reclaim is behind reclaim_ckpt.h.
+ *
+ * Each notice is a row of reclaim_notices until its node comes back after
+ * the reclaim: a restarted scheduler takes them up again once its jobs are
+ * loaded (restore), without counting the interruption again.  A job's
+ * checkpoint is asked once its node's worker is connected (after a restart
+ * it may not be yet).
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -25,6 +31,7 @@
 #include "scheduler/policy/place.h"
 #include "scheduler/reclaim.h"
 #include "scheduler/reclaim_ckpt.h"
+#include "scheduler/spot_choice.h"
 #include "scheduler/sched.h"
 
 #define RECLAIM_TICK_MS 100
@@ -36,6 +43,7 @@ struct rjob {
     int attempt;
     struct rnode *rn;
     int64_t requeue_ms; /* requeued then at the latest */
+    int ask;            /* a checkpoint is to be asked once its node is linked */
     int asked;          /* a checkpoint was asked of it */
     LIST_ENTRY (rjob) link;
 };
@@ -52,6 +60,7 @@ struct rnode {
 struct reclaim {
     struct server *srv;
     struct loop_timer *tick;
+    int restored; /* the stored notices are taken up (after the jobs load) */
     LIST_HEAD (, rjob) jobs;
     LIST_HEAD (, rnode) nodes;
 };
@@ -110,6 +119,7 @@ static void restart_now (struct reclaim *rc, struct job *job)
     server_request_pass (srv);
     if (job->rec.state != 'Q')
         return;
+    spot_choice_now (srv->spot_choice, job);
     if (sched_start_now (srv, job, NULL, "restarts at once on") < 0)
         log_error ("job %s: restart", job->id);
 }
@@ -124,6 +134,7 @@ static void requeue (struct reclaim *rc, struct rjob *rj, const char *how)
     snprintf (why, sizeof (why), "reclaimed: node %s (%s); %s", rj->rn->n->name,
               rj->rn->source, how);
     rjob_free (rj);
+    spot_choice_reclaimed (rc->srv->spot_choice, NULL, job);
     if (rck_requeue (rc->srv, job, why) < 0) {
         log_error ("job %s: requeue after a reclaim", job->id);
         return;
@@ -141,6 +152,14 @@ void reclaim_checkpointed (struct reclaim *rc, struct job *job, int reported)
                  reported ? "checkpoint reported" : "no checkpoint reported in time");
 }
 
+/* How long after a node is taken (at the deadline at the latest) its
+ * hello or failure is still the reclaim's: half a fence time, 1 s at
+ * least. */
+static int64_t window_ms (const struct server *srv)
+{
+    return srv->fence_ms / 2 > 1000 ? srv->fence_ms / 2 : 1000;
+}
+
 /* The provider has taken n (its link dropped, or the deadline came):
  * down, and what still runs there is lost with it. */
 static void taken (struct reclaim *rc, struct rnode *rn, const char *how)
@@ -151,6 +170,9 @@ static void taken (struct reclaim *rc, struct rnode *rn, const char *how)
     char detail[256];
 
     rn->taken = 1;
+    /* Taken early (its worker gone): a boot may come before the deadline. */
+    if (util_now_ms () + window_ms (srv) < n->reclaim_until_ms)
+        n->reclaim_until_ms = util_now_ms () + window_ms (srv);
     /* "reclaimed:" starts the reason its jobs' attempts end with, as for
      * those requeued before (hpcq-report counts reclaims by it). */
     snprintf (detail, sizeof (detail), "reclaimed: %s: %s (%s)", n->name, how,
@@ -159,12 +181,15 @@ static void taken (struct reclaim *rc, struct rnode *rn, const char *how)
     log_msg (LOG_WARNING, "node %s reclaimed: %s (%s)", n->name, how, rn->source);
     (void)nodes_set_state (srv, n, NODE_DOWN, NODE_EV_RECLAIMED, how);
     snprintf (n->comment, sizeof (n->comment), "reclaimed (%s)", rn->source);
+    if (db_notice_taken (srv->db, n->name) < 0)
+        log_error ("node %s: record its reclaim", n->name);
     for (job = LIST_FIRST (jobs_running (srv->jobs)); job; job = next) {
         next = LIST_NEXT (job, r_link);
         if (!job_on (job, n))
             continue;
         if (rjob_of (rc, job))
             rjob_free (rjob_of (rc, job));
+        spot_choice_reclaimed (srv->spot_choice, n, job);
         if (lifecycle_node_lost (srv, job, detail) < 0) {
             log_error ("job %s: handle node loss", job->id);
             continue;
@@ -182,17 +207,26 @@ static void taken (struct reclaim *rc, struct rnode *rn, const char *how)
     server_request_pass (srv);
 }
 
+static void restore (struct reclaim *rc);
+static void back (struct reclaim *rc, struct rnode *rn);
+static void rjob_ask (struct reclaim *rc, struct rjob *rj);
+
 static void reclaim_tick (struct loop *l, void *arg)
 {
     struct reclaim *rc = arg;
     int64_t now = util_now_ms ();
     struct rjob *rj, *rjn;
-    struct rnode *rn;
+    struct rnode *rn, *rnn;
+
+    if (!rc->restored && !jobs_loading (rc->srv->jobs))
+        restore (rc);
 
     for (rj = LIST_FIRST (&rc->jobs); rj; rj = rjn) {
         rjn = LIST_NEXT (rj, link);
         if (rj->job->rec.state != 'R' || rj->job->rec.run_count != rj->attempt)
             rjob_free (rj); /* it ended, or left, otherwise */
+        else if (rj->ask && now < rj->requeue_ms)
+            rjob_ask (rc, rj);
         else if (now >= rj->requeue_ms)
             /* The checkpoint request expires at the same time: whichever
              * of the two runs first, the reason is the same. */
@@ -200,30 +234,54 @@ static void reclaim_tick (struct loop *l, void *arg)
                      rj->asked ? "no checkpoint reported in time"
                                : "the notice time is nearly up");
     }
-    LIST_FOREACH (rn, &rc->nodes, link)
-    {
-        if (rn->taken)
+    for (rn = LIST_FIRST (&rc->nodes); rn; rn = rnn) {
+        struct node *n = rn->n;
+        rnn = LIST_NEXT (rn, link);
+        if (rn->taken) {
+            /* Up through its window: a later boot.  Gone again: down, as
+             * part of the same reclaim (no interruption more). */
+            if (n->state == NODE_UP && n->conn && now >= n->reclaim_until_ms)
+                back (rc, rn);
+            else if (n->state == NODE_UP && !n->conn
+                     && now - n->last_heard_ms > rc->srv->node_timeout_ms)
+                (void)nodes_set_state (rc->srv, n, NODE_DOWN, NODE_EV_RECLAIMED,
+                                       "its instance died after its reclaim");
             continue;
-        if (!rn->n->conn)
+        }
+        /* A link that went may be a worker that died on a live host:
+         * its jobs are known dead only once its fence has passed. */
+        if (!rn->n->conn && now - rn->n->last_heard_ms > rc->srv->node_timeout_ms)
             taken (rc, rn, "its worker is gone");
         else if (now >= rn->deadline_ms)
             taken (rc, rn, "the notice time is up");
     }
 }
 
-int reclaim_notice (struct reclaim *rc, struct node *n, int64_t deadline,
-                    const char *source)
+/* Its checkpoint, asked once its node's worker can pass the signal on. */
+static void rjob_ask (struct reclaim *rc, struct rjob *rj)
+{
+    struct node *n = rj->rn->n;
+
+    if (!n->conn || n->state != NODE_UP)
+        return;
+    rj->ask = 0;
+    rj->asked = rck_request (rc->srv, rj->job, rj->requeue_ms) == 0;
+}
+
+/* n drains and its jobs are listed, to leave by deadline (wall seconds);
+ * the rnode, or NULL if an earlier notice stands.  *k: its jobs. */
+static struct rnode *notice_apply (struct reclaim *rc, struct node *n, int64_t deadline,
+                                   const char *source, int *k)
 {
     struct server *srv = rc->srv;
     int64_t now = util_now_ms (), left = (deadline - util_wall_secs ()) * 1000;
     int64_t margin = left / 4 > 10000 ? 10000 : left / 4 < 1000 ? 1000 : left / 4;
     struct rnode *rn = rnode_of (rc, n);
     struct job *job;
-    char detail[256];
-    int k = 0;
 
+    *k = 0;
     if (rn && !rn->taken && now + left >= rn->deadline_ms)
-        return 0; /* told already, as soon or sooner */
+        return NULL; /* told already, as soon or sooner */
     if (!rn) {
         rn = xzalloc (sizeof (*rn));
         rn->n = n;
@@ -233,7 +291,11 @@ int reclaim_notice (struct reclaim *rc, struct node *n, int64_t deadline,
     rn->deadline_ms = now + left;
     snprintf (rn->source, sizeof (rn->source), "%s", source);
     n->drain |= NODE_DRAIN_RECLAIM;
-    metrics_reclaim_notice (srv->metrics, n, 0);
+    /* The instance dies at the deadline, give or take: a hello or a
+     * failure until half a fence time after it is this reclaim's (a
+     * worker that reconnects as its instance goes), not a boot or another
+     * interruption. */
+    n->reclaim_until_ms = rn->deadline_ms + window_ms (srv);
     LIST_FOREACH (job, jobs_running (srv->jobs), r_link)
     {
         struct rjob *rj;
@@ -245,18 +307,85 @@ int reclaim_notice (struct reclaim *rc, struct node *n, int64_t deadline,
         rj->rn = rn;
         rj->requeue_ms = rn->deadline_ms - margin;
         LIST_INSERT_HEAD (&rc->jobs, rj, link);
-        k++;
+        (*k)++;
         /* Asked for a checkpoint now; without one it leaves at its time. */
-        if (rck_job_checkpoints (srv, job))
-            rj->asked = rck_request (srv, job, rj->requeue_ms) == 0;
+        rj->ask = rck_job_checkpoints (srv, job);
+        rjob_ask (rc, rj);
     }
+    return rn;
+}
+
+int reclaim_notice (struct reclaim *rc, struct node *n, int64_t deadline,
+                    const char *source)
+{
+    struct server *srv = rc->srv;
+    char detail[256];
+    int k;
+
+    if (!notice_apply (rc, n, deadline, source, &k))
+        return 0;
+    if (db_notice_put (srv->db, n->name, deadline, source, util_wall_secs ()) < 0)
+        return -1;
+    metrics_reclaim_notice (srv->metrics, n, 0);
     snprintf (detail, sizeof (detail), "%s: %s, taken in %.1f s; %d job%s", n->name,
-              source, left / 1000.0, k, k == 1 ? "" : "s");
+              source, (double)(deadline - util_wall_secs ()), k, k == 1 ? "" : "s");
     log_msg (LOG_WARNING, "reclaim notice for node %s", detail);
     reclaim_event (rc, "node_reclaim_notice", detail);
     rck_interrupted (srv, n, detail);
+    spot_choice_reclaimed (srv->spot_choice, n, NULL);
     server_request_pass (srv);
     return 0;
+}
+
+/* A stored notice, after a restart: in force again, its interruption
+ * counted already.  One whose deadline passed while the scheduler was
+ * away: the node is gone, and its jobs with it. */
+static int restore_one (const char *node, int64_t deadline, const char *source,
+                        int was_taken, void *arg)
+{
+    struct reclaim *rc = arg;
+    struct node *n = nodes_lookup (rc->srv->nodes, node);
+    struct rnode *rn;
+    int k;
+
+    if (!n || !(rn = notice_apply (rc, n, deadline, source, &k)))
+        return 0;
+    if (was_taken) {
+        rn->taken = 1; /* down before the restart; back only by a boot */
+        (void)nodes_set_state (rc->srv, n, NODE_DOWN, NODE_EV_RECLAIMED,
+                               "reclaimed before the scheduler restarted");
+        snprintf (n->comment, sizeof (n->comment), "reclaimed (%s)", rn->source);
+    } else if (deadline <= util_wall_secs ())
+        taken (rc, rn, "the notice time was up while the scheduler was away");
+    else
+        log_msg (LOG_WARNING,
+                 "reclaim notice for node %s (%s) restored: taken in %lld s; "
+                 "%d job%s",
+                 node, source, (long long)(deadline - util_wall_secs ()), k,
+                 k == 1 ? "" : "s");
+    return 0;
+}
+
+static void restore (struct reclaim *rc)
+{
+    rc->restored = 1;
+    if (db_notice_foreach (rc->srv->db, restore_one, rc) < 0)
+        log_error ("read the stored reclaim notices");
+    server_request_pass (rc->srv);
+}
+
+/* A later boot: n takes jobs again (rn is freed). */
+static void back (struct reclaim *rc, struct rnode *rn)
+{
+    struct node *n = rn->n;
+
+    log_msg (LOG_INFO, "node %s is back after its reclaim", n->name);
+    if (db_notice_delete (rc->srv->db, n->name) < 0)
+        log_error ("node %s: forget its reclaim notice", n->name);
+    n->drain &= ~NODE_DRAIN_RECLAIM;
+    n->comment[0] = '\0';
+    LIST_REMOVE (rn, link);
+    free (rn);
 }
 
 void reclaim_node_hello (struct reclaim *rc, struct node *n)
@@ -265,11 +394,15 @@ void reclaim_node_hello (struct reclaim *rc, struct node *n)
 
     if (!rn || !rn->taken)
         return; /* no notice, or a link that blinked: still draining */
-    log_msg (LOG_INFO, "node %s is back after its reclaim", n->name);
-    n->drain &= ~NODE_DRAIN_RECLAIM;
-    n->comment[0] = '\0';
-    LIST_REMOVE (rn, link);
-    free (rn);
+    /* The instance saying hello as it dies at the deadline is no boot:
+     * only one still there when the reclaim's window is over is. */
+    if (util_now_ms () < n->reclaim_until_ms) {
+        log_msg (LOG_INFO,
+                 "node %s: hello within its reclaim's window: still reclaimed",
+                 n->name);
+        return;
+    }
+    back (rc, rn);
 }
 
 /* node.notice {provider, action, deadline}: the node's worker read its
@@ -289,8 +422,13 @@ static void handle_notice (struct server *srv, struct conn *c, struct wire_msg *
     if (json_unpack (msg->body, "{s:s s:s s:I}", "provider", &provider, "action",
                      &action, "deadline", &deadline)
             < 0
-        || deadline < now - RECLAIM_MAX_NOTICE || deadline > now + RECLAIM_MAX_NOTICE) {
+        || deadline > now + RECLAIM_MAX_NOTICE) {
         server_reply_error (c, msg, EPROTO, "node.notice: malformed request");
+        return;
+    }
+    if (deadline < now) {
+        server_reply_error (c, msg, EINVAL, "node.notice: deadline %lld is in the past",
+                            (long long)deadline);
         return;
     }
     snprintf (source, sizeof (source), "%.16s %.24s", provider, action);

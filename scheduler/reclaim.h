@@ -12,8 +12,12 @@
  *      if it fits (the reclaimed node is draining, so excluded), else it
  *      goes ahead of every other waiting job until it starts;
  *   4. the node goes down when the provider takes it (its worker's link
- *      drops) or at the deadline; a later boot of it (a hello) brings it
- *      back, drained no more.
+ *      drops and node_timeout passes: the fence, worker/fence.h) or at the
+ *      deadline; a later boot of it (a hello) brings it back, drained no
+ *      more.
+ * Each notice is stored with its deadline (reclaim_notices) until that
+ * boot: a restarted scheduler honours it (checkpoints if there is still
+ * time, else the job is requeued and the node is gone at the deadline).
  * Every notice and reclaim is an event (job_seq NULL: node_reclaim_notice,
  * node_reclaimed) and a log line; each requeue is the job's "requeued"
  * event, its reason naming the node and the provider.

@@ -3,6 +3,7 @@
 #include <config.h>
 #endif
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +19,12 @@
 #include "scheduler/nodes.h"
 #include "scheduler/policy/place.h"
 #include "scheduler/policy/policy.h"
+#include "scheduler/policy/why.h"
 #include "scheduler/preempt.h"
 #include "scheduler/queue.h"
 #include "scheduler/web/metrics.h"
 #include "scheduler/sched.h"
+#include "scheduler/spot_choice.h"
 
 struct sched {
     struct server *srv;
@@ -29,7 +32,23 @@ struct sched {
     int64_t default_walltime; /* -1: jobs without walltime are unbounded */
     int64_t down_grace_ms;    /* node_down_grace: a down node counts this long */
     struct loop_timer *tick;
+    int64_t why_next_ms; /* when why_pass may run again (sched_why_due) */
 };
+
+/* Why jobs wait is said at most once a second: passes come with every
+ * submission and every end, a person reads the comment, and saying it
+ * touches every waiting job (bench/RESULTS.md, bench/sched-pass). */
+#define SCHED_WHY_INTERVAL_MS 1000
+
+static int sched_why_due (struct sched *s)
+{
+    int64_t now = util_now_ms ();
+
+    if (now < s->why_next_ms)
+        return 0;
+    s->why_next_ms = now + SCHED_WHY_INTERVAL_MS;
+    return 1;
+}
 
 /* Periodic pass as a safety net: decisions are event-driven, but nothing
  * should wait forever on a missed request. */
@@ -457,8 +476,10 @@ int sched_start_now_at (struct server *srv, struct job *job, struct alloc *a,
             free (a);
         return -1;
     }
-    log_msg (LOG_INFO, "job %s (%s) %s %s", job->id, job->rec.owner, how,
-             job->rec.exec_host);
+    /* A pass's routine start is logged at debug (a 10,000-task array
+     * would write 10,000 lines at info); qrun's and a reclaim's at info. */
+    log_msg (strcmp (how, "starts on") == 0 ? LOG_DEBUG : LOG_INFO, "job %s (%s) %s %s",
+             job->id, job->rec.owner, how, job->rec.exec_host);
     queue_note_start (srv->queues, job);
     sched_launch (srv, job);
     return 0;
@@ -469,6 +490,39 @@ static struct alloc *sched_fit (struct policy_ctx *ctx, struct job *job)
     return place_job (ctx->nodes, ctx->nnodes, job, 0);
 }
 
+/* A waiting job's comment, changed only when its reason did; a subjob's
+ * also goes to its array, which is what qstat shows while the subjobs
+ * are untouched. */
+static void sched_why_set (struct job *job, const char *text)
+{
+    if (!job->rec.comment || strcmp (job->rec.comment, text) != 0)
+        job_set_comment (job, "%s", text);
+    if (job->parent && job->parent->rec.state == 'Q'
+        && (!job->parent->rec.comment || strcmp (job->parent->rec.comment, text) != 0))
+        job_set_comment (job->parent, "%s", text);
+}
+
+static void sched_why_cb (struct job *job, const char *text, void *arg)
+{
+    sched_why_set (job, text);
+}
+
+static void sched_why (struct job *job, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+/* Set a reason of sched.c's own, which why_pass keeps. */
+static void sched_why (struct job *job, const char *fmt, ...)
+{
+    char buf[256];
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (buf, sizeof (buf), fmt, ap);
+    va_end (ap);
+    sched_why_set (job, buf);
+    job->why_kept = 1;
+}
+
 static int sched_start (struct policy_ctx *ctx, struct job *job, struct alloc *a)
 {
     struct server *srv = ctx->arg;
@@ -476,11 +530,14 @@ static int sched_start (struct policy_ctx *ctx, struct job *job, struct alloc *a
     /* An array's %LIMIT: its subjobs wait while that many run. */
     if (job->parent && job->parent->arr->range.limit
         && job->parent->arr->running >= job->parent->arr->range.limit) {
+        sched_why (job, "Not Running: Array job limit (%d) reached",
+                   job->parent->arr->range.limit);
         free (a);
         return 0;
     }
     /* Its queue's max_run and max_run_user count this pass's starts. */
     if (!queue_may_start (srv->queues, job)) {
+        job->why_kept = 1; /* the queue said why */
         free (a);
         return 0;
     }
@@ -735,13 +792,19 @@ static void sched_pass (struct sched *s, int preempt)
             ctx.jobs[i]->parent->prio_f = ctx.jobs[i]->prio_f;
         }
     queue_pass_begin (srv->queues, ctx.running);
+    spot_choice_pass (srv->spot_choice, s->default_walltime);
     for (int i = 0, all = ctx.njobs; i < all; i++)
-        if (queue_may_start (srv->queues, ctx.jobs[i]))
+        if (queue_may_start (srv->queues, ctx.jobs[i])) {
+            spot_choice_apply (srv->spot_choice, ctx.jobs[i]);
             ctx.jobs[k++] = ctx.jobs[i];
+        }
     ctx.njobs = k;
     sched_drop_unplaceable (&ctx);
-    if (ctx.njobs > 0)
+    if (ctx.njobs > 0) {
         s->policy->pass (&ctx);
+        if (sched_why_due (s)) /* qstat -s, -f, the API */
+            why_pass (&ctx, s->policy, sched_why_cb, NULL);
+    }
     /* Those still waiting, in the policy's order, may preempt. */
     if (preempt && ctx.njobs > 0)
         again = preempt_pass (srv->preempt, ctx.jobs, ctx.njobs);

@@ -23,35 +23,8 @@
 #include "common/jobspec.h"
 #include "common/log.h"
 #include "common/util.h"
-#include "scheduler/accounting.h"
-#include "scheduler/web/api.h"
-#include "scheduler/ckpt.h"
 #include "scheduler/clients.h"
-#include "scheduler/cost.h"
-#include "scheduler/depend.h"
-#include "scheduler/fairshare.h"
-#include "scheduler/deferred.h"
-#include "scheduler/history.h"
-#include "scheduler/web/http.h"
-#include "scheduler/rpc/job_ops.h"
-#include "scheduler/rpc/job_trace.h"
-#include "scheduler/rpc/job_rpc.h"
-#include "scheduler/jobs.h"
-#include "scheduler/limits.h"
-#include "scheduler/web/metrics.h"
-#include "scheduler/node_admin.h"
-#include "scheduler/node_health.h"
-#include "scheduler/nodeclass.h"
-#include "scheduler/nodes.h"
-#include "scheduler/power.h"
-#include "scheduler/preempt.h"
-#include "scheduler/queue.h"
-#include "scheduler/reclaim.h"
-#include "scheduler/sched.h"
 #include "scheduler/server.h"
-#include "scheduler/server_attr.h"
-#include "scheduler/web/statuspage.h"
-#include "scheduler/telemetry.h"
 
 /* A message held back until the batch it depends on is committed. */
 struct pending {
@@ -62,7 +35,6 @@ struct pending {
 
 static void server_conn_msg (struct conn *c, struct wire_msg *msg, void *arg);
 static void server_conn_close (struct conn *c, void *arg);
-static void server_load_failed (void) __attribute__ ((noreturn));
 
 void server_user_name (uid_t uid, char *buf, int len)
 {
@@ -159,8 +131,7 @@ static void server_commit_failed (struct server *srv)
     exit (1);
 }
 
-/* Send (or, when the batch they waited for failed, drop) queued messages. */
-static void server_flush_pending (struct server *srv, int send)
+void server_flush_pending (struct server *srv, int send)
 {
     struct pending *p;
 
@@ -184,15 +155,13 @@ static void server_before_sleep (struct loop *l, void *arg)
     int batch;
     int64_t t0;
 
-    sched_run (srv->sched);
+    srv->hooks->before_commit (srv);
     if ((batch = db_in_txn (srv->db)))
         srv->stat_commits++;
     t0 = util_now_us ();
     if (db_commit (srv->db) < 0)
         server_commit_failed (srv);
-    if (batch)
-        metrics_commit_observed (srv->metrics, (double)(util_now_us () - t0) / 1e6);
-    accounting_after_commit (srv->accounting);
+    srv->hooks->after_commit (srv, batch, (double)(util_now_us () - t0) / 1e6);
     server_flush_pending (srv, 1);
 }
 
@@ -450,8 +419,7 @@ static void server_dispatch (struct server *srv, struct conn *c, struct wire_msg
         return;
     /* Right after a restart: what needs the parsed requests waits for
      * them (a second or so at 100,000 jobs). */
-    if (jobs_loading (srv->jobs) && !server_early (msg->type)
-        && jobs_load_wait (srv->jobs) < 0)
+    if (!server_early (msg->type) && srv->hooks->wait_loaded (srv) < 0)
         server_load_failed ();
     h->fn (srv, c, msg);
 }
@@ -464,12 +432,7 @@ static void server_conn_close (struct conn *c, void *arg)
     STAILQ_FOREACH (p, &srv->pending, link)
     if (p->conn == c)
         p->conn = NULL;
-    job_ops_conn_closed (srv->job_ops, c);
-    if (conn_aux (c)) {
-        struct node *n = conn_aux (c);
-        log_msg (LOG_WARNING, "node %s: connection lost", n->name);
-        node_set_link (n, NULL);
-    }
+    srv->hooks->conn_closed (srv, c);
     clients_forget (srv->clients, c);
 }
 
@@ -564,6 +527,7 @@ static int listen_tcp (struct server *srv, const char *addr, struct hpcq_error *
 static int server_write_address (struct server *srv, const char *state_dir,
                                  struct hpcq_error *err)
 {
+    const char *http = srv->hooks->http_address (srv);
     char path[4096], tmp[4200], text[256];
     FILE *f;
 
@@ -571,12 +535,35 @@ static int server_write_address (struct server *srv, const char *state_dir,
     snprintf (tmp, sizeof (tmp), "%s.tmp", path);
     snprintf (text, sizeof (text), "tcp=%s:%d\nsocket=%s\npid=%d\n%s%s%s",
               srv->tcp_host, srv->tcp_port, srv->socket_path, (int)getpid (),
-              srv->http ? "http=" : "", srv->http ? http_address (srv->http) : "",
-              srv->http ? "\n" : "");
+              http ? "http=" : "", http ? http : "", http ? "\n" : "");
     if (!(f = fopen (tmp, "w")) || fputs (text, f) < 0 || fclose (f) != 0
         || rename (tmp, path) < 0)
         return errprintf (err, "cannot write %s: %s", path, strerror (errno));
     snprintf (srv->address_path, sizeof (srv->address_path), "%s", path);
+    return 0;
+}
+
+/* fence_time: seconds (default three quarters of node_timeout).  It must
+ * be below node_timeout, or a lost node's jobs could be started elsewhere
+ * before they are killed there (docs/design.md, "Fencing"). */
+static int server_fence_time (struct server *srv, struct hpcq_error *err)
+{
+    int64_t fence;
+
+    if (!config_get (srv->cfg, "fence_time", NULL)) {
+        srv->fence_ms = srv->node_timeout_ms * 3 / 4;
+        return 0;
+    }
+    if (config_get_int (srv->cfg, "fence_time", 0, 1, 86400, &fence, err) < 0)
+        return -1;
+    if (fence * 1000 >= srv->node_timeout_ms)
+        return errprintf (
+            err,
+            "fence_time (%lld s) must be less than node_timeout (%lld s): "
+            "a lost node's jobs would be started elsewhere before they "
+            "are killed there",
+            (long long)fence, (long long)srv->node_timeout_ms / 1000);
+    srv->fence_ms = fence * 1000;
     return 0;
 }
 
@@ -594,6 +581,8 @@ static int server_settings (struct server *srv, struct hpcq_error *err)
     if (config_get_int (srv->cfg, "node_timeout", 30, 1, 86400, &timeout, err) < 0)
         return -1;
     srv->node_timeout_ms = timeout * 1000;
+    if (server_fence_time (srv, err) < 0)
+        return -1;
     if (config_get_int (srv->cfg, "sched_interval_ms", 2000, 10, 600000,
                         &srv->sched_interval_ms, err)
         < 0)
@@ -691,150 +680,74 @@ static int server_listen (struct server *srv, const char *state_dir,
     return server_write_address (srv, state_dir, err);
 }
 
-/* Jobs reloaded while held for dependencies wait on them again. */
-static void server_attach_depends (struct server *srv)
-{
-    struct hpcq_error err;
-    struct job **all;
-    int n;
-
-    all = jobs_all (srv->jobs, &n);
-    for (int i = 0; i < n; i++)
-        if (all[i]->rec.state == 'H' && depend_waiting (all[i])
-            && depend_attach (srv, all[i], &err) < 0)
-            log_msg (LOG_ERR, "job %s: %s", all[i]->id, err.text);
-    depend_update (srv);
-}
-
 /* A stored request could not be read: the jobs in memory are not what
  * the database holds, so go, as a failed commit does (a restart after
  * the database is mended loads them all). */
-static void server_load_failed (void)
+void server_load_failed (void)
 {
     log_msg (LOG_ERR, "cannot load jobs from the database; exiting");
     exit (1);
 }
 
-/* The stored requests are parsed: what needs them may run. */
-static void server_jobs_loaded (struct jobs *js, int rc, void *arg)
-{
-    struct server *srv = arg;
-
-    if (rc < 0)
-        server_load_failed ();
-    server_attach_depends (srv);
-    limits_recount (srv->limits); /* counting reads the requests */
-    server_request_pass (srv);
-}
-
-struct server *server_create (struct loop *loop, struct config *cfg,
-                              struct hpcq_error *err)
+struct server *server_new (struct loop *loop, struct config *cfg,
+                           const struct server_hooks *hooks, struct hpcq_error *err)
 {
     struct server *srv = xzalloc (sizeof (*srv));
-    const char *state_dir = config_get (cfg, "state_dir", NULL);
 
     srv->loop = loop;
     srv->cfg = cfg;
+    srv->hooks = hooks;
     srv->unix_fd = srv->tcp_fd = -1;
     STAILQ_INIT (&srv->pending);
     srv->started_ms = util_now_ms ();
-    if (!state_dir) {
+    if (!config_get (cfg, "state_dir", NULL)) {
         errprintf (err, "state_dir is not set (config file or --state-dir)");
         goto error;
     }
-    /* A bad power setting is refused before the database is touched. */
-    if (server_settings (srv, err) < 0 || !(srv->power = power_create (srv, err))
-        || server_open_db (srv, state_dir, err) < 0)
+    if (server_settings (srv, err) < 0)
         goto error;
-    /* Before anything can change a job: the accounting log catches up with
-     * its outbox, and the history window decides what is loaded. */
-    srv->metrics = metrics_create (srv);
-    if (!(srv->accounting = accounting_create (srv, err))
-        || !(srv->history = history_create (srv, err))
-        || !(srv->deferred = deferred_create (srv, err)))
-        goto error;
-    if (!(srv->nodes = nodes_create (srv)) || !(srv->jobs = jobs_create (srv))
-        || !(srv->depend = depend_create ())) {
-        errprintf (err, "cannot create subsystems: %s", strerror (errno));
-        goto error;
-    }
-    if (!(srv->sched = sched_create (srv, err))
-        || !(srv->limits = limits_create (srv, err))
-        || !(srv->attrs = server_attr_create (srv, err)))
-        goto error;
-    if (!(srv->queues = queue_create_all (srv, err))
-        || !(srv->fairshare = fairshare_create (srv, err))
-        || !(srv->nodeclass = nodeclass_create (srv, err))
-        || !(srv->ckpt = ckpt_create (srv, err))
-        || !(srv->preempt = preempt_create (srv, err)))
-        goto error;
-    if (!queue_lookup (srv->queues, srv->default_queue)) {
-        errprintf (err, "default_queue '%s' does not exist", srv->default_queue);
-        goto error;
-    }
-    /* Readers of the database (hpcq-report) name jobs as we do. */
-    if (db_server_set (srv->db, "server_name", srv->name) < 0
-        || nodes_load (srv->nodes) < 0
-        || jobs_load (srv->jobs, history_cutoff (srv->history), server_jobs_loaded, srv)
-               < 0
-        || ckpt_load (srv->ckpt) < 0 || !(srv->cost = cost_create (srv))
-        || db_commit (srv->db) < 0) {
-        errprintf (err, "cannot load jobs from the database");
-        goto error;
-    }
-    if (job_rpc_register (srv) < 0 || queue_rpc_register (srv) < 0
-        || node_admin_register (srv) < 0 || server_attr_register (srv) < 0
-        || loop_before_sleep (loop, server_before_sleep, srv) < 0
-        || !(srv->job_ops = job_ops_create (srv)) || job_trace_register (srv) < 0
-        || !(srv->telemetry = telemetry_create (srv))
-        || !(srv->node_health = node_health_create (srv))) {
-        errprintf (err, "cannot register handlers");
-        goto error;
-    }
-    /* Elastic cloud nodes, once the jobs say which nodes run some; spot
-     * reclaims. */
-    if (power_start (srv->power, err) < 0
-        || !(srv->reclaim = reclaim_create (srv, err)))
-        goto error;
-    if (http_create (srv, &srv->http, err) < 0)
-        goto error;
-    if (metrics_register (srv->metrics, srv->http) < 0
-        || api_register (srv, srv->http) < 0 || statuspage_register (srv->http) < 0) {
-        errprintf (err, "cannot register the HTTP paths");
-        goto error;
-    }
-    /* After every setting is checked (their errors come first), before
-     * anyone can connect. */
-    if (auth_from_config (cfg, "hpcq-scheduler", &srv->auth, err) < 0
-        || (srv->auth && !(srv->authq = authq_create (loop, srv->auth, err)))
-        || link_lifetime_from_config (cfg, &srv->session_ms, err) < 0
-        || server_listen (srv, state_dir, err) < 0)
-        goto error;
-    log_msg (LOG_INFO, "server %s ready: socket %s, tcp port %d, authentication %s",
-             srv->name, srv->socket_path, srv->tcp_port, srv->auth ? "munge" : "OFF");
     return srv;
 error:
-    server_destroy (srv);
+    server_free (srv);
     return NULL;
 }
 
-void server_destroy (struct server *srv)
+int server_open (struct server *srv, struct hpcq_error *err)
 {
-    if (!srv)
-        return;
-    int saved = errno;
-    int committed = srv->db && db_commit (srv->db) == 0;
+    return server_open_db (srv, config_get (srv->cfg, "state_dir", NULL), err);
+}
 
-    http_destroy (srv->http);
-    /* Only what is durable may be sent, or written to the accounting log. */
-    server_flush_pending (srv, committed);
-    if (committed)
-        accounting_after_commit (srv->accounting);
-    accounting_destroy (srv->accounting);
+int server_hook_loop (struct server *srv)
+{
+    return loop_before_sleep (srv->loop, server_before_sleep, srv);
+}
+
+int server_start (struct server *srv, struct hpcq_error *err)
+{
+    if (auth_from_config (srv->cfg, "hpcq-scheduler", &srv->auth, err) < 0
+        || (srv->auth && !(srv->authq = authq_create (srv->loop, srv->auth, err)))
+        || link_lifetime_from_config (srv->cfg, &srv->session_ms, err) < 0
+        || server_listen (srv, config_get (srv->cfg, "state_dir", NULL), err) < 0)
+        return -1;
+    log_msg (LOG_INFO, "server %s ready: socket %s, tcp port %d, authentication %s",
+             srv->name, srv->socket_path, srv->tcp_port, srv->auth ? "munge" : "OFF");
+    return 0;
+}
+
+int server_commit_now (struct server *srv)
+{
+    return srv->db && db_commit (srv->db) == 0;
+}
+
+void server_stop_clients (struct server *srv)
+{
     loop_before_sleep_remove (srv->loop, server_before_sleep, srv);
     clients_destroy (srv->clients);
-    reclaim_destroy (srv->reclaim);
-    power_destroy (srv->power);
+    srv->clients = NULL;
+}
+
+void server_close_sockets (struct server *srv)
+{
     if (srv->unix_fd >= 0) {
         close (srv->unix_fd);
         (void)unlink (srv->socket_path);
@@ -843,29 +756,16 @@ void server_destroy (struct server *srv)
         close (srv->tcp_fd);
     if (srv->address_path[0])
         (void)unlink (srv->address_path);
-    job_ops_destroy (srv->job_ops);
-    cost_destroy (srv->cost);
-    preempt_destroy (srv->preempt);
-    ckpt_destroy (srv->ckpt);
-    nodeclass_destroy (srv->nodeclass);
-    node_health_destroy (srv->node_health);
-    telemetry_destroy (srv->telemetry);
-    history_destroy (srv->history);
-    deferred_destroy (srv->deferred);
-    metrics_destroy (srv->metrics);
-    sched_destroy (srv->sched);
-    server_attr_destroy (srv->attrs);
-    limits_destroy (srv->limits);
-    depend_destroy (srv->depend);
-    jobs_destroy (srv->jobs);
-    fairshare_destroy (srv->fairshare);
-    queue_destroy_all (srv->queues);
-    nodes_destroy (srv->nodes);
+}
+
+void server_free (struct server *srv)
+{
+    if (!srv)
+        return;
     if (srv->db && db_commit (srv->db) == 0)
         (void)db_wal_checkpoint (srv->db);
     db_close (srv->db);
     authq_destroy (srv->authq);
     auth_destroy (srv->auth);
     free (srv);
-    errno = saved;
 }

@@ -25,6 +25,7 @@
 
 struct jobs;
 struct nodes;
+struct worker_link;
 struct sched;
 struct depend;
 struct queues;
@@ -37,6 +38,7 @@ struct server_attrs;
 struct job_ops;
 struct power;
 struct reclaim;
+struct spot_choice;
 struct accounting;
 struct metrics;
 struct telemetry;
@@ -49,6 +51,25 @@ struct nodeclass;
 struct preempt;
 struct cost;
 struct server;
+struct lifecycle_sub;
+
+/* The points where the server calls the daemon's other parts, which it
+ * knows by none of their names (scheduler/subsystems.c fills these in):
+ * that keeps server.c out of the include circle. */
+struct server_hooks {
+    /* Once per loop turn, before the batch commits (the scheduling pass). */
+    void (*before_commit) (struct server *srv);
+    /* Right after the commit: batch is 1 if a transaction was open, secs
+     * how long the commit took. */
+    void (*after_commit) (struct server *srv, int batch, double secs);
+    /* Before a request that needs the jobs' parsed requests: wait for
+     * them if they are still being parsed.  0, or -1 if they could not be. */
+    int (*wait_loaded) (struct server *srv);
+    /* A connection closed (after its queued messages were forgotten). */
+    void (*conn_closed) (struct server *srv, struct conn *c);
+    /* The HTTP server's address for scheduler.address, or NULL. */
+    const char *(*http_address) (struct server *srv);
+};
 
 enum {
     ROLE_ANY = 0,  /* users: uid from SO_PEERCRED, or over TCP a MUNGE credential */
@@ -63,6 +84,7 @@ struct handler {
 
 struct server {
     struct loop *loop;
+    const struct server_hooks *hooks;
     struct config *cfg;
     struct auth *auth;   /* MUNGE; NULL with auth = none */
     struct authq *authq; /* munged, off the loop (common/authq.h) */
@@ -70,6 +92,7 @@ struct server {
     struct db *db;
     struct jobs *jobs;
     struct nodes *nodes;
+    struct worker_link *wlink; /* the workers' handlers, node timeouts */
     struct sched *sched;
     struct depend *depend;
     struct queues *queues;
@@ -79,9 +102,10 @@ struct server {
     struct job_ops *job_ops; /* qsig, qrerun, qrun, qorder, qmsg, waits (job_ops.h) */
     struct power *power;     /* elastic cloud nodes (power.h) */
     struct reclaim *reclaim; /* spot reclaim notices (reclaim.h) */
-    struct accounting *accounting; /* PBS accounting log (accounting.h) */
-    struct metrics *metrics;       /* Prometheus counters (metrics.h) */
-    struct telemetry *telemetry;   /* GPU telemetry from workers (telemetry.h) */
+    struct spot_choice *spot_choice; /* spot or on-demand, by cost (spot_choice.h) */
+    struct accounting *accounting;   /* PBS accounting log (accounting.h) */
+    struct metrics *metrics;         /* Prometheus counters (metrics.h) */
+    struct telemetry *telemetry;     /* GPU telemetry from workers (telemetry.h) */
     struct http *http;         /* /metrics, /api/v1, status page, or NULL (http.h) */
     struct history *history;   /* job_history_duration (history.h) */
     struct deferred *deferred; /* jobs waiting for qsub -a (deferred.h) */
@@ -96,6 +120,9 @@ struct server {
     uid_t operator_uid; /* the scheduler's own uid (plus root) */
     int64_t started_ms;
     int64_t node_timeout_ms;
+    /* A node's lease (worker/fence.h): its jobs are killed there this long
+     * after its last answered request, before node_timeout_ms can pass. */
+    int64_t fence_ms;
     int64_t sched_interval_ms;
     int64_t max_array_size; /* subjobs one array may have (PBS Pro's attribute) */
     int64_t max_spec_size;  /* bytes of a job's request (JOBSPEC_TEXT_MAX at most) */
@@ -117,13 +144,41 @@ struct server {
     const struct handler *tables[16];
     int ntables;
 
+    /* Who hears of each job's life, in order (lifecycle_subscribe). */
+    struct {
+        const struct lifecycle_sub *sub;
+        void *arg;
+    } lc_subs[16];
+    int nlc_subs;
+
     STAILQ_HEAD (, pending) pending; /* messages waiting for the commit */
 };
 
-/* Create from cfg (owned by the caller, outlives the server).  NULL with err. */
-struct server *server_create (struct loop *loop, struct config *cfg,
-                              struct hpcq_error *err);
-void server_destroy (struct server *srv);
+/* The server's own life, in the steps subsystems.c puts the subsystems
+ * between (subsystems_create, subsystems_destroy: the daemon as a whole).
+ * server_new: from cfg (owned by the caller, outlives the server) and
+ * hooks (static), its settings read; NULL with err.  server_open: the
+ * state directory and the database.  server_hook_loop: the before-sleep
+ * hook that commits each loop turn.  server_start: authentication and the
+ * sockets, after which anyone may connect.  0 or -1 with err. */
+struct server *server_new (struct loop *loop, struct config *cfg,
+                           const struct server_hooks *hooks, struct hpcq_error *err);
+int server_open (struct server *srv, struct hpcq_error *err);
+int server_hook_loop (struct server *srv);
+int server_start (struct server *srv, struct hpcq_error *err);
+/* Going down: commit what is open (1 if it committed); send (send 1) or
+ * drop the messages that waited for it; unhook the loop and close every
+ * connection; close the listening sockets; then free the server, the
+ * database last (srv may be NULL). */
+int server_commit_now (struct server *srv);
+void server_flush_pending (struct server *srv, int send);
+void server_stop_clients (struct server *srv);
+void server_close_sockets (struct server *srv);
+void server_free (struct server *srv);
+
+/* A stored request could not be read: the jobs in memory are not what the
+ * database holds, so the daemon exits, as after a failed commit. */
+void server_load_failed (void) __attribute__ ((noreturn));
 
 int server_register (struct server *srv, const struct handler *table);
 

@@ -17,6 +17,7 @@
 #include "scheduler/job.h"
 #include "scheduler/node.h"
 #include "scheduler/policy/place.h"
+#include "scheduler/policy/spotcost.h"
 #include "sim/sim_engine.h"
 
 /* What the engine waits for, in one heap by time (then kind, then
@@ -50,6 +51,7 @@ struct jstate {
     struct sim_attempt att;
     double rate;                    /* what holding its allocation costs, per second */
     int leaving;                    /* its notice checkpoint is under way */
+    int interrupts;                 /* attempts cut short so far */
     double notice_done, notice_ovh; /* its progress when the notice came */
 };
 
@@ -260,9 +262,49 @@ static int64_t run_time (const struct sim_job *sj)
     return sj->walltime > 0 ? min64 (sj->run, sj->walltime) : sj->run;
 }
 
+/* --spot-policy: the job's spot preference for this placement, as the
+ * scheduler's spot_choice.c gives it (spotcost_decide for expected-cost,
+ * with M from the spot nodes' rate of interruptions that lose work). */
+static void spot_pref (struct engine *e, struct job *job)
+{
+    const struct sim_scenario *sc = e->sc;
+    const struct jstate *js = &e->js[job->rec.seq - 1];
+    const struct sim_job *sj = &e->t->job[job->rec.seq - 1];
+    struct hpcq_resources *res = &job->spec.res;
+    struct spotcost_in in = { 0 };
+    struct spotcost_out out;
+
+    res->prefer_spot = res->force_spot = -1;
+    if (!sc || !sc->interrupts || sc->spot_nodes == 0)
+        return;
+    switch (sc->spot_policy) {
+    case SIM_SPOT_NONE: return;
+    case SIM_SPOT_ALWAYS: res->prefer_spot = 1; return;
+    case SIM_SPOT_ONDEMAND: res->prefer_spot = 0; return;
+    case SIM_SPOT_MAX_RECLAIMS:
+        if (js->interrupts >= sc->spot_max_reclaims)
+            res->force_spot = 0;
+        else
+            res->prefer_spot = 1;
+        return;
+    default: break;
+    }
+    in.work = (double)(sj->walltime > 0 ? sj->walltime : run_time (sj));
+    in.mtbi = e->ns[0].lossy > 0 ? 1 / e->ns[0].lossy : 0;
+    in.ckpt_cost = e->ck && e->ck->kind != SIM_CKPT_NONE ? sc->ckpt_cost : -1;
+    in.restart_cost = in.ckpt_cost > 0 ? in.ckpt_cost : 0;
+    in.spot_price = sc->price_spot;
+    in.ondemand_price = sc->price_ondemand;
+    in.want = RES_SPOT_ANY;
+    spotcost_decide (&in, &out);
+    res->prefer_spot = out.spot;
+}
+
 static struct alloc *eng_fit (struct policy_ctx *ctx, struct job *job)
 {
     struct engine *e = ctx->arg;
+
+    spot_pref (e, job);
     return place_job (e->nodep, e->nnodes, job, 0);
 }
 
@@ -403,6 +445,7 @@ static void job_requeue (struct engine *e, int idx, double saved)
     job->spec.res.walltime = est < 1 ? 1 : (int64_t)est;
     (void)job_state_set (job, 'Q', JOB_EV_REQUEUED, "hpcq-sim", __func__);
     job->est_start = 0;
+    js->interrupts++;
     e->run->interrupted++;
     e->queue[e->nqueue++] = job;
     if (e->nqueue == 1 || resource_total_ncpus (&job->spec.res) < e->least_cores)

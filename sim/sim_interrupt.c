@@ -184,3 +184,26 @@ int sim_ckpt_at_notice (const struct sim_ckpt *ck, double cost, int64_t notice)
 {
     return ck->kind != SIM_CKPT_NONE && cost <= (double)notice;
 }
+
+int sim_spot_policy_parse (const char *s, enum sim_spot_policy *p, int *max,
+                           struct hpcq_error *err)
+{
+    static const char *const names[] = { "none", "always-spot", "always-ondemand",
+                                         "max-reclaims", "expected-cost" };
+
+    *max = 0;
+    for (int i = 0; i < (int)ARRAY_SIZE (names); i++)
+        if (strcmp (s, names[i]) == 0 && i != SIM_SPOT_MAX_RECLAIMS) {
+            *p = (enum sim_spot_policy)i;
+            return 0;
+        }
+    if (strncmp (s, "max-reclaims=", 13) == 0
+        && util_parse_int (s + 13, 1, 1000000, max) == 0) {
+        *p = SIM_SPOT_MAX_RECLAIMS;
+        return 0;
+    }
+    return errprintf (err,
+                      "invalid --spot-policy '%s' (none, always-spot, always-ondemand, "
+                      "max-reclaims=N or expected-cost)",
+                      s);
+}

@@ -56,6 +56,25 @@ struct sim_reclaim {
     int node;
 };
 
+/* Where a job goes, spot or on-demand (--spot-policy): the placement's
+ * own order (none), spot first (always-spot), on-demand first
+ * (always-ondemand: a job too wide for the on-demand nodes alone still
+ * gets spot ones), spot first until a job was interrupted N times
+ * (max-reclaims=N, as the scheduler's spot_max_reclaims), or by expected
+ * cost (expected-cost: scheduler/policy/spotcost.h, as the scheduler). */
+enum sim_spot_policy {
+    SIM_SPOT_NONE = 0,
+    SIM_SPOT_ALWAYS,
+    SIM_SPOT_ONDEMAND,
+    SIM_SPOT_MAX_RECLAIMS,
+    SIM_SPOT_COST,
+};
+
+/* "none", "always-spot", "always-ondemand", "max-reclaims=N",
+ * "expected-cost" into *p (and N).  0, or -1 with err. */
+int sim_spot_policy_parse (const char *s, enum sim_spot_policy *p, int *max,
+                           struct hpcq_error *err);
+
 struct sim_scenario {
     char name[48];       /* "on-demand", "aws 5-10%", "rate 3%", "trace" */
     int interrupts;      /* 0: nothing is interrupted, all nodes on-demand */
@@ -72,6 +91,8 @@ struct sim_scenario {
     double price_ondemand; /* per node-hour */
     double price_spot;
     uint64_t seed;
+    enum sim_spot_policy spot_policy;
+    int spot_max_reclaims; /* max-reclaims=N */
 };
 
 /* The AWS Spot Instance Advisor buckets, in order ("<5%", "5-10%", ...):

@@ -74,6 +74,7 @@ static const struct option longopts[] = {
     { "price-spot", required_argument, NULL, 'S' },
     { "seed", required_argument, NULL, 'e' },
     { "scenarios", required_argument, NULL, 'a' },
+    { "spot-policy", required_argument, NULL, 'Y' },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
@@ -110,6 +111,9 @@ static void usage (FILE *f)
         "      --ckpt LIST      checkpoint policies: none, notice, fixed=SEC,\n"
         "                       young-daly (default none)\n"
         "      --ckpt-cost SEC  what a checkpoint (and a restart) costs a job (60)\n"
+        "      --spot-policy P  where jobs go: none (the placement's order), "
+        "always-spot,\n"
+        "                       always-ondemand, max-reclaims=N, expected-cost\n"
         "      --price-ondemand P, --price-spot P  per node-hour (1, 0.3)\n"
         "      --seed N         of the reclaim and failure times (default 1)\n");
 }
@@ -160,6 +164,9 @@ static int interrupt_option (struct options *o, int c, struct hpcq_error *err)
         return 0;
     case 'o': return parse_price ("price-ondemand", optarg, &sc->price_ondemand, err);
     case 'S': return parse_price ("price-spot", optarg, &sc->price_spot, err);
+    case 'Y':
+        return sim_spot_policy_parse (optarg, &sc->spot_policy, &sc->spot_max_reclaims,
+                                      err);
     case 'e':
         if (util_parse_i64 (optarg, 0, INT64_MAX, &v) < 0)
             return errprintf (err, "invalid --seed '%s'", optarg);
@@ -189,7 +196,7 @@ static int parse_options (int argc, char **argv, struct options *o,
     o->sc.price_spot = 0.3;
     o->sc.seed = 1;
     while ((c = getopt_long (argc, argv, "n:c:g:p:F:l:Gh", longopts, NULL)) != -1) {
-        if (c > 0 && strchr ("sRTfNrkCoSea", c) && interrupt_option (o, c, err) < 0)
+        if (c > 0 && strchr ("sRTfNrkCoSeaY", c) && interrupt_option (o, c, err) < 0)
             return -1;
         switch (c) {
         case 'n':
@@ -233,7 +240,8 @@ static int parse_options (int argc, char **argv, struct options *o,
         case 'o':
         case 'S':
         case 'e':
-        case 'a': break; /* interrupt_option's */
+        case 'a':
+        case 'Y': break; /* interrupt_option's */
         default: return errprintf (err, "unknown option (see hpcq-sim --help)");
         }
     }

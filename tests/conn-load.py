@@ -10,11 +10,23 @@ scheduler's limits (t6052, t6053, t6054).
         "closed after S s" if the server closed the connection, else "open".
     conn-load.py flood SOCKET N HOLD
         The same with N server.stat requests (small answers, many of them).
-    conn-load.py idle ADDRESS N HOLD
+    conn-load.py idle ADDRESS N HOLD [SOURCE]
         Open N connections (ADDRESS: a Unix socket path, or HOST:PORT for
-        TCP) that send nothing, hold them HOLD seconds; print how many
+        TCP, from address SOURCE if given) that send nothing, hold them
+        HOLD seconds; print how many
         connected, how many the server refused at once (and the first
-        refusal's text) and how many it closed while held.
+        refusal's text) and how many it closed while held.  A connect that
+        does not complete in 2 s (a full backlog) counts as refused, and
+        after three of them the rest are not tried.
+    conn-load.py slowloris HOST:PORT N INTERVAL HOLD SOURCE[,SOURCE...]
+        Open N HTTP connections, from the source addresses in turn, each
+        sending a request line and then one header line every INTERVAL
+        seconds, never the blank line that ends them; after HOLD seconds
+        print how many connected and how many the server closed.
+    conn-load.py churn ADDRESS N SECONDS
+        For SECONDS, open connections that send nothing as fast as they
+        go, keeping the newest N open (each new one closes the oldest);
+        print how many were opened.
     conn-load.py latency SOCKET JOBID SECONDS
         Ask for one job (job.stat with its id) over and over for SECONDS,
         each on a new connection as qstat does; print the count, p50, p99
@@ -36,15 +48,22 @@ def frame(mtype, msgid, body):
     return struct.pack(">I", len(data)) + data
 
 
-def connect(addr):
+def connect(addr, source=None, timeout=None):
     if addr.startswith("unix:"):
         addr = addr[5:]
     if addr.startswith("/"):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.connect(addr)
+        s.settimeout(timeout)
+        try:
+            s.connect(addr)
+        except OSError:
+            s.close()
+            raise
     else:
         host, port = addr.rsplit(":", 1)
-        s = socket.create_connection((host, int(port)))
+        s = socket.create_connection((host, int(port)), timeout,
+                                     (source, 0) if source else None)
+    s.settimeout(None)
     return s
 
 
@@ -119,13 +138,31 @@ def read_reply(s, timeout):
     return json.loads(body)
 
 
-def idle(addr, n, hold):
-    conns, refused, first = [], 0, None
-    for _ in range(n):
+def drop(live, s):
+    """The server closed s: forget it; 1, to count it."""
+    live.remove(s)
+    s.close()
+    return 1
+
+
+def finish(closed, live):
+    print("closed by server %d" % closed)
+    for s in live:
+        s.close()
+
+
+def idle(addr, n, hold, source=None):
+    conns, refused, first, stuck = [], 0, None, 0
+    for k in range(n):
+        if stuck == 3:      # the backlog is full: the rest would wait too
+            refused += n - k
+            break
         try:
-            conns.append(connect(addr))
+            conns.append(connect(addr, source, 2))
+            stuck = 0
         except OSError as e:
             refused += 1
+            stuck = stuck + 1 if isinstance(e, socket.timeout) else 0
             first = first or str(e)
     # A refusal arrives at once as an error reply to no request (id 0).
     time.sleep(0.5)
@@ -152,10 +189,51 @@ def idle(addr, n, hold):
         r, _, _ = select.select(live, [], [], 0.2)
         for s in r:
             if closed_by_peer(s, 0):
-                live.remove(s)
-                s.close()
-                closed += 1
-    print("closed by server %d" % closed)
+                closed += drop(live, s)
+    finish(closed, live)
+
+
+def slowloris(addr, n, interval, hold, sources):
+    host, port = addr.rsplit(":", 1)
+    conns, refused = [], 0
+    for k in range(n):
+        try:
+            s = socket.create_connection((host, int(port)), 2, (sources[k % len(sources)], 0))
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+            conns.append(s)
+        except OSError:
+            refused += 1
+    print("connected %d" % len(conns))
+    t0 = time.monotonic()
+    closed, k, live = 0, 0, list(conns)
+    next_line = t0 + interval
+    while time.monotonic() - t0 < hold and live:
+        r, _, _ = select.select(live, [], [], 0.2)
+        for s in r:     # an answer to an unfinished request, or its end:
+            closed += drop(live, s)     # either way the server gave up on it
+        if time.monotonic() >= next_line:
+            next_line += interval
+            k += 1
+            for s in list(live):
+                try:
+                    s.sendall(b"X-Slow-%d: 1\r\n" % k)
+                except OSError:
+                    closed += drop(live, s)
+    finish(closed, live)
+
+
+def churn(addr, n, seconds):
+    live, opened = [], 0
+    t_end = time.monotonic() + seconds
+    while time.monotonic() < t_end:
+        try:
+            live.append(connect(addr, None, 1))
+            opened += 1
+        except OSError:
+            time.sleep(0.01)
+        if len(live) > n:
+            live.pop(0).close()
+    print("opened %d" % opened)
     for s in live:
         s.close()
 
@@ -194,7 +272,11 @@ def main(argv):
     elif cmd == "flood":
         pipeline(addr, int(argv[3]), float(argv[4]), "server.stat", {})
     elif cmd == "idle":
-        idle(addr, int(argv[3]), float(argv[4]))
+        idle(addr, int(argv[3]), float(argv[4]), argv[5] if len(argv) > 5 else None)
+    elif cmd == "slowloris":
+        slowloris(addr, int(argv[3]), float(argv[4]), float(argv[5]), argv[6].split(","))
+    elif cmd == "churn":
+        churn(addr, int(argv[3]), float(argv[4]))
     elif cmd == "latency":
         latency(addr, argv[3], float(argv[4]))
     else:

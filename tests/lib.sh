@@ -316,3 +316,20 @@ md_same_thermo() {
             { echo "# step $1 column $c differs: '$a' '$b'"; return 1; }
     done
 }
+
+# --- fencing (tests/t507*): a job that stamps what it writes, and checks.
+# The job: every 0.05 s a line "ATTEMPT TIME" into its checkpoint folder.
+fence_job='while :; do echo "$HPCQ_RESTART_COUNT $(date +%s.%N)" >>"$HPCQ_CHECKPOINT_DIR/writes"; sleep 0.05; done'
+fence_writes() { cat "$(ls -d $WORK/.hpcq/checkpoints/*/ | head -1)writes" 2>/dev/null; }
+fence_lines() { fence_writes | awk -v a=$1 '$1 == a' | wc -l; }
+fence_more() { test "$(fence_lines $1)" -gt $2; }
+# One writer at a time: in file order the attempts never go back, and the
+# last time of attempt 0 is before the first of attempt 1.
+fence_one_writer() {
+    fence_writes | awk '$1 < last { print "attempt " $1 " wrote after attempt " last; bad = 1 }
+        { last = $1 } $1 == 0 { end0 = $2 } $1 == 1 && !start1 { start1 = $2 }
+        END { if (!start1 || end0 >= start1) { print "attempt 0 ended " end0 ", 1 began " start1; bad = 1 }
+              printf "gap %.3f s\n", start1 - end0; exit bad }'
+}
+# The time the fence killed job SEQ's attempt A on node N (fence.log).
+fenced_at() { sed -n "s/^\([0-9.]*\) fenced job_$2\.$3: .*/\1/p" $CLUSTER/spool/$1/fence.log | head -1; }

@@ -60,9 +60,14 @@ test_expect_success 'the job sees the PBS environment' '
     grep -qx "myvar=hello" envjob.o$n
 '
 
-test_expect_success 'the checkpoint directory exists for the job, and goes once it ended well' '
-    grep -qx ckpt_exists=yes envjob.o$n &&
-    d=$(sed -n "s/^ckpt=//p" envjob.o$n) && wait_until 10 test ! -e "$d"
+test_expect_success 'a job that does not say it checkpoints finds its folder named, not made' '
+    ! grep -q ckpt_exists=yes envjob.o$n && test ! -e "$WORK/.hpcq"
+'
+
+test_expect_success 'with -c s it is made for the job, and goes once the job ended well' '
+    id2=$(qsub -c s env.sh) && wait_state $id2 F && n2=$(seqno $id2) &&
+    grep -qx ckpt_exists=yes envjob.o$n2 &&
+    d=$(sed -n "s/^ckpt=//p" envjob.o$n2) && wait_until 10 test ! -e "$d"
 '
 
 test_expect_success 'non-zero exit status is reported' '

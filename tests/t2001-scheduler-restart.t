@@ -4,7 +4,9 @@
 # across the restart finishes and is recorded once.
 . "$(dirname "$0")/lib.sh"
 
-cluster_start 2 --cpus-per-worker 2
+# A node_timeout (and so a fence time, worker/fence.h) longer than the
+# restart under the storm takes, so the long job survives it.
+cluster_start 2 --cpus-per-worker 2 --node-timeout 12
 
 STORM=500
 PAR=10

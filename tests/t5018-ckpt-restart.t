@@ -7,7 +7,9 @@
 # A suspended job whose node dies is requeued.
 . "$(dirname "$0")/lib.sh"
 
-cluster_start 1 --cpus-per-worker 2 --node-timeout 2
+# node_timeout 6: its fence time (4.5 s, worker/fence.h) outlasts a
+# scheduler restart here, so the jobs live through it.
+cluster_start 1 --cpus-per-worker 2 --node-timeout 6
 qmgr -c "create queue express priority=200,enabled=true,started=true" || exit 1
 
 BURN='while :; do :; done'

@@ -2,8 +2,8 @@
 # Unplanned failures of spot nodes: a host that vanishes with no notice
 # (its worker killed -9) loses its jobs after node_timeout: rerunnable ones
 # restart on another node as a new attempt, others fail; and fencing: a
-# host that comes back (its worker frozen, then thawed) never goes on
-# running the copy that was requeued elsewhere.
+# host whose worker is frozen kills its job itself (worker/fence.h) before
+# the scheduler requeues it elsewhere, and thawed it runs nothing stale.
 . "$(dirname "$0")/lib.sh"
 
 cluster_start 2 --cpus-per-worker 2 --node-timeout 3 --labels 1=spot --labels 2=spot
@@ -39,15 +39,14 @@ test_expect_success 'the host comes back: what the dead worker left running is k
     qdel $a && wait_state $a F
 '
 
-test_expect_success 'fencing: a frozen worker thawed after its job moved kills the stale copy' '
+test_expect_success 'fencing: a frozen worker: its job is killed on its node before it moves' '
     c=$(echo "$beat" | qsub -l select=1:ncpus=1) && wait_state $c R && n=$(host_of $c) &&
     wait_until 10 grows $(seqno $c) 0 &&
     pid=$(cat $CLUSTER/worker${n#node}.pid) && kill -STOP $pid &&
-    wait_until 20 moved $c $n && wait_until 10 grows $(seqno $c) 1 &&
-    grows $(seqno $c) 0 && kill -CONT $pid &&
-    wait_until 15 grep -q "node $n runs stale job $(seqno $c) attempt 1: killing it" \
-        $CLUSTER/scheduler.log &&
-    wait_until 10 still $(seqno $c) 0 && grows $(seqno $c) 1 &&
+    wait_until 20 moved $c $n && still $(seqno $c) 0 && wait_until 10 grows $(seqno $c) 1 &&
+    grep -q "fenced job_$(seqno $c)\.1: its worker is alive" $CLUSTER/spool/$n/fence.log &&
+    kill -CONT $pid && wait_until 15 grep -q "job $c: killed: fenced" $CLUSTER/worker${n#node}.log &&
+    still $(seqno $c) 0 && grows $(seqno $c) 1 &&
     test "$(job_attr $c run_count)" = 2 && has_state $c R &&
     qdel $c && wait_state $c F
 '

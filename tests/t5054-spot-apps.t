@@ -24,17 +24,19 @@ unset HPCQ_CHECKPOINT_DIR HPCQ_CHECKPOINT_INTERVAL
 MD_EVERY=200
 CL_EVERY=50
 # Runs long enough to outlast three interruptions on this machine, however
-# busy: about 20 s each at the speed a short run shows now, and never
-# fewer steps than three interruptions take.
+# busy: about 40 s each at the speed a short run shows now (a host that
+# vanishes is given up on only node_timeout after its last heartbeat, the
+# fence's margin, worker/fence.h: each interruption takes that long too),
+# and never fewer steps than three interruptions take.
 steps_per_s() {
     local t0 t1
     t0=$(date +%s%N) && "$@" >/dev/null 2>&1 && t1=$(date +%s%N) &&
     echo $(( 300 * 1000000000 / (t1 - t0 + 1) ))
 }
 MD_STEPS=$(steps_per_s $MD --cpu --cells 5x5x5 --steps 300 --thermo 0)
-MD_STEPS=$(( MD_STEPS * 20 > 4000 ? MD_STEPS * 20 : 4000 ))
+MD_STEPS=$(( MD_STEPS * 40 > 8000 ? MD_STEPS * 40 : 8000 ))
 CL_STEPS=$(steps_per_s $CLIMATE --case collision --nx 100 --nz 50 --sim-time $((300 * 4 / 9)) --quiet)
-CL_STEPS=$(( CL_STEPS * 20 > 1500 ? CL_STEPS * 20 : 1500 ))
+CL_STEPS=$(( CL_STEPS * 40 > 3000 ? CL_STEPS * 40 : 3000 ))
 echo "# hpcq-md: $MD_STEPS steps, hpcq-climate: $CL_STEPS steps"
 MD_RUN="$MD --cpu --cells 5x5x5 --steps $MD_STEPS --thermo 50 --thermo-digits 17 --neigh-every 7 --checkpoint-every $MD_EVERY"
 # (the collision case's step is 4/9 s)

@@ -12,6 +12,7 @@ mode() { stat -c %a "$1"; }
 
 cat > show.sh <<'S'
 #!/bin/sh
+#PBS -c s
 umask
 stat -c %a "$HPCQ_CHECKPOINT_DIR"
 echo err >&2

@@ -84,7 +84,7 @@ test_expect_success 'out of descriptors, accept pauses instead of spinning' '
     log1=$(stat -c %s "$CLUSTER/scheduler.log") &&
     echo "cpu: $((t1 - t0)) ticks in 2 s; log: $((log1 - log0)) bytes" &&
     test $((t1 - t0)) -lt 40 && test $((log1 - log0)) -lt 20000 &&
-    grep -q "accept: Too many open files with [0-9]* connections open; not accepting for" \
+    grep -q "accept: Too many open files; not accepting for" \
         "$CLUSTER/scheduler.log" &&
     wait
 '

@@ -106,7 +106,7 @@ test_expect_success 'max_run_user: a user runs at most that many jobs of the que
     qmgr -c "unset queue gpu node_labels" && qmgr -c "set queue gpu max_run_user=1" &&
     a=$(echo "sleep 30" | qsub -q gpu -l walltime=1:00) && b=$(echo "sleep 30" | qsub -q gpu -l walltime=1:00) &&
     wait_state $a R && sleep 2 && has_state $b Q &&
-    test "$(job_attr $b comment)" = "Not Running: queue gpu max_run_user limit (1) reached for $(id -un)" &&
+    test "$(job_attr $b comment)" = "Not Running: User has reached queue gpu running job limit." &&
     w=$(echo "sleep 30" | qsub -l walltime=1:00) && wait_state $w R &&
     qdel $a && wait_state $b R && qdel $b $w
 '

@@ -5,7 +5,8 @@
 # shredder reads it (tests/xdmod-pbs-check.py), and shown by tracejob.
 . "$(dirname "$0")/lib.sh"
 
-cluster_start 2 --cpus-per-worker 2 --node-timeout 2
+# log_level debug: the per-job lines tracejob shows as L (info has none).
+cluster_start 2 --cpus-per-worker 2 --node-timeout 2 --sched-config log_level=debug
 
 me=$(id -un)
 group=$(id -gn)

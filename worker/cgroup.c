@@ -259,6 +259,12 @@ int cgroup_job_kill (const struct cgroup_job *j)
 
     if (j->cg->ops->kill)
         return j->cg->ops->kill (j);
+    /* An empty cgroup stays empty (only its tasks' forks enter it), and a
+     * freeze is dear: v1's freezer flips a kernel static key on its first
+     * frozen cgroup and back on the thaw, patching code on every CPU,
+     * twice for each job that ended. */
+    if (cgroup_job_count (j) == 0)
+        return 0;
     /* Frozen tasks cannot fork; the SIGKILL waits for the thaw. */
     (void)j->cg->ops->freeze (j, 1);
     n = cgroup_job_signal (j, SIGKILL);
@@ -288,10 +294,22 @@ const char *cgroup_job_path (const struct cgroup_job *j)
     return j->dir[0];
 }
 
-int cgroup_job_enter (const struct cgroup_job *j)
+int cgroup_job_traversable (const struct cgroup_job *j)
 {
     for (int i = 0; i < j->cg->nhier; i++)
-        if (cg_write (j->dir[i], "cgroup.procs", "%d", (int)getpid ()) < 0)
+        if (chmod (j->dir[i], 0711) < 0)
+            return -1;
+    return 0;
+}
+
+int cgroup_job_enter (const struct cgroup_job *j)
+{
+    const char *file = j->cg->ops->enter_file;
+
+    for (int i = 0; i < j->cg->nhier; i++)
+        if ((file ? cg_write (j->dir[i], file, "0")
+                  : cg_write (j->dir[i], "cgroup.procs", "%d", (int)getpid ()))
+            < 0)
             return -1;
     return 0;
 }
@@ -409,6 +427,36 @@ int cgroups_sweep (struct cgroups *cg)
         }
         closedir (d);
     }
+    return n;
+}
+
+int cgroups_kill_jobs (struct cgroups *cg, void (*each) (const char *name, void *arg),
+                       void *arg)
+{
+    struct timespec pause = { 0, 10 * 1000 * 1000 };
+    DIR *d = opendir (cg->hier[0].dir);
+    struct dirent *de;
+    int n = 0;
+
+    if (!d)
+        return 0;
+    while ((de = readdir (d))) {
+        struct cgroup_job *j;
+        int hit = 0;
+        if (strncmp (de->d_name, "job_", 4) != 0)
+            continue;
+        j = job_new (cg, de->d_name);
+        /* Until empty (a task may fork while the first kill goes out). */
+        for (int round = 0; round < 200 && cgroup_job_kill (j) > 0; round++) {
+            hit = 1;
+            nanosleep (&pause, NULL);
+        }
+        if (hit && each)
+            each (de->d_name, arg);
+        n += hit;
+        cgroup_job_free (j);
+    }
+    closedir (d);
     return n;
 }
 

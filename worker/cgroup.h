@@ -71,6 +71,13 @@ const char *cgroups_describe (const struct cgroups *cg);
  * remove them.  Returns how many job cgroups there were. */
 int cgroups_sweep (struct cgroups *cg);
 
+/* Kill every task of every job cgroup under this worker's directory,
+ * leaving the directories (a live worker may hold them); each (may be
+ * NULL) is called with the name of each cgroup that had tasks.  Returns
+ * how many had. */
+int cgroups_kill_jobs (struct cgroups *cg, void (*each) (const char *name, void *arg),
+                       void *arg);
+
 /* Create the cgroup of one job attempt, named name (job_SEQ.ATTEMPT), and
  * set its limits.  A leftover of the same name is emptied and replaced.
  * Returns NULL with err; caller frees with cgroup_job_destroy() or
@@ -80,8 +87,16 @@ struct cgroup_job *cgroup_job_create (struct cgroups *cg, const char *name,
                                       struct hpcq_error *err);
 
 /* Move the calling process into the job's cgroup.  For the job's child
- * after fork, before it drops root: only open/write/close.  0 or -1. */
+ * after fork, before it drops root and before it starts a thread (it
+ * must be single-threaded: on v1 it moves its one thread): only
+ * open/write/close.  0 or -1. */
 int cgroup_job_enter (const struct cgroup_job *j);
+
+/* Let the job's owner pass through its cgroup folders (0711; the worker's
+ * umask makes them 0700): rootless runc looks in them for a cgroup of its
+ * own, finds none and leaves the container in the job's (container.h).
+ * 0 or -1 with errno. */
+int cgroup_job_traversable (const struct cgroup_job *j);
 
 /* Send sig to every task in the cgroup.  Returns how many, -1 on error. */
 int cgroup_job_signal (const struct cgroup_job *j, int sig);

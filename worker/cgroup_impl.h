@@ -28,6 +28,12 @@ struct cgroup_ops {
     /* SIGKILL all at once, or NULL: freeze, signal each, thaw. */
     int (*kill) (const struct cgroup_job *j);
     void (*usage) (const struct cgroup_job *j, struct cgroup_usage *u);
+    /* Where a single-threaded process enters by writing "0" (itself):
+     * v1's "tasks" moves the writing thread only, which spares the
+     * kernel's global threadgroup lock that "cgroup.procs" takes (an RCU
+     * grace period: 20-100 ms of each job's start on a busy host); NULL:
+     * write its pid to cgroup.procs (v2 has no such file). */
+    const char *enter_file;
 };
 
 struct cgroups {

@@ -164,4 +164,5 @@ const struct cgroup_ops cgroup_v1_ops = {
     .freeze = v1_freeze,
     .kill = NULL,
     .usage = v1_usage,
+    .enter_file = "tasks",
 };

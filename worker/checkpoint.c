@@ -15,6 +15,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/admit.h"
+#include "common/ckptreport.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "worker/checkpoint.h"
@@ -22,7 +24,11 @@
 #include "worker/tasks.h"
 #include "worker/worker.h"
 
-#define CHECKPOINT_MAX_CONNS 64
+#define CHECKPOINT_MAX_CONNS 256
+/* Per uid: a job's owner reports one checkpoint at a time (a few, with
+ * several jobs here); a uid with no running job here has nothing to say. */
+#define CHECKPOINT_PER_OWNER 16
+#define CHECKPOINT_PER_STRANGER 2
 #define CHECKPOINT_CONN_TIMEOUT_MS 5000
 /* Reports held while the scheduler is away; the oldest go first. */
 #define CHECKPOINT_MAX_REPORTS 1024
@@ -47,10 +53,13 @@ struct checkpoint {
     struct worker *w;
     char path[108];
     int fd;
-    struct loop_watch *watch;
+    struct admit *admit;
+    struct admit_counts *per_uid;
+    struct admit_ratelog refuse_log;
     struct loop_timer *sweep;
     struct conn *conns[CHECKPOINT_MAX_CONNS];
     int64_t conn_since[CHECKPOINT_MAX_CONNS];
+    uid_t conn_uid[CHECKPOINT_MAX_CONNS];
     int nconns;
     struct report *reports;
     int nreports;
@@ -134,8 +143,11 @@ static void conn_forget (struct checkpoint *cp, struct conn *c)
 {
     for (int i = 0; i < cp->nconns; i++)
         if (cp->conns[i] == c) {
+            if (cp->conn_uid[i] != 0)
+                admit_counts_give (cp->per_uid, cp->conn_uid[i]);
             cp->conns[i] = cp->conns[--cp->nconns];
             cp->conn_since[i] = cp->conn_since[cp->nconns];
+            cp->conn_uid[i] = cp->conn_uid[cp->nconns];
             return;
         }
 }
@@ -181,6 +193,7 @@ static void sock_msg (struct conn *c, struct wire_msg *msg, void *arg)
     struct checkpoint *cp = arg;
     json_int_t gen = 0, bytes = -1;
     double secs = -1;
+    struct hpcq_error err = { 0 };
     struct task *t;
     json_t *body;
 
@@ -196,9 +209,12 @@ static void sock_msg (struct conn *c, struct wire_msg *msg, void *arg)
     if (json_unpack (msg->body, "{s?I s?I s?F}", "generation", &gen, "bytes", &bytes,
                      "seconds", &secs)
             < 0
-        || gen < 0 || bytes < -1) {
-        (void)conn_reply (c, msg, EPROTO, "ckpt.done: bad generation, bytes or seconds",
-                          NULL);
+        || ckptreport_check (gen, bytes, secs, &err) < 0) {
+        if (!err.text[0])
+            snprintf (err.text, sizeof (err.text), "bad generation, bytes or seconds");
+        admit_ratelog (&cp->refuse_log, LOG_WARNING,
+                       "job %s: checkpoint report refused: %s", t->jobid, err.text);
+        (void)conn_reply (c, msg, EINVAL, err.text, NULL);
         conn_close_after_flush (c);
         return;
     }
@@ -216,21 +232,43 @@ static void sock_msg (struct conn *c, struct wire_msg *msg, void *arg)
     conn_close_after_flush (c);
 }
 
-static void sock_accept (struct loop *l, int fd, int revents, void *arg)
+static int64_t sock_cap (struct checkpoint *cp, uid_t uid)
+{
+    for (struct task *t = tasks_first (cp->w->tasks); t; t = tasks_next (t))
+        if (!t->done && t->cred.uid == uid)
+            return CHECKPOINT_PER_OWNER;
+    return CHECKPOINT_PER_STRANGER;
+}
+
+/* Any local user may connect: at most CHECKPOINT_MAX_CONNS at once, and a
+ * uid (root aside) at most its share, so nobody holds the jobs' socket. */
+static void sock_accepted (int fd, const struct admit_peer *who, void *arg)
 {
     struct checkpoint *cp = arg;
-    int cfd = accept4 (fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    int64_t cap = who->uid == 0 ? 0 : sock_cap (cp, who->uid);
     struct conn *c;
+    char text[200];
 
-    if (cfd < 0)
+    if (!(c = conn_create (cp->w->loop, fd, sock_msg, sock_close, cp)))
         return;
-    if (cp->nconns == CHECKPOINT_MAX_CONNS) {
-        close (cfd); /* the job's hpcq-ckpt says so and may try again */
+    if (cp->nconns == CHECKPOINT_MAX_CONNS
+        || (cap && admit_counts_take (cp->per_uid, who->uid, cap) < 0)) {
+        if (cp->nconns == CHECKPOINT_MAX_CONNS)
+            snprintf (text, sizeof (text),
+                      "the checkpoint socket is busy (%d connections); try again",
+                      CHECKPOINT_MAX_CONNS);
+        else
+            snprintf (text, sizeof (text),
+                      "too many connections to the checkpoint socket from your uid "
+                      "(%lld at most)",
+                      (long long)cap);
+        admit_ratelog (&cp->refuse_log, LOG_WARNING,
+                       "checkpoint socket: refusing %s: %s", who->name, text);
+        conn_refuse (c, EUSERS, text);
         return;
     }
-    if (!(c = conn_create (l, cfd, sock_msg, sock_close, cp)))
-        return;
     cp->conns[cp->nconns] = c;
+    cp->conn_uid[cp->nconns] = cap ? who->uid : 0;
     cp->conn_since[cp->nconns++] = util_now_ms ();
 }
 
@@ -261,7 +299,7 @@ static int sock_open (struct checkpoint *cp, const char *spool, struct hpcq_erro
     if (bind (cp->fd, (struct sockaddr *)&sun, sizeof (sun)) < 0
         || chmod (cp->path, 0666) < 0 || listen (cp->fd, 64) < 0)
         return errprintf (err, "cannot listen on %s: %s", cp->path, strerror (errno));
-    if (!(cp->watch = loop_fd_add (cp->w->loop, cp->fd, LOOP_READ, sock_accept, cp))
+    if (admit_listen (cp->admit, cp->fd) < 0
         || !(cp->sweep = loop_timer_add (cp->w->loop, 1000, 1000, sock_sweep, cp)))
         return errprintf (err, "event loop: %s", strerror (errno));
     return 0;
@@ -507,6 +545,8 @@ struct checkpoint *checkpoint_create (struct worker *w, struct hpcq_error *err)
     cp->w = w;
     cp->fd = -1;
     LIST_INIT (&cp->removals);
+    cp->per_uid = admit_counts_create ();
+    cp->admit = admit_create (w->loop, "checkpoint socket", sock_accepted, cp);
     if (sock_open (cp, w->spool, err) < 0) {
         checkpoint_destroy (cp);
         return NULL;
@@ -521,7 +561,8 @@ void checkpoint_destroy (struct checkpoint *cp)
     for (int i = 0; i < cp->nconns; i++)
         conn_destroy (cp->conns[i]);
     loop_timer_remove (cp->sweep);
-    loop_fd_remove (cp->watch);
+    admit_destroy (cp->admit);
+    admit_counts_destroy (cp->per_uid);
     if (cp->fd >= 0) {
         close (cp->fd);
         (void)unlink (cp->path);

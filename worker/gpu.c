@@ -65,6 +65,7 @@ static int gpu_simulate (struct gpu *gpus, int n, const char *model, int64_t mem
         gpus[i].mem = mem;
         snprintf (gpus[i].uuid, sizeof (gpus[i].uuid), "SIM-GPU-%d", i);
         gpus[i].simulated = 1;
+        gpus[i].minor = -1;
     }
     return n;
 }
@@ -143,6 +144,7 @@ static int gpu_nvml (struct gpu *gpus)
     nvml_meminfo_f meminfo = (nvml_meminfo_f)dlsym (lib, "nvmlDeviceGetMemoryInfo");
     nvml_shutdown_f shutdown = (nvml_shutdown_f)dlsym (lib, "nvmlShutdown");
     nvml_pci_f pci = (nvml_pci_f)dlsym (lib, "nvmlDeviceGetPciInfo_v3");
+    nvml_uint_f minor = (nvml_uint_f)dlsym (lib, "nvmlDeviceGetMinorNumber");
     struct nvml_mig mig;
     if (!init || !getcount || !handle || !name || !uuid || !meminfo || !shutdown
         || init () != 0) {
@@ -162,6 +164,10 @@ static int gpu_nvml (struct gpu *gpus)
             if (meminfo (dev, mi) == 0)
                 gpus[n].mem = (int64_t)mi[0];
             gpu_pci_busid (pci, dev, &gpus[n]);
+            {
+                unsigned int m;
+                gpus[n].minor = minor && minor (dev, &m) == 0 ? (int)m : -1;
+            }
             gpus[n].simulated = 0;
             nvml_mig_discover (&mig, dev, &gpus[n]);
             n++;

@@ -14,10 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/arrayspec.h"
+#include "common/ckptspec.h"
 #include "common/hostlist.h"
 #include "common/util.h"
 #include "worker/launch.h"
@@ -229,40 +231,65 @@ static long long proc_start_time (pid_t pid, pid_t *sid)
     return v[22];
 }
 
-static void launch_record_session (struct spool *sp, const struct launch_req *req,
-                                   pid_t pid)
+void launch_record_process (struct spool *sp, const char *name, pid_t pid)
 {
-    char name[128], text[64];
+    char text[64];
     pid_t sid = 0;
 
-    spool_name (name, sizeof (name), req->seq, req->attempt, "session");
     snprintf (text, sizeof (text), "%d %lld\n", (int)pid, proc_start_time (pid, &sid));
     (void)spool_write (sp, name, text, 0600, (uid_t)-1, (gid_t)-1, NULL);
 }
 
-/* The session of a job without a cgroup: its leader, if it is still the
- * process the record names (not a reused pid), leads it. */
-static int kill_leftover (struct spool *sp, const char *name, void *arg)
+static void launch_record_session (struct spool *sp, const struct launch_req *req,
+                                   pid_t pid)
 {
+    char name[128];
+
+    spool_name (name, sizeof (name), req->seq, req->attempt, "session");
+    launch_record_process (sp, name, pid);
+}
+
+struct kill_recorded {
+    int remove;
+    void (*each) (const char *name, void *arg);
+    void *arg;
+};
+
+/* The session a record names: killed if its leader is still the process
+ * the record names (not a reused pid). */
+static int kill_recorded (struct spool *sp, const char *name, void *arg)
+{
+    const struct kill_recorded *k = arg;
     char *text = spool_read (sp, name, 256);
     long long start = -2;
     pid_t sid = 0;
     int pid = 0, killed = 0;
 
     if (text && sscanf (text, "%d %lld", &pid, &start) == 2 && pid > 1
-        && proc_start_time (pid, &sid) == start && sid == pid) {
+        && pid != getpid () && proc_start_time (pid, &sid) == start && sid == pid) {
         (void)kill (-pid, SIGKILL);
         killed = 1;
     }
     free (text);
-    spool_remove (sp, name);
+    if (killed && k->each)
+        k->each (name, k->arg);
+    if (k->remove)
+        spool_remove (sp, name);
     return killed;
+}
+
+int launch_kill_recorded (struct spool *sp, const char *suffix, int remove,
+                          void (*each) (const char *name, void *arg), void *arg)
+{
+    struct kill_recorded k = { remove, each, arg };
+
+    return spool_foreach (sp, suffix, kill_recorded, &k);
 }
 
 int launch_kill_leftovers (struct spool *sp, struct cgroups *cg)
 {
     int n = cg ? cgroups_sweep (cg) : 0;
-    int m = spool_foreach (sp, ".session", kill_leftover, NULL);
+    int m = launch_kill_recorded (sp, ".session", 1, NULL, NULL);
 
     /* A job in a cgroup also left a session record: count it once. */
     return n > m ? n : m;
@@ -305,6 +332,32 @@ static int launch_spool (const struct launch_req *req, const struct launch_env *
     return rc;
 }
 
+static int array_pos (const struct launch_req *req);
+
+/* Slurm's %j of an array task is its own number (SLURM_JOB_ID), not the
+ * array's: given with each %j so written, into buf.  1 if it had one. */
+static int slurm_own_id (const char *given, const struct launch_req *req, char *buf,
+                         size_t len)
+{
+    size_t o = 0;
+    int any = 0;
+
+    for (const char *p = given; *p && o + 24 < len; p++) {
+        if (p[0] == '%' && p[1] == '%') {
+            buf[o++] = *p++;
+            buf[o++] = *p;
+        } else if (p[0] == '%' && p[1] == 'j') {
+            o += snprintf (buf + o, len - o, "%lld",
+                           (long long)req->number + array_pos (req));
+            p++;
+            any = 1;
+        } else
+            buf[o++] = *p;
+    }
+    buf[o] = '\0';
+    return any;
+}
+
 /* PBS rules: -o/-e relative to the submission directory; a directory
  * gets NAME.oNUM inside it; the default is WORKDIR/NAME.oNUM. */
 void launch_resolve_output (const struct launch_req *req, const char *given, char kind,
@@ -312,7 +365,7 @@ void launch_resolve_output (const struct launch_req *req, const char *given, cha
 {
     const struct hpcq_jobspec *s = &req->spec;
     char path[3072]; /* shorter than buf: room for the directory */
-    char num[64];
+    char num[64], own[3072];
     struct stat st;
 
     /* A subjob's files are NAME.oN.I, as in PBS. */
@@ -321,6 +374,9 @@ void launch_resolve_output (const struct launch_req *req, const char *given, cha
                   req->array_index);
     else
         snprintf (num, sizeof (num), "%lld", (long long)req->number);
+    if (given && req->spec.slurm && req->array_index >= 0
+        && slurm_own_id (given, req, own, sizeof (own)))
+        given = own;
     if (given)
         jobspec_expand_path (given, (long long)req->number, req->array_index, s->name,
                              path, sizeof (path));
@@ -406,6 +462,94 @@ static void child_ckpt_dir (const struct launch_req *req, char **envp, int fd)
     }
 }
 
+/* The job's GPUs for its container, as "INDEX:/dev/nvidiaN" items (none
+ * for a simulated GPU: it has no device), and whether they are simulated:
+ * hpcq-container writes the CDI spec of exactly these. */
+static void container_gpus (const struct launch_req *req, const struct launch_env *e,
+                            char **envp, int *n)
+{
+    char list[1024] = "";
+    size_t o = 0;
+    int simulated = 0;
+
+    for (int i = 0; i < req->ngpus; i++) {
+        const struct gpu *g;
+        if (req->gpus[i] < 0 || req->gpus[i] >= e->ngpus)
+            continue;
+        g = &e->gpus[req->gpus[i]];
+        simulated |= g->simulated;
+        if (o >= sizeof (list))
+            break;
+        if (g->minor >= 0)
+            o += (size_t)snprintf (list + o, sizeof (list) - o, "%s%d:/dev/nvidia%d",
+                                   o ? "," : "", req->gpus[i], g->minor);
+        else
+            o += (size_t)snprintf (list + o, sizeof (list) - o, "%s%d:", o ? "," : "",
+                                   req->gpus[i]);
+    }
+    if (!list[0])
+        return;
+    env_add (envp, n, "HPCQ_CONTAINER_GPUS", "%s", list);
+    if (simulated)
+        env_add (envp, n, "HPCQ_CONTAINER_GPUS_SIMULATED", "1");
+}
+
+/* A container job: hpcq-container, as the owner, runs the script inside
+ * the image (container.h); what it needs comes in its environment. */
+static void child_container (const struct launch_req *req, const struct launch_env *e,
+                             const char *script, char **envp, int fd)
+{
+    const struct hpcq_resources *res = &req->spec.res;
+    int n = 0;
+
+    while (envp[n])
+        n++;
+    env_add (envp, &n, "HPCQ_CONTAINER_IMAGE", "%s", res->container_image);
+    if (res->container_mounts)
+        env_add (envp, &n, "HPCQ_CONTAINER_MOUNTS", "%s", res->container_mounts);
+    if (res->container_workdir)
+        env_add (envp, &n, "HPCQ_CONTAINER_WORKDIR", "%s", res->container_workdir);
+    container_gpus (req, e, envp, &n);
+    envp[n] = NULL;
+    execve (e->container_helper, (char *[]){ "hpcq-container", (char *)script, NULL },
+            envp);
+    child_fail (fd, envp, "cannot execute", e->container_helper);
+}
+
+/* Slurm's SLURM_JOB_STDOUT and SLURM_JOB_STDERR (Slurm 22.05 on; Parsl's
+ * SrunLauncher writes beside the first), once the child has resolved the
+ * paths: appended to envp (which child_fail frees). */
+static void child_slurm_stdio (const struct launch_req *req, char **envp,
+                               const char *out, const char *err)
+{
+    int n = 0;
+
+    if (!req->spec.slurm)
+        return;
+    while (envp[n])
+        n++;
+    if (n + 3 >= ENV_MAX)
+        return;
+    env_add (envp, &n, "SLURM_JOB_STDOUT", "%s", out);
+    env_add (envp, &n, "SLURM_JOB_STDERR", "%s", req->spec.join == JOIN_OE ? out : err);
+    envp[n] = NULL;
+}
+
+/* A job that says it checkpoints (-c s, c, w or auto) has its folder made
+ * before it starts; another finds $HPCQ_CHECKPOINT_DIR not made until it
+ * writes a checkpoint (common/ckptfile.c makes it, with the same check of
+ * its owner; a script makes it with mkdir -p).  Most jobs never do: their
+ * submit folders stay free of .hpcq (issue 27) and their start is a mkdir
+ * shorter (issue 22). */
+static int wants_ckpt_dir (const struct launch_req *req)
+{
+    struct ckptspec ck;
+    struct hpcq_error err;
+
+    return req->spec.checkpoint && ckptspec_parse (req->spec.checkpoint, &ck, &err) == 0
+           && ck.mode != CKPT_UNSET && ck.mode != CKPT_NEVER;
+}
+
 /* qsub -k o|e (without d): PBS Pro keeps that file in the owner's home
  * directory, as NAME.oNUM (NAME.eNUM), instead of where -o/-e say. */
 static void keep_in_home (const struct launch_req *req, const struct launch_env *e,
@@ -425,7 +569,7 @@ static void keep_in_home (const struct launch_req *req, const struct launch_env 
  * privsep_drop(): the stat in launch_resolve_output, the checkpoint
  * directory, the output files. */
 static void child_exec (const struct launch_req *req, const struct launch_env *e,
-                        const char *script, char **envp, int fd)
+                        const char *script, char **envp, int fd, int make_ckpt)
 {
     char out_path[4096], err_path[4096];
     sigset_t none;
@@ -455,7 +599,9 @@ static void child_exec (const struct launch_req *req, const struct launch_env *e
      * stderr does. */
     child_say (fd, 'O', req->spec.join == JOIN_EO ? err_path : out_path);
     child_say (fd, 'E', req->spec.join == JOIN_OE ? out_path : err_path);
-    child_ckpt_dir (req, envp, fd);
+    if (make_ckpt)
+        child_ckpt_dir (req, envp, fd);
+    child_slurm_stdio (req, envp, out_path, err_path);
     child_stdio (req, out_path, err_path, envp, fd);
     if (req->spec.stagein) {
         char why[4400];
@@ -465,6 +611,8 @@ static void child_exec (const struct launch_req *req, const struct launch_env *e
             _exit (127);
         }
     }
+    if (req->spec.res.container_image)
+        child_container (req, e, script, envp, fd);
     /* qsub -S: PBS Pro runs "SHELL SCRIPT", whatever the #! line says. */
     if (req->spec.shell)
         execve (req->spec.shell, (char *[]){ req->spec.shell, (char *)script, NULL },
@@ -519,7 +667,7 @@ pid_t launch_start (struct launch_req *req, const struct launch_env *e, int *sta
 {
     char script[4096], nodes[4096];
     char **envp;
-    int pfd[2];
+    int pfd[2], make_ckpt = wants_ckpt_dir (req);
     pid_t pid;
 
     if (req->spec.sandbox && strcmp (req->spec.sandbox, "PRIVATE") == 0
@@ -549,7 +697,7 @@ pid_t launch_start (struct launch_req *req, const struct launch_env *e, int *sta
     }
     if (pid == 0) {
         close (pfd[0]);
-        child_exec (req, e, script, envp, pfd[1]);
+        child_exec (req, e, script, envp, pfd[1], make_ckpt);
     }
     close (pfd[1]);
     launch_environ_free (envp);
@@ -618,6 +766,19 @@ static void env_slurm_array (char **envp, int *n, const struct launch_req *req)
     arrayspec_release (&a);
 }
 
+/* The position of the subjob's index in its array (0 if unknown). */
+static int array_pos (const struct launch_req *req)
+{
+    struct arrayspec a;
+    int pos = 0;
+
+    if (req->spec.array && arrayspec_parse (req->spec.array, &a, NULL) == 0) {
+        pos = arrayspec_pos (&a, req->array_index);
+        arrayspec_release (&a);
+    }
+    return pos > 0 ? pos : 0;
+}
+
 /* Slurm's variables, for a job in Slurm's dialect. */
 static void env_slurm (char **envp, int *n, const struct launch_req *req,
                        const struct launch_env *e, const char **hosts, int nh, int ppn)
@@ -627,9 +788,10 @@ static void env_slurm (char **envp, int *n, const struct launch_req *req,
     char id[64], list[8192], tpn[1024], gpus[256] = "";
     size_t o = 0;
 
-    /* A task of array N is "N_I", as Slurm names it. */
+    /* A task of array N has a number of its own, N + its position (the
+     * scheduler keeps them for it), as sbatch numbers array tasks. */
     if (req->array_index >= 0)
-        snprintf (id, sizeof (id), "%lld_%d", (long long)req->number, req->array_index);
+        snprintf (id, sizeof (id), "%lld", (long long)req->number + array_pos (req));
     else
         snprintf (id, sizeof (id), "%lld", (long long)req->number);
     hostlist_format (hosts, nh, list, sizeof (list));
@@ -658,6 +820,15 @@ static void env_slurm (char **envp, int *n, const struct launch_req *req,
     if (ppn > 0 && req->ncpus % ppn == 0)
         env_add (envp, n, "SLURM_CPUS_PER_TASK", "%d", req->ncpus / ppn);
     env_add (envp, n, "SLURM_CPUS_ON_NODE", "%d", req->ncpus);
+    /* sbatch's chunks are alike: each node has the first one's cores. */
+    if (nh > 1)
+        env_add (envp, n, "SLURM_JOB_CPUS_PER_NODE", "%d(x%d)", req->ncpus, nh);
+    else
+        env_add (envp, n, "SLURM_JOB_CPUS_PER_NODE", "%d", req->ncpus);
+    env_add (envp, n, "SLURM_JOB_START_TIME", "%lld", (long long)time (NULL));
+    if (req->walltime > 0)
+        env_add (envp, n, "SLURM_JOB_END_TIME", "%lld",
+                 (long long)time (NULL) + (long long)req->walltime);
     if (req->mem > 0)
         env_add (envp, n, "SLURM_MEM_PER_NODE", "%lld", (long long)(req->mem >> 20));
     env_add (envp, n, "SLURM_GPUS_ON_NODE", "%d", req->ngpus);

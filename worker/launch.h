@@ -44,6 +44,8 @@ struct launch_env {
     const char *tm_agent;            /* pbs_tmrsh, for Open MPI's launcher */
     const char *ucx_devices;         /* active InfiniBand ports, "mlx5_0:1"
                                       * (UCX_NET_DEVICES); NULL or "": none */
+    const char *container_helper;    /* hpcq-container (container.h), NULL or
+                                      * "": this node runs no containers */
 };
 
 /* Name the sandbox (-W sandbox=PRIVATE: req->sandbox), write the spool
@@ -77,6 +79,17 @@ void launch_cleanup (struct spool *sp, int64_t seq, int attempt);
  * the scheduler will run them again elsewhere, so they must not run on.
  * Returns how many jobs were killed. */
 int launch_kill_leftovers (struct spool *sp, struct cgroups *cg);
+
+/* Record in the spool file name a process that leads a session ("PID
+ * START", START its start time, so a reused pid is not mistaken for it). */
+void launch_record_process (struct spool *sp, const char *name, pid_t pid);
+
+/* Kill each session recorded in a spool file whose name ends in suffix,
+ * if its leader is still the process recorded (never this process), and
+ * call each (may be NULL) with the file's name for each one killed; with
+ * remove, the records go too.  Returns how many were killed. */
+int launch_kill_recorded (struct spool *sp, const char *suffix, int remove,
+                          void (*each) (const char *name, void *arg), void *arg);
 
 /* The parts of a launch, exposed for the unit tests.
  * launch_nodefile: PBS_NODEFILE's text (caller frees).

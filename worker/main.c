@@ -39,6 +39,10 @@ static void on_signal (struct loop *l, int signo, void *arg)
         tasks_reap (w->tasks);
         return;
     }
+    if (signo == SIGHUP) { /* logrotate: jobs run on */
+        (void)daemon_reload (w->cfg, NULL);
+        return;
+    }
     log_msg (LOG_INFO, "signal %d: shutting down, killing %d jobs", signo,
              tasks_count (w->tasks));
     for (struct task *t = tasks_first (w->tasks); t; t = tasks_next (t))
@@ -48,7 +52,7 @@ static void on_signal (struct loop *l, int signo, void *arg)
 
 int main (int argc, char **argv)
 {
-    static const int signals[] = { SIGINT, SIGTERM, SIGCHLD };
+    static const int signals[] = { SIGINT, SIGTERM, SIGCHLD, SIGHUP };
     struct config *cfg = daemon_config (argc, argv, "hpcq-worker", usage_text, options);
     int level = log_level_parse (config_get (cfg, "log_level", "info"));
     struct hpcq_error err;
@@ -72,7 +76,7 @@ int main (int argc, char **argv)
         log_msg (LOG_ERR, "%s", err.text);
         goto out;
     }
-    if (loop_signals (loop, signals, 3, on_signal, w) < 0) {
+    if (loop_signals (loop, signals, 4, on_signal, w) < 0) {
         log_error ("signals");
         goto out;
     }

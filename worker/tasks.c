@@ -25,6 +25,7 @@
 #include "common/util.h"
 #include "worker/cgroup.h"
 #include "worker/checkpoint.h"
+#include "worker/container.h"
 #include "worker/cores.h"
 #include "worker/sandbox.h"
 #include "worker/stage.h"
@@ -115,6 +116,7 @@ static void tasks_topology (struct tasks *ts)
     free (numa);
 }
 static void cleanup_add (struct tasks *ts, struct cgroup_job *cg);
+static void task_note (struct tasks *ts, struct task *t, const char *text);
 
 struct task *tasks_first (struct tasks *ts)
 {
@@ -299,6 +301,29 @@ void tasks_host_failed (struct tasks *ts, int64_t seq, int attempt, const char *
               host);
     log_msg (LOG_ERR, "job %s: killed: host %s failed", t->jobid, host);
     tasks_kill (ts, t, KILL_HOST, 1);
+}
+
+void tasks_fence (struct tasks *ts, const char *why)
+{
+    char note[1100];
+    struct task *t;
+
+    snprintf (note, sizeof (note), "=>> PBS: job killed: %s\n", why);
+    TAILQ_FOREACH (t, &ts->head, link)
+    {
+        if (t->done || t->kill != KILL_NONE)
+            continue;
+        snprintf (t->reason, sizeof (t->reason), "%s", why);
+        log_msg (LOG_ERR, "job %s: killed: %s", t->jobid, why);
+        if (!t->starting)
+            task_note (ts, t, note);
+        tasks_kill (ts, t, KILL_FENCE, 1);
+    }
+}
+
+struct spool *tasks_spool (struct tasks *ts)
+{
+    return ts->spool;
 }
 
 static int file_remove (void *arg)
@@ -844,7 +869,12 @@ static int task_cgroup (struct tasks *ts, struct task *t, const struct launch_re
     lim.mems =
         lim.cpus && cores_real_topology (ts->cores) && t->mems[0] ? t->mems : NULL;
     snprintf (name, sizeof (name), "job_%lld.%d", (long long)req->seq, req->attempt);
-    return (t->cg = cgroup_job_create (ts->cg, name, &lim, err)) ? 0 : -1;
+    if (!(t->cg = cgroup_job_create (ts->cg, name, &lim, err)))
+        return -1;
+    if (req->spec.res.container_image && cgroup_job_traversable (t->cg) < 0)
+        return errprintf (err, "cannot open cgroup %s to the job's owner: %s",
+                          cgroup_job_path (t->cg), strerror (errno));
+    return 0;
 }
 
 void tasks_launch (struct tasks *ts, struct launch_req *req)
@@ -859,6 +889,7 @@ void tasks_launch (struct tasks *ts, struct launch_req *req)
                               &t->cred,
                               NULL,
                               checkpoint_socket (w->ckpt),
+                              NULL,
                               NULL,
                               NULL,
                               NULL };
@@ -883,6 +914,12 @@ void tasks_launch (struct tasks *ts, struct launch_req *req)
         task_fail (ts, t, why);
         return;
     }
+    if (container_check (req, w->container_helper, w->mount_allow, w->name, why,
+                         sizeof (why))
+        < 0) {
+        task_fail (ts, t, why);
+        return;
+    }
     if (task_cred (ts, t, req, &err) < 0 || task_cgroup (ts, t, req, &err) < 0) {
         task_fail (ts, t, err.text);
         return;
@@ -891,6 +928,7 @@ void tasks_launch (struct tasks *ts, struct launch_req *req)
     env.tm_socket = tm_socket_path (w->tm);
     env.tm_agent = config_get (w->cfg, "tm_rsh_agent", "pbs_tmrsh");
     env.ucx_devices = w->ucx_devices;
+    env.container_helper = w->container_helper;
     t->pid = launch_start (req, &env, &t->status_fd, &err);
     snprintf (t->sandbox, sizeof (t->sandbox), "%s", req->sandbox);
     snprintf (t->remove_files, sizeof (t->remove_files), "%s",
@@ -924,6 +962,7 @@ void tasks_reap (struct tasks *ts)
     int status;
     pid_t pid;
 
+    worker_fence_check (ts->w);
     while ((pid = wait4 (-1, &status, WNOHANG, &ru)) > 0) {
         if (privsep_reaped (ts->ps, pid, status)
             || tm_reaped (ts->w->tm, pid, status, &ru))
@@ -954,6 +993,8 @@ json_t *task_result_json (const struct task *t)
         json_object_set_new (o, "reason", json_string (t->reason));
     if (o && t->kill == KILL_HOST)
         json_object_set_new (o, "host_failed", json_string (t->failed_host));
+    if (o && t->kill == KILL_FENCE)
+        json_object_set_new (o, "fenced", json_true ());
     if (o && t->gpu_result)
         json_object_update (o, t->gpu_result);
     return o;

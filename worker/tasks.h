@@ -31,7 +31,8 @@ enum task_kill {
     KILL_WALLTIME,
     KILL_DELETED,
     KILL_STALE,
-    KILL_HOST, /* another of its hosts failed */
+    KILL_HOST,  /* another of its hosts failed */
+    KILL_FENCE, /* the node's lease ended (fence.h) */
 };
 
 struct task {
@@ -171,5 +172,12 @@ void tasks_cgroup_release (struct tasks *ts, struct cgroup_job *cg);
 /* A host of a job running here failed (its worker went while it ran a
  * process of the job): the job is killed, its comment names the host. */
 void tasks_host_failed (struct tasks *ts, int64_t seq, int attempt, const char *host);
+
+/* The node's lease ended (fence.h): every job here is killed at once, with
+ * why as its reason; their results say "fenced". */
+void tasks_fence (struct tasks *ts, const char *why);
+
+/* The spool the jobs' records are in (borrowed), for the fence. */
+struct spool *tasks_spool (struct tasks *ts);
 
 #endif

@@ -14,6 +14,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/admit.h"
 #include "common/auth.h"
 #include "common/conn.h"
 #include "common/link.h"
@@ -29,6 +30,9 @@
 /* A worker's link.open must be done within this. */
 #define TM_OPEN_MS 10000
 #define TM_ENV_MAX 4096
+/* Connections on the Unix socket of a uid with no job on this host: it
+ * may learn that it has none, not hold descriptors. */
+#define TM_STRANGER_MAX 4
 
 struct tm_sess;
 
@@ -65,6 +69,9 @@ struct tm_peer {
     int64_t deadline_ms; /* link.open, or a client's tm.spawn, by then */
     int asked;           /* a client sent its tm.spawn */
     int closing;
+    int counted;  /* 1: key counts in tm->per_uid or per_addr */
+    uint64_t key; /* its uid (Unix) or address (TCP) */
+    int64_t since_ms;
     char host[64];        /* PEER_OUT: the worker dialed */
     struct tm_sess *sess; /* the process it carries */
     LIST_ENTRY (tm_peer) link;
@@ -91,7 +98,12 @@ struct tm {
     int port;      /* 0: no TCP */
     int keepalive; /* seconds (tm_keepalive) */
     int unix_fd, tcp_fd;
-    struct loop_watch *unix_watch, *tcp_watch;
+    struct admit *admit;
+    struct admit_counts *per_uid;  /* Unix connections per uid */
+    struct admit_counts *per_addr; /* unopened TCP links per address */
+    int64_t max_per_user, unopened_per_addr, unopened_max;
+    int nunopened;
+    struct admit_ratelog late_log, refuse_log;
     struct loop_timer *tick;
     int64_t next_id;
     LIST_HEAD (, tm_job) jobs;
@@ -441,9 +453,24 @@ static struct tm_peer *peer_new (struct tm *tm, int fd, enum peer_kind kind)
         free (p);
         return NULL;
     }
-    p->deadline_ms = util_now_ms () + TM_OPEN_MS;
+    p->since_ms = util_now_ms ();
+    p->deadline_ms = p->since_ms + TM_OPEN_MS;
     LIST_INSERT_HEAD (&tm->peers, p, link);
     return p;
+}
+
+/* p no longer counts against its uid or address (it closed, or its link
+ * proved to be another worker's). */
+static void peer_uncount (struct tm_peer *p)
+{
+    if (!p->counted)
+        return;
+    p->counted = 0;
+    if (p->kind == PEER_IN) {
+        admit_counts_give (p->tm->per_addr, p->key);
+        p->tm->nunopened--;
+    } else
+        admit_counts_give (p->tm->per_uid, p->key);
 }
 
 /* Connect to host's worker without waiting: a host that lost its network
@@ -525,12 +552,14 @@ static void peer_link_done (struct conn *c, int ok, uid_t uid, const char *why,
     struct tm_peer *p = arg;
 
     if (ok < 0) {
-        log_msg (LOG_ERR, "tm: refusing %s: %s", conn_peer_name (c), why);
+        admit_ratelog (&p->tm->refuse_log, LOG_ERR, "tm: refusing %s: %s",
+                       conn_peer_name (c), why);
         p->closing = 1;
         conn_close (c);
         return;
     }
     p->open = 1;
+    peer_uncount (p); /* another worker's link, no longer an unopened one */
     if (p->kind == PEER_OUT && p->sess)
         peer_send (p, "tm.spawn", json_incref (p->sess->spawn));
 }
@@ -710,7 +739,8 @@ static void peer_msg (struct conn *c, struct wire_msg *msg, void *arg)
      * (conn closes it on any that is not); before, only link.open. */
     if (p->kind == PEER_IN && !p->open) {
         if (peer_accept_open (p, msg, &err) < 0) {
-            log_msg (LOG_ERR, "tm: refusing %s: %s", conn_peer_name (c), err.text);
+            admit_ratelog (&p->tm->refuse_log, LOG_ERR, "tm: refusing %s: %s",
+                           conn_peer_name (c), err.text);
             conn_close (c);
         }
         return;
@@ -735,6 +765,7 @@ static void peer_close (struct conn *c, void *arg)
 
     (void)c;
     LIST_REMOVE (p, link);
+    peer_uncount (p);
     p->sess = NULL;
     if (s && p == s->caller) {
         /* The caller went: so does its process, unless detached. */
@@ -784,19 +815,92 @@ static void tm_keepalive (struct tm *tm, int fd)
     (void)setsockopt (fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_ms, sizeof (user_ms));
 }
 
-static void tm_accept (struct loop *l, int fd, int revents, void *arg)
+static int tm_uid_has_job (struct tm *tm, uid_t uid)
+{
+    struct tm_job *j;
+
+    LIST_FOREACH (j, &tm->jobs, link)
+    if (j->cred.uid == uid)
+        return 1;
+    return 0;
+}
+
+/* Room for one more unopened link: past tm_unopened_max, the oldest
+ * goes (a worker's link opens within milliseconds; a flood's does not). */
+static void tm_make_room (struct tm *tm)
+{
+    struct tm_peer *p, *oldest = NULL;
+
+    if (tm->nunopened < tm->unopened_max)
+        return;
+    LIST_FOREACH (p, &tm->peers, link)
+    if (p->kind == PEER_IN && p->counted && !p->closing
+        && (!oldest || p->since_ms < oldest->since_ms))
+        oldest = p;
+    if (!oldest)
+        return;
+    admit_ratelog (&tm->refuse_log, LOG_WARNING,
+                   "tm: dropping %s: %d links not yet opened (tm_unopened_max); the "
+                   "oldest makes room",
+                   conn_peer_name (oldest->conn), tm->nunopened);
+    peer_uncount (oldest);
+    oldest->closing = 1;
+    conn_close (oldest->conn);
+}
+
+/* Who may hold how many: a uid with a job here tm_max_user_connections,
+ * another TM_STRANGER_MAX, root and the worker's own user any; an
+ * address tm_unopened_per_addr links until each opens. */
+static int64_t tm_cap (struct tm *tm, const struct admit_peer *who)
+{
+    if (who->tcp)
+        return tm->unopened_per_addr;
+    if (who->uid == 0 || who->uid == geteuid ())
+        return -1;
+    return tm_uid_has_job (tm, who->uid) ? tm->max_per_user : TM_STRANGER_MAX;
+}
+
+static void tm_accepted (int fd, const struct admit_peer *who, void *arg)
 {
     struct tm *tm = arg;
-    int cfd = accept4 (fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    int64_t cap = tm_cap (tm, who);
+    struct tm_peer *p;
+    char text[256];
 
-    (void)l;
-    (void)revents;
-    if (cfd < 0)
-        return;
-    if (fd == tm->tcp_fd)
-        tm_keepalive (tm, cfd);
-    if (!peer_new (tm, cfd, fd == tm->tcp_fd ? PEER_IN : PEER_CLIENT))
+    if (who->tcp) {
+        tm_keepalive (tm, fd);
+        tm_make_room (tm);
+    }
+    if (!(p = peer_new (tm, fd, who->tcp ? PEER_IN : PEER_CLIENT))) {
         log_error ("tm: accept");
+        return;
+    }
+    p->key = who->key;
+    if (cap < 0)
+        return;
+    if (admit_counts_take (who->tcp ? tm->per_addr : tm->per_uid, who->key, cap) < 0) {
+        if (who->tcp)
+            snprintf (text, sizeof (text),
+                      "too many links from %s not yet opened (tm_unopened_per_addr "
+                      "is %lld)",
+                      who->name, (long long)cap);
+        else
+            snprintf (text, sizeof (text),
+                      "too many connections to the task manager: uid %u holds %lld "
+                      "(tm_max_user_connections, or fewer without a job here)",
+                      (unsigned)who->uid, (long long)cap);
+        admit_ratelog (&tm->refuse_log, LOG_WARNING, "tm: refusing %s: %s", who->name,
+                       text);
+        p->closing = 1;
+        if (who->tcp)
+            conn_close (p->conn);
+        else
+            conn_refuse (p->conn, EUSERS, text);
+        return;
+    }
+    p->counted = 1;
+    if (who->tcp)
+        tm->nunopened++;
 }
 
 /* Unopened worker links are dropped after TM_OPEN_MS. */
@@ -814,8 +918,9 @@ restart:
         if (p->closing || now <= p->deadline_ms)
             continue;
         if (p->kind != PEER_CLIENT && !p->open)
-            log_msg (LOG_WARNING, "tm: %s did not open its link in time",
-                     conn_peer_name (p->conn));
+            admit_ratelog (&tm->late_log, LOG_WARNING,
+                           "tm: %s did not open its link in time",
+                           conn_peer_name (p->conn));
         else if (p->kind == PEER_OUT || p->sess)
             continue; /* else a caller that asked for nothing in time */
         p->closing = 1;
@@ -885,10 +990,21 @@ struct tm *tm_create (struct worker *w, struct hpcq_error *err)
     err->text[0] = '\0';
     if (!path || !*path)
         return NULL;
-    if (config_get_int (w->cfg, "tm_port", 0, 0, 65535, &port, err) < 0
-        || config_get_int (w->cfg, "tm_keepalive", 10, 1, 3600, &keepalive, err) < 0)
-        return NULL;
     tm = xzalloc (sizeof (*tm));
+    if (config_get_int (w->cfg, "tm_port", 0, 0, 65535, &port, err) < 0
+        || config_get_int (w->cfg, "tm_keepalive", 10, 1, 3600, &keepalive, err) < 0
+        || config_get_int (w->cfg, "tm_max_user_connections", 512, 1, 1000000,
+                           &tm->max_per_user, err)
+               < 0
+        || config_get_int (w->cfg, "tm_unopened_per_addr", 64, 1, 1000000,
+                           &tm->unopened_per_addr, err)
+               < 0
+        || config_get_int (w->cfg, "tm_unopened_max", 256, 1, 1000000,
+                           &tm->unopened_max, err)
+               < 0) {
+        free (tm);
+        return NULL;
+    }
     tm->w = w;
     tm->auth = w->auth;
     tm->port = (int)port;
@@ -896,12 +1012,13 @@ struct tm *tm_create (struct worker *w, struct hpcq_error *err)
     tm->unix_fd = tm->tcp_fd = -1;
     LIST_INIT (&tm->jobs);
     LIST_INIT (&tm->peers);
+    tm->per_uid = admit_counts_create ();
+    tm->per_addr = admit_counts_create ();
+    tm->admit = admit_create (w->loop, "tm", tm_accepted, tm);
     if (tm_listen_unix (tm, path, err) < 0 || (tm->port && tm_listen_tcp (tm, err) < 0))
         goto error;
-    if (!(tm->unix_watch = loop_fd_add (w->loop, tm->unix_fd, LOOP_READ, tm_accept, tm))
-        || (tm->tcp_fd >= 0
-            && !(tm->tcp_watch =
-                     loop_fd_add (w->loop, tm->tcp_fd, LOOP_READ, tm_accept, tm)))
+    if (admit_listen (tm->admit, tm->unix_fd) < 0
+        || (tm->tcp_fd >= 0 && admit_listen (tm->admit, tm->tcp_fd) < 0)
         || !(tm->tick = loop_timer_add (w->loop, 1000, 1000, tm_tick, tm))) {
         errprintf (err, "tm: %s", strerror (errno));
         goto error;
@@ -926,8 +1043,9 @@ void tm_destroy (struct tm *tm)
         conn_destroy (p->conn);
         free (p);
     }
-    loop_fd_remove (tm->unix_watch);
-    loop_fd_remove (tm->tcp_watch);
+    admit_destroy (tm->admit);
+    admit_counts_destroy (tm->per_uid);
+    admit_counts_destroy (tm->per_addr);
     loop_timer_remove (tm->tick);
     if (tm->unix_fd >= 0) {
         close (tm->unix_fd);

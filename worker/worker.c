@@ -15,11 +15,14 @@
 #include "common/resource.h"
 #include "common/util.h"
 #include "worker/checkpoint.h"
+#include "worker/container.h"
+#include "worker/fence.h"
 #include "worker/gpumon.h"
 #include "worker/health.h"
 #include "worker/launch.h"
 #include "worker/notice.h"
 #include "worker/tasks.h"
+#include "worker/usage.h"
 #include "worker/tm.h"
 #include "worker/topo.h"
 #include "worker/worker.h"
@@ -67,6 +70,8 @@ int64_t worker_notify (struct worker *w, const char *type, json_t *body)
 
 void worker_child_exited (struct worker *w, pid_t pid, int status)
 {
+    if (fence_exited (w->fence, pid))
+        return;
     (void)health_child_exited (w->health, pid, status);
 }
 
@@ -106,12 +111,15 @@ static void worker_hello (struct worker *w)
                    "finished", tasks_finished_json (w->tasks));
     if (body)
         json_object_set_new (body, "ib", ib_to_json (w->ib, w->nib));
+    if (body && w->container_helper[0])
+        json_object_set_new (body, "oci", json_true ());
     if (body && w->topo) {
         struct topoinfo info;
         topo_info (w->topo, &info);
         json_object_set_new (body, "topology", topoinfo_to_json (&info));
     }
     w->hello_id = worker_send (w, "node.hello", body);
+    fence_sent (w->fence, w->hello_id, util_now_ms ());
 }
 
 /* Over a Unix socket the kernel says who listens (SO_PEERCRED, at the time
@@ -201,11 +209,21 @@ static void worker_link_close (struct conn *c, void *arg)
             t->report_id = 0;
 }
 
-/* The hello is durable on the scheduler: the results it carried are known. */
-static void worker_hello_acked (struct worker *w)
+/* The hello is durable on the scheduler: the results it carried are known.
+ * Its answer says how long the node's lease is (fence.h). */
+static void worker_hello_acked (struct worker *w, struct wire_msg *msg)
 {
     struct task *t = tasks_first (w->tasks), *next;
+    json_int_t fence_ms = 0;
 
+    (void)json_unpack (msg->body, "{s?I}", "fence_ms", &fence_ms);
+    fence_set_time (w->fence, fence_ms);
+    (void)fence_answered (w->fence, w->hello_id);
+    if (fence_ms > 0 && w->heartbeat_ms * 2 > fence_ms)
+        log_msg (LOG_WARNING,
+                 "heartbeat_interval %lld s is more than half the scheduler's fence "
+                 "time (%.1f s): a late heartbeat kills this node's jobs",
+                 (long long)w->heartbeat_ms / 1000, fence_ms / 1000.0);
     w->hello_id = 0;
     notice_link_up (w->notice);
     for (; t; t = next) {
@@ -233,7 +251,9 @@ static void worker_handle_reply (struct worker *w, struct wire_msg *msg)
         return;
     }
     if (w->hello_id && msg->id == w->hello_id)
-        worker_hello_acked (w);
+        worker_hello_acked (w, msg);
+    else if (fence_answered (w->fence, msg->id))
+        return; /* a heartbeat's */
     else if (checkpoint_reply (w->ckpt, msg))
         return;
     else if (strcmp (msg->type, "job.finished") == 0
@@ -363,11 +383,20 @@ static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
         worker_dispatch (w, c, msg);
 }
 
+void worker_fence_check (struct worker *w)
+{
+    char why[256];
+
+    if (fence_lapsed (w->fence, util_now_ms (), why, sizeof (why)))
+        tasks_fence (w->tasks, why);
+}
+
 static void worker_tick (struct loop *l, void *arg)
 {
     struct worker *w = arg;
     int64_t now = util_now_ms ();
 
+    worker_fence_check (w);
     if (!w->link) {
         if (now >= w->next_connect_ms)
             worker_connect (w);
@@ -376,8 +405,16 @@ static void worker_tick (struct loop *l, void *arg)
     if (now - w->last_beat_ms >= w->heartbeat_ms) {
         json_t *usage = checkpoint_usage_json (w->ckpt);
         w->last_beat_ms = now;
-        (void)worker_send (w, "node.heartbeat",
-                           usage ? json_pack ("{s:o}", "jobs", usage) : NULL);
+        fence_sent (w->fence,
+                    worker_send (w, "node.heartbeat",
+                                 usage ? json_pack ("{s:o}", "jobs", usage) : NULL),
+                    now);
+    }
+    if (now - w->last_usage_ms >= w->usage_ms) {
+        json_t *used = usage_json (w->tasks);
+        w->last_usage_ms = now;
+        if (used)
+            (void)worker_send (w, "node.usage", json_pack ("{s:o}", "jobs", used));
     }
 }
 
@@ -457,8 +494,10 @@ static int worker_settings (struct worker *w, struct hpcq_error *err)
         return -1;
     if (config_get_int (w->cfg, "gpus", 0, 0, GPU_MAX, &sim, err) < 0
         || config_get_int (w->cfg, "heartbeat_interval", 5, 1, 3600, &beat, err) < 0
-        || config_get_int (w->cfg, "kill_delay", 10, 0, 3600, &delay, err) < 0)
+        || config_get_int (w->cfg, "kill_delay", 10, 0, 3600, &delay, err) < 0
+        || config_get_int (w->cfg, "usage_interval", 30, 1, 3600, &v, err) < 0)
         return -1;
+    w->usage_ms = v * 1000;
     w->heartbeat_ms = beat * 1000;
     w->kill_delay_ms = delay * 1000;
     {
@@ -474,8 +513,12 @@ static int worker_settings (struct worker *w, struct hpcq_error *err)
         && gpu_mig_layout (w->gpus, w->ngpus, s, w->name, err) < 0)
         return -1;
     snprintf (w->labels, sizeof (w->labels), "%s", config_get (w->cfg, "labels", ""));
-    if (worker_topology (w, err) < 0)
+    if (worker_topology (w, err) < 0
+        || container_setup (w->cfg, w->container_helper, sizeof (w->container_helper),
+                            err)
+               < 0)
         return -1;
+    w->mount_allow = config_get (w->cfg, "container_mount_allow", "");
     worker_ib_scan (w);
     snprintf (w->spool, sizeof (w->spool), "%s",
               config_get (w->cfg, "spool_dir", "/var/spool/hpcq"));
@@ -497,7 +540,9 @@ struct worker *worker_create (struct loop *loop, struct config *cfg,
         || link_lifetime_from_config (cfg, &w->session_ms, err) < 0
         || !(w->notice = notice_create (w, err)))
         goto error;
-    if (!(w->tasks = tasks_create (w, err)) || !(w->ckpt = checkpoint_create (w, err)))
+    if (!(w->tasks = tasks_create (w, err)) || !(w->ckpt = checkpoint_create (w, err))
+        || !(w->fence =
+                 fence_create (tasks_spool (w->tasks), tasks_cgroups (w->tasks), err)))
         goto error;
     if (!(w->tm = tm_create (w, err)) && err->text[0])
         goto error;
@@ -530,6 +575,7 @@ void worker_destroy (struct worker *w)
     tm_destroy (w->tm);
     checkpoint_destroy (w->ckpt);
     tasks_destroy (w->tasks);
+    fence_destroy (w->fence); /* after its jobs, killed as the worker stops */
     authq_destroy (w->authq);
     auth_destroy (w->auth);
     free (w);

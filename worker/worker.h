@@ -32,6 +32,7 @@ struct auth;
 struct authq;
 struct checkpoint;
 struct tm;
+struct fence;
 
 struct worker {
     struct loop *loop;
@@ -51,6 +52,8 @@ struct worker {
     struct notice *notice; /* the provider's spot notice (notice.h) */
     char spool[4096];
     int64_t heartbeat_ms;
+    int64_t usage_ms; /* node.usage every usage_interval (usage.h) */
+    int64_t last_usage_ms;
     int64_t kill_delay_ms;
 
     struct auth *auth;   /* MUNGE; NULL with auth = none */
@@ -69,7 +72,13 @@ struct worker {
     struct loop_timer *telemetry;
     struct checkpoint *ckpt; /* checkpoint reports and removals (checkpoint.h) */
     struct tm *tm;           /* the task manager, NULL without (tm.h) */
+    struct fence *fence;     /* the lease and its watchdog (fence.h) */
     struct topo *topo;       /* sockets, NUMA nodes, GPUs' places, or NULL (topo.h) */
+    /* OCI containers (container.h): the helper that runs a job in one, ""
+     * where this node has no runtime (runc and umoci), and the folders an
+     * administrator lets jobs mount (container_mount_allow). */
+    char container_helper[4096];
+    const char *mount_allow;
 };
 
 struct worker *worker_create (struct loop *loop, struct config *cfg,
@@ -89,6 +98,10 @@ int64_t worker_notify (struct worker *w, const char *type, json_t *body);
 
 /* A child that is no job ended (tasks_reap): the health check's. */
 void worker_child_exited (struct worker *w, pid_t pid, int status);
+/* The node's lease has ended (fence.h): its jobs are killed as fenced.
+ * Also before children are reaped, so one the watchdog killed first is
+ * reported as fenced. */
+void worker_fence_check (struct worker *w);
 /* A task's script runs: tell the scheduler (job.started). */
 void worker_job_started (struct worker *w, const struct task *t);
 

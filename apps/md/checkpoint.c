@@ -391,6 +391,8 @@ int checkpoint_load (struct md_sim *s, struct hpcq_error *err)
         void *payload = NULL;
         size_t len;
         info[0] = ckptfile_find (&st, accept_set, &pk, &gen, &payload, &len, &e0);
+        if (info[0] < 0 && errno == EBADMSG)
+            info[0] = -2; /* none of them usable: the other ranks learn it too */
         free (payload);
         info[1] = (long)gen;
         info[2] = pk.h0.nranks;
@@ -404,6 +406,7 @@ int checkpoint_load (struct md_sim *s, struct hpcq_error *err)
         return 1;
     if (info[0] < 0) {
         *err = e0;
+        errno = info[0] == -2 ? EBADMSG : EINVAL;
         return -1;
     }
     if (load_set (s, &st, (uint64_t)info[1], (int)info[2], err) < 0)

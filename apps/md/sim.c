@@ -138,7 +138,7 @@ static int sim_setup (struct md_sim *s, int *status, struct hpcq_error *err)
     if (s->p.restart != MD_RESTART_NO) {
         int rc = checkpoint_load (s, err);
         if (rc < 0) {
-            *status = MD_EXIT_USAGE;
+            *status = errno == EBADMSG ? MD_EXIT_NO_CKPT : MD_EXIT_USAGE;
             return -1;
         }
         if (rc == 1 && s->p.restart == MD_RESTART_YES) {

@@ -27,6 +27,7 @@
 #include "apps/md/neigh.h"
 #include "apps/md/params.h"
 #include "apps/md/system.h"
+#include "common/ckptreport.h"
 #include "common/error.h"
 
 struct md_sim {
@@ -52,7 +53,8 @@ struct md_sim {
 
 /* Exit statuses: 2 for bad input (options, foreign checkpoint), 1 for
  * run-time failures. */
-enum { MD_EXIT_FAIL = 1, MD_EXIT_USAGE = 2 };
+/* MD_EXIT_NO_CKPT: a restart found checkpoints, none of them usable. */
+enum { MD_EXIT_FAIL = 1, MD_EXIT_USAGE = 2, MD_EXIT_NO_CKPT = CKPT_EXIT_INVALID };
 
 /* Returns the engine or NULL with err filled and *status set to the exit
  * status the program should use.

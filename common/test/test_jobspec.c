@@ -536,6 +536,32 @@ static void test_decode_into_used_spec (void)
     json_decref (o);
 }
 
+/* -A is checked as a job name is; printers escape what got stored. */
+static void test_account (void)
+{
+    struct hpcq_error err;
+    char *e;
+
+    ok (jobspec_check_account ("proj-7,a/b", &err) == 0, "an ordinary account passes");
+    ok (jobspec_check_account ("x\033]0;t\007", &err) < 0
+            && strstr (err.text, "x\\x1b]0;t\\x07"),
+        "an escape sequence is refused, shown escaped: %s", err.text);
+    ok (jobspec_check_account ("a\nb", &err) < 0, "a newline is refused");
+    ok (jobspec_check_account ("a b", &err) == 0, "a space passes (PBS allows it)");
+    ok (jobspec_check_account ("a\tb", &err) < 0, "a tab is refused");
+    ok (jobspec_check_account ("a\xc2\x9b"
+                               "2J",
+                               &err)
+            < 0,
+        "a UTF-8 C1 (CSI) is refused");
+    ok (jobspec_check_account ("caf\xc3\xa9", &err) == 0, "other UTF-8 passes");
+    ok (jobspec_check_account ("", &err) < 0, "empty is refused");
+    e = util_escape_ctl ("a\tb\nc\x7f\xc2\x9b"
+                         "d");
+    is (e, "a\\tb\\nc\\x7f\\x9bd", "util_escape_ctl: tab, newline, DEL, C1");
+    free (e);
+}
+
 /* A script that is not UTF-8 goes as script_base64 and comes back byte
  * for byte; a decoder refuses both keys at once, or a NUL inside. */
 static void test_script_bytes (void)
@@ -577,6 +603,7 @@ int main (int argc, char *argv[])
     test_decode_resources ();
     test_decode_ok ();
     test_decode_into_used_spec ();
+    test_account ();
     test_script_bytes ();
     return done_testing ();
 }

@@ -63,6 +63,20 @@ static void test_mapping (void)
         "a script without #SBATCH lines: nothing to do");
     jobspec_release (&s);
 
+    /* Slurm's rules (src/sbatch/opt.c, _opt_batch_script): #SBATCH at the
+     * start of the line, comments and blank lines between, a '#' ends the
+     * options of a line. */
+    ok (parse ("#!/bin/sh\n  #SBATCH -J indented\n#SBATCHES follow\n\n# note\n"
+               "#SBATCH-J tight # a comment -N 9\n   \n#SBATCH --time=5\nhostname\n"
+               "#SBATCH -J late\n",
+               &s, &err)
+                == 1
+            && s.name && !strcmp (s.name, "tight") && s.res.walltime == 300,
+        "indented #SBATCH is a comment, #SBATCH-J works, # ends a line, the first "
+        "command ends them: %s",
+        s.name ? s.name : err.text);
+    jobspec_release (&s);
+
     ok (parse ("#!/bin/bash\n#SBATCH --nodes=2 --ntasks-per-node=4\n"
                "#SBATCH --cpus-per-task=2\n#SBATCH --time=1:00:00\n"
                "#SBATCH -J sim\n#SBATCH --gres=gpu:a100:2\n#SBATCH --mem=4G\n"

@@ -269,6 +269,7 @@ struct place_in {
     int empty, scatter, excl;
     int spot;        /* the job's spot= (-1 any) */
     int prefer_spot; /* its queue's preference (-1 none) */
+    int oci;         /* it runs in a container: only nodes with an OCI runtime */
     const int *cand; /* only these nodes may be used (in index */
     int ncand;       /* order), NULL = all */
     const int *sub;  /* of those, only these (an ib_switch group), */
@@ -536,7 +537,7 @@ static int candidate (const struct place_in *in, struct tentative *t, int i,
 
     /* Cheapest test first: most nodes of a busy cluster fail on cores. */
     if (n->ncpus - cpus_used_quick (in, i) - (mine ? mine->ncpus_used : 0) < c->ncpus
-        || !node_usable (n, in->labels, in->spot, in->empty))
+        || !node_usable (n, in->labels, in->spot, in->empty) || (in->oci && !n->oci))
         return -1;
     if (mine && (in->scatter || in->excl))
         return -1;
@@ -791,7 +792,8 @@ static int room_for (const struct place_in *in, const struct hpcq_resources *res
         for (int k = 0; k < nn && room < ch->count; k++) {
             int i = cand_at (in, k);
             struct node_use u;
-            if (!node_usable (in->nodes[i], in->labels, in->spot, in->empty))
+            if (!node_usable (in->nodes[i], in->labels, in->spot, in->empty)
+                || (in->oci && !in->nodes[i]->oci))
                 continue;
             use_effective (in, i, &u);
             room += copies_on (in->nodes[i], &u, ch, in->scatter, in->excl,
@@ -871,7 +873,8 @@ static int groups_collect (const struct place_in *in, struct group **grp, int *m
         gid[c] = -1;
         /* A record never synced (place_node_sync) has no group (0). */
         if (node->ib_group <= 0 || node->ib_group > nsw
-            || !node_usable (node, in->labels, in->spot, in->empty))
+            || !node_usable (node, in->labels, in->spot, in->empty)
+            || (in->oci && !node->oci))
             continue;
         if ((k = of[node->ib_group - 1] - 1) < 0) {
             k = n++;
@@ -934,8 +937,9 @@ static void place_in_init (struct place_in *in, struct node **nodes, int nnodes,
     in->labels = labels;
     in->scatter = strncmp (res->place, "scatter", 7) == 0;
     in->excl = strstr (res->place, "excl") != NULL;
-    in->spot = res->spot;
+    in->spot = res->force_spot >= 0 ? res->force_spot : res->spot;
     in->prefer_spot = res->prefer_spot;
+    in->oci = res->container_image != NULL;
 }
 
 struct alloc *place_alloc (struct node **nodes, int nnodes,

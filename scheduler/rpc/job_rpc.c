@@ -57,6 +57,8 @@ static struct job *job_new (struct server *srv, struct conn *c,
     job->rec.state = JOB_STATE_NEW; /* lifecycle_submit decides */
     snprintf (job->rec.hold_types, sizeof (job->rec.hold_types), "%s",
               job->spec.hold ? "u" : "n");
+    if (job->spec.hold) /* qstat -s says why it waits, as for qhold */
+        job_set_comment (job, "Job held by %s on submission (qsub -h)", owner);
     job->rec.priority = job->spec.priority;
     job->rec.ctime = job->rec.mtime = util_wall_secs ();
     job->is_array = job->spec.array != NULL;
@@ -98,6 +100,8 @@ static int submit_check (struct server *srv, uid_t uid, struct hpcq_jobspec *spe
     char user[64];
 
     lr.queue = spec->queue ? spec->queue : srv->default_queue;
+    if (spec->account && jobspec_check_account (spec->account, err) < 0)
+        return -1;
     if (spec->array && (lr.n = submit_check_array (srv, spec->array, err)) < 0)
         return -1;
     if (queue_admit (srv->queues, lr.queue, &spec->res, err) < 0)
@@ -659,30 +663,14 @@ static void server_stat (struct server *srv, struct conn *c, struct wire_msg *ms
     (void)conn_reply (c, msg, 0, NULL, o);
 }
 
-static void queue_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
-{
-    json_t *queues = json_object ();
-    int n;
-    struct queue **all = queue_all (srv->queues, &n);
-
-    for (int i = 0; i < n; i++) {
-        json_t *o = queue_attrs_json (all[i]);
-        limits_attrs_json (srv->limits, all[i]->rec.name, o);
-        json_object_set_new (o, "state_count",
-                             job_rpc_state_counts (srv, all[i]->rec.name));
-        json_object_set_new (o, "resources_used",
-                             cost_queue_json (srv, all[i]->rec.name));
-        json_object_set_new (queues, all[i]->rec.name, o);
-    }
-    (void)conn_reply (c, msg, 0, NULL,
-                      json_pack ("{s:s s:o}", "server", srv->name, "queues", queues));
-}
-
 static const struct handler job_handlers[] = {
-    { "job.submit", job_submit, ROLE_ANY }, { "job.delete", job_delete, ROLE_ANY },
-    { "job.hold", job_hold, ROLE_ANY },     { "job.release", job_release, ROLE_ANY },
-    { "job.alter", job_alter, ROLE_ANY },   { "server.stat", server_stat, ROLE_ANY },
-    { "queue.stat", queue_stat, ROLE_ANY }, { NULL, NULL, 0 },
+    { "job.submit", job_submit, ROLE_ANY },
+    { "job.delete", job_delete, ROLE_ANY },
+    { "job.hold", job_hold, ROLE_ANY },
+    { "job.release", job_release, ROLE_ANY },
+    { "job.alter", job_alter, ROLE_ANY },
+    { "server.stat", server_stat, ROLE_ANY },
+    { NULL, NULL, 0 },
 };
 
 int job_rpc_register (struct server *srv)

@@ -1,6 +1,6 @@
 /* job_rpc.h - what users ask of jobs: submit, delete, hold, release,
- * alter, plus server and queue status (qstat -B, -Q); job.stat is
- * job_stat.c's, registered with these. */
+ * alter, plus server status (qstat -B); job.stat is job_stat.c's,
+ * registered with these, and queue.stat queue_rpc.c's. */
 #ifndef HPCQ_SCHEDULER_RPC_JOB_RPC_H
 #define HPCQ_SCHEDULER_RPC_JOB_RPC_H
 

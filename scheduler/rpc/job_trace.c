@@ -21,10 +21,8 @@ static const char *sql_events =
     "SELECT time, type, actor, detail, old_state, new_state FROM events"
     " WHERE job_seq = ?1 AND time >= ?2 ORDER BY id";
 
-/* seq and owner of the job id names, in memory or in the database; the id
- * it is shown by in idbuf.  -1 if unknown. */
-static int trace_find (struct server *srv, const char *id, int64_t *seq, int64_t *uid,
-                       char *idbuf, size_t len)
+int job_trace_find (struct server *srv, const char *id, int64_t *seq, int64_t *uid,
+                    char *idbuf, size_t len)
 {
     struct job scratch;
     int pos;
@@ -92,7 +90,7 @@ static void job_trace (struct server *srv, struct conn *c, struct wire_msg *msg)
         server_reply_error (c, msg, EPROTO, "job.trace: malformed request");
         return;
     }
-    if (trace_find (srv, id, &seq, &uid, jobid, sizeof (jobid)) < 0) {
+    if (job_trace_find (srv, id, &seq, &uid, jobid, sizeof (jobid)) < 0) {
         server_reply_error (c, msg, ENOENT, "Unknown Job Id %s", id);
         return;
     }

@@ -14,4 +14,9 @@
 
 int job_trace_register (struct server *srv);
 
+/* seq and owner of the job id names, in memory or in the database; the id
+ * it is shown by in idbuf.  -1 if unknown. */
+int job_trace_find (struct server *srv, const char *id, int64_t *seq, int64_t *uid,
+                    char *idbuf, size_t len);
+
 #endif

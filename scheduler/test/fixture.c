@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/jobs.h"
+#include "scheduler/subsystems.h"
 #include "scheduler/test/fixture.h"
 
 /* A connection to the server and what came back on it. */
@@ -67,8 +68,8 @@ static void fx_server_create (struct fixture *f)
 {
     struct hpcq_error err;
 
-    if (!(f->srv = server_create (f->loop, f->cfg, &err))) {
-        fprintf (stderr, "fixture: server_create: %s\n", err.text);
+    if (!(f->srv = subsystems_create (f->loop, f->cfg, &err))) {
+        fprintf (stderr, "fixture: subsystems_create: %s\n", err.text);
         abort ();
     }
     /* The tests read jobs' requests at once: wait for the restart's
@@ -121,7 +122,7 @@ static void fx_peers_close (struct fixture *f)
 void fixture_restart (struct fixture *f)
 {
     fx_peers_close (f);
-    server_destroy (f->srv);
+    subsystems_destroy (f->srv);
     /* A new loop, as a new process has: the old one keeps the old
      * server's before-sleep hook. */
     loop_destroy (f->loop);
@@ -138,7 +139,7 @@ static int fx_rm (const char *path, const struct stat *st, int flag, struct FTW 
 void fixture_stop (struct fixture *f)
 {
     fx_peers_close (f);
-    server_destroy (f->srv);
+    subsystems_destroy (f->srv);
     while (f->peers) {
         struct fx_peer *p = f->peers;
         f->peers = p->next;

@@ -155,7 +155,8 @@ static void test_max_run (struct fixture *f, struct fx_peer *u)
         "the first job of gpu starts");
     fixture_msg_free (m);
     ok (!fixture_next_ms (f, w, "job.launch", 300) && jb->rec.state == 'Q'
-            && jb->rec.comment && strstr (jb->rec.comment, "max_run limit (1) reached"),
+            && jb->rec.comment
+            && strstr (jb->rec.comment, "Queue gpu job limit has been reached."),
         "the second waits, saying why: %s",
         jb && jb->rec.comment ? jb->rec.comment : "");
     ok (manage (f, u, "unset", "gpu", (const char *const[]){ "max_run", NULL, NULL },

@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/admit.h"
 #include "common/log.h"
 #include "common/sockdiag.h"
 #include "common/util.h"
@@ -25,6 +27,27 @@
 
 #define HTTP_MAX_ROUTES 16
 #define HTTP_TOKEN_MAX 512
+/* Connections (issue 22, finding 3: 140 slow ones from two addresses held
+ * every slot).  A peer (a uid on this host, else an address) holds at most
+ * HTTP_PER_PEER; the last HTTP_RESERVE slots are for root and the service
+ * users only; and each request must be whole within HTTP_REQUEST_MS.
+ * (MHD's per-address limit is not used: on loopback every local user
+ * shares 127.0.0.1, root's curl too; the uid behind it is the peer.) */
+#define HTTP_MAX_CONNS 128
+#define HTTP_PER_PEER 16
+#define HTTP_RESERVE 32
+#define HTTP_REQUEST_MS 10000
+
+/* A connection, from MHD's notice of it to its close. */
+struct http_peer {
+    int fd;
+    uint64_t key;
+    int counted;  /* 1: counts against key's HTTP_PER_PEER */
+    int answered; /* its request is answered (or it is being closed) */
+    int64_t since_ms;
+    char name[64];
+    LIST_ENTRY (http_peer) link;
+};
 
 struct route {
     char path[64];
@@ -44,6 +67,10 @@ struct http {
     char token[HTTP_TOKEN_MAX]; /* "" if no http_token_file */
     struct route routes[HTTP_MAX_ROUTES];
     int nroutes;
+    LIST_HEAD (, http_peer) peers;
+    int npeers;
+    struct admit_counts *per_peer;
+    struct admit_ratelog refuse_log, mhd_log;
 };
 
 const char *http_address (const struct http *h)
@@ -112,6 +139,13 @@ static int http_queue (struct http_req *r, int status, struct MHD_Response *resp
     rc = MHD_queue_response (r->conn, status, resp);
     MHD_destroy_response (resp);
     r->answered = 1;
+    {
+        const union MHD_ConnectionInfo *sc =
+            MHD_get_connection_info (r->conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        struct http_peer *p = sc ? sc->socket_context : NULL;
+        if (p)
+            p->answered = 1;
+    }
     metrics_http_answered (r->srv->metrics, status);
     return rc;
 }
@@ -328,6 +362,124 @@ static enum MHD_Result http_request (void *cls, struct MHD_Connection *conn,
     }
 }
 
+/* ---- connections -------------------------------------------------------- */
+
+/* Who p is, for its cap: the uid behind a loopback peer (sockdiag), else
+ * its address.  1 if root or a service user (never capped). */
+static int peer_identify (struct http *h, struct MHD_Connection *conn,
+                          struct http_peer *p)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info (conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *peer = ci ? ci->client_addr : NULL;
+    struct sockaddr_storage local;
+    socklen_t len = sizeof (local);
+    uid_t uid;
+
+    if (!peer)
+        return 0;
+    if (sockdiag_is_loopback (peer)
+        && getsockname (p->fd, (struct sockaddr *)&local, &len) == 0
+        && sockdiag_peer_uid ((struct sockaddr *)&local, peer, &uid) == 0) {
+        snprintf (p->name, sizeof (p->name), "uid %u", (unsigned)uid);
+        p->key = uid;
+        return uid == 0 || server_is_service (h->srv, uid);
+    }
+    p->key = admit_addr_key (peer);
+    if (peer->sa_family == AF_INET)
+        inet_ntop (AF_INET, &((const struct sockaddr_in *)peer)->sin_addr, p->name,
+                   sizeof (p->name));
+    else if (peer->sa_family == AF_INET6)
+        inet_ntop (AF_INET6, &((const struct sockaddr_in6 *)peer)->sin6_addr, p->name,
+                   sizeof (p->name));
+    return 0;
+}
+
+/* Closing MHD's socket under it: MHD reads the end and closes it. */
+static void peer_close (struct http_peer *p)
+{
+    p->answered = 1;
+    (void)shutdown (p->fd, SHUT_RDWR);
+}
+
+static void peer_admit (struct http *h, struct MHD_Connection *conn,
+                        struct http_peer *p)
+{
+    if (peer_identify (h, conn, p))
+        return;
+    if (h->npeers > HTTP_MAX_CONNS - HTTP_RESERVE) {
+        admit_ratelog (&h->refuse_log, LOG_WARNING,
+                       "http: refusing %s: %d connections open, the rest are kept for "
+                       "root",
+                       p->name, h->npeers - 1);
+        peer_close (p);
+    } else if (admit_counts_take (h->per_peer, p->key, HTTP_PER_PEER) < 0) {
+        admit_ratelog (&h->refuse_log, LOG_WARNING,
+                       "http: refusing %s: it holds %d connections already", p->name,
+                       HTTP_PER_PEER);
+        peer_close (p);
+    } else
+        p->counted = 1;
+}
+
+static void http_notify (void *cls, struct MHD_Connection *conn, void **ctx,
+                         enum MHD_ConnectionNotificationCode toe)
+{
+    struct http *h = cls;
+    struct http_peer *p = *ctx;
+    const union MHD_ConnectionInfo *fi;
+
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        fi = MHD_get_connection_info (conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        p = xzalloc (sizeof (*p));
+        p->fd = fi ? fi->connect_fd : -1;
+        p->since_ms = util_now_ms ();
+        LIST_INSERT_HEAD (&h->peers, p, link);
+        h->npeers++;
+        *ctx = p;
+        peer_admit (h, conn, p);
+    } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && p) {
+        LIST_REMOVE (p, link);
+        h->npeers--;
+        if (p->counted)
+            admit_counts_give (h->per_peer, p->key);
+        free (p);
+        *ctx = NULL;
+    }
+}
+
+/* A request is over: the next on the connection has its own deadline. */
+static void http_completed (void *cls, struct MHD_Connection *conn, void **con_cls,
+                            enum MHD_RequestTerminationCode toe)
+{
+    const union MHD_ConnectionInfo *sc =
+        MHD_get_connection_info (conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    struct http_peer *p = sc ? sc->socket_context : NULL;
+
+    (void)cls;
+    (void)con_cls;
+    if (p && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK) {
+        p->answered = 0;
+        p->since_ms = util_now_ms ();
+    }
+}
+
+/* Requests not whole in time: MHD's idle timeout restarts with each byte,
+ * so a header line every few seconds would hold a slot for ever. */
+static void http_sweep (struct http *h)
+{
+    int64_t now = util_now_ms ();
+    struct http_peer *p;
+
+    LIST_FOREACH (p, &h->peers, link)
+    if (!p->answered && now - p->since_ms > HTTP_REQUEST_MS) {
+        admit_ratelog (&h->refuse_log, LOG_WARNING,
+                       "http: closing %s: no whole request in %d s", p->name,
+                       HTTP_REQUEST_MS / 1000);
+        peer_close (p);
+    }
+}
+
 /* ---- the loop ----------------------------------------------------------- */
 
 static void http_soon (struct loop *l, void *arg);
@@ -362,16 +514,20 @@ static void http_ready (struct loop *l, int fd, int revents, void *arg)
 /* Timeouts of idle connections are MHD's to enforce: let it look often. */
 static void http_tick (struct loop *l, void *arg)
 {
+    http_sweep (arg);
     http_run (arg);
 }
 
+/* MHD's own lines (one per refused connection, past its limits): a
+ * storm of them is a few lines. */
 static void http_log (void *cls, const char *fmt, va_list ap)
 {
+    struct http *h = cls;
     char buf[512];
 
     vsnprintf (buf, sizeof (buf), fmt, ap);
     buf[strcspn (buf, "\n")] = '\0';
-    log_msg (LOG_WARNING, "http: %s", buf);
+    admit_ratelog (&h->mhd_log, LOG_WARNING, "http: %s", buf);
 }
 
 /* "127.0.0.1:9100" or "[::1]:9100" into ss.  -1 with err. */
@@ -515,14 +671,17 @@ int http_create (struct server *srv, struct http **hp, struct hpcq_error *err)
     h = xzalloc (sizeof (*h));
     h->srv = srv;
     h->listen_fd = -1;
+    LIST_INIT (&h->peers);
+    h->per_peer = admit_counts_create ();
     if ((token && http_load_token (h, token, err) < 0)
         || http_listen (h, spec, err) < 0)
         goto error;
     h->d = MHD_start_daemon (MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
                              &http_request, h, MHD_OPTION_EXTERNAL_LOGGER, http_log, h,
                              MHD_OPTION_LISTEN_SOCKET, h->listen_fd,
-                             MHD_OPTION_CONNECTION_LIMIT, (unsigned int)128,
-                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)64,
+                             MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNS,
+                             MHD_OPTION_NOTIFY_CONNECTION, http_notify, h,
+                             MHD_OPTION_NOTIFY_COMPLETED, http_completed, h,
                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
                              MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
                              MHD_OPTION_END);
@@ -557,7 +716,13 @@ void http_destroy (struct http *h)
     loop_timer_remove (h->tick);
     loop_timer_remove (h->soon);
     if (h->d)
-        MHD_stop_daemon (h->d);
+        MHD_stop_daemon (h->d); /* its connections' notices free the peers */
+    while (!LIST_EMPTY (&h->peers)) {
+        struct http_peer *p = LIST_FIRST (&h->peers);
+        LIST_REMOVE (p, link);
+        free (p);
+    }
+    admit_counts_destroy (h->per_peer);
     if (h->listen_fd >= 0)
         close (h->listen_fd);
     memset (h->token, 0, sizeof (h->token));

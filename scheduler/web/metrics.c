@@ -9,6 +9,7 @@
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "scheduler/lifecycle_sub.h"
 #include "scheduler/web/http.h"
 #include "scheduler/gpu_report.h"
 #include "scheduler/job_counts.h"
@@ -104,6 +105,16 @@ static void hist_observe (struct histogram *h, double v)
     h->sum += v;
 }
 
+static int metrics_on_job (struct server *srv, struct job *job,
+                           const struct lifecycle_event *ev, void *arg)
+{
+    if (ev->point == LC_RECORDED)
+        metrics_job_event (arg, job, ev->old, ev->event);
+    return 0;
+}
+
+static const struct lifecycle_sub metrics_sub = { "metrics", metrics_on_job, 0 };
+
 struct metrics *metrics_create (struct server *srv)
 {
     struct metrics *m = xzalloc (sizeof (*m));
@@ -113,6 +124,8 @@ struct metrics *metrics_create (struct server *srv)
     hist_init (&m->commit, commit_bounds, ARRAY_SIZE (commit_bounds));
     hist_init (&m->ckpt_duration, ckpt_bounds, ARRAY_SIZE (ckpt_bounds));
     hist_init (&m->ckpt_size, size_bounds, ARRAY_SIZE (size_bounds));
+    if (lifecycle_subscribe (srv, &metrics_sub, m) < 0)
+        log_error ("metrics: cannot count job events");
     return m;
 }
 

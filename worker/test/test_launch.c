@@ -135,7 +135,7 @@ static void test_environ (void)
     struct gpu gpus[GPU_MAX];
     struct launch_env e = { NULL, "node7", gpus, 0,
                             NULL, &cred,   NULL, "/spool/ckpt.sock",
-                            NULL, NULL,    NULL };
+                            NULL, NULL,    NULL, NULL };
     struct launch_req req;
     char **envp;
 

@@ -1,0 +1,121 @@
+/* alloc.c - see alloc.h */
+#include <config.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/alloc.h"
+#include "common/util.h"
+
+void alloc_quote (char **buf, size_t *len, const char *s)
+{
+    size_t need = *len + 4 * strlen (s) + 4;
+
+    *buf = xrealloc (*buf, need);
+    (*buf)[(*len)++] = '\'';
+    for (; *s; s++) {
+        if (*s == '\'') {
+            memcpy (*buf + *len, "'\\''", 4);
+            *len += 4;
+        } else
+            (*buf)[(*len)++] = *s;
+    }
+    (*buf)[(*len)++] = '\'';
+    (*buf)[(*len)++] = ' ';
+    (*buf)[*len] = '\0';
+}
+
+/* The sbatch next to this program (the build tree, or the install's bin). */
+static void sbatch_path (char *buf, size_t len)
+{
+    char self[PATH_MAX - 16];
+    ssize_t n = readlink ("/proc/self/exe", self, sizeof (self) - 1);
+    char *slash;
+
+    snprintf (buf, len, "sbatch");
+    if (n <= 0)
+        return;
+    self[n] = '\0';
+    if ((slash = strrchr (self, '/'))) {
+        *slash = '\0';
+        snprintf (buf, len, "%s/sbatch", self);
+        if (access (buf, X_OK) != 0)
+            snprintf (buf, len, "sbatch");
+    }
+}
+
+static void copy_out (const char *path, int fd)
+{
+    char buf[65536];
+    ssize_t n;
+    int in = open (path, O_RDONLY | O_CLOEXEC);
+
+    if (in < 0)
+        return;
+    while ((n = read (in, buf, sizeof (buf))) > 0)
+        (void)util_write_all (fd, buf, n);
+    close (in);
+    (void)unlink (path);
+}
+
+int alloc_run (const char *prog, const char *const *opts, const char *wrap)
+{
+    char sbatch[PATH_MAX + 16], out[64], err[80];
+    const char **av;
+    int n = 0, k = 0, status, fdo, fde;
+    pid_t pid;
+
+    snprintf (out, sizeof (out), ".%s-XXXXXX", prog);
+    if ((fdo = mkstemp (out)) < 0) {
+        fprintf (stderr, "%s: error: cannot make a file in the working directory: %s\n",
+                 prog, strerror (errno));
+        return 1;
+    }
+    snprintf (err, sizeof (err), "%s.err", out);
+    if ((fde = open (err, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0) {
+        fprintf (stderr, "%s: error: %s: %s\n", prog, err, strerror (errno));
+        (void)unlink (out);
+        return 1;
+    }
+    close (fdo);
+    close (fde);
+    while (opts[k])
+        k++;
+    av = xzalloc ((k + 16) * sizeof (char *));
+    sbatch_path (sbatch, sizeof (sbatch));
+    av[n++] = sbatch;
+    av[n++] = "--wait";
+    av[n++] = "--parsable";
+    av[n++] = "--export=ALL";
+    for (int i = 0; i < k; i++)
+        av[n++] = opts[i];
+    av[n++] = "-o";
+    av[n++] = out;
+    av[n++] = "-e";
+    av[n++] = err;
+    av[n++] = "--wrap";
+    av[n++] = wrap;
+    av[n] = NULL;
+    if ((pid = fork ()) == 0) {
+        /* sbatch's number is not ours to print. */
+        int null = open ("/dev/null", O_WRONLY);
+        if (null >= 0)
+            dup2 (null, 1);
+        execvp (av[0], (char **)av);
+        fprintf (stderr, "%s: error: %s: %s\n", prog, av[0], strerror (errno));
+        _exit (1);
+    }
+    free (av);
+    if (pid < 0 || waitpid (pid, &status, 0) < 0) {
+        fprintf (stderr, "%s: error: cannot run sbatch: %s\n", prog, strerror (errno));
+        return 1;
+    }
+    copy_out (out, 1);
+    copy_out (err, 2);
+    return WIFEXITED (status) ? WEXITSTATUS (status) : 1;
+}
