@@ -11,19 +11,16 @@
  * after a second, as hpcq-worker does, and reports its jobs in the hello.
  *
  * With --munge each node authenticates as hpcq-worker does with auth =
- * munge (worker/worker.c, common/auth.h): its link opens with link.open and
- * a nonce of its own; the scheduler's answer must carry a credential of a
- * service uid (root, ours, or --service-user's) bound to both nonces,
- * before the node says anything else; from then on every message either
- * way, replies included, is signed and checked against that link's
- * binding, and one that fails the check closes the link.  So each of the
- * N nodes is its own identity to the scheduler: its own name, its own
- * link and binding, credentials that are valid on no other node's link.
- * The credentials come from the munged at --munge-socket, live --munge-ttl
- * seconds (the worker's munge_ttl), and are made and checked one at a time
- * in this one thread: what N hosts would do in parallel, each with its
- * own munged (bench/swarm.sh gives the swarm a munged of its own, with the
- * scheduler's key).
+ * munge (worker/worker.c, common/link.h): its link opens with link.open,
+ * a nonce and a MUNGE credential of its own; the scheduler's answer must
+ * carry a credential of a service uid (root, ours, or --service-user's)
+ * bound to both nonces, before the node says anything else; from then on
+ * every frame either way is sealed with the link's session key
+ * (common/session.h), and one that fails the check closes the link.  So
+ * each of the N nodes is its own identity to the scheduler: its own name,
+ * its own link and session key.  The credentials come from the munged at
+ * --munge-socket, live --munge-ttl seconds (the worker's munge_ttl), and
+ * are made and checked by one thread (common/authq.h), as in a worker.
  *
  *   swarm --server ADDR --nodes N [--prefix NAME] [--ncpus C] [--mem BYTES]
  *         [--heartbeat S] [--run-ms MS] [--ramp N] [--launch-log FILE]
@@ -54,6 +51,8 @@
 #include <unistd.h>
 
 #include "common/auth.h"
+#include "common/authq.h"
+#include "common/link.h"
 #include "common/client.h"
 #include "common/conn.h"
 #include "common/log.h"
@@ -83,8 +82,7 @@ struct snode {
     struct conn *link;
     enum link_state state;
     int64_t next_id;
-    int64_t open_id;                /* link.open in flight (--munge) */
-    char nonce[AUTH_NONCE_HEX + 1]; /* ours for link.open */
+    int opening; /* link.open in flight (--munge) */
     int64_t hello_id;
     double hello_sent_ms; /* when the link was opened */
     int64_t hb_id;        /* heartbeat in flight, 0 if none */
@@ -127,6 +125,7 @@ struct swarm {
     FILE *launch_log;
     struct config *auth_cfg; /* --munge: what a worker's config would say */
     struct auth *auth;       /* NULL: auth = none */
+    struct authq *authq;     /* munged, off the loop */
 
     struct snode *nodes;
     int up, greeting; /* links up; links opened but not yet greeted */
@@ -232,8 +231,7 @@ static int64_t node_send (struct snode *n, const char *type, json_t *body)
     int64_t id = n->next_id++;
 
     wire_request_init (&m, type, id, body);
-    if (!n->link || (n->open_id && strcmp (type, "link.open") != 0)
-        || conn_send (n->link, &m) < 0)
+    if (!n->link || n->opening || conn_send (n->link, &m) < 0)
         id = 0;
     wire_msg_release (&m);
     return id;
@@ -283,86 +281,44 @@ static void node_hello (struct snode *n)
                                         "running", running, "finished", finished));
 }
 
-/* --munge: the link opens as a worker's does, with a nonce of ours. */
-static void node_open (struct snode *n)
-{
-    n->state = LINK_OPEN;
-    if (auth_nonce (n->nonce) < 0) {
-        log_msg (LOG_ERR, "%s: link.open: no random numbers", n->name);
-        conn_close (n->link);
-        return;
-    }
-    if (!(n->open_id =
-              node_send (n, "link.open", json_pack ("{s:s}", "nonce", n->nonce))))
-        conn_close (n->link);
-}
-
-/* Everything a node sends once its link is open carries a credential
- * bound to the link (as worker_sign). */
-static json_t *node_sign (struct conn *c, const struct wire_msg *m, void *arg)
+static void node_link_done (struct conn *c, int ok, uid_t uid, const char *why,
+                            void *arg)
 {
     struct snode *n = arg;
     struct swarm *sw = n->sw;
-    struct hpcq_error err;
-    double t0 = now_ms ();
-    json_t *cred = auth_sign (sw->auth, m, AUTH_TO_SCHEDULER, conn_binding (c), &err);
 
-    sw->st.auth_ms += now_ms () - t0;
+    /* One credential made and one checked by each end of a link. */
+    sw->st.auth_ms += (now_ms () - n->hello_sent_ms) / 2;
     sw->st.creds_made++;
-    if (!cred)
-        log_msg (LOG_ERR, "%s: %s to the scheduler: %s", n->name, m->type, err.text);
-    return cred;
-}
-
-/* msg carries a credential of a service uid, made for it on a link bound
- * to binding (as worker_trust).  -1 with err if not. */
-static int node_trust (struct snode *n, struct wire_msg *msg, const char *binding,
-                       struct hpcq_error *err)
-{
-    struct swarm *sw = n->sw;
-    struct auth_cred cred;
-    double t0 = now_ms ();
-    int rc = auth_verify (sw->auth, msg, AUTH_TO_WORKER, binding, &cred, err);
-
-    sw->st.auth_ms += now_ms () - t0;
     sw->st.creds_checked++;
-    if (rc < 0)
-        return -1;
-    if (!auth_is_service (sw->auth, cred.uid))
-        return errprintf (err,
-                          "its credential is of uid %u, not root or the "
-                          "cluster's service user",
-                          (unsigned)cred.uid);
-    return 0;
-}
-
-/* The answer to link.open: the scheduler's nonce, signed for ours.  The
- * link is bound to both; then the hello goes (as worker_link_opened). */
-static int node_opened (struct snode *n, struct conn *c, struct wire_msg *msg,
-                        struct hpcq_error *err)
-{
-    char binding[AUTH_BINDING_MAX];
-
-    if (auth_link_answer (msg, n->open_id, n->nonce, binding, err) < 0
-        || node_trust (n, msg, binding, err) < 0)
-        return -1;
-    conn_set_binding (c, binding);
-    conn_set_signer (c, node_sign, n);
-    n->open_id = 0;
+    if (ok < 0) {
+        /* A worker acts on nothing it cannot trace to the scheduler. */
+        log_msg (LOG_ERR, "%s: refusing the scheduler: %s; closing the link", n->name,
+                 why);
+        sw->st.auth_refused++;
+        conn_close (c);
+        return;
+    }
+    n->opening = 0;
     node_hello (n);
-    return 0;
 }
 
-/* --munge: is this message from the scheduler, for this link?  1: act on
- * it; 0: the answer to link.open, handled; -1 with err: refused. */
-static int node_check (struct snode *n, struct conn *c, struct wire_msg *msg,
-                       struct hpcq_error *err)
+/* --munge: the link opens as a worker's does (common/link.h), munged
+ * asked off the loop; then every frame either way is sealed. */
+static void node_open (struct snode *n)
 {
-    if (!n->sw->auth)
-        return 1;
-    if (n->open_id)
-        return node_opened (n, c, msg, err) < 0 ? -1 : 0;
-    return node_trust (n, msg, conn_binding (c), err) < 0 ? -1 : 1;
+    struct link_opts o = { .q = n->sw->authq,
+                           .dir = AUTH_TO_SCHEDULER,
+                           .service_only = 1,
+                           .done = node_link_done,
+                           .arg = n };
+
+    n->state = LINK_OPEN;
+    n->opening = 1;
+    if (link_open (n->link, &o) < 0) {
+        log_msg (LOG_ERR, "%s: link.open: no random numbers", n->name);
+        conn_close (n->link);
+    }
 }
 
 static void node_connect (struct snode *n)
@@ -407,7 +363,7 @@ static void node_link_close (struct conn *c, void *arg)
     n->state = LINK_DOWN;
     n->link = NULL;
     n->hb_id = 0;
-    n->open_id = 0;
+    n->opening = 0;
     sw->st.links_lost++;
     for (int i = 0; i < n->njobs; i++)
         if (n->jobs[i].done)
@@ -567,19 +523,7 @@ static void node_signal (struct snode *n, struct conn *c, struct wire_msg *msg)
 static void node_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
 {
     struct snode *n = arg;
-    struct hpcq_error err;
-    int ok = node_check (n, c, msg, &err);
 
-    if (ok < 0) {
-        /* A worker acts on nothing it cannot trace to the scheduler. */
-        log_msg (LOG_ERR, "%s: refusing %s%s from the scheduler: %s; closing the link",
-                 n->name, msg->type, msg->is_reply ? " reply" : "", err.text);
-        n->sw->st.auth_refused++;
-        conn_close (c);
-        return;
-    }
-    if (ok == 0)
-        return;
     if (msg->is_reply)
         node_reply (n, msg);
     else if (strcmp (msg->type, "job.launch") == 0)
@@ -798,7 +742,8 @@ static void swarm_auth (struct swarm *sw)
 {
     struct hpcq_error err;
 
-    if (auth_from_config (sw->auth_cfg, "swarm", &sw->auth, &err) < 0) {
+    if (auth_from_config (sw->auth_cfg, "swarm", &sw->auth, &err) < 0
+        || (sw->auth && !(sw->authq = authq_create (sw->loop, sw->auth, &err)))) {
         fprintf (stderr, "swarm: %s\n", err.text);
         exit (1);
     }
@@ -818,7 +763,6 @@ int main (int argc, char **argv)
 
     parse_args (&sw, argc, argv);
     log_init ("swarm", LOG_WARNING, NULL);
-    swarm_auth (&sw);
     signal (SIGPIPE, SIG_IGN);
     srand48 (getpid ());
     if (!(sw.loop = loop_create ())
@@ -826,6 +770,7 @@ int main (int argc, char **argv)
         perror ("swarm: loop");
         return 1;
     }
+    swarm_auth (&sw);
     sw.nodes = xzalloc ((size_t)sw.nnodes * sizeof (*sw.nodes));
     for (int i = 0; i < sw.nnodes; i++) {
         struct snode *n = &sw.nodes[i];
@@ -847,6 +792,7 @@ int main (int argc, char **argv)
         free (sw.nodes[i].jobs);
     }
     loop_timer_remove (tick);
+    authq_destroy (sw.authq);
     loop_destroy (sw.loop);
     auth_destroy (sw.auth);
     config_destroy (sw.auth_cfg);

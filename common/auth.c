@@ -28,6 +28,7 @@
 
 struct auth {
     munge_ctx_t enc, dec;
+    char *socket; /* NULL: libmunge's default */
     int ttl;
     uid_t service[AUTH_MAX_SERVICE];
     int nservice;
@@ -41,6 +42,7 @@ struct auth *auth_create (const char *socket, int ttl, struct hpcq_error *err)
     munge_err_t e = EMUNGE_SUCCESS;
 
     a->ttl = ttl;
+    a->socket = socket ? xstrdup (socket) : NULL;
     if (!(a->enc = munge_ctx_create ()) || !(a->dec = munge_ctx_create ())) {
         errprintf (err, "cannot create a MUNGE context: out of memory");
         goto error;
@@ -72,8 +74,25 @@ void auth_destroy (struct auth *a)
         munge_ctx_destroy (a->enc);
     if (a->dec)
         munge_ctx_destroy (a->dec);
+    free (a->socket);
     free (a);
     errno = saved;
+}
+
+struct auth *auth_clone (const struct auth *a, struct hpcq_error *err)
+{
+    struct auth *b = auth_create (a->socket, a->ttl, err);
+
+    if (b) {
+        memcpy (b->service, a->service, sizeof (a->service));
+        b->nservice = a->nservice;
+    }
+    return b;
+}
+
+int auth_ttl (const struct auth *a)
+{
+    return a->ttl;
 }
 
 static void auth_add_service (struct auth *a, uid_t uid)
@@ -91,8 +110,13 @@ int auth_is_service (const struct auth *a, uid_t uid)
     return 0;
 }
 
+void auth_trust_uid (struct auth *a, uid_t uid)
+{
+    auth_add_service (a, uid);
+}
+
 /* service_user: a user name or a numeric uid. */
-static int auth_service_user (struct auth *a, const char *name, struct hpcq_error *err)
+int auth_service_user (struct auth *a, const char *name, struct hpcq_error *err)
 {
     struct passwd pw, *res = NULL;
     char buf[4096], *end;
@@ -207,25 +231,38 @@ int auth_digest (const struct wire_msg *m, enum auth_dir dir, const char *bindin
     return 0;
 }
 
-json_t *auth_sign (struct auth *a, const struct wire_msg *m, enum auth_dir dir,
-                   const char *binding, struct hpcq_error *err)
+char *auth_encode (struct auth *a, const void *payload, int len, uid_t restrict_uid,
+                   struct hpcq_error *err)
 {
-    uint8_t digest[AUTH_DIGEST_LEN];
     char *text = NULL;
     munge_err_t e;
-    json_t *cred;
 
-    if (auth_digest (m, dir, binding, digest) < 0) {
-        errprintf (err, "cannot sign %s: %s", m->type, strerror (errno));
-        return NULL;
-    }
-    if ((e = munge_encode (&text, a->enc, digest, sizeof (digest))) != EMUNGE_SUCCESS) {
+    e = munge_ctx_set (a->enc, MUNGE_OPT_UID_RESTRICTION, restrict_uid);
+    if (e == EMUNGE_SUCCESS)
+        e = munge_encode (&text, a->enc, payload, len);
+    if (e != EMUNGE_SUCCESS) {
         errprintf (err, "cannot get a MUNGE credential: %s",
                    auth_munge_error (a->enc, e));
         free (text);
         errno = EPERM;
         return NULL;
     }
+    return text;
+}
+
+json_t *auth_sign (struct auth *a, const struct wire_msg *m, enum auth_dir dir,
+                   const char *binding, struct hpcq_error *err)
+{
+    uint8_t digest[AUTH_DIGEST_LEN];
+    char *text;
+    json_t *cred;
+
+    if (auth_digest (m, dir, binding, digest) < 0) {
+        errprintf (err, "cannot sign %s: %s", m->type, strerror (errno));
+        return NULL;
+    }
+    if (!(text = auth_encode (a, digest, sizeof (digest), AUTH_ANY_UID, err)))
+        return NULL;
     cred = json_string (text);
     free (text);
     if (!cred) {
@@ -256,20 +293,31 @@ static void auth_cred_info (struct auth *a, struct auth_cred *cred)
         snprintf (cred->addr, sizeof (cred->addr), "?");
 }
 
-int auth_verify (struct auth *a, const struct wire_msg *m, enum auth_dir dir,
-                 const char *binding, struct auth_cred *cred, struct hpcq_error *err)
+const char *auth_cred_text (const struct wire_msg *m, struct hpcq_error *err)
 {
-    uint8_t digest[AUTH_DIGEST_LEN];
     const char *text = json_string_value (m->cred);
+
+    if (!m->cred) {
+        auth_refuse (err, "%s carries no credential", m->type);
+        return NULL;
+    }
+    if (!text || strncmp (text, "MUNGE:", 6) != 0) {
+        auth_refuse (err, "%s carries no MUNGE credential", m->type);
+        return NULL;
+    }
+    return text;
+}
+
+int auth_decode (struct auth *a, const char *text, void **payloadp, int *lenp,
+                 struct auth_cred *cred, struct hpcq_error *err)
+{
     void *payload = NULL;
-    int len = 0, ok;
+    int len = 0;
     munge_err_t e;
 
     memset (cred, 0, sizeof (*cred));
-    if (!m->cred)
-        return auth_refuse (err, "%s carries no credential", m->type);
-    if (!text || strncmp (text, "MUNGE:", 6) != 0)
-        return auth_refuse (err, "%s carries no MUNGE credential", m->type);
+    *payloadp = NULL;
+    *lenp = 0;
     e = munge_decode (text, a->dec, &payload, &len, &cred->uid, &cred->gid);
     auth_cred_info (a, cred);
     if (e != EMUNGE_SUCCESS) {
@@ -293,15 +341,40 @@ int auth_verify (struct auth *a, const struct wire_msg *m, enum auth_dir dir,
                           "munge_ttl (%d s)",
                           cred->ttl, a->ttl);
     }
-    ok = len == AUTH_DIGEST_LEN && auth_digest (m, dir, binding, digest) == 0
-         && nettle_memeql_sec (payload, digest, AUTH_DIGEST_LEN);
-    free (payload);
-    if (!ok)
-        return auth_refuse (err,
-                            "credential refused: it was not made for this %s "
-                            "on this connection",
-                            m->type);
+    *payloadp = payload;
+    *lenp = len;
     return 0;
+}
+
+int auth_check_digest (const struct wire_msg *m, enum auth_dir dir, const char *binding,
+                       const void *payload, int len, struct hpcq_error *err)
+{
+    uint8_t digest[AUTH_DIGEST_LEN];
+
+    if (len >= AUTH_DIGEST_LEN && auth_digest (m, dir, binding, digest) == 0
+        && nettle_memeql_sec (payload, digest, AUTH_DIGEST_LEN))
+        return 0;
+    return auth_refuse (err,
+                        "credential refused: it was not made for this %s "
+                        "on this connection",
+                        m->type);
+}
+
+int auth_verify (struct auth *a, const struct wire_msg *m, enum auth_dir dir,
+                 const char *binding, struct auth_cred *cred, struct hpcq_error *err)
+{
+    const char *text;
+    void *payload;
+    int len, rc;
+
+    memset (cred, 0, sizeof (*cred));
+    if (!(text = auth_cred_text (m, err))
+        || auth_decode (a, text, &payload, &len, cred, err) < 0)
+        return -1;
+    rc = len == AUTH_DIGEST_LEN ? auth_check_digest (m, dir, binding, payload, len, err)
+                                : auth_check_digest (m, dir, binding, payload, 0, err);
+    free (payload);
+    return rc;
 }
 
 int auth_link_answer (const struct wire_msg *msg, int64_t open_id, const char *ours,

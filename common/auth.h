@@ -33,6 +33,7 @@
 #define AUTH_DIGEST_LEN 32 /* SHA-256 */
 #define AUTH_NONCE_HEX 32  /* link.open nonces: 16 random bytes in hex */
 #define AUTH_BINDING_MAX (2 * AUTH_NONCE_HEX + 2)
+#define AUTH_ANY_UID ((uid_t)-1) /* auth_encode: anyone may decode it */
 
 enum auth_dir {
     AUTH_TO_SCHEDULER = 0, /* from a worker or a user */
@@ -68,6 +69,19 @@ void auth_destroy (struct auth *a);
 int auth_from_config (const struct config *cfg, const char *prog, struct auth **ap,
                       struct hpcq_error *err);
 
+/* Another context like a, with its own libmunge contexts (for a thread:
+ * common/authq.h).  NULL with err. */
+struct auth *auth_clone (const struct auth *a, struct hpcq_error *err);
+
+/* The longest a credential may have been made to live (munge_ttl). */
+int auth_ttl (const struct auth *a);
+
+/* Trust uid (root, our own) or the user named (a name or a number) as a
+ * service uid, as auth_from_config does: for the client commands, which
+ * check who answers their link.open.  -1 with err (no such user). */
+void auth_trust_uid (struct auth *a, uid_t uid);
+int auth_service_user (struct auth *a, const char *name, struct hpcq_error *err);
+
 /* Is uid one of the cluster's service uids (root, the daemons' users)? */
 int auth_is_service (const struct auth *a, uid_t uid);
 
@@ -86,6 +100,30 @@ json_t *auth_sign (struct auth *a, const struct wire_msg *m, enum auth_dir dir,
  * *cred.  -1 with errno EPERM (and err) if not. */
 int auth_verify (struct auth *a, const struct wire_msg *m, enum auth_dir dir,
                  const char *binding, struct auth_cred *cred, struct hpcq_error *err);
+
+/* The calls below that talk to munged block until it answers: a daemon
+ * makes them only off its loop (common/authq.h, common/link.h).  The CLI
+ * and the tests' tools call them directly. */
+
+/* A credential carrying len bytes of payload, which only restrict_uid's
+ * processes may decode (AUTH_ANY_UID: anyone's).  Returns "MUNGE:..."
+ * (malloc'ed, the caller's), or NULL with errno and err. */
+char *auth_encode (struct auth *a, const void *payload, int len, uid_t restrict_uid,
+                   struct hpcq_error *err);
+
+/* Decode a credential: valid, unexpired, not replayed, made to live no
+ * longer than munge_ttl.  *payloadp (malloc'ed, the caller's) and *lenp
+ * get its payload, *cred who made it.  -1 with errno EPERM and err. */
+int auth_decode (struct auth *a, const char *text, void **payloadp, int *lenp,
+                 struct auth_cred *cred, struct hpcq_error *err);
+
+/* m's credential text, or NULL with err (none, or not MUNGE's). */
+const char *auth_cred_text (const struct wire_msg *m, struct hpcq_error *err);
+
+/* Does payload (len bytes) start with m's digest for dir and binding?
+ * -1 with errno EPERM and err if not. */
+int auth_check_digest (const struct wire_msg *m, enum auth_dir dir, const char *binding,
+                       const void *payload, int len, struct hpcq_error *err);
 
 /* msg is the answer to our link.open (request open_id, our nonce ours):
  * not refused, and carrying the peer's nonce.  binding gets what the link

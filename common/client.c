@@ -1,4 +1,13 @@
-/* client.c - see client.h */
+/* client.c - see client.h
+ *
+ * Over TCP the connection opens as a worker's link does (common/link.h):
+ * link.open with a MUNGE credential of the caller, and the answer's
+ * credential must be of root, our own uid or service_user, so a request
+ * (a job's script, its environment) goes to the real scheduler only.
+ * Then every frame either way is sealed with the link's session key
+ * (common/session.h).  A blocking command may wait on munged; a daemon's
+ * loop never does.
+ */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
@@ -17,6 +26,8 @@
 #include "common/auth.h"
 #include "common/client.h"
 #include "common/config.h"
+#include "common/link.h"
+#include "common/session.h"
 #include "common/util.h"
 #include "common/wire.h"
 
@@ -26,8 +37,12 @@
 struct client {
     int fd;
     int64_t next_id;
-    struct auth *auth; /* over TCP: every request carries a credential */
+    struct auth *auth;       /* over TCP: the link opens with MUNGE */
+    struct session *session; /* then seals every frame */
 };
+
+static int client_recv (struct client *c, struct wire_msg *m, struct hpcq_error *err);
+static int send_all (int fd, const char *buf, size_t len);
 
 /* Credentials for requests over TCP, from munged at $HPCQ_MUNGE_SOCKET,
  * else the config file's munge_socket, else libmunge's default. */
@@ -43,7 +58,91 @@ static struct auth *client_auth (const char *server, struct hpcq_error *err)
     if (!(a = auth_create (sock, CLIENT_CRED_TTL, &why)))
         errprintf (err, "cannot authenticate to %s: %s", server, why.text);
     free (fromcfg);
+    if (a) {
+        char *user = config_client_get ("service_user");
+        auth_trust_uid (a, 0);
+        auth_trust_uid (a, getuid ());
+        if (user && auth_service_user (a, user, &why) < 0) {
+            errprintf (err, "%s", why.text);
+            auth_destroy (a);
+            a = NULL;
+        }
+        free (user);
+    }
     return a;
+}
+
+/* The scheduler's answer to our link.open: refused, or its credential
+ * (of a service uid, made for this answer on this link) and its secret. */
+static int client_link_answer (struct client *c, const char *server, const char *ni,
+                               const uint8_t ours[SESSION_SECRET_LEN],
+                               struct hpcq_error *err)
+{
+    uint8_t theirs[SESSION_SECRET_LEN];
+    char binding[AUTH_BINDING_MAX];
+    struct auth_cred who;
+    struct wire_msg ans;
+    const char *text;
+    void *payload = NULL;
+    int len = 0, rc = -1;
+
+    if (client_recv (c, &ans, err) < 0)
+        return -1;
+    if (ans.is_reply && ans.id == 0 && ans.errnum) {
+        /* Refused before the link opened (too many connections). */
+        errno = ans.errnum;
+        errprintf (err, "%s", ans.errstr ? ans.errstr : strerror (ans.errnum));
+    } else if (auth_link_answer (&ans, 1, ni, binding, err) == 0
+               && (text = auth_cred_text (&ans, err))
+               && auth_decode (c->auth, text, &payload, &len, &who, err) == 0) {
+        if (!auth_is_service (c->auth, who.uid))
+            errprintf (err,
+                       "refusing %s: it answers as uid %u, not root or the "
+                       "cluster's service user",
+                       server, (unsigned)who.uid);
+        else if (link_payload_check (&ans, AUTH_TO_WORKER, binding, payload, len,
+                                     theirs, err)
+                 == 0) {
+            c->session = session_create (ours, theirs, binding, 1, 0, 0);
+            rc = 0;
+        }
+    }
+    if (rc < 0 && !errno)
+        errno = EPERM;
+    free (payload);
+    wire_msg_release (&ans);
+    explicit_bzero (theirs, sizeof (theirs));
+    return rc;
+}
+
+/* Open the link: MUNGE once each way, then a session key. */
+static int client_link (struct client *c, const char *server, struct hpcq_error *err)
+{
+    uint8_t ours[SESSION_SECRET_LEN], payload[LINK_PAYLOAD_LEN];
+    char ni[AUTH_NONCE_HEX + 1], *text = NULL, *buf = NULL;
+    struct wire_msg req;
+    size_t len;
+    int rc = -1;
+
+    if (auth_nonce (ni) < 0 || session_secret (ours) < 0)
+        return errprintf (err, "no random numbers: %s", strerror (errno));
+    wire_request_init (&req, "link.open", 1, json_pack ("{s:s}", "nonce", ni));
+    if (link_payload (&req, AUTH_TO_SCHEDULER, ni, ours, payload) < 0)
+        errprintf (err, "link.open: %s", strerror (errno));
+    else if ((text =
+                  auth_encode (c->auth, payload, sizeof (payload), AUTH_ANY_UID, err))
+             && (req.cred = json_string (text)) && (buf = wire_encode (&req, &len))) {
+        if (send_all (c->fd, buf, len) < 0)
+            errprintf (err, "cannot send to server: %s", strerror (errno));
+        else
+            rc = client_link_answer (c, server, ni, ours, err);
+    }
+    free (buf);
+    free (text);
+    wire_msg_release (&req);
+    explicit_bzero (ours, sizeof (ours));
+    explicit_bzero (payload, sizeof (payload));
+    return rc;
 }
 
 static int dial_unix (const char *path, struct hpcq_error *err)
@@ -143,6 +242,8 @@ struct client *client_connect (const char *server, struct hpcq_error *err)
         goto error;
     if ((c->fd = client_dial (server, err)) < 0)
         goto error;
+    if (c->auth && client_link (c, server, err) < 0)
+        goto error;
     free (fromcfg);
     return c;
 error:
@@ -157,6 +258,7 @@ void client_destroy (struct client *c)
         return;
     if (c->fd >= 0)
         close (c->fd);
+    session_destroy (c->session);
     auth_destroy (c->auth);
     free (c);
 }
@@ -203,6 +305,14 @@ static int client_recv (struct client *c, struct wire_msg *m, struct hpcq_error 
         free (buf);
         return errprintf (err, "reply from server cut short: %s", strerror (errno));
     }
+    if (c->session) {
+        ssize_t n = session_open (c->session, buf, len, err);
+        if (n < 0) {
+            free (buf);
+            return -1;
+        }
+        len = (size_t)n;
+    }
     rc = wire_decode (buf, len, m, err);
     free (buf);
     return rc;
@@ -223,6 +333,14 @@ static int send_all (int fd, const char *buf, size_t len)
     return 0;
 }
 
+/* Frame m, sealed once the link is open.  NULL with errno. */
+static char *client_encode (struct client *c, const struct wire_msg *m, size_t *lenp)
+{
+    char *buf = wire_encode (m, lenp);
+
+    return buf && c->session ? session_seal_frame (c->session, buf, lenp) : buf;
+}
+
 static int client_send (struct client *c, const char *type, json_t *body, int64_t id,
                         struct hpcq_error *err)
 {
@@ -231,12 +349,7 @@ static int client_send (struct client *c, const char *type, json_t *body, int64_
     char *buf;
 
     wire_request_init (&req, type, id, body);
-    if (c->auth
-        && !(req.cred = auth_sign (c->auth, &req, AUTH_TO_SCHEDULER, "", err))) {
-        wire_msg_release (&req);
-        return -1;
-    }
-    buf = wire_encode (&req, &len);
+    buf = client_encode (c, &req, &len);
     wire_msg_release (&req);
     if (!buf)
         return errprintf (err, "request too large: %s", strerror (errno));

@@ -136,6 +136,7 @@ static const char *known_keys[] = {
     "munge_socket",
     "munge_ttl",
     "service_user",
+    "session_lifetime",
     NULL,
 };
 

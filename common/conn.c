@@ -23,6 +23,7 @@
 
 #include "common/conn.h"
 #include "common/log.h"
+#include "common/session.h"
 #include "common/util.h"
 
 #define CONN_READ_CHUNK 65536
@@ -61,9 +62,12 @@ struct conn {
 
     uid_t peer_uid;
     int local;
-    conn_sign_f sign;
-    void *sign_arg;
-    char binding[72];
+    struct session *session; /* sealed frames (session.h), or NULL */
+    conn_msg_f intercept;    /* while set, messages go here, not on_msg */
+    void *intercept_arg;
+    void *pending; /* something in flight for c, freed with it */
+    void (*pending_free) (void *);
+    int held;
     char peer_name[64];
     int busy;
     int closing;
@@ -141,6 +145,9 @@ static void conn_free (struct conn *c)
     close (c->fd);
     if (c->drain_free)
         c->drain_free (c->drain_arg);
+    if (c->pending_free)
+        c->pending_free (c->pending);
+    session_destroy (c->session);
     free (c->body);
     free (c->out);
     free (c);
@@ -191,7 +198,7 @@ void conn_close_after_flush (struct conn *c)
 /* Does c read requests now: not paused, and its answers not piling up. */
 static int conn_reading (const struct conn *c)
 {
-    return !c->paused && conn_outq_len (c) < CONN_INPUT_OUTQ_MAX;
+    return !c->paused && !c->held && conn_outq_len (c) < CONN_INPUT_OUTQ_MAX;
 }
 
 /* What the loop should watch for: input while reading, output while some
@@ -263,6 +270,27 @@ static int conn_reserve (struct conn *c, size_t len)
     return 0;
 }
 
+/* The session's time is up: the link closes (its owner opens a fresh one). */
+static int conn_session_over (struct conn *c)
+{
+    if (!c->session || !session_expired (c->session, util_now_ms ()))
+        return 0;
+    if (!c->closing)
+        log_msg (LOG_INFO,
+                 "link with %s: its session key has lived session_lifetime; "
+                 "closing it for a fresh one",
+                 c->peer_name);
+    return 1;
+}
+
+/* Frame m, sealed when the link has a session.  NULL with errno. */
+static char *conn_encode (struct conn *c, const struct wire_msg *m, size_t *lenp)
+{
+    char *buf = wire_encode (m, lenp);
+
+    return buf && c->session ? session_seal_frame (c->session, buf, lenp) : buf;
+}
+
 int conn_send (struct conn *c, const struct wire_msg *m)
 {
     size_t len;
@@ -272,15 +300,12 @@ int conn_send (struct conn *c, const struct wire_msg *m)
         errno = EPIPE;
         return -1;
     }
-    if (c->sign) {
-        struct wire_msg signed_m = *m;
-        if (!(signed_m.cred = c->sign (c, m, c->sign_arg)))
-            return -1;
-        buf = wire_encode (&signed_m, &len);
-        json_decref (signed_m.cred);
-    } else
-        buf = wire_encode (m, &len);
-    if (!buf)
+    if (conn_session_over (c)) {
+        conn_close_soon (c);
+        errno = EPIPE;
+        return -1;
+    }
+    if (!(buf = conn_encode (c, m, &len)))
         return -1;
     if (c->out_max && conn_outq_len (c) + len > c->out_max) {
         log_msg (LOG_WARNING,
@@ -348,8 +373,20 @@ static int conn_deliver (struct conn *c)
 {
     struct wire_msg msg;
     struct hpcq_error err;
+    size_t len = c->body_len;
 
-    if (wire_decode (c->body, c->body_len, &msg, &err) < 0) {
+    if (c->session) {
+        ssize_t n = session_open (c->session, c->body, c->body_len, &err);
+        if (n < 0) {
+            log_msg (LOG_WARNING, "dropping the link with %s: %s", c->peer_name,
+                     err.text);
+            return -1;
+        }
+        if (conn_session_over (c))
+            return -1;
+        len = (size_t)n;
+    }
+    if (wire_decode (c->body, len, &msg, &err) < 0) {
         log_msg (LOG_WARNING, "dropping connection from %s: %s", c->peer_name,
                  err.text);
         return -1;
@@ -358,7 +395,10 @@ static int conn_deliver (struct conn *c)
     c->body = NULL;
     c->hdr_got = c->body_got = c->body_cap = 0;
     c->partial_since_ms = 0;
-    c->on_msg (c, &msg, c->arg);
+    if (c->intercept)
+        c->intercept (c, &msg, c->intercept_arg);
+    else
+        c->on_msg (c, &msg, c->arg);
     wire_msg_release (&msg);
     /* A request that took long to handle is work, not idleness. */
     c->active_ms = util_now_ms ();
@@ -461,20 +501,34 @@ const char *conn_peer_name (const struct conn *c)
     return c->peer_name;
 }
 
-void conn_set_signer (struct conn *c, conn_sign_f fn, void *arg)
+void conn_set_session (struct conn *c, struct session *s)
 {
-    c->sign = fn;
-    c->sign_arg = arg;
+    session_destroy (c->session);
+    c->session = s;
 }
 
-void conn_set_binding (struct conn *c, const char *binding)
+const struct session *conn_session (const struct conn *c)
 {
-    snprintf (c->binding, sizeof (c->binding), "%s", binding);
+    return c->session;
 }
 
-const char *conn_binding (const struct conn *c)
+void conn_set_intercept (struct conn *c, conn_msg_f fn, void *arg)
 {
-    return c->binding;
+    c->intercept = fn;
+    c->intercept_arg = arg;
+}
+
+void conn_set_pending (struct conn *c, void *arg, void (*free_fn) (void *))
+{
+    c->pending = arg;
+    c->pending_free = arg ? free_fn : NULL;
+}
+
+void conn_hold (struct conn *c, int hold)
+{
+    c->held = hold;
+    if (!c->closing)
+        (void)loop_fd_modify (c->watch, conn_watch_events (c));
 }
 
 void conn_set_peer_uid (struct conn *c, uid_t uid)

@@ -48,17 +48,25 @@ uid_t conn_peer_uid (const struct conn *c);
 int conn_is_local (const struct conn *c);
 const char *conn_peer_name (const struct conn *c);
 
-/* Authentication (common/auth.h) without conn knowing of MUNGE: a signer
- * returns the credential for a message about to be sent (a new reference,
- * or NULL with errno: the message is not sent).  Once set, every message
- * queued on c is signed, replies included. */
-typedef json_t *(*conn_sign_f) (struct conn *c, const struct wire_msg *m, void *arg);
-void conn_set_signer (struct conn *c, conn_sign_f fn, void *arg);
+/* A link's session (common/session.h), taken: from now on every frame
+ * sent is sealed and every frame received must open, or the connection
+ * closes (one log line).  When its lifetime is over the connection
+ * closes too, and its owner opens a fresh link.  NULL: none. */
+struct session;
+void conn_set_session (struct conn *c, struct session *s);
+const struct session *conn_session (const struct conn *c);
 
-/* What every credential on c is bound to (auth.h's binding; "" until the
- * link is opened), kept here so the signer and the receiver agree. */
-void conn_set_binding (struct conn *c, const char *binding);
-const char *conn_binding (const struct conn *c);
+/* While fn is set, received messages go to fn(c, msg, arg) instead of
+ * on_msg (the link handshake, common/link.h).  NULL: on_msg again. */
+void conn_set_intercept (struct conn *c, conn_msg_f fn, void *arg);
+
+/* Something in flight for c (a credential with munged, common/authq.h):
+ * free_fn(arg) runs if c is freed first.  NULL: nothing (not freed). */
+void conn_set_pending (struct conn *c, void *arg, void (*free_fn) (void *));
+
+/* Hold (1) or release (0) c's input while something it said waits (its
+ * credential with munged): the next messages wait in the socket. */
+void conn_hold (struct conn *c, int hold);
 
 /* The uid a credential proved for a TCP peer (conn_peer_uid then says
  * it).  Unix sockets keep the kernel's word. */

@@ -18,6 +18,8 @@
 
 #include "common/arrayspec.h"
 #include "common/auth.h"
+#include "common/authq.h"
+#include "common/link.h"
 #include "common/jobspec.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -192,18 +194,6 @@ int server_is_service (const struct server *srv, uid_t uid)
            || (srv->auth && auth_is_service (srv->auth, uid));
 }
 
-/* Everything sent on a worker link carries a credential bound to it. */
-static json_t *server_sign (struct conn *c, const struct wire_msg *m, void *arg)
-{
-    struct server *srv = arg;
-    struct hpcq_error err;
-    json_t *cred = auth_sign (srv->auth, m, AUTH_TO_WORKER, conn_binding (c), &err);
-
-    if (!cred)
-        log_msg (LOG_ERR, "%s to %s: %s", m->type, conn_peer_name (c), err.text);
-    return cred;
-}
-
 /* A refused message: one error reply (for a request), a log line, and a
  * worker link is dropped, since nothing more on it can be trusted. */
 static void server_refuse (struct conn *c, const struct wire_msg *msg, const char *why)
@@ -212,18 +202,45 @@ static void server_refuse (struct conn *c, const struct wire_msg *msg, const cha
              msg->is_reply ? " reply" : "", conn_peer_name (c), why);
     if (!msg->is_reply)
         server_reply_error (c, msg, EPERM, "%s", why);
-    if (conn_binding (c)[0] || conn_aux (c) || strncmp (msg->type, "node.", 5) == 0)
+    if (conn_session (c) || conn_aux (c) || strncmp (msg->type, "node.", 5) == 0)
         conn_close_after_flush (c);
 }
 
-/* link.open, a worker's first message over TCP: the answer (signed, with
- * the scheduler's nonce) proves to the worker who is listening, and from
- * then on every credential on the link, either way, is bound to both
- * nonces, so none can be replayed on another connection. */
+/* The link's handshake is over (common/link.h): from now on the
+ * connection speaks for the uid munged vouched for, under its cap. */
+static void server_link_done (struct conn *c, int ok, uid_t uid, const char *why,
+                              void *arg)
+{
+    struct server *srv = arg;
+    struct hpcq_error err;
+
+    if (ok < 0) {
+        log_msg (LOG_WARNING, "refused link.open from %s: %s", conn_peer_name (c), why);
+        conn_close_after_flush (c);
+        return;
+    }
+    conn_set_peer_uid (c, uid);
+    if (clients_set_uid (srv->clients, c, uid, &err) < 0) {
+        /* Told why (sealed: the link is open), then closed. */
+        log_msg (LOG_WARNING, "refused the link from %s: %s", conn_peer_name (c),
+                 err.text);
+        conn_refuse (c, EUSERS, err.text);
+        return;
+    }
+    log_msg (LOG_DEBUG, "link from %s open (uid %u)", conn_peer_name (c),
+             (unsigned)uid);
+}
+
+/* link.open, a worker's (or a remote client's) first message over TCP:
+ * munged checks its credential off the loop, the answer proves who
+ * listens, and a session key seals every later frame either way. */
 static void server_link_open (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    char nonce[AUTH_NONCE_HEX + 1], binding[AUTH_BINDING_MAX];
-    const char *theirs;
+    struct link_opts o = { .q = srv->authq,
+                           .dir = AUTH_TO_SCHEDULER,
+                           .lifetime_ms = srv->session_ms,
+                           .done = server_link_done,
+                           .arg = srv };
 
     if (!srv->auth) {
         server_reply_error (c, msg, ENOTSUP,
@@ -231,59 +248,107 @@ static void server_link_open (struct server *srv, struct conn *c, struct wire_ms
                             "(auth = none)");
         return;
     }
-    if (conn_binding (c)[0]) {
+    if (conn_session (c) || conn_peer_uid (c) != (uid_t)-1) {
         server_refuse (c, msg, "link.open: the link is already open");
         return;
     }
-    if (json_unpack (msg->body, "{s:s}", "nonce", &theirs) < 0
-        || strlen (theirs) != AUTH_NONCE_HEX
-        || strspn (theirs, "0123456789abcdef") != AUTH_NONCE_HEX) {
-        server_reply_error (c, msg, EPROTO, "link.open: missing or bad nonce");
-        return;
-    }
-    if (auth_nonce (nonce) < 0) {
-        server_reply_error (c, msg, EAGAIN, "link.open: no random numbers: %s",
-                            strerror (errno));
-        return;
-    }
-    snprintf (binding, sizeof (binding), "%s:%s", theirs, nonce);
-    conn_set_binding (c, binding);
-    conn_set_signer (c, server_sign, srv);
-    if (conn_reply (c, msg, 0, NULL,
-                    json_pack ("{s:s s:s}", "nonce", nonce, "server", srv->name))
-        < 0)
-        conn_close (c);
+    link_accept (c, msg, json_pack ("{s:s}", "server", srv->name), &o);
 }
 
-/* A TCP message's credential: valid, bound to this message and link, and
- * from the uid the connection already speaks for.  The first one sets
- * that uid.  -1 if refused (answered). */
-static int server_check_cred (struct server *srv, struct conn *c, struct wire_msg *msg)
+static void server_dispatch (struct server *srv, struct conn *c, struct wire_msg *msg);
+
+/* A one-shot request over TCP (a user's command) with a credential of
+ * its own, checked by munged off the loop while c's input is held. */
+struct cred_check {
+    struct server *srv;
+    struct conn *c;
+    struct wire_msg msg; /* ours */
+    struct authq_job *job;
+};
+
+static void cred_check_free (void *arg)
+{
+    struct cred_check *cc = arg;
+
+    authq_cancel (cc->job);
+    wire_msg_release (&cc->msg);
+    free (cc);
+}
+
+/* The credential's digest is this message's, and its uid the one the
+ * connection already speaks for (the first one sets it).  -1 if refused
+ * (answered). */
+static int server_cred_ok (struct server *srv, struct conn *c, struct wire_msg *msg,
+                           const struct authq_result *r)
 {
     struct hpcq_error err;
-    struct auth_cred cred;
     char why[128];
 
-    if (auth_verify (srv->auth, msg, AUTH_TO_SCHEDULER, conn_binding (c), &cred, &err)
+    if (r->rc < 0) {
+        server_refuse (c, msg, r->error);
+        return -1;
+    }
+    if (auth_check_digest (msg, AUTH_TO_SCHEDULER, "", r->payload,
+                           r->len == AUTH_DIGEST_LEN ? r->len : 0, &err)
         < 0) {
         server_refuse (c, msg, err.text);
         return -1;
     }
     if (conn_peer_uid (c) == (uid_t)-1) {
-        conn_set_peer_uid (c, cred.uid);
+        conn_set_peer_uid (c, r->who.uid);
         /* From now on it is that user's connection, under their cap. */
-        if (clients_set_uid (srv->clients, c, cred.uid, &err) < 0) {
+        if (clients_set_uid (srv->clients, c, r->who.uid, &err) < 0) {
             server_refuse (c, msg, err.text);
             conn_close_after_flush (c);
             return -1;
         }
-    } else if (conn_peer_uid (c) != cred.uid) {
+    } else if (conn_peer_uid (c) != r->who.uid) {
         snprintf (why, sizeof (why), "a credential of uid %u on a connection of uid %u",
-                  (unsigned)cred.uid, (unsigned)conn_peer_uid (c));
+                  (unsigned)r->who.uid, (unsigned)conn_peer_uid (c));
         server_refuse (c, msg, why);
         return -1;
     }
     return 0;
+}
+
+static void server_cred_checked (struct authq_result *r, void *arg)
+{
+    struct cred_check *cc = arg;
+    struct conn *c = cc->c;
+
+    cc->job = NULL;
+    conn_set_pending (c, NULL, NULL);
+    conn_hold (c, 0);
+    if (server_cred_ok (cc->srv, c, &cc->msg, r) == 0)
+        server_dispatch (cc->srv, c, &cc->msg);
+    cred_check_free (cc);
+}
+
+/* Take msg (zeroed: conn does not release it) and check its credential. */
+static void server_check_cred (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    struct hpcq_error err;
+    struct cred_check *cc;
+    const char *text;
+
+    if (conn_session (c) == NULL && conn_aux (c) == NULL
+        && strncmp (msg->type, "node.", 5) == 0) {
+        server_refuse (c, msg, "node messages need link.open first");
+        return;
+    }
+    if (!(text = auth_cred_text (msg, &err))) {
+        server_refuse (c, msg, err.text);
+        return;
+    }
+    cc = xzalloc (sizeof (*cc));
+    cc->srv = srv;
+    cc->c = c;
+    cc->msg = *msg;
+    memset (msg, 0, sizeof (*msg));
+    conn_hold (c, 1);
+    conn_set_pending (c, cc, cred_check_free);
+    cc->job = authq_decode (srv->authq, json_string_value (cc->msg.cred),
+                            server_cred_checked, cc);
 }
 
 /* May this peer send a message of this role?  -1 if not (answered). */
@@ -301,7 +366,7 @@ static int server_check_role (struct server *srv, struct conn *c, struct wire_ms
     }
     if (role != ROLE_NODE || (!conn_is_local (c) && !srv->auth))
         return 0;
-    if (!conn_is_local (c) && !conn_binding (c)[0]) {
+    if (!conn_is_local (c) && !conn_session (c)) {
         server_refuse (c, msg, "node messages need link.open first");
         return -1;
     }
@@ -319,16 +384,25 @@ static int server_check_role (struct server *srv, struct conn *c, struct wire_ms
 static void server_conn_msg (struct conn *c, struct wire_msg *msg, void *arg)
 {
     struct server *srv = arg;
-    const struct handler *h;
 
     if (!conn_is_local (c) && !msg->is_reply && strcmp (msg->type, "link.open") == 0) {
         server_link_open (srv, c, msg);
         return;
     }
-    /* Over TCP nothing is believed without a credential; the Unix socket
-     * has the kernel's word (SO_PEERCRED). */
-    if (!conn_is_local (c) && srv->auth && server_check_cred (srv, c, msg) < 0)
+    /* Over TCP nothing is believed but a sealed frame of an open link or
+     * a request with its own credential (munged checks it off the loop);
+     * the Unix socket has the kernel's word (SO_PEERCRED). */
+    if (!conn_is_local (c) && srv->auth && !conn_session (c)) {
+        server_check_cred (srv, c, msg);
         return;
+    }
+    server_dispatch (srv, c, msg);
+}
+
+static void server_dispatch (struct server *srv, struct conn *c, struct wire_msg *msg)
+{
+    const struct handler *h;
+
     if (msg->is_reply) {
         /* Workers acknowledge launches and signals; failures arrive as
          * job.finished, so there is nothing to do but log errors. */
@@ -651,6 +725,8 @@ int server_hook_loop (struct server *srv)
 int server_start (struct server *srv, struct hpcq_error *err)
 {
     if (auth_from_config (srv->cfg, "hpcq-scheduler", &srv->auth, err) < 0
+        || (srv->auth && !(srv->authq = authq_create (srv->loop, srv->auth, err)))
+        || link_lifetime_from_config (srv->cfg, &srv->session_ms, err) < 0
         || server_listen (srv, config_get (srv->cfg, "state_dir", NULL), err) < 0)
         return -1;
     log_msg (LOG_INFO, "server %s ready: socket %s, tcp port %d, authentication %s",
@@ -689,6 +765,7 @@ void server_free (struct server *srv)
     if (srv->db && db_commit (srv->db) == 0)
         (void)db_wal_checkpoint (srv->db);
     db_close (srv->db);
+    authq_destroy (srv->authq);
     auth_destroy (srv->auth);
     free (srv);
 }

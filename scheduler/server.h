@@ -31,6 +31,7 @@ struct depend;
 struct queues;
 struct fairshare;
 struct auth;
+struct authq;
 struct clients;
 struct limits;
 struct server_attrs;
@@ -85,7 +86,9 @@ struct server {
     struct loop *loop;
     const struct server_hooks *hooks;
     struct config *cfg;
-    struct auth *auth; /* MUNGE; NULL with auth = none */
+    struct auth *auth;   /* MUNGE; NULL with auth = none */
+    struct authq *authq; /* munged, off the loop (common/authq.h) */
+    int64_t session_ms;  /* a TCP link's session key lives this long */
     struct db *db;
     struct jobs *jobs;
     struct nodes *nodes;

@@ -3,7 +3,8 @@
 # could reach the scheduler's TCP port could register a worker (and be sent
 # other users' scripts and environments), or claim a live node's name,
 # evict the real worker and report its jobs' results.  Now a worker needs a
-# MUNGE credential of a service uid (root or the scheduler's user), and a
+# MUNGE credential of a service uid (root or the scheduler's user) when its
+# link opens, a session key on every frame after (t6002), and a
 # node name belongs to the live link that holds it.
 . "$(dirname "$0")/lib.sh"
 
@@ -28,7 +29,7 @@ test_expect_success 'a fake worker without a credential is refused and sent no j
     fake_worker fake.out "json:$(hello_frame ghost 64)" recv:5 &&
     id=$(echo hostname | qsub) &&
     wait $fake && cat fake.out &&
-    wire_check fake.out reply 1 "r[\"errnum\"] == 1 and \"no credential\" in r[\"error\"]" &&
+    wire_check fake.out reply 1 "r[\"errnum\"] == 1 and \"need link.open first\" in r[\"error\"]" &&
     ! grep "job.launch" fake.out &&
     test "$(job_state $id)" = Q &&
     ! pbsnodes -a | grep ghost &&
@@ -39,7 +40,7 @@ test_expect_success 'a fake worker without a credential is refused and sent no j
 if [ "$(id -u)" = 0 ] && [ -n "$other_users" ]; then
     test_expect_success 'a fake worker with another user'"'"'s credential is refused and sent no job' '
         wire_client() { as_user_py nobody "$HPCQ_SRCDIR/tests/wire-client.py" "$@"; } &&
-        fake_worker fake2.out open "sjson:$(hello_frame ghost2 64)" recv:5 &&
+        fake_worker fake2.out open "seal:$(hello_frame ghost2 64)" recv:5 &&
         id=$(echo hostname | qsub) &&
         wait $fake && cat fake2.out &&
         wire_check fake2.out reply 1 "\"nonce\" in r[\"body\"]" &&

@@ -1,7 +1,10 @@
 #!/bin/bash
 # User commands over TCP (HPCQ_SERVER=HOST:PORT, e.g. from another host):
-# each request carries a MUNGE credential and the scheduler takes the uid
-# from it; without one it is refused, as before.  The Unix socket keeps
+# the connection opens with link.open and a MUNGE credential, the scheduler
+# takes the uid from it, and the command checks the scheduler's answer (a
+# service uid's) before it sends anything; then frames are sealed with the
+# link's session key.  A one-shot request with a credential of its own is
+# accepted too; one without is refused, as before.  The Unix socket keeps
 # the kernel's word (SO_PEERCRED).
 . "$(dirname "$0")/lib.sh"
 
@@ -44,6 +47,17 @@ if [ "$(id -u)" = 0 ] && [ -n "$other_users" ]; then
         wait_state $theirs F && qdel $mine && wait_state $mine F
     '
 
+    test_expect_success 'a command over TCP sends nothing to a scheduler that cannot prove itself' '
+        fport=$(python3 -c "import socket; s=socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])") &&
+        echo "echo secret" > secret.sh &&
+        { as_user_py nobody "$HPCQ_SRCDIR/tests/fake-scheduler.py" --sign --workdir $PUB \
+              --seconds 8 --links 1 127.0.0.1:$fport > $PUB/fake.out 2>&1 & } &&
+        wait_until 5 grep -q "^listening" $PUB/fake.out &&
+        ! HPCQ_SERVER=127.0.0.1:$fport qsub secret.sh 2> fake.err; cat fake.err $PUB/fake.out &&
+        grep "refusing 127.0.0.1:$fport: it answers as uid 65534, not root" fake.err &&
+        grep -q "got link.open" $PUB/fake.out && ! grep -q "got job.submit" $PUB/fake.out
+    '
+
     test_expect_success 'a TCP connection cannot change users midway' '
         frame() { printf "{\"v\":1,\"type\":\"server.stat\",\"id\":%s,\"cred\":null,\"body\":{}}" $1; } &&
         f1=$(frame 1 | "$WIRE_SIGN") && f2=$(frame 2 | as_user nobody "$WIRE_SIGN") &&
@@ -53,6 +67,7 @@ if [ "$(id -u)" = 0 ] && [ -n "$other_users" ]; then
     '
 else
     test_skip 'over TCP the owner is whoever the credential says' 'needs root and a working "nobody" user'
+    test_skip 'a command over TCP sends nothing to a scheduler that cannot prove itself' 'needs root and a working "nobody" user'
     test_skip 'a TCP connection cannot change users midway' 'needs root and a working "nobody" user'
 fi
 

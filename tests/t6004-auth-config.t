@@ -58,8 +58,8 @@ test_expect_success 'a worker with MUNGE refuses a scheduler that has it off' '
 
 test_expect_success 'a worker with auth = none is refused by a scheduler with MUNGE' '
     worker_conf w2.conf $m_port mixed2 none &&
-    run_worker w2.conf w2.log "scheduler refused node.hello: node.hello carries no credential" &&
-    grep "refused node.hello from 127.0.0.1:.*no credential" $M/scheduler.log &&
+    run_worker w2.conf w2.log "scheduler refused node.hello: node messages need link.open first" &&
+    grep "refused node.hello from 127.0.0.1:.*need link.open first" $M/scheduler.log &&
     ! grep "node mixed2 up" $M/scheduler.log
 '
 

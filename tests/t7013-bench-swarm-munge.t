@@ -2,8 +2,8 @@
 # bench/swarm.sh --quick --auth munge: the swarm's nodes authenticate as
 # hpcq-worker does against a scheduler with auth = munge and real munged
 # daemons (one for the scheduler, one for the nodes, one key): each link
-# opens with link.open, every message either way carries a credential bound
-# to the link.  Every node came up, every job of the end-to-end array was
+# opens with link.open, one MUNGE credential each way, and every frame
+# after is sealed with the link's session key (common/session.h).  Every node came up, every job of the end-to-end array was
 # launched and reported finished, every heartbeat was answered (but those
 # in flight when the swarm stopped) and none missed, no credential was
 # refused either way, no node was marked down (a smoke test of the tool,
@@ -12,7 +12,7 @@
 
 descs=('bench/swarm.sh --quick --auth munge runs to the end'
     'every measurement produced a figure, munged'"'"'s CPU among them'
-    'the nodes made and checked credentials: one per message each way'
+    'the nodes made and checked credentials once per link, not per message'
     'the whole array ran on the swarm: all 200 jobs reported finished'
     'every heartbeat answered, no link lost, no credential refused, no node marked down')
 command -v munged >/dev/null && command -v mungekey >/dev/null ||
@@ -42,22 +42,22 @@ present() { awk -v x="$(value "$1")" 'BEGIN { exit !(x ~ /^[0-9.]+$/) }'; }
 
 test_expect_success "${descs[1]}" '
     for m in connect_s fill_jobs_per_s rss_mib_queued latency_median_ms e2e_jobs_per_s \
-             e2e_sustained_per_s swarm_heartbeats swarm_answered e2e_munged_sched_cpu_pct \
-             e2e_munged_nodes_cpu_pct swarm_auth_ms_per_cred; do
+             e2e_sustained_per_s swarm_heartbeats swarm_answered swarm_auth_ms_per_cred; do
         positive $m || { echo "no figure for $m: \"$(value $m)\"" >&2; exit 1; }
     done &&
+    # munged works only while links open: near 0 % once they are.
     for m in idle_cpu_pct queued_cpu_pct e2e_cpu_pct idle_munged_sched_cpu_pct \
-             idle_munged_nodes_cpu_pct queued_munged_sched_cpu_pct rss_mib_idle; do
+             idle_munged_nodes_cpu_pct queued_munged_sched_cpu_pct rss_mib_idle \
+             e2e_munged_sched_cpu_pct e2e_munged_nodes_cpu_pct; do
         present $m || { echo "no figure for $m: \"$(value $m)\"" >&2; exit 1; }
     done
 '
 
-# Each job: job.launch and job.finished's answer checked, job.launch's
-# answer, job.started and job.finished signed, at the least; each node's
-# link.open answer checked and its hello signed.
+# Each node's link.open signed and its answer checked; nothing per job
+# (200 jobs would be at least 600 with a credential on every message).
 test_expect_success "${descs[2]}" '
-    test "$(value swarm_creds_made)" -ge $((20 + 3 * 200)) &&
-    test "$(value swarm_creds_checked)" -ge $((20 + 2 * 200))
+    test "$(value swarm_creds_made)" -ge 20 && test "$(value swarm_creds_made)" -lt 200 &&
+    test "$(value swarm_creds_checked)" -ge 20 && test "$(value swarm_creds_checked)" -lt 200
 '
 
 test_expect_success "${descs[3]}" '

@@ -14,7 +14,7 @@ vg="$vg --errors-for-leak-kinds=definite,indirect --error-exitcode=99"
 rc=0
 
 for t in common/test/test_resource common/test/test_jobspec common/test/test_directive \
-         common/test/test_sbatch common/test/test_wire common/test/test_config common/test/test_auth \
+         common/test/test_sbatch common/test/test_wire common/test/test_config common/test/test_auth common/test/test_session \
          common/test/test_arrayspec \
          db/test/test_db scheduler/policy/test/test_priority scheduler/policy/test/test_place \
          scheduler/policy/test/test_backfill scheduler/test/test_limits worker/test/test_gpu scheduler/test/test_lifecycle \

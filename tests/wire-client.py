@@ -11,12 +11,23 @@ tcp:HOST:PORT) and sends each FRAME in order:
     raw:TEXT    the bytes of TEXT as they are (Python escapes like \\x00 work)
     hdr:N       a bare 4-byte length header saying N (decimal or 0x...)
     bytes:N:B   N copies of the byte B (decimal or 0x...)
-    open:       link.open with a fresh nonce (what a worker says first); the
-                reply is printed, and the link's binding (our nonce:theirs)
-                kept for the signed frames below
+    open:       link.open as a worker sends it (common/link.h), with a MUNGE
+                credential of the user running this ($WIRE_SIGN open); the
+                reply is printed, and if it carries a good credential the
+                link's session keys are kept ($WIRE_SIGN keys): from then on
+                every reply is read as a sealed frame (common/session.h)
+    bare-open:  link.open with a nonce and no credential
+    seal:TEXT   TEXT sealed with the session (next sequence number, HMAC),
+                sent; one reply is read and printed
+    sealsend:TEXT  the same, no reply awaited
+    hold:TEXT   TEXT sealed (it takes the next sequence number) but not sent
+    release:    the held frame, sent now; one reply read
+    truncate:TEXT  TEXT sealed, then its last byte cut off (the length header
+                says so); one reply read
+    forge:TEXT  TEXT sealed, then one byte of its JSON changed; one reply read
     sjson:TEXT  TEXT signed by $WIRE_SIGN (tests/wire-sign: a MUNGE
-                credential of the user running this, bound to the link),
-                framed, sent; one reply is read and printed
+                credential of the user running this, as a one-shot request
+                carries), framed, sent; one reply is read and printed
     ssend:TEXT  the same, no reply awaited
     again:      the last framed message again, byte for byte; one reply read
     recv:S      print each message that arrives in S seconds ("msg <json>"),
@@ -28,6 +39,8 @@ tcp:HOST:PORT) and sends each FRAME in order:
 Exits 0 unless the socket could not be used; the caller judges the output.
 Only the standard library, so it runs wherever the tests do.
 """
+import hashlib
+import hmac
 import json
 import os
 import secrets
@@ -52,11 +65,43 @@ def recv_exact(sock, n, deadline):
     return buf
 
 
+class Session:
+    """The keys of an open link and the next sequence number each way."""
+
+    def __init__(self, send, recv):
+        self.send, self.recv = bytes.fromhex(send), bytes.fromhex(recv)
+        self.send_seq = self.recv_seq = 0
+
+    def seal(self, data):
+        seq = struct.pack(">Q", self.send_seq)
+        self.send_seq += 1
+        return data + seq + hmac.new(self.send, seq + data, hashlib.sha256).digest()
+
+    def open(self, body):
+        data, seq, mac = body[:-40], body[-40:-32], body[-32:]
+        want = hmac.new(self.recv, seq + data, hashlib.sha256).digest()
+        if len(body) <= 40 or not hmac.compare_digest(mac, want):
+            raise ValueError("a frame that is not sealed with the session")
+        if struct.unpack(">Q", seq)[0] != self.recv_seq:
+            raise ValueError("a frame out of sequence")
+        self.recv_seq += 1
+        return data
+
+
+session = None
+
+
 def read_reply(sock, timeout):
     deadline = time.monotonic() + timeout
     (length,) = struct.unpack(">I", recv_exact(sock, 4, deadline))
     body = recv_exact(sock, length, deadline)
+    if session:
+        body = session.open(body)
     return json.loads(body.decode())
+
+
+def framed(data):
+    return struct.pack(">I", len(data)) + data
 
 
 def number(s):
@@ -128,9 +173,10 @@ def main(argv):
     if len(args) < 1:
         print(__doc__, file=sys.stderr)
         return 2
+    global session
     sock = connect(args.pop(0), timeout)
     binding = ""
-    last = b""
+    last = held = b""
     for frame in args:
         kind, _, text = frame.partition(":")
         if kind in ("json", "send", "sjson", "ssend"):
@@ -140,13 +186,53 @@ def main(argv):
             if kind in ("json", "sjson"):
                 print_reply(sock, timeout)
         elif kind == "open":
-            nonce = secrets.token_hex(16)
+            out = subprocess.run([os.environ["WIRE_SIGN"], "open"], stdout=subprocess.PIPE,
+                                 check=True).stdout.decode().splitlines()
+            data, secret = out[0].encode(), out[1].split()[1]
+            nonce = json.loads(data)["body"]["nonce"]
+            last = framed(data)
+            sock.sendall(last)
+            try:
+                (length,) = struct.unpack(">I", recv_exact(sock, 4, time.monotonic() + timeout))
+                answer = recv_exact(sock, length, time.monotonic() + timeout)
+            except (EOFError, TimeoutError, OSError) as e:
+                print("noreply %s" % e)
+                continue
+            print("reply " + json.dumps(json.loads(answer), sort_keys=True))
+            keys = subprocess.run([os.environ["WIRE_SIGN"], "keys", "--nonce", nonce,
+                                   "--secret", secret], input=answer,
+                                  stdout=subprocess.PIPE)
+            k = dict(line.split() for line in keys.stdout.decode().splitlines())
+            if keys.returncode == 0:
+                session = Session(k["send"], k["recv"])
+        elif kind == "bare-open":
             data = json.dumps({"v": 1, "type": "link.open", "id": 1, "cred": None,
-                               "body": {"nonce": nonce}}).encode()
-            sock.sendall(struct.pack(">I", len(data)) + data)
-            reply = print_reply(sock, timeout)
-            if reply and "nonce" in reply.get("body", {}):
-                binding = nonce + ":" + reply["body"]["nonce"]
+                               "body": {"nonce": secrets.token_hex(16)}}).encode()
+            last = framed(data)
+            sock.sendall(last)
+            print_reply(sock, timeout)
+        elif kind in ("seal", "sealsend"):
+            last = framed(session.seal(text.encode()))
+            sock.sendall(last)
+            if kind == "seal":
+                print_reply(sock, timeout)
+        elif kind == "hold":
+            held = framed(session.seal(text.encode()))
+        elif kind == "release":
+            last = held
+            sock.sendall(last)
+            print_reply(sock, timeout)
+        elif kind == "truncate":
+            body = session.seal(text.encode())[:-1]
+            last = framed(body)
+            sock.sendall(last)
+            print_reply(sock, timeout)
+        elif kind == "forge":
+            body = bytearray(session.seal(text.encode()))
+            body[len(body) // 4] ^= 0x01
+            last = framed(bytes(body))
+            sock.sendall(last)
+            print_reply(sock, timeout)
         elif kind == "again":
             sock.sendall(last)
             print_reply(sock, timeout)

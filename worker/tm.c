@@ -17,6 +17,7 @@
 #include "common/admit.h"
 #include "common/auth.h"
 #include "common/conn.h"
+#include "common/link.h"
 #include "common/log.h"
 #include "common/tm.h"
 #include "common/util.h"
@@ -64,9 +65,7 @@ struct tm_peer {
     struct tm *tm;
     struct conn *conn;
     enum peer_kind kind;
-    int open; /* TCP: link.open done */
-    char nonce[AUTH_NONCE_HEX + 1];
-    int64_t open_id;
+    int open;            /* TCP: link.open done */
     int64_t deadline_ms; /* link.open, or a client's tm.spawn, by then */
     int asked;           /* a client sent its tm.spawn */
     int closing;
@@ -112,6 +111,8 @@ struct tm {
 };
 
 static void peer_msg (struct conn *c, struct wire_msg *msg, void *arg);
+static void peer_link_done (struct conn *c, int ok, uid_t uid, const char *why,
+                            void *arg);
 static void peer_close (struct conn *c, void *arg);
 static void tm_keepalive (struct tm *tm, int fd);
 
@@ -442,28 +443,6 @@ static int sess_run (struct tm_sess *s, json_t *body, struct hpcq_error *err)
 
 /* ---- links between workers ---- */
 
-static json_t *sign_to (struct conn *c, const struct wire_msg *m, void *arg)
-{
-    struct tm_peer *p = arg;
-    struct hpcq_error err;
-    json_t *cred = auth_sign (p->tm->auth, m, AUTH_TO_TM, conn_binding (c), &err);
-
-    if (!cred)
-        log_msg (LOG_ERR, "tm: %s to %s: %s", m->type, p->host, err.text);
-    return cred;
-}
-
-static json_t *sign_from (struct conn *c, const struct wire_msg *m, void *arg)
-{
-    struct tm_peer *p = arg;
-    struct hpcq_error err;
-    json_t *cred = auth_sign (p->tm->auth, m, AUTH_FROM_TM, conn_binding (c), &err);
-
-    if (!cred)
-        log_msg (LOG_ERR, "tm: %s to %s: %s", m->type, conn_peer_name (c), err.text);
-    return cred;
-}
-
 static struct tm_peer *peer_new (struct tm *tm, int fd, enum peer_kind kind)
 {
     struct tm_peer *p = xzalloc (sizeof (*p));
@@ -553,67 +532,52 @@ static int sess_relay (struct tm_sess *s, json_t *body, struct hpcq_error *err)
         peer_send (s->out, "tm.spawn", json_incref (s->spawn));
         return 0;
     }
-    conn_set_signer (s->out->conn, sign_to, s->out);
-    if (auth_nonce (s->out->nonce) < 0)
+    if (link_open (s->out->conn, &(struct link_opts){ .q = tm->w->authq,
+                                                      .dir = AUTH_TO_TM,
+                                                      .service_only = 1,
+                                                      .done = peer_link_done,
+                                                      .arg = s->out })
+        < 0)
         return errprintf (err, "no random numbers");
-    peer_send (s->out, "link.open", json_pack ("{s:s}", "nonce", s->out->nonce));
-    s->out->open_id = tm->next_id;
     return 0;
 }
 
-/* A message on a link between workers carries a credential of a service
- * uid, for this link, in direction dir.  -1 with err if not. */
-static int peer_trust (struct tm_peer *p, struct wire_msg *msg, enum auth_dir dir,
-                       const char *binding, struct hpcq_error *err)
+/* A link between workers is open (common/link.h): the other end proved
+ * itself root or the cluster's service user, and every frame from now on
+ * is sealed.  Its session lives as long as the one process it carries
+ * (no session_lifetime: closing it would end that process). */
+static void peer_link_done (struct conn *c, int ok, uid_t uid, const char *why,
+                            void *arg)
 {
-    struct auth_cred cred;
+    struct tm_peer *p = arg;
 
-    if (!p->tm->auth)
-        return 0;
-    if (auth_verify (p->tm->auth, msg, dir, binding, &cred, err) < 0)
-        return -1;
-    if (!auth_is_service (p->tm->auth, cred.uid))
-        return errprintf (err,
-                          "its credential is of uid %u, not root or the cluster's "
-                          "service user",
-                          (unsigned)cred.uid);
-    return 0;
+    if (ok < 0) {
+        admit_ratelog (&p->tm->refuse_log, LOG_ERR, "tm: refusing %s: %s",
+                       conn_peer_name (c), why);
+        p->closing = 1;
+        conn_close (c);
+        return;
+    }
+    p->open = 1;
+    peer_uncount (p); /* another worker's link, no longer an unopened one */
+    if (p->kind == PEER_OUT && p->sess)
+        peer_send (p, "tm.spawn", json_incref (p->sess->spawn));
 }
 
-/* PEER_IN: link.open from another worker; the answer binds the link. */
+/* PEER_IN: its first message, link.open from another worker. */
 static int peer_accept_open (struct tm_peer *p, struct wire_msg *msg,
                              struct hpcq_error *err)
 {
-    const char *theirs;
-    char binding[AUTH_BINDING_MAX];
-
     if (msg->is_reply || strcmp (msg->type, "link.open") != 0)
         return errprintf (err, "%s before link.open", msg->type);
-    if (peer_trust (p, msg, AUTH_TO_TM, "", err) < 0)
-        return -1;
-    if (json_unpack (msg->body, "{s:s}", "nonce", &theirs) < 0
-        || strlen (theirs) != AUTH_NONCE_HEX || auth_nonce (p->nonce) < 0)
-        return errprintf (err, "link.open: no nonce");
-    snprintf (binding, sizeof (binding), "%s:%s", theirs, p->nonce);
-    conn_set_binding (p->conn, binding);
-    conn_set_signer (p->conn, sign_from, p);
-    p->open = 1;
-    peer_uncount (p);
-    return conn_reply (p->conn, msg, 0, NULL, json_pack ("{s:s}", "nonce", p->nonce));
-}
-
-/* PEER_OUT: the answer to our link.open; then the spawn goes. */
-static int peer_opened (struct tm_peer *p, struct wire_msg *msg, struct hpcq_error *err)
-{
-    char binding[AUTH_BINDING_MAX];
-
-    if (auth_link_answer (msg, p->open_id, p->nonce, binding, err) < 0
-        || peer_trust (p, msg, AUTH_FROM_TM, binding, err) < 0)
-        return -1;
-    conn_set_binding (p->conn, binding);
-    p->open = 1;
-    if (p->sess)
-        peer_send (p, "tm.spawn", json_incref (p->sess->spawn));
+    if (!p->tm->auth)
+        return errprintf (err, "a remote launch needs MUNGE (auth = none here)");
+    link_accept (p->conn, msg, NULL,
+                 &(struct link_opts){ .q = p->tm->w->authq,
+                                      .dir = AUTH_TO_TM,
+                                      .service_only = 1,
+                                      .done = peer_link_done,
+                                      .arg = p });
     return 0;
 }
 
@@ -771,22 +735,14 @@ static void peer_msg (struct conn *c, struct wire_msg *msg, void *arg)
     struct tm_peer *p = arg;
     struct hpcq_error err;
 
-    if (p->kind != PEER_CLIENT && !p->open) {
-        if ((p->kind == PEER_IN ? peer_accept_open (p, msg, &err)
-                                : peer_opened (p, msg, &err))
-            < 0) {
+    /* A link between workers: its frames are sealed once it is open
+     * (conn closes it on any that is not); before, only link.open. */
+    if (p->kind == PEER_IN && !p->open) {
+        if (peer_accept_open (p, msg, &err) < 0) {
             admit_ratelog (&p->tm->refuse_log, LOG_ERR, "tm: refusing %s: %s",
                            conn_peer_name (c), err.text);
             conn_close (c);
         }
-        return;
-    }
-    if (p->kind != PEER_CLIENT
-        && peer_trust (p, msg, p->kind == PEER_IN ? AUTH_TO_TM : AUTH_FROM_TM,
-                       conn_binding (c), &err)
-               < 0) {
-        log_msg (LOG_ERR, "tm: refusing %s: %s", conn_peer_name (c), err.text);
-        conn_close (c);
         return;
     }
     if (p->kind == PEER_OUT)

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "common/auth.h"
+#include "common/authq.h"
 #include "common/client.h"
+#include "common/link.h"
 #include "common/log.h"
 #include "common/resource.h"
 #include "common/util.h"
@@ -55,8 +57,7 @@ int64_t worker_send (struct worker *w, const char *type, json_t *body)
     int64_t id = w->next_id++;
 
     wire_request_init (&m, type, id, body);
-    if (!w->link || (w->open_id && strcmp (type, "link.open") != 0)
-        || conn_send (w->link, &m) < 0)
+    if (!w->link || w->opening || conn_send (w->link, &m) < 0)
         id = 0;
     wire_msg_release (&m);
     return id;
@@ -139,6 +140,25 @@ static void worker_local_link (struct worker *w)
     worker_hello (w);
 }
 
+/* The link's handshake (common/link.h) is over: the scheduler proved
+ * itself a service uid, and every frame from now on is sealed. */
+static void worker_link_done (struct conn *c, int ok, uid_t uid, const char *why,
+                              void *arg)
+{
+    struct worker *w = arg;
+
+    if (ok < 0) {
+        log_msg (LOG_ERR, "refusing the scheduler at %s: %s; closing the link",
+                 w->server, why);
+        conn_close (c);
+        return;
+    }
+    w->opening = 0;
+    log_msg (LOG_INFO, "scheduler at %s authenticated (uid %u)", w->server,
+             (unsigned)uid);
+    worker_hello (w);
+}
+
 static void worker_connect (struct worker *w)
 {
     struct hpcq_error err;
@@ -158,72 +178,19 @@ static void worker_connect (struct worker *w)
         worker_hello (w);
     else if (conn_is_local (w->link))
         worker_local_link (w);
-    else if (auth_nonce (w->nonce) < 0) {
-        log_error ("link.open: no random numbers");
-        conn_close (w->link);
-    } else if (!(w->open_id = worker_send (w, "link.open",
-                                           json_pack ("{s:s}", "nonce", w->nonce))))
-        conn_close (w->link);
-}
-
-static json_t *worker_sign (struct conn *c, const struct wire_msg *m, void *arg)
-{
-    struct worker *w = arg;
-    struct hpcq_error err;
-    json_t *cred = auth_sign (w->auth, m, AUTH_TO_SCHEDULER, conn_binding (c), &err);
-
-    if (!cred)
-        log_msg (LOG_ERR, "%s to the scheduler: %s", m->type, err.text);
-    return cred;
-}
-
-/* msg carries a credential of root, ours or the service user's, made for
- * it on a link bound to binding.  -1 with err if not. */
-static int worker_trust (struct worker *w, struct wire_msg *msg, const char *binding,
-                         struct auth_cred *cred, struct hpcq_error *err)
-{
-    if (auth_verify (w->auth, msg, AUTH_TO_WORKER, binding, cred, err) < 0)
-        return -1;
-    if (!auth_is_service (w->auth, cred->uid))
-        return errprintf (err,
-                          "its credential is of uid %u, not root or the "
-                          "cluster's service user",
-                          (unsigned)cred->uid);
-    return 0;
-}
-
-/* The answer to link.open: the scheduler's nonce, signed for ours by a
- * service uid.  The link is bound to both; then the hello goes. */
-static int worker_link_opened (struct worker *w, struct conn *c, struct wire_msg *msg,
-                               struct hpcq_error *err)
-{
-    char binding[AUTH_BINDING_MAX];
-    struct auth_cred cred;
-
-    if (auth_link_answer (msg, w->open_id, w->nonce, binding, err) < 0
-        || worker_trust (w, msg, binding, &cred, err) < 0)
-        return -1;
-    conn_set_binding (c, binding);
-    conn_set_signer (c, worker_sign, w);
-    w->open_id = 0;
-    log_msg (LOG_INFO, "scheduler at %s authenticated (uid %u)", w->server,
-             (unsigned)cred.uid);
-    worker_hello (w);
-    return 0;
-}
-
-/* Is this message from the scheduler, for this link?  1: act on it; 0:
- * it was the answer to link.open, handled here; -1 with err: refused. */
-static int worker_check (struct worker *w, struct conn *c, struct wire_msg *msg,
-                         struct hpcq_error *err)
-{
-    struct auth_cred cred;
-
-    if (conn_is_local (c))
-        return 1;
-    if (w->open_id)
-        return worker_link_opened (w, c, msg, err);
-    return worker_trust (w, msg, conn_binding (c), &cred, err) < 0 ? -1 : 1;
+    else {
+        struct link_opts o = { .q = w->authq,
+                               .dir = AUTH_TO_SCHEDULER,
+                               .lifetime_ms = w->session_ms,
+                               .service_only = 1,
+                               .done = worker_link_done,
+                               .arg = w };
+        w->opening = 1;
+        if (link_open (w->link, &o) < 0) {
+            log_error ("link.open: no random numbers");
+            conn_close (w->link);
+        }
+    }
 }
 
 static void worker_link_close (struct conn *c, void *arg)
@@ -234,7 +201,7 @@ static void worker_link_close (struct conn *c, void *arg)
              w->server, tasks_count (w->tasks));
     w->link = NULL;
     w->hello_id = 0;
-    w->open_id = 0;
+    w->opening = 0;
     checkpoint_link_down (w->ckpt);
     /* Results in flight are re-sent with the next hello. */
     for (struct task *t = tasks_first (w->tasks); t; t = tasks_next (t))
@@ -407,17 +374,9 @@ static void worker_dispatch (struct worker *w, struct conn *c, struct wire_msg *
 static void worker_link_msg (struct conn *c, struct wire_msg *msg, void *arg)
 {
     struct worker *w = arg;
-    struct hpcq_error err;
-    int rc;
 
-    if (w->auth && (rc = worker_check (w, c, msg, &err)) <= 0) {
-        if (rc < 0) {
-            log_msg (LOG_ERR, "refusing the scheduler at %s: %s; closing the link",
-                     w->server, err.text);
-            conn_close (c);
-        }
-        return;
-    }
+    /* Over TCP with MUNGE every frame here was sealed by the link's
+     * session (common/session.h); conn closed the link on any other. */
     if (msg->is_reply)
         worker_handle_reply (w, msg);
     else
@@ -577,6 +536,8 @@ struct worker *worker_create (struct loop *loop, struct config *cfg,
     /* Every setting is checked (their errors come first) before munged is. */
     if (worker_settings (w, err) < 0 || worker_monitor (w, err) < 0
         || auth_from_config (cfg, "hpcq-worker", &w->auth, err) < 0
+        || (w->auth && !(w->authq = authq_create (loop, w->auth, err)))
+        || link_lifetime_from_config (cfg, &w->session_ms, err) < 0
         || !(w->notice = notice_create (w, err)))
         goto error;
     if (!(w->tasks = tasks_create (w, err)) || !(w->ckpt = checkpoint_create (w, err))
@@ -615,6 +576,7 @@ void worker_destroy (struct worker *w)
     checkpoint_destroy (w->ckpt);
     tasks_destroy (w->tasks);
     fence_destroy (w->fence); /* after its jobs, killed as the worker stops */
+    authq_destroy (w->authq);
     auth_destroy (w->auth);
     free (w);
 }

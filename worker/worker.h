@@ -6,11 +6,11 @@
  * When the scheduler goes away the jobs keep running and the worker keeps
  * trying to reconnect.
  *
- * With MUNGE (common/auth.h) the link opens with link.open: the worker
- * checks the scheduler's signed answer before it says anything else, and
- * from then on every message, either way, carries a credential bound to the
- * link.  A message that fails the check closes the link: a worker acts on
- * nothing it cannot trace to root or the cluster's service user.
+ * With MUNGE over TCP the link opens with link.open (common/link.h): the
+ * worker checks the scheduler's answer, made by root or the cluster's
+ * service user, before it says anything else, and from then on every
+ * frame, either way, is sealed with the link's session key
+ * (common/session.h).  A frame that fails the check closes the link.
  */
 #ifndef HPCQ_WORKER_WORKER_H
 #define HPCQ_WORKER_WORKER_H
@@ -29,6 +29,7 @@ struct notice;
 struct gpumon;
 struct health;
 struct auth;
+struct authq;
 struct checkpoint;
 struct tm;
 struct fence;
@@ -55,11 +56,12 @@ struct worker {
     int64_t last_usage_ms;
     int64_t kill_delay_ms;
 
-    struct auth *auth; /* MUNGE; NULL with auth = none */
-    struct conn *link; /* NULL while disconnected */
-    int64_t open_id;   /* link.open in flight: nothing else goes out */
-    char nonce[33];    /* ours for link.open (AUTH_NONCE_HEX + 1) */
-    int64_t hello_id;  /* hello in flight, 0 once acknowledged */
+    struct auth *auth;   /* MUNGE; NULL with auth = none */
+    struct authq *authq; /* munged, off the loop (common/authq.h) */
+    int64_t session_ms;  /* a link's session key lives this long */
+    struct conn *link;   /* NULL while disconnected */
+    int opening;         /* link.open in flight: nothing else goes out */
+    int64_t hello_id;    /* hello in flight, 0 once acknowledged */
     int64_t next_id;
     struct loop_timer *tick;
     int64_t last_beat_ms;

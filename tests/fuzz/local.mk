@@ -28,7 +28,9 @@ FUZZ_TARGET_SOURCES = \
 	tests/fuzz/fuzz_limits.c \
 	tests/fuzz/fuzz_http_query.c \
 	tests/fuzz/fuzz_telemetry.c \
-	tests/fuzz/fuzz_tm.c
+	tests/fuzz/fuzz_tm.c \
+	tests/fuzz/fuzz_session.c \
+	tests/fuzz/fuzz_link.c
 
 # The code under test, compiled again for each build (with the sanitizers,
 # and for libFuzzer with its coverage instrumentation): all of libhpcq, as
