@@ -6,8 +6,15 @@
 
 cluster_start 2 --cpus-per-worker 1
 
-# The pids of the daemons of the test's cluster, by their config files.
-daemons() { pgrep -f -- "--config $CLUSTER/(scheduler|worker[0-9]+)\.conf" | sort; }
+# The pids of the daemons of the test's cluster, by their config files;
+# not the workers' fence watchdogs (hpcq-fence, forked with the worker's
+# command line: worker/fence.h), which each worker starts and stops itself.
+daemons() {
+    local p
+    for p in $(pgrep -f -- "--config $CLUSTER/(scheduler|worker[0-9]+)\.conf"); do
+        [ "$(cat /proc/$p/comm 2>/dev/null)" = hpcq-fence ] || echo $p
+    done | sort
+}
 
 test_expect_success 'the scheduler dies; its workers live on' '
     daemons > before && test $(wc -l < before) = 3 &&
