@@ -50,10 +50,12 @@ test_expect_success 'a truncated checkpoint is detected too' '
     grep "damaged (part 0: truncated" d.out && grep "restarting from step 50" d.out
 '
 
-test_expect_success 'only damaged or foreign checkpoints: one error line, exit 2' '
+# Exit 65 (CKPT_EXIT_INVALID, common/ckptreport.h): the scheduler marks
+# the job's checkpoints unusable and applies ckpt_corrupt (issue 23).
+test_expect_success 'only damaged or foreign checkpoints: an error line each, exit 65' '
     mkdir -p ck4 && seq 100 >ck4/md-00000001.ckpt &&
     set +e; $RUN --steps 20 --checkpoint-dir ck4 --restart >e.out 2>e.err; rc=$?; set -e
-    cat e.err; test $rc = 2 && grep -q "is damaged (not a checkpoint file)" e.err &&
+    cat e.err; test $rc = 65 && grep -q "is damaged (not a checkpoint file)" e.err &&
     test "$(tail -1 e.err)" = "hpcq-md: no valid checkpoint in '\''ck4'\''"
 '
 
