@@ -58,10 +58,12 @@ test_expect_success 'symlinks and hard links planted in the spool are not follow
     test "$(stat -c %U:%a:%h "$victim")" = root:644:1
 '
 
-# ckpt.sock is the worker's own (jobs report checkpoints on it), not a job's.
+# ckpt.sock (jobs report checkpoints on it) and watchdog.fence (the fence's
+# watchdog's session record, worker/fence.h) are the worker's own, not a job's.
 test_expect_success 'that job ran, and its files are gone from the spool' '
     id=$(cat planted_job) && test "$(job_attr $id Exit_status)" = 0 &&
-    ! ls "$SPOOL" | grep -vx ckpt.sock | grep -q .
+    test "$(stat -c %U:%a "$SPOOL/watchdog.fence")" = root:600 &&
+    ! ls "$SPOOL" | grep -vxe ckpt.sock -e watchdog.fence | grep -q .
 '
 
 test_done

@@ -55,7 +55,7 @@ struct checkpoint {
     int fd;
     struct admit *admit;
     struct admit_counts *per_uid;
-    struct admit_ratelog refuse_log;
+    struct admit_ratelog refuse_log, report_log; /* connections; bad reports */
     struct loop_timer *sweep;
     struct conn *conns[CHECKPOINT_MAX_CONNS];
     int64_t conn_since[CHECKPOINT_MAX_CONNS];
@@ -212,7 +212,7 @@ static void sock_msg (struct conn *c, struct wire_msg *msg, void *arg)
         || ckptreport_check (gen, bytes, secs, &err) < 0) {
         if (!err.text[0])
             snprintf (err.text, sizeof (err.text), "bad generation, bytes or seconds");
-        admit_ratelog (&cp->refuse_log, LOG_WARNING,
+        admit_ratelog (&cp->report_log, LOG_WARNING,
                        "job %s: checkpoint report refused: %s", t->jobid, err.text);
         (void)conn_reply (c, msg, EINVAL, err.text, NULL);
         conn_close_after_flush (c);

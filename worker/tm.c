@@ -103,7 +103,10 @@ struct tm {
     struct admit_counts *per_addr; /* unopened TCP links per address */
     int64_t max_per_user, unopened_per_addr, unopened_max;
     int nunopened;
-    struct admit_ratelog late_log, refuse_log;
+    /* Refusals rate-limited by kind, so that a storm of one (a flood of
+     * TCP links from an address) does not silence the other (a uid over
+     * its cap on the Unix socket) for as long as it lasts. */
+    struct admit_ratelog late_log, refuse_log, link_log;
     struct loop_timer *tick;
     int64_t next_id;
     LIST_HEAD (, tm_job) jobs;
@@ -552,7 +555,7 @@ static void peer_link_done (struct conn *c, int ok, uid_t uid, const char *why,
     struct tm_peer *p = arg;
 
     if (ok < 0) {
-        admit_ratelog (&p->tm->refuse_log, LOG_ERR, "tm: refusing %s: %s",
+        admit_ratelog (&p->tm->link_log, LOG_ERR, "tm: refusing %s: %s",
                        conn_peer_name (c), why);
         p->closing = 1;
         conn_close (c);
@@ -739,7 +742,7 @@ static void peer_msg (struct conn *c, struct wire_msg *msg, void *arg)
      * (conn closes it on any that is not); before, only link.open. */
     if (p->kind == PEER_IN && !p->open) {
         if (peer_accept_open (p, msg, &err) < 0) {
-            admit_ratelog (&p->tm->refuse_log, LOG_ERR, "tm: refusing %s: %s",
+            admit_ratelog (&p->tm->link_log, LOG_ERR, "tm: refusing %s: %s",
                            conn_peer_name (c), err.text);
             conn_close (c);
         }
@@ -839,7 +842,7 @@ static void tm_make_room (struct tm *tm)
         oldest = p;
     if (!oldest)
         return;
-    admit_ratelog (&tm->refuse_log, LOG_WARNING,
+    admit_ratelog (&tm->link_log, LOG_WARNING,
                    "tm: dropping %s: %d links not yet opened (tm_unopened_max); the "
                    "oldest makes room",
                    conn_peer_name (oldest->conn), tm->nunopened);
@@ -889,8 +892,8 @@ static void tm_accepted (int fd, const struct admit_peer *who, void *arg)
                       "too many connections to the task manager: uid %u holds %lld "
                       "(tm_max_user_connections, or fewer without a job here)",
                       (unsigned)who->uid, (long long)cap);
-        admit_ratelog (&tm->refuse_log, LOG_WARNING, "tm: refusing %s: %s", who->name,
-                       text);
+        admit_ratelog (who->tcp ? &tm->link_log : &tm->refuse_log, LOG_WARNING,
+                       "tm: refusing %s: %s", who->name, text);
         p->closing = 1;
         if (who->tcp)
             conn_close (p->conn);
