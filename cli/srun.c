@@ -455,36 +455,26 @@ static void env_free (char **env)
 
 /* ---- running ---- */
 
-/* A signal to every task; a kill drops the ones not started yet (their
- * worker may not have the process to signal: closing the connection ends
- * the spawn there). */
+/* A signal to every task.  One not started yet gets it too: the worker
+ * reads it after the spawn, on the same connection; a relayed one (whose
+ * sister may not have it yet) gets SIGKILL again once started.  Every
+ * task ends with its tm.exit, as its worker saw it. */
 static void step_kill (struct step *st, int signo)
 {
     for (int t = 0; t < st->lay.ntasks; t++) {
         struct task *tk = &st->tasks[t];
-        if (tk->done || !tk->st) /* over, or never spawned */
-            continue;
-        if (signo != SIGKILL || tk->started) {
+        if (!tk->done && tk->st && tk->t) /* running, or being spawned */
             tmc_signal (tk->t, signo);
-            continue;
-        }
-        tmc_destroy (tk->t);
-        tk->t = NULL;
-        tk->done = 1;
-        tk->status = TM_STATUS_SIGNALED + SIGKILL;
-        st->running--;
-        srun_io_task_end (st->io, t);
     }
-    if (st->running == 0)
-        loop_stop (st->loop);
 }
 
 static void on_started (struct tmc *t, void *arg)
 {
     struct task *tk = arg;
 
-    (void)t;
     tk->started = 1;
+    if (tk->st->killing)
+        tmc_signal (t, SIGKILL);
 }
 
 static void on_output (struct tmc *t, int fd, const char *buf, size_t len, void *arg)

@@ -50,6 +50,16 @@ struct rtask {
 static void rtask_out_io (struct loop *l, int fd, int revents, void *arg);
 static void rtask_in_io (struct loop *l, int fd, int revents, void *arg);
 
+/* A signal to the process's session.  Until the child's setsid () it has
+ * no group of its own (kill (-pid) fails with ESRCH): then to the child
+ * itself, the only process there is yet (its exec comes after setsid),
+ * unless reaped (its pid may be another's by now). */
+static void rtask_kill (struct rtask *rt, int signo)
+{
+    if (kill (-rt->pid, signo) < 0 && errno == ESRCH && !rt->reaped)
+        (void)kill (rt->pid, signo);
+}
+
 static void rtask_free (struct rtask *rt)
 {
     for (int i = 1; i <= 2; i++) {
@@ -72,7 +82,7 @@ void rtask_destroy (struct rtask *rt)
     int saved = errno;
     /* Whatever is left of its session goes with it. */
     if (rt->pid > 0 && (!rt->reaped || !rt->reported))
-        (void)kill (-rt->pid, SIGKILL);
+        rtask_kill (rt, SIGKILL);
     if (rt->busy)
         rt->dead = 1;
     else
@@ -266,7 +276,7 @@ void rtask_close_input (struct rtask *rt)
 void rtask_signal (struct rtask *rt, int signo)
 {
     if (rt->pid > 0 && !rt->reaped)
-        (void)kill (-rt->pid, signo);
+        rtask_kill (rt, signo);
 }
 
 static void rtask_drained (struct loop *l, void *arg)
