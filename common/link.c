@@ -225,20 +225,29 @@ static void hs_answer (struct conn *c, struct wire_msg *msg, void *arg)
     hs->job = authq_decode (hs->o.q, text, hs_answer_checked, hs);
 }
 
-static void hs_open_signed (struct authq_result *r, void *arg)
+/* munged signed our half of the handshake: send it with its credential.
+ * 0, or -1 once the handshake has failed (hs_fail said why). */
+static int hs_send_signed (struct link_hs *hs, struct authq_result *r)
 {
-    struct link_hs *hs = arg;
-
     hs->job = NULL;
     if (r->rc < 0) {
         hs_fail (hs, r->error);
-        return;
+        return -1;
     }
     hs->msg.cred = json_string (r->cred);
     if (conn_send (hs->c, &hs->msg) < 0) {
         hs_fail (hs, strerror (errno));
-        return;
+        return -1;
     }
+    return 0;
+}
+
+static void hs_open_signed (struct authq_result *r, void *arg)
+{
+    struct link_hs *hs = arg;
+
+    if (hs_send_signed (hs, r) < 0)
+        return;
     hs->open_id = hs->msg.id;
 }
 
@@ -275,16 +284,8 @@ static void hs_answer_signed (struct authq_result *r, void *arg)
 {
     struct link_hs *hs = arg;
 
-    hs->job = NULL;
-    if (r->rc < 0) {
-        hs_fail (hs, r->error);
+    if (hs_send_signed (hs, r) < 0)
         return;
-    }
-    hs->msg.cred = json_string (r->cred);
-    if (conn_send (hs->c, &hs->msg) < 0) {
-        hs_fail (hs, strerror (errno));
-        return;
-    }
     hs_done (hs);
 }
 
