@@ -156,7 +156,7 @@ PY
         --expect "job .* ready" --wait-file go2 \
         --send "echo \"U=[\$(id -un)]\"; exit 0\n" -- qsub -I -h; echo "rc=$?" > a.rc ) &
     wait_until 30 grep -q "waiting for job" a.log && id=$(log_jobid a.log) &&
-    wait_until 10 test -n "$(qsub_port $(cat a.pid))" && port=$(qsub_port $(cat a.pid)) &&
+    wait_until 10 eval "test -n \"\$(qsub_port \$(cat a.pid))\"" && port=$(qsub_port $(cat a.pid)) &&
     as_user_py nobody $PUB/attack.py $port > at.out && cat at.out &&
     grep -qx "hello=HPCQPTY1 answer=0 bytes" at.out &&
     wait_until 10 grep -q "refused a connection from 127.0.0.1:[0-9]* (wrong cookie)" a.log &&

@@ -154,7 +154,7 @@ test_expect_success 'through all of it the scheduler served: the real worker kep
 '
 
 test_expect_success 'the session key ends after session_lifetime: the worker opens a fresh link, its node stays up' '
-    wait_until 20 test "$(grep -c "scheduler at .* authenticated" $CLUSTER/worker1.log)" -ge 3 &&
+    wait_until 20 eval "test \$(grep -c \"scheduler at .* authenticated\" $CLUSTER/worker1.log) -ge 3" &&
     grep -q "its session key has lived session_lifetime" $CLUSTER/worker1.log &&
     id=$(echo "sleep 5" | qsub) && wait_state $id F 40 &&
     test "$(job_attr $id Exit_status)" = 0 &&

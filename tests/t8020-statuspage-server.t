@@ -39,8 +39,8 @@ test_expect_success 'running, blocked, held and stopped-queue jobs; a stopped qu
     wait_state $a R && wait_state $b R &&
     c=$(echo true | qsub -N blocked -l select=1:ncpus=2 -l walltime=00:05:00) &&
     h=$(echo true | qsub -h -N held) && s=$(echo true | qsub -q stopped -N parked) &&
-    wait_until 20 test -n "$(job_attr $s comment)" &&
-    wait_until 20 test -n "$(job_attr $c estimated.start_time)" &&
+    wait_until 20 eval "test -n \"\$(job_attr $s comment)\"" &&
+    wait_until 20 eval "test -n \"\$(job_attr $c estimated.start_time)\"" &&
     echo "$a $b $c $h $s" > ids
 '
 
