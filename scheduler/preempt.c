@@ -31,7 +31,6 @@
 #include "scheduler/policy/place.h"
 #include "scheduler/preempt.h"
 #include "scheduler/queue.h"
-#include "scheduler/sched.h"
 
 /* Bounds on the victim search per waiting job and pass (each try is one
  * placement over all nodes). */
