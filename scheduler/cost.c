@@ -13,7 +13,7 @@
 #include "scheduler/ckpt.h"
 #include "scheduler/cost.h"
 #include "scheduler/jobs.h"
-#include "scheduler/web/metrics.h"
+#include "scheduler/web/metrics_count.h"
 #include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
 

@@ -26,7 +26,7 @@
 #include "scheduler/ckpt.h"
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
-#include "scheduler/web/metrics.h"
+#include "scheduler/web/metrics_count.h"
 #include "scheduler/nodes.h"
 #include "scheduler/policy/place.h"
 #include "scheduler/preempt.h"

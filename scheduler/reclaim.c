@@ -25,7 +25,7 @@
 #include "db/db_node.h"
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
-#include "scheduler/web/metrics.h"
+#include "scheduler/web/metrics_count.h"
 #include "scheduler/node_state.h"
 #include "scheduler/nodes.h"
 #include "scheduler/policy/place.h"
