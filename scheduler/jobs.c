@@ -514,7 +514,7 @@ static int load_parse_one (struct job *job, const char *text)
 static int load_alloc (struct jobs *js, struct job *job)
 {
     if (!strchr ("RES", job->rec.state) || !job->rec.alloc
-        || !(job->alloc = alloc_from_json (js->srv->nodes, job->rec.alloc)))
+        || !(job->alloc = alloc_from_json (js->srv->nodes, nodes_get, job->rec.alloc)))
         return 0;
     if (job->rec.state == 'S') {
         suspended_link (js, job);
