@@ -131,13 +131,6 @@ int64_t ckpt_grace_ms (struct server *srv)
 
 /* ---- what a job asked for ---------------------------------------------- */
 
-struct job_ckpt *ckpt_job_state (struct job *job)
-{
-    if (!job->ck)
-        job->ck = xzalloc (sizeof (*job->ck));
-    return job->ck;
-}
-
 void ckpt_job_spec (const struct job *job, struct ckptspec *out)
 {
     if (!job->spec.checkpoint || ckptspec_parse (job->spec.checkpoint, out, NULL) < 0)

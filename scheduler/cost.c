@@ -10,7 +10,7 @@
 #include "common/util.h"
 #include "db/db_ckpt.h"
 #include "scheduler/lifecycle_sub.h"
-#include "scheduler/ckpt.h"
+#include "scheduler/job_ckpt.h"
 #include "scheduler/cost.h"
 #include "scheduler/jobs.h"
 #include "scheduler/web/metrics_count.h"
