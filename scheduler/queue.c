@@ -18,7 +18,7 @@
 #include "common/util.h"
 #include "scheduler/jobs.h"
 #include "scheduler/limits.h"
-#include "scheduler/preempt.h"
+#include "scheduler/preempt_check.h"
 #include "scheduler/queue.h"
 
 struct queues {
