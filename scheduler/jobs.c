@@ -886,6 +886,22 @@ const struct job_counts *jobs_counts (struct jobs *js)
     return js->counts;
 }
 
+struct job_counts *jobs_counts_recount (struct jobs *js)
+{
+    struct job_counts *c = job_counts_create ();
+    int n;
+    struct job **all = jobs_all (js, &n);
+
+    for (int i = 0; i < n; i++) {
+        const struct job *j = all[i];
+        job_counts_job (c, j, 1);
+        if (j->arr)
+            for (int s = 0; s < j->arr->nsub; s++)
+                job_counts_job (c, j->arr->sub[s], 1);
+    }
+    return c;
+}
+
 int jobs_purge (struct jobs *js, int64_t finished_before,
                 int (*keep) (const struct job *job, void *arg), void *arg)
 {
