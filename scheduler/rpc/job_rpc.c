@@ -27,6 +27,7 @@
 #include "scheduler/rpc/job_ops.h"
 #include "scheduler/rpc/job_rpc.h"
 #include "scheduler/rpc/job_stat.h"
+#include "scheduler/rpc/rpc_target.h"
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
 #include "scheduler/limits.h"
@@ -203,28 +204,6 @@ out:
     jobspec_release (&spec);
 }
 
-/* The job named in a request that the caller may act on, or NULL after
- * replying with the reason (PBS wording). */
-struct job *job_rpc_target (struct server *srv, struct conn *c, struct wire_msg *msg)
-{
-    const char *id;
-    struct job *job;
-
-    if (json_unpack (msg->body, "{s:s}", "id", &id) < 0) {
-        server_reply_error (c, msg, EPROTO, "%s: missing job id", msg->type);
-        return NULL;
-    }
-    if (!(job = jobs_find (srv->jobs, id))) {
-        server_reply_error (c, msg, ENOENT, "Unknown Job Id %s", id);
-        return NULL;
-    }
-    if (!server_may_act (srv, conn_peer_uid (c), job->rec.uid)) {
-        server_reply_error (c, msg, EPERM, "Unauthorized Request  %s", job->id);
-        return NULL;
-    }
-    return job;
-}
-
 /* Delete one job that is not an array; -1 with errno if it cannot be. */
 static int delete_one (struct server *srv, struct job *job, const char *who)
 {
@@ -315,7 +294,7 @@ static void purge_history (struct server *srv, struct conn *c, struct wire_msg *
 
 static void job_delete (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_rpc_target (srv, c, msg);
+    struct job *job = rpc_target_job (srv, c, msg);
     char who[64];
 
     if (!job)
@@ -465,7 +444,7 @@ static int array_holds_follow (struct server *srv, struct job *array, int mask,
 
 static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_rpc_target (srv, c, msg);
+    struct job *job = rpc_target_job (srv, c, msg);
     char who[64];
     int mask;
 
@@ -488,7 +467,7 @@ static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
 
 static void job_release (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_rpc_target (srv, c, msg);
+    struct job *job = rpc_target_job (srv, c, msg);
     char who[64];
     int mask;
 
@@ -558,7 +537,7 @@ static int alter_apply (struct server *srv, const struct job *job, json_t *opts,
 
 static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_rpc_target (srv, c, msg);
+    struct job *job = rpc_target_job (srv, c, msg);
     struct hpcq_jobspec spec;
     struct hpcq_error err;
     char who[64], *text;

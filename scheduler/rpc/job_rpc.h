@@ -10,10 +10,6 @@ int job_rpc_register (struct server *srv);
 
 struct job;
 
-/* The job named by the request's "id" that the caller may act on (its
- * owner, an operator), or NULL after replying with PBS's reason. */
-struct job *job_rpc_target (struct server *srv, struct conn *c, struct wire_msg *msg);
-
 /* What qstat -B shows (server.stat's answer) and a state_count object
  * (Queued, Held, ... total_jobs) over all jobs or one queue's: new
  * references, for the REST API too (api.h). */
