@@ -29,7 +29,10 @@ struct intern {
     struct intern_entry *set;
     int n, max;
 };
-#define INTERN_INIT(max_) { .lock = PTHREAD_MUTEX_INITIALIZER, .max = (max_) }
+#define INTERN_INIT(max_)                                \
+    {                                                    \
+        .lock = PTHREAD_MUTEX_INITIALIZER, .max = (max_) \
+    }
 
 /* The table's copy of s (never freed).  NULL with errno ENOSPC once max
  * texts are kept, or ENOMEM. */
