@@ -6,6 +6,7 @@
 #include "scheduler/cost.h"
 #include "scheduler/limits.h"
 #include "scheduler/queue.h"
+#include "scheduler/queue_attr.h"
 #include "scheduler/rpc/server_rpc.h"
 #include "scheduler/rpc/queue_rpc.h"
 
@@ -30,7 +31,7 @@ static void queue_stat (struct server *srv, struct conn *c, struct wire_msg *msg
 
 static const struct handler queue_handlers[] = {
     { "queue.stat", queue_stat, ROLE_ANY },
-    { "queue.manage", queue_manage, ROLE_ANY },
+    { "queue.manage", queue_attr_manage, ROLE_ANY },
     { NULL, NULL, 0 },
 };
 

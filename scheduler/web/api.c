@@ -18,6 +18,7 @@
 #include "scheduler/node_admin.h"
 #include "scheduler/nodes.h"
 #include "scheduler/queue.h"
+#include "scheduler/queue_attr.h"
 
 /* Jobs per part of a streamed list: a few milliseconds of work. */
 #define API_PART_JOBS 100
