@@ -32,8 +32,10 @@
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
 #include "scheduler/limits.h"
+#include "scheduler/nodes.h"
 #include "scheduler/queue.h"
 #include "scheduler/sched.h"
+#include "scheduler/server_attr.h"
 
 static struct job *job_new (struct server *srv, struct conn *c,
                             struct hpcq_jobspec *spec)

@@ -27,9 +27,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "scheduler/policy/job_state.h"
 #include "scheduler/server.h"
 #include "scheduler/web/metrics_count.h"
 
+struct job;
+struct node;
 struct http;
 struct metrics;
 
