@@ -35,10 +35,19 @@
 #include "common/cliopt.h"
 #include "common/hostlist.h"
 #include "common/loop.h"
+#include "common/stepframe.h"
 #include "common/tm.h"
 #include "common/util.h"
 
 extern char **environ;
+
+#ifdef HAVE_PMIX
+#define HAVE_PMIX_STEPD 1
+#define PMIX_MAJOR HPCQ_PMIX_MAJOR
+#else
+#define HAVE_PMIX_STEPD 0
+#define PMIX_MAJOR 0
+#endif
 
 static const char *usage_text =
     "Usage: srun [-n ntasks] [-N nodes] [--ntasks-per-node=n] [-c ncpus] [-l]\n"
@@ -56,8 +65,26 @@ struct task {
     int done;
 };
 
+/* A node of a --mpi=pmix step: its hpcq-stepd, its frames, its
+ * contribution to the fence in progress. */
+struct snode {
+    struct step *st;
+    int k;
+    struct tmc *t;
+    struct stepframe_reader rd;
+    unsigned char *fence;
+    size_t fence_len;
+    int fenced;
+    int done;
+};
+
 struct step {
     struct srun_opts *o;
+    struct snode *nodes; /* [lay.nnodes], --mpi=pmix only */
+    int fences_in;       /* nodes whose contribution is in */
+    int abort_status;    /* a rank called MPI_Abort with this (1 if 0) */
+    int input_to;        /* the task srun's stdin goes to, -1: none */
+    struct loop_watch *in_watch;
     struct loop *loop;
     struct srun_hosts hosts;
     struct srun_layout lay;
@@ -168,9 +195,32 @@ static void parse_bind (const char *arg)
         die_opt ("--cpu-bind=%s: hpcq does not bind tasks to CPUs (use none)", arg);
 }
 
+/* --mpi: none, or pmix (Slurm's plugin names, pmix_v4 among them); list
+ * prints them as Slurm's srun does. */
+static int parse_mpi (const char *arg)
+{
+    if (strcmp (arg, "list") == 0) {
+        printf ("MPI plugin types are...\n\tnone\n%s",
+                HAVE_PMIX_STEPD ? "\tpmix\n" : "");
+        if (HAVE_PMIX_STEPD)
+            printf ("specific pmix plugin versions available: pmix_v%d\n", PMIX_MAJOR);
+        exit (0);
+    }
+    if (strcmp (arg, "none") == 0)
+        return 0;
+    if (strcmp (arg, "pmix") && strncmp (arg, "pmix_v", 6))
+        die_opt ("--mpi=%s: hpcq's srun has the MPI types none and pmix (see srun "
+                 "--mpi=list); pmi2 and the others are not built",
+                 arg);
+    if (!HAVE_PMIX_STEPD)
+        die_opt ("--mpi=%s: this hpcq was built without PMIx (libpmix-dev)", arg);
+    return 1;
+}
+
 int srun_parse (int argc, char **argv, struct srun_opts *o)
 {
     int c;
+    const char *mpi = NULL;
 
     cliopt_only (&(struct cliopt){ .prog = "srun", .kind = CLIOPT_SLURM }, argc, argv);
     memset (o, 0, sizeof (*o));
@@ -206,12 +256,7 @@ int srun_parse (int argc, char **argv, struct srun_opts *o)
         case 'J': o->job_name = optarg; break;
         case 'O': o->req.overcommit = 1; break;
         case OPT_CPU_BIND: parse_bind (optarg); break;
-        case OPT_MPI:
-            if (strcmp (optarg, "none") && strcmp (optarg, "list"))
-                die_opt ("--mpi=%s: no PMI server here; start MPI programs with mpirun "
-                         "(it launches through srun)",
-                         optarg);
-            break;
+        case OPT_MPI: mpi = optarg; break;
         case OPT_OPEN_MODE:
             if (strcmp (optarg, "append") && strcmp (optarg, "a")
                 && strcmp (optarg, "truncate") && strcmp (optarg, "t"))
@@ -241,6 +286,10 @@ int srun_parse (int argc, char **argv, struct srun_opts *o)
             exit (1);
         }
     }
+    if (!mpi)
+        mpi = getenv ("SLURM_MPI_TYPE");
+    if (mpi)
+        o->mpi_pmix = parse_mpi (mpi);
     if (optind >= argc)
         die_opt ("%s", "No command given to execute.");
     o->argv = argv + optind;
@@ -461,11 +510,24 @@ static void env_free (char **env)
  * task ends with its tm.exit, as its worker saw it. */
 static void step_kill (struct step *st, int signo)
 {
-    for (int t = 0; t < st->lay.ntasks; t++) {
+    /* --mpi=pmix: each node's stepd shares its session with its ranks. */
+    for (int k = 0; st->nodes && k < st->lay.nnodes; k++)
+        if (!st->nodes[k].done && st->nodes[k].t)
+            tmc_signal (st->nodes[k].t, signo);
+    for (int t = 0; !st->nodes && t < st->lay.ntasks; t++) {
         struct task *tk = &st->tasks[t];
         if (!tk->done && tk->st && tk->t) /* running, or being spawned */
             tmc_signal (tk->t, signo);
     }
+}
+
+/* A task failed (-K, a lost one, MPI_Abort): every task is killed. */
+static void step_terminate (struct step *st)
+{
+    if (!st->killing)
+        fprintf (stderr, "srun: Terminating StepId=%s.%d\n", st->jobid, st->o->step);
+    st->killing = 1;
+    step_kill (st, SIGKILL);
 }
 
 static void on_started (struct tmc *t, void *arg)
@@ -485,36 +547,41 @@ static void on_output (struct tmc *t, int fd, const char *buf, size_t len, void 
     srun_io_write (tk->st->io, tk->id, fd, buf, len);
 }
 
-static void on_done (struct tmc *t, int status, const char *error, void *arg)
+/* Task t is over with TM status (-1: lost, error says why). */
+static void task_finish (struct step *st, int t, int status, const char *error)
 {
-    struct task *tk = arg;
-    struct step *st = tk->st;
-    const char *host = st->node_name[st->lay.task_node[tk->id]];
+    struct task *tk = &st->tasks[t];
+    const char *host = st->node_name[st->lay.task_node[t]];
 
-    (void)t;
     if (tk->done)
         return;
     tk->done = 1;
     tk->status = status;
-    st->running--;
-    srun_io_task_end (st->io, tk->id);
+    srun_io_task_end (st->io, t);
     if (status < 0) {
-        fprintf (stderr, "srun: error: %s: task %d: %s\n", host, tk->id,
+        fprintf (stderr, "srun: error: %s: task %d: %s\n", host, t,
                  error ? error : "lost");
         st->launch_failed = 1;
     } else if (status >= TM_STATUS_SIGNALED)
-        fprintf (stderr, "srun: error: %s: task %d: %s\n", host, tk->id,
+        fprintf (stderr, "srun: error: %s: task %d: %s\n", host, t,
                  strsignal (status - TM_STATUS_SIGNALED));
     else if (status > 0)
         fprintf (stderr, "srun: error: %s: task %d: Exited with exit code %d\n", host,
-                 tk->id, status);
-    if ((status != 0 && st->o->kill_bad) || status < 0) {
-        if (!st->killing)
-            fprintf (stderr, "srun: Terminating StepId=%s.%d\n", st->jobid,
-                     st->o->step);
-        st->killing = 1;
-        step_kill (st, SIGKILL);
-    }
+                 t, status);
+    if ((status != 0 && st->o->kill_bad) || status < 0)
+        step_terminate (st);
+}
+
+static void on_done (struct tmc *t, int status, const char *error, void *arg)
+{
+    struct task *tk = arg;
+    struct step *st = tk->st;
+
+    (void)t;
+    if (tk->done)
+        return;
+    task_finish (st, tk->id, status, error);
+    st->running--;
     if (st->running == 0)
         loop_stop (st->loop);
 }
@@ -527,9 +594,267 @@ static void on_signal (struct loop *l, int signo, void *arg)
     step_kill (st, signo);
 }
 
-static int step_start (struct step *st)
+/* ---- --mpi=pmix: one hpcq-stepd per node (worker/stepd.c) ---- */
+
+/* hpcq-stepd beside this srun's build (cli/ and worker/ side by side),
+ * else where it is installed. */
+static void stepd_path (char *buf, size_t len)
 {
+    char self[3072];
+    ssize_t n = readlink ("/proc/self/exe", self, sizeof (self) - 1);
+    char *slash;
+
+    if (n > 0) {
+        self[n] = '\0';
+        if ((slash = strrchr (self, '/'))) {
+            *slash = '\0';
+            snprintf (buf, len, "%s/../worker/hpcq-stepd", self);
+            if (access (buf, X_OK) == 0)
+                return;
+        }
+    }
+    snprintf (buf, len, "%s/hpcq-stepd", HPCQ_LIBEXECDIR);
+}
+
+static void node_send (struct snode *nd, int type, uint32_t task, const void *data,
+                       size_t len)
+{
+    unsigned char h[STEPFRAME_HEADER];
+
+    stepframe_header (h, type, task, (uint32_t)len);
+    tmc_write (nd->t, h, sizeof (h));
+    tmc_write (nd->t, data, len);
+}
+
+/* Every node's contribution is in: the whole, in node order, to each. */
+static void fence_complete (struct step *st)
+{
+    size_t len = 0, o = 0;
+    unsigned char *all;
+
+    for (int k = 0; k < st->lay.nnodes; k++)
+        len += st->nodes[k].fence_len;
+    all = xzalloc (len + 1);
+    for (int k = 0; k < st->lay.nnodes; k++) {
+        struct snode *nd = &st->nodes[k];
+        if (nd->fence_len)
+            memcpy (all + o, nd->fence, nd->fence_len);
+        o += nd->fence_len;
+        free (nd->fence);
+        nd->fence = NULL;
+        nd->fence_len = 0;
+        nd->fenced = 0;
+    }
+    st->fences_in = 0;
+    for (int k = 0; k < st->lay.nnodes; k++)
+        if (!st->nodes[k].done)
+            node_send (&st->nodes[k], STEPFRAME_FENCE_DONE, 0, all, len);
+    free (all);
+}
+
+static void on_node_frame (int type, uint32_t task, const unsigned char *data,
+                           size_t len, void *arg)
+{
+    struct snode *nd = arg;
+    struct step *st = nd->st;
+    int mine = task < (uint32_t)st->lay.ntasks && st->lay.task_node[task] == nd->k;
+
+    if ((type == STEPFRAME_STDOUT || type == STEPFRAME_STDERR) && mine)
+        srun_io_write (st->io, task, type == STEPFRAME_STDOUT ? 1 : 2,
+                       (const char *)data, len);
+    else if (type == STEPFRAME_EXIT && mine && len == 4)
+        task_finish (st, task, (int)stepframe_get_u32 (data), NULL);
+    else if (type == STEPFRAME_FENCE && !nd->fenced) {
+        nd->fence = xzalloc (len + 1);
+        memcpy (nd->fence, data, len);
+        nd->fence_len = len;
+        nd->fenced = 1;
+        if (++st->fences_in == st->lay.nnodes)
+            fence_complete (st);
+    } else if (type == STEPFRAME_ABORT && len == 4) {
+        int status = (int)stepframe_get_u32 (data);
+        fprintf (stderr, "srun: error: %s: MPI_Abort with status %d\n",
+                 st->node_name[nd->k], status);
+        if (!st->abort_status)
+            st->abort_status = status > 0 && status < 256 ? status : 1;
+        step_terminate (st);
+    }
+}
+
+static void on_node_output (struct tmc *t, int fd, const char *buf, size_t len,
+                            void *arg)
+{
+    struct snode *nd = arg;
+
+    (void)t;
+    if (fd == 2) /* the stepd's own complaints */
+        (void)util_write_all (2, buf, len);
+    else if (stepframe_feed (&nd->rd, buf, len, on_node_frame, nd) < 0
+             && !nd->st->killing) {
+        fprintf (stderr, "srun: error: %s: a malformed frame from hpcq-stepd\n",
+                 nd->st->node_name[nd->k]);
+        step_terminate (nd->st);
+    }
+}
+
+static void on_node_done (struct tmc *t, int status, const char *error, void *arg)
+{
+    struct snode *nd = arg;
+    struct step *st = nd->st;
+
+    (void)t;
+    if (nd->done)
+        return;
+    nd->done = 1;
+    /* Ranks it never reported: what became of it. */
+    for (int i = 0; i < st->lay.ntasks; i++)
+        if (st->lay.task_node[i] == nd->k && !st->tasks[i].done)
+            task_finish (st, i, status > 0 ? status : -1,
+                         error ? error : "hpcq-stepd ended before the task");
+    if (st->fences_in && !st->killing)
+        step_terminate (st); /* a fence that can no longer complete */
+    if (--st->running == 0)
+        loop_stop (st->loop);
+}
+
+/* srun's stdin, framed, to the node of the task it goes to; read only
+ * while that node's queue is short. */
+static void pmix_stdin_watch (struct step *st);
+
+static void pmix_stdin_io (struct loop *l, int fd, int revents, void *arg)
+{
+    struct step *st = arg;
+    struct snode *nd = &st->nodes[st->lay.task_node[st->input_to]];
+    char buf[TM_CHUNK];
+    ssize_t n;
+
+    (void)l;
+    (void)revents;
+    n = read (fd, buf, sizeof (buf));
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return;
+    if (n > 0)
+        node_send (nd, STEPFRAME_STDIN, st->input_to, buf, n);
+    else {
+        node_send (nd, STEPFRAME_STDIN_EOF, st->input_to, NULL, 0);
+        st->input_to = -1;
+    }
+    pmix_stdin_watch (st);
+}
+
+static void pmix_stdin_watch (struct step *st)
+{
+    int want = st->input_to >= 0 && !st->nodes[st->lay.task_node[st->input_to]].done
+               && tmc_queued (st->nodes[st->lay.task_node[st->input_to]].t) < TM_WINDOW;
+
+    if (want && !st->in_watch)
+        st->in_watch = loop_fd_add (st->loop, 0, LOOP_READ, pmix_stdin_io, st);
+    else if (!want && st->in_watch) {
+        loop_fd_remove (st->in_watch);
+        st->in_watch = NULL;
+    }
+}
+
+static void on_node_started (struct tmc *t, void *arg)
+{
+    struct snode *nd = arg;
+
+    if (nd->st->killing)
+        tmc_signal (t, SIGKILL);
+    pmix_stdin_watch (nd->st);
+}
+
+static void on_node_taken (struct tmc *t, void *arg)
+{
+    struct snode *nd = arg;
+
+    (void)t;
+    pmix_stdin_watch (nd->st);
+}
+
+/* hpcq-stepd NSPACE JOBID.STEP NODEID NODES MAP INPUT -- COMMAND... */
+static char **stepd_argv (struct step *st, int k, const char *path)
+{
+    int argc = 0, n = 0;
+    char **argv, buf[160];
+    size_t len = 1, o = 0;
+    char *nodes, *map;
+
+    for (int i = 0; i < st->lay.nnodes; i++)
+        len += strlen (st->node_name[i]) + 1;
+    nodes = xzalloc (len);
+    for (int i = 0; i < st->lay.nnodes; i++)
+        o += snprintf (nodes + o, len - o, "%s%s", i ? "," : "", st->node_name[i]);
+    len = (size_t)st->lay.ntasks * 12 + 1;
+    map = xzalloc (len);
+    for (int t = 0, mo = 0; t < st->lay.ntasks; t++)
+        mo += snprintf (map + mo, len - mo, "%s%d", t ? "," : "", st->lay.task_node[t]);
+    while (st->o->argv[argc])
+        argc++;
+    argv = xzalloc ((argc + 9) * sizeof (char *));
+    argv[n++] = xstrdup (path);
+    snprintf (buf, sizeof (buf), "hpcq.pmix.%s.%d", st->jobid, st->o->step);
+    argv[n++] = xstrdup (buf);
+    snprintf (buf, sizeof (buf), "%s.%d", st->jobid, st->o->step);
+    argv[n++] = xstrdup (buf);
+    snprintf (buf, sizeof (buf), "%d", k);
+    argv[n++] = xstrdup (buf);
+    argv[n++] = nodes;
+    argv[n++] = map;
+    snprintf (buf, sizeof (buf), "%d", st->input_to);
+    argv[n++] = xstrdup (buf);
+    argv[n++] = xstrdup ("--");
+    for (int i = 0; i < argc; i++)
+        argv[n++] = xstrdup (st->o->argv[i]);
+    return argv;
+}
+
+static int pmix_start (struct step *st)
+{
+    char path[4096];
     struct hpcq_error err;
+
+    stepd_path (path, sizeof (path));
+    if (access (path, X_OK) < 0) {
+        fprintf (stderr, "srun: error: --mpi=pmix: cannot run %s: %s\n", path,
+                 strerror (errno));
+        return -1;
+    }
+    st->nodes = xzalloc (st->lay.nnodes * sizeof (*st->nodes));
+    for (int t = 0; t < st->lay.ntasks; t++) {
+        st->tasks[t].st = st;
+        st->tasks[t].id = t;
+    }
+    for (int k = 0; k < st->lay.nnodes; k++) {
+        struct snode *nd = &st->nodes[k];
+        int first = 0;
+        while (st->lay.task_node[first] != k)
+            first++;
+        char **env = task_env (st, first), **argv = stepd_argv (st, k, path);
+        struct tmc_spawn s = { .host = st->node_name[k],
+                               .vnode = first,
+                               .argv = argv,
+                               .write_stdin = 1,
+                               .env = env,
+                               .output = on_node_output,
+                               .taken = on_node_taken };
+        nd->st = st;
+        nd->k = k;
+        st->running++;
+        nd->t = tmc_spawn (st->loop, &s, on_node_started, on_node_done, nd, &err);
+        env_free (env);
+        env_free (argv);
+        if (!nd->t) {
+            on_node_done (NULL, -1, err.text, nd);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* -i: the task srun's stdin goes to, -1 for none; -2 if refused. */
+static int input_task (const struct step *st)
+{
     int to = -1;
 
     if (strcmp (st->o->input, "none") != 0
@@ -539,10 +864,23 @@ static int step_start (struct step *st)
                      "srun: error: --input=%s: hpcq's srun sends its standard input to "
                      "one task (--input=N) or none\n",
                      st->o->input);
-            return -1;
+            return -2;
         }
         to = 0;
     }
+    return to < st->lay.ntasks ? to : -1;
+}
+
+static int step_start (struct step *st)
+{
+    struct hpcq_error err;
+    int to = input_task (st);
+
+    if (to == -2)
+        return -1;
+    st->input_to = to;
+    if (st->o->mpi_pmix)
+        return pmix_start (st);
     for (int t = 0; t < st->lay.ntasks; t++) {
         struct task *tk = &st->tasks[t];
         char **env = task_env (st, t);
@@ -577,6 +915,8 @@ static int step_exit (const struct step *st)
         else if (s >= 0 && s < TM_STATUS_SIGNALED && s > rc)
             rc = s;
     }
+    if (st->abort_status)
+        return st->abort_status;
     if (st->launch_failed)
         return rc > 1 ? rc : 1;
     return sig ? 128 + sig : rc;
@@ -609,6 +949,13 @@ static int step_prepare (struct step *st, struct hpcq_error *err)
 
 static void step_release (struct step *st)
 {
+    loop_fd_remove (st->in_watch);
+    for (int k = 0; st->nodes && k < st->lay.nnodes; k++) {
+        tmc_destroy (st->nodes[k].t);
+        stepframe_reader_release (&st->nodes[k].rd);
+        free (st->nodes[k].fence);
+    }
+    free (st->nodes);
     for (int t = 0; st->tasks && t < st->lay.ntasks; t++)
         tmc_destroy (st->tasks[t].t);
     srun_io_destroy (st->io);

@@ -13,6 +13,7 @@ struct srun_opts {
     struct srun_io_opts io;
     int cpus_per_task;
     int kill_bad;
+    int mpi_pmix;         /* --mpi=pmix (or SLURM_MPI_TYPE): a PMIx server per node */
     const char *nodelist; /* -w as written */
     const char *input;    /* -i: "0" (the default), a task, "none", "all" */
     const char *export;
