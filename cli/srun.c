@@ -25,8 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
+#include "cli/alloc.h"
 #include "cli/slurm.h"
 #include "cli/srun.h"
 #include "cli/srun_io.h"
@@ -52,7 +55,8 @@ extern char **environ;
 static const char *usage_text =
     "Usage: srun [-n ntasks] [-N nodes] [--ntasks-per-node=n] [-c ncpus] [-l]\n"
     "            [-w hostlist] [-o out] [-e err] [-i in] [-m block|cyclic]\n"
-    "            [--export=ALL|NONE|VARS] [-K] [-D dir] [-J name] COMMAND [ARGS...]\n"
+    "            [--export=ALL|NONE|VARS] [-K] [-D dir] [-J name] [--mpi=none|pmix]\n"
+    "            [--pty] COMMAND [ARGS...]\n"
     "Runs COMMAND as a job step of the current job (hpcq).  See srun(1), "
     "docs/compat.md.\n";
 
@@ -111,6 +115,7 @@ enum {
     OPT_MEM,
     OPT_IGNORED,
     OPT_REFUSED,
+    OPT_PTY,
     OPT_HELP,
     OPT_USAGE,
 };
@@ -148,7 +153,7 @@ static const struct option longopts[] = {
     { "overlap", no_argument, NULL, OPT_IGNORED },
     { "exact", no_argument, NULL, OPT_IGNORED },
     { "wait", required_argument, NULL, 'W' },
-    { "pty", no_argument, NULL, OPT_REFUSED },
+    { "pty", no_argument, NULL, OPT_PTY },
     { "gpus-per-task", required_argument, NULL, OPT_REFUSED },
     { "gpu-bind", required_argument, NULL, OPT_REFUSED },
     { "gpus", required_argument, NULL, OPT_REFUSED },
@@ -271,6 +276,10 @@ int srun_parse (int argc, char **argv, struct srun_opts *o)
         case 'v':
         case 'W':
         case OPT_IGNORED: break;
+        case OPT_PTY:
+            o->pty = 1;
+            o->io.unbuffered = 1; /* srun(1): --pty implies -u */
+            break;
         case OPT_REFUSED:
             die_opt ("%s: not supported by hpcq's srun (docs/compat.md)",
                      opt_name (argv));
@@ -292,6 +301,9 @@ int srun_parse (int argc, char **argv, struct srun_opts *o)
         o->mpi_pmix = parse_mpi (mpi);
     if (optind >= argc)
         die_opt ("%s", "No command given to execute.");
+    if (o->pty && o->mpi_pmix)
+        die_opt ("%s",
+                 "--pty: not with --mpi=pmix (the ranks' streams are hpcq-stepd's)");
     o->argv = argv + optind;
     return 0;
 }
@@ -852,6 +864,60 @@ static int pmix_start (struct step *st)
     return 0;
 }
 
+/* ---- --pty ---- */
+
+/* Task 0's command under script(1) (util-linux), which gives it a
+ * pseudo-terminal on its host and relays it over the task's streams; the
+ * terminal's size first, as srun --pty passes it on. */
+static char **pty_argv (char **argv)
+{
+    struct winsize ws = { 0 };
+    char *cmd = NULL, head[96];
+    size_t len = 0;
+    char **v = xzalloc (6 * sizeof (char *));
+
+    if (ioctl (0, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col) {
+        snprintf (head, sizeof (head), "stty rows %u cols %u 2>/dev/null; exec ",
+                  ws.ws_row, ws.ws_col);
+    } else
+        snprintf (head, sizeof (head), "exec ");
+    len = strlen (head);
+    cmd = xstrdup (head);
+    for (int i = 0; argv[i]; i++)
+        alloc_quote (&cmd, &len, argv[i]);
+    v[0] = xstrdup ("script");
+    v[1] = xstrdup ("-qfec");
+    v[2] = cmd;
+    v[3] = xstrdup ("/dev/null");
+    return v;
+}
+
+/* srun's own terminal raw while task 0 has its pty (keys go as typed:
+ * ^C to the remote program); put back by pty_restore. */
+static struct termios pty_saved;
+static int pty_raw;
+
+static void pty_restore (void)
+{
+    if (pty_raw)
+        (void)tcsetattr (0, TCSADRAIN, &pty_saved);
+    pty_raw = 0;
+}
+
+static void pty_make_raw (void)
+{
+    struct termios t;
+
+    if (!isatty (0) || tcgetattr (0, &pty_saved) < 0)
+        return;
+    t = pty_saved;
+    cfmakeraw (&t);
+    if (tcsetattr (0, TCSADRAIN, &t) == 0) {
+        pty_raw = 1;
+        atexit (pty_restore);
+    }
+}
+
 /* -i: the task srun's stdin goes to, -1 for none; -2 if refused. */
 static int input_task (const struct step *st)
 {
@@ -883,10 +949,11 @@ static int step_start (struct step *st)
         return pmix_start (st);
     for (int t = 0; t < st->lay.ntasks; t++) {
         struct task *tk = &st->tasks[t];
-        char **env = task_env (st, t);
+        char **env = task_env (st, t),
+             **pargv = st->o->pty && t == 0 ? pty_argv (st->o->argv) : NULL;
         struct tmc_spawn s = { .host = st->node_name[st->lay.task_node[t]],
                                .vnode = t,
-                               .argv = st->o->argv,
+                               .argv = pargv ? pargv : st->o->argv,
                                .forward_stdin = t == to,
                                .env = env,
                                .output = on_output };
@@ -895,11 +962,14 @@ static int step_start (struct step *st)
         st->running++;
         tk->t = tmc_spawn (st->loop, &s, on_started, on_done, tk, &err);
         env_free (env);
+        env_free (pargv);
         if (!tk->t) {
             on_done (NULL, -1, err.text, tk);
             return -1;
         }
     }
+    if (st->o->pty)
+        pty_make_raw ();
     return 0;
 }
 
@@ -1031,6 +1101,7 @@ static int run_in_job (struct srun_opts *o)
     signal (SIGPIPE, SIG_IGN);
     if (step_start (&st) == 0 || st.running > 0)
         (void)loop_run (st.loop);
+    pty_restore ();
     rc = step_exit (&st);
     srun_step_end (pbsid, o->step, rc);
 done:
@@ -1043,6 +1114,11 @@ int main (int argc, char **argv)
     struct srun_opts o;
 
     srun_parse (argc, argv, &o);
+    if (!getenv ("PBS_JOBID") && o.pty) {
+        fprintf (stderr, "srun: error: --pty outside a job: use salloc (a shell on the "
+                         "job's first host, on a pty), then srun --pty in it\n");
+        return 1;
+    }
     if (!getenv ("PBS_JOBID"))
         return srun_alloc_run (argc, argv, &o);
     if (!getenv (TM_SOCKET_ENV)) {

@@ -14,6 +14,7 @@ struct srun_opts {
     int cpus_per_task;
     int kill_bad;
     int mpi_pmix;         /* --mpi=pmix (or SLURM_MPI_TYPE): a PMIx server per node */
+    int pty;              /* --pty: task 0 on a pseudo-terminal (script(1)) */
     const char *nodelist; /* -w as written */
     const char *input;    /* -i: "0" (the default), a task, "none", "all" */
     const char *export;
