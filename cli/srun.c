@@ -95,6 +95,7 @@ struct step {
     struct srun_io *io;
     struct task *tasks;
     char **node_name; /* [lay.nnodes] */
+    char **task_gpus; /* [lay.ntasks] each task's GPUs, or NULL: the job's */
     char jobid[64];
     char nodelist[8192];
     char tpn[1024];
@@ -116,6 +117,8 @@ enum {
     OPT_IGNORED,
     OPT_REFUSED,
     OPT_PTY,
+    OPT_GPT,
+    OPT_GPU_BIND,
     OPT_HELP,
     OPT_USAGE,
 };
@@ -154,8 +157,8 @@ static const struct option longopts[] = {
     { "exact", no_argument, NULL, OPT_IGNORED },
     { "wait", required_argument, NULL, 'W' },
     { "pty", no_argument, NULL, OPT_PTY },
-    { "gpus-per-task", required_argument, NULL, OPT_REFUSED },
-    { "gpu-bind", required_argument, NULL, OPT_REFUSED },
+    { "gpus-per-task", required_argument, NULL, OPT_GPT },
+    { "gpu-bind", required_argument, NULL, OPT_GPU_BIND },
     { "gpus", required_argument, NULL, OPT_REFUSED },
     { "multi-prog", no_argument, NULL, OPT_REFUSED },
     { "help", no_argument, NULL, OPT_HELP },
@@ -226,6 +229,7 @@ int srun_parse (int argc, char **argv, struct srun_opts *o)
 {
     int c;
     const char *mpi = NULL;
+    struct hpcq_error gerr;
 
     cliopt_only (&(struct cliopt){ .prog = "srun", .kind = CLIOPT_SLURM }, argc, argv);
     memset (o, 0, sizeof (*o));
@@ -276,6 +280,14 @@ int srun_parse (int argc, char **argv, struct srun_opts *o)
         case 'v':
         case 'W':
         case OPT_IGNORED: break;
+        case OPT_GPT:
+            if (srun_gpu_per_task (&o->gpu, optarg, &gerr) < 0)
+                die_opt ("%s", gerr.text);
+            break;
+        case OPT_GPU_BIND:
+            if (srun_gpu_bind (&o->gpu, optarg, &gerr) < 0)
+                die_opt ("%s", gerr.text);
+            break;
         case OPT_PTY:
             o->pty = 1;
             o->io.unbuffered = 1; /* srun(1): --pty implies -u */
@@ -502,6 +514,10 @@ static char **task_env (struct step *st, int t)
     env_set (&env, &n, "SLURM_JOBID", "%s", st->jobid);
     if (st->o->cpus_per_task)
         env_set (&env, &n, "SLURM_CPUS_PER_TASK", "%d", st->o->cpus_per_task);
+    if (st->task_gpus)
+        env_set (&env, &n, "CUDA_VISIBLE_DEVICES", "%s", st->task_gpus[t]);
+    if (st->o->gpu.per_task)
+        env_set (&env, &n, "SLURM_GPUS_PER_TASK", "%d", st->o->gpu.per_task);
     if (st->o->job_name)
         env_set (&env, &n, "SLURM_JOB_NAME", "%s", st->o->job_name);
     return env;
@@ -821,6 +837,29 @@ static char **stepd_argv (struct step *st, int k, const char *path)
     return argv;
 }
 
+/* The node's ranks' GPUs for hpcq-stepd: "0,1;2,3" in local rank order. */
+static void stepd_gpu_env (struct step *st, int k, char ***env)
+{
+    size_t len = 32, o = 0;
+    char *v;
+    int n = 0;
+
+    if (!st->task_gpus)
+        return;
+    for (int t = 0; t < st->lay.ntasks; t++)
+        len += strlen (st->task_gpus[t]) + 1;
+    v = xzalloc (len);
+    o = snprintf (v, len, "HPCQ_STEPD_GPUS=");
+    for (int t = 0; t < st->lay.ntasks; t++)
+        if (st->lay.task_node[t] == k)
+            o += snprintf (v + o, len - o, "%s%s", n++ ? ";" : "", st->task_gpus[t]);
+    for (n = 0; (*env)[n]; n++)
+        ;
+    *env = xrealloc (*env, (n + 2) * sizeof (char *));
+    (*env)[n] = v;
+    (*env)[n + 1] = NULL;
+}
+
 static int pmix_start (struct step *st)
 {
     char path[4096];
@@ -843,6 +882,7 @@ static int pmix_start (struct step *st)
         while (st->lay.task_node[first] != k)
             first++;
         char **env = task_env (st, first), **argv = stepd_argv (st, k, path);
+        stepd_gpu_env (st, k, &env);
         struct tmc_spawn s = { .host = st->node_name[k],
                                .vnode = first,
                                .argv = argv,
@@ -992,6 +1032,36 @@ static int step_exit (const struct step *st)
     return sig ? 128 + sig : rc;
 }
 
+/* --gpus-per-task, --gpu-bind: each task's share of its node's GPUs.  The
+ * job's GPUs are known here only for its first host (CUDA_VISIBLE_DEVICES
+ * of this, the job's first process), so a split step runs there. */
+static int srun_gpu_split (struct step *st, struct hpcq_error *err)
+{
+    const char *cvd = getenv ("CUDA_VISIBLE_DEVICES");
+    char buf[512];
+    struct hpcq_error e;
+
+    if (!srun_gpu_splits (&st->o->gpu))
+        return 0;
+    for (int k = 0; k < st->lay.nnodes; k++)
+        if (st->lay.node[k] != 0)
+            return errprintf (err,
+                              "Requested node configuration is not available (GPUs "
+                              "per task: the job's GPUs on %s are not known to srun; "
+                              "a step with --gpus-per-task runs on %s)",
+                              st->node_name[k], st->hosts.name[0]);
+    st->task_gpus = xzalloc ((st->lay.ntasks + 1) * sizeof (char *));
+    for (int t = 0; t < st->lay.ntasks; t++) {
+        if (srun_gpu_task (&st->o->gpu, cvd, st->lay.task_local[t], buf, sizeof (buf),
+                           &e)
+            < 0)
+            return errprintf (err, "Requested node configuration is not available (%s)",
+                              e.text);
+        st->task_gpus[t] = xstrdup (buf);
+    }
+    return 0;
+}
+
 static int step_prepare (struct step *st, struct hpcq_error *err)
 {
     const char **names;
@@ -1014,7 +1084,7 @@ static int step_prepare (struct step *st, struct hpcq_error *err)
     free (names);
     step_tpn (&st->lay, st->tpn, sizeof (st->tpn));
     st->tasks = xzalloc ((st->lay.ntasks + 1) * sizeof (*st->tasks));
-    return 0;
+    return srun_gpu_split (st, err);
 }
 
 static void step_release (struct step *st)
@@ -1032,6 +1102,7 @@ static void step_release (struct step *st)
     loop_destroy (st->loop);
     free (st->tasks);
     free (st->node_name);
+    env_free (st->task_gpus);
     srun_layout_release (&st->lay);
     for (int i = 0; i < st->hosts.n; i++)
         free (st->hosts.name[i]);

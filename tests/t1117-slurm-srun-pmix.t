@@ -28,13 +28,14 @@ echo "rc=${PIPESTATUS[0]}" >> pmix.out
 SLURM_MPI_TYPE=pmix srun -n 2 ./hello > env.out
 echo "rc=$?" >> env.out
 srun --mpi=pmix -l -n 2 ./hello | sort > label.out
+srun --mpi=pmix -n 3 sh -c 'echo "$SLURM_PROCID $SLURM_LOCALID $PMIX_RANK $PMIX_NAMESPACE"' | sort > ids.out
 srun --mpi=pmix_v4 -n 4 ./hello 2 > abort.out 2> abort.err
 echo "rc=$?" >> abort.out
 S
 
 test_expect_success 'srun --mpi=pmix -n 4 ./hello: 4 ranks of one MPI_COMM_WORLD' '
     mpicc -o hello "$HPCQ_SRCDIR/tests/data/mpi-hello-abort.c" &&
-    n=$(sbatch --parsable --export=ALL,$asroot pmix.sh) && wait_state $n F 120 &&
+    n=$(sbatch --parsable --export=ALL,$asroot pmix.sh) && echo $n > pmix.id && wait_state $n F 120 &&
     cat slurm-$n.out pmix.out &&
     test "$(cat pmix.out)" = "$(printf "rank 0 of 4 on $h sum 6 procid 0\nrank 1 of 4 on $h sum 6 procid 1\nrank 2 of 4 on $h sum 6 procid 2\nrank 3 of 4 on $h sum 6 procid 3\nrc=0")"
 '
@@ -45,6 +46,11 @@ test_expect_success 'SLURM_MPI_TYPE=pmix chooses it; -l labels each rank' '
     grep -qx "rc=0" env.out &&
     grep -qx "0: rank 0 of 2 on $h sum 1 procid 0" label.out &&
     grep -qx "1: rank 1 of 2 on $h sum 1 procid 1" label.out
+'
+
+test_expect_success 'each rank: SLURM_PROCID, SLURM_LOCALID, PMIX_RANK, the step'"'"'s namespace' '
+    cat ids.out &&
+    test "$(cat ids.out)" = "$(printf "0 0 0 hpcq.pmix.$(cat pmix.id).3\n1 1 1 hpcq.pmix.$(cat pmix.id).3\n2 2 2 hpcq.pmix.$(cat pmix.id).3")"
 '
 
 test_expect_success 'MPI_Abort (7) in rank 2 ends every rank; srun exits 7' '

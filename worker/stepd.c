@@ -119,15 +119,14 @@ static char **split (const char *s, int *n)
     return v;
 }
 
-static void env_set (char ***env, const char *key, int v)
+/* NAME=VALUE into env (malloc'd, NULL-terminated), replacing NAME's. */
+static void env_put (char ***env, const char *kv)
 {
-    char kv[128];
+    size_t k = strcspn (kv, "=");
     int n = 0;
-    size_t k = strlen (key);
 
-    snprintf (kv, sizeof (kv), "%s=%d", key, v);
     for (; (*env)[n]; n++)
-        if (strncmp ((*env)[n], key, k) == 0 && (*env)[n][k] == '=') {
+        if (strncmp ((*env)[n], kv, k) == 0 && (*env)[n][k] == '=') {
             free ((*env)[n]);
             (*env)[n] = xstrdup (kv);
             return;
@@ -135,6 +134,31 @@ static void env_set (char ***env, const char *key, int v)
     *env = xrealloc (*env, (n + 2) * sizeof (char *));
     (*env)[n] = xstrdup (kv);
     (*env)[n + 1] = NULL;
+}
+
+static void env_set (char ***env, const char *key, int v)
+{
+    char kv[128];
+
+    snprintf (kv, sizeof (kv), "%s=%d", key, v);
+    env_put (env, kv);
+}
+
+/* srun's --gpus-per-task share of local rank l (HPCQ_STEPD_GPUS: "0,1;2,3"
+ * in local rank order) as its CUDA_VISIBLE_DEVICES. */
+static void rank_gpus (char ***env, int l)
+{
+    const char *p = getenv ("HPCQ_STEPD_GPUS");
+    char kv[600];
+
+    if (!p)
+        return;
+    for (int i = 0; i < l && p; i++)
+        p = strchr (p, ';') ? strchr (p, ';') + 1 : NULL;
+    if (!p)
+        return;
+    snprintf (kv, sizeof (kv), "CUDA_VISIBLE_DEVICES=%.*s", (int)strcspn (p, ";"), p);
+    env_put (env, kv);
 }
 
 static int rank_fork (struct rank *r, char **argv)
@@ -147,10 +171,12 @@ static int rank_fork (struct rank *r, char **argv)
     for (; environ[n]; n++)
         ;
     env = xzalloc ((n + 1) * sizeof (char *));
-    for (int i = 0; i < n; i++)
-        env[i] = xstrdup (environ[i]);
+    for (int i = 0, k = 0; i < n; i++)
+        if (strncmp (environ[i], "HPCQ_STEPD_", 11)) /* srun's word to us */
+            env[k++] = xstrdup (environ[i]);
     env_set (&env, "SLURM_PROCID", r->id);
     env_set (&env, "SLURM_LOCALID", r->local);
+    rank_gpus (&env, r->local);
     if (pmixsrv_fork_env (r->id, &env, &e) < 0) {
         fprintf (stderr, "hpcq-stepd: rank %d: %s\n", r->id, e.text);
         return -1;
@@ -369,10 +395,12 @@ int main (int argc, char **argv)
     for (int t = 0; t < nmap; t++) {
         if (util_parse_int (map[t], 0, s.nnodes - 1, &task_node[t]) < 0)
             die ("bad MAP");
-        if (task_node[t] == s.nodeid)
-            sd.r[sd.n++] = (struct rank){
+        if (task_node[t] == s.nodeid) {
+            sd.r[sd.n] = (struct rank){
                 .id = t, .local = sd.n, .out = -1, .err = -1, .in = -1, .status = -1
             };
+            sd.n++;
+        }
     }
     s.ntasks = nmap;
     s.task_node = task_node;
