@@ -117,7 +117,8 @@ static int remove_as_owner (void *arg)
     int failed = 0;
 
     if (b->single)
-        return remove_one (LIST_FIRST (&b->folders)->path, LIST_FIRST (&b->folders)->uid);
+        return remove_one (LIST_FIRST (&b->folders)->path,
+                           LIST_FIRST (&b->folders)->uid);
     LIST_FOREACH (r, &b->folders, link)
     if (remove_one (r->path, r->uid) != 0)
         failed = 1;
@@ -296,7 +297,8 @@ void ckpt_remove_msg (struct ckpt_remove *rm, struct conn *c, struct wire_msg *m
     (void)conn_reply (c, msg, 0, NULL, NULL);
     /* A worker that is not root removes only its own user's folders. */
     if (geteuid () != 0 && (uid_t)uid != geteuid ()) {
-        removed_send (rm, seq, "the worker is not root and the folder is another user's");
+        removed_send (rm, seq,
+                      "the worker is not root and the folder is another user's");
         return;
     }
     r = xzalloc (sizeof (*r));

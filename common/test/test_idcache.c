@@ -54,12 +54,13 @@ int main (void)
         "uid 0 is root, group root, with its home (%s)", u.home);
     n = asked;
     ok (n == 1, "the database was asked once (%d)", n);
-    ok (idcache_user (0, &v) == 0 && strcmp (v.name, u.name) == 0 && v.ngroups == u.ngroups
-            && v.groups != u.groups && asked == n,
+    ok (idcache_user (0, &v) == 0 && strcmp (v.name, u.name) == 0
+            && v.ngroups == u.ngroups && v.groups != u.groups && asked == n,
         "asked again: the same answer, its own copy of the groups, from the cache");
     idcache_user_release (&v);
     idcache_user_name (0, name, sizeof (name));
-    ok (strcmp (name, "root") == 0 && asked == n, "the name alone comes from the cache too");
+    ok (strcmp (name, "root") == 0 && asked == n,
+        "the name alone comes from the cache too");
 
     errno = 0;
     ok (idcache_user (3999999, &v) < 0 && errno == ENOENT, "an unknown uid: ENOENT");
