@@ -25,7 +25,8 @@ static int parse_map (struct srun_gpu *g, const char *list, struct hpcq_error *e
     for (tok = strtok_r (buf, ",", &save); tok; tok = strtok_r (NULL, ",", &save))
         if (g->nmap == (int)ARRAY_SIZE (g->map)
             || util_parse_int (tok, 0, 63, &g->map[g->nmap++]) < 0)
-            return errprintf (err, "Invalid --gpu-bind specification: map_gpu:%s", list);
+            return errprintf (err, "Invalid --gpu-bind specification: map_gpu:%s",
+                              list);
     if (!g->nmap)
         return errprintf (err, "Invalid --gpu-bind specification: map_gpu:%s", list);
     return 0;
@@ -69,7 +70,8 @@ int srun_gpu_task (const struct srun_gpu *g, const char *node_gpus, int l, char 
     size_t o = 0;
 
     snprintf (copy, sizeof (copy), "%s", node_gpus ? node_gpus : "");
-    for (tok = strtok_r (copy, ",", &save); tok && n < 64; tok = strtok_r (NULL, ",", &save))
+    for (tok = strtok_r (copy, ",", &save); tok && n < 64;
+         tok = strtok_r (NULL, ",", &save))
         list[n++] = tok;
     buf[0] = '\0';
     if (g->nmap) {

@@ -15,9 +15,9 @@
 #include "common/error.h"
 
 struct srun_gpu {
-    int per_task;     /* --gpus-per-task, per_task:N; 0: not given */
-    int none;         /* --gpu-bind=none */
-    int map[64];      /* map_gpu: places in the node's list */
+    int per_task; /* --gpus-per-task, per_task:N; 0: not given */
+    int none;     /* --gpu-bind=none */
+    int map[64];  /* map_gpu: places in the node's list */
     int nmap;
 };
 

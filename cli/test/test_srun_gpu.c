@@ -19,8 +19,8 @@ static void share (const char *what, struct srun_gpu *g, const char *node, int l
         ok (rc < 0 && strstr (err.text, "GPU"), "%s: refused (%s)", what,
             rc < 0 ? err.text : buf);
     else
-        ok (rc == 0 && !strcmp (buf, want), "%s: %s (want %s)", what, rc ? err.text : buf,
-            want);
+        ok (rc == 0 && !strcmp (buf, want), "%s: %s (want %s)", what,
+            rc ? err.text : buf, want);
 }
 
 static void test_gpu (void)
@@ -84,7 +84,8 @@ static void test_frames (void)
         stepframe_feed (&r, buf + i, 1, on_frame, &g);
     ok (!strcmp (g.text, "o3:hello;f0:;"), "frames from single bytes: %s", g.text);
     stepframe_header (h, STEPFRAME_STDOUT, 0, STEPFRAME_MAX + 1);
-    ok (stepframe_feed (&r, h, sizeof (h), on_frame, &g) < 0, "a frame too big: EPROTO");
+    ok (stepframe_feed (&r, h, sizeof (h), on_frame, &g) < 0,
+        "a frame too big: EPROTO");
     stepframe_reader_release (&r);
 }
 
