@@ -21,16 +21,21 @@ asroot=OMPI_ALLOW_RUN_AS_ROOT=1,OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cat > srun.sh <<'S'
 #!/bin/bash
 #SBATCH -N 2 --ntasks-per-node=2
-timeout 120 srun -n 4 --mpi=pmix ./hello | sed "s/ procid .*//" | sort > "$OUT"
+timeout 120 srun -n 4 ./hello | sed "s/ procid .*//" | sort > "$OUT"
 echo "rc=${PIPESTATUS[0]}" >> "$OUT"
+timeout 120 mpirun ./hello | sed "s/ procid .*//" | sort > mpirun.res
+echo "rc=${PIPESTATUS[0]}" >> mpirun.res
 timeout 60 srun --mpi=pmix -l -m cyclic ./hello | sort > cyclic.res
 timeout 60 srun --mpi=pmix ./hello 3 > abort.res 2>&1
 echo "rc=$?" >> abort.res
 S
 
-test_expect_success 'sbatch + srun -n 4 --mpi=pmix: 4 ranks, 2 on each host' '
+# SLURM_MPI_TYPE=pmix in the job's environment (a site's MpiDefault=pmix):
+# a plain `srun -n 4 ./mpi_prog`, and mpirun (whose orted step goes
+# through hpcq-stepd too) beside it.
+test_expect_success 'sbatch + srun -n 4 (SLURM_MPI_TYPE=pmix): 4 ranks, 2 on each host' '
     mpicc -o hello "$HPCQ_SRCDIR/tests/data/mpi-hello-abort.c" &&
-    n=$(sbatch --parsable --export=ALL,OUT=$WORK/srun.res,$asroot srun.sh) &&
+    n=$(sbatch --parsable --export=ALL,OUT=$WORK/srun.res,SLURM_MPI_TYPE=pmix,$asroot srun.sh) &&
     wait_state $n F 180 && cat slurm-$n.out srun.res &&
     grep -qx "rc=0" srun.res &&
     test "$(grep -c "^rank [0-3] of 4 on node1 sum 6$" srun.res)" -eq 2 &&
@@ -45,6 +50,10 @@ test_expect_success '-m cyclic: ranks round the hosts, each with its label' '
 test_expect_success 'MPI_Abort on node2 ends the ranks on both hosts; srun exits 7' '
     cat abort.res && grep -qx "rc=7" abort.res && grep -q "node2: MPI_Abort with status 7" abort.res &&
     ! pgrep -f "$WORK/hello" >/dev/null
+'
+
+test_expect_success 'mpirun in the same job (SLURM_MPI_TYPE=pmix) gives the same result' '
+    cat mpirun.res && test "$(cat mpirun.res)" = "$(cat srun.res)"
 '
 
 test_expect_success 'the same program through mpirun on the PBS path gives the same result' '
