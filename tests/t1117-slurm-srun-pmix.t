@@ -4,7 +4,8 @@
 # server (libpmix, as Slurm's mpi/pmix plugin embeds in slurmstepd), that
 # forks the node's ranks and exchanges their fence data through srun;
 # SLURM_MPI_TYPE chooses it too; MPI_Abort ends the step with its status;
-# --mpi=list and bad types as Slurm's srun says them.  Across hosts: t3021.
+# stdin to rank 0, -o %t files, signals to every rank; --mpi=list and bad
+# types as Slurm's srun says them.  Across hosts: t3021.
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v mpicc >/dev/null; then
@@ -29,6 +30,12 @@ SLURM_MPI_TYPE=pmix srun -n 2 ./hello > env.out
 echo "rc=$?" >> env.out
 srun --mpi=pmix -l -n 2 ./hello | sort > label.out
 srun --mpi=pmix -n 3 sh -c 'echo "$SLURM_PROCID $SLURM_LOCALID $PMIX_RANK $PMIX_NAMESPACE"' | sort > ids.out
+printf "line1\nline2\n" | srun --mpi=pmix -n 2 sh -c 'while read l; do echo "$SLURM_PROCID got $l"; done; echo "$SLURM_PROCID eof"' | sort > stdin.out
+head -c 300000 /dev/zero | srun --mpi=pmix -n 1 wc -c > big.out
+srun --mpi=pmix -n 2 -o out-%t.txt sh -c 'echo "to file $SLURM_PROCID"'
+srun --mpi=pmix -n 2 sh -c 'trap "echo term \$SLURM_PROCID; exit 3" TERM; echo up; sleep 30 & wait' > sig.out 2>&1 &
+for i in $(seq 100); do [ "$(grep -c "^up" sig.out)" = 2 ] && break; sleep 0.2; done
+kill -TERM $!; wait $!; echo "rc=$?" >> sig.out
 srun --mpi=pmix_v4 -n 4 ./hello 2 > abort.out 2> abort.err
 echo "rc=$?" >> abort.out
 S
@@ -51,6 +58,17 @@ test_expect_success 'SLURM_MPI_TYPE=pmix chooses it; -l labels each rank' '
 test_expect_success 'each rank: SLURM_PROCID, SLURM_LOCALID, PMIX_RANK, the step'"'"'s namespace' '
     cat ids.out &&
     test "$(cat ids.out)" = "$(printf "0 0 0 hpcq.pmix.$(cat pmix.id).3\n1 1 1 hpcq.pmix.$(cat pmix.id).3\n2 2 2 hpcq.pmix.$(cat pmix.id).3")"
+'
+
+test_expect_success 'stdin goes to rank 0 (past the task manager'"'"'s window too); -o %t files' '
+    cat stdin.out big.out &&
+    test "$(cat stdin.out)" = "$(printf "0 eof\n0 got line1\n0 got line2\n1 eof")" &&
+    test "$(cat big.out)" = 300000 &&
+    test "$(cat out-0.txt)" = "to file 0" && test "$(cat out-1.txt)" = "to file 1"
+'
+
+test_expect_success 'SIGTERM to srun reaches every rank; srun exits with their status' '
+    cat sig.out && grep -qx "term 0" sig.out && grep -qx "term 1" sig.out && grep -qx "rc=3" sig.out
 '
 
 test_expect_success 'MPI_Abort (7) in rank 2 ends every rank; srun exits 7' '
