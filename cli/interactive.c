@@ -128,21 +128,7 @@ static int listen_any (struct hpcq_error *err)
 /* hpcq-pty beside this qsub (a build tree), else where it is installed. */
 static int helper_path (char *buf, size_t len)
 {
-    char self[PATH_MAX - 16];
-    ssize_t n = readlink ("/proc/self/exe", self, sizeof (self) - 1);
-    char *slash;
-
-    if (n > 0) {
-        self[n] = '\0';
-        if ((slash = strrchr (self, '/'))) {
-            *slash = '\0';
-            snprintf (buf, len, "%s/hpcq-pty", self);
-            if (access (buf, X_OK) == 0)
-                return 0;
-        }
-    }
-    snprintf (buf, len, "%s/hpcq-pty", HPCQ_LIBEXECDIR);
-    return access (buf, X_OK);
+    return util_helper_path ("hpcq-pty", HPCQ_LIBEXECDIR "/hpcq-pty", buf, len);
 }
 
 int interactive_prepare (struct hpcq_jobspec *spec, const char *shell,

@@ -32,13 +32,13 @@
 #include "cli/alloc.h"
 #include "cli/slurm.h"
 #include "cli/srun.h"
+#include "cli/srun_run.h"
 #include "cli/srun_io.h"
 #include "cli/srun_layout.h"
 #include "cli/tmclient.h"
 #include "common/cliopt.h"
 #include "common/hostlist.h"
 #include "common/loop.h"
-#include "common/stepframe.h"
 #include "common/tm.h"
 #include "common/util.h"
 
@@ -59,50 +59,6 @@ static const char *usage_text =
     "            [--pty] COMMAND [ARGS...]\n"
     "Runs COMMAND as a job step of the current job (hpcq).  See srun(1), "
     "docs/compat.md.\n";
-
-struct task {
-    struct step *st;
-    int id;
-    struct tmc *t;
-    int status;  /* TM status, -1: lost or never started */
-    int started; /* the worker accepted it */
-    int done;
-};
-
-/* A node of a --mpi=pmix step: its hpcq-stepd, its frames, its
- * contribution to the fence in progress. */
-struct snode {
-    struct step *st;
-    int k;
-    struct tmc *t;
-    struct stepframe_reader rd;
-    unsigned char *fence;
-    size_t fence_len;
-    int fenced;
-    int done;
-};
-
-struct step {
-    struct srun_opts *o;
-    struct snode *nodes; /* [lay.nnodes], --mpi=pmix only */
-    int fences_in;       /* nodes whose contribution is in */
-    int abort_status;    /* a rank called MPI_Abort with this (1 if 0) */
-    int input_to;        /* the task srun's stdin goes to, -1: none */
-    struct loop_watch *in_watch;
-    struct loop *loop;
-    struct srun_hosts hosts;
-    struct srun_layout lay;
-    struct srun_io *io;
-    struct task *tasks;
-    char **node_name; /* [lay.nnodes] */
-    char **task_gpus; /* [lay.ntasks] each task's GPUs, or NULL: the job's */
-    char jobid[64];
-    char nodelist[8192];
-    char tpn[1024];
-    int running;
-    int killing; /* -K: a task failed, the others are being killed */
-    int launch_failed;
-};
 
 /* ---- options ---- */
 
@@ -480,7 +436,7 @@ static void step_tpn (const struct srun_layout *l, char *buf, size_t len)
 }
 
 /* Task t's environment: the base with the step's and its own variables. */
-static char **task_env (struct step *st, int t)
+char **srun_task_env (struct step *st, int t)
 {
     const struct srun_layout *l = &st->lay;
     int n, k = l->task_node[t];
@@ -523,7 +479,7 @@ static char **task_env (struct step *st, int t)
     return env;
 }
 
-static void env_free (char **env)
+void srun_env_free (char **env)
 {
     for (int i = 0; env && env[i]; i++)
         free (env[i]);
@@ -550,7 +506,7 @@ static void step_kill (struct step *st, int signo)
 }
 
 /* A task failed (-K, a lost one, MPI_Abort): every task is killed. */
-static void step_terminate (struct step *st)
+void srun_step_terminate (struct step *st)
 {
     if (!st->killing)
         fprintf (stderr, "srun: Terminating StepId=%s.%d\n", st->jobid, st->o->step);
@@ -576,7 +532,7 @@ static void on_output (struct tmc *t, int fd, const char *buf, size_t len, void 
 }
 
 /* Task t is over with TM status (-1: lost, error says why). */
-static void task_finish (struct step *st, int t, int status, const char *error)
+void srun_task_finish (struct step *st, int t, int status, const char *error)
 {
     struct task *tk = &st->tasks[t];
     const char *host = st->node_name[st->lay.task_node[t]];
@@ -597,7 +553,7 @@ static void task_finish (struct step *st, int t, int status, const char *error)
         fprintf (stderr, "srun: error: %s: task %d: Exited with exit code %d\n", host,
                  t, status);
     if ((status != 0 && st->o->kill_bad) || status < 0)
-        step_terminate (st);
+        srun_step_terminate (st);
 }
 
 static void on_done (struct tmc *t, int status, const char *error, void *arg)
@@ -608,7 +564,7 @@ static void on_done (struct tmc *t, int status, const char *error, void *arg)
     (void)t;
     if (tk->done)
         return;
-    task_finish (st, tk->id, status, error);
+    srun_task_finish (st, tk->id, status, error);
     st->running--;
     if (st->running == 0)
         loop_stop (st->loop);
@@ -620,288 +576,6 @@ static void on_signal (struct loop *l, int signo, void *arg)
 
     (void)l;
     step_kill (st, signo);
-}
-
-/* ---- --mpi=pmix: one hpcq-stepd per node (worker/stepd.c) ---- */
-
-/* hpcq-stepd beside this srun's build (cli/ and worker/ side by side),
- * else where it is installed. */
-static void stepd_path (char *buf, size_t len)
-{
-    char self[3072];
-    ssize_t n = readlink ("/proc/self/exe", self, sizeof (self) - 1);
-    char *slash;
-
-    if (n > 0) {
-        self[n] = '\0';
-        if ((slash = strrchr (self, '/'))) {
-            *slash = '\0';
-            snprintf (buf, len, "%s/../worker/hpcq-stepd", self);
-            if (access (buf, X_OK) == 0)
-                return;
-        }
-    }
-    snprintf (buf, len, "%s/hpcq-stepd", HPCQ_LIBEXECDIR);
-}
-
-static void node_send (struct snode *nd, int type, uint32_t task, const void *data,
-                       size_t len)
-{
-    unsigned char h[STEPFRAME_HEADER];
-
-    stepframe_header (h, type, task, (uint32_t)len);
-    tmc_write (nd->t, h, sizeof (h));
-    tmc_write (nd->t, data, len);
-}
-
-/* Every node's contribution is in: the whole, in node order, to each. */
-static void fence_complete (struct step *st)
-{
-    size_t len = 0, o = 0;
-    unsigned char *all;
-
-    for (int k = 0; k < st->lay.nnodes; k++)
-        len += st->nodes[k].fence_len;
-    all = xzalloc (len + 1);
-    for (int k = 0; k < st->lay.nnodes; k++) {
-        struct snode *nd = &st->nodes[k];
-        if (nd->fence_len)
-            memcpy (all + o, nd->fence, nd->fence_len);
-        o += nd->fence_len;
-        free (nd->fence);
-        nd->fence = NULL;
-        nd->fence_len = 0;
-        nd->fenced = 0;
-    }
-    st->fences_in = 0;
-    for (int k = 0; k < st->lay.nnodes; k++)
-        if (!st->nodes[k].done)
-            node_send (&st->nodes[k], STEPFRAME_FENCE_DONE, 0, all, len);
-    free (all);
-}
-
-static void on_node_frame (int type, uint32_t task, const unsigned char *data,
-                           size_t len, void *arg)
-{
-    struct snode *nd = arg;
-    struct step *st = nd->st;
-    int mine = task < (uint32_t)st->lay.ntasks && st->lay.task_node[task] == nd->k;
-
-    if ((type == STEPFRAME_STDOUT || type == STEPFRAME_STDERR) && mine)
-        srun_io_write (st->io, task, type == STEPFRAME_STDOUT ? 1 : 2,
-                       (const char *)data, len);
-    else if (type == STEPFRAME_EXIT && mine && len == 4)
-        task_finish (st, task, (int)stepframe_get_u32 (data), NULL);
-    else if (type == STEPFRAME_FENCE && !nd->fenced) {
-        nd->fence = xzalloc (len + 1);
-        memcpy (nd->fence, data, len);
-        nd->fence_len = len;
-        nd->fenced = 1;
-        if (++st->fences_in == st->lay.nnodes)
-            fence_complete (st);
-    } else if (type == STEPFRAME_ABORT && len == 4) {
-        int status = (int)stepframe_get_u32 (data);
-        fprintf (stderr, "srun: error: %s: MPI_Abort with status %d\n",
-                 st->node_name[nd->k], status);
-        if (!st->abort_status)
-            st->abort_status = status > 0 && status < 256 ? status : 1;
-        step_terminate (st);
-    }
-}
-
-static void on_node_output (struct tmc *t, int fd, const char *buf, size_t len,
-                            void *arg)
-{
-    struct snode *nd = arg;
-
-    (void)t;
-    if (fd == 2) /* the stepd's own complaints */
-        (void)util_write_all (2, buf, len);
-    else if (stepframe_feed (&nd->rd, buf, len, on_node_frame, nd) < 0
-             && !nd->st->killing) {
-        fprintf (stderr, "srun: error: %s: a malformed frame from hpcq-stepd\n",
-                 nd->st->node_name[nd->k]);
-        step_terminate (nd->st);
-    }
-}
-
-static void on_node_done (struct tmc *t, int status, const char *error, void *arg)
-{
-    struct snode *nd = arg;
-    struct step *st = nd->st;
-
-    (void)t;
-    if (nd->done)
-        return;
-    nd->done = 1;
-    /* Ranks it never reported: what became of it. */
-    for (int i = 0; i < st->lay.ntasks; i++)
-        if (st->lay.task_node[i] == nd->k && !st->tasks[i].done)
-            task_finish (st, i, status > 0 ? status : -1,
-                         error ? error : "hpcq-stepd ended before the task");
-    if (st->fences_in && !st->killing)
-        step_terminate (st); /* a fence that can no longer complete */
-    if (--st->running == 0)
-        loop_stop (st->loop);
-}
-
-/* srun's stdin, framed, to the node of the task it goes to; read only
- * while that node's queue is short. */
-static void pmix_stdin_watch (struct step *st);
-
-static void pmix_stdin_io (struct loop *l, int fd, int revents, void *arg)
-{
-    struct step *st = arg;
-    struct snode *nd = &st->nodes[st->lay.task_node[st->input_to]];
-    char buf[TM_CHUNK];
-    ssize_t n;
-
-    (void)l;
-    (void)revents;
-    n = read (fd, buf, sizeof (buf));
-    if (n < 0 && (errno == EINTR || errno == EAGAIN))
-        return;
-    if (n > 0)
-        node_send (nd, STEPFRAME_STDIN, st->input_to, buf, n);
-    else {
-        node_send (nd, STEPFRAME_STDIN_EOF, st->input_to, NULL, 0);
-        st->input_to = -1;
-    }
-    pmix_stdin_watch (st);
-}
-
-static void pmix_stdin_watch (struct step *st)
-{
-    int want = st->input_to >= 0 && !st->nodes[st->lay.task_node[st->input_to]].done
-               && tmc_queued (st->nodes[st->lay.task_node[st->input_to]].t) < TM_WINDOW;
-
-    if (want && !st->in_watch)
-        st->in_watch = loop_fd_add (st->loop, 0, LOOP_READ, pmix_stdin_io, st);
-    else if (!want && st->in_watch) {
-        loop_fd_remove (st->in_watch);
-        st->in_watch = NULL;
-    }
-}
-
-static void on_node_started (struct tmc *t, void *arg)
-{
-    struct snode *nd = arg;
-
-    if (nd->st->killing)
-        tmc_signal (t, SIGKILL);
-    pmix_stdin_watch (nd->st);
-}
-
-static void on_node_taken (struct tmc *t, void *arg)
-{
-    struct snode *nd = arg;
-
-    (void)t;
-    pmix_stdin_watch (nd->st);
-}
-
-/* hpcq-stepd NSPACE JOBID.STEP NODEID NODES MAP INPUT -- COMMAND... */
-static char **stepd_argv (struct step *st, int k, const char *path)
-{
-    int argc = 0, n = 0;
-    char **argv, buf[160];
-    size_t len = 1, o = 0;
-    char *nodes, *map;
-
-    for (int i = 0; i < st->lay.nnodes; i++)
-        len += strlen (st->node_name[i]) + 1;
-    nodes = xzalloc (len);
-    for (int i = 0; i < st->lay.nnodes; i++)
-        o += snprintf (nodes + o, len - o, "%s%s", i ? "," : "", st->node_name[i]);
-    len = (size_t)st->lay.ntasks * 12 + 1;
-    map = xzalloc (len);
-    for (int t = 0, mo = 0; t < st->lay.ntasks; t++)
-        mo += snprintf (map + mo, len - mo, "%s%d", t ? "," : "", st->lay.task_node[t]);
-    while (st->o->argv[argc])
-        argc++;
-    argv = xzalloc ((argc + 9) * sizeof (char *));
-    argv[n++] = xstrdup (path);
-    snprintf (buf, sizeof (buf), "hpcq.pmix.%s.%d", st->jobid, st->o->step);
-    argv[n++] = xstrdup (buf);
-    snprintf (buf, sizeof (buf), "%s.%d", st->jobid, st->o->step);
-    argv[n++] = xstrdup (buf);
-    snprintf (buf, sizeof (buf), "%d", k);
-    argv[n++] = xstrdup (buf);
-    argv[n++] = nodes;
-    argv[n++] = map;
-    snprintf (buf, sizeof (buf), "%d", st->input_to);
-    argv[n++] = xstrdup (buf);
-    argv[n++] = xstrdup ("--");
-    for (int i = 0; i < argc; i++)
-        argv[n++] = xstrdup (st->o->argv[i]);
-    return argv;
-}
-
-/* The node's ranks' GPUs for hpcq-stepd: "0,1;2,3" in local rank order. */
-static void stepd_gpu_env (struct step *st, int k, char ***env)
-{
-    size_t len = 32, o = 0;
-    char *v;
-    int n = 0;
-
-    if (!st->task_gpus)
-        return;
-    for (int t = 0; t < st->lay.ntasks; t++)
-        len += strlen (st->task_gpus[t]) + 1;
-    v = xzalloc (len);
-    o = snprintf (v, len, "HPCQ_STEPD_GPUS=");
-    for (int t = 0; t < st->lay.ntasks; t++)
-        if (st->lay.task_node[t] == k)
-            o += snprintf (v + o, len - o, "%s%s", n++ ? ";" : "", st->task_gpus[t]);
-    for (n = 0; (*env)[n]; n++)
-        ;
-    *env = xrealloc (*env, (n + 2) * sizeof (char *));
-    (*env)[n] = v;
-    (*env)[n + 1] = NULL;
-}
-
-static int pmix_start (struct step *st)
-{
-    char path[4096];
-    struct hpcq_error err;
-
-    stepd_path (path, sizeof (path));
-    if (access (path, X_OK) < 0) {
-        fprintf (stderr, "srun: error: --mpi=pmix: cannot run %s: %s\n", path,
-                 strerror (errno));
-        return -1;
-    }
-    st->nodes = xzalloc (st->lay.nnodes * sizeof (*st->nodes));
-    for (int t = 0; t < st->lay.ntasks; t++) {
-        st->tasks[t].st = st;
-        st->tasks[t].id = t;
-    }
-    for (int k = 0; k < st->lay.nnodes; k++) {
-        struct snode *nd = &st->nodes[k];
-        int first = 0;
-        while (st->lay.task_node[first] != k)
-            first++;
-        char **env = task_env (st, first), **argv = stepd_argv (st, k, path);
-        stepd_gpu_env (st, k, &env);
-        struct tmc_spawn s = { .host = st->node_name[k],
-                               .vnode = first,
-                               .argv = argv,
-                               .write_stdin = 1,
-                               .env = env,
-                               .output = on_node_output,
-                               .taken = on_node_taken };
-        nd->st = st;
-        nd->k = k;
-        st->running++;
-        nd->t = tmc_spawn (st->loop, &s, on_node_started, on_node_done, nd, &err);
-        env_free (env);
-        env_free (argv);
-        if (!nd->t) {
-            on_node_done (NULL, -1, err.text, nd);
-            return -1;
-        }
-    }
-    return 0;
 }
 
 /* ---- --pty ---- */
@@ -986,10 +660,10 @@ static int step_start (struct step *st)
         return -1;
     st->input_to = to;
     if (st->o->mpi_pmix)
-        return pmix_start (st);
+        return srun_pmix_start (st);
     for (int t = 0; t < st->lay.ntasks; t++) {
         struct task *tk = &st->tasks[t];
-        char **env = task_env (st, t),
+        char **env = srun_task_env (st, t),
              **pargv = st->o->pty && t == 0 ? pty_argv (st->o->argv) : NULL;
         struct tmc_spawn s = { .host = st->node_name[st->lay.task_node[t]],
                                .vnode = t,
@@ -1001,8 +675,8 @@ static int step_start (struct step *st)
         tk->id = t;
         st->running++;
         tk->t = tmc_spawn (st->loop, &s, on_started, on_done, tk, &err);
-        env_free (env);
-        env_free (pargv);
+        srun_env_free (env);
+        srun_env_free (pargv);
         if (!tk->t) {
             on_done (NULL, -1, err.text, tk);
             return -1;
@@ -1089,20 +763,14 @@ static int step_prepare (struct step *st, struct hpcq_error *err)
 
 static void step_release (struct step *st)
 {
-    loop_fd_remove (st->in_watch);
-    for (int k = 0; st->nodes && k < st->lay.nnodes; k++) {
-        tmc_destroy (st->nodes[k].t);
-        stepframe_reader_release (&st->nodes[k].rd);
-        free (st->nodes[k].fence);
-    }
-    free (st->nodes);
+    srun_pmix_release (st);
     for (int t = 0; st->tasks && t < st->lay.ntasks; t++)
         tmc_destroy (st->tasks[t].t);
     srun_io_destroy (st->io);
     loop_destroy (st->loop);
     free (st->tasks);
     free (st->node_name);
-    env_free (st->task_gpus);
+    srun_env_free (st->task_gpus);
     srun_layout_release (&st->lay);
     for (int i = 0; i < st->hosts.n; i++)
         free (st->hosts.name[i]);
