@@ -511,7 +511,10 @@ void srun_step_terminate (struct step *st)
     if (!st->killing)
         fprintf (stderr, "srun: Terminating StepId=%s.%d\n", st->jobid, st->o->step);
     st->killing = 1;
-    step_kill (st, SIGKILL);
+    if (st->nodes)
+        srun_pmix_kill (st);
+    else
+        step_kill (st, SIGKILL);
 }
 
 static void on_started (struct tmc *t, void *arg)

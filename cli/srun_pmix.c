@@ -277,6 +277,13 @@ int srun_pmix_start (struct step *st)
     return 0;
 }
 
+void srun_pmix_kill (struct step *st)
+{
+    for (int k = 0; k < st->lay.nnodes; k++)
+        if (!st->nodes[k].done && st->nodes[k].t)
+            node_send (&st->nodes[k], STEPFRAME_KILL, 0, NULL, 0);
+}
+
 void srun_pmix_release (struct step *st)
 {
     loop_fd_remove (st->in_watch);

@@ -71,6 +71,9 @@ void srun_step_terminate (struct step *st);
 
 /* --mpi=pmix: a stepd on each of the step's nodes.  0, or -1 (said). */
 int srun_pmix_start (struct step *st);
+/* Every rank killed: each stepd removes its PMIx files, then kills its
+ * session (itself and its ranks). */
+void srun_pmix_kill (struct step *st);
 /* What srun_pmix_start made (nothing if it did not run). */
 void srun_pmix_release (struct step *st);
 

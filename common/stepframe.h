@@ -29,6 +29,7 @@ enum {
     STEPFRAME_FENCE_DONE = 'F', /* payload: every node's contributions, in node order */
     STEPFRAME_STDIN = 'i',      /* input for task */
     STEPFRAME_STDIN_EOF = 'I',
+    STEPFRAME_KILL = 'K', /* every rank ends now (-K, a lost node, MPI_Abort) */
 };
 
 /* The header of a frame into h[STEPFRAME_HEADER]. */

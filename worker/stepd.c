@@ -53,6 +53,7 @@ static struct {
     int srun_open;
     pthread_mutex_t out_lock; /* stdout: the main thread and libpmix's */
     struct stepframe_reader rd;
+    const char *tmpdir; /* libpmix's files */
 } sd = { .input = -1, .wake = { -1, -1 }, .out_lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void send_frame (int type, uint32_t task, const void *data, size_t len)
@@ -290,11 +291,31 @@ static void input_flush (void)
     }
 }
 
+static int rm_entry (const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+    (void)st;
+    (void)flag;
+    (void)f;
+    (void)remove (path);
+    return 0;
+}
+
+/* srun ends the step: no file of ours is left, then the session (this
+ * process and its ranks, which share its process group) is killed. */
+static void kill_all (void)
+{
+    (void)nftw (sd.tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    (void)kill (0, SIGKILL);
+    _exit (137);
+}
+
 static void on_frame (int type, uint32_t task, const unsigned char *data, size_t len,
                       void *arg)
 {
     (void)arg;
-    if (type == STEPFRAME_FENCE_DONE)
+    if (type == STEPFRAME_KILL)
+        kill_all ();
+    else if (type == STEPFRAME_FENCE_DONE)
         pmixsrv_fence_done (data, len);
     else if (type == STEPFRAME_STDIN && (int)task == sd.input) {
         sd.inbuf = xrealloc (sd.inbuf, sd.inlen + len + 1);
@@ -357,15 +378,6 @@ static void run (void)
     free (p);
 }
 
-static int rm_entry (const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-    (void)st;
-    (void)flag;
-    (void)f;
-    (void)remove (path);
-    return 0;
-}
-
 static void die (const char *what)
 {
     fprintf (stderr, "hpcq-stepd: %s\n", what);
@@ -408,7 +420,7 @@ int main (int argc, char **argv)
               tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp (tmpdir))
         die ("cannot make the PMIx directory");
-    s.tmpdir = tmpdir;
+    s.tmpdir = sd.tmpdir = tmpdir;
     if (pipe2 (sd.wake, O_CLOEXEC | O_NONBLOCK) < 0)
         die ("pipe");
     sigaction (SIGCHLD, &sa, NULL);
