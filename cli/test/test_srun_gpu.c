@@ -1,11 +1,9 @@
-/* test_srun_gpu.c - each task's share of its node's GPUs (cli/srun_gpu.h),
- * and the stepd frames (common/stepframe.h) reassembled from pieces. */
+/* test_srun_gpu.c - each task's share of its node's GPUs (cli/srun_gpu.h). */
 #include <config.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/srun_gpu.h"
-#include "common/stepframe.h"
 #include "common/test/tap.h"
 
 static void share (const char *what, struct srun_gpu *g, const char *node, int l,
@@ -52,47 +50,9 @@ static void test_gpu (void)
         "mask_gpu refused, named");
 }
 
-struct got {
-    char text[256];
-};
-
-static void on_frame (int type, uint32_t task, const unsigned char *data, size_t len,
-                      void *arg)
-{
-    struct got *g = arg;
-    size_t o = strlen (g->text);
-
-    snprintf (g->text + o, sizeof (g->text) - o, "%c%u:%.*s;", type, task, (int)len,
-              (const char *)data);
-}
-
-static void test_frames (void)
-{
-    unsigned char buf[64], h[STEPFRAME_HEADER];
-    struct stepframe_reader r = { 0 };
-    struct got g = { "" };
-    size_t n = 0;
-
-    stepframe_header (h, STEPFRAME_STDOUT, 3, 5);
-    memcpy (buf, h, sizeof (h));
-    memcpy (buf + 9, "hello", 5);
-    stepframe_header (h, STEPFRAME_FENCE, 0, 0);
-    memcpy (buf + 14, h, sizeof (h));
-    n = 23;
-    /* A byte at a time, as a stream may come. */
-    for (size_t i = 0; i < n; i++)
-        stepframe_feed (&r, buf + i, 1, on_frame, &g);
-    ok (!strcmp (g.text, "o3:hello;f0:;"), "frames from single bytes: %s", g.text);
-    stepframe_header (h, STEPFRAME_STDOUT, 0, STEPFRAME_MAX + 1);
-    ok (stepframe_feed (&r, h, sizeof (h), on_frame, &g) < 0,
-        "a frame too big: EPROTO");
-    stepframe_reader_release (&r);
-}
-
 int main (void)
 {
     plan (NO_PLAN);
     test_gpu ();
-    test_frames ();
     return done_testing ();
 }
