@@ -159,9 +159,16 @@ static void parse_bind (const char *arg)
         die_opt ("--cpu-bind=%s: hpcq does not bind tasks to CPUs (use none)", arg);
 }
 
+/* "srun: error: --mpi=X: why" (or SLURM_MPI_TYPE=X, where it came from). */
+static void mpi_refused (const char *what, const char *arg, const char *why)
+{
+    fprintf (stderr, "srun: error: %s=%s: %s\n", what, arg, why);
+    exit (1);
+}
+
 /* --mpi: none, or pmix (Slurm's plugin names, pmix_v4 among them); list
  * prints them as Slurm's srun does. */
-static int parse_mpi (const char *arg)
+static int parse_mpi (const char *arg, const char *what)
 {
     if (strcmp (arg, "list") == 0) {
         printf ("MPI plugin types are...\n\tnone\n%s",
@@ -173,11 +180,11 @@ static int parse_mpi (const char *arg)
     if (strcmp (arg, "none") == 0)
         return 0;
     if (strcmp (arg, "pmix") && strncmp (arg, "pmix_v", 6))
-        die_opt ("--mpi=%s: hpcq's srun has the MPI types none and pmix (see srun "
-                 "--mpi=list); pmi2 and the others are not built",
-                 arg);
+        mpi_refused (what, arg,
+                     "hpcq's srun has the MPI types none and pmix (see srun "
+                     "--mpi=list); pmi2 and the others are not built");
     if (!HAVE_PMIX_STEPD)
-        die_opt ("--mpi=%s: this hpcq was built without PMIx (libpmix-dev)", arg);
+        mpi_refused (what, arg, "this hpcq was built without PMIx (libpmix-dev)");
     return 1;
 }
 
@@ -263,10 +270,10 @@ int srun_parse (int argc, char **argv, struct srun_opts *o)
             exit (1);
         }
     }
-    if (!mpi)
-        mpi = getenv ("SLURM_MPI_TYPE");
     if (mpi)
-        o->mpi_pmix = parse_mpi (mpi);
+        o->mpi_pmix = parse_mpi (mpi, "--mpi");
+    else if ((mpi = getenv ("SLURM_MPI_TYPE")) && *mpi)
+        o->mpi_pmix = parse_mpi (mpi, "SLURM_MPI_TYPE");
     if (optind >= argc)
         die_opt ("%s", "No command given to execute.");
     if (o->pty && o->mpi_pmix)

@@ -81,7 +81,9 @@ test_expect_success '--mpi=list names none and pmix; a type we lack is one error
     srun --mpi=list true > list.out && cat list.out &&
     grep -qx "	none" list.out && grep -qx "	pmix" list.out &&
     ! srun --mpi=pmi2 true 2> bad.err && cat bad.err &&
-    test "$(wc -l < bad.err)" = 1 && grep -q "^srun: error: --mpi=pmi2: " bad.err
+    test "$(wc -l < bad.err)" = 1 && grep -q "^srun: error: --mpi=pmi2: " bad.err &&
+    ! SLURM_MPI_TYPE=cray_shasta srun true 2> env.err && cat env.err &&
+    grep -q "^srun: error: SLURM_MPI_TYPE=cray_shasta: " env.err
 '
 
 test_done
