@@ -97,6 +97,18 @@ test_expect_success 'a GPU job sees its GPU, and the CDI spec of exactly it, lab
     out STDIN $id | grep -qx nvidia=0
 '
 
+test_expect_success 'sbatch --container-image and --container-mounts, as Pyxis spells them' '
+    n=$(as_user nobody sbatch --parsable --container-image=$img \
+        --container-mounts=$PUB/data:/data:ro --container-workdir=/data \
+        --wrap "cat /etc/hpcq-image; cat in.txt; pwd") &&
+    id=$(qstat -x | awk -v n=$n "\$1 ~ \"^\" n \"[.]\" { print \$1 }") && echo "$id" &&
+    wait_state $id F 60 && cat "$PUB/slurm-$n.out" &&
+    test "$(job_attr $id Resource_List.container_image)" = "$img" &&
+    test "$(job_attr $id Resource_List.container_mounts)" = "$PUB/data:/data:ro" &&
+    grep -qx "hpcq test image" "$PUB/slurm-$n.out" && grep -qx "shared data" "$PUB/slurm-$n.out" &&
+    grep -qx /data "$PUB/slurm-$n.out"
+'
+
 test_expect_success 'the image'\''s PATH and LD_LIBRARY_PATH, the job'\''s other variables' '
     id=$(echo "echo path=\$PATH; echo ldp=\$LD_LIBRARY_PATH; echo v=\$MYVAR" |
          LD_LIBRARY_PATH=/host/lib qsub_n -V -v MYVAR=hello -l container_image=$img) &&
