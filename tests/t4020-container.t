@@ -9,18 +9,7 @@
 # container on nodes without a runtime.
 . "$(dirname "$0")/lib.sh"
 
-for p in runc umoci busybox; do
-    command -v $p > /dev/null || skip_all "no $p (apt-get install runc umoci busybox-static)" \
-        'a job runs inside its image'
-done
-# Rootless runc needs unprivileged user namespaces.
-unshare --user true 2>/dev/null || skip_all "no unprivileged user namespaces here" \
-    'a job runs inside its image'
-
-# Containers are for ordinary users (rootless runc): the jobs are nobody's.
-other_users_setup true
-test -n "$other_users" || skip_all "no other user to run container jobs as" \
-    'a job runs inside its image'
+container_prereqs 'a job runs inside its image'
 img=$PUB/img
 qsub_n() { as_user nobody qsub "$@"; }
 out() { cat "$PUB/$1.o$(seqno $2)"; }
