@@ -342,7 +342,11 @@ json_t *job_attr_json (struct server *srv, const struct job *job)
     set_path (o, "Error_Path", job, s->error_path, 'e');
     set_str (o, "exec_host", job->rec.exec_host);
     set_str (o, "exec_vnode", job->rec.exec_vnode);
-    set_str (o, "exec_binding", job->binding);
+    if (job->binding && job->alloc) {
+        char *b = alloc_format_binding (job->alloc, job->binding);
+        set_str (o, "exec_binding", b);
+        free (b);
+    }
     set_str (o, "Hold_Types", job->rec.hold_types);
     set_str (o, "Join_Path", join[s->join % 3]);
     set_str (o, "Keep_Files", "n");
