@@ -1,9 +1,10 @@
 #!/bin/bash
-# hpcq-md in a container (issue 26 part 2): the image is made here from
-# the hpcq-md this tree built, with the libraries it links (and Open MPI's
-# components, orted and help files when it links Open MPI), busybox for
-# the shell.  A job of nobody's runs it through rootless runc: its final
-# state is bitwise the state of the same run outside.  Then the same run
+# hpcq-md and hpcq-climate in a container (issue 26 part 2): the image is
+# made here from the hpcq-md and hpcq-climate this tree built, with the
+# libraries they link (and Open MPI's components, orted and help files when
+# they link Open MPI), busybox for the shell.  A job of nobody's runs each
+# through rootless runc: its final state is bitwise the state of the same
+# run outside.  Then the same run
 # on a spot node (-l spot=true -c auto) is reclaimed mid-run (hpcq-local's
 # provider: a notice, then the instance dies): the app inside checkpoints
 # on the signal and reports it through the worker's socket (bound in), the
@@ -11,12 +12,13 @@
 # image again, and ends bitwise identical to the uninterrupted run.
 . "$(dirname "$0")/lib.sh"
 MD=$HPCQ_BUILDDIR/apps/md/hpcq-md
+CLIMATE=$HPCQ_BUILDDIR/apps/climate/hpcq-climate
 export OMP_NUM_THREADS=1
 unset HPCQ_CHECKPOINT_DIR HPCQ_CHECKPOINT_INTERVAL
 
 container_prereqs 'hpcq-md in its image: bitwise the run outside'
 
-# mkimage: hpcq-md at /bin, what it links in /lib (ld.so where it looks),
+# mkimage: hpcq-md and hpcq-climate at /bin, what they link in /lib (ld.so where it looks),
 # and for Open MPI its components, data and orted at their own paths
 # (a singleton MPI_Init starts orted, which wants an rsh agent to exist:
 # OMPI_MCA_plm_rsh_agent=/bin/false, never called on one node).
@@ -33,9 +35,9 @@ copy_libs() { # FILE...: the libraries they link into the image's /lib
 mkimage() {
     rootfs=$WORK/mdroot
     rm -rf "$rootfs" && mkdir -p "$rootfs"/{bin,lib,etc,tmp,usr/bin} &&
-    cp "$(command -v busybox)" "$MD" "$rootfs/bin/" &&
+    cp "$(command -v busybox)" "$MD" "$CLIMATE" "$rootfs/bin/" &&
     for c in sh cat false ls; do ln -s busybox "$rootfs/bin/$c"; done &&
-    copy_libs "$MD" || return 1
+    copy_libs "$MD" "$CLIMATE" || return 1
     local mpi plugins
     mpi=$(ldd "$MD" | awk '$1 ~ /^libmpi\.so/ { print $3 }')
     if [ -n "$mpi" ]; then
@@ -93,6 +95,16 @@ test_expect_success 'hpcq-md in its image: bitwise the run outside' '
     (cd $WORK && $MD ${RUN#hpcq-md} --steps 600 --checkpoint-dir ck-out --dump-state outside.state > outside.out 2>&1) &&
     cmp $WORK/outside.state $d/final.state &&
     test "$(grep "^ *600 " $d/out.0)" = "$(grep "^ *600 " $WORK/outside.out)"
+'
+
+test_expect_success 'hpcq-climate in its image: bitwise the run outside' '
+    d=$PUB/climate && mkdir -p $d && chmod 777 $d &&
+    cl="hpcq-climate --case collision --nx 100 --nz 50 --sim-time 40 --checkpoint-every 20" &&
+    id=$(echo "cd $d && export OMP_NUM_THREADS=1 OMPI_MCA_plm_rsh_agent=/bin/false && exec $cl --dump final.bin > out 2>&1" |
+         qsub_n -l container_image=$img -l select=1:ncpus=2 $(app_vars)) &&
+    wait_state $id F 120 && cat $d/out && test "$(job_attr $id Exit_status)" = 0 &&
+    (cd $WORK && $CLIMATE ${cl#hpcq-climate} --checkpoint-dir ck-cl --dump climate.bin > climate.out 2>&1) &&
+    test -s $d/final.bin && cmp $WORK/climate.bin $d/final.bin
 '
 
 test_expect_success 'on a spot node, reclaimed mid-run: checkpointed inside, moved, restarted in the image' '
