@@ -249,7 +249,11 @@ int gpu_live_from_json (json_t *entry, struct gpu_live *l)
         return rc;
     if (gpus && (!json_is_array (gpus) || json_array_size (gpus) > GPU_MAX))
         goto bad;
-    json_array_foreach (gpus, i, e) if (gpu_live_one (e, l) < 0) goto bad;
+    json_array_foreach (gpus, i, e)
+    {
+        if (gpu_live_one (e, l) < 0)
+            goto bad;
+    }
     return 1;
 bad:
     memset (l, 0, sizeof (*l));

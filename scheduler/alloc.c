@@ -106,7 +106,7 @@ char *alloc_format_binding (const struct alloc *a, const char *first)
         if (strcmp (s->node_name, a->slot[0].node_name) == 0)
             continue; /* the first host's chunks are in its worker's report */
         fprintf (f, "+%s:ncpus=%d", s->node_name, s->ncpus);
-        for (int g = 0; g < s->ngpus && g < 16; g++)
+        for (int g = 0; g < s->ngpus && g < (int)ARRAY_SIZE (s->gpus); g++)
             fprintf (f, "%s%d", g ? "," : ":gpus=", s->gpus[g]);
         fputs (":unbound", f);
     }
