@@ -109,6 +109,7 @@ void jobs_job_free (struct job *job)
     free (job->resv);
     free (job->ck);
     free (job->binding);
+    free (job->gpu_live);
     free (job);
 }
 
