@@ -76,6 +76,7 @@ struct replica {
     char state_dir[4096];
     char raft_dir[4200];
     char dirty_path[4200];
+    char address_path[4200]; /* the server's: a follower has none */
 
     struct db *db; /* the follower's own handle, or the server's */
     int own_db;
@@ -102,19 +103,23 @@ static void replica_restart (struct replica *rep, int dirty, const char *why)
     log_msg (LOG_ERR, "replica %llu: %s; restarting as a follower%s",
              (unsigned long long)rep->id, why,
              dirty ? " with its database rebuilt from the log" : "");
-    if (dirty && (fd = open (rep->dirty_path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)) >= 0)
+    if (dirty
+        && (fd = open (rep->dirty_path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)) >= 0)
         (void)(fsync (fd), close (fd));
     else if (dirty) {
         log_error ("cannot mark %s", rep->dirty_path);
         _exit (1);
     }
+    /* Clients and scripts look for the leader by its address file. */
+    (void)unlink (rep->address_path);
     log_fini ();
     closefrom (3);
     execv ("/proc/self/exe", rep->argv);
     _exit (1);
 }
 
-static int parse_replicas (struct replica *rep, const char *list, struct hpcq_error *err)
+static int parse_replicas (struct replica *rep, const char *list,
+                           struct hpcq_error *err)
 {
     const char *p = list;
 
@@ -133,11 +138,13 @@ static int parse_replicas (struct replica *rep, const char *list, struct hpcq_er
         rep->addrs[rep->n][len] = '\0';
         colon = strrchr (rep->addrs[rep->n], ':');
         if (!colon || colon == rep->addrs[rep->n])
-            return errprintf (err, "replicas: '%s' is not HOST:PORT", rep->addrs[rep->n]);
+            return errprintf (err, "replicas: '%s' is not HOST:PORT",
+                              rep->addrs[rep->n]);
         errno = 0;
         port = strtol (colon + 1, &end, 10);
         if (errno || *end || port < 1 || port > 65535)
-            return errprintf (err, "replicas: '%s' has no valid port", rep->addrs[rep->n]);
+            return errprintf (err, "replicas: '%s' has no valid port",
+                              rep->addrs[rep->n]);
         for (int i = 0; i < rep->n; i++)
             if (strcmp (rep->addrs[i], rep->addrs[rep->n]) == 0)
                 return errprintf (err, "replicas: '%s' is listed twice", rep->addrs[i]);
@@ -179,6 +186,8 @@ static int replica_settings (struct replica *rep, struct hpcq_error *err)
     snprintf (rep->state_dir, sizeof (rep->state_dir), "%s", dir);
     snprintf (rep->raft_dir, sizeof (rep->raft_dir), "%s/raft", dir);
     snprintf (rep->dirty_path, sizeof (rep->dirty_path), "%s/replica-dirty", dir);
+    snprintf (rep->address_path, sizeof (rep->address_path), "%s/scheduler.address",
+              dir);
     return 0;
 }
 
@@ -190,7 +199,8 @@ static int replica_claim_dir (struct replica *rep, struct hpcq_error *err)
     FILE *f;
 
     if (mkdir (rep->state_dir, 0700) < 0 && errno != EEXIST)
-        return errprintf (err, "cannot make '%s': %s", rep->state_dir, strerror (errno));
+        return errprintf (err, "cannot make '%s': %s", rep->state_dir,
+                          strerror (errno));
     if (mkdir (rep->raft_dir, 0700) < 0 && errno != EEXIST)
         return errprintf (err, "cannot make '%s': %s", rep->raft_dir, strerror (errno));
     snprintf (path, sizeof (path), "%s/cluster_id", rep->raft_dir);
@@ -204,8 +214,9 @@ static int replica_claim_dir (struct replica *rep, struct hpcq_error *err)
                               rep->state_dir, have, rep->cluster_id);
         return 0;
     }
-    if (errno != ENOENT || !(f = fopen (path, "w")) || fprintf (f, "%s\n", rep->cluster_id) < 0
-        || fflush (f) != 0 || fsync (fileno (f)) < 0) {
+    if (errno != ENOENT || !(f = fopen (path, "w"))
+        || fprintf (f, "%s\n", rep->cluster_id) < 0 || fflush (f) != 0
+        || fsync (fileno (f)) < 0) {
         if (f)
             fclose (f);
         return errprintf (err, "cannot write '%s': %s", path, strerror (errno));
@@ -245,6 +256,7 @@ static int replica_open_db (struct replica *rep, int new_dir, struct hpcq_error 
             return errprintf (err, "cannot remove '%s': %s", rep->dirty_path,
                               strerror (errno));
     }
+    (void)unlink (rep->address_path);
     fresh = access (path, F_OK) < 0;
     if (!(rep->db = db_open (path, err)))
         return -1;
@@ -267,7 +279,8 @@ static int entry_check (struct replica *rep, const struct entry_hdr *h)
     char why[256];
 
     if (h->cluster != rep->cluster) {
-        log_msg (LOG_ERR, "replica %llu: log entry %llu is of another cluster (not '%s')",
+        log_msg (LOG_ERR,
+                 "replica %llu: log entry %llu is of another cluster (not '%s')",
                  (unsigned long long)rep->id, (unsigned long long)h->index,
                  rep->cluster_id);
         exit (1);
@@ -279,10 +292,11 @@ static int entry_check (struct replica *rep, const struct entry_hdr *h)
             rep->verified = 1;
             return 0;
         }
-        snprintf (why, sizeof (why),
-                  "the database holds entry %lld of term %lld, the log's is of term %llu",
-                  (long long)rep->db_index, (long long)rep->db_term,
-                  (unsigned long long)h->term);
+        snprintf (
+            why, sizeof (why),
+            "the database holds entry %lld of term %lld, the log's is of term %llu",
+            (long long)rep->db_index, (long long)rep->db_term,
+            (unsigned long long)h->term);
         replica_restart (rep, 1, why);
     }
     if (!rep->verified) {
@@ -292,14 +306,16 @@ static int entry_check (struct replica *rep, const struct entry_hdr *h)
         replica_restart (rep, 1, why);
     }
     if (rep->phase == SERVING) {
-        log_msg (LOG_ERR, "replica %llu: entry %llu committed past what the leader wrote",
+        log_msg (LOG_ERR,
+                 "replica %llu: entry %llu committed past what the leader wrote",
                  (unsigned long long)rep->id, (unsigned long long)h->index);
         exit (1);
     }
     return 1;
 }
 
-static int fsm_apply (struct raft_fsm *fsm, const struct raft_buffer *buf, void **result)
+static int fsm_apply (struct raft_fsm *fsm, const struct raft_buffer *buf,
+                      void **result)
 {
     struct replica *rep = fsm->data;
     struct hpcq_error err;
@@ -369,7 +385,8 @@ static void replica_watch_state (struct replica *rep)
 
     if (rep->phase == FOLLOWING && st == RAFT_LEADER) {
         log_msg (LOG_INFO, "replica %llu: elected leader in term %llu; catching up",
-                 (unsigned long long)rep->id, (unsigned long long)rep->raft.current_term);
+                 (unsigned long long)rep->id,
+                 (unsigned long long)rep->raft.current_term);
         rep->phase = ELECTED;
         rep->barrier.data = rep;
         if (raft_barrier (&rep->raft, &rep->barrier, barrier_done) != 0)
@@ -383,7 +400,8 @@ static void replica_watch_state (struct replica *rep)
                              : "lost the leadership");
     if (rep->phase == ELECTED && rep->caught_up) {
         rep->phase = SERVING;
-        log_msg (LOG_INFO, "replica %llu: leader with every committed entry (%lld); serving",
+        log_msg (LOG_INFO,
+                 "replica %llu: leader with every committed entry (%lld); serving",
                  (unsigned long long)rep->id, (long long)rep->db_index);
         /* The server opens the file itself (replica_attach). */
         db_close (rep->db);
@@ -417,7 +435,8 @@ static int replica_bootstrap (struct replica *rep, struct hpcq_error *err)
 
     raft_configuration_init (&conf);
     for (int i = 0; i < rep->n && rc == 0; i++)
-        rc = raft_configuration_add (&conf, (raft_id)(i + 1), rep->addrs[i], RAFT_VOTER);
+        rc =
+            raft_configuration_add (&conf, (raft_id)(i + 1), rep->addrs[i], RAFT_VOTER);
     if (rc == 0)
         rc = raft_bootstrap (&rep->raft, &conf);
     raft_configuration_close (&conf);
@@ -432,7 +451,8 @@ static int replica_start_raft (struct replica *rep, struct hpcq_error *err)
     int64_t election, heartbeat;
     int rc;
 
-    if (config_get_int (rep->cfg, "replica_election_ms", 1000, 100, 60000, &election, err)
+    if (config_get_int (rep->cfg, "replica_election_ms", 1000, 100, 60000, &election,
+                        err)
             < 0
         || config_get_int (rep->cfg, "replica_heartbeat_ms", 100, 10, 10000, &heartbeat,
                            err)
@@ -485,7 +505,8 @@ struct replica *replica_create (struct loop *loop, struct config *cfg, char **ar
     rep->leader = leader;
     rep->leader_arg = arg;
     if (replica_settings (rep, err) < 0 || (new_dir = replica_claim_dir (rep, err)) < 0
-        || replica_open_db (rep, new_dir, err) < 0 || replica_start_raft (rep, err) < 0) {
+        || replica_open_db (rep, new_dir, err) < 0
+        || replica_start_raft (rep, err) < 0) {
         replica_destroy (rep);
         return NULL;
     }
