@@ -155,8 +155,8 @@ static int apply_conflict (void *arg, int kind, sqlite3_changeset_iter *it)
     return SQLITE_CHANGESET_ABORT;
 }
 
-int db_repl_apply (struct db *db, const void *buf, int len, int64_t index,
-                   int64_t term, struct hpcq_error *err)
+int db_repl_apply (struct db *db, const void *buf, int len, int64_t index, int64_t term,
+                   struct hpcq_error *err)
 {
     struct apply_ctx ctx = { "" };
     int64_t i = -1, t = -1;
@@ -169,15 +169,16 @@ int db_repl_apply (struct db *db, const void *buf, int len, int64_t index,
     if (db_txn_ensure (db) < 0)
         return errprintf (err, "entry %lld: cannot begin: %s", (long long)index,
                           strerror (errno));
-    rc = sqlite3changeset_apply (db_handle (db), len, (void *)buf, NULL,
-                                 apply_conflict, &ctx);
+    rc = sqlite3changeset_apply (db_handle (db), len, (void *)buf, NULL, apply_conflict,
+                                 &ctx);
     if (rc != SQLITE_OK) {
         errprintf (err, "entry %lld (term %lld) does not apply: %s", (long long)index,
                    (long long)term, ctx.why[0] ? ctx.why : sqlite3_errstr (rc));
         goto fail;
     }
     if (db_repl_state (db, &i, &t) < 0 || i != index || t != term) {
-        errprintf (err, "entry %lld (term %lld) left the file at entry %lld (term %lld)",
+        errprintf (err,
+                   "entry %lld (term %lld) left the file at entry %lld (term %lld)",
                    (long long)index, (long long)term, (long long)i, (long long)t);
         goto fail;
     }

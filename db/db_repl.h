@@ -43,8 +43,8 @@ int db_repl_state_set (struct db *db, int64_t index, int64_t term);
  * replica_state to (index, term).  Any conflict (the row to change is not
  * what the leader changed) fails it whole: the file is not the leader's.
  * 0 or -1 with err; nothing changes on failure. */
-int db_repl_apply (struct db *db, const void *buf, int len, int64_t index,
-                   int64_t term, struct hpcq_error *err);
+int db_repl_apply (struct db *db, const void *buf, int len, int64_t index, int64_t term,
+                   struct hpcq_error *err);
 
 /* A fresh file made the same on every replica: what a migration put in
  * from the clock (0001's workq created_at) is made 0.  0 or -1. */
