@@ -34,7 +34,7 @@
 #define CKPT_TICK_MS 250
 #define CADENCE_EVERY_MS 1000
 /* Folders removed per sweep, and how often the sweep runs. */
-#define SWEEP_BATCH 32
+#define SWEEP_BATCH 128
 #define SWEEP_EVERY_MS 5000
 /* A removal sent to a worker and not answered is sent again after this. */
 #define REMOVE_RETRY_MS 300000

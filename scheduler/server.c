@@ -19,6 +19,7 @@
 #include "common/arrayspec.h"
 #include "common/auth.h"
 #include "common/authq.h"
+#include "common/idcache.h"
 #include "common/link.h"
 #include "common/jobspec.h"
 #include "common/log.h"
@@ -40,13 +41,7 @@ static void server_conn_close (struct conn *c, void *arg);
 
 void server_user_name (uid_t uid, char *buf, int len)
 {
-    struct passwd pw, *res = NULL;
-    char tmp[4096];
-
-    if (getpwuid_r (uid, &pw, tmp, sizeof (tmp), &res) == 0 && res)
-        snprintf (buf, len, "%s", pw.pw_name);
-    else
-        snprintf (buf, len, "uid%u", (unsigned)uid);
+    idcache_user_name (uid, buf, len);
 }
 
 /* 1 if uid's user is in the comma-separated list of user names (an entry

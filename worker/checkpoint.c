@@ -32,21 +32,12 @@
 #define CHECKPOINT_CONN_TIMEOUT_MS 5000
 /* Reports held while the scheduler is away; the oldest go first. */
 #define CHECKPOINT_MAX_REPORTS 1024
-/* Folder depth a removal goes to (a deeper tree is left, and said so). */
-#define REMOVE_MAX_DEPTH 64
 
 struct report {
     int64_t seq;
     int attempt;
     json_t *body;    /* the job.checkpoint body */
     int64_t sent_id; /* in flight with this wire id, 0 if not sent */
-};
-
-/* A folder's removal, running in a privsep helper. */
-struct removal {
-    struct checkpoint *cp;
-    int64_t seq;
-    LIST_ENTRY (removal) link;
 };
 
 struct checkpoint {
@@ -63,7 +54,6 @@ struct checkpoint {
     int nconns;
     struct report *reports;
     int nreports;
-    LIST_HEAD (, removal) removals;
 };
 
 const char *checkpoint_socket (const struct checkpoint *cp)
@@ -390,152 +380,6 @@ json_t *checkpoint_usage_json (struct checkpoint *cp)
     return a;
 }
 
-/* ---- removing a finished job's folder ---------------------------------- */
-
-/* Remove name in dirfd and all under it, never following a symlink (one
- * is removed as itself).  0 or -1 with errno. */
-static int remove_at (int parent, const char *name, int depth)
-{
-    struct dirent *de;
-    DIR *d;
-    int fd, rc = 0;
-
-    if (unlinkat (parent, name, 0) == 0)
-        return 0;
-    if (errno != EISDIR && errno != EPERM)
-        return errno == ENOENT ? 0 : -1;
-    if (depth >= REMOVE_MAX_DEPTH) {
-        errno = ELOOP;
-        return -1;
-    }
-    if ((fd = openat (parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC))
-        < 0)
-        return -1;
-    if (!(d = fdopendir (fd))) {
-        close (fd);
-        return -1;
-    }
-    while ((de = readdir (d)))
-        if (strcmp (de->d_name, ".") && strcmp (de->d_name, "..")
-            && remove_at (dirfd (d), de->d_name, depth + 1) < 0)
-            rc = -1;
-    closedir (d);
-    if (rc == 0 && unlinkat (parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-        rc = -1;
-    return rc;
-}
-
-struct remove_req {
-    const char *path;
-    uid_t uid;
-};
-
-/* As the folder's owner (privsep_run): 0 removed (or already gone), 1 not
- * the owner's folder, 2 could not. */
-static int remove_as_owner (void *arg)
-{
-    const struct remove_req *r = arg;
-    char parent[4096], *slash;
-    struct stat st;
-    int dfd, rc;
-
-    snprintf (parent, sizeof (parent), "%s", r->path);
-    if (!(slash = strrchr (parent, '/')) || slash == parent || !slash[1])
-        return 2;
-    *slash = '\0';
-    if ((dfd = open (parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-        return errno == ENOENT ? 0 : 2;
-    if (fstatat (dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        rc = errno == ENOENT ? 0 : 2;
-    else if (!S_ISDIR (st.st_mode) || st.st_uid != r->uid)
-        rc = 1;
-    else
-        rc = remove_at (dfd, slash + 1, 0) == 0 ? 0 : 2;
-    close (dfd);
-    return rc;
-}
-
-static void removed_send (struct checkpoint *cp, int64_t seq, const char *error)
-{
-    json_t *body = json_pack ("{s:I s:b}", "seq", (json_int_t)seq, "ok", error == NULL);
-
-    if (body && error)
-        json_object_set_new (body, "error", json_string (error));
-    (void)worker_send (cp->w, "ckpt.removed", body);
-}
-
-/* The helper is done: say how it went (status -1: killed). */
-static void removal_done (int status, void *arg)
-{
-    static const char *why[] = { NULL, "not a folder of the job's owner",
-                                 "cannot remove it" };
-    struct removal *r = arg;
-
-    removed_send (r->cp, r->seq, why[status < 0 || status > 2 ? 2 : status]);
-    LIST_REMOVE (r, link);
-    free (r);
-}
-
-/* Who the removal runs as: the owner as this node knows them; a worker
- * that is not root acts as itself whoever asks. */
-static int removal_cred (uid_t uid, struct privsep_cred *cred)
-{
-    struct hpcq_error err;
-
-    if (privsep_cred_lookup (uid, cred, &err) == 0)
-        return 0;
-    if (geteuid () == 0)
-        return -1;
-    memset (cred, 0, sizeof (*cred));
-    cred->uid = geteuid ();
-    cred->gid = getegid ();
-    return 0;
-}
-
-void checkpoint_remove (struct checkpoint *cp, struct conn *c, struct wire_msg *msg)
-{
-    json_int_t seq, uid;
-    const char *path;
-    struct privsep_cred cred;
-    struct remove_req req;
-    struct removal *r;
-
-    if (json_unpack (msg->body, "{s:I s:s s:I}", "seq", &seq, "path", &path, "uid",
-                     &uid)
-            < 0
-        || path[0] != '/' || uid < 0) {
-        (void)conn_reply (c, msg, EPROTO, "ckpt.remove: malformed request", NULL);
-        return;
-    }
-    (void)conn_reply (c, msg, 0, NULL, NULL);
-    /* A worker that is not root removes only its own user's folders. */
-    if (geteuid () != 0 && (uid_t)uid != geteuid ()) {
-        removed_send (cp, seq,
-                      "the worker is not root and the folder is another user's");
-        return;
-    }
-    if (removal_cred ((uid_t)uid, &cred) < 0) {
-        removed_send (cp, seq, "the folder's owner is unknown on this node");
-        return;
-    }
-    req = (struct remove_req){ path, (uid_t)uid };
-    r = xzalloc (sizeof (*r));
-    r->cp = cp;
-    r->seq = seq;
-    /* No time limit: a large folder takes long, and nothing waits for it. */
-    if (privsep_run (tasks_privsep (cp->w->tasks), &cred, 0, remove_as_owner, &req,
-                     removal_done, r)
-        < 0) {
-        log_error ("remove checkpoint folder %s", path);
-        free (r); /* the scheduler asks again later */
-    } else {
-        LIST_INSERT_HEAD (&cp->removals, r, link);
-        log_msg (LOG_INFO, "job %lld: removing checkpoint folder %s as uid %lld",
-                 (long long)seq, path, (long long)uid);
-    }
-    privsep_cred_release (&cred);
-}
-
 /* ---- life -------------------------------------------------------------- */
 
 struct checkpoint *checkpoint_create (struct worker *w, struct hpcq_error *err)
@@ -544,7 +388,6 @@ struct checkpoint *checkpoint_create (struct worker *w, struct hpcq_error *err)
 
     cp->w = w;
     cp->fd = -1;
-    LIST_INIT (&cp->removals);
     cp->per_uid = admit_counts_create ();
     cp->admit = admit_create (w->loop, "checkpoint socket", sock_accepted, cp);
     if (sock_open (cp, w->spool, err) < 0) {
@@ -570,11 +413,5 @@ void checkpoint_destroy (struct checkpoint *cp)
     for (int i = 0; i < cp->nreports; i++)
         json_decref (cp->reports[i].body);
     free (cp->reports);
-    /* The helpers go with the worker's privsep, their done uncalled. */
-    while (!LIST_EMPTY (&cp->removals)) {
-        struct removal *r = LIST_FIRST (&cp->removals);
-        LIST_REMOVE (r, link);
-        free (r);
-    }
     free (cp);
 }

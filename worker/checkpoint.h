@@ -11,9 +11,7 @@
  * - Jobs that checkpoint every MIN minutes of CPU time (-c c=MIN) have
  *   their CPU time in each heartbeat: the user and system time of their
  *   session's processes, and of the children those waited for.
- * - ckpt.remove from the scheduler: a finished job's checkpoint folder is
- *   removed as its owner (a privsep helper, privsep.h), never following a
- *   symlink, and answered with ckpt.removed.
+ * - (Removing a finished job's folder is ckpt_remove.h's.)
  *
  * The socket serves one request per connection; a connection that sends
  * nothing whole within a few seconds is closed, and at most
@@ -45,9 +43,6 @@ void checkpoint_link_up (struct checkpoint *cp);
 void checkpoint_link_down (struct checkpoint *cp);
 /* A reply from the scheduler: 1 if it was to one of ours. */
 int checkpoint_reply (struct checkpoint *cp, const struct wire_msg *msg);
-
-/* ckpt.remove {seq, path, uid}. */
-void checkpoint_remove (struct checkpoint *cp, struct conn *c, struct wire_msg *msg);
 
 /* Deliver the checkpoint signal signo to the task's processes that catch
  * or block it (an app's handler, or its signalfd), never to one that

@@ -2,7 +2,6 @@
 #include <config.h>
 #include <errno.h>
 #include <grp.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/idcache.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "worker/privsep.h"
@@ -33,35 +33,23 @@ struct privsep {
 
 int privsep_cred_lookup (uid_t uid, struct privsep_cred *c, struct hpcq_error *err)
 {
-    struct passwd pw, *res = NULL;
-    char buf[16384];
-    int n = 64;
+    struct idcache_user u;
 
     memset (c, 0, sizeof (*c));
-    if (getpwuid_r (uid, &pw, buf, sizeof (buf), &res) != 0 || !res) {
+    if (idcache_user (uid, &u) < 0) {
+        if (errno == EOVERFLOW)
+            return errprintf (err, "cannot list the groups of uid %u", (unsigned)uid);
         errno = ENOENT;
         return errprintf (err, "unknown user (uid %u) on this node", (unsigned)uid);
     }
-    c->uid = pw.pw_uid;
-    c->gid = pw.pw_gid;
-    snprintf (c->name, sizeof (c->name), "%s", pw.pw_name);
-    snprintf (c->home, sizeof (c->home), "%s", pw.pw_dir);
-    snprintf (c->shell, sizeof (c->shell), "%s", pw.pw_shell);
-    for (;;) {
-        int want = n;
-        c->groups = xzalloc (n * sizeof (gid_t));
-        if (getgrouplist (pw.pw_name, pw.pw_gid, c->groups, &want) >= 0) {
-            c->ngroups = want;
-            return 0;
-        }
-        free (c->groups);
-        c->groups = NULL;
-        if (want <= n || want > 65536) {
-            errno = EOVERFLOW;
-            return errprintf (err, "cannot list the groups of %s", pw.pw_name);
-        }
-        n = want;
-    }
+    c->uid = u.uid;
+    c->gid = u.gid;
+    snprintf (c->name, sizeof (c->name), "%s", u.name);
+    snprintf (c->home, sizeof (c->home), "%s", u.home);
+    snprintf (c->shell, sizeof (c->shell), "%s", u.shell);
+    c->groups = u.groups; /* handed over: released with c */
+    c->ngroups = u.ngroups;
+    return 0;
 }
 
 int privsep_cred_set_group (struct privsep_cred *c, const char *group,

@@ -15,6 +15,7 @@
 #include "common/resource.h"
 #include "common/util.h"
 #include "worker/checkpoint.h"
+#include "worker/ckpt_remove.h"
 #include "worker/container.h"
 #include "worker/fence.h"
 #include "worker/gpumon.h"
@@ -383,7 +384,7 @@ static void worker_signal (struct worker *w, struct conn *c, struct wire_msg *ms
 
 static void worker_ckpt_remove (struct worker *w, struct conn *c, struct wire_msg *msg)
 {
-    checkpoint_remove (w->ckpt, c, msg);
+    ckpt_remove_msg (w->ckrm, c, msg);
 }
 
 /* The scheduler's requests, by type. */
@@ -581,6 +582,7 @@ struct worker *worker_create (struct loop *loop, struct config *cfg,
         || !(w->notice = notice_create (w, err)))
         goto error;
     if (!(w->tasks = tasks_create (w, err)) || !(w->ckpt = checkpoint_create (w, err))
+        || !(w->ckrm = ckpt_remove_create (w))
         || !(w->fence =
                  fence_create (tasks_spool (w->tasks), tasks_cgroups (w->tasks), err)))
         goto error;
@@ -614,6 +616,7 @@ void worker_destroy (struct worker *w)
     conn_destroy (w->link);
     tm_destroy (w->tm);
     checkpoint_destroy (w->ckpt);
+    ckpt_remove_destroy (w->ckrm);
     tasks_destroy (w->tasks);
     fence_destroy (w->fence); /* after its jobs, killed as the worker stops */
     authq_destroy (w->authq);

@@ -31,6 +31,7 @@ struct health;
 struct auth;
 struct authq;
 struct checkpoint;
+struct ckpt_remove;
 struct tm;
 struct fence;
 
@@ -74,10 +75,11 @@ struct worker {
     struct gpumon *gpumon; /* real GPUs' telemetry and health, or NULL */
     struct health *health; /* the health check, or NULL */
     struct loop_timer *telemetry;
-    struct checkpoint *ckpt; /* checkpoint reports and removals (checkpoint.h) */
-    struct tm *tm;           /* the task manager, NULL without (tm.h) */
-    struct fence *fence;     /* the lease and its watchdog (fence.h) */
-    struct topo *topo;       /* sockets, NUMA nodes, GPUs' places, or NULL (topo.h) */
+    struct checkpoint *ckpt;  /* checkpoint reports (checkpoint.h) */
+    struct ckpt_remove *ckrm; /* finished jobs' folders removed (ckpt_remove.h) */
+    struct tm *tm;            /* the task manager, NULL without (tm.h) */
+    struct fence *fence;      /* the lease and its watchdog (fence.h) */
+    struct topo *topo;        /* sockets, NUMA nodes, GPUs' places, or NULL (topo.h) */
     /* OCI containers (container.h): the helper that runs a job in one, ""
      * where this node has no runtime (runc and umoci), and the folders an
      * administrator lets jobs mount (container_mount_allow). */
