@@ -42,7 +42,9 @@ struct client {
     /* Replicas: the list of addresses, tried in turn until one answers
      * (followers listen on none), NULL for one address. */
     char *list;
-    int broken; /* the connection failed under a request */
+    int at;         /* the list's address connected last */
+    int broken;     /* the connection failed under a request */
+    int timeout_ms; /* for a reply */
 };
 
 static int client_recv (struct client *c, struct wire_msg *m, struct hpcq_error *err);
@@ -283,23 +285,43 @@ int client_each_address (const char *list, int (*fn) (const char *addr, void *ar
 struct open_try {
     struct client *c;
     struct hpcq_error *err;
+    int i, from, n;
 };
 
+/* The addresses from t->from on, then those before it. */
 static int open_one (const char *addr, void *arg)
 {
     struct open_try *t = arg;
+    int i = t->i++;
 
-    return client_open (t->c, addr, t->err);
+    if (i < t->from || i >= t->n)
+        return -1;
+    if (client_open (t->c, addr, t->err) < 0)
+        return -1;
+    t->c->at = i;
+    return 0;
+}
+
+static int open_round (struct client *c, int from, struct hpcq_error *err)
+{
+    struct open_try t = { c, err, 0, from, INT32_MAX };
+
+    if (client_each_address (c->list, open_one, &t) == 0)
+        return 0;
+    t.n = from;
+    t.from = t.i = 0;
+    return client_each_address (c->list, open_one, &t);
 }
 
 /* The leader among the replicas: each address in turn (a follower
- * listens on none), again until the failover time is up. */
-static int client_open_list (struct client *c, struct hpcq_error *err)
+ * listens on none), starting after the one that failed last (a leader
+ * that hangs still takes connections), again until the failover time is
+ * up. */
+static int client_open_list (struct client *c, int after, struct hpcq_error *err)
 {
     int64_t deadline = util_now_ms () + client_failover_ms ();
-    struct open_try t = { c, err };
 
-    while (client_each_address (c->list, open_one, &t) < 0) {
+    while (open_round (c, after + 1, err) < 0) {
         if (util_now_ms () >= deadline)
             return errprintf (err, "no scheduler answers at %s: %s", c->list,
                               err->text);
@@ -326,9 +348,13 @@ struct client *client_connect (const char *server, struct hpcq_error *err)
     c = xzalloc (sizeof (*c));
     c->next_id = 1;
     c->fd = -1;
+    c->timeout_ms = CLIENT_TIMEOUT_MS;
     if (strchr (server, ',')) {
         c->list = xstrdup (server);
-        rc = client_open_list (c, err);
+        /* A leader that does not answer within the failover time is
+         * replaced by then, or hangs: the next one is asked. */
+        c->timeout_ms = (int)client_failover_ms ();
+        rc = client_open_list (c, -1, err);
     } else
         rc = client_open (c, server, err);
     free (fromcfg);
@@ -348,12 +374,12 @@ void client_destroy (struct client *c)
     free (c);
 }
 
-static int read_full (int fd, void *buf, size_t len)
+static int read_full (int fd, void *buf, size_t len, int timeout_ms)
 {
     char *p = buf;
     while (len > 0) {
         struct pollfd pfd = { .fd = fd, .events = POLLIN };
-        int rc = poll (&pfd, 1, CLIENT_TIMEOUT_MS);
+        int rc = poll (&pfd, 1, timeout_ms);
         if (rc < 0 && errno == EINTR)
             continue;
         if (rc == 0) {
@@ -381,14 +407,15 @@ static int client_recv (struct client *c, struct wire_msg *m, struct hpcq_error 
     char *buf;
     int rc;
 
-    if (read_full (c->fd, hdr, sizeof (hdr)) < 0) {
+    if (read_full (c->fd, hdr, sizeof (hdr), c->timeout_ms) < 0) {
         c->broken = 1;
         return errprintf (err, "no reply from server: %s", strerror (errno));
     }
     if (wire_frame_len (hdr, &len) < 0)
         return errprintf (err, "bad reply from server");
     buf = xzalloc (len);
-    if (read_full (c->fd, buf, len) < 0) {
+    if (read_full (c->fd, buf, len, c->timeout_ms) < 0) {
+        c->broken = 1;
         free (buf);
         return errprintf (err, "reply from server cut short: %s", strerror (errno));
     }
@@ -501,7 +528,9 @@ int client_rpc (struct client *c, const char *type, json_t *body, json_t **reply
 
     /* Replicas: a leader that died under the request is replaced within
      * the failover time; the request goes again to the new one (a
-     * submission carries its uuid, so it never makes a second job). */
+     * submission carries its uuid, so it never makes a second job),
+     * for three failover times at most. */
+    int64_t deadline = util_now_ms () + 3 * client_failover_ms ();
     while (c->list) {
         json_incref (body);
         if (client_send (c, type, body, id, err) == 0
@@ -509,12 +538,12 @@ int client_rpc (struct client *c, const char *type, json_t *body, json_t **reply
             json_decref (body);
             goto done;
         }
-        if (!c->broken) {
+        if (!c->broken || util_now_ms () >= deadline) {
             json_decref (body);
             return -1;
         }
         client_close (c);
-        if (client_open_list (c, err) < 0) {
+        if (client_open_list (c, c->at, err) < 0) {
             json_decref (body);
             return -1;
         }

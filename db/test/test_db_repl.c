@@ -48,9 +48,11 @@ static char *rows (struct db *db)
         " SELECT 'q:' || name || ':' || created_at || ':' || max_run AS x"
         "  FROM queues"
         " UNION ALL SELECT 's:' || key || '=' || value FROM server"
-        " UNION ALL SELECT 'p:' || id || ':' || job_seq || ':' || reason FROM preemptions"
+        " UNION ALL SELECT 'p:' || id || ':' || job_seq || ':' || reason FROM "
+        "preemptions"
         " UNION ALL SELECT 'j:' || seq || ':' || uuid FROM jobs"
-        " UNION ALL SELECT 'r:' || applied_index || ':' || applied_term FROM replica_state"
+        " UNION ALL SELECT 'r:' || applied_index || ':' || applied_term FROM "
+        "replica_state"
         " ORDER BY x)";
     sqlite3_stmt *st;
     char *out = NULL;
@@ -89,7 +91,8 @@ static int leader_txn (struct db *db, struct db_capture *cap, const char *sql,
 
 static const char *job_sql =
     "INSERT INTO jobs (seq, uuid, owner, uid, name, queue, state, hold_types, priority,"
-    " ctime, mtime, spec) VALUES (7, '2f1c0e1e-0000-4000-8000-000000000007', 'alice', 1000,"
+    " ctime, mtime, spec) VALUES (7, '2f1c0e1e-0000-4000-8000-000000000007', 'alice', "
+    "1000,"
     " 'j', 'workq', 'Q', 'n', 0, 1, 1, '{}');";
 
 static void test_apply (void)
@@ -117,11 +120,13 @@ static void test_apply (void)
         "a transaction becomes a changeset");
     ok (db_capture_empty (cap), "taken: the next transaction starts empty");
     ok (db_repl_apply (f, cs, len, 1, 1, &err) == 0, "the follower applies it");
-    ok (same_rows (l, f), "the follower's rows are the leader's (preemptions included)");
+    ok (same_rows (l, f),
+        "the follower's rows are the leader's (preemptions included)");
     ok (db_repl_state (f, &index, &term) == 0 && index == 1 && term == 1,
         "the follower's file says it holds entry 1 of term 1");
 
-    ok (db_repl_apply (f, cs, len, 1, 1, &err) < 0 && strstr (err.text, "does not apply"),
+    ok (db_repl_apply (f, cs, len, 1, 1, &err) < 0
+            && strstr (err.text, "does not apply"),
         "the same entry again is refused: %s", err.text);
     ok (same_rows (l, f), "and nothing of it is applied");
 
@@ -131,7 +136,8 @@ static void test_apply (void)
                     2, 1, &cs2, &len2)
             == 0,
         "an update and a delete on the leader");
-    ok (db_repl_apply (f, cs2, len2, 3, 1, &err) < 0 && strstr (err.text, "left the file"),
+    ok (db_repl_apply (f, cs2, len2, 3, 1, &err) < 0
+            && strstr (err.text, "left the file"),
         "applied as another index it is refused: %s", err.text);
     ok (db_repl_apply (f, cs2, len2, 2, 1, &err) == 0 && same_rows (l, f),
         "applied as its own index the follower follows");
