@@ -33,6 +33,7 @@ static const char *known_keys[] = {
     "replicas",
     "replica_id",
     "cluster_id",
+    "replica_key_file",
     "replica_election_ms",
     "replica_heartbeat_ms",
     "max_array_size",

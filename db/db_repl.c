@@ -207,3 +207,33 @@ int db_repl_normalize (struct db *db)
     }
     return 0;
 }
+
+int db_repl_reset (struct db *db, struct hpcq_error *err)
+{
+    struct db *fresh;
+    sqlite3_backup *b;
+    int rc;
+
+    /* A fresh database made in memory, copied over the file page by page
+     * under SQLite's own locks: no file is removed under a reader (whose
+     * closing would delete a new -wal by its name). */
+    if (!(fresh = db_open (":memory:", err)))
+        return -1;
+    if (db_repl_normalize (fresh) < 0) {
+        db_close (fresh);
+        return errprintf (err, "cannot make a fresh database");
+    }
+    if (!(b = sqlite3_backup_init (db_handle (db), "main", db_handle (fresh),
+                                   "main"))) {
+        errprintf (err, "cannot reset the database: %s",
+                   sqlite3_errmsg (db_handle (db)));
+        db_close (fresh);
+        return -1;
+    }
+    rc = sqlite3_backup_step (b, -1);
+    sqlite3_backup_finish (b);
+    db_close (fresh);
+    if (rc != SQLITE_DONE)
+        return errprintf (err, "cannot reset the database: %s", sqlite3_errstr (rc));
+    return 0;
+}

@@ -50,4 +50,8 @@ int db_repl_apply (struct db *db, const void *buf, int len, int64_t index, int64
  * from the clock (0001's workq created_at) is made 0.  0 or -1. */
 int db_repl_normalize (struct db *db);
 
+/* Make db what a fresh file is (migrations, normalized), in place: for a
+ * replica's file that the log is to fill again.  0 or -1 with err. */
+int db_repl_reset (struct db *db, struct hpcq_error *err);
+
 #endif

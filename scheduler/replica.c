@@ -29,6 +29,7 @@
 #include "common/util.h"
 #include "db/db_repl.h"
 #include "scheduler/replica.h"
+#include "scheduler/replica_link.h"
 
 #define REPLICA_MAX 9
 #define ENTRY_MAGIC "hpcqrep1"
@@ -59,7 +60,9 @@ struct replica {
     void *commit_arg;
 
     uv_loop_t uv;
-    struct raft_uv_transport transport;
+    struct replica_link *link; /* the Raft links, authenticated */
+    uint8_t key[256];
+    size_t keylen;
     struct raft_io io;
     struct raft_fsm fsm;
     struct raft raft;
@@ -160,7 +163,7 @@ static int parse_replicas (struct replica *rep, const char *list,
 
 static int replica_settings (struct replica *rep, struct hpcq_error *err)
 {
-    const char *id, *cid, *dir;
+    const char *id, *cid, *dir, *s;
     char *end;
     long v;
 
@@ -181,6 +184,13 @@ static int replica_settings (struct replica *rep, struct hpcq_error *err)
                           cid, sizeof (rep->cluster_id) - 1);
     snprintf (rep->cluster_id, sizeof (rep->cluster_id), "%s", cid);
     rep->cluster = raft_digest (cid, strlen (cid));
+    if (!(s = config_get (rep->cfg, "replica_key_file", NULL)))
+        return errprintf (err,
+                          "replica_key_file is not set (a secret of %d bytes or "
+                          "more, the same file on every replica)",
+                          REPLICA_KEY_MIN);
+    if (replica_link_read_key (s, rep->key, sizeof (rep->key), &rep->keylen, err) < 0)
+        return -1;
     if (!(dir = config_get (rep->cfg, "state_dir", NULL)))
         return errprintf (err, "state_dir is not set (config file or --state-dir)");
     snprintf (rep->state_dir, sizeof (rep->state_dir), "%s", dir);
@@ -225,44 +235,32 @@ static int replica_claim_dir (struct replica *rep, struct hpcq_error *err)
     return 1;
 }
 
-static void remove_db_files (const char *path)
-{
-    static const char *suffix[] = { "", "-wal", "-shm" };
-    char p[4300];
-
-    for (int i = 0; i < 3; i++) {
-        snprintf (p, sizeof (p), "%s%s", path, suffix[i]);
-        if (unlink (p) < 0 && errno != ENOENT)
-            log_error ("unlink %s", p);
-    }
-}
-
 /* The follower's own file: a dirty one (or one beside new Raft state,
- * which cannot vouch for it) is thrown away and rebuilt from the log. */
+ * which cannot vouch for it) is emptied, to be filled again from the log;
+ * the mark goes only once that is done. */
 static int replica_open_db (struct replica *rep, int new_dir, struct hpcq_error *err)
 {
     char path[4300];
-    int fresh;
+    int fresh, dirty = access (rep->dirty_path, F_OK) == 0;
 
     snprintf (path, sizeof (path), "%s/hpcq.sqlite", rep->state_dir);
-    if (access (rep->dirty_path, F_OK) == 0 || new_dir) {
-        if (!new_dir)
-            log_msg (LOG_WARNING,
-                     "replica %llu: the database may hold writes the cluster never "
-                     "committed; rebuilding it from the log",
-                     (unsigned long long)rep->id);
-        remove_db_files (path);
-        if (unlink (rep->dirty_path) < 0 && errno != ENOENT)
-            return errprintf (err, "cannot remove '%s': %s", rep->dirty_path,
-                              strerror (errno));
-    }
     (void)unlink (rep->address_path);
     fresh = access (path, F_OK) < 0;
     if (!(rep->db = db_open (path, err)))
         return -1;
     rep->own_db = 1;
-    if (fresh && db_repl_normalize (rep->db) < 0)
+    if (!fresh && (dirty || new_dir)) {
+        log_msg (LOG_WARNING,
+                 "replica %llu: the database may hold writes the cluster never "
+                 "committed; rebuilding it from the log",
+                 (unsigned long long)rep->id);
+        if (db_repl_reset (rep->db, err) < 0)
+            return -1;
+    } else if (fresh && db_repl_normalize (rep->db) < 0)
         return errprintf (err, "cannot prepare '%s'", path);
+    if (dirty && unlink (rep->dirty_path) < 0)
+        return errprintf (err, "cannot remove '%s': %s", rep->dirty_path,
+                          strerror (errno));
     if (db_repl_state (rep->db, &rep->db_index, &rep->db_term) < 0)
         return errprintf (err, "cannot read the replica state of '%s'", path);
     rep->verified = rep->db_index == 0;
@@ -460,10 +458,13 @@ static int replica_start_raft (struct replica *rep, struct hpcq_error *err)
         return -1;
     if (uv_loop_init (&rep->uv) != 0)
         return errprintf (err, "libuv: cannot make a loop");
-    if ((rc = raft_uv_tcp_init (&rep->transport, &rep->uv)) != 0
-        || (rc = raft_uv_tcp_set_bind_address (&rep->transport, addr)) != 0)
-        return errprintf (err, "raft transport on %s: %s", addr, raft_strerror (rc));
-    if ((rc = raft_uv_init (&rep->io, &rep->uv, rep->raft_dir, &rep->transport)) != 0)
+    if (!(rep->link = replica_link_create (&rep->uv, addr, rep->key, rep->keylen,
+                                           rep->cluster_id, err)))
+        return -1;
+    explicit_bzero (rep->key, sizeof (rep->key));
+    if ((rc = raft_uv_init (&rep->io, &rep->uv, rep->raft_dir,
+                            replica_link_transport (rep->link)))
+        != 0)
         return errprintf (err, "raft storage in %s: %s", rep->raft_dir,
                           raft_strerror (rc));
     raft_uv_set_auto_recovery (&rep->io, false);
@@ -530,7 +531,7 @@ void replica_destroy (struct replica *rep)
         raft_close (&rep->raft, raft_closed);
         uv_run (&rep->uv, UV_RUN_DEFAULT);
         raft_uv_close (&rep->io);
-        raft_uv_tcp_close (&rep->transport);
+        replica_link_destroy (rep->link);
         uv_loop_close (&rep->uv);
     }
     db_capture_destroy (rep->cap);

@@ -12,6 +12,9 @@
 # failovers in a row, so a running job is not fenced during them.
 cluster_start 2 --cpus-per-worker 2 --replicas 3 --node-timeout 30
 
+# kill -9, and wait until it is gone (a zombie counts as gone).
+dead() { local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0; s=${s##*) }; [ "${s%% *}" = Z ]; }
+kill9() { kill -9 "$1" && wait_until 10 dead "$1"; }
 db_of() { echo "$CLUSTER/replica$1/state/hpcq.sqlite"; }
 applied() { sqlite3 -batch -noheader "$(db_of "$1")" "SELECT applied_index FROM replica_state" 2>/dev/null; }
 leader() { hpcq-local leader "$CLUSTER" 2>/dev/null; }
@@ -72,7 +75,7 @@ for k in 1 2 3; do
     wait_until 20 eval "test \$(acked_count) -ge $((k * 10))"
     l=$(leader)
     t0=$(date +%s.%N)
-    kill -9 "$(cat "$CLUSTER/replica$l.pid")"
+    kill9 "$(cat "$CLUSTER/replica$l.pid")"
     wait_until 20 acked_since "$t0"
     t1=$(awk -v t="$t0" '$2 > t { print $3 }' "$WORK"/acked.* | sort -n | head -1)
     echo "$t1 - $t0" | bc >> "$WORK/failover"
@@ -118,7 +121,7 @@ test_expect_success 'the three SQLite files give identical dumps' '
 '
 
 test_expect_success 'all three killed with kill -9, then restarted: every acknowledged job is there' '
-    for i in 1 2 3; do kill -9 "$(cat "$CLUSTER/replica$i.pid")"; done &&
+    for i in 1 2 3; do kill9 "$(cat "$CLUSTER/replica$i.pid")"; done &&
     for i in 1 2 3; do hpcq-local start-replica "$CLUSTER" $i; done &&
     wait_until 20 eval "test -n \"\$(leader)\"" &&
     for id in $(cat "$WORK/acked"); do echo "$id"; done > "$WORK/want" &&

@@ -6,14 +6,18 @@
 # 0015): checked by t9001; here, the settings.
 . "$(dirname "$0")/lib.sh"
 
+head -c 32 /dev/urandom > "$TEST_ROOT/key"; chmod 600 "$TEST_ROOT/key"
 one_line() {
     local out=$TEST_ROOT/err rc
     timeout 20 hpcq-scheduler --state-dir "$TEST_ROOT/s" --socket "$TEST_ROOT/s.sock" \
-        --listen 127.0.0.1:0 --log-file "$TEST_ROOT/log" "$@" 2> "$out" >/dev/null; rc=$?
+        --listen 127.0.0.1:0 --log-file "$TEST_ROOT/log" ${key:+--config "$TEST_ROOT/keyconf"} "$@" \
+        2> "$out" >/dev/null; rc=$?
     cat "$out"
     [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$(grep -c . "$out")" = 1 ] && grep -q "$want" "$out"
 }
 
+echo "replica_key_file = $TEST_ROOT/key" > "$TEST_ROOT/keyconf"
+key=1
 want="is not HOST:PORT"
 test_expect_success 'a list entry without a port is refused in one line' '
     one_line --replicas "127.0.0.1:17201,nohost" --replica-id 1
@@ -41,6 +45,24 @@ test_expect_success 'a state folder of another cluster is refused in one line, a
         --cluster-id two &&
     test "$(cat "$TEST_ROOT/s/raft/cluster_id")" = one &&
     ! test -e "$TEST_ROOT/s/hpcq.sqlite"
+'
+key=
+want="replica_key_file is not set"
+test_expect_success 'replicas without a key file is refused in one line' '
+    one_line --replicas "127.0.0.1:17201,127.0.0.1:17202,127.0.0.1:17203" --replica-id 1
+'
+echo "replica_key_file = $TEST_ROOT/short.key" > "$TEST_ROOT/keyconf"
+head -c 8 /dev/urandom > "$TEST_ROOT/short.key"; chmod 600 "$TEST_ROOT/short.key"
+key=1
+want="fewer than 32"
+test_expect_success 'a key shorter than 32 bytes is refused in one line' '
+    one_line --replicas "127.0.0.1:17201,127.0.0.1:17202,127.0.0.1:17203" --replica-id 1
+'
+chmod 644 "$TEST_ROOT/key"
+echo "replica_key_file = $TEST_ROOT/key" > "$TEST_ROOT/keyconf"
+want="others cannot read"
+test_expect_success 'a key others can read is refused in one line' '
+    one_line --replicas "127.0.0.1:17201,127.0.0.1:17202,127.0.0.1:17203" --replica-id 1
 '
 want="invalid --replicas"
 test_expect_success 'hpcq-local refuses a bad --replicas in one line' '

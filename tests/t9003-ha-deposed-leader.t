@@ -11,6 +11,9 @@ cluster_start 1 --cpus-per-worker 2 --replicas 3 --node-timeout 30
 # before it asks the next replica.
 export HPCQ_FAILOVER_TIMEOUT=5
 
+# kill -9, and wait until it is gone (a zombie counts as gone).
+dead() { local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0; s=${s##*) }; [ "${s%% *}" = Z ]; }
+kill9() { kill -9 "$1" && wait_until 10 dead "$1"; }
 db_of() { echo "$CLUSTER/replica$1/state/hpcq.sqlite"; }
 applied() { sqlite3 -batch -noheader "$(db_of "$1")" "SELECT applied_index FROM replica_state" 2>/dev/null; }
 same_dumps() {
@@ -75,7 +78,7 @@ fpid() { cat "$CLUSTER/replica$f.pid"; }
 count() { grep -c "$1" "$CLUSTER/replica$f.log" || true; }
 
 test_expect_success 'a follower whose file holds an entry the log has with another term rebuilds it' '
-    kill -9 $(fpid) &&
+    kill9 $(fpid) &&
     sqlite3 "$(db_of $f)" "UPDATE replica_state SET applied_term = applied_term + 100" &&
     before=$(count "rebuilding it from the log") &&
     hpcq-local start-replica "$CLUSTER" $f &&
@@ -87,7 +90,7 @@ test_expect_success 'a follower whose file holds an entry the log has with anoth
 test_expect_success 'a row changed behind the log fails the next entry that touches it: rebuilt' '
     held=$(echo true | qsub -h) &&
     wait_until 20 same_dumps &&
-    kill -9 $(fpid) &&
+    kill9 $(fpid) &&
     sqlite3 "$(db_of $f)" "UPDATE jobs SET priority = 42 WHERE seq = $(seqno $held)" &&
     hpcq-local start-replica "$CLUSTER" $f &&
     wait_until 20 grep -q "following" "$CLUSTER/replica$f.log" &&
@@ -96,6 +99,22 @@ test_expect_success 'a row changed behind the log fails the next entry that touc
     wait_until 20 eval "test \$(count \"does not apply\") -gt $before" &&
     wait_until 20 same_dumps &&
     test "$(sqlite3 "$(db_of $f)" "SELECT priority FROM jobs WHERE seq = $(seqno $held)")" = 7
+'
+
+test_expect_success 'a replica without the cluster key gets no entry; with it, it catches up' '
+    kill9 $(fpid) &&
+    was=$(applied $f) &&
+    head -c 32 /dev/urandom > "$TEST_ROOT/other.key" && chmod 600 "$TEST_ROOT/other.key" &&
+    cp "$CLUSTER/replica$f.conf" "$TEST_ROOT/good.conf" &&
+    sed -i "s|^replica_key_file = .*|replica_key_file = $TEST_ROOT/other.key|" "$CLUSTER/replica$f.conf" &&
+    hpcq-local start-replica "$CLUSTER" $f &&
+    l=$(hpcq-local leader "$CLUSTER") &&
+    id=$(echo true | qsub) && wait_state $id F &&
+    wait_until 20 grep -q "refused replica $f at .*cluster.s key" "$CLUSTER/replica$l.log" &&
+    sleep 2 && test "$(applied $f)" = "$was" &&
+    kill9 $(fpid) && cp "$TEST_ROOT/good.conf" "$CLUSTER/replica$f.conf" &&
+    hpcq-local start-replica "$CLUSTER" $f &&
+    wait_until 20 same_dumps
 '
 
 test_done

@@ -160,6 +160,16 @@ static void test_apply (void)
     db_rollback (l);
     ok (db_capture_reset (cap) == 0 && db_capture_empty (cap),
         "a rolled-back transaction is forgotten");
+    ok (db_repl_reset (f, &err) == 0 && db_repl_state (f, &index, &term) == 0
+            && index == 0 && term == 0,
+        "a follower's file reset in place holds no entry");
+    {
+        struct db *fresh = open_fresh ("fresh.sqlite");
+        ok (fresh && same_rows (fresh, f), "and is what a fresh file is");
+        db_close (fresh);
+    }
+    ok (db_repl_apply (f, cs, len, 1, 1, &err) == 0,
+        "the log applies to it again from the first entry");
 out:
     sqlite3_free (cs);
     sqlite3_free (cs2);
