@@ -72,7 +72,8 @@ static void mac_of (struct replica_link *rl, const char *what, const uint8_t *no
         idb[i] = (uint8_t)(id >> (8 * i));
     hmac_sha256_set_key (&ctx, rl->keylen, rl->key);
     hmac_sha256_update (&ctx, strlen (what) + 1, (const uint8_t *)what);
-    hmac_sha256_update (&ctx, strlen (rl->cluster_id) + 1, (const uint8_t *)rl->cluster_id);
+    hmac_sha256_update (&ctx, strlen (rl->cluster_id) + 1,
+                        (const uint8_t *)rl->cluster_id);
     hmac_sha256_update (&ctx, NONCE_LEN, nonce);
     hmac_sha256_update (&ctx, sizeof (idb), idb);
     hmac_sha256_update (&ctx, strlen (address) + 1, (const uint8_t *)address);
@@ -206,7 +207,8 @@ static void connect_challenged (struct opening *o)
     send_bytes (o, o->mac, MAC_LEN, connect_answered);
 }
 
-static void inner_connected (struct raft_uv_connect *req, uv_stream_t *stream, int status)
+static void inner_connected (struct raft_uv_connect *req, uv_stream_t *stream,
+                             int status)
 {
     struct opening *o = req->data;
 
@@ -276,8 +278,8 @@ static void accept_challenged (struct opening *o)
     expect (o, MAC_LEN, accept_answered);
 }
 
-static void inner_accepted (struct raft_uv_transport *t, raft_id id, const char *address,
-                            uv_stream_t *stream)
+static void inner_accepted (struct raft_uv_transport *t, raft_id id,
+                            const char *address, uv_stream_t *stream)
 {
     struct replica_link *rl = t->data;
     struct opening *o = xzalloc (sizeof (*o));
@@ -341,7 +343,8 @@ static void outer_close (struct raft_uv_transport *t, raft_uv_transport_close_cb
 
 struct replica_link *replica_link_create (uv_loop_t *uv, const char *bind_address,
                                           const uint8_t *key, size_t keylen,
-                                          const char *cluster_id, struct hpcq_error *err)
+                                          const char *cluster_id,
+                                          struct hpcq_error *err)
 {
     struct replica_link *rl = xzalloc (sizeof (*rl));
     int rc;
@@ -404,8 +407,8 @@ int replica_link_read_key (const char *path, uint8_t *key, size_t size, size_t *
     n = read (fd, key, size);
     close (fd);
     if (n < REPLICA_KEY_MIN)
-        return errprintf (err, "replica_key_file '%s' holds %zd bytes, fewer than %d", path,
-                          n < 0 ? 0 : n, REPLICA_KEY_MIN);
+        return errprintf (err, "replica_key_file '%s' holds %zd bytes, fewer than %d",
+                          path, n < 0 ? 0 : n, REPLICA_KEY_MIN);
     *len = (size_t)n;
     return 0;
 }
