@@ -17,6 +17,8 @@ PACKAGES="build-essential autoconf automake libtool pkg-config libsqlite3-dev ut
           uuid-dev libjansson-dev sqlite3 python3 procps bc
           libopenmpi-dev openmpi-bin libucx-dev libnetcdf-dev netcdf-bin libpng-dev zlib1g-dev
           libxxhash-dev iproute2 util-linux munge libmunge-dev nettle-dev"
+# srun --mpi=pmix: hpcq-stepd embeds a PMIx server (the PMIx Open MPI uses).
+PACKAGES="$PACKAGES libpmix-dev"
 # Hash tables (common/hash.h): uthash, hashing with xxHash; both header-only.
 PACKAGES="$PACKAGES uthash-dev"
 # Scheduler replicas: Raft (libraft) on libuv.

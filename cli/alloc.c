@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/alloc.h"
+#include "cli/slurm.h"
 #include "common/util.h"
 
 void alloc_quote (char **buf, size_t *len, const char *s)
@@ -63,8 +64,62 @@ static void copy_out (const char *path, int fd)
     (void)unlink (path);
 }
 
-int alloc_run (const char *prog, const char *const *opts, const char *wrap)
+/* The job's number from sbatch --parsable's line ("N" or "N;cluster"),
+ * once it is there; the pipe is closed when read. */
+static void read_jobid (int *fd, char *id, size_t len)
 {
+    size_t o = strlen (id);
+    ssize_t n;
+
+    while (o + 1 < len && (n = read (*fd, id + o, len - 1 - o)) > 0)
+        o += n;
+    id[o] = '\0';
+    id[strcspn (id, ";\n")] = '\0';
+    close (*fd);
+    *fd = -1;
+}
+
+/* Whether job id runs (or ran). */
+static int job_started (const char *prog, const char *id)
+{
+    char pbs[128];
+    json_t *jobs, *job;
+    const char *k;
+    int started = 0;
+
+    slurm_to_pbs_id (id, pbs, sizeof (pbs));
+    jobs = slurm_jobs (prog, json_pack ("[s]", pbs), 1);
+    json_object_foreach (jobs, k, job) started |=
+        strcmp (slurm_state (job), "PENDING") != 0;
+    json_decref (jobs);
+    return started;
+}
+
+/* Wait for sbatch (pid), saying "Granted" when the job starts. */
+static int wait_announcing (const char *prog, pid_t pid, int idfd, int *status,
+                            char *id, size_t len)
+{
+    int granted = 0;
+    pid_t r;
+
+    read_jobid (&idfd, id, len);
+    while ((r = waitpid (pid, status, WNOHANG)) == 0) {
+        if (id[0] && !granted && (granted = job_started (prog, id)))
+            fprintf (stderr, "salloc: Granted job allocation %s\n", id);
+        usleep (500 * 1000);
+    }
+    if (r < 0)
+        return -1;
+    if (id[0] && !granted)
+        fprintf (stderr, "salloc: Granted job allocation %s\n", id);
+    return id[0] ? 1 : 0;
+}
+
+int alloc_run (const char *prog, const char *const *opts, const char *wrap,
+               int announce)
+{
+    int idp[2] = { -1, -1 }, said = 0;
+    char idbuf[64] = "";
     char sbatch[PATH_MAX + 16], out[64], err[80];
     const char **av;
     int n = 0, k = 0, status, fdo, fde;
@@ -101,9 +156,11 @@ int alloc_run (const char *prog, const char *const *opts, const char *wrap)
     av[n++] = "--wrap";
     av[n++] = wrap;
     av[n] = NULL;
+    if (announce && pipe2 (idp, O_CLOEXEC) < 0)
+        announce = 0;
     if ((pid = fork ()) == 0) {
-        /* sbatch's number is not ours to print. */
-        int null = open ("/dev/null", O_WRONLY);
+        /* sbatch's number is not ours to print (salloc reads it). */
+        int null = announce ? idp[1] : open ("/dev/null", O_WRONLY);
         if (null >= 0)
             dup2 (null, 1);
         execvp (av[0], (char **)av);
@@ -111,11 +168,19 @@ int alloc_run (const char *prog, const char *const *opts, const char *wrap)
         _exit (1);
     }
     free (av);
-    if (pid < 0 || waitpid (pid, &status, 0) < 0) {
+    if (idp[1] >= 0)
+        close (idp[1]);
+    if (pid >= 0 && announce)
+        said = wait_announcing (prog, pid, idp[0], &status, idbuf, sizeof (idbuf));
+    else if (pid >= 0)
+        said = waitpid (pid, &status, 0) < 0 ? -1 : 0;
+    if (pid < 0 || said < 0) {
         fprintf (stderr, "%s: error: cannot run sbatch: %s\n", prog, strerror (errno));
         return 1;
     }
     copy_out (out, 1);
     copy_out (err, 2);
+    if (idbuf[0])
+        fprintf (stderr, "salloc: Relinquishing job allocation %s\n", idbuf);
     return WIFEXITED (status) ? WEXITSTATUS (status) : 1;
 }

@@ -13,7 +13,11 @@
 void alloc_quote (char **buf, size_t *len, const char *s);
 
 /* Run sbatch with opts (NULL-terminated) and --wrap wrap; prog names the
- * caller in errors.  The job's exit code, or 1. */
-int alloc_run (const char *prog, const char *const *opts, const char *wrap);
+ * caller in errors.  With announce, salloc's lines on stderr: "salloc:
+ * Granted job allocation N" once the job runs (asked every half second,
+ * of that job only), "salloc: Relinquishing job allocation N" after its
+ * output.  The job's exit code, or 1. */
+int alloc_run (const char *prog, const char *const *opts, const char *wrap,
+               int announce);
 
 #endif

@@ -325,6 +325,10 @@ static void write_config (const char *bundle, const char *script)
     add_bind (mounts, script, script, 1);
     bind_env (mounts, "HPCQ_CHECKPOINT_DIR", 0);
     bind_env (mounts, "PBS_NODEFILE", 1);
+    /* The worker's socket for checkpoint reports (common/ckptreport.h):
+     * an app inside reports its checkpoints as outside, so a preemption
+     * or spot reclaim moves the job once its checkpoint is written. */
+    bind_env (mounts, "HPCQ_CKPT_SOCKET", 0);
     bind_user (mounts, getenv ("HPCQ_CONTAINER_MOUNTS"));
     if (getenv ("HPCQ_CONTAINER_GPUS"))
         apply_cdi (bundle, mounts);

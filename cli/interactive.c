@@ -48,7 +48,8 @@ static struct {
     int lfd; /* the listening socket */
     uint8_t cookie[PTYLINK_COOKIE_LEN];
     char jobid[256];
-    int raw; /* the terminal is in raw mode: saved holds how it was */
+    int salloc; /* interactive_salloc */
+    int raw;    /* the terminal is in raw mode: saved holds how it was */
     struct termios saved;
     int wait_fd; /* the job's end, from the jobwait child */
     int sig_fd;
@@ -127,21 +128,7 @@ static int listen_any (struct hpcq_error *err)
 /* hpcq-pty beside this qsub (a build tree), else where it is installed. */
 static int helper_path (char *buf, size_t len)
 {
-    char self[PATH_MAX - 16];
-    ssize_t n = readlink ("/proc/self/exe", self, sizeof (self) - 1);
-    char *slash;
-
-    if (n > 0) {
-        self[n] = '\0';
-        if ((slash = strrchr (self, '/'))) {
-            *slash = '\0';
-            snprintf (buf, len, "%s/hpcq-pty", self);
-            if (access (buf, X_OK) == 0)
-                return 0;
-        }
-    }
-    snprintf (buf, len, "%s/hpcq-pty", HPCQ_LIBEXECDIR);
-    return access (buf, X_OK);
+    return util_helper_path ("hpcq-pty", HPCQ_LIBEXECDIR "/hpcq-pty", buf, len);
 }
 
 int interactive_prepare (struct hpcq_jobspec *spec, const char *shell,
@@ -558,6 +545,18 @@ static int exit_code (int has_exit, int status)
     return code ? code : 1;
 }
 
+void interactive_salloc (void)
+{
+    ia.salloc = 1;
+}
+
+/* One of salloc's lines: what, and the job's number. */
+static void salloc_says (const char *what)
+{
+    fprintf (stderr, "salloc: %s job allocation %.*s\n", what,
+             (int)strcspn (ia.jobid, "."), ia.jobid);
+}
+
 int interactive_run (struct hpcq_jobspec *spec)
 {
     struct hpcq_error err;
@@ -569,7 +568,10 @@ int interactive_run (struct hpcq_jobspec *spec)
         util_die (1, "cannot watch signals: %s", strerror (errno));
     if (submit_send (spec, ia.jobid, sizeof (ia.jobid), &err) < 0)
         util_die (1, "%s", err.text);
-    printf ("qsub: waiting for job %s to start\n", ia.jobid);
+    if (ia.salloc)
+        salloc_says ("Pending");
+    else
+        printf ("qsub: waiting for job %s to start\n", ia.jobid);
     fflush (stdout);
     if (start_waiter () < 0)
         util_die (1, "cannot wait for job %s: %s", ia.jobid, strerror (errno));
@@ -584,7 +586,10 @@ int interactive_run (struct hpcq_jobspec *spec)
         return 128 + (ia.stop_signo ? ia.stop_signo : 1);
     }
     if (sock >= 0) {
-        printf ("qsub: job %s ready\n\n", ia.jobid);
+        if (ia.salloc)
+            salloc_says ("Granted");
+        else
+            printf ("qsub: job %s ready\n\n", ia.jobid);
         fflush (stdout);
         session (sock);
         close (sock); /* hpcq-pty ends the shell if it still runs */
@@ -599,6 +604,9 @@ int interactive_run (struct hpcq_jobspec *spec)
     if (sock < 0 || !ia.exit_seen)
         fprintf (stderr, "qsub: job %s ended before its shell %s%s%s\n", ia.jobid,
                  sock < 0 ? "started" : "did", comment[0] ? ": " : "", comment);
-    printf ("qsub: job %s completed\n", ia.jobid);
+    if (ia.salloc)
+        salloc_says ("Relinquishing");
+    else
+        printf ("qsub: job %s completed\n", ia.jobid);
     return exit_code (has_exit, status);
 }

@@ -22,6 +22,11 @@
 int interactive_prepare (struct hpcq_jobspec *spec, const char *shell,
                          struct hpcq_error *err);
 
+/* salloc's words instead of qsub's (Slurm's salloc, on stderr): "salloc:
+ * Pending job allocation N", "salloc: Granted job allocation N" when the
+ * shell is there, "salloc: Relinquishing job allocation N" at its end. */
+void interactive_salloc (void);
+
 /* Submit it and run the session; returns qsub's exit code. */
 int interactive_run (struct hpcq_jobspec *spec);
 

@@ -43,7 +43,7 @@ static int run_command (int argc, char **argv, int first)
         opts[i - 1] = argv[i];
     for (int i = first; i < argc; i++)
         alloc_quote (&wrap, &wlen, argv[i]);
-    rc = alloc_run ("salloc", opts, wrap);
+    rc = alloc_run ("salloc", opts, wrap, 1);
     free (wrap);
     free (opts);
     return rc;
@@ -80,5 +80,6 @@ int main (int argc, char **argv)
     if (resource_finalize (&spec.res, &err) < 0 || submit_set_origin (&spec, &err) < 0
         || interactive_prepare (&spec, NULL, &err) < 0)
         util_die (1, "error: %s", err.text);
+    interactive_salloc ();
     return interactive_run (&spec);
 }

@@ -30,6 +30,8 @@ static const char *usage_text =
     "  -d, --dependency=LIST -H, --hold           -D, --chdir=DIR  -A, --account=NAME\n"
     "  --export=ALL|NONE|VARS  --exclusive  --[no-]requeue  --signal=[B:]SIG[@T]\n"
     "  -C, --constraint=FEATURES  --mail-type=TYPES  --mail-user=USER\n"
+    "  --container-image=PATH[:TAG]  --container-mounts=SRC:DST[:ro],...\n"
+    "  --container-workdir=DIR  --gpu-bind=closest|none  --cpu-bind=cores|none\n"
     "  --wrap=COMMAND  --parsable  -W, --wait\n"
     "Submits a batch job to hpcq; #SBATCH lines in the script give the same\n"
     "options and the command line wins.  See sbatch(1) and docs/compat.md.\n";

@@ -154,9 +154,33 @@ int slurm_task_of (const char *prog, const char *num, char *pbs, size_t len)
     return rc;
 }
 
+/* The scheduler's wait reason (its comment, in PBS's words: scheduler/
+ * policy/why.c, queue.c, sched.c) as Slurm's reason code (Slurm's
+ * src/common/job_state_reason.c); NULL if it names none. */
+static const char *reason_of_comment (const char *c)
+{
+    static const struct {
+        const char *text, *reason;
+    } map[] = {
+        { "Not Running: Insufficient amount of resource", "Resources" },
+        { "Not Running: Not enough free nodes available", "Resources" },
+        { "Not Running: Job would conflict with reservation or top job", "Priority" },
+        { "Not Running: Job would break strict sorted order", "Priority" },
+        { "Not Running: needs nodes that are down or offline", "ReqNodeNotAvail" },
+        { "Not Running: queue ", "PartitionDown" },
+        { "Not Running: Queue ", "QOSGrpJobsLimit" },
+        { "Not Running: User has reached queue", "QOSMaxJobsPerUserLimit" },
+    };
+
+    for (size_t i = 0; i < ARRAY_SIZE (map); i++)
+        if (!strncmp (c, map[i].text, strlen (map[i].text)))
+            return map[i].reason;
+    return NULL;
+}
+
 const char *slurm_reason (json_t *attrs, const char *state)
 {
-    const char *holds = slurm_attr (attrs, "Hold_Types");
+    const char *holds = slurm_attr (attrs, "Hold_Types"), *r;
 
     /* A finished job's, as Slurm's (PSI/J looks a failed job's up). */
     if (!strcmp (state, "FAILED"))
@@ -176,6 +200,10 @@ const char *slurm_reason (json_t *attrs, const char *state)
         return "Dependency";
     if (strchr (holds, 'u') || strchr (holds, 'o'))
         return "JobHeldUser";
+    if (!strcmp (slurm_attr (attrs, "job_state"), "W"))
+        return "BeginTime";
+    if ((r = reason_of_comment (slurm_attr (attrs, "comment"))))
+        return r;
     return "Resources";
 }
 

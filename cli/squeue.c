@@ -4,6 +4,8 @@
  * NODELIST(REASON)"; -o/--format with Slurm's %-fields; -h/--noheader;
  * filters -u, -j, -t, -p.  Without -t, pending and running jobs only, as
  * Slurm; -t all adds the finished ones hpcq keeps (qstat -x's history).
+ * An array's pending tasks are one line, "123_[4-9]", as Slurm's squeue
+ * prints an array's meta record (src/squeue/print.c); -r, one a line.
  */
 #include <config.h>
 #include <getopt.h>
@@ -23,12 +25,12 @@
 
 static const char *usage_text =
     "Usage: squeue [-h|--noheader] [-u USERS] [-j IDS] [-t STATES] [-p PARTITIONS]\n"
-    "              [-o|--format FORMAT] [--only-job-state]\n"
+    "              [-o|--format FORMAT] [-r|--array] [--only-job-state]\n"
     "Shows hpcq's jobs as Slurm's squeue does.  FORMAT fields: %i %A %a %j %u %P\n"
     "%t %T %M %l %D %C %R %N %r %V %S %Q.  See squeue(1) and docs/compat.md.\n";
 
 struct opts {
-    int noheader, steps;
+    int noheader, steps, expand_arrays;
     const char *users, *ids, *states, *parts, *format;
 };
 
@@ -220,6 +222,69 @@ static void print_line (const char *format, const char *id, json_t *job, json_t 
     putchar ('\n');
 }
 
+/* ---- pending array tasks, one line per array as Slurm shows them ---- */
+
+/* The pending tasks of one array that squeue shows (in the order met),
+ * collapsed into "123_[4-9,11]" at the first of them. */
+struct pend {
+    char array[64];
+    int *idx, n;
+    int printed;
+};
+
+struct pends {
+    struct pend *v;
+    int n;
+};
+
+static struct pend *pend_of (struct pends *ps, const char *array)
+{
+    for (int i = 0; i < ps->n; i++)
+        if (!strcmp (ps->v[i].array, array))
+            return &ps->v[i];
+    ps->v = xrealloc (ps->v, (ps->n + 1) * sizeof (*ps->v));
+    memset (&ps->v[ps->n], 0, sizeof (*ps->v));
+    snprintf (ps->v[ps->n].array, sizeof (ps->v[ps->n].array), "%s", array);
+    return &ps->v[ps->n++];
+}
+
+static int int_cmp (const void *a, const void *b)
+{
+    return *(const int *)a - *(const int *)b;
+}
+
+/* "ARRAY_[4-9,11]" into buf. */
+static void pend_id (struct pend *p, char *buf, size_t len)
+{
+    size_t o = snprintf (buf, len, "%s_[", p->array);
+
+    qsort (p->idx, p->n, sizeof (int), int_cmp);
+    for (int i = 0; i < p->n && o < len;) {
+        int j = i;
+        while (j + 1 < p->n && p->idx[j + 1] == p->idx[j] + 1)
+            j++;
+        o += snprintf (buf + o, len - o, j > i ? "%s%d-%d" : "%s%d", i ? "," : "",
+                       p->idx[i], p->idx[j]);
+        i = j + 1;
+    }
+    if (o < len)
+        snprintf (buf + o, len - o, "]");
+}
+
+/* A pending array task (id "123_4") that a collapsed line stands for:
+ * its array and index. */
+static int pending_task (const char *id, const char *state, char *array, size_t len,
+                         int *idx)
+{
+    const char *us = strchr (id, '_');
+
+    if (!us || strcmp (state, "PENDING")
+        || util_parse_int (us + 1, 0, 1 << 30, idx) < 0)
+        return 0;
+    snprintf (array, len, "%.*s", (int)(us - id), id);
+    return 1;
+}
+
 /* The job (id its Slurm id) is one -j names: itself, its array, or its
  * own number as an array task. */
 static int id_listed (const char *ids, const char *id, json_t *job)
@@ -229,6 +294,26 @@ static int id_listed (const char *ids, const char *id, json_t *job)
 
     snprintf (arr, sizeof (arr), "%.*s", (int)strcspn (id, "_"), id);
     return listed (ids, id) || listed (ids, arr) || (own && listed (ids, own));
+}
+
+/* Whether squeue lists job (its Slurm id and owner into id and user). */
+static int job_shown (const struct opts *o, const char *pbs_id, json_t *job, char *id,
+                      size_t idlen, char *user, size_t ulen)
+{
+    const char *state = slurm_state (job), *owner = slurm_attr (job, "Job_Owner");
+
+    slurm_id (pbs_id, id, idlen);
+    snprintf (user, ulen, "%.*s", (int)strcspn (owner, "@"), owner);
+    /* An array shows as its tasks, as in Slurm. */
+    if (json_is_true (json_object_get (job, "array"))
+        || !strcmp (slurm_attr (job, "array"), "True"))
+        return 0;
+    if (!listed (o->users, user) || !listed (o->parts, slurm_attr (job, "queue")))
+        return 0;
+    if (o->ids)
+        return id_listed (o->ids, id, job)
+               && (!o->states || state_wanted (o->states, state));
+    return state_wanted (o->states, state);
 }
 
 static int any_listed (json_t *jobs, const char *ids)
@@ -338,6 +423,7 @@ int main (int argc, char **argv)
         { "only-job-state", no_argument, NULL, 'J' },
         { "all", no_argument, NULL, 'a' },
         { "steps", optional_argument, NULL, 's' },
+        { "array", no_argument, NULL, 'r' },
         { "help", no_argument, NULL, 'H' },
         { NULL, 0, NULL, 0 },
     };
@@ -346,11 +432,12 @@ int main (int argc, char **argv)
     json_t *jobs, *job;
     const char *pbs_id;
     int c, all_states;
+    struct pends pends = { 0 };
 
     cliopt_only (&(struct cliopt){ .prog = "squeue", .kind = CLIOPT_SLURM }, argc,
                  argv);
     opterr = 0;
-    while ((c = getopt_long (argc, argv, "hu:j:t:p:o:O:as::", longopts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, "hu:j:t:p:o:O:as::r", longopts, NULL)) != -1) {
         switch (c) {
         case 'h': o.noheader = 1; break;
         case 'u': o.users = optarg; break;
@@ -367,6 +454,7 @@ int main (int argc, char **argv)
             if (optarg)
                 o.ids = optarg;
             break;
+        case 'r': o.expand_arrays = 1; break;
         case 'J':
         case 'a': break;
         case 'H': fputs (usage_text, stdout); return 0;
@@ -383,6 +471,9 @@ int main (int argc, char **argv)
     }
     if (!o.format)
         o.format = DEFAULT_FORMAT;
+    /* -j naming one task shows that task, not its array's line. */
+    if (o.ids && strchr (o.ids, '_'))
+        o.expand_arrays = 1;
     all_states = o.ids != NULL || (o.states && listed (o.states, "all"));
     jobs = slurm_jobs ("squeue", NULL, all_states || o.states != NULL);
     /* Slurm's squeue: -j naming no job it knows fails (with one known, the
@@ -395,27 +486,35 @@ int main (int argc, char **argv)
     }
     if (!o.noheader)
         print_line (o.format, NULL, NULL, NULL);
-    json_object_foreach (jobs, pbs_id, job)
-    {
-        char id[128], user[64];
-        const char *state = slurm_state (job), *owner = slurm_attr (job, "Job_Owner");
-        slurm_id (pbs_id, id, sizeof (id));
-        snprintf (user, sizeof (user), "%.*s", (int)strcspn (owner, "@"), owner);
-        /* An array shows as its tasks, as in Slurm. */
-        if (json_is_true (json_object_get (job, "array"))
-            || !strcmp (slurm_attr (job, "array"), "True"))
-            continue;
-        if (!listed (o.users, user) || !listed (o.parts, slurm_attr (job, "queue")))
-            continue;
-        if (o.ids) {
-            if (!id_listed (o.ids, id, job))
+    /* Two passes: the pending tasks of each array, then the lines. */
+    for (int pass = o.expand_arrays; pass < 2; pass++)
+        json_object_foreach (jobs, pbs_id, job)
+        {
+            char id[128], user[64], array[64], cid[8192];
+            const char *state = slurm_state (job);
+            int idx;
+            struct pend *p;
+            if (!job_shown (&o, pbs_id, job, id, sizeof (id), user, sizeof (user)))
                 continue;
-            if (o.states && !state_wanted (o.states, state))
+            if (o.expand_arrays
+                || !pending_task (id, state, array, sizeof (array), &idx)) {
+                if (pass == 1)
+                    print_line (o.format, id, job, NULL);
                 continue;
-        } else if (!state_wanted (o.states, state))
-            continue;
-        print_line (o.format, id, job, NULL);
-    }
+            }
+            p = pend_of (&pends, array);
+            if (pass == 0) {
+                p->idx = xrealloc (p->idx, (p->n + 1) * sizeof (int));
+                p->idx[p->n++] = idx;
+            } else if (!p->printed) {
+                p->printed = 1;
+                pend_id (p, cid, sizeof (cid));
+                print_line (o.format, cid, job, NULL);
+            }
+        }
+    for (int i = 0; i < pends.n; i++)
+        free (pends.v[i].idx);
+    free (pends.v);
     json_decref (jobs);
     free (long_fmt);
     return 0;

@@ -25,10 +25,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
+#include "cli/alloc.h"
 #include "cli/slurm.h"
 #include "cli/srun.h"
+#include "cli/srun_run.h"
 #include "cli/srun_io.h"
 #include "cli/srun_layout.h"
 #include "cli/tmclient.h"
@@ -40,37 +44,21 @@
 
 extern char **environ;
 
+#ifdef HAVE_PMIX
+#define HAVE_PMIX_STEPD 1
+#define PMIX_MAJOR HPCQ_PMIX_MAJOR
+#else
+#define HAVE_PMIX_STEPD 0
+#define PMIX_MAJOR 0
+#endif
+
 static const char *usage_text =
     "Usage: srun [-n ntasks] [-N nodes] [--ntasks-per-node=n] [-c ncpus] [-l]\n"
     "            [-w hostlist] [-o out] [-e err] [-i in] [-m block|cyclic]\n"
-    "            [--export=ALL|NONE|VARS] [-K] [-D dir] [-J name] COMMAND [ARGS...]\n"
+    "            [--export=ALL|NONE|VARS] [-K] [-D dir] [-J name] [--mpi=none|pmix]\n"
+    "            [--pty] COMMAND [ARGS...]\n"
     "Runs COMMAND as a job step of the current job (hpcq).  See srun(1), "
     "docs/compat.md.\n";
-
-struct task {
-    struct step *st;
-    int id;
-    struct tmc *t;
-    int status;  /* TM status, -1: lost or never started */
-    int started; /* the worker accepted it */
-    int done;
-};
-
-struct step {
-    struct srun_opts *o;
-    struct loop *loop;
-    struct srun_hosts hosts;
-    struct srun_layout lay;
-    struct srun_io *io;
-    struct task *tasks;
-    char **node_name; /* [lay.nnodes] */
-    char jobid[64];
-    char nodelist[8192];
-    char tpn[1024];
-    int running;
-    int killing; /* -K: a task failed, the others are being killed */
-    int launch_failed;
-};
 
 /* ---- options ---- */
 
@@ -84,6 +72,9 @@ enum {
     OPT_MEM,
     OPT_IGNORED,
     OPT_REFUSED,
+    OPT_PTY,
+    OPT_GPT,
+    OPT_GPU_BIND,
     OPT_HELP,
     OPT_USAGE,
 };
@@ -121,9 +112,9 @@ static const struct option longopts[] = {
     { "overlap", no_argument, NULL, OPT_IGNORED },
     { "exact", no_argument, NULL, OPT_IGNORED },
     { "wait", required_argument, NULL, 'W' },
-    { "pty", no_argument, NULL, OPT_REFUSED },
-    { "gpus-per-task", required_argument, NULL, OPT_REFUSED },
-    { "gpu-bind", required_argument, NULL, OPT_REFUSED },
+    { "pty", no_argument, NULL, OPT_PTY },
+    { "gpus-per-task", required_argument, NULL, OPT_GPT },
+    { "gpu-bind", required_argument, NULL, OPT_GPU_BIND },
     { "gpus", required_argument, NULL, OPT_REFUSED },
     { "multi-prog", no_argument, NULL, OPT_REFUSED },
     { "help", no_argument, NULL, OPT_HELP },
@@ -168,9 +159,40 @@ static void parse_bind (const char *arg)
         die_opt ("--cpu-bind=%s: hpcq does not bind tasks to CPUs (use none)", arg);
 }
 
+/* "srun: error: --mpi=X: why" (or SLURM_MPI_TYPE=X, where it came from). */
+static void mpi_refused (const char *what, const char *arg, const char *why)
+{
+    fprintf (stderr, "srun: error: %s=%s: %s\n", what, arg, why);
+    exit (1);
+}
+
+/* --mpi: none, or pmix (Slurm's plugin names, pmix_v4 among them); list
+ * prints them as Slurm's srun does. */
+static int parse_mpi (const char *arg, const char *what)
+{
+    if (strcmp (arg, "list") == 0) {
+        printf ("MPI plugin types are...\n\tnone\n%s",
+                HAVE_PMIX_STEPD ? "\tpmix\n" : "");
+        if (HAVE_PMIX_STEPD)
+            printf ("specific pmix plugin versions available: pmix_v%d\n", PMIX_MAJOR);
+        exit (0);
+    }
+    if (strcmp (arg, "none") == 0)
+        return 0;
+    if (strcmp (arg, "pmix") && strncmp (arg, "pmix_v", 6))
+        mpi_refused (what, arg,
+                     "hpcq's srun has the MPI types none and pmix (see srun "
+                     "--mpi=list); pmi2 and the others are not built");
+    if (!HAVE_PMIX_STEPD)
+        mpi_refused (what, arg, "this hpcq was built without PMIx (libpmix-dev)");
+    return 1;
+}
+
 int srun_parse (int argc, char **argv, struct srun_opts *o)
 {
     int c;
+    const char *mpi = NULL;
+    struct hpcq_error gerr;
 
     cliopt_only (&(struct cliopt){ .prog = "srun", .kind = CLIOPT_SLURM }, argc, argv);
     memset (o, 0, sizeof (*o));
@@ -206,12 +228,7 @@ int srun_parse (int argc, char **argv, struct srun_opts *o)
         case 'J': o->job_name = optarg; break;
         case 'O': o->req.overcommit = 1; break;
         case OPT_CPU_BIND: parse_bind (optarg); break;
-        case OPT_MPI:
-            if (strcmp (optarg, "none") && strcmp (optarg, "list"))
-                die_opt ("--mpi=%s: no PMI server here; start MPI programs with mpirun "
-                         "(it launches through srun)",
-                         optarg);
-            break;
+        case OPT_MPI: mpi = optarg; break;
         case OPT_OPEN_MODE:
             if (strcmp (optarg, "append") && strcmp (optarg, "a")
                 && strcmp (optarg, "truncate") && strcmp (optarg, "t"))
@@ -226,6 +243,18 @@ int srun_parse (int argc, char **argv, struct srun_opts *o)
         case 'v':
         case 'W':
         case OPT_IGNORED: break;
+        case OPT_GPT:
+            if (srun_gpu_per_task (&o->gpu, optarg, &gerr) < 0)
+                die_opt ("%s", gerr.text);
+            break;
+        case OPT_GPU_BIND:
+            if (srun_gpu_bind (&o->gpu, optarg, &gerr) < 0)
+                die_opt ("%s", gerr.text);
+            break;
+        case OPT_PTY:
+            o->pty = 1;
+            o->io.unbuffered = 1; /* srun(1): --pty implies -u */
+            break;
         case OPT_REFUSED:
             die_opt ("%s: not supported by hpcq's srun (docs/compat.md)",
                      opt_name (argv));
@@ -241,8 +270,15 @@ int srun_parse (int argc, char **argv, struct srun_opts *o)
             exit (1);
         }
     }
+    if (mpi)
+        o->mpi_pmix = parse_mpi (mpi, "--mpi");
+    else if ((mpi = getenv ("SLURM_MPI_TYPE")) && *mpi)
+        o->mpi_pmix = parse_mpi (mpi, "SLURM_MPI_TYPE");
     if (optind >= argc)
         die_opt ("%s", "No command given to execute.");
+    if (o->pty && o->mpi_pmix)
+        die_opt ("%s",
+                 "--pty: not with --mpi=pmix (the ranks' streams are hpcq-stepd's)");
     o->argv = argv + optind;
     return 0;
 }
@@ -407,7 +443,7 @@ static void step_tpn (const struct srun_layout *l, char *buf, size_t len)
 }
 
 /* Task t's environment: the base with the step's and its own variables. */
-static char **task_env (struct step *st, int t)
+char **srun_task_env (struct step *st, int t)
 {
     const struct srun_layout *l = &st->lay;
     int n, k = l->task_node[t];
@@ -441,12 +477,16 @@ static char **task_env (struct step *st, int t)
     env_set (&env, &n, "SLURM_JOBID", "%s", st->jobid);
     if (st->o->cpus_per_task)
         env_set (&env, &n, "SLURM_CPUS_PER_TASK", "%d", st->o->cpus_per_task);
+    if (st->task_gpus)
+        env_set (&env, &n, "CUDA_VISIBLE_DEVICES", "%s", st->task_gpus[t]);
+    if (st->o->gpu.per_task)
+        env_set (&env, &n, "SLURM_GPUS_PER_TASK", "%d", st->o->gpu.per_task);
     if (st->o->job_name)
         env_set (&env, &n, "SLURM_JOB_NAME", "%s", st->o->job_name);
     return env;
 }
 
-static void env_free (char **env)
+void srun_env_free (char **env)
 {
     for (int i = 0; env && env[i]; i++)
         free (env[i]);
@@ -461,11 +501,27 @@ static void env_free (char **env)
  * task ends with its tm.exit, as its worker saw it. */
 static void step_kill (struct step *st, int signo)
 {
-    for (int t = 0; t < st->lay.ntasks; t++) {
+    /* --mpi=pmix: each node's stepd shares its session with its ranks. */
+    for (int k = 0; st->nodes && k < st->lay.nnodes; k++)
+        if (!st->nodes[k].done && st->nodes[k].t)
+            tmc_signal (st->nodes[k].t, signo);
+    for (int t = 0; !st->nodes && t < st->lay.ntasks; t++) {
         struct task *tk = &st->tasks[t];
         if (!tk->done && tk->st && tk->t) /* running, or being spawned */
             tmc_signal (tk->t, signo);
     }
+}
+
+/* A task failed (-K, a lost one, MPI_Abort): every task is killed. */
+void srun_step_terminate (struct step *st)
+{
+    if (!st->killing)
+        fprintf (stderr, "srun: Terminating StepId=%s.%d\n", st->jobid, st->o->step);
+    st->killing = 1;
+    if (st->nodes)
+        srun_pmix_kill (st);
+    else
+        step_kill (st, SIGKILL);
 }
 
 static void on_started (struct tmc *t, void *arg)
@@ -485,36 +541,41 @@ static void on_output (struct tmc *t, int fd, const char *buf, size_t len, void 
     srun_io_write (tk->st->io, tk->id, fd, buf, len);
 }
 
-static void on_done (struct tmc *t, int status, const char *error, void *arg)
+/* Task t is over with TM status (-1: lost, error says why). */
+void srun_task_finish (struct step *st, int t, int status, const char *error)
 {
-    struct task *tk = arg;
-    struct step *st = tk->st;
-    const char *host = st->node_name[st->lay.task_node[tk->id]];
+    struct task *tk = &st->tasks[t];
+    const char *host = st->node_name[st->lay.task_node[t]];
 
-    (void)t;
     if (tk->done)
         return;
     tk->done = 1;
     tk->status = status;
-    st->running--;
-    srun_io_task_end (st->io, tk->id);
+    srun_io_task_end (st->io, t);
     if (status < 0) {
-        fprintf (stderr, "srun: error: %s: task %d: %s\n", host, tk->id,
+        fprintf (stderr, "srun: error: %s: task %d: %s\n", host, t,
                  error ? error : "lost");
         st->launch_failed = 1;
     } else if (status >= TM_STATUS_SIGNALED)
-        fprintf (stderr, "srun: error: %s: task %d: %s\n", host, tk->id,
+        fprintf (stderr, "srun: error: %s: task %d: %s\n", host, t,
                  strsignal (status - TM_STATUS_SIGNALED));
     else if (status > 0)
         fprintf (stderr, "srun: error: %s: task %d: Exited with exit code %d\n", host,
-                 tk->id, status);
-    if ((status != 0 && st->o->kill_bad) || status < 0) {
-        if (!st->killing)
-            fprintf (stderr, "srun: Terminating StepId=%s.%d\n", st->jobid,
-                     st->o->step);
-        st->killing = 1;
-        step_kill (st, SIGKILL);
-    }
+                 t, status);
+    if ((status != 0 && st->o->kill_bad) || status < 0)
+        srun_step_terminate (st);
+}
+
+static void on_done (struct tmc *t, int status, const char *error, void *arg)
+{
+    struct task *tk = arg;
+    struct step *st = tk->st;
+
+    (void)t;
+    if (tk->done)
+        return;
+    srun_task_finish (st, tk->id, status, error);
+    st->running--;
     if (st->running == 0)
         loop_stop (st->loop);
 }
@@ -527,9 +588,63 @@ static void on_signal (struct loop *l, int signo, void *arg)
     step_kill (st, signo);
 }
 
-static int step_start (struct step *st)
+/* ---- --pty ---- */
+
+/* Task 0's command under script(1) (util-linux), which gives it a
+ * pseudo-terminal on its host and relays it over the task's streams; the
+ * terminal's size first, as srun --pty passes it on. */
+static char **pty_argv (char **argv)
 {
-    struct hpcq_error err;
+    struct winsize ws = { 0 };
+    char *cmd = NULL, head[96];
+    size_t len = 0;
+    char **v = xzalloc (6 * sizeof (char *));
+
+    if (ioctl (0, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col) {
+        snprintf (head, sizeof (head), "stty rows %u cols %u 2>/dev/null; exec ",
+                  ws.ws_row, ws.ws_col);
+    } else
+        snprintf (head, sizeof (head), "exec ");
+    len = strlen (head);
+    cmd = xstrdup (head);
+    for (int i = 0; argv[i]; i++)
+        alloc_quote (&cmd, &len, argv[i]);
+    v[0] = xstrdup ("script");
+    v[1] = xstrdup ("-qfec");
+    v[2] = cmd;
+    v[3] = xstrdup ("/dev/null");
+    return v;
+}
+
+/* srun's own terminal raw while task 0 has its pty (keys go as typed:
+ * ^C to the remote program); put back by pty_restore. */
+static struct termios pty_saved;
+static int pty_raw;
+
+static void pty_restore (void)
+{
+    if (pty_raw)
+        (void)tcsetattr (0, TCSADRAIN, &pty_saved);
+    pty_raw = 0;
+}
+
+static void pty_make_raw (void)
+{
+    struct termios t;
+
+    if (!isatty (0) || tcgetattr (0, &pty_saved) < 0)
+        return;
+    t = pty_saved;
+    cfmakeraw (&t);
+    if (tcsetattr (0, TCSADRAIN, &t) == 0) {
+        pty_raw = 1;
+        atexit (pty_restore);
+    }
+}
+
+/* -i: the task srun's stdin goes to, -1 for none; -2 if refused. */
+static int input_task (const struct step *st)
+{
     int to = -1;
 
     if (strcmp (st->o->input, "none") != 0
@@ -539,16 +654,30 @@ static int step_start (struct step *st)
                      "srun: error: --input=%s: hpcq's srun sends its standard input to "
                      "one task (--input=N) or none\n",
                      st->o->input);
-            return -1;
+            return -2;
         }
         to = 0;
     }
+    return to < st->lay.ntasks ? to : -1;
+}
+
+static int step_start (struct step *st)
+{
+    struct hpcq_error err;
+    int to = input_task (st);
+
+    if (to == -2)
+        return -1;
+    st->input_to = to;
+    if (st->o->mpi_pmix)
+        return srun_pmix_start (st);
     for (int t = 0; t < st->lay.ntasks; t++) {
         struct task *tk = &st->tasks[t];
-        char **env = task_env (st, t);
+        char **env = srun_task_env (st, t),
+             **pargv = st->o->pty && t == 0 ? pty_argv (st->o->argv) : NULL;
         struct tmc_spawn s = { .host = st->node_name[st->lay.task_node[t]],
                                .vnode = t,
-                               .argv = st->o->argv,
+                               .argv = pargv ? pargv : st->o->argv,
                                .forward_stdin = t == to,
                                .env = env,
                                .output = on_output };
@@ -556,12 +685,15 @@ static int step_start (struct step *st)
         tk->id = t;
         st->running++;
         tk->t = tmc_spawn (st->loop, &s, on_started, on_done, tk, &err);
-        env_free (env);
+        srun_env_free (env);
+        srun_env_free (pargv);
         if (!tk->t) {
             on_done (NULL, -1, err.text, tk);
             return -1;
         }
     }
+    if (st->o->pty)
+        pty_make_raw ();
     return 0;
 }
 
@@ -577,9 +709,41 @@ static int step_exit (const struct step *st)
         else if (s >= 0 && s < TM_STATUS_SIGNALED && s > rc)
             rc = s;
     }
+    if (st->abort_status)
+        return st->abort_status;
     if (st->launch_failed)
         return rc > 1 ? rc : 1;
     return sig ? 128 + sig : rc;
+}
+
+/* --gpus-per-task, --gpu-bind: each task's share of its node's GPUs.  The
+ * job's GPUs are known here only for its first host (CUDA_VISIBLE_DEVICES
+ * of this, the job's first process), so a split step runs there. */
+static int srun_gpu_split (struct step *st, struct hpcq_error *err)
+{
+    const char *cvd = getenv ("CUDA_VISIBLE_DEVICES");
+    char buf[512];
+    struct hpcq_error e;
+
+    if (!srun_gpu_splits (&st->o->gpu))
+        return 0;
+    for (int k = 0; k < st->lay.nnodes; k++)
+        if (st->lay.node[k] != 0)
+            return errprintf (err,
+                              "Requested node configuration is not available (GPUs "
+                              "per task: the job's GPUs on %s are not known to srun; "
+                              "a step with --gpus-per-task runs on %s)",
+                              st->node_name[k], st->hosts.name[0]);
+    st->task_gpus = xzalloc ((st->lay.ntasks + 1) * sizeof (char *));
+    for (int t = 0; t < st->lay.ntasks; t++) {
+        if (srun_gpu_task (&st->o->gpu, cvd, st->lay.task_local[t], buf, sizeof (buf),
+                           &e)
+            < 0)
+            return errprintf (err, "Requested node configuration is not available (%s)",
+                              e.text);
+        st->task_gpus[t] = xstrdup (buf);
+    }
+    return 0;
 }
 
 static int step_prepare (struct step *st, struct hpcq_error *err)
@@ -604,17 +768,19 @@ static int step_prepare (struct step *st, struct hpcq_error *err)
     free (names);
     step_tpn (&st->lay, st->tpn, sizeof (st->tpn));
     st->tasks = xzalloc ((st->lay.ntasks + 1) * sizeof (*st->tasks));
-    return 0;
+    return srun_gpu_split (st, err);
 }
 
 static void step_release (struct step *st)
 {
+    srun_pmix_release (st);
     for (int t = 0; st->tasks && t < st->lay.ntasks; t++)
         tmc_destroy (st->tasks[t].t);
     srun_io_destroy (st->io);
     loop_destroy (st->loop);
     free (st->tasks);
     free (st->node_name);
+    srun_env_free (st->task_gpus);
     srun_layout_release (&st->lay);
     for (int i = 0; i < st->hosts.n; i++)
         free (st->hosts.name[i]);
@@ -684,6 +850,7 @@ static int run_in_job (struct srun_opts *o)
     signal (SIGPIPE, SIG_IGN);
     if (step_start (&st) == 0 || st.running > 0)
         (void)loop_run (st.loop);
+    pty_restore ();
     rc = step_exit (&st);
     srun_step_end (pbsid, o->step, rc);
 done:
@@ -696,6 +863,11 @@ int main (int argc, char **argv)
     struct srun_opts o;
 
     srun_parse (argc, argv, &o);
+    if (!getenv ("PBS_JOBID") && o.pty) {
+        fprintf (stderr, "srun: error: --pty outside a job: use salloc (a shell on the "
+                         "job's first host, on a pty), then srun --pty in it\n");
+        return 1;
+    }
     if (!getenv ("PBS_JOBID"))
         return srun_alloc_run (argc, argv, &o);
     if (!getenv (TM_SOCKET_ENV)) {

@@ -5,6 +5,7 @@
 #ifndef HPCQ_CLI_SRUN_H
 #define HPCQ_CLI_SRUN_H
 
+#include "cli/srun_gpu.h"
 #include "cli/srun_io.h"
 #include "cli/srun_layout.h"
 
@@ -13,6 +14,9 @@ struct srun_opts {
     struct srun_io_opts io;
     int cpus_per_task;
     int kill_bad;
+    int mpi_pmix;         /* --mpi=pmix (or SLURM_MPI_TYPE): a PMIx server per node */
+    struct srun_gpu gpu;  /* --gpus-per-task, --gpu-bind */
+    int pty;              /* --pty: task 0 on a pseudo-terminal (script(1)) */
     const char *nodelist; /* -w as written */
     const char *input;    /* -i: "0" (the default), a task, "none", "all" */
     const char *export;

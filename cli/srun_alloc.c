@@ -44,7 +44,7 @@ int srun_alloc_run (int argc, char **argv, const struct srun_opts *o)
     alloc_quote (&wrap, &wlen, "srun");
     for (int i = 1; i < argc; i++)
         alloc_quote (&wrap, &wlen, argv[i]);
-    rc = alloc_run ("srun", opts, wrap);
+    rc = alloc_run ("srun", opts, wrap, 0);
     free (wrap);
     return rc;
 }

@@ -20,12 +20,16 @@ struct tmc {
     tmc_started_f started;
     tmc_done_f done;
     tmc_output_f output;
+    tmc_started_f taken;
     void *arg;
     int forward_stdin;
     struct loop_watch *in_watch;
     size_t in_flight; /* stdin sent, not yet taken by the process */
     int in_eof;
     int finished;
+    int accepted;
+    unsigned char *q; /* tmc_write's bytes not yet sent */
+    size_t qlen;
 };
 
 static void tmc_finish (struct tmc *t, int status, const char *error)
@@ -83,6 +87,37 @@ static void tmc_stdin_io (struct loop *l, int fd, int revents, void *arg)
     tmc_stdin_watch (t);
 }
 
+/* tmc_write's bytes, as the window allows once the spawn is accepted. */
+static void tmc_flush (struct tmc *t)
+{
+    while (t->qlen && t->accepted && !t->finished && t->in_flight < TM_WINDOW) {
+        size_t n = t->qlen;
+        if (n > TM_CHUNK)
+            n = TM_CHUNK;
+        if (n > TM_WINDOW - t->in_flight)
+            n = TM_WINDOW - t->in_flight;
+        tmc_send (t, "tm.stdin", json_pack ("{s:o}", "data", tm_data_json (t->q, n)));
+        t->in_flight += n;
+        memmove (t->q, t->q + n, t->qlen - n);
+        t->qlen -= n;
+    }
+}
+
+void tmc_write (struct tmc *t, const void *buf, size_t len)
+{
+    if (t->finished || !len)
+        return;
+    t->q = xrealloc (t->q, t->qlen + len);
+    memcpy (t->q + t->qlen, buf, len);
+    t->qlen += len;
+    tmc_flush (t);
+}
+
+size_t tmc_queued (const struct tmc *t)
+{
+    return t->qlen;
+}
+
 /* Its output goes to ours as it comes (a slow reader of ours holds the
  * process back through the window, never our memory). */
 static void tmc_output (struct tmc *t, json_t *body)
@@ -115,9 +150,11 @@ static void tmc_msg (struct conn *c, struct wire_msg *msg, void *arg)
         if (msg->errnum)
             tmc_finish (t, -1, msg->errstr ? msg->errstr : strerror (msg->errnum));
         else {
+            t->accepted = 1;
             if (t->started)
                 t->started (t, t->arg);
             tmc_stdin_watch (t);
+            tmc_flush (t);
         }
     } else if (strcmp (msg->type, "tm.output") == 0)
         tmc_output (t, msg->body);
@@ -126,6 +163,9 @@ static void tmc_msg (struct conn *c, struct wire_msg *msg, void *arg)
              && fd == 0) {
         t->in_flight = (size_t)n > t->in_flight ? 0 : t->in_flight - n;
         tmc_stdin_watch (t);
+        tmc_flush (t);
+        if (t->taken)
+            t->taken (t, t->arg);
     } else if (strcmp (msg->type, "tm.exit") == 0) {
         (void)json_unpack (msg->body, "{s:i s?s}", "status", &status, "error", &error);
         tmc_finish (t, error ? -1 : status, error);
@@ -175,6 +215,7 @@ struct tmc *tmc_spawn (struct loop *loop, const struct tmc_spawn *s,
     t->done = done;
     t->arg = arg;
     t->output = s->output;
+    t->taken = s->taken;
     t->forward_stdin = s->forward_stdin;
     if (!(t->conn = conn_create (loop, fd, tmc_msg, tmc_close, t))) {
         free (t);
@@ -184,7 +225,7 @@ struct tmc *tmc_spawn (struct loop *loop, const struct tmc_spawn *s,
                       s->host ? s->host : "", "vnode", s->vnode, "argv",
                       tmc_strings (s->argv), "env",
                       tmc_strings (s->env ? s->env : environ), "shell", s->shell,
-                      "stdin", s->forward_stdin, "detach", s->detach);
+                      "stdin", s->forward_stdin || s->write_stdin, "detach", s->detach);
     if (body && getcwd (cwd, sizeof (cwd)))
         json_object_set_new (body, "cwd", json_string (cwd));
     wire_request_init (&m, "tm.spawn", 1, body);
@@ -211,5 +252,6 @@ void tmc_destroy (struct tmc *t)
     t->finished = 1;
     loop_fd_remove (t->in_watch);
     conn_destroy (t->conn);
+    free (t->q);
     free (t);
 }

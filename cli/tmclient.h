@@ -27,9 +27,11 @@ struct tmc_spawn {
     char **argv;
     int shell;           /* argv joined and run by the owner's shell (rsh) */
     int forward_stdin;   /* our standard input goes to it */
+    int write_stdin;     /* its standard input is what tmc_write gives */
     int detach;          /* it lives on when we go (pbsdsh -o) */
     char **env;          /* its environment (NULL: ours) */
     tmc_output_f output; /* where its output goes (NULL: our fd 1 and 2) */
+    tmc_started_f taken; /* the process took some of tmc_write's bytes */
 };
 
 /* Start s through the worker: the job is $PBS_JOBID.
@@ -41,5 +43,11 @@ struct tmc *tmc_spawn (struct loop *loop, const struct tmc_spawn *s,
 void tmc_destroy (struct tmc *t);
 /* A signal to its session. */
 void tmc_signal (struct tmc *t, int signo);
+
+/* Bytes for its standard input (spawned with write_stdin): queued here,
+ * and sent as its window allows. */
+void tmc_write (struct tmc *t, const void *buf, size_t len);
+/* Bytes given to tmc_write and not yet sent. */
+size_t tmc_queued (const struct tmc *t);
 
 #endif

@@ -50,6 +50,7 @@ static const char *known_keys[] = {
     "priority_weight_fairshare",
     "priority_max_age",
     "metrics_listen",
+    "metrics_job_gpu",
     "http_token_file",
     "job_history_enable",
     "job_history_duration",

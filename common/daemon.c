@@ -7,6 +7,7 @@
 
 #include "common/cliopt.h"
 #include "common/daemon.h"
+#include "common/idcache.h"
 #include "common/log.h"
 #include "common/util.h"
 
@@ -177,6 +178,8 @@ int daemon_reload (struct config *cfg, const char *const *reloadable)
     struct hpcq_error err;
     int rc = -1;
 
+    /* A user or group an administrator just changed is read afresh. */
+    idcache_flush ();
     if (log_reopen () < 0)
         log_error ("SIGHUP: cannot reopen %s, logging on to the old file", log_file ());
     else if (log_file ())

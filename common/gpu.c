@@ -199,3 +199,63 @@ int gpu_usage_from_json (json_t *body, struct gpu_usage *u)
     *u = (struct gpu_usage){ seconds, util, mem, energy, simulated };
     return 1;
 }
+
+void gpu_usage_attrs (json_t *o, const struct gpu_usage *u)
+{
+    char buf[32];
+
+    snprintf (buf, sizeof (buf), "%.6f", (double)u->seconds / 3600.0);
+    json_object_set_new (o, "gpu_hours", json_string (buf));
+    snprintf (buf, sizeof (buf), "%.1f", u->util_mean);
+    json_object_set_new (o, "gpu_util_mean", json_string (buf));
+    resource_format_size (u->mem_peak, buf, sizeof (buf));
+    json_object_set_new (o, "gpu_mem_peak", json_string (buf));
+    snprintf (buf, sizeof (buf), "%.0f", u->energy_j);
+    json_object_set_new (o, "gpu_energy_j", json_string (buf));
+    if (u->simulated)
+        json_object_set_new (o, "gpu_simulated", json_string ("True"));
+}
+
+/* One GPU of a node.usage entry, held to the bounds of a whole report. */
+static int gpu_live_one (json_t *e, struct gpu_live *l)
+{
+    double util = -1, energy = 0;
+    json_int_t mem = -1;
+    int index;
+
+    if (json_unpack (e, "{s:i s:F s?F s?I}", "index", &index, "energy_j", &energy,
+                     "util", &util, "mem", &mem)
+            < 0
+        || index < 0 || index >= GPU_MAX || !(util == -1 || (util >= 0 && util <= 100))
+        || mem < -1 || mem > GPU_USAGE_MEM_MAX
+        || !(energy >= 0 && energy <= GPU_USAGE_ENERGY_MAX))
+        return -1;
+    l->gpu[l->n].index = index;
+    l->gpu[l->n].util = util;
+    l->gpu[l->n].mem = mem;
+    l->gpu[l->n].energy_j = energy;
+    l->n++;
+    return 0;
+}
+
+int gpu_live_from_json (json_t *entry, struct gpu_live *l)
+{
+    json_t *gpus = json_object_get (entry, "gpus"), *e;
+    int rc = gpu_usage_from_json (entry, &l->total);
+    size_t i;
+
+    l->n = 0;
+    if (rc <= 0)
+        return rc;
+    if (gpus && (!json_is_array (gpus) || json_array_size (gpus) > GPU_MAX))
+        goto bad;
+    json_array_foreach (gpus, i, e)
+    {
+        if (gpu_live_one (e, l) < 0)
+            goto bad;
+    }
+    return 1;
+bad:
+    memset (l, 0, sizeof (*l));
+    return -1;
+}

@@ -60,6 +60,29 @@ struct gpu_usage {
  * had no GPUs, -1 if malformed or out of bounds (u then zero). */
 int gpu_usage_from_json (json_t *body, struct gpu_usage *u);
 
+/* resources_used's GPU attributes for u (gpu_hours, gpu_util_mean,
+ * gpu_mem_peak, gpu_energy_j, and gpu_simulated = True if so), as qstat -f
+ * shows them, set in o. */
+void gpu_usage_attrs (json_t *o, const struct gpu_usage *u);
+
+/* A running job's GPUs as its mother superior last reported them
+ * (node.usage, worker/usage.h): its figures so far and each GPU's latest
+ * reading (util % and mem bytes -1 before a first one) and energy. */
+struct gpu_live {
+    struct gpu_usage total;
+    int n;
+    struct {
+        int index;
+        double util;
+        int64_t mem;
+        double energy_j;
+    } gpu[GPU_MAX];
+};
+
+/* Read those from one node.usage entry: 1 if there, 0 if the job has no
+ * GPUs, -1 if malformed or out of bounds (l then zero). */
+int gpu_live_from_json (json_t *entry, struct gpu_live *l);
+
 /* Give simulated GPUs a MIG layout: "GPU:PROFILE[*N][+PROFILE[*N]...]"
  * terms separated by ';', e.g. "0:1g.5gb*7;1:3g.20gb+4g.20gb".  At most 7
  * compute slices per GPU.  Instances get the UUIDs MIG-SIM-<node>-<gpu>-<i>.

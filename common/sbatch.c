@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/arrayspec.h"
 #include "common/directive.h"
@@ -29,6 +30,11 @@ struct sbatch {
     const char *mail_type, *mail_user, *export, *array, *signal, *constraint;
     int exclusive, requeue; /* requeue: -1 unset, 0 no, 1 yes */
     int hold;
+    /* Pyxis's container options and Slurm's binding, as -l resources
+     * (container_image, container_mounts with '+' between items,
+     * container_workdir, gpu_bind, cpu_bind). */
+    const char *container_image, *container_workdir, *gpu_bind, *cpu_bind;
+    char container_mounts[1024];
     struct sbatch_cli *cli; /* the command's own options, or NULL */
 };
 
@@ -67,6 +73,12 @@ static const struct {
     { "wrap", 0, 1 },
     { "parsable", 0, 0 },
     { "wait", 'W', 0 },
+    { "container-image", 0, 1 },
+    { "container-mounts", 0, 1 },
+    { "container-workdir", 0, 1 },
+    { "gpu-bind", 0, 1 },
+    { "cpu-bind", 0, 1 },
+    { "cpu_bind", 0, 1 },
 };
 
 #define NOPTS ARRAY_SIZE (sbatch_opts)
@@ -192,6 +204,63 @@ static int check_constraint (const char *v, struct hpcq_error *err)
     return 0;
 }
 
+/* Pyxis's --container-mounts=SRC:DST[:FLAGS][,SRC:DST...] (its flags
+ * joined by '+', github.com/NVIDIA/pyxis/wiki/Usage) as container_mounts'
+ * items joined by '+': only ro and rw are taken as flags. */
+static int parse_mounts (struct sbatch *sb, const char *v, struct hpcq_error *err)
+{
+    size_t len = strlen (v);
+
+    if (len == 0 || len >= sizeof (sb->container_mounts))
+        return invalid (err, "invalid --container-mounts '%s'", v);
+    for (const char *p = v; *p;) {
+        size_t n = strcspn (p, ",");
+        const char *plus = memchr (p, '+', n);
+        if (plus)
+            return invalid (err,
+                            "unsupported --container-mounts flags in '%.*s' (ro or rw "
+                            "only)",
+                            (int)n, p);
+        p += n + (p[n] == ',');
+    }
+    for (size_t i = 0; i <= len; i++)
+        sb->container_mounts[i] = v[i] == ',' ? '+' : v[i];
+    return 0;
+}
+
+/* Slurm's --gpu-bind and --cpu-bind, with their verbose / quiet words
+ * (slurm.schedmd.com/sbatch.html): the kinds hpcq binds by
+ * (closest|none, cores|none), others refused by name. */
+static int parse_bind (const char *opt, const char *v, const char *const *kinds,
+                       const char **out, struct hpcq_error *err)
+{
+    char buf[64];
+    const char *word = NULL;
+
+    if (strlen (v) >= sizeof (buf))
+        return invalid (err, "invalid --%s '%s'", opt, v);
+    snprintf (buf, sizeof (buf), "%s", v);
+    for (char *save = NULL, *w = strtok_r (buf, ",", &save); w;
+         w = strtok_r (NULL, ",", &save)) {
+        const char *kind = NULL;
+        if (!strcasecmp (w, "verbose") || !strcasecmp (w, "quiet"))
+            continue;
+        for (int k = 0; kinds[k]; k++)
+            if (!strcasecmp (w, kinds[k]) || (!strcasecmp (w, "no") && k == 1))
+                kind = kinds[k];
+        if (!kind) {
+            word = NULL;
+            break;
+        }
+        word = kind;
+    }
+    if (!word)
+        return invalid (err, "unsupported --%s '%s' (%s or %s)", opt, v, kinds[0],
+                        kinds[1]);
+    *out = word;
+    return 0;
+}
+
 static int cli_option (struct sbatch_cli *cli, const char *name, const char *v)
 {
     if (!strcmp (name, "wrap"))
@@ -243,6 +312,20 @@ static int set_option (struct sbatch *sb, const char *name, const char *v,
                    : (sb->signal = v, 0);
     if (!strcmp (name, "constraint"))
         return check_constraint (v, err) < 0 ? -1 : (sb->constraint = v, 0);
+    if (!strcmp (name, "container-image"))
+        return (sb->container_image = v), 0;
+    if (!strcmp (name, "container-workdir"))
+        return (sb->container_workdir = v), 0;
+    if (!strcmp (name, "container-mounts"))
+        return parse_mounts (sb, v, err);
+    if (!strcmp (name, "gpu-bind")) {
+        static const char *const kinds[] = { "closest", "none", NULL };
+        return parse_bind (name, v, kinds, &sb->gpu_bind, err);
+    }
+    if (!strcmp (name, "cpu-bind") || !strcmp (name, "cpu_bind")) {
+        static const char *const kinds[] = { "cores", "none", NULL };
+        return parse_bind ("cpu-bind", v, kinds, &sb->cpu_bind, err);
+    }
     /* The command's own: meaningless in a script, as in Slurm. */
     if (!strcmp (name, "wrap") || !strcmp (name, "chdir") || !strcmp (name, "parsable")
         || !strcmp (name, "wait"))
@@ -402,12 +485,29 @@ static int apply_export (struct hpcq_jobspec *spec, const char *exp,
     return directive_apply (spec, 'v', exp, err);
 }
 
+/* KEY=VALUE as a -l resource, if set. */
+static int apply_res (struct hpcq_jobspec *spec, const char *key, const char *v,
+                      struct hpcq_error *err)
+{
+    char buf[1200];
+
+    if (!v || !*v)
+        return 0;
+    snprintf (buf, sizeof (buf), "%s=%s", key, v);
+    return directive_apply (spec, 'l', buf, err);
+}
+
 static int apply_sbatch (struct hpcq_jobspec *spec, const struct sbatch *sb,
                          struct hpcq_error *err)
 {
     char buf[512];
 
-    if (apply_resources (spec, sb, err) < 0)
+    if (apply_resources (spec, sb, err) < 0
+        || apply_res (spec, "container_image", sb->container_image, err) < 0
+        || apply_res (spec, "container_mounts", sb->container_mounts, err) < 0
+        || apply_res (spec, "container_workdir", sb->container_workdir, err) < 0
+        || apply_res (spec, "gpu_bind", sb->gpu_bind, err) < 0
+        || apply_res (spec, "cpu_bind", sb->cpu_bind, err) < 0)
         return -1;
     if (sb->time) {
         snprintf (buf, sizeof (buf), "walltime=%lld", (long long)sb->time);

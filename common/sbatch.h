@@ -5,7 +5,9 @@
  * cpus per task, GPUs (--gres=gpu:N) and memory become a PBS select
  * statement; --time, --job-name, --output, --error, --partition,
  * --dependency, --account, --mail-*, --export, --exclusive and
- * --[no-]requeue map to their qsub counterparts.  As in Slurm, output
+ * --[no-]requeue map to their qsub counterparts; Pyxis's --container-image,
+ * --container-mounts, --container-workdir and Slurm's --gpu-bind and
+ * --cpu-bind to the -l resources of the same meaning.  As in Slurm, output
  * defaults to slurm-%j.out with stderr joined, and %j / %x in paths become
  * the job number and name.  #PBS lines and the command line still win.
  */

@@ -439,3 +439,22 @@ void util_format_cpulist (const unsigned char *on, int n, char *buf, size_t len)
         i = last;
     }
 }
+
+int util_helper_path (const char *beside, const char *installed, char *buf, size_t len)
+{
+    char self[4096];
+    ssize_t n = readlink ("/proc/self/exe", self, sizeof (self) - 1);
+    char *slash;
+
+    if (n > 0) {
+        self[n] = '\0';
+        if ((slash = strrchr (self, '/'))) {
+            *slash = '\0';
+            if ((size_t)snprintf (buf, len, "%s/%s", self, beside) < len
+                && access (buf, X_OK) == 0)
+                return 0;
+        }
+    }
+    snprintf (buf, len, "%s", installed);
+    return access (buf, X_OK);
+}

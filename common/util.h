@@ -46,6 +46,12 @@ void util_format_ctime (int64_t secs, char *buf, int len);
 char *util_read_file (const char *path, size_t max, size_t *lenp);
 char *util_read_fd (int fd, size_t max, size_t *lenp);
 
+/* A helper program's path into buf: beside (relative to this program's
+ * own folder: a build tree, "../worker/hpcq-stepd") if it is there and
+ * executable, else installed.  0 if the one chosen is executable, else -1
+ * with errno. */
+int util_helper_path (const char *beside, const char *installed, char *buf, size_t len);
+
 /* Write all of buf to fd, retrying on EINTR.  Returns 0 or -1. */
 int util_write_all (int fd, const void *buf, size_t len);
 

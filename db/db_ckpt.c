@@ -51,6 +51,12 @@ static const char *sql_dir_add =
 static const char *sql_dir_due =
     "SELECT job_seq, path, uid FROM checkpoint_dirs"
     " WHERE removed_at IS NULL AND remove_after <= ?1 ORDER BY remove_after LIMIT ?2";
+/* Folders whose removal a held job waits for (ckpt_corrupt = restart):
+ * only those jobs are held with a folder row (the others' come when they
+ * finish). */
+static const char *sql_dir_held =
+    "SELECT d.job_seq, d.path, d.uid FROM checkpoint_dirs d JOIN jobs j ON j.seq = "
+    "d.job_seq WHERE d.removed_at IS NULL AND j.state = 'H'";
 static const char *sql_dir_removed =
     "UPDATE checkpoint_dirs SET removed_at = ?2 WHERE job_seq = ?1";
 
@@ -326,6 +332,18 @@ int db_ckptdir_due (struct db *db, int64_t now, int max,
         return -1;
     sqlite3_bind_int64 (st, 1, now);
     sqlite3_bind_int (st, 2, max);
+    return read_rows (db, st, dir_row, &k);
+}
+
+int db_ckptdir_held (struct db *db,
+                     int (*cb) (int64_t seq, const char *path, int64_t uid, void *arg),
+                     void *arg)
+{
+    sqlite3_stmt *st = db_stmt (db, sql_dir_held);
+    struct dir_cb k = { cb, arg };
+
+    if (!st)
+        return -1;
     return read_rows (db, st, dir_row, &k);
 }
 

@@ -79,6 +79,11 @@ int db_ckptdir_add (struct db *db, int64_t seq, const char *path, int64_t uid,
 int db_ckptdir_due (struct db *db, int64_t now, int max,
                     int (*cb) (int64_t seq, const char *path, int64_t uid, void *arg),
                     void *arg);
+/* The folders not yet removed of jobs that are held: those that wait for
+ * their folder's removal to run again (ckpt_corrupt = restart).  0 or -1. */
+int db_ckptdir_held (struct db *db,
+                     int (*cb) (int64_t seq, const char *path, int64_t uid, void *arg),
+                     void *arg);
 int db_ckptdir_removed (struct db *db, int64_t seq, int64_t time);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "common/log.h"
 #include "common/resource.h"
+#include "common/util.h"
 #include "scheduler/alloc.h"
 #include "scheduler/nodes.h"
 
@@ -89,6 +90,27 @@ static char *stream_text (FILE *f, char **text)
         *text = NULL;
     }
     return *text;
+}
+
+char *alloc_format_binding (const struct alloc *a, const char *first)
+{
+    char *text = NULL;
+    size_t len;
+    FILE *f;
+
+    if (!first || !(f = open_memstream (&text, &len)))
+        return first ? xstrdup (first) : NULL;
+    fputs (first, f);
+    for (int i = 1; i < a->n; i++) {
+        const struct alloc_slot *s = &a->slot[i];
+        if (strcmp (s->node_name, a->slot[0].node_name) == 0)
+            continue; /* the first host's chunks are in its worker's report */
+        fprintf (f, "+%s:ncpus=%d", s->node_name, s->ncpus);
+        for (int g = 0; g < s->ngpus && g < (int)ARRAY_SIZE (s->gpus); g++)
+            fprintf (f, "%s%d", g ? "," : ":gpus=", s->gpus[g]);
+        fputs (":unbound", f);
+    }
+    return stream_text (f, &text);
 }
 
 /* exec_host "n1/0*2+n2/0*2", exec_vnode "(n1:ncpus=2:ngpus=1)+(n2:ncpus=2:mig=1g.5gb)". */

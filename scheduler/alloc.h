@@ -50,4 +50,12 @@ json_t *alloc_to_json (const struct alloc *a);
 struct alloc *alloc_from_json (struct nodes *ns, const char *text);
 void alloc_format_exec (const struct alloc *a, char **exec_host, char **exec_vnode);
 
+/* qstat -f's exec_binding of a running job: first, what its first host's
+ * worker bound it to ("node1:cpus=0-7:mems=0:gpus=0"), then each chunk on
+ * another host as allocated, which is not bound there
+ * ("+node2:ncpus=8:gpus=1,3:unbound": a sister's processes share the
+ * job's cgroup on that host, without a cpuset).  New string (free()), or
+ * NULL if first is NULL. */
+char *alloc_format_binding (const struct alloc *a, const char *first);
+
 #endif

@@ -903,6 +903,22 @@ static int load_preempt (int64_t seq, int attempt, char method, const char *reas
     return 0;
 }
 
+/* A job held until its folder is removed (ckpt_corrupt = restart) across
+ * a restart: the release waits for the removal again. */
+static int load_held_dir (int64_t seq, const char *path, int64_t uid, void *arg)
+{
+    struct server *srv = arg;
+    struct job *job = jobs_lookup (srv->jobs, seq);
+
+    (void)path;
+    (void)uid;
+    if (!job || job->rec.state != 'H' || !strchr (job->rec.hold_types, 'o'))
+        return 0;
+    ckpt_job_state (job)->restart_on_removal = 1;
+    srv->ckpt->sweep_now = 1;
+    return 0;
+}
+
 int ckpt_load (struct ckpt *ck)
 {
     struct server *srv = ck->srv;
@@ -910,7 +926,8 @@ int ckpt_load (struct ckpt *ck)
     struct job *job;
 
     if (db_ckpt_foreach (srv->db, load_ckpt, srv) < 0
-        || db_preempt_foreach (srv->db, load_preempt, srv) < 0)
+        || db_preempt_foreach (srv->db, load_preempt, srv) < 0
+        || db_ckptdir_held (srv->db, load_held_dir, srv) < 0)
         return -1;
     /* Running jobs count their cadence from the restart: when their last
      * checkpoint was in monotonic time is not known. */

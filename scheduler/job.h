@@ -68,6 +68,9 @@ struct job {
      * CPU seconds and peak memory bytes, -1 unknown.  Memory only; the
      * final figures go to rec.resources_used at the end. */
     int64_t used_cput, used_mem;
+    /* ... and its GPUs' figures so far and latest readings, NULL until
+     * reported (freed with the allocation). */
+    struct gpu_live *gpu_live;
     struct resv *resv;       /* conservative backfill's kept reservation
                                      * (one block, freed with free()), or NULL */
     const char *node_labels; /* its queue's node_labels (borrowed), NULL = any */

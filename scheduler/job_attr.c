@@ -146,19 +146,23 @@ static int job_attr_running (const struct job *job)
 }
 
 /* resources_used of a running job, as PBS updates it while the job runs:
- * cput and mem as its node last reported them (node.usage), ncpus, and
- * walltime since it started. */
+ * cput and mem as its node last reported them (node.usage), ncpus,
+ * walltime since it started, and its GPU figures so far if it has GPUs. */
 static json_t *used_so_far (const struct job *job)
 {
     char cpu[32], wall[32], mem[32];
     int64_t elapsed = util_wall_secs () - job->rec.stime;
+    json_t *o;
 
     resource_format_walltime (job->used_cput > 0 ? job->used_cput : 0, cpu,
                               sizeof (cpu));
     resource_format_walltime (elapsed > 0 ? elapsed : 0, wall, sizeof (wall));
     resource_format_size (job->used_mem > 0 ? job->used_mem : 0, mem, sizeof (mem));
-    return json_pack ("{s:s s:s s:i s:s}", "cput", cpu, "mem", mem, "ncpus",
-                      resource_total_ncpus (&job->spec.res), "walltime", wall);
+    o = json_pack ("{s:s s:s s:i s:s}", "cput", cpu, "mem", mem, "ncpus",
+                   resource_total_ncpus (&job->spec.res), "walltime", wall);
+    if (o && job->gpu_live)
+        gpu_usage_attrs (o, &job->gpu_live->total);
+    return o;
 }
 
 /* The first attributes of qstat -f, in PBS's order. */
@@ -338,7 +342,11 @@ json_t *job_attr_json (struct server *srv, const struct job *job)
     set_path (o, "Error_Path", job, s->error_path, 'e');
     set_str (o, "exec_host", job->rec.exec_host);
     set_str (o, "exec_vnode", job->rec.exec_vnode);
-    set_str (o, "exec_binding", job->binding);
+    if (job->binding && job->alloc) {
+        char *b = alloc_format_binding (job->alloc, job->binding);
+        set_str (o, "exec_binding", b);
+        free (b);
+    }
     set_str (o, "Hold_Types", job->rec.hold_types);
     set_str (o, "Join_Path", join[s->join % 3]);
     set_str (o, "Keep_Files", "n");

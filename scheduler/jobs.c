@@ -131,6 +131,7 @@ static void job_free (struct job *job)
     free (job->resv);
     free (job->ck);
     free (job->binding);
+    free (job->gpu_live);
     free (job);
 }
 

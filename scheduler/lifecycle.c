@@ -203,24 +203,9 @@ static void lifecycle_release_alloc (struct server *srv, struct job *job)
      * same before and after a restart. */
     free (job->binding);
     job->binding = NULL;
+    free (job->gpu_live);
+    job->gpu_live = NULL;
     server_request_pass (srv);
-}
-
-/* resources_used's GPU figures (issue 26 part 3), as qstat -f shows them. */
-static void lifecycle_gpu_usage (json_t *o, const struct gpu_usage *u)
-{
-    char buf[32];
-
-    snprintf (buf, sizeof (buf), "%.6f", (double)u->seconds / 3600.0);
-    json_object_set_new (o, "gpu_hours", json_string (buf));
-    snprintf (buf, sizeof (buf), "%.1f", u->util_mean);
-    json_object_set_new (o, "gpu_util_mean", json_string (buf));
-    resource_format_size (u->mem_peak, buf, sizeof (buf));
-    json_object_set_new (o, "gpu_mem_peak", json_string (buf));
-    snprintf (buf, sizeof (buf), "%.0f", u->energy_j);
-    json_object_set_new (o, "gpu_energy_j", json_string (buf));
-    if (u->simulated)
-        json_object_set_new (o, "gpu_simulated", json_string ("True"));
 }
 
 static int lifecycle_store_usage (struct job *job, int64_t cput, int64_t walltime,
@@ -237,7 +222,7 @@ static int lifecycle_store_usage (struct job *job, int64_t cput, int64_t walltim
     if (!o)
         return -1;
     if (job->has_gpu_used)
-        lifecycle_gpu_usage (o, &job->gpu_used);
+        gpu_usage_attrs (o, &job->gpu_used);
     free (job->rec.resources_used);
     job->rec.resources_used = json_dumps (o, JSON_COMPACT);
     json_decref (o);

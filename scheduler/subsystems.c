@@ -178,6 +178,8 @@ struct server *subsystems_create (struct loop *loop, struct config *cfg,
         goto error;
     if (http_create (srv, &srv->http, err) < 0)
         goto error;
+    if (metrics_configure (srv->metrics, srv->cfg, err) < 0)
+        goto error;
     if (metrics_register (srv->metrics, srv->http) < 0
         || api_register (srv, srv->http) < 0 || statuspage_register (srv->http) < 0) {
         errprintf (err, "cannot register the HTTP paths");

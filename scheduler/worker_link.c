@@ -389,9 +389,23 @@ static void node_heartbeat (struct server *srv, struct conn *c, struct wire_msg 
     (void)conn_reply (c, msg, 0, NULL, NULL);
 }
 
-/* node.usage: {jobs: [{seq, attempt, cput, mem?}]}, what the jobs whose
- * mother superior this node is used so far (worker/usage.h).  Kept in
- * memory only: qstat and the API show it while the job runs. */
+/* A running job's GPU figures from its node.usage entry e: kept (a
+ * malformed report is dropped, the last good one stays). */
+static void node_usage_gpus (struct job *job, json_t *e)
+{
+    struct gpu_live l;
+
+    if (gpu_live_from_json (e, &l) <= 0)
+        return;
+    if (!job->gpu_live)
+        job->gpu_live = xzalloc (sizeof (*job->gpu_live));
+    *job->gpu_live = l;
+}
+
+/* node.usage: {jobs: [{seq, attempt, cput, mem?, GPU figures?}]}, what
+ * the jobs whose mother superior this node is used so far
+ * (worker/usage.h).  Kept in memory only: qstat, the API and the per-job
+ * GPU metrics show it while the job runs. */
 static void node_usage (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     struct node *n = node_of (srv, c, msg);
@@ -415,6 +429,7 @@ static void node_usage (struct server *srv, struct conn *c, struct wire_msg *msg
             && job->alloc->slot[0].node == n && job->rec.state != 'F') {
             job->used_cput = cput;
             job->used_mem = mem;
+            node_usage_gpus (job, e);
         }
     }
     (void)conn_reply (c, msg, 0, NULL, NULL);

@@ -236,6 +236,20 @@ app_vars() {
 # The scheduler under test was built with AddressSanitizer (time limits
 # meant for a plain build are scaled for it).
 built_with_asan() { ldd "$HPCQ_BUILDDIR/scheduler/hpcq-scheduler" 2>/dev/null | grep -q libasan; }
+# container_prereqs DESC: rootless containers as another user (runc,
+# umoci, busybox, user namespaces, nobody: other_users_setup), or every
+# test skipped, DESC named, with the reason.
+container_prereqs() {
+    local p
+    for p in runc umoci busybox; do
+        command -v $p > /dev/null || skip_all "no $p (apt-get install runc umoci busybox-static)" "$1"
+    done
+    # Rootless runc needs unprivileged user namespaces.
+    unshare --user true 2>/dev/null || skip_all "no unprivileged user namespaces here" "$1"
+    # Containers are for ordinary users (rootless runc): the jobs are nobody's.
+    other_users_setup true
+    test -n "$other_users" || skip_all "no other user to run container jobs as" "$1"
+}
 # skip_all REASON DESC...: skip each planned test, visibly, and end.
 skip_all() {
     local why=$1 desc; shift

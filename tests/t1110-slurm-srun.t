@@ -157,8 +157,8 @@ test_expect_success 'outside a job srun makes an allocation and runs the step in
 test_expect_success 'bad input: one line naming the option' '
     ! srun --bogus true 2> e1 && head -1 e1 | grep -qx "srun: unrecognized option '"'"'--bogus'"'"'" &&
     ! srun -n x true 2> e2 && test "$(cat e2)" = "srun: error: Invalid number of tasks specification: x" &&
-    ! srun --pty bash 2> e3 && grep -q "^srun: error: --pty: not supported" e3 &&
-    ! srun --mpi=pmix ./a 2> e4 && grep -q "^srun: error: --mpi=pmix: " e4 &&
+    ! srun --multi-prog conf 2> e3 && grep -q "^srun: error: --multi-prog: not supported" e3 &&
+    ! srun --mpi=pmi2 ./a 2> e4 && grep -q "^srun: error: --mpi=pmi2: " e4 &&
     ! srun -m plane=2 true 2> e5 && grep -q "Invalid --distribution specification: plane=2" e5 &&
     ! srun -n 1 2> e6 && grep -qx "srun: error: No command given to execute." e6
 '

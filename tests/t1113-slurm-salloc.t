@@ -16,7 +16,7 @@ test_expect_success 'salloc -n 3 COMMAND: the command in the allocation, its sta
 '
 
 test_expect_success 'salloc with no command: a shell in the allocation; exit 2 is salloc'"'"'s' '
-    drive --log s.log --expect "job .* ready" \
+    drive --log s.log --expect "Granted job allocation [0-9]" \
         --send "export PATH=$HPCQ_BUILDDIR/cli:\$PATH; echo \"S=[\$SLURM_NTASKS] J=[\$SLURM_JOB_ID]\"\n" \
         --send "srun -n 2 sh -c '"'"'echo T\$SLURM_PROCID'"'"' | sort | paste -sd, -; exit 2\n" \
         --expect "T0,T1" -- salloc -n 2; echo "rc=$?" > s.rc &&

@@ -75,6 +75,24 @@ test_expect_success '-l gpu_bind=none turns it off: the lowest free cores instea
     test "$(job_attr $g Resource_List.gpu_bind)" = none && qdel $g
 '
 
+test_expect_success 'sbatch --gpu-bind=none: the same, as Slurm spells it' '
+    n=$(sbatch --parsable -n 1 -c 4 --gres=gpu:1 --gpu-bind=none --wrap "sleep 30") &&
+    g=$(qstat | awk -v n=$n "\$1 ~ \"^\" n \"[.]\" { print \$1 }") && echo "$g" &&
+    wait_state $g R && b=$(binding $g) && echo "$b" &&
+    test "$(field "$b" gpus)" -ge 4 && test "$(field "$b" mems)" = 0 &&
+    test "$(job_attr $g Resource_List.gpu_bind)" = none && qdel $g
+'
+
+test_expect_success 'sbatch --cpu-bind=none and --gpu-bind=closest; map_gpu refused in one line' '
+    n=$(sbatch --parsable --cpu-bind=verbose,none --gpu-bind=closest --wrap true) &&
+    j=$(qstat -x | awk -v n=$n "\$1 ~ \"^\" n \"[.]\" { print \$1 }") &&
+    test "$(job_attr $j Resource_List.cpu_bind)" = none &&
+    test "$(job_attr $j Resource_List.gpu_bind)" = closest &&
+    ! sbatch --gpu-bind=map_gpu:0 --wrap true 2> s.err && cat s.err &&
+    test "$(wc -l < s.err)" -eq 1 &&
+    grep -qx "sbatch: error: unsupported --gpu-bind .map_gpu:0. (closest or none)" s.err
+'
+
 test_expect_success 'bad gpu_bind and cpu_bind are refused in one line' '
     ! echo true | qsub -l gpu_bind=maybe > b.out 2> b.err &&
     test "$(wc -l < b.err)" -eq 1 && grep -q "invalid gpu_bind .maybe. (closest or none)" b.err &&

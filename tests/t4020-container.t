@@ -9,18 +9,7 @@
 # container on nodes without a runtime.
 . "$(dirname "$0")/lib.sh"
 
-for p in runc umoci busybox; do
-    command -v $p > /dev/null || skip_all "no $p (apt-get install runc umoci busybox-static)" \
-        'a job runs inside its image'
-done
-# Rootless runc needs unprivileged user namespaces.
-unshare --user true 2>/dev/null || skip_all "no unprivileged user namespaces here" \
-    'a job runs inside its image'
-
-# Containers are for ordinary users (rootless runc): the jobs are nobody's.
-other_users_setup true
-test -n "$other_users" || skip_all "no other user to run container jobs as" \
-    'a job runs inside its image'
+container_prereqs 'a job runs inside its image'
 img=$PUB/img
 qsub_n() { as_user nobody qsub "$@"; }
 out() { cat "$PUB/$1.o$(seqno $2)"; }
@@ -95,6 +84,18 @@ test_expect_success 'a GPU job sees its GPU, and the CDI spec of exactly it, lab
     test "$(jq -r .kind cdi.json)" = hpcq.simulated/gpu &&
     test "$(jq -r "[.devices[].name] | join(\",\")" cdi.json)" = "$g" &&
     out STDIN $id | grep -qx nvidia=0
+'
+
+test_expect_success 'sbatch --container-image and --container-mounts, as Pyxis spells them' '
+    n=$(as_user nobody sbatch --parsable --container-image=$img \
+        --container-mounts=$PUB/data:/data:ro --container-workdir=/data \
+        --wrap "cat /etc/hpcq-image; cat in.txt; pwd") &&
+    id=$(qstat -x | awk -v n=$n "\$1 ~ \"^\" n \"[.]\" { print \$1 }") && echo "$id" &&
+    wait_state $id F 60 && cat "$PUB/slurm-$n.out" &&
+    test "$(job_attr $id Resource_List.container_image)" = "$img" &&
+    test "$(job_attr $id Resource_List.container_mounts)" = "$PUB/data:/data:ro" &&
+    grep -qx "hpcq test image" "$PUB/slurm-$n.out" && grep -qx "shared data" "$PUB/slurm-$n.out" &&
+    grep -qx /data "$PUB/slurm-$n.out"
 '
 
 test_expect_success 'the image'\''s PATH and LD_LIBRARY_PATH, the job'\''s other variables' '

@@ -39,6 +39,25 @@ test_expect_success 'restart: the folder is removed as its owner, then it runs a
         grep -q "checkpoint folder removed" && hpcq-local stop $d >/dev/null
 '
 
+# The state the restart path leaves in the database between the hold and
+# the folder's removal (the job held "o", its folder's row not yet
+# removed), written here with sqlite3 while the scheduler is down, as a
+# kill -9 at that moment would leave it: the restarted scheduler removes
+# the folder and then releases the job (the wait was kept in memory only).
+test_expect_success 'restart, across a scheduler restart: the held job waits for its folder again, then runs' '
+    d=$TEST_ROOT/rr && eval "$(cluster_start_in $d 1 --cpus-per-worker 2 --sched-config ckpt_corrupt=restart)" &&
+    x=$(echo true | qsub -h) && wait_state $x H && seq=$(seqno $x) &&
+    dir=$WORK/rr-folder/x && mkdir -p $dir && touch $dir/data &&
+    kill -9 $(cat $d/scheduler.pid) && sleep 0.5 &&
+    sqlite3 $d/state/hpcq.sqlite "UPDATE jobs SET hold_types = '"'"'o'"'"' WHERE seq = $seq;
+        INSERT INTO checkpoint_dirs (job_seq, path, uid, remove_after) VALUES ($seq, '"'"'$dir'"'"', 0, 0)" &&
+    hpcq-local start-scheduler $d >/dev/null &&
+    wait_state $x F 30 && test ! -e $dir &&
+    test "$(job_attr $x Exit_status)" = 0 && test "$(job_attr $x run_count)" = 1 &&
+    sqlite3 $d/state/hpcq.sqlite "SELECT detail FROM events WHERE job_seq = $seq AND type = \"released\"" |
+        grep -q "checkpoint folder removed" && hpcq-local stop $d >/dev/null
+'
+
 test_expect_success 'fail: it ends with exit status 65 and the reason' '
     d=$TEST_ROOT/f && eval "$(cluster_start_in $d 1 --cpus-per-worker 2 --sched-config ckpt_corrupt=fail)" &&
     c=$(qsub -c s app.sh) && wait_state $c F &&

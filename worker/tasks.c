@@ -659,7 +659,7 @@ static void task_result (struct task *t, const struct cgroup_usage *u)
                              : t->ru.ru_utime.tv_sec + t->ru.ru_stime.tv_sec;
     t->maxrss = u->mem_peak >= 0 ? u->mem_peak : (int64_t)t->ru.ru_maxrss * 1024;
     if (!t->gpu_result && !t->start_error[0])
-        t->gpu_result = gpuuse_json (&t->gpu, t->wall, &t->ts->gpu_sim);
+        t->gpu_result = gpuuse_json (&t->gpu, t->wall, &t->ts->gpu_sim, 0);
     if (t->start_error[0])
         snprintf (t->reason, sizeof (t->reason), "%s", t->start_error);
     else if (t->kill == KILL_WALLTIME)
@@ -943,8 +943,8 @@ void tasks_launch (struct tasks *ts, struct launch_req *req)
         return;
     }
     tm_job_start (w->tm, req, t);
-    gpuuse_start (&t->gpu, t->ngpus, t->ngpus > 0 && w->gpus[t->gpus[0]].simulated,
-                  util_now_ms ());
+    gpuuse_start (&t->gpu, t->gpus, t->ngpus,
+                  t->ngpus > 0 && w->gpus[t->gpus[0]].simulated, util_now_ms ());
     t->starting = 1;
     t->status = xzalloc (sizeof (*t->status));
     t->status_watch = loop_fd_add (w->loop, t->status_fd, LOOP_READ, task_status_cb, t);
@@ -1000,6 +1000,11 @@ json_t *task_result_json (const struct task *t)
     return o;
 }
 
+const struct gpuuse_sim *tasks_gpu_figures (const struct tasks *ts)
+{
+    return &ts->gpu_sim;
+}
+
 void tasks_gpu_read (struct tasks *ts, const struct gpu_sample *s, int n)
 {
     struct task *t;
@@ -1007,7 +1012,7 @@ void tasks_gpu_read (struct tasks *ts, const struct gpu_sample *s, int n)
 
     TAILQ_FOREACH (t, &ts->head, link)
     if (!t->done && t->pid > 0)
-        gpuuse_read (&t->gpu, t->gpus, s, n, now);
+        gpuuse_read (&t->gpu, s, n, now);
 }
 
 json_t *tasks_running_json (struct tasks *ts)

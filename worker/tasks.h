@@ -154,6 +154,9 @@ void tasks_reap (struct tasks *ts);
  * the GPUs read (gpuuse.h). */
 void tasks_gpu_read (struct tasks *ts, const struct gpu_sample *s, int n);
 
+/* The figures this node's simulated GPUs are given (borrowed). */
+const struct gpuuse_sim *tasks_gpu_figures (const struct tasks *ts);
+
 /* Results as JSON for job.finished / node.hello (new reference). */
 json_t *task_result_json (const struct task *t);
 /* Running tasks and unacknowledged results for node.hello. */

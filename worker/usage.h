@@ -13,8 +13,10 @@
 
 struct tasks;
 
-/* [{seq, attempt, cput (seconds), mem (bytes, peak; absent if unknown)}]
- * for each running task, or NULL if none (new reference). */
+/* [{seq, attempt, cput (seconds, -1 unknown), mem (bytes, peak; absent
+ * if unknown)}, and for a job with GPUs its figures so far and each GPU's
+ * latest (gpuuse_json's, per GPU)] for each running task, or NULL if none
+ * (new reference). */
 json_t *usage_json (struct tasks *ts);
 
 #endif

@@ -182,6 +182,65 @@ static void test_gres_types (void)
     jobspec_release (&s);
 }
 
+/* Pyxis's container options and Slurm's --gpu-bind / --cpu-bind, as the
+ * resources qsub's -l gives. */
+static void test_container_bind (void)
+{
+    struct hpcq_jobspec s;
+    struct hpcq_error err;
+
+    ok (parse ("#SBATCH --container-image=/img/md:v2\n"
+               "#SBATCH --container-mounts=/data:/data:ro,/scratch:/s\n"
+               "#SBATCH --container-workdir=/s\n",
+               &s, &err)
+            == 1,
+        "container options: %s", err.text);
+    ok (s.res.container_image && !strcmp (s.res.container_image, "/img/md:v2"),
+        "--container-image is container_image");
+    ok (s.res.container_mounts
+            && !strcmp (s.res.container_mounts, "/data:/data:ro+/scratch:/s"),
+        "--container-mounts' ',' list is container_mounts' '+' list: %s",
+        s.res.container_mounts ? s.res.container_mounts : "(none)");
+    ok (s.res.container_workdir && !strcmp (s.res.container_workdir, "/s"),
+        "--container-workdir is container_workdir");
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --gpu-bind=closest --cpu-bind=verbose,cores\n", &s, &err) == 1
+            && !strcmp (s.res.gpu_bind, "closest") && !strcmp (s.res.cpu_bind, "cores"),
+        "--gpu-bind=closest, --cpu-bind=verbose,cores: %s", err.text);
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --gpu-bind=none --cpu_bind=no\n", &s, &err) == 1
+            && !strcmp (s.res.gpu_bind, "none") && !strcmp (s.res.cpu_bind, "none"),
+        "--gpu-bind=none, --cpu_bind=no: %s", err.text);
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --gpu-bind=map_gpu:0,1\n", &s, &err) < 0
+            && strstr (err.text,
+                       "unsupported --gpu-bind 'map_gpu:0,1' (closest or none)"),
+        "--gpu-bind=map_gpu refused: %s", err.text);
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --cpu-bind=cores,threads\n", &s, &err) < 0
+            && strstr (err.text,
+                       "unsupported --cpu-bind 'cores,threads' (cores or none)"),
+        "--cpu-bind=threads refused, also after cores: %s", err.text);
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --cpu-bind=verbose\n", &s, &err) < 0
+            && strstr (err.text, "unsupported --cpu-bind"),
+        "--cpu-bind=verbose alone names no binding: %s", err.text);
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --container-mounts=/a:/b:ro+rprivate\n", &s, &err) < 0
+            && strstr (err.text,
+                       "unsupported --container-mounts flags in '/a:/b:ro+rprivate'"),
+        "Pyxis mount flags other than ro/rw refused: %s", err.text);
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --container-mounts=/a:b\n", &s, &err) < 0
+            && strstr (err.text, "invalid container_mounts '/a:b'"),
+        "a relative mount target refused as qsub refuses it: %s", err.text);
+    jobspec_release (&s);
+    ok (parse ("#SBATCH --container-image=ubuntu:22.04\n", &s, &err) < 0
+            && strstr (err.text, "invalid container_image 'ubuntu:22.04'"),
+        "a registry name is refused (local OCI layouts only): %s", err.text);
+    jobspec_release (&s);
+}
+
 static void test_expand (void)
 {
     char buf[64];
@@ -310,6 +369,7 @@ int main (void)
     test_mapping ();
     test_errors ();
     test_gres_types ();
+    test_container_bind ();
     test_expand ();
     test_tools ();
     test_command ();

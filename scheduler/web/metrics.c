@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/config.h"
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -84,6 +85,7 @@ struct metrics {
     int ncl;
     uint64_t http[6];   /* answers by status class: 1xx..5xx */
     double last_render; /* seconds the last scrape took */
+    int job_gpu;        /* metrics_job_gpu: the per-job GPU series */
 };
 
 static void hist_init (struct histogram *h, const double *bounds, int nb)
@@ -457,6 +459,82 @@ static void put_interruptions (struct metrics *m, FILE *f)
     hist_put (f, "hpcq_checkpoint_size_bytes", NULL, NULL, &m->ckpt_size);
 }
 
+/* ---- per-job GPU series ------------------------------------------------ */
+
+int metrics_configure (struct metrics *m, const struct config *cfg,
+                       struct hpcq_error *err)
+{
+    const char *v = config_get (cfg, "metrics_job_gpu", "false");
+
+    if (util_parse_bool (v, &m->job_gpu) < 0)
+        return errprintf (err, "metrics_job_gpu: invalid value '%s' (true or false)",
+                          v);
+    return 0;
+}
+
+/* The labels of one GPU of a running job: jobid, user, node, gpu (the
+ * node's index, DCGM exporter's "gpu"), and simulated. */
+static void put_job_gpu_labels (FILE *f, const char *metric, const struct job *job,
+                                int index)
+{
+    const struct gpu_live *l = job->gpu_live;
+
+    fprintf (f, "%s{jobid=", metric);
+    metrics_put_label (f, job->id);
+    fputs (",user=", f);
+    metrics_put_label (f, job->rec.owner);
+    fputs (",node=", f);
+    metrics_put_label (f, job->alloc->slot[0].node_name);
+    fprintf (f, ",gpu=\"%d\",simulated=\"%s\"}", index,
+             l->total.simulated ? "true" : "false");
+}
+
+/* One family: which 0 utilisation, 1 memory, 2 energy, for each GPU of
+ * each running job that reported them. */
+static void put_job_gpu_family (struct metrics *m, FILE *f, const char *metric,
+                                const char *type, const char *help, int which)
+{
+    struct job *job;
+
+    head (f, metric, type, help);
+    LIST_FOREACH (job, jobs_running (m->srv->jobs), r_link)
+    {
+        const struct gpu_live *l = job->gpu_live;
+        if (!l || !job->alloc || job->alloc->n == 0)
+            continue;
+        for (int g = 0; g < l->n; g++) {
+            if ((which == 0 && l->gpu[g].util < 0) || (which == 1 && l->gpu[g].mem < 0))
+                continue;
+            put_job_gpu_labels (f, metric, job, l->gpu[g].index);
+            if (which == 0)
+                fprintf (f, " %g\n", l->gpu[g].util);
+            else if (which == 1)
+                fprintf (f, " %lld\n", (long long)l->gpu[g].mem);
+            else
+                fprintf (f, " %.3f\n", l->gpu[g].energy_j);
+        }
+    }
+}
+
+/* Off unless metrics_job_gpu is true: a series per GPU of each running
+ * job (cardinality grows with the jobs, so only running ones, and only
+ * those their mother superior reported).  Named as DCGM exporter's
+ * device fields with its hpc_job mapping would give them, per job:
+ * DCGM_FI_DEV_GPU_UTIL, DCGM_FI_DEV_FB_USED (here in bytes) and
+ * DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (here in joules). */
+static void put_job_gpus (struct metrics *m, FILE *f)
+{
+    put_job_gpu_family (
+        m, f, "hpcq_job_gpu_utilization", "gauge",
+        "GPU utilisation (%) of a running job's GPU at its last reading "
+        "(simulated GPUs: the configured sim_gpu_util).",
+        0);
+    put_job_gpu_family (m, f, "hpcq_job_gpu_memory_used_bytes", "gauge",
+                        "GPU memory a running job's GPU held at its last reading.", 1);
+    put_job_gpu_family (m, f, "hpcq_job_gpu_energy_joules_total", "counter",
+                        "Energy a running job's GPU used since the job started.", 2);
+}
+
 /* Jobs by state, per queue and per user: the counts jobs.c keeps
  * (job_counts.h), or with recount made anew from every job, as every
  * scrape did before (a check on the kept ones, and the bench's baseline). */
@@ -719,6 +797,8 @@ int metrics_render (struct metrics *m, FILE *f, int per_user, int recount)
     put_interruptions (m, f);
     put_nodes (m, f);
     put_server (m, f);
+    if (m->job_gpu && per_user)
+        put_job_gpus (m, f);
     telemetry_render (m->srv->telemetry, f);
     m->last_render = (double)(util_now_us () - t0) / 1e6;
     return ferror (f) ? -1 : 0;

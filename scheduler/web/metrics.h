@@ -28,6 +28,8 @@
 #include "scheduler/policy/job_state.h"
 #include "scheduler/server.h"
 
+struct config;
+struct hpcq_error;
 struct job;
 struct node;
 struct http;
@@ -35,6 +37,13 @@ struct metrics;
 
 struct metrics *metrics_create (struct server *srv);
 void metrics_destroy (struct metrics *m);
+
+/* The scheduler's settings for the metrics: metrics_job_gpu (true or
+ * false, default false) turns on the per-job GPU series
+ * (hpcq_job_gpu_*{jobid,user,node,gpu,simulated}), shown to those who may
+ * see every job in full.  0, or -1 with err. */
+int metrics_configure (struct metrics *m, const struct config *cfg,
+                       struct hpcq_error *err);
 
 /* Serve GET /metrics on h (nothing if h is NULL).  0 or -1. */
 int metrics_register (struct metrics *m, struct http *h);

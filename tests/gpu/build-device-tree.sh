@@ -12,7 +12,8 @@
 # GPU checks are single-process, and Open MPI would not travel), then copies
 # into DEST the binaries the checks use plus the shared libraries a bare
 # CUDA image may lack.  Keep DEST ignored (echo /.gpu/ >>.git/info/exclude)
-# and name it in the device tool's carry.  About 7 MB; 2-3 minutes on 2 CPUs.
+# and name it in the device tool's carry.  About 23 MB (runc, umoci and busybox are
+# 16 of them); 2-3 minutes on 2 CPUs.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -27,7 +28,7 @@ grep -q '^#define HAVE_CUDA 1' "$W/b/config.h" || { echo "configure found no CUD
 ldd "$W/b/apps/md/hpcq-md" | grep -q libcudart || { echo "hpcq-md has no cudart" >&2; exit 1; }
 
 rm -rf "$dest"
-mkdir -p "$dest"/{cli,scheduler,worker,apps/md,climate,lib,libomp,cudalib}
+mkdir -p "$dest"/{cli,scheduler,worker,apps/md,climate,lib,libomp,cudalib,ctools}
 for f in "$W"/b/cli/*; do [ -f "$f" ] && [ -x "$f" ] && cp -p "$f" "$dest/cli/"; done
 cp -p "$W/b/scheduler/hpcq-scheduler" "$dest/scheduler/"
 cp -p "$W/b/worker/hpcq-worker" "$dest/worker/"
@@ -45,6 +46,15 @@ for n in libhwloc libudev; do
     p=$(lib "$W/b/worker/hpcq-worker" "$n" | head -1)
     [ -n "$p" ] && cp -L "$p" "$dest/lib/"
 done
+# container.sh's runtime (a bare CUDA image has none): runc with its
+# libseccomp, umoci (static), busybox (static) for the test image.
+for t in runc umoci busybox; do
+    p=$(command -v $t) && cp -pL "$p" "$dest/ctools/"
+done
+if p=$(command -v runc); then
+    p=$(lib "$p" libseccomp | head -1)
+    [ -n "$p" ] && cp -L "$p" "$dest/lib/"
+fi
 p=$(lib "$W/b/apps/md/hpcq-md" libxxhash | head -1)     # the apps' checkpoints
 [ -n "$p" ] && cp -L "$p" "$dest/lib/"
 cp -L "$(lib "$W/b/apps/md/hpcq-md" libgomp | head -1)" "$dest/libomp/"

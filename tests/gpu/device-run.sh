@@ -1,6 +1,6 @@
 #!/bin/bash
-# tests/gpu/device-run.sh - run the three GPU checks (scheduler.sh, md.sh,
-# climate.sh) in one go on a GPU machine that cannot build hpcq itself (no
+# tests/gpu/device-run.sh - run the GPU checks (scheduler.sh, md.sh,
+# climate.sh, container.sh) in one go on a GPU machine that cannot build hpcq itself (no
 # jansson, sqlite3 or uuid headers), from binaries built elsewhere.
 #
 #   bash tests/gpu/device-run.sh            (from the repository root)
@@ -8,7 +8,7 @@
 # Expects a prebuilt tree in $GPU_TREE (default .gpu), laid out like a build
 # directory, which tests/gpu/build-device-tree.sh makes on a machine with
 # the build's dependencies and the device tool carries along (keep .gpu in
-# .git/info/exclude; run with carry [".gpu"], timeout_s about 440):
+# .git/info/exclude; run with carry [".gpu"], timeout_s about 500):
 #   .gpu/cli/{hpcq-local,qsub,qstat,pbsnodes,...}  .gpu/scheduler/hpcq-scheduler
 #   .gpu/worker/hpcq-worker  .gpu/apps/md/hpcq-md (configure --with-cuda,
 #   --without-mpi: cudart linked dynamically)  .gpu/climate/hpcq-climate
@@ -16,10 +16,13 @@
 #   .gpu/lib      libjansson, libsqlite3, libuuid, libmunge, libnettle (always first)
 #   .gpu/libomp   libgomp (only if the machine has none)
 #   .gpu/cudalib  libcudart.so(.13), after /usr/local/cuda/lib64
-# Each check runs under its own timeout (about 6.5 minutes in all) in a
+#   .gpu/ctools   runc, umoci, busybox (container.sh; after the machine's own)
+# Each check runs under its own timeout (about 7.5 minutes in all) in a
 # scratch folder; everything is logged to $OUT/gpu.log (OUT defaults to
 # /tmp/gpu-out), with a few result files beside it.  Ends with one summary
-# line per check; exit status 0 only if all three passed.
+# line per check; exit status 0 only if all passed (container.sh NOT RUN,
+# with its reason, where the machine cannot run rootless containers: no
+# user namespaces in a container, say, does not fail the others).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -49,7 +52,7 @@ ldconfig -p 2>/dev/null | grep -q 'libgomp.so.1 ' || LDP=$LDP:$T/libomp
 # bandwidth probe the unversioned libcudart.so a runtime-only image lacks.
 LDP=$LDP:/usr/local/cuda/lib64:$T/cudalib
 export LD_LIBRARY_PATH=$LDP${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export PATH=$PATH:/usr/local/cuda/bin
+export PATH=$PATH:/usr/local/cuda/bin:$T/ctools
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 
 t "machine"
@@ -68,6 +71,7 @@ run() {   # name seconds command...
     timeout -k 5 "$secs" "$@"
     local rc=$?
     case $rc in 0) res[$name]="PASS" ;; 124|137) res[$name]="FAIL (timed out after ${secs}s)" ;;
+                2) res[$name]="NOT RUN (see its 'cannot run here' line)" ;;
                 *) res[$name]="FAIL (exit $rc)" ;; esac
     res[$name]="${res[$name]} in $((SECONDS - s))s"
     t "=== $name: ${res[$name]}"
@@ -90,15 +94,20 @@ if ! command -v gcc >/dev/null || ! echo '#include <xxhash.h>' | gcc -E - >/dev/
 fi
 run climate 140 env "${cl_env[@]}" bash tests/gpu/climate.sh "$W/climate"
 
+# Issue 26: a container job sees exactly its GPU (rootless runc, CDI).
+mkdir -p "$W/container"
+run container 60 env OUT="$W/container" BUILD="$T" bash tests/gpu/container.sh
+
 # A few result files beside the log (at most 8 files come back).
 cp "$W/climate/climate-gpu.txt" "$W/sched/gpu-scheduler/pbsnodes.json" "$OUT/" 2>/dev/null
 cp "$W/sched/gpu-scheduler/worker1.log" "$OUT/sched-worker1.log" 2>/dev/null
 cp "$W/sched/gpu-scheduler/gpu-job.txt" "$OUT/sched-gpu-job.txt" 2>/dev/null
+cp "$W/container/gpu-container/gpu-container-job.txt" "$OUT/" 2>/dev/null
 t "done"
 fail=0
-for n in scheduler md climate; do
+for n in scheduler md climate container; do
     echo "SUMMARY: $n: ${res[$n]:-FAIL (did not run)}"
-    case ${res[$n]:-FAIL} in PASS*) ;; *) fail=1 ;; esac
+    case ${res[$n]:-FAIL} in PASS* | "NOT RUN"*) ;; *) fail=1 ;; esac
 done
 return $fail
 }
