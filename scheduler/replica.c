@@ -70,6 +70,7 @@ struct replica {
     struct loop_watch *watch;
     struct loop_timer *tick;
     int started; /* raft_init and raft_start done */
+    int closing; /* replica_destroy: what raft cancels now is no loss */
 
     char addrs[REPLICA_MAX][256];
     int n;
@@ -96,23 +97,28 @@ int replica_configured (const struct config *cfg)
     return config_get (cfg, "replicas", NULL) != NULL;
 }
 
-/* Start again as a follower.  With dirty, the file may hold a write the
- * cluster never committed: the new process throws it away and replays
- * the log.  Never returns. */
-static void replica_restart (struct replica *rep, int dirty, const char *why)
+/* The file may hold a write the cluster never committed: the next start
+ * empties it and replays the log. */
+static void mark_dirty (struct replica *rep)
 {
-    int fd;
+    int fd = open (rep->dirty_path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
 
-    log_msg (LOG_ERR, "replica %llu: %s; restarting as a follower%s",
-             (unsigned long long)rep->id, why,
-             dirty ? " with its database rebuilt from the log" : "");
-    if (dirty
-        && (fd = open (rep->dirty_path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)) >= 0)
-        (void)(fsync (fd), close (fd));
-    else if (dirty) {
+    if (fd < 0) {
         log_error ("cannot mark %s", rep->dirty_path);
         _exit (1);
     }
+    (void)(fsync (fd), close (fd));
+}
+
+/* Start again as a follower (mark_dirty first with dirty).  Never
+ * returns. */
+static void replica_restart (struct replica *rep, int dirty, const char *why)
+{
+    log_msg (LOG_ERR, "replica %llu: %s; restarting as a follower%s",
+             (unsigned long long)rep->id, why,
+             dirty ? " with its database rebuilt from the log" : "");
+    if (dirty)
+        mark_dirty (rep);
     /* Clients and scripts look for the leader by its address file. */
     (void)unlink (rep->address_path);
     log_fini ();
@@ -363,6 +369,8 @@ static void barrier_done (struct raft_barrier *req, int status)
     struct replica *rep = req->data;
     char why[160];
 
+    if (rep->closing)
+        return;
     if (status != 0) {
         snprintf (why, sizeof (why), "barrier failed: %s", raft_strerror (status));
         replica_restart (rep, 0, why);
@@ -527,6 +535,7 @@ void replica_destroy (struct replica *rep)
         loop_timer_remove (rep->tick);
     if (rep->watch)
         loop_fd_remove (rep->watch);
+    rep->closing = 1;
     if (rep->started) {
         raft_close (&rep->raft, raft_closed);
         uv_run (&rep->uv, UV_RUN_DEFAULT);
@@ -548,6 +557,12 @@ static void proposal_done (struct raft_apply *req, int status, void *result)
     int64_t index = (int64_t)req->index;
 
     free (p);
+    if (status != 0 && rep->closing) {
+        /* Going down with an entry whose fate is unknown: the next start
+         * rebuilds the file from the log. */
+        mark_dirty (rep);
+        return;
+    }
     if (status != 0) {
         char why[160];
         snprintf (why, sizeof (why), "entry %lld: %s", (long long)index,
