@@ -66,6 +66,7 @@ static const char *known_keys[] = {
     "client_idle_timeout",
     "client_output_max",
     "node_down_grace",
+    "sched_max_starts",
     "rl_enable",
     "rl_bucket_size",
     "rl_refill_rate",
