@@ -29,6 +29,13 @@ static const char *known_keys[] = {
     "spot_avoid_halflife",
     "checkpoint_cost_guess",
     "sched_interval_ms",
+    /* replicas (scheduler/replica.h) */
+    "replicas",
+    "replica_id",
+    "cluster_id",
+    "replica_key_file",
+    "replica_election_ms",
+    "replica_heartbeat_ms",
     "max_array_size",
     "default_queue",
     "sched_policy",
