@@ -21,6 +21,8 @@ PACKAGES="build-essential autoconf automake libtool pkg-config libsqlite3-dev ut
 PACKAGES="$PACKAGES libpmix-dev"
 # Hash tables (common/hash.h): uthash, hashing with xxHash; both header-only.
 PACKAGES="$PACKAGES uthash-dev"
+# Scheduler replicas: Raft (libraft) on libuv.
+PACKAGES="$PACKAGES libraft-dev libuv1-dev"
 # Spot notices: the worker polls the provider's metadata with libcurl; the
 # tests serve those documents with python3's http.server, and read JSON
 # with jq (t7011 also compares every job's qstat -f -F json record across a

@@ -31,6 +31,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <uuid/uuid.h>
 
 #include "common/client.h"
 #include "common/conn.h"
@@ -93,8 +94,16 @@ static void submit_more (struct flood *f)
     while (f->submitted < f->total && f->submitted - f->acked < WINDOW
            && (f->held || f->submitted - f->finished < f->active)) {
         struct wire_msg m;
+        char uuid[UUID_STR_LEN];
+        uuid_t u;
+        /* As qsub does: a uuid of the client's (a retry finds its job). */
+        uuid_generate (u);
+        uuid_unparse_lower (u, uuid);
         wire_request_init (&m, "job.submit", ++f->next_id,
-                           json_pack ("{s:O}", "spec", f->spec));
+                           getenv ("FLOOD_NO_UUID")
+                               ? json_pack ("{s:O}", "spec", f->spec)
+                               : json_pack ("{s:O s:s}", "spec", f->spec, "uuid",
+                                            uuid));
         if (conn_send (f->user, &m) < 0)
             die ("send");
         wire_msg_release (&m);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <uuid/uuid.h>
+
 #include "cli/submit.h"
 #include "common/client.h"
 #include "common/util.h"
@@ -180,7 +182,9 @@ int submit_send (const struct hpcq_jobspec *spec, char *jobid, size_t len,
 {
     struct client *c;
     json_t *body, *reply = NULL, *js = jobspec_to_json (spec);
+    char uuid[UUID_STR_LEN];
     const char *id;
+    uuid_t u;
     int rc = -1;
 
     if (spec->res.container_image && check_image (spec->res.container_image, err) < 0) {
@@ -193,7 +197,11 @@ int submit_send (const struct hpcq_jobspec *spec, char *jobid, size_t len,
     }
     if (!js)
         return errprintf (err, "cannot encode the job: %s", strerror (errno));
-    body = json_pack ("{s:o}", "spec", js);
+    /* Ours, so a retry after a lost reply (a new leader, common/client.h)
+     * finds the job it made instead of making a second. */
+    uuid_generate (u);
+    uuid_unparse_lower (u, uuid);
+    body = json_pack ("{s:o s:s}", "spec", js, "uuid", uuid);
     if (!(c = client_connect (NULL, err))) {
         json_decref (body);
         return -1;

@@ -39,6 +39,12 @@ struct client {
     int64_t next_id;
     struct auth *auth;       /* over TCP: the link opens with MUNGE */
     struct session *session; /* then seals every frame */
+    /* Replicas: the list of addresses, tried in turn until one answers
+     * (followers listen on none), NULL for one address. */
+    char *list;
+    int at;         /* the list's address connected last */
+    int broken;     /* the connection failed under a request */
+    int timeout_ms; /* for a reply */
 };
 
 static int client_recv (struct client *c, struct wire_msg *m, struct hpcq_error *err);
@@ -221,10 +227,114 @@ int client_dial (const char *addr, struct hpcq_error *err)
     return dial_tcp (addr, err);
 }
 
+static void client_close (struct client *c)
+{
+    if (c->fd >= 0)
+        close (c->fd);
+    c->fd = -1;
+    session_destroy (c->session);
+    c->session = NULL;
+    auth_destroy (c->auth);
+    c->auth = NULL;
+    c->broken = 0;
+}
+
+/* Connect to one address.  0, or -1 with err and c closed. */
+static int client_open (struct client *c, const char *server, struct hpcq_error *err)
+{
+    if ((client_is_tcp (server) && !(c->auth = client_auth (server, err)))
+        || (c->fd = client_dial (server, err)) < 0
+        || (c->auth && client_link (c, server, err) < 0)) {
+        client_close (c);
+        return -1;
+    }
+    return 0;
+}
+
+/* How long a client of replicas looks for a leader: an election takes a
+ * few seconds (hpcq-scheduler(8)). */
+static int64_t client_failover_ms (void)
+{
+    const char *s = getenv ("HPCQ_FAILOVER_TIMEOUT");
+    double v = s ? atof (s) : 0;
+
+    return (int64_t)((v > 0 ? v : 15) * 1000);
+}
+
+int client_each_address (const char *list, int (*fn) (const char *addr, void *arg),
+                         void *arg)
+{
+    char addr[4200];
+    const char *p = list;
+
+    while (*p) {
+        size_t len = strcspn (p, ",");
+        if (len > 0 && len < sizeof (addr)) {
+            memcpy (addr, p, len);
+            addr[len] = '\0';
+            if (fn (addr, arg) == 0)
+                return 0;
+        }
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return -1;
+}
+
+struct open_try {
+    struct client *c;
+    struct hpcq_error *err;
+    int i, from, n;
+};
+
+/* The addresses from t->from on, then those before it. */
+static int open_one (const char *addr, void *arg)
+{
+    struct open_try *t = arg;
+    int i = t->i++;
+
+    if (i < t->from || i >= t->n)
+        return -1;
+    if (client_open (t->c, addr, t->err) < 0)
+        return -1;
+    t->c->at = i;
+    return 0;
+}
+
+static int open_round (struct client *c, int from, struct hpcq_error *err)
+{
+    struct open_try t = { c, err, 0, from, INT32_MAX };
+
+    if (client_each_address (c->list, open_one, &t) == 0)
+        return 0;
+    t.n = from;
+    t.from = t.i = 0;
+    return client_each_address (c->list, open_one, &t);
+}
+
+/* The leader among the replicas: each address in turn (a follower
+ * listens on none), starting after the one that failed last (a leader
+ * that hangs still takes connections), again until the failover time is
+ * up. */
+static int client_open_list (struct client *c, int after, struct hpcq_error *err)
+{
+    int64_t deadline = util_now_ms () + client_failover_ms ();
+
+    while (open_round (c, after + 1, err) < 0) {
+        if (util_now_ms () >= deadline)
+            return errprintf (err, "no scheduler answers at %s: %s", c->list,
+                              err->text);
+        (void)poll (NULL, 0, 100);
+    }
+    return 0;
+}
+
 struct client *client_connect (const char *server, struct hpcq_error *err)
 {
     char *fromcfg = NULL;
     struct client *c;
+    int rc;
 
     if (!server)
         server = getenv ("HPCQ_SERVER");
@@ -238,37 +348,38 @@ struct client *client_connect (const char *server, struct hpcq_error *err)
     c = xzalloc (sizeof (*c));
     c->next_id = 1;
     c->fd = -1;
-    if (client_is_tcp (server) && !(c->auth = client_auth (server, err)))
-        goto error;
-    if ((c->fd = client_dial (server, err)) < 0)
-        goto error;
-    if (c->auth && client_link (c, server, err) < 0)
-        goto error;
+    c->timeout_ms = CLIENT_TIMEOUT_MS;
+    if (strchr (server, ',')) {
+        c->list = xstrdup (server);
+        /* A leader that does not answer within the failover time is
+         * replaced by then, or hangs: the next one is asked. */
+        c->timeout_ms = (int)client_failover_ms ();
+        rc = client_open_list (c, -1, err);
+    } else
+        rc = client_open (c, server, err);
     free (fromcfg);
+    if (rc < 0) {
+        client_destroy (c);
+        return NULL;
+    }
     return c;
-error:
-    free (fromcfg);
-    client_destroy (c);
-    return NULL;
 }
 
 void client_destroy (struct client *c)
 {
     if (!c)
         return;
-    if (c->fd >= 0)
-        close (c->fd);
-    session_destroy (c->session);
-    auth_destroy (c->auth);
+    client_close (c);
+    free (c->list);
     free (c);
 }
 
-static int read_full (int fd, void *buf, size_t len)
+static int read_full (int fd, void *buf, size_t len, int timeout_ms)
 {
     char *p = buf;
     while (len > 0) {
         struct pollfd pfd = { .fd = fd, .events = POLLIN };
-        int rc = poll (&pfd, 1, CLIENT_TIMEOUT_MS);
+        int rc = poll (&pfd, 1, timeout_ms);
         if (rc < 0 && errno == EINTR)
             continue;
         if (rc == 0) {
@@ -296,12 +407,15 @@ static int client_recv (struct client *c, struct wire_msg *m, struct hpcq_error 
     char *buf;
     int rc;
 
-    if (read_full (c->fd, hdr, sizeof (hdr)) < 0)
+    if (read_full (c->fd, hdr, sizeof (hdr), c->timeout_ms) < 0) {
+        c->broken = 1;
         return errprintf (err, "no reply from server: %s", strerror (errno));
+    }
     if (wire_frame_len (hdr, &len) < 0)
         return errprintf (err, "bad reply from server");
     buf = xzalloc (len);
-    if (read_full (c->fd, buf, len) < 0) {
+    if (read_full (c->fd, buf, len, c->timeout_ms) < 0) {
+        c->broken = 1;
         free (buf);
         return errprintf (err, "reply from server cut short: %s", strerror (errno));
     }
@@ -369,6 +483,7 @@ static int client_send (struct client *c, const char *type, json_t *body, int64_
             }
             wire_msg_release (&rep);
         }
+        c->broken = 1;
         errno = saved;
         return errprintf (err, "cannot send to server: %s", strerror (saved));
     }
@@ -411,9 +526,33 @@ int client_rpc (struct client *c, const char *type, json_t *body, json_t **reply
     int64_t id = c->next_id++;
     json_t *reply;
 
+    /* Replicas: a leader that died under the request is replaced within
+     * the failover time; the request goes again to the new one (a
+     * submission carries its uuid, so it never makes a second job),
+     * for three failover times at most. */
+    int64_t deadline = util_now_ms () + 3 * client_failover_ms ();
+    while (c->list) {
+        json_incref (body);
+        if (client_send (c, type, body, id, err) == 0
+            && client_reply (c, id, &reply, err) == 0) {
+            json_decref (body);
+            goto done;
+        }
+        if (!c->broken || util_now_ms () >= deadline) {
+            json_decref (body);
+            return -1;
+        }
+        client_close (c);
+        if (client_open_list (c, c->at, err) < 0) {
+            json_decref (body);
+            return -1;
+        }
+        id = c->next_id++;
+    }
     if (client_send (c, type, body, id, err) < 0
         || client_reply (c, id, &reply, err) < 0)
         return -1;
+done:
     if (replyp)
         *replyp = reply;
     else

@@ -2,7 +2,10 @@
  *
  * The address comes from the argument, else $HPCQ_SERVER, else the config
  * file (config_client_server): "unix:/path/to/sock", a plain absolute path
- * (a Unix socket), or "host:port" (TCP).
+ * (a Unix socket), or "host:port" (TCP).  With replicas it is a comma list
+ * of those: the client tries each in turn (only the leader listens) until
+ * one answers, for up to $HPCQ_FAILOVER_TIMEOUT seconds (15), and sends a
+ * request again to the new leader if the connection fails under it.
  */
 #ifndef HPCQ_COMMON_CLIENT_H
 #define HPCQ_COMMON_CLIENT_H
@@ -29,6 +32,11 @@ int client_rpc (struct client *c, const char *type, json_t *body, json_t **reply
 int client_rpc_stream (struct client *c, const char *type, json_t *body,
                        void (*cb) (json_t *reply, void *arg), void *arg,
                        struct hpcq_error *err);
+
+/* fn for each address of a comma list until one returns 0; 0 then, else
+ * -1 (the worker walks its 'server' list with it). */
+int client_each_address (const char *list, int (*fn) (const char *addr, void *arg),
+                         void *arg);
 
 /* Open a stream socket to addr (shared with the worker).  -1 with err. */
 int client_dial (const char *addr, struct hpcq_error *err);

@@ -24,6 +24,10 @@ struct db {
         sqlite3_stmt *st;
     } stmts[DB_MAX_STMTS];
     int nstmts;
+    /* Replicas only (db_set_commit_hook); NULL with one replica, so the
+     * single-file path pays one test per commit. */
+    const struct db_commit_hook *hook;
+    void *hook_arg;
 };
 
 static int db_errno_of (int rc)
@@ -200,10 +204,22 @@ int db_txn_ensure (struct db *db)
     return 0;
 }
 
+void db_set_commit_hook (struct db *db, const struct db_commit_hook *hook, void *arg)
+{
+    db->hook = hook;
+    db->hook_arg = arg;
+}
+
 int db_commit (struct db *db)
 {
     if (!db->in_txn)
         return 0;
+    if (db->hook && db->hook->before (db, db->hook_arg) < 0) {
+        int saved = errno;
+        db_rollback (db);
+        errno = saved;
+        return -1;
+    }
     if (db_exec (db, "COMMIT") < 0) {
         int saved = errno;
         db_rollback (db);
@@ -220,6 +236,8 @@ void db_rollback (struct db *db)
         return;
     (void)db_exec (db, "ROLLBACK");
     db->in_txn = 0;
+    if (db->hook)
+        db->hook->rolled_back (db, db->hook_arg);
 }
 
 int db_in_txn (const struct db *db)
@@ -230,6 +248,10 @@ int db_in_txn (const struct db *db)
 sqlite3_stmt *db_stmt (struct db *db, const char *sql)
 {
     sqlite3_stmt *st;
+
+    /* Replicas: no write may autocommit past the hook that proposes it. */
+    if (db->hook && !db->in_txn && db_txn_ensure (db) < 0)
+        return NULL;
 
     for (int i = 0; i < db->nstmts; i++) {
         if (db->stmts[i].sql == sql) {

@@ -30,6 +30,16 @@ int db_commit (struct db *db);
 void db_rollback (struct db *db);
 int db_in_txn (const struct db *db);
 
+/* Replicas (scheduler/replica.c): before runs inside db_commit, in the
+ * open transaction, just before COMMIT; it may still write, and a -1
+ * (errno) from it rolls the transaction back and fails the commit.
+ * rolled_back hears of every rollback.  hook is static; NULL removes it. */
+struct db_commit_hook {
+    int (*before) (struct db *db, void *arg);
+    void (*rolled_back) (struct db *db, void *arg);
+};
+void db_set_commit_hook (struct db *db, const struct db_commit_hook *hook, void *arg);
+
 /* A prepared statement for static sql, reset and with bindings cleared.
  * Owned by db.  NULL with errno. */
 sqlite3_stmt *db_stmt (struct db *db, const char *sql);

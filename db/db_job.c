@@ -63,6 +63,7 @@ static const char *sql_event_add =
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 
 /* IS, not =: server events (seq 0) are stored with a NULL job. */
+static const char *sql_seq_by_uuid = "SELECT seq FROM jobs WHERE uuid = ?1";
 static const char *sql_event_count =
     "SELECT count(*) FROM events WHERE job_seq IS ?1 AND type = ?2";
 
@@ -349,4 +350,21 @@ int db_event_count (struct db *db, int64_t seq, const char *type)
         n = sqlite3_column_int (st, 0);
     sqlite3_reset (st);
     return n;
+}
+
+int64_t db_job_seq_by_uuid (struct db *db, const char *uuid)
+{
+    sqlite3_stmt *st = db_stmt (db, sql_seq_by_uuid);
+    int64_t seq = 0;
+    int rc;
+
+    if (!st)
+        return -1;
+    sqlite3_bind_text (st, 1, uuid, -1, SQLITE_STATIC);
+    if ((rc = sqlite3_step (st)) == SQLITE_ROW)
+        seq = sqlite3_column_int64 (st, 0);
+    sqlite3_reset (st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return db_fail (db, "find a job by uuid");
+    return seq;
 }

@@ -58,6 +58,8 @@ int db_job_update (struct db *db, const struct db_job *j);
 /* qdel -x: job seq (and, for an array, its subjobs) is no longer loaded
  * (db_job_foreach*); its rows stay.  0 or -1. */
 int db_job_purge (struct db *db, int64_t seq);
+/* The job of that uuid: its seq, 0 if none (or purged), -1 on error. */
+int64_t db_job_seq_by_uuid (struct db *db, const char *uuid);
 /* (db_job_update inserts an array subjob's row if it has none yet: a
  * subjob is stored only once it starts or changes, so a large array goes
  * in as one row.) */

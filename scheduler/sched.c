@@ -32,13 +32,23 @@ struct sched {
     int64_t default_walltime; /* -1: jobs without walltime are unbounded */
     int64_t down_grace_ms;    /* node_down_grace: a down node counts this long */
     struct loop_timer *tick;
-    int64_t why_next_ms; /* when why_pass may run again (sched_why_due) */
+    int64_t why_next_ms;       /* when why_pass may run again (sched_why_due) */
+    int max_starts;            /* sched_max_starts: jobs one pass starts, 0: any */
+    int starts;                /* this pass's so far */
+    int cut;                   /* this pass stopped at max_starts: go on next turn */
+    struct loop_timer *resume; /* wakes the loop for that turn */
 };
 
 /* Why jobs wait is said at most once a second: passes come with every
  * submission and every end, a person reads the comment, and saying it
  * touches every waiting job (bench/RESULTS.md, bench/sched-pass). */
 #define SCHED_WHY_INTERVAL_MS 1000
+/* Jobs one pass starts at most: each start is a placement, rows and a
+ * launch, and replies wait for the commit at the end of the loop turn,
+ * so one submission of a large array on a large cluster would otherwise
+ * hold the loop (10,000 starts took 3.6-8.5 s in bench/swarm.sh).  The
+ * pass goes on at the next turn, replies and heartbeats answered between. */
+#define SCHED_MAX_STARTS 1000
 
 static int sched_why_due (struct sched *s)
 {
@@ -55,6 +65,15 @@ static int sched_why_due (struct sched *s)
 static void sched_tick (struct loop *l, void *arg)
 {
     struct sched *s = arg;
+    server_request_pass (s->srv);
+}
+
+/* A pass cut short goes on at once, not at the next event or tick. */
+static void sched_resume (struct loop *l, void *arg)
+{
+    struct sched *s = arg;
+
+    s->resume = NULL; /* one-shot: freed by the loop */
     server_request_pass (s->srv);
 }
 
@@ -83,6 +102,13 @@ struct sched *sched_create (struct server *srv, struct hpcq_error *err)
         return NULL;
     }
     s->down_grace_ms = ms * 1000;
+    if (config_get_int (srv->cfg, "sched_max_starts", SCHED_MAX_STARTS, 0, 10000000,
+                        &ms, err)
+        < 0) {
+        free (s);
+        return NULL;
+    }
+    s->max_starts = (int)ms;
     server_request_pass (srv);
     ms = srv->sched_interval_ms;
     if (!(s->tick = loop_timer_add (srv->loop, ms, ms, sched_tick, s))) {
@@ -98,6 +124,7 @@ void sched_destroy (struct sched *s)
     if (!s)
         return;
     loop_timer_remove (s->tick);
+    loop_timer_remove (s->resume);
     free (s);
 }
 
@@ -545,6 +572,10 @@ static int sched_start (struct policy_ctx *ctx, struct job *job, struct alloc *a
         log_error ("job %s: start", job->id);
         return -1;
     }
+    if (srv->sched->max_starts && ++srv->sched->starts >= srv->sched->max_starts) {
+        srv->sched->cut = 1;
+        return -1; /* the policy stops here; the next turn goes on */
+    }
     return 0;
 }
 
@@ -800,13 +831,20 @@ static void sched_pass (struct sched *s, int preempt)
         }
     ctx.njobs = k;
     sched_drop_unplaceable (&ctx);
+    s->starts = s->cut = 0;
     if (ctx.njobs > 0) {
         s->policy->pass (&ctx);
-        if (sched_why_due (s)) /* qstat -s, -f, the API */
+        /* A pass cut short judged only some of the jobs: why the others
+         * wait, and whom to preempt, is for the pass that ends. */
+        if (!s->cut && sched_why_due (s)) /* qstat -s, -f, the API */
             why_pass (&ctx, s->policy, sched_why_cb, NULL);
     }
+    if (s->cut) {
+        if (!s->resume)
+            s->resume = loop_timer_add (srv->loop, 0, 0, sched_resume, s);
+    }
     /* Those still waiting, in the policy's order, may preempt. */
-    if (preempt && ctx.njobs > 0)
+    else if (preempt && ctx.njobs > 0)
         again = preempt_pass (srv->preempt, ctx.jobs, ctx.njobs);
     free (ctx.jobs);
     metrics_pass_observed (srv->metrics, (double)(util_now_us () - t0) / 1e6);

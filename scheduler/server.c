@@ -25,12 +25,14 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "scheduler/clients.h"
+#include "scheduler/replica.h"
 #include "scheduler/server.h"
 
 /* A message held back until the batch it depends on is committed. */
 struct pending {
     struct conn *conn; /* NULL once the connection closed */
     struct wire_msg msg;
+    int64_t wait; /* with replicas: the log entry it waits for */
     STAILQ_ENTRY (pending) link;
 };
 
@@ -126,19 +128,61 @@ static void server_commit_failed (struct server *srv)
     exit (1);
 }
 
+static void pending_send (struct pending *p, int send)
+{
+    if (send && p->conn && conn_send_or_error (p->conn, &p->msg) < 0)
+        log_error ("send %s to %s", p->msg.type, conn_peer_name (p->conn));
+    wire_msg_release (&p->msg);
+    free (p);
+}
+
+/* Replicas: the entries up to index are on a majority, so what waited
+ * for them goes, in the order it was committed. */
+static void server_replicated (void *arg, int64_t index)
+{
+    struct server *srv = arg;
+    struct pending *p;
+
+    while ((p = STAILQ_FIRST (&srv->held)) && p->wait <= index) {
+        STAILQ_REMOVE_HEAD (&srv->held, link);
+        pending_send (p, 1);
+    }
+}
+
+/* Replicas: this turn's messages wait for its log entry (or the last one
+ * still in flight, which what they say may depend on). */
+static void server_hold_pending (struct server *srv)
+{
+    int64_t wait = replica_wait_index (srv->replica);
+    struct pending *p;
+
+    if (wait == 0 && STAILQ_EMPTY (&srv->held))
+        return;
+    while ((p = STAILQ_FIRST (&srv->pending))) {
+        STAILQ_REMOVE_HEAD (&srv->pending, link);
+        p->wait = wait;
+        STAILQ_INSERT_TAIL (&srv->held, p, link);
+    }
+}
+
 void server_flush_pending (struct server *srv, int send)
 {
     struct pending *p;
+
+    /* With replicas nothing goes that a majority does not hold yet. */
+    if (srv->replica)
+        send = 0;
+    while ((p = STAILQ_FIRST (&srv->held))) {
+        STAILQ_REMOVE_HEAD (&srv->held, link);
+        pending_send (p, 0);
+    }
 
     /* Taken off one at a time: those not sent yet stay where a closing
      * connection can forget them (server_conn_close).  A reply that
      * cannot go is answered with an error in its place. */
     while ((p = STAILQ_FIRST (&srv->pending))) {
         STAILQ_REMOVE_HEAD (&srv->pending, link);
-        if (send && p->conn && conn_send_or_error (p->conn, &p->msg) < 0)
-            log_error ("send %s to %s", p->msg.type, conn_peer_name (p->conn));
-        wire_msg_release (&p->msg);
-        free (p);
+        pending_send (p, send);
     }
 }
 
@@ -146,7 +190,7 @@ void server_flush_pending (struct server *srv, int send)
 static void server_before_sleep (struct loop *l, void *arg)
 {
     struct server *srv = arg;
-
+    struct pending *p;
     int batch;
     int64_t t0;
 
@@ -157,7 +201,12 @@ static void server_before_sleep (struct loop *l, void *arg)
     if (db_commit (srv->db) < 0)
         server_commit_failed (srv);
     srv->hooks->after_commit (srv, batch, (double)(util_now_us () - t0) / 1e6);
-    server_flush_pending (srv, 1);
+    if (srv->replica)
+        server_hold_pending (srv);
+    while ((p = STAILQ_FIRST (&srv->pending))) {
+        STAILQ_REMOVE_HEAD (&srv->pending, link);
+        pending_send (p, 1);
+    }
 }
 
 static const struct handler *server_find (struct server *srv, const char *type)
@@ -427,6 +476,9 @@ static void server_conn_close (struct conn *c, void *arg)
     STAILQ_FOREACH (p, &srv->pending, link)
     if (p->conn == c)
         p->conn = NULL;
+    STAILQ_FOREACH (p, &srv->held, link)
+    if (p->conn == c)
+        p->conn = NULL;
     srv->hooks->conn_closed (srv, c);
     clients_forget (srv->clients, c);
 }
@@ -651,6 +703,9 @@ static int server_open_db (struct server *srv, const char *state_dir,
     snprintf (path, sizeof (path), "%s/hpcq.sqlite", state_dir);
     if (!(srv->db = db_open (path, err)))
         return -1;
+    if (srv->replica
+        && replica_attach (srv->replica, srv->db, server_replicated, srv) < 0)
+        return errprintf (err, "cannot replicate '%s': %s", path, strerror (errno));
     return 0;
 }
 
@@ -694,6 +749,7 @@ struct server *server_new (struct loop *loop, struct config *cfg,
     srv->hooks = hooks;
     srv->unix_fd = srv->tcp_fd = -1;
     STAILQ_INIT (&srv->pending);
+    STAILQ_INIT (&srv->held);
     srv->started_ms = util_now_ms ();
     if (!config_get (cfg, "state_dir", NULL)) {
         errprintf (err, "state_dir is not set (config file or --state-dir)");
@@ -759,6 +815,7 @@ void server_free (struct server *srv)
         return;
     if (srv->db && db_commit (srv->db) == 0)
         (void)db_wal_checkpoint (srv->db);
+    replica_detach (srv->replica);
     db_close (srv->db);
     authq_destroy (srv->authq);
     auth_destroy (srv->auth);

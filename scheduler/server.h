@@ -152,6 +152,9 @@ struct server {
     int nlc_subs;
 
     STAILQ_HEAD (, pending) pending; /* messages waiting for the commit */
+    /* With replicas: committed here, waiting for a majority (replica.h). */
+    struct replica *replica;
+    STAILQ_HEAD (, pending) held;
 };
 
 /* The server's own life, in the steps subsystems.c puts the subsystems

@@ -116,12 +116,13 @@ static void server_jobs_loaded (struct jobs *js, int rc, void *arg)
 }
 
 struct server *subsystems_create (struct loop *loop, struct config *cfg,
-                                  struct hpcq_error *err)
+                                  struct replica *replica, struct hpcq_error *err)
 {
     struct server *srv = server_new (loop, cfg, &hooks, err);
 
     if (!srv)
         return NULL;
+    srv->replica = replica;
     /* A bad power setting is refused before the database is touched. */
     if (!(srv->power = power_create (srv, err)) || server_open (srv, err) < 0)
         goto error;

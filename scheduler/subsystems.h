@@ -14,9 +14,13 @@
 #include "common/loop.h"
 #include "scheduler/server.h"
 
-/* Create from cfg (owned by the caller, outlives the server).  NULL with err. */
+struct replica;
+
+/* Create from cfg (owned by the caller, outlives the server); replica is
+ * NULL with one replica, else the elected replica whose database the
+ * server opens (replica.h; borrowed).  NULL with err. */
 struct server *subsystems_create (struct loop *loop, struct config *cfg,
-                                  struct hpcq_error *err);
+                                  struct replica *replica, struct hpcq_error *err);
 void subsystems_destroy (struct server *srv);
 
 #endif

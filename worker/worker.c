@@ -160,16 +160,52 @@ static void worker_link_done (struct conn *c, int ok, uid_t uid, const char *why
     worker_hello (w);
 }
 
+struct server_pick {
+    struct worker *w;
+    int i;
+};
+
+static int server_pick_one (const char *addr, void *arg)
+{
+    struct server_pick *p = arg;
+
+    if (p->i++ < p->w->server_next)
+        return -1;
+    snprintf (p->w->server, sizeof (p->w->server), "%s", addr);
+    return 0;
+}
+
+/* The next address of the list into w->server; 1 if the list starts
+ * again from its first. */
+static int worker_next_server (struct worker *w)
+{
+    struct server_pick p = { w, 0 };
+
+    if (client_each_address (w->servers, server_pick_one, &p) == 0) {
+        w->server_next++;
+        return 0;
+    }
+    w->server_next = 0;
+    p.i = 0;
+    (void)client_each_address (w->servers, server_pick_one, &p);
+    w->server_next = 1;
+    return 1;
+}
+
 static void worker_connect (struct worker *w)
 {
     struct hpcq_error err;
-    int fd;
+    int fd, again = worker_next_server (w);
 
-    w->next_connect_ms = util_now_ms () + 1000;
+    /* A list is walked quickly: a follower refuses at once. */
+    w->next_connect_ms =
+        util_now_ms () + (again || !strchr (w->servers, ',') ? 1000 : 50);
     if ((fd = client_dial (w->server, &err)) < 0) {
         log_msg (LOG_DEBUG, "%s", err.text);
         return;
     }
+    /* Connected: the same address first next time. */
+    w->server_next--;
     if (!(w->link = conn_create (w->loop, fd, worker_link_msg, worker_link_close, w))) {
         log_error ("scheduler link");
         return;
@@ -483,7 +519,11 @@ static int worker_settings (struct worker *w, struct hpcq_error *err)
     snprintf (w->name, sizeof (w->name), "%s", config_get (w->cfg, "node_name", host));
     if (!(s = config_get (w->cfg, "server", NULL)))
         return errprintf (err, "server is not set (config file or --server HOST:PORT)");
-    snprintf (w->server, sizeof (w->server), "%s", s);
+    if (strlen (s) >= sizeof (w->servers))
+        return errprintf (err, "server: list too long (%zu bytes at most)",
+                          sizeof (w->servers) - 1);
+    snprintf (w->servers, sizeof (w->servers), "%s", s);
+    snprintf (w->server, sizeof (w->server), "%.*s", (int)strcspn (s, ","), s);
     if (config_get_int (w->cfg, "ncpus", sysconf (_SC_NPROCESSORS_ONLN), 1, 1 << 20, &v,
                         err)
         < 0)

@@ -39,7 +39,11 @@ struct worker {
     struct loop *loop;
     struct config *cfg;
     char name[64];
-    char server[256];
+    char server[256]; /* the address tried or connected now */
+    /* 'server': one address, or the replicas' list, walked in turn until
+     * the leader (the only one that listens) answers. */
+    char servers[1024];
+    int server_next;
     int ncpus;
     int64_t mem;
     struct gpu gpus[GPU_MAX];

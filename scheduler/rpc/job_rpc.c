@@ -38,7 +38,7 @@
 #include "scheduler/server_attr.h"
 
 static struct job *job_new (struct server *srv, struct conn *c,
-                            struct hpcq_jobspec *spec)
+                            struct hpcq_jobspec *spec, const char *uuid)
 {
     struct job *job = xzalloc (sizeof (*job));
     char owner[64];
@@ -48,7 +48,8 @@ static struct job *job_new (struct server *srv, struct conn *c,
     jobspec_init (spec);
     jobspec_pool (&job->spec); /* the texts jobs repeat, kept once */
     job->rec.seq = jobs_next_seq (srv->jobs);
-    uuid_generate (u);
+    if (!uuid || uuid_parse (uuid, u) < 0)
+        uuid_generate (u);
     uuid_unparse_lower (u, job->rec.uuid);
     job->rec.uid = conn_peer_uid (c);
     server_user_name ((uid_t)job->rec.uid, owner, sizeof (owner));
@@ -148,14 +149,65 @@ static void job_discard (struct job *job)
     free (job);
 }
 
+static int uuid_canonical (const char *s)
+{
+    char back[UUID_STR_LEN];
+    uuid_t u;
+
+    if (uuid_parse (s, u) < 0)
+        return 0;
+    uuid_unparse_lower (u, back);
+    return strcmp (back, s) == 0;
+}
+
+/* A retry of a submission whose reply was lost (the leader died, a
+ * connection broke): the client's uuid names the job it made already, and
+ * the answer is that job, once its entry is durable.  1 if answered. */
+static int submit_retried (struct server *srv, struct conn *c, struct wire_msg *msg,
+                           const char *uuid)
+{
+    struct job *job;
+    int64_t seq;
+
+    if (!uuid || (seq = db_job_seq_by_uuid (srv->db, uuid)) == 0)
+        return 0;
+    if (seq < 0) {
+        server_reply_error (c, msg, EIO, "cannot look up job uuid %s", uuid);
+        return 1;
+    }
+    if (!(job = jobs_lookup (srv->jobs, seq))
+        || job->rec.uid != (int64_t)conn_peer_uid (c)) {
+        server_reply_error (c, msg, EEXIST, "a job with uuid %s exists", uuid);
+        return 1;
+    }
+    log_msg (LOG_INFO, "job %s: submission retried (uuid %s)", job->id, uuid);
+    server_reply_after_commit (srv, c, msg,
+                               json_pack ("{s:s s:s}", "jobid", job->id, "uuid",
+                                          job->rec.uuid));
+    return 1;
+}
+
 static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     struct hpcq_jobspec spec;
     struct hpcq_error err;
     struct job *job;
+    const char *uuid = NULL;
     json_t *o;
 
     jobspec_init (&spec);
+    /* Checked before any limit: a retry is not a new submission. */
+    if (json_unpack (msg->body, "{s?s}", "uuid", &uuid) < 0) {
+        server_reply_error (c, msg, EPROTO, "uuid: not a string");
+        return;
+    }
+    if (uuid && !uuid_canonical (uuid)) {
+        server_reply_error (c, msg, EPROTO, "uuid '%.64s' is not a lower-case UUID",
+                            uuid);
+        return;
+    }
+    if (submit_retried (srv, c, msg, uuid))
+        return;
     if (limits_rate (srv->limits, conn_peer_uid (c), &err) < 0) {
         server_reply_error (c, msg, EAGAIN, "%s", err.text);
         return;
@@ -175,7 +227,7 @@ static void job_submit (struct server *srv, struct conn *c, struct wire_msg *msg
         server_reply_error (c, msg, errno, "%s", err.text);
         goto out;
     }
-    job = job_new (srv, c, &spec);
+    job = job_new (srv, c, &spec, uuid);
     if (!(job->rec.spec = spec_text (srv, &job->spec, &err))
         || depend_attach (srv, job, &err) < 0) {
         server_reply_error (c, msg, errno, "%s", err.text);

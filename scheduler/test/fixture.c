@@ -68,7 +68,7 @@ static void fx_server_create (struct fixture *f)
 {
     struct hpcq_error err;
 
-    if (!(f->srv = subsystems_create (f->loop, f->cfg, &err))) {
+    if (!(f->srv = subsystems_create (f->loop, f->cfg, NULL, &err))) {
         fprintf (stderr, "fixture: subsystems_create: %s\n", err.text);
         abort ();
     }
