@@ -16,7 +16,6 @@
 #endif
 #include <ctype.h>
 #include <errno.h>
-#include <pthread.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,7 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "common/hash.h"
+#include "common/intern.h"
 #include "common/resource.h"
 #include "common/torque.h"
 #include "common/util.h"
@@ -1111,31 +1110,13 @@ void resource_format_select (const struct hpcq_resources *res, char *buf, int le
 /* Interned texts (GPU models and MIG profiles a site has), kept for the
  * life of the process; requests parsed on several threads at a
  * scheduler's start share the table. */
-struct intern_text {
-    UT_hash_handle hh;
-    char text[];
-};
-
-static struct {
-    pthread_mutex_t lock;
-    struct intern_text *set;
-    int n;
-} intern = { .lock = PTHREAD_MUTEX_INITIALIZER };
+static struct intern texts = INTERN_INIT (RESOURCE_INTERN_MAX);
 
 const char *resource_intern (const char *s)
 {
-    struct intern_text *t;
-    size_t len = strlen (s);
+    const char *t = intern_text (&texts, s);
 
-    pthread_mutex_lock (&intern.lock);
-    HASH_FIND (hh, intern.set, s, len, t);
-    if (!t && intern.n < RESOURCE_INTERN_MAX && (t = malloc (sizeof (*t) + len + 1))) {
-        memcpy (t->text, s, len + 1);
-        HASH_ADD_KEYPTR (hh, intern.set, t->text, len, t);
-        intern.n++;
-    }
-    pthread_mutex_unlock (&intern.lock);
     if (!t)
         errno = ENOSPC;
-    return t ? t->text : NULL;
+    return t;
 }

@@ -13,7 +13,7 @@
 #include "common/resource.h"
 #include "common/util.h"
 #include "scheduler/alloc.h"
-#include "scheduler/nodes.h"
+#include "scheduler/node.h"
 
 json_t *alloc_to_json (const struct alloc *a)
 {
@@ -37,7 +37,9 @@ json_t *alloc_to_json (const struct alloc *a)
     return arr;
 }
 
-struct alloc *alloc_from_json (struct nodes *ns, const char *text)
+struct alloc *alloc_from_json (struct nodes *ns,
+                               struct node *(*get) (struct nodes *ns, const char *name),
+                               const char *text)
 {
     json_t *arr = json_loads (text, 0, NULL), *o;
     struct alloc *a = NULL;
@@ -64,7 +66,7 @@ struct alloc *alloc_from_json (struct nodes *ns, const char *text)
         s->nmig = mig != NULL;
         s->mem = mem;
         snprintf (s->node_name, sizeof (s->node_name), "%s", node);
-        s->node = nodes_get (ns, node);
+        s->node = get (ns, node);
         json_array_foreach (gpus, k, g) s->gpus[s->ngpus++] =
             (int)json_integer_value (g);
     }

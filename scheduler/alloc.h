@@ -43,11 +43,15 @@ struct alloc *alloc_new (int n);
 void alloc_apply (struct alloc *a, int64_t seq, int sign);
 
 /* The daemon's, in alloc.c: the allocation as JSON (new reference, NULL
- * if out of memory); an allocation from that JSON on the registry's nodes
- * (placeholders for those not known yet), NULL if malformed (release with
- * free()); and PBS's exec_host and exec_vnode for it (new strings). */
+ * if out of memory); an allocation from that JSON on the registry's nodes,
+ * each slot's node being get (ns, its name) (nodes_get: placeholders for
+ * those not known yet; passed in, so that alloc.c needs nothing of the
+ * registry), NULL if malformed (release with free()); and PBS's exec_host
+ * and exec_vnode for it (new strings). */
 json_t *alloc_to_json (const struct alloc *a);
-struct alloc *alloc_from_json (struct nodes *ns, const char *text);
+struct alloc *alloc_from_json (struct nodes *ns,
+                               struct node *(*get) (struct nodes *ns, const char *name),
+                               const char *text);
 void alloc_format_exec (const struct alloc *a, char **exec_host, char **exec_vnode);
 
 /* qstat -f's exec_binding of a running job: first, what its first host's

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "scheduler/array.h"
-#include "scheduler/jobs.h"
+#include "scheduler/job.h"
 
 enum { GROUP_NONE, GROUP_Q, GROUP_R, GROUP_F };
 

@@ -18,6 +18,7 @@
 #ifndef HPCQ_SCHEDULER_ARRAY_H
 #define HPCQ_SCHEDULER_ARRAY_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/queue.h>
 

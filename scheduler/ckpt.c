@@ -27,7 +27,7 @@
 #include "scheduler/ckpt.h"
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
-#include "scheduler/web/metrics.h"
+#include "scheduler/web/metrics_count.h"
 #include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
 
@@ -130,13 +130,6 @@ int64_t ckpt_grace_ms (struct server *srv)
 }
 
 /* ---- what a job asked for ---------------------------------------------- */
-
-struct job_ckpt *ckpt_job_state (struct job *job)
-{
-    if (!job->ck)
-        job->ck = xzalloc (sizeof (*job->ck));
-    return job->ck;
-}
 
 void ckpt_job_spec (const struct job *job, struct ckptspec *out)
 {

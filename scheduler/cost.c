@@ -10,10 +10,10 @@
 #include "common/util.h"
 #include "db/db_ckpt.h"
 #include "scheduler/lifecycle_sub.h"
-#include "scheduler/ckpt.h"
+#include "scheduler/job_ckpt.h"
 #include "scheduler/cost.h"
 #include "scheduler/jobs.h"
-#include "scheduler/web/metrics.h"
+#include "scheduler/web/metrics_count.h"
 #include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
 

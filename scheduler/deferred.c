@@ -12,6 +12,7 @@
 #include "scheduler/deferred.h"
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
+#include "scheduler/lifecycle_sub.h"
 
 #define DEFERRED_TICK_MS 1000
 
@@ -61,6 +62,19 @@ static void deferred_tick (struct loop *l, void *arg)
     (void)deferred_tick_now (arg);
 }
 
+/* A job that enters W, changed to it or submitted into it. */
+static int deferred_on_job (struct server *srv, struct job *job,
+                            const struct lifecycle_event *ev, void *arg)
+{
+    if (job->rec.state == 'W'
+        && (ev->point == LC_CHANGED
+            || (ev->point == LC_RECORDED && ev->old == JOB_STATE_NEW)))
+        deferred_due (arg, job->spec.execution_time);
+    return 0;
+}
+
+static const struct lifecycle_sub deferred_sub = { "deferred", deferred_on_job, 0 };
+
 struct deferred *deferred_create (struct server *srv, struct hpcq_error *err)
 {
     struct deferred *d = xzalloc (sizeof (*d));
@@ -70,6 +84,11 @@ struct deferred *deferred_create (struct server *srv, struct hpcq_error *err)
                                      deferred_tick, d))) {
         errprintf (err, "event loop: %s", strerror (errno));
         free (d);
+        return NULL;
+    }
+    if (lifecycle_subscribe (srv, &deferred_sub, d) < 0) {
+        errprintf (err, "deferred: %s", strerror (errno));
+        deferred_destroy (d);
         return NULL;
     }
     return d;

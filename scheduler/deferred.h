@@ -4,8 +4,8 @@
  * until then, and only then is queued (W -> Q, event "eligible") and
  * considered by the scheduling passes.  A release from a hold before that
  * time also leads to W (lifecycle_ready_state).  One timer, once a second,
- * walks the jobs only when the earliest waiting job is due (lifecycle
- * tells it of each job that enters W), so a cluster without any pays
+ * walks the jobs only when the earliest waiting job is due (a lifecycle
+ * subscriber, lifecycle_sub.h, hears of each job that enters W), so a cluster without any pays
  * nothing and one with many pays a walk per start time.
  */
 #ifndef HPCQ_SCHEDULER_DEFERRED_H

@@ -10,7 +10,7 @@
 #include "common/util.h"
 #include "scheduler/array.h"
 #include "scheduler/job_counts.h"
-#include "scheduler/jobs.h"
+#include "scheduler/job.h"
 
 const char job_counts_states[] = "QHWRES";
 const char *const job_counts_state_names[JOB_COUNTS_NSTATES] = {
@@ -134,22 +134,6 @@ void job_counts_users (const struct job_counts *c,
 
     HASH_ITER (hh, c->users, u, ut)
     cb (u->name, u->running, u->queued, arg);
-}
-
-struct job_counts *job_counts_recount (struct jobs *js)
-{
-    struct job_counts *c = job_counts_create ();
-    int n;
-    struct job **all = jobs_all (js, &n);
-
-    for (int i = 0; i < n; i++) {
-        const struct job *j = all[i];
-        job_counts_job (c, j, 1);
-        if (j->arr)
-            for (int s = 0; s < j->arr->nsub; s++)
-                job_counts_job (c, j->arr->sub[s], 1);
-    }
-    return c;
 }
 
 /* Every count of a is in b (zero where b has none). */

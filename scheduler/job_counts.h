@@ -14,8 +14,8 @@
  * array's untouched subjobs in the state they share
  * (array_untouched_state); F is not counted (the states are Q H W R E S).
  * After a restart the counts are made once from the loaded jobs.
- * job_counts_recount makes the same numbers the slow way, for tests and
- * GET /metrics?recount=1 to check the kept ones against.
+ * jobs_counts_recount (jobs.h) makes the same numbers the slow way, for
+ * tests and GET /metrics?recount=1 to check the kept ones against.
  */
 #ifndef HPCQ_SCHEDULER_JOB_COUNTS_H
 #define HPCQ_SCHEDULER_JOB_COUNTS_H
@@ -23,7 +23,6 @@
 #include <stddef.h>
 
 struct job;
-struct jobs;
 struct job_counts;
 
 /* The states counted, as PBS's letters, and their metric names. */
@@ -54,9 +53,6 @@ void job_counts_users (const struct job_counts *c,
                        void (*cb) (const char *user, int running, int queued,
                                    void *arg),
                        void *arg);
-
-/* The counts made anew from every job of js (the caller destroys them). */
-struct job_counts *job_counts_recount (struct jobs *js);
 
 /* 1 if a and b hold the same numbers, else 0 (and, if diff is not NULL,
  * the first difference in words into diff). */

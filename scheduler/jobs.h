@@ -134,6 +134,10 @@ void jobs_refile (struct jobs *js, struct job *job, char old);
  * borrowed). */
 struct job_counts;
 const struct job_counts *jobs_counts (struct jobs *js);
+/* The same counts made anew from every job, the slow way, for tests and
+ * GET /metrics?recount=1 to check the kept ones against (the caller
+ * destroys them: job_counts_destroy). */
+struct job_counts *jobs_counts_recount (struct jobs *js);
 /* Jobs in memory, split-out subjobs included (untouched ones are none). */
 int jobs_in_memory (const struct jobs *js);
 

@@ -14,8 +14,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
-#include "scheduler/ckpt.h"
-#include "scheduler/deferred.h"
+#include "scheduler/job_ckpt.h"
 #include "scheduler/lifecycle.h"
 #include "scheduler/nodes.h"
 
@@ -75,8 +74,6 @@ int lifecycle_change_at (struct server *srv, struct job *job, char to,
 
     if (job_state_set (job, to, ev, actor, caller) < 0)
         return -1;
-    if (to == 'W')
-        deferred_due (srv->deferred, job->spec.execution_time);
     jobs_refile (srv->jobs, job, old);
     (void)lifecycle_tell (srv, job, &e);
     return lifecycle_record (srv, job, old, ev, actor, detail);
@@ -100,8 +97,6 @@ int lifecycle_submit (struct server *srv, struct job *job)
 
     if (job_state_set (job, to, JOB_EV_SUBMITTED, job->rec.owner, __func__) < 0)
         return -1;
-    if (to == 'W')
-        deferred_due (srv->deferred, job->spec.execution_time);
     if (jobs_insert (srv->jobs, job) < 0
         || db_event_add_state (srv->db, job->rec.seq, job->rec.ctime,
                                job_event_name (JOB_EV_SUBMITTED), job->rec.owner,

@@ -10,7 +10,6 @@
 #include "common/util.h"
 #include "scheduler/node_health.h"
 #include "scheduler/nodes.h"
-#include "scheduler/sched.h"
 
 static const char *sql_set =
     "UPDATE nodes SET offline = ?2, comment = ?3, health_offline = ?4 WHERE name = ?1";

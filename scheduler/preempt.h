@@ -49,10 +49,4 @@ void preempt_resume_pass (struct preempt *p);
  * start the job now), else 0. */
 int preempt_pass (struct preempt *p, struct job **jobs, int n);
 
-/* Check a preempt_order ("SCR": S, C, R, D, each at most once) or a
- * preempt_targets value ("queue=a,queue=b" or "NONE").  0, or -1 with a
- * PBS-worded message in err (EINVAL). */
-int preempt_check_order (const char *value, struct hpcq_error *err);
-int preempt_check_targets (const char *value, struct hpcq_error *err);
-
 #endif

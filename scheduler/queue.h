@@ -5,7 +5,8 @@
  * resources_default) and what of it may run (started, max_run,
  * max_run_user, node_labels).  Only managers change queues (root, the
  * scheduler's own user and the config key 'managers'): requests
- * queue.manage (create, set, unset, delete); queue.stat is in job_rpc.c.
+ * queue.manage (create, set, unset, delete), whose attributes are
+ * queue_attr.h's; queue.stat is in rpc/queue_rpc.c.
  */
 #ifndef HPCQ_SCHEDULER_QUEUE_H
 #define HPCQ_SCHEDULER_QUEUE_H
@@ -16,18 +17,11 @@
 #include "common/error.h"
 #include "common/resource.h"
 #include "db/db_queue.h"
+#include "scheduler/queue_limits.h"
 #include "scheduler/server.h"
 
 struct job;
 struct job_list;
-
-/* A resource list a queue limits or defaults; -1 = not set. */
-struct queue_limits {
-    int64_t walltime;
-    int64_t mem;
-    int ncpus;
-    int ngpus;
-};
 
 struct queue_count {
     int64_t uid;
@@ -67,11 +61,9 @@ void queue_pass_begin (struct queues *qs, struct job_list *running);
 int queue_may_start (struct queues *qs, struct job *job);
 void queue_note_start (struct queues *qs, const struct job *job);
 
-/* The attributes qstat -Q -f and qmgr show, PBS names (new object). */
-json_t *queue_attrs_json (const struct queue *q);
-
-/* queue.manage (qmgr's create, delete, set and unset of a queue): the
- * handler, in queue_rpc.c's table. */
-void queue_manage (struct server *srv, struct conn *c, struct wire_msg *msg);
+/* A queue made (q, taken: qmgr's create) or dropped (freed: delete) in
+ * the registry; queue_attr.c's, once the database has it so. */
+void queue_add (struct queues *qs, struct queue *q);
+void queue_remove (struct queues *qs, struct queue *q);
 
 #endif

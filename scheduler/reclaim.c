@@ -2,8 +2,15 @@
  *
  * The jobs on a reclaimed node are kept in a list until each leaves
  * (requeued here, or its attempt ended some other way); a timer looks at
- * the deadlines ten times a second.  What the checkpoint module does for a
- * reclaim is behind reclaim_ckpt.h.
+ * the deadlines ten times a second.
+ *
+ * The checkpoint module (ckpt.h) does the checkpoint's work: a job that
+ * takes checkpoint signals where it runs (its -c, or -c u on a spot node)
+ * gets its signal at the notice, and is requeued once its worker reports
+ * the checkpoint, or at the deadline without one; the new attempt restarts
+ * from it (lifecycle_requeue_from_checkpoint).  A reclaim is an
+ * interruption of the node's class, which Young/Daly's interval for the
+ * jobs on that class takes into account (nodeclass_interrupted).
  *
  * Each notice is a row of reclaim_notices until its node comes back after
  * the reclaim: a restarted scheduler takes them up again once its jobs are
@@ -23,14 +30,15 @@
 #include "common/util.h"
 #include "db/db_job.h"
 #include "db/db_node.h"
+#include "scheduler/ckpt.h"
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
-#include "scheduler/web/metrics.h"
+#include "scheduler/web/metrics_count.h"
 #include "scheduler/node_state.h"
+#include "scheduler/nodeclass.h"
 #include "scheduler/nodes.h"
 #include "scheduler/policy/place.h"
 #include "scheduler/reclaim.h"
-#include "scheduler/reclaim_ckpt.h"
 #include "scheduler/spot_choice.h"
 #include "scheduler/sched.h"
 
@@ -135,7 +143,7 @@ static void requeue (struct reclaim *rc, struct rjob *rj, const char *how)
               rj->rn->source, how);
     rjob_free (rj);
     spot_choice_reclaimed (rc->srv->spot_choice, NULL, job);
-    if (rck_requeue (rc->srv, job, why) < 0) {
+    if (lifecycle_requeue_from_checkpoint (rc->srv, job, why, "scheduler") < 0) {
         log_error ("job %s: requeue after a reclaim", job->id);
         return;
     }
@@ -143,12 +151,18 @@ static void requeue (struct reclaim *rc, struct rjob *rj, const char *how)
     restart_now (rc, job);
 }
 
-void reclaim_checkpointed (struct reclaim *rc, struct job *job, int reported)
+/* The checkpoint asked at a notice is in (or will not come): the reclaim
+ * requeues the job, unless its attempt ended some other way first. */
+static void checkpointed (struct server *srv, struct job *job,
+                          enum ckpt_outcome outcome, void *arg)
 {
-    struct rjob *rj = rjob_of (rc, job);
+    struct rjob *rj = rjob_of (srv->reclaim, job);
+    int reported = outcome == CKPT_REPORTED;
 
-    if (rj && rj->attempt == job->rec.run_count && job->rec.state == 'R')
-        requeue (rc, rj,
+    (void)arg;
+    if (outcome != CKPT_GONE && rj && rj->attempt == job->rec.run_count
+        && job->rec.state == 'R')
+        requeue (srv->reclaim, rj,
                  reported ? "checkpoint reported" : "no checkpoint reported in time");
 }
 
@@ -265,7 +279,9 @@ static void rjob_ask (struct reclaim *rc, struct rjob *rj)
     if (!n->conn || n->state != NODE_UP)
         return;
     rj->ask = 0;
-    rj->asked = rck_request (rc->srv, rj->job, rj->requeue_ms) == 0;
+    rj->asked =
+        ckpt_request (rc->srv, rj->job, "reclaim", rj->requeue_ms, checkpointed, NULL)
+        == 0;
 }
 
 /* n drains and its jobs are listed, to leave by deadline (wall seconds);
@@ -309,7 +325,7 @@ static struct rnode *notice_apply (struct reclaim *rc, struct node *n, int64_t d
         LIST_INSERT_HEAD (&rc->jobs, rj, link);
         (*k)++;
         /* Asked for a checkpoint now; without one it leaves at its time. */
-        rj->ask = rck_job_checkpoints (srv, job);
+        rj->ask = ckpt_job_checkpoints (srv, job);
         rjob_ask (rc, rj);
     }
     return rn;
@@ -331,7 +347,8 @@ int reclaim_notice (struct reclaim *rc, struct node *n, int64_t deadline,
               source, (double)(deadline - util_wall_secs ()), k, k == 1 ? "" : "s");
     log_msg (LOG_WARNING, "reclaim notice for node %s", detail);
     reclaim_event (rc, "node_reclaim_notice", detail);
-    rck_interrupted (srv, n, detail);
+    if (nodeclass_interrupted (srv->nodeclass, n, "reclaim", detail) < 0)
+        log_error ("node %s: record its reclaim", n->name);
     spot_choice_reclaimed (srv->spot_choice, n, NULL);
     server_request_pass (srv);
     return 0;

@@ -42,10 +42,6 @@ void reclaim_destroy (struct reclaim *rc);
 int reclaim_notice (struct reclaim *rc, struct node *n, int64_t deadline,
                     const char *source);
 
-/* The checkpoint asked of job for a reclaim was reported (reported 1), or
- * its deadline passed (0): it is requeued (reclaim_ckpt.h). */
-void reclaim_checkpointed (struct reclaim *rc, struct job *job, int reported);
-
 /* n's worker said hello: if the provider had taken n, this is a later
  * boot and n takes jobs again. */
 void reclaim_node_hello (struct reclaim *rc, struct node *n);

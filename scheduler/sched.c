@@ -22,7 +22,7 @@
 #include "scheduler/policy/why.h"
 #include "scheduler/preempt.h"
 #include "scheduler/queue.h"
-#include "scheduler/web/metrics.h"
+#include "scheduler/web/metrics_count.h"
 #include "scheduler/sched.h"
 #include "scheduler/spot_choice.h"
 

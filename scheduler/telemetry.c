@@ -11,7 +11,6 @@
 #include "common/util.h"
 #include "scheduler/gpu_report.h"
 #include "scheduler/jobs.h"
-#include "scheduler/web/metrics.h"
 #include "scheduler/nodes.h"
 #include "scheduler/telemetry.h"
 

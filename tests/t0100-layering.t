@@ -3,8 +3,11 @@
 # docs/design.md): the policy code, the simulator and the model headers
 # reach nothing of the server, the sockets or the database; common/ only
 # common/, db/ only common/ and db/; one writer of a job's state, one of
-# a node's (nodes_set_state) and one way to start a job (sched_start_now).  Each rule is also shown to fail,
-# on a copy of the tree with one breach put in.
+# a node's (nodes_set_state) and one way to start a job (sched_start_now);
+# scheduler/'s include circle no larger than the server and its
+# connections (2 modules; 14 of 62 before the cuts of docs/design.md).
+# Each rule is also shown to fail, on a copy of the tree with one breach
+# put in.
 . "$(dirname "$0")/lib.sh"
 
 layering() { python3 "$HPCQ_SRCDIR/tests/layering.py" "$@"; }
@@ -72,5 +75,19 @@ test_expect_success 'a second writer of node state is refused' '
 test_expect_success 'the include circle is measured' '
     layering "$HPCQ_SRCDIR" circle > "$WORK/circle" && cat "$WORK/circle" &&
         grep -qE "^largest include circle: [0-9]+ of [0-9]+ scheduler modules$" "$WORK/circle"
+'
+test_expect_success 'the include circle is at most the server and its connections' '
+    layering "$HPCQ_SRCDIR" circle > "$WORK/circle" &&
+        n=$(sed -n "s/^largest include circle: \([0-9]*\) of .*/\1/p" "$WORK/circle") &&
+        test "$n" -le 2 && ! sed 1d "$WORK/circle" | grep -vxE "  scheduler/(server|clients)"
+'
+test_expect_success 'lifecycle.c calling the scheduling pass by name is refused (a circle again)' '
+    breach scheduler/lifecycle.c "#include \"scheduler/sched.h\"" &&
+        fails_with "scheduler/: an include circle of " &&
+        grep -q "more than 2: .*scheduler/lifecycle .*scheduler/sched" "$WORK/out"
+'
+test_expect_success 'a third module in the circle of the server and its connections is refused' '
+    breach scheduler/clients.c "#include \"scheduler/lifecycle_sub.h\"" &&
+        fails_with "scheduler/: an include circle of 3 modules, more than 2: scheduler/clients scheduler/lifecycle_sub scheduler/server"
 '
 test_done

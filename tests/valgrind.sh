@@ -25,7 +25,7 @@ for t in common/test/test_resource common/test/test_jobspec common/test/test_dir
          scheduler/test/test_array scheduler/test/test_job_counts common/test/test_strpool \
          scheduler/test/test_acct_record scheduler/test/test_accounting scheduler/test/test_admin \
          worker/test/test_gpumon common/test/test_sockdiag common/test/test_ib common/test/test_ptylink \
-         scheduler/test/test_node_state common/test/test_launch_msg; do
+         scheduler/test/test_node_state common/test/test_launch_msg common/test/test_intern; do
     if HPCQ_SRCDIR=$src $vg --log-file="$logs/$(basename $t).log" "$build/$t" > /dev/null; then
         echo "ok: $t"
     else

@@ -1,11 +1,11 @@
 /* place.c - see place.h */
 #include <config.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/intern.h"
 #include "scheduler/job.h"
 #include "scheduler/node.h"
 #include "scheduler/policy/place.h"
@@ -68,46 +68,7 @@ int place_model_match (const char *model, const char *want)
 /* ib_switch groups by number, so that a placement sorts nodes into
  * groups by indexing, not by comparing names: every value seen keeps its
  * number for good (a site has a few hundred switches, not millions). */
-static struct {
-    pthread_mutex_t lock;
-    char **name;
-    int n, cap;
-} switches = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-/* name's number, or -1 (memory short). */
-static int switch_number (const char *name)
-{
-    int k;
-
-    pthread_mutex_lock (&switches.lock);
-    for (k = switches.n - 1; k >= 0 && strcmp (switches.name[k], name) != 0; k--)
-        ;
-    if (k < 0) {
-        if (switches.n == switches.cap) {
-            int cap = switches.cap ? switches.cap * 2 : 64;
-            char **nv = realloc (switches.name, cap * sizeof (*nv));
-            if (nv) {
-                switches.name = nv;
-                switches.cap = cap;
-            }
-        }
-        if (switches.n < switches.cap && (switches.name[switches.n] = strdup (name)))
-            k = switches.n++;
-    }
-    pthread_mutex_unlock (&switches.lock);
-    return k;
-}
-
-/* How many ib_switch numbers have been given. */
-static int switch_count (void)
-{
-    int n;
-
-    pthread_mutex_lock (&switches.lock);
-    n = switches.n;
-    pthread_mutex_unlock (&switches.lock);
-    return n;
-}
+static struct intern switches = INTERN_INIT (0);
 
 int place_label_true (const char *labels, const char *name)
 {
@@ -141,7 +102,7 @@ static void ib_switch_find (struct node *n)
             snprintf (n->ib_switch, sizeof (n->ib_switch), "%.*s",
                       (int)strcspn (p, ","), p);
             if (n->ib_switch[0])
-                n->ib_group = switch_number (n->ib_switch) + 1;
+                n->ib_group = intern_number (&switches, n->ib_switch) + 1;
             return;
         }
         p++;
@@ -856,7 +817,7 @@ static int cmp_group (const void *a, const void *b)
  * caller) and how many, or -1 (memory short). */
 static int groups_collect (const struct place_in *in, struct group **grp, int *member)
 {
-    int nn = cand_count (in), nsw = switch_count ();
+    int nn = cand_count (in), nsw = intern_count (&switches);
     int *gid = malloc (((size_t)nn + nsw + 1) * sizeof (*gid)), *of = gid + nn;
     struct group *gr = malloc ((nsw ? nsw : 1) * sizeof (*gr));
     int n = 0, pos = 0;

@@ -20,7 +20,7 @@
 #include "scheduler/clients.h"
 #include "scheduler/job_attr.h"
 #include "scheduler/rpc/job_ops.h"
-#include "scheduler/rpc/job_rpc.h"
+#include "scheduler/rpc/rpc_target.h"
 #include "scheduler/rpc/job_select.h"
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
@@ -86,7 +86,7 @@ static int waits_of (const struct job_ops *ops, const struct conn *c)
 static void job_wait (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
     struct job_ops *ops = srv->job_ops;
-    struct job *job = job_rpc_target (srv, c, msg);
+    struct job *job = rpc_target_job (srv, c, msg);
     struct waiter *w;
 
     if (!job)
@@ -229,7 +229,7 @@ fail:
 
 static void job_sig (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_rpc_target (srv, c, msg);
+    struct job *job = rpc_target_job (srv, c, msg);
     char signo[16], who[64];
     int sent = 0;
 
@@ -264,7 +264,7 @@ static void job_sig (struct server *srv, struct conn *c, struct wire_msg *msg)
 
 static void job_rerun (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_rpc_target (srv, c, msg);
+    struct job *job = rpc_target_job (srv, c, msg);
     char who[64], why[128];
     int force = 0;
 
@@ -360,7 +360,7 @@ out:
 
 static void job_run (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_rpc_target (srv, c, msg);
+    struct job *job = rpc_target_job (srv, c, msg);
     struct hpcq_resources on;
     struct hpcq_error err;
     struct alloc *a = NULL;
@@ -412,7 +412,7 @@ busy:
 
 static void job_order (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *a = job_rpc_target (srv, c, msg), *b;
+    struct job *a = rpc_target_job (srv, c, msg), *b;
     const char *id2;
     char who[64], da[200], db[200];
     int64_t ctime;
@@ -470,7 +470,7 @@ static void job_order (struct server *srv, struct conn *c, struct wire_msg *msg)
 
 static void job_msg (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_rpc_target (srv, c, msg);
+    struct job *job = rpc_target_job (srv, c, msg);
     const char *text, *to = "E";
     struct wire_msg m;
 
@@ -508,7 +508,7 @@ static void job_msg (struct server *srv, struct conn *c, struct wire_msg *msg)
 
 static void job_print (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_rpc_target (srv, c, msg);
+    struct job *job = rpc_target_job (srv, c, msg);
 
     if (!job)
         return;

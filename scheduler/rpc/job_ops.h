@@ -9,7 +9,7 @@
  *   job.msg     qmsg: a line into a running job's output or error file
  *   job.print   printjob (managers): the stored script and attributes
  *
- * Every handler finds its job as qdel does (job_rpc_target) and changes
+ * Every handler finds its job as qdel does (rpc_target_job) and changes
  * state through jobs.h, so the lifecycle rules stay in one place.
  */
 #ifndef HPCQ_SCHEDULER_RPC_JOB_OPS_H

@@ -27,6 +27,8 @@
 #include "scheduler/rpc/job_ops.h"
 #include "scheduler/rpc/job_rpc.h"
 #include "scheduler/rpc/job_stat.h"
+#include "scheduler/rpc/rpc_target.h"
+#include "scheduler/rpc/server_rpc.h"
 #include "scheduler/jobs.h"
 #include "scheduler/lifecycle.h"
 #include "scheduler/limits.h"
@@ -255,28 +257,6 @@ out:
     jobspec_release (&spec);
 }
 
-/* The job named in a request that the caller may act on, or NULL after
- * replying with the reason (PBS wording). */
-struct job *job_rpc_target (struct server *srv, struct conn *c, struct wire_msg *msg)
-{
-    const char *id;
-    struct job *job;
-
-    if (json_unpack (msg->body, "{s:s}", "id", &id) < 0) {
-        server_reply_error (c, msg, EPROTO, "%s: missing job id", msg->type);
-        return NULL;
-    }
-    if (!(job = jobs_find (srv->jobs, id))) {
-        server_reply_error (c, msg, ENOENT, "Unknown Job Id %s", id);
-        return NULL;
-    }
-    if (!server_may_act (srv, conn_peer_uid (c), job->rec.uid)) {
-        server_reply_error (c, msg, EPERM, "Unauthorized Request  %s", job->id);
-        return NULL;
-    }
-    return job;
-}
-
 /* Delete one job that is not an array; -1 with errno if it cannot be. */
 static int delete_one (struct server *srv, struct job *job, const char *who)
 {
@@ -367,7 +347,7 @@ static void purge_history (struct server *srv, struct conn *c, struct wire_msg *
 
 static void job_delete (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_rpc_target (srv, c, msg);
+    struct job *job = rpc_target_job (srv, c, msg);
     char who[64];
 
     if (!job)
@@ -517,7 +497,7 @@ static int array_holds_follow (struct server *srv, struct job *array, int mask,
 
 static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_rpc_target (srv, c, msg);
+    struct job *job = rpc_target_job (srv, c, msg);
     char who[64];
     int mask;
 
@@ -540,7 +520,7 @@ static void job_hold (struct server *srv, struct conn *c, struct wire_msg *msg)
 
 static void job_release (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_rpc_target (srv, c, msg);
+    struct job *job = rpc_target_job (srv, c, msg);
     char who[64];
     int mask;
 
@@ -610,7 +590,7 @@ static int alter_apply (struct server *srv, const struct job *job, json_t *opts,
 
 static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
 {
-    struct job *job = job_rpc_target (srv, c, msg);
+    struct job *job = rpc_target_job (srv, c, msg);
     struct hpcq_jobspec spec;
     struct hpcq_error err;
     char who[64], *text;
@@ -660,72 +640,15 @@ static void job_alter (struct server *srv, struct conn *c, struct wire_msg *msg)
     server_reply_after_commit (srv, c, msg, NULL);
 }
 
-json_t *job_rpc_state_counts (struct server *srv, const char *queue)
-{
-    static const char states[] = "QHWTRE";
-    static const char *names[] = { "Queued",  "Held",    "Waiting",
-                                   "Transit", "Running", "Exiting" };
-    json_t *o = json_object ();
-    struct job **all;
-    int n, total = 0, count[6] = { 0 };
-
-    all = jobs_all (srv->jobs, &n);
-    for (int i = 0; i < n; i++) {
-        const char *p = strchr (states, all[i]->rec.state);
-        if (!p || (queue && strcmp (all[i]->rec.queue, queue) != 0))
-            continue;
-        count[p - states]++;
-        total++;
-    }
-    for (int i = 0; i < 6; i++)
-        json_object_set_new (o, names[i], json_integer (count[i]));
-    json_object_set_new (o, "total_jobs", json_integer (total));
-    return o;
-}
-
-json_t *job_rpc_server_json (struct server *srv)
-{
-    int nnodes;
-
-    json_t *attrs = json_object ();
-
-    (void)nodes_all (srv->nodes, &nnodes);
-    server_attr_json (srv, attrs);
-    return json_pack ("{s:s s:s s:s s:o s:i s:s s:I s:I s:o}", "server", srv->name,
-                      "server_state", "Active", "default_queue", srv->default_queue,
-                      "state_count", job_rpc_state_counts (srv, NULL), "nodes", nnodes,
-                      "pbs_version", PACKAGE_VERSION, "hpcq_commits",
-                      (json_int_t)srv->stat_commits, "hpcq_jobs_submitted",
-                      (json_int_t)srv->stat_submitted, "attributes", attrs);
-}
-
-static void server_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
-{
-    json_t *o = job_rpc_server_json (srv);
-    /* Where the records are and what a price is in, for hpcq-report on
-     * this host (HPCQ_SERVER is all it needs to be told; the folder is
-     * private either way).  Not in the REST API's server object. */
-    const char *dir = config_get (srv->cfg, "state_dir", NULL);
-    const char *currency = config_get (srv->cfg, "currency", NULL);
-
-    if (o && dir)
-        json_object_set_new (o, "hpcq_state_dir", json_string (dir));
-    if (o && currency)
-        json_object_set_new (o, "hpcq_currency", json_string (currency));
-    (void)conn_reply (c, msg, 0, NULL, o);
-}
-
 static const struct handler job_handlers[] = {
-    { "job.submit", job_submit, ROLE_ANY },
-    { "job.delete", job_delete, ROLE_ANY },
-    { "job.hold", job_hold, ROLE_ANY },
-    { "job.release", job_release, ROLE_ANY },
-    { "job.alter", job_alter, ROLE_ANY },
-    { "server.stat", server_stat, ROLE_ANY },
-    { NULL, NULL, 0 },
+    { "job.submit", job_submit, ROLE_ANY }, { "job.delete", job_delete, ROLE_ANY },
+    { "job.hold", job_hold, ROLE_ANY },     { "job.release", job_release, ROLE_ANY },
+    { "job.alter", job_alter, ROLE_ANY },   { NULL, NULL, 0 },
 };
 
 int job_rpc_register (struct server *srv)
 {
-    return server_register (srv, job_handlers) < 0 ? -1 : job_stat_register (srv);
+    return server_register (srv, job_handlers) < 0 || job_stat_register (srv) < 0
+               ? -1
+               : server_rpc_register (srv);
 }

@@ -6,7 +6,8 @@
 #include "scheduler/cost.h"
 #include "scheduler/limits.h"
 #include "scheduler/queue.h"
-#include "scheduler/rpc/job_rpc.h"
+#include "scheduler/queue_attr.h"
+#include "scheduler/rpc/server_rpc.h"
 #include "scheduler/rpc/queue_rpc.h"
 
 static void queue_stat (struct server *srv, struct conn *c, struct wire_msg *msg)
@@ -19,7 +20,7 @@ static void queue_stat (struct server *srv, struct conn *c, struct wire_msg *msg
         json_t *o = queue_attrs_json (all[i]);
         limits_attrs_json (srv->limits, all[i]->rec.name, o);
         json_object_set_new (o, "state_count",
-                             job_rpc_state_counts (srv, all[i]->rec.name));
+                             server_rpc_state_counts (srv, all[i]->rec.name));
         json_object_set_new (o, "resources_used",
                              cost_queue_json (srv, all[i]->rec.name));
         json_object_set_new (queues, all[i]->rec.name, o);
@@ -30,7 +31,7 @@ static void queue_stat (struct server *srv, struct conn *c, struct wire_msg *msg
 
 static const struct handler queue_handlers[] = {
     { "queue.stat", queue_stat, ROLE_ANY },
-    { "queue.manage", queue_manage, ROLE_ANY },
+    { "queue.manage", queue_attr_manage, ROLE_ANY },
     { NULL, NULL, 0 },
 };
 

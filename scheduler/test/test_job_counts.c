@@ -22,7 +22,7 @@ static struct fx_peer *u;
 /* The kept counts equal a recount. */
 static void check (const char *step)
 {
-    struct job_counts *fresh = job_counts_recount (f.srv->jobs);
+    struct job_counts *fresh = jobs_counts_recount (f.srv->jobs);
     char diff[256] = "";
 
     ok (job_counts_equal (jobs_counts (f.srv->jobs), fresh, diff, sizeof (diff)),

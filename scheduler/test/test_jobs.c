@@ -206,7 +206,7 @@ static void test_alloc (struct fixture *f)
     is (vnode, "(n1:ncpus=2:mem=1gb)+(n2:ncpus=1:ngpus=2)", "exec_vnode");
     o = alloc_to_json (a);
     text = json_dumps (o, JSON_COMPACT);
-    back = text ? alloc_from_json (f->srv->nodes, text) : NULL;
+    back = text ? alloc_from_json (f->srv->nodes, nodes_get, text) : NULL;
     ok (back && back->n == 2 && !strcmp (back->slot[1].node_name, "n2")
             && back->slot[1].ngpus == 2 && back->slot[1].gpus[1] == 3
             && back->slot[1].excl && back->slot[0].mem == 1LL << 30
@@ -214,9 +214,10 @@ static void test_alloc (struct fixture *f)
         "an allocation survives its JSON form");
     ok (back && back->slot[0].node == nodes_lookup (f->srv->nodes, "n1"),
         "and points at the node records");
-    ok (!alloc_from_json (f->srv->nodes, "[]") && !alloc_from_json (f->srv->nodes, "{}")
-            && !alloc_from_json (f->srv->nodes, "not json")
-            && !alloc_from_json (f->srv->nodes, "[{\"node\":\"n1\"}]"),
+    ok (!alloc_from_json (f->srv->nodes, nodes_get, "[]")
+            && !alloc_from_json (f->srv->nodes, nodes_get, "{}")
+            && !alloc_from_json (f->srv->nodes, nodes_get, "not json")
+            && !alloc_from_json (f->srv->nodes, nodes_get, "[{\"node\":\"n1\"}]"),
         "empty, wrong-shaped and partial allocation records are refused");
     json_decref (o);
     free (text);

@@ -12,12 +12,13 @@
 #include "scheduler/web/api.h"
 #include "scheduler/web/api_query.h"
 #include "scheduler/job_attr.h"
-#include "scheduler/rpc/job_rpc.h"
+#include "scheduler/rpc/server_rpc.h"
 #include "scheduler/policy/job_state.h"
 #include "scheduler/jobs.h"
 #include "scheduler/node_admin.h"
 #include "scheduler/nodes.h"
 #include "scheduler/queue.h"
+#include "scheduler/queue_attr.h"
 
 /* Jobs per part of a streamed list: a few milliseconds of work. */
 #define API_PART_JOBS 100
@@ -293,7 +294,7 @@ static int api_queues (struct http_req *r)
             continue;
         json_object_set_new (o, "name", json_string (all[i]->rec.name));
         json_object_set_new (o, "state_count",
-                             job_rpc_state_counts (srv, all[i]->rec.name));
+                             server_rpc_state_counts (srv, all[i]->rec.name));
         json_array_append_new (list, o);
     }
     return api_answer (r, "queues", list);
@@ -301,7 +302,7 @@ static int api_queues (struct http_req *r)
 
 static int api_server (struct http_req *r)
 {
-    return api_answer (r, "server", job_rpc_server_json (r->srv));
+    return api_answer (r, "server", server_rpc_json (r->srv));
 }
 
 static void api_event_id (struct server *srv, sqlite3_stmt *st, char *buf, size_t len)

@@ -23,7 +23,7 @@
 #include "common/util.h"
 #include "scheduler/web/http.h"
 #include "scheduler/server_attr.h"
-#include "scheduler/web/metrics.h"
+#include "scheduler/web/metrics_count.h"
 
 #define HTTP_MAX_ROUTES 16
 #define HTTP_TOKEN_MAX 512

@@ -554,7 +554,7 @@ static void put_jobs (struct metrics *m, FILE *f, int per_user, int recount)
     struct server *srv = m->srv;
     int nq;
     struct queue **qs = queue_all (srv->queues, &nq);
-    struct job_counts *fresh = recount ? job_counts_recount (srv->jobs) : NULL;
+    struct job_counts *fresh = recount ? jobs_counts_recount (srv->jobs) : NULL;
     const struct job_counts *c = fresh ? fresh : jobs_counts (srv->jobs);
 
     head (f, "hpcq_jobs", "gauge", "Jobs (and array subjobs) by state and queue.");

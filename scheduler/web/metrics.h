@@ -14,6 +14,8 @@
  * as the modules that do them report them (preempt.c, reclaim.c, ckpt.c,
  * cost.c), per queue, or per node class for the nodes' reclaims.
  *
+ * What the core calls to count is metrics_count.h (included here).
+ *
  * Counters start at zero when the scheduler starts: Prometheus's rate()
  * and increase() take a reset as one (hpcq_scheduler_start_time_seconds
  * says when); the totals since the beginning are hpcq-report's, read from
@@ -27,6 +29,7 @@
 
 #include "scheduler/policy/job_state.h"
 #include "scheduler/server.h"
+#include "scheduler/web/metrics_count.h"
 
 struct config;
 struct hpcq_error;
@@ -47,27 +50,6 @@ int metrics_configure (struct metrics *m, const struct config *cfg,
 
 /* Serve GET /metrics on h (nothing if h is NULL).  0 or -1. */
 int metrics_register (struct metrics *m, struct http *h);
-
-/* lifecycle.h's hook: job moved from state old because of ev. */
-void metrics_job_event (struct metrics *m, const struct job *job, char old,
-                        enum job_event ev);
-
-/* Issue 12's events, as they happen: v preempted by method (preempt.h's
- * 'S', 'C', 'R', 'D'); a reclaim notice for node n (taken 0), or n taken
- * by its provider (1); a job moved off a reclaimed node (how: 0 requeued
- * after its checkpoint, 1 requeued without one, 2 lost with the node); a
- * checkpoint recorded (seconds and bytes, -1 if unknown); an attempt's
- * cost, spot its part on spot nodes. */
-void metrics_preempted (struct metrics *m, const struct job *job, char method);
-void metrics_reclaim_notice (struct metrics *m, const struct node *n, int taken);
-void metrics_reclaimed (struct metrics *m, const struct job *job, int how);
-void metrics_checkpoint_observed (struct metrics *m, double seconds, int64_t bytes);
-void metrics_cost (struct metrics *m, const struct job *job, double cost, double spot);
-
-/* One scheduling pass, one commit and one HTTP answer, as they happen. */
-void metrics_pass_observed (struct metrics *m, double seconds);
-void metrics_commit_observed (struct metrics *m, double seconds);
-void metrics_http_answered (struct metrics *m, int status);
 
 /* The whole exposition (text format 0.0.4) to f.  per_user: include the
  * per-user series (hpcq_user_jobs), which name who runs what.  recount:
