@@ -13,24 +13,6 @@
 #include "cli/slurm.h"
 #include "common/util.h"
 
-void alloc_quote (char **buf, size_t *len, const char *s)
-{
-    size_t need = *len + 4 * strlen (s) + 4;
-
-    *buf = xrealloc (*buf, need);
-    (*buf)[(*len)++] = '\'';
-    for (; *s; s++) {
-        if (*s == '\'') {
-            memcpy (*buf + *len, "'\\''", 4);
-            *len += 4;
-        } else
-            (*buf)[(*len)++] = *s;
-    }
-    (*buf)[(*len)++] = '\'';
-    (*buf)[(*len)++] = ' ';
-    (*buf)[*len] = '\0';
-}
-
 /* The sbatch next to this program (the build tree, or the install's bin). */
 static void sbatch_path (char *buf, size_t len)
 {

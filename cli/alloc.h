@@ -9,9 +9,6 @@
 
 #include <stddef.h>
 
-/* s quoted for sh and a space, appended to *buf (of length *len). */
-void alloc_quote (char **buf, size_t *len, const char *s);
-
 /* Run sbatch with opts (NULL-terminated) and --wrap wrap; prog names the
  * caller in errors.  With announce, salloc's lines on stderr: "salloc:
  * Granted job allocation N" once the job runs (asked every half second,

@@ -16,6 +16,8 @@
  * hangs up), and a job's cgroup takes the rest.
  *
  * Usage (written by qsub, not by people): hpcq-pty ADDR:PORT[,...] [SHELL]
+ * [-- COMMAND [ARGS...]]: with a command (srun --pty outside a job), it
+ * runs that on the pty instead of a login shell, in the job's directory.
  * Exit codes besides the shell's: 250 no link to qsub, 251 qsub not
  * proven, 252 no pty or shell, 129 qsub went away.
  */
@@ -134,6 +136,35 @@ static void child_shell (const char *shell, const sigset_t *none)
     _exit (252);
 }
 
+/* srun --pty's command runs at once, unlike a login shell that reads its
+ * files first: the terminal's size, qsub's first frame when it has a
+ * terminal, is taken before the pty is made (a second at most).  1 if ws
+ * was filled. */
+static int first_winsize (int sock, struct winsize *ws)
+{
+    struct pollfd p = { .fd = sock, .events = POLLIN };
+    uint8_t f[7];
+
+    if (poll (&p, 1, 1000) != 1
+        || recv (sock, f, sizeof (f), MSG_PEEK | MSG_WAITALL) != (ssize_t)sizeof (f)
+        || f[0] != 'W' || f[1] != 0 || f[2] != 4
+        || recv (sock, f, sizeof (f), MSG_WAITALL) != (ssize_t)sizeof (f))
+        return 0;
+    *ws = (struct winsize){ .ws_row = (unsigned short)(f[3] << 8 | f[4]),
+                            .ws_col = (unsigned short)(f[5] << 8 | f[6]) };
+    return 1;
+}
+
+/* In the child: srun --pty's command, in the job's working directory. */
+static void child_command (char **cmd, const sigset_t *none)
+{
+    sigprocmask (SIG_SETMASK, none, NULL);
+    (void)prctl (PR_SET_PDEATHSIG, SIGHUP);
+    execvp (cmd[0], cmd);
+    fprintf (stderr, "srun: error: %s: %s\r\n", cmd[0], strerror (errno));
+    _exit (errno == ENOENT ? 127 : 126);
+}
+
 static void end_shell (struct pty_state *st)
 {
     if (st->reaped)
@@ -228,14 +259,19 @@ int main (int argc, char **argv)
     struct ptylink_relay r;
     sigset_t sigs, none;
     int sock, master, sfd;
+    char **cmd = NULL;
+    struct winsize ws;
 
     cliopt_only (&(struct cliopt){ .prog = "hpcq-pty",
-                                   .usage = "usage: hpcq-pty ADDR:PORT[,...] [SHELL]\n"
+                                   .usage = "usage: hpcq-pty ADDR:PORT[,...] [SHELL] "
+                                            "[-- COMMAND...]\n"
                                             "The shell of a qsub -I job, on a pty "
                                             "relayed to qsub; run by the job.\n",
                                    .kind = CLIOPT_HPCQ },
                  argc, argv);
-    if (argc < 2 || argc > 3
+    if (argc > 3 && strcmp (argv[3], "--") == 0 && argc > 4)
+        cmd = argv + 4;
+    if (argc < 2 || (argc > 3 && !cmd)
         || ptylink_cookie_parse (getenv (PTYLINK_COOKIE_ENV), k) < 0) {
         say ("%s", "usage: hpcq-pty ADDR:PORT[,...] [SHELL] (run by qsub -I's jobs)");
         return 2;
@@ -256,13 +292,17 @@ int main (int argc, char **argv)
     sigprocmask (SIG_BLOCK, &sigs, NULL);
     if ((sfd = signalfd (-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
         return 252;
-    if ((st.shell = forkpty (&master, NULL, NULL, NULL)) < 0) {
+    if ((st.shell = forkpty (&master, NULL, NULL,
+                             cmd && first_winsize (sock, &ws) ? &ws : NULL))
+        < 0) {
         say ("cannot make a pty: %s", strerror (errno));
         return 252;
     }
     if (st.shell == 0) {
         close (sock);
         close (sfd);
+        if (cmd)
+            child_command (cmd, &none);
         child_shell (login_shell (argc > 2 ? argv[2] : NULL), &none);
     }
     (void)fcntl (master, F_SETFL, O_NONBLOCK);

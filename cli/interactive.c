@@ -49,6 +49,7 @@ static struct {
     uint8_t cookie[PTYLINK_COOKIE_LEN];
     char jobid[256];
     int salloc; /* interactive_salloc */
+    int srun;   /* interactive_srun */
     int raw;    /* the terminal is in raw mode: saved holds how it was */
     struct termios saved;
     int wait_fd; /* the job's end, from the jobwait child */
@@ -131,12 +132,14 @@ static int helper_path (char *buf, size_t len)
     return util_helper_path ("hpcq-pty", HPCQ_LIBEXECDIR "/hpcq-pty", buf, len);
 }
 
-int interactive_prepare (struct hpcq_jobspec *spec, const char *shell,
-                         struct hpcq_error *err)
+/* The script's hpcq-pty line runs shell, or with cmd that command. */
+static int prepare (struct hpcq_jobspec *spec, const char *shell, char *const *cmd,
+                    struct hpcq_error *err)
 {
     char addrs[1024], helper[PATH_MAX], hex[2 * PTYLINK_COOKIE_LEN + 1];
     const char *term = getenv ("TERM");
-    size_t len;
+    char *quoted = NULL;
+    size_t len, qlen = 0;
     int port;
 
     if (!shell)
@@ -156,14 +159,21 @@ int interactive_prepare (struct hpcq_jobspec *spec, const char *shell,
     /* The cookie is in the script, which its owner alone can read (qstat
      * -f shows no script), and in hpcq-pty's environment, not its argv
      * (anyone may read a process's command line). */
-    len = strlen (helper) + strlen (addrs) + strlen (shell) + sizeof (hex) + 256;
+    if (cmd) {
+        util_sh_quote (&quoted, &qlen, "--");
+        for (int i = 0; cmd[i]; i++)
+            util_sh_quote (&quoted, &qlen, cmd[i]);
+    }
+    len = strlen (helper) + strlen (addrs) + strlen (shell) + sizeof (hex) + qlen + 256;
     free (spec->script);
     spec->script = xzalloc (len);
     snprintf (spec->script, len,
               "#!/bin/sh\n"
               "# qsub -I: the shell comes from hpcq-pty, which connects back to qsub.\n"
-              "%s=%s\nexport %s\nexec '%s' '%s' '%s'\n",
-              PTYLINK_COOKIE_ENV, hex, PTYLINK_COOKIE_ENV, helper, addrs, shell);
+              "%s=%s\nexport %s\nexec '%s' '%s' '%s'%s%s\n",
+              PTYLINK_COOKIE_ENV, hex, PTYLINK_COOKIE_ENV, helper, addrs, shell,
+              quoted ? " " : "", quoted ? quoted : "");
+    free (quoted);
     explicit_bzero (hex, sizeof (hex));
     /* PBS makes no output files for an interactive job, and never reruns
      * one (there is nobody to give the new shell to). */
@@ -177,6 +187,18 @@ int interactive_prepare (struct hpcq_jobspec *spec, const char *shell,
     if (term && jobspec_setenv (spec, "TERM", term) < 0)
         return errprintf (err, "out of memory");
     return 0;
+}
+
+int interactive_prepare (struct hpcq_jobspec *spec, const char *shell,
+                         struct hpcq_error *err)
+{
+    return prepare (spec, shell, NULL, err);
+}
+
+int interactive_prepare_command (struct hpcq_jobspec *spec, char *const *cmd,
+                                 struct hpcq_error *err)
+{
+    return prepare (spec, NULL, cmd, err);
 }
 
 /* A child that waits for the job's end (job.wait) and writes
@@ -550,11 +572,21 @@ void interactive_salloc (void)
     ia.salloc = 1;
 }
 
+void interactive_srun (void)
+{
+    ia.srun = 1;
+}
+
+/* The job's number alone, as Slurm's commands name it. */
+static int jobnum_len (void)
+{
+    return (int)strcspn (ia.jobid, ".");
+}
+
 /* One of salloc's lines: what, and the job's number. */
 static void salloc_says (const char *what)
 {
-    fprintf (stderr, "salloc: %s job allocation %.*s\n", what,
-             (int)strcspn (ia.jobid, "."), ia.jobid);
+    fprintf (stderr, "salloc: %s job allocation %.*s\n", what, jobnum_len (), ia.jobid);
 }
 
 int interactive_run (struct hpcq_jobspec *spec)
@@ -570,6 +602,9 @@ int interactive_run (struct hpcq_jobspec *spec)
         util_die (1, "%s", err.text);
     if (ia.salloc)
         salloc_says ("Pending");
+    else if (ia.srun)
+        fprintf (stderr, "srun: job %.*s queued and waiting for resources\n",
+                 jobnum_len (), ia.jobid);
     else
         printf ("qsub: waiting for job %s to start\n", ia.jobid);
     fflush (stdout);
@@ -588,6 +623,9 @@ int interactive_run (struct hpcq_jobspec *spec)
     if (sock >= 0) {
         if (ia.salloc)
             salloc_says ("Granted");
+        else if (ia.srun)
+            fprintf (stderr, "srun: job %.*s has been allocated resources\n",
+                     jobnum_len (), ia.jobid);
         else
             printf ("qsub: job %s ready\n\n", ia.jobid);
         fflush (stdout);
@@ -606,7 +644,7 @@ int interactive_run (struct hpcq_jobspec *spec)
                  sock < 0 ? "started" : "did", comment[0] ? ": " : "", comment);
     if (ia.salloc)
         salloc_says ("Relinquishing");
-    else
+    else if (!ia.srun) /* srun says nothing at the end */
         printf ("qsub: job %s completed\n", ia.jobid);
     return exit_code (has_exit, status);
 }

@@ -22,6 +22,16 @@
 int interactive_prepare (struct hpcq_jobspec *spec, const char *shell,
                          struct hpcq_error *err);
 
+/* The same, with cmd (NULL-terminated) run on the pty instead of a shell,
+ * in the job's working directory (srun --pty outside a job). */
+int interactive_prepare_command (struct hpcq_jobspec *spec, char *const *cmd,
+                                 struct hpcq_error *err);
+
+/* srun's words instead of qsub's: "srun: job N queued and waiting for
+ * resources", "srun: job N has been allocated resources", nothing at the
+ * end. */
+void interactive_srun (void);
+
 /* salloc's words instead of qsub's (Slurm's salloc, on stderr): "salloc:
  * Pending job allocation N", "salloc: Granted job allocation N" when the
  * shell is there, "salloc: Relinquishing job allocation N" at its end. */

@@ -42,7 +42,7 @@ static int run_command (int argc, char **argv, int first)
     for (int i = 1; i < first; i++)
         opts[i - 1] = argv[i];
     for (int i = first; i < argc; i++)
-        alloc_quote (&wrap, &wlen, argv[i]);
+        util_sh_quote (&wrap, &wlen, argv[i]);
     rc = alloc_run ("salloc", opts, wrap, 1);
     free (wrap);
     free (opts);

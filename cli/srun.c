@@ -608,7 +608,7 @@ static char **pty_argv (char **argv)
     len = strlen (head);
     cmd = xstrdup (head);
     for (int i = 0; argv[i]; i++)
-        alloc_quote (&cmd, &len, argv[i]);
+        util_sh_quote (&cmd, &len, argv[i]);
     v[0] = xstrdup ("script");
     v[1] = xstrdup ("-qfec");
     v[2] = cmd;
@@ -863,11 +863,8 @@ int main (int argc, char **argv)
     struct srun_opts o;
 
     srun_parse (argc, argv, &o);
-    if (!getenv ("PBS_JOBID") && o.pty) {
-        fprintf (stderr, "srun: error: --pty outside a job: use salloc (a shell on the "
-                         "job's first host, on a pty), then srun --pty in it\n");
-        return 1;
-    }
+    if (!getenv ("PBS_JOBID") && o.pty)
+        return srun_alloc_pty (&o);
     if (!getenv ("PBS_JOBID"))
         return srun_alloc_run (argc, argv, &o);
     if (!getenv (TM_SOCKET_ENV)) {

@@ -40,5 +40,8 @@ void srun_step_end (const char *pbsid, int step, int rc);
 /* Outside a job: an allocation (a job that runs this srun), its output
  * here once it ends; srun's exit code. */
 int srun_alloc_run (int argc, char **argv, const struct srun_opts *o);
+/* Outside a job with --pty: an interactive allocation whose task 0 runs
+ * the command on a pty, this terminal relayed; the command's exit code. */
+int srun_alloc_pty (const struct srun_opts *o);
 
 #endif

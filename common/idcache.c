@@ -163,6 +163,20 @@ void idcache_user_name (uid_t uid, char *buf, int len)
     idcache_user_release (&u);
 }
 
+void idcache_forget (uid_t uid)
+{
+    struct entry *e;
+
+    pthread_mutex_lock (&lock);
+    HASH_FIND (hh, table, &uid, sizeof (uid), e);
+    if (e) {
+        HASH_DEL (table, e);
+        entry_free (e);
+        count--;
+    }
+    pthread_mutex_unlock (&lock);
+}
+
 void idcache_flush (void)
 {
     pthread_mutex_lock (&lock);

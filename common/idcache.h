@@ -40,6 +40,9 @@ void idcache_user_release (struct idcache_user *u);
 /* uid's name, or "uid<N>" when the user is unknown. */
 void idcache_user_name (uid_t uid, char *buf, int len);
 
+/* Forget uid (a refusal is checked against the database itself). */
+void idcache_forget (uid_t uid);
+
 /* Forget everything (SIGHUP; tests). */
 void idcache_flush (void);
 

@@ -458,3 +458,21 @@ int util_helper_path (const char *beside, const char *installed, char *buf, size
     snprintf (buf, len, "%s", installed);
     return access (buf, X_OK);
 }
+
+void util_sh_quote (char **buf, size_t *len, const char *s)
+{
+    size_t need = *len + 4 * strlen (s) + 4;
+
+    *buf = xrealloc (*buf, need);
+    (*buf)[(*len)++] = '\'';
+    for (; *s; s++) {
+        if (*s == '\'') {
+            memcpy (*buf + *len, "'\\''", 4);
+            *len += 4;
+        } else
+            (*buf)[(*len)++] = *s;
+    }
+    (*buf)[(*len)++] = '\'';
+    (*buf)[(*len)++] = ' ';
+    (*buf)[*len] = '\0';
+}

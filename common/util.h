@@ -100,4 +100,8 @@ int util_has_ctl (const char *s);
  * buf ("" for none; a list that does not fit is cut). */
 void util_format_cpulist (const unsigned char *on, int n, char *buf, size_t len);
 
+/* s quoted for sh and a space, appended to *buf (malloc'ed, of length
+ * *len; both start as NULL and 0). */
+void util_sh_quote (char **buf, size_t *len, const char *s);
+
 #endif

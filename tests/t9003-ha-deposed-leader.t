@@ -69,7 +69,7 @@ test_expect_success 'what it took in while cut off was not acknowledged, or the 
 
 test_expect_success 'the cluster serves on and the three files agree' '
     id=$(echo true | qsub) && wait_state $id F &&
-    wait_until 20 same_dumps
+    wait_until 60 same_dumps
 '
 
 # A follower's file that is not what the log says is never kept.
@@ -82,22 +82,22 @@ test_expect_success 'a follower whose file holds an entry the log has with anoth
     sqlite3 "$(db_of $f)" "UPDATE replica_state SET applied_term = applied_term + 100" &&
     before=$(count "rebuilding it from the log") &&
     hpcq-local start-replica "$CLUSTER" $f &&
-    wait_until 20 grep -q "the log.s is of term" "$CLUSTER/replica$f.log" &&
-    wait_until 20 eval "test \$(count \"rebuilding it from the log\") -gt $before" &&
-    wait_until 20 same_dumps
+    wait_until 60 grep -q "the log.s is of term" "$CLUSTER/replica$f.log" &&
+    wait_until 60 eval "test \$(count \"rebuilding it from the log\") -gt $before" &&
+    wait_until 60 same_dumps
 '
 
 test_expect_success 'a row changed behind the log fails the next entry that touches it: rebuilt' '
     held=$(echo true | qsub -h) &&
-    wait_until 20 same_dumps &&
+    wait_until 60 same_dumps &&
     kill9 $(fpid) &&
     sqlite3 "$(db_of $f)" "UPDATE jobs SET priority = 42 WHERE seq = $(seqno $held)" &&
     hpcq-local start-replica "$CLUSTER" $f &&
-    wait_until 20 grep -q "following" "$CLUSTER/replica$f.log" &&
+    wait_until 60 grep -q "following" "$CLUSTER/replica$f.log" &&
     before=$(count "does not apply") &&
     qalter -p 7 $held &&
-    wait_until 20 eval "test \$(count \"does not apply\") -gt $before" &&
-    wait_until 20 same_dumps &&
+    wait_until 60 eval "test \$(count \"does not apply\") -gt $before" &&
+    wait_until 60 same_dumps &&
     test "$(sqlite3 "$(db_of $f)" "SELECT priority FROM jobs WHERE seq = $(seqno $held)")" = 7
 '
 
@@ -110,11 +110,11 @@ test_expect_success 'a replica without the cluster key gets no entry; with it, i
     hpcq-local start-replica "$CLUSTER" $f &&
     l=$(hpcq-local leader "$CLUSTER") &&
     id=$(echo true | qsub) && wait_state $id F &&
-    wait_until 20 grep -q "refused replica $f at .*cluster.s key" "$CLUSTER/replica$l.log" &&
+    wait_until 60 grep -q "refused replica $f at .*cluster.s key" "$CLUSTER/replica$l.log" &&
     sleep 2 && test "$(applied $f)" = "$was" &&
     kill9 $(fpid) && cp "$TEST_ROOT/good.conf" "$CLUSTER/replica$f.conf" &&
     hpcq-local start-replica "$CLUSTER" $f &&
-    wait_until 20 same_dumps
+    wait_until 60 same_dumps
 '
 
 test_done

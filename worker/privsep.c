@@ -52,22 +52,41 @@ int privsep_cred_lookup (uid_t uid, struct privsep_cred *c, struct hpcq_error *e
     return 0;
 }
 
+/* If gid is one of c's groups, it becomes c's group.  getgrouplist() put
+ * the primary group in c->groups too. */
+static int cred_has_group (struct privsep_cred *c, gid_t gid)
+{
+    for (int i = 0; i < c->ngroups; i++)
+        if (c->groups[i] == gid) {
+            c->gid = gid;
+            return 1;
+        }
+    return 0;
+}
+
 int privsep_cred_set_group (struct privsep_cred *c, const char *group,
                             struct hpcq_error *err)
 {
     struct group gr, *res = NULL;
+    struct privsep_cred fresh;
     char buf[16384];
 
     if (getgrnam_r (group, &gr, buf, sizeof (buf), &res) != 0 || !res) {
         errno = ENOENT;
         return errprintf (err, "group_list: no group %s on this node", group);
     }
-    /* getgrouplist() put the primary group in c->groups too. */
-    for (int i = 0; i < c->ngroups; i++)
-        if (c->groups[i] == gr.gr_gid) {
-            c->gid = gr.gr_gid;
+    if (cred_has_group (c, gr.gr_gid))
+        return 0;
+    /* The groups may be a minute old (idcache.h): a refusal is checked
+     * against the database itself, so a user just added is let in. */
+    idcache_forget (c->uid);
+    if (privsep_cred_lookup (c->uid, &fresh, err) == 0) {
+        free (c->groups);
+        c->groups = fresh.groups;
+        c->ngroups = fresh.ngroups;
+        if (cred_has_group (c, gr.gr_gid))
             return 0;
-        }
+    }
     errno = EPERM;
     return errprintf (err, "group_list: %s is not a member of group %s", c->name,
                       group);

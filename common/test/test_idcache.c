@@ -78,6 +78,9 @@ int main (void)
     idcache_flush ();
     ok (idcache_user (0, &v) == 0 && asked == n + 4, "after a flush: asked again");
     idcache_user_release (&v);
+    idcache_forget (0);
+    ok (idcache_user (0, &v) == 0 && asked == n + 5, "forgotten: asked again");
+    idcache_user_release (&v);
     idcache_user_release (&u);
     ok (u.groups == NULL && u.ngroups == 0, "released: no groups left");
     idcache_flush ();
