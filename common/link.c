@@ -175,23 +175,33 @@ static int hs_who (struct link_hs *hs, const struct authq_result *r, char *why,
     return 0;
 }
 
+/* munged's answer on a credential of the peer: decoded, and from someone
+ * the link takes.  0, or -1 with the handshake failed. */
+static int hs_credential_ok (struct link_hs *hs, const struct authq_result *r)
+{
+    char why[160];
+
+    hs->job = NULL;
+    if (r->rc < 0) {
+        hs_fail (hs, r->error);
+        return -1;
+    }
+    if (hs_who (hs, r, why, sizeof (why)) < 0) {
+        hs_fail (hs, why);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- initiator ---- */
 
 static void hs_answer_checked (struct authq_result *r, void *arg)
 {
     struct link_hs *hs = arg;
     struct hpcq_error err;
-    char why[160];
 
-    hs->job = NULL;
-    if (r->rc < 0) {
-        hs_fail (hs, r->error);
+    if (hs_credential_ok (hs, r) < 0)
         return;
-    }
-    if (hs_who (hs, r, why, sizeof (why)) < 0) {
-        hs_fail (hs, why);
-        return;
-    }
     if (link_check (hs->want, "link.open answer", r->payload, r->len, hs->theirs, &err)
         < 0) {
         hs_fail (hs, err.text);
@@ -294,17 +304,9 @@ static void hs_open_checked (struct authq_result *r, void *arg)
     struct link_hs *hs = arg;
     struct hpcq_error err;
     uint8_t payload[LINK_PAYLOAD_LEN];
-    char why[160];
 
-    hs->job = NULL;
-    if (r->rc < 0) {
-        hs_fail (hs, r->error);
+    if (hs_credential_ok (hs, r) < 0)
         return;
-    }
-    if (hs_who (hs, r, why, sizeof (why)) < 0) {
-        hs_fail (hs, why);
-        return;
-    }
     if (link_check (hs->want, "link.open", r->payload, r->len, hs->theirs, &err) < 0) {
         hs_fail (hs, err.text);
         return;

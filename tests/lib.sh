@@ -317,6 +317,23 @@ proc_exited() {
     [ "${stat%% *}" = Z ]
 }
 
+# Replicas (hpcq-local --replicas 3): kill9 PID and wait until it is gone;
+# replica I's database and the log entry it has applied; same_dumps: the
+# three files at the same entry, with the same rows.  Sorted: a table
+# whose primary key is not its rowid (attempts, checkpoints) keeps a
+# hidden rowid of its own on each replica, which no changeset carries, so
+# the order .dump writes its rows in may differ.
+kill9() { kill -9 "$1" && wait_until 10 proc_exited "$1"; }
+db_of() { echo "$CLUSTER/replica$1/state/hpcq.sqlite"; }
+applied() { sqlite3 -batch -noheader "$(db_of "$1")" "SELECT applied_index FROM replica_state" 2>/dev/null; }
+same_dumps() {
+    local a b c
+    a=$(applied 1) b=$(applied 2) c=$(applied 3)
+    [ -n "$a" ] && [ "$a" = "$b" ] && [ "$b" = "$c" ] || return 1
+    for i in 1 2 3; do sqlite3 "$(db_of $i)" .dump | sort > "$TEST_ROOT/dump.$i" || return 1; done
+    cmp -s "$TEST_ROOT/dump.1" "$TEST_ROOT/dump.2" && cmp -s "$TEST_ROOT/dump.1" "$TEST_ROOT/dump.3"
+}
+
 # md_same_thermo STEP A B: hpcq-md's thermo lines of STEP in output files
 # A and B (printed with --thermo-digits 17) agree to 1e-10 in every column
 # (temperature, potential, total energy, pressure).

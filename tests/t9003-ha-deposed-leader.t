@@ -11,18 +11,7 @@ cluster_start 1 --cpus-per-worker 2 --replicas 3 --node-timeout 30
 # before it asks the next replica.
 export HPCQ_FAILOVER_TIMEOUT=5
 
-# kill -9, and wait until it is gone (a zombie counts as gone).
-dead() { local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0; s=${s##*) }; [ "${s%% *}" = Z ]; }
-kill9() { kill -9 "$1" && wait_until 10 dead "$1"; }
-db_of() { echo "$CLUSTER/replica$1/state/hpcq.sqlite"; }
-applied() { sqlite3 -batch -noheader "$(db_of "$1")" "SELECT applied_index FROM replica_state" 2>/dev/null; }
-same_dumps() {
-    local a b c
-    a=$(applied 1) b=$(applied 2) c=$(applied 3)
-    [ -n "$a" ] && [ "$a" = "$b" ] && [ "$b" = "$c" ] || return 1
-    for i in 1 2 3; do sqlite3 "$(db_of $i)" .dump | sort > "$TEST_ROOT/dump.$i" || return 1; done
-    cmp -s "$TEST_ROOT/dump.1" "$TEST_ROOT/dump.2" && cmp -s "$TEST_ROOT/dump.1" "$TEST_ROOT/dump.3"
-}
+leader() { hpcq-local leader "$CLUSTER" 2>/dev/null; }
 # A replica other than $1 that serves.
 other_leader() {
     local i
